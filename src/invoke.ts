@@ -1,0 +1,468 @@
+import type { ResolvedChain, ResolvedEntry } from './chain';
+import { MiddlewareError } from './errors';
+import type { InvokeObserver, LayerInfo } from './instrumentation';
+import * as messages from './messages';
+import { MiddlewareResult } from './result';
+import { StateIsolation } from './state';
+import type { Culprit } from './messages';
+import type { InvokeOptions, NextOptions, Schema, Terminal } from './types';
+
+/**
+ * Runs one invoke of a stage: the hand-written async iterator that
+ * `registry.invoke()` returns.
+ *
+ * Composition order, outermost first:
+ *   Input handlers (a plain loop) ⊃ Output handlers (a plain loop, innermost
+ *   transforming first) ⊃ Wrap handlers (the onion) ⊃ terminal.
+ *
+ * Why a hand-written iterator rather than an `async function*`: it sits on every
+ * event of every model stream. An extra generator layer of our own doubles the
+ * cost of a stage with no handlers; this shell adds one `await` per event.
+ * For the same reason `next()` returns the inner layer's own generator, not a
+ * wrapper around it, and nothing is allocated per event.
+ */
+
+type Generator = AsyncGenerator<unknown, void, undefined>;
+type ErasedWrap = (context: unknown, next: unknown, run: unknown) => unknown;
+type ErasedInput = (context: unknown) => unknown;
+type ErasedOutput = (result: MiddlewareResult<unknown>) => unknown;
+
+const IDLE = 0;
+const RUNNING = 1;
+/** The final event was delivered; the next pull ends the iteration. */
+const RELEASED = 2;
+const DONE = 3;
+
+const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
+
+let neverAborting: AbortSignal | undefined;
+/** One shared signal for invokes without one, so handlers can always read `run.signal`. */
+function neverSignal(): AbortSignal {
+  if (neverAborting === undefined) neverAborting = new AbortController().signal;
+  return neverAborting;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Returns the generator itself when it is one; adapts other async iterables; rejects the rest. */
+function asGenerator(produced: unknown, culprit: () => Culprit): Generator {
+  if (produced !== null && typeof produced === 'object') {
+    const candidate = produced as Partial<Generator>;
+    if (typeof candidate[Symbol.asyncIterator] === 'function') {
+      if (typeof candidate.next === 'function' && typeof candidate.return === 'function') return candidate as Generator;
+      return adapt(candidate as AsyncIterable<unknown>);
+    }
+  }
+  throw messages.notAsyncIterable(culprit(), produced);
+}
+
+async function* adapt(iterable: AsyncIterable<unknown>): Generator {
+  yield* iterable;
+}
+
+/** One invoke. Created by `MiddlewareRegistry.invoke`. */
+export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
+  private status = IDLE;
+  private outstanding = 0;
+  private current: Promise<IteratorResult<TEvent, void>> | undefined;
+  private inner: Generator | undefined;
+  private chainOpen = false;
+  private chainSettled = false;
+  /** Inner chains started by `next()`, closed when the invoke settles (most recent first). */
+  private started: Generator[] = [];
+  private cleanups: (() => void)[] | undefined;
+  private isolation: StateIsolation<unknown> | undefined;
+  private observers: InvokeObserver[] | undefined;
+  private attempts: number[] | undefined;
+  /** Whether events are held back for the Output phase (see SPEC MW-003). */
+  private readonly hold: boolean;
+  private readonly guard: ((event: unknown) => boolean) | undefined;
+  private seen = false;
+  private last: unknown;
+  private held: unknown;
+  private hasHeld = false;
+  private queued: unknown;
+  private hasQueued = false;
+  private readonly signal: AbortSignal | undefined;
+  private readonly stageName: string;
+  private readonly queuedStep = (): Promise<IteratorResult<TEvent, void>> => this.step();
+
+  constructor(
+    private readonly chain: ResolvedChain,
+    private readonly context: unknown,
+    private readonly terminal: Terminal<unknown, unknown, unknown>,
+    private readonly options: InvokeOptions<unknown>,
+  ) {
+    this.signal = options.signal;
+    this.stageName = chain.stage.name;
+    this.guard = chain.stage.isResult;
+    this.hold = chain.output.length > 0 || chain.stage.resultSchema !== undefined || options.state !== undefined;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Pulls the next event. Calls made while one is pending are queued, as with native generators. */
+  next(): Promise<IteratorResult<TEvent, void>> {
+    if (this.outstanding++ === 0) return (this.current = this.step());
+    return (this.current = (this.current as Promise<IteratorResult<TEvent, void>>).then(this.queuedStep, this.queuedStep));
+  }
+
+  /** Stops the invoke: closes every open layer (innermost first); writes no state. */
+  return(): Promise<IteratorResult<TEvent, void>> {
+    return this.enqueue(() => this.close(false, undefined));
+  }
+
+  /** Stops the invoke like `return()`, then rejects with `error`. */
+  throw(error: unknown): Promise<IteratorResult<TEvent, void>> {
+    return this.enqueue(() => this.close(true, error));
+  }
+
+  /** Supports `await using`; same as `return()`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  private enqueue(action: () => Promise<IteratorResult<TEvent, void>>): Promise<IteratorResult<TEvent, void>> {
+    if (this.outstanding++ === 0) return (this.current = action());
+    return (this.current = (this.current as Promise<IteratorResult<TEvent, void>>).then(action, action));
+  }
+
+  private async step(): Promise<IteratorResult<TEvent, void>> {
+    try {
+      if (this.status !== RUNNING) {
+        if (this.status !== IDLE) {
+          this.status = DONE;
+          return END;
+        }
+        await this.start();
+      }
+      if (this.hasQueued) {
+        const event = this.queued;
+        this.queued = undefined;
+        this.hasQueued = false;
+        return { value: event as TEvent, done: false };
+      }
+      const inner = this.inner as Generator;
+      const signal = this.signal;
+      for (;;) {
+        let pulled: IteratorResult<unknown, void>;
+        try {
+          pulled = await inner.next();
+        } catch (error) {
+          this.chainOpen = false;
+          throw error;
+        }
+        if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+        if (pulled.done === true) return await this.complete();
+        const event = pulled.value;
+        if (event === undefined) throw messages.invalidEvent(this.stageName);
+        this.seen = true;
+        if (!this.hold) {
+          this.last = event;
+          return pulled as IteratorResult<TEvent, void>;
+        }
+        const guard = this.guard;
+        if (guard !== undefined && !guard(event)) {
+          this.last = event;
+          if (!this.hasHeld) return pulled as IteratorResult<TEvent, void>;
+          // The held candidate was not last after all: release it, then this event.
+          const released = this.held;
+          this.held = undefined;
+          this.hasHeld = false;
+          this.queued = event;
+          this.hasQueued = true;
+          return { value: released as TEvent, done: false };
+        }
+        this.last = event;
+        if (this.hasHeld) {
+          const released = this.held;
+          this.held = event;
+          return { value: released as TEvent, done: false };
+        }
+        this.held = event;
+        this.hasHeld = true;
+      }
+    } catch (error) {
+      throw await this.fail(error);
+    } finally {
+      this.outstanding--;
+    }
+  }
+
+  /** Input phase, context schema, state snapshot and the outermost layer. */
+  private async start(): Promise<void> {
+    this.status = RUNNING;
+    const { chain, signal } = this;
+    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    if (chain.instrumentations.length > 0) this.observe();
+    let context = this.context;
+    const input = chain.input;
+    for (let position = 0; position < input.length; position++) {
+      const entry = input[position] as ResolvedEntry;
+      const info = this.observers === undefined ? undefined : this.handlerInfo('input', entry, position);
+      try {
+        let produced = (entry.handler as ErasedInput)(context);
+        if (isThenable(produced)) produced = await produced;
+        if (produced === undefined || produced === null) throw messages.inputContract(this.culprit('input', entry.name), produced);
+        context = produced;
+      } catch (error) {
+        if (info !== undefined) this.notifyHandlerEnd(info, error);
+        throw error;
+      }
+      if (info !== undefined) this.notifyHandlerEnd(info);
+      if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    }
+    const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
+    if (schema !== undefined) context = await parse(schema, context, (issues) => messages.schemaFailed(this.stageName, 'context', issues));
+    if (this.options.state !== undefined) this.isolation = new StateIsolation(this.options.state, this.stageName);
+    this.inner = this.enter(0, context, signal ?? neverSignal());
+    this.chainOpen = true;
+  }
+
+  /** Creates layer `index` of the onion (the terminal when past the last Wrap handler). */
+  private enter(index: number, context: unknown, signal: AbortSignal): Generator {
+    const wrap = this.chain.wrap;
+    let generator: Generator;
+    if (index === wrap.length) {
+      generator = this.enterTerminal(context, signal);
+    } else {
+      const entry = wrap[index] as ResolvedEntry;
+      const activation = { calls: 0 };
+      const next = this.nextFor(index, context, signal, entry, activation);
+      const produced = (entry.handler as ErasedWrap)(context, next, { stage: this.chain.stage, signal, handler: entry.name });
+      generator = asGenerator(produced, () => this.culprit('wrap', entry.name));
+      if (entry.next === 'once') generator = requireACall(generator, activation, () => this.culprit('wrap', entry.name));
+    }
+    if (this.observers !== undefined) generator = this.observeLayer(index, context, generator);
+    return generator;
+  }
+
+  private nextFor(index: number, context: unknown, signal: AbortSignal, entry: ResolvedEntry, activation: { calls: number }) {
+    return (nextContext?: unknown, options?: NextOptions): Generator => {
+      if (this.chainSettled) throw messages.nextAfterSettle(this.culprit('wrap', entry.name));
+      activation.calls++;
+      if (entry.next !== 'many' && activation.calls > 1) {
+        throw messages.nextPolicy(this.culprit('wrap', entry.name), entry.next, activation.calls);
+      }
+      const innerSignal = options?.signal === undefined ? signal : this.narrow(signal, options.signal);
+      if (innerSignal.aborted) throw messages.aborted(this.stageName, innerSignal.reason);
+      const generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal);
+      this.started.push(generator);
+      return generator;
+    };
+  }
+
+  private enterTerminal(context: unknown, signal: AbortSignal): Generator {
+    const isolation = this.isolation;
+    const culprit = (): Culprit => this.culprit('terminal', 'terminal');
+    if (isolation === undefined) {
+      return asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: undefined }), culprit);
+    }
+    const draft = isolation.draft();
+    const events = asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: draft }), culprit);
+    return completeState(events, isolation, draft);
+  }
+
+  /** The chain finished: Output phase, result schema, state writeback, final event. */
+  private async complete(): Promise<IteratorResult<TEvent, void>> {
+    this.chainOpen = false;
+    await this.closeStarted();
+    if (!this.seen) throw messages.noResult(this.stageName, { present: false });
+    if (!this.hold) {
+      if (this.guard !== undefined && !this.guard(this.last)) throw messages.noResult(this.stageName, { present: true, value: this.last });
+      this.settle({ status: 'success', result: this.last });
+      this.status = DONE;
+      return END;
+    }
+    if (!this.hasHeld) throw messages.noResult(this.stageName, { present: true, value: this.last });
+    let result = new MiddlewareResult<unknown>(this.held);
+    this.held = undefined;
+    this.hasHeld = false;
+    const output = this.chain.output;
+    const signal = this.signal;
+    // The first-registered Output handler is outermost, so it transforms last.
+    for (let position = output.length - 1; position >= 0; position--) {
+      const entry = output[position] as ResolvedEntry;
+      const info = this.observers === undefined ? undefined : this.handlerInfo('output', entry, position);
+      try {
+        let produced = (entry.handler as ErasedOutput)(result);
+        if (isThenable(produced)) produced = await produced;
+        if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
+        result = produced;
+      } catch (error) {
+        if (info !== undefined) this.notifyHandlerEnd(info, error);
+        throw error;
+      }
+      if (info !== undefined) this.notifyHandlerEnd(info);
+      if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    }
+    let value = result.value;
+    const schema = this.chain.stage.resultSchema as Schema<unknown> | undefined;
+    if (schema !== undefined) value = await parse(schema, value, (issues) => messages.schemaFailed(this.stageName, 'result', issues));
+    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    this.isolation?.writeBack();
+    this.settle({ status: 'success', result: value });
+    this.status = RELEASED;
+    return { value: value as TEvent, done: false };
+  }
+
+  /** Ends the invoke after an error: closes what is open and decides which error the consumer sees. */
+  private async fail(error: unknown): Promise<unknown> {
+    if (this.status === DONE) return error;
+    this.status = DONE;
+    let outcome = error;
+    try {
+      if (this.chainOpen) {
+        this.chainOpen = false;
+        await (this.inner as Generator).return(undefined);
+      }
+      await this.closeStarted();
+    } catch (closeError) {
+      // As in nested generators, an error thrown while unwinding replaces the one being unwound.
+      outcome = closeError;
+    }
+    const signal = this.signal;
+    if (signal !== undefined && signal.aborted && !(MiddlewareError.isInstance(outcome) && outcome.code === 'ERR_ABORTED')) {
+      // Abort wins over whatever the layers made of it, even if a handler swallowed it.
+      outcome = messages.aborted(this.stageName, signal.reason);
+    }
+    this.settle({ status: 'error', error: outcome });
+    return outcome;
+  }
+
+  private async close(rethrow: boolean, error: unknown): Promise<IteratorResult<TEvent, void>> {
+    try {
+      const wasRunning = this.status === RUNNING;
+      this.status = DONE;
+      if (wasRunning) {
+        try {
+          if (this.chainOpen) {
+            this.chainOpen = false;
+            await (this.inner as Generator).return(undefined);
+          }
+          await this.closeStarted();
+        } finally {
+          this.settle({ status: 'closed' });
+        }
+      }
+      if (rethrow) throw error;
+      return END;
+    } finally {
+      this.outstanding--;
+    }
+  }
+
+  /** Closes inner chains that handlers started and left open, most recent first. */
+  private async closeStarted(): Promise<void> {
+    this.chainSettled = true;
+    const started = this.started;
+    if (started.length === 0) return;
+    this.started = [];
+    for (let index = started.length - 1; index >= 0; index--) await (started[index] as Generator).return(undefined);
+  }
+
+  /** Releases listeners and reports the outcome; runs once. */
+  private settle(outcome: Parameters<NonNullable<InvokeObserver['end']>>[0]): void {
+    this.chainSettled = true;
+    const cleanups = this.cleanups;
+    if (cleanups !== undefined) {
+      this.cleanups = undefined;
+      for (const cleanup of cleanups) cleanup();
+    }
+    const observers = this.observers;
+    if (observers !== undefined) {
+      this.observers = undefined;
+      for (const observer of observers) observer.end?.(outcome);
+    }
+  }
+
+  /** A signal that aborts when either `outer` or `extra` does; its listeners go when the invoke settles. */
+  private narrow(outer: AbortSignal, extra: AbortSignal): AbortSignal {
+    if (outer === neverAborting) return extra;
+    const controller = new AbortController();
+    if (outer.aborted) controller.abort(outer.reason);
+    else if (extra.aborted) controller.abort(extra.reason);
+    else {
+      const fromOuter = (): void => controller.abort(outer.reason);
+      const fromExtra = (): void => controller.abort(extra.reason);
+      outer.addEventListener('abort', fromOuter, { once: true });
+      extra.addEventListener('abort', fromExtra, { once: true });
+      (this.cleanups ??= []).push(() => {
+        outer.removeEventListener('abort', fromOuter);
+        extra.removeEventListener('abort', fromExtra);
+      });
+    }
+    return controller.signal;
+  }
+
+  private culprit(phase: Culprit['phase'], handler: string): Culprit {
+    return { stage: this.stageName, phase, handler };
+  }
+
+  private observe(): void {
+    const info = { stage: this.chain.stage, context: this.context, signal: this.signal };
+    for (const instrumentation of this.chain.instrumentations) {
+      const observer = instrumentation.invoke(info);
+      if (observer !== undefined) (this.observers ??= []).push(observer);
+    }
+    if (this.observers !== undefined) this.attempts = new Array<number>(this.chain.wrap.length + 1).fill(0);
+  }
+
+  private handlerInfo(phase: 'input' | 'output', entry: ResolvedEntry, position: number) {
+    const info = { stage: this.chain.stage, phase, handler: entry.name, position, order: entry.order };
+    for (const observer of this.observers as InvokeObserver[]) observer.handlerStart?.(info);
+    return info;
+  }
+
+  private notifyHandlerEnd(info: ReturnType<Invocation<TEvent>['handlerInfo']>, error?: unknown): void {
+    const observers = this.observers;
+    if (observers === undefined) return;
+    for (const observer of observers) {
+      if (error === undefined) observer.handlerEnd?.(info);
+      else observer.handlerEnd?.(info, error);
+    }
+  }
+
+  private observeLayer(index: number, context: unknown, generator: Generator): Generator {
+    const attempts = this.attempts as number[];
+    attempts[index] = (attempts[index] ?? 0) + 1;
+    const entry = this.chain.wrap[index];
+    const info: LayerInfo = {
+      stage: this.chain.stage,
+      kind: entry === undefined ? 'terminal' : 'wrap',
+      handler: entry === undefined ? 'terminal' : entry.name,
+      id: entry?.id,
+      order: entry?.order ?? 0,
+      position: index,
+      attempt: attempts[index] as number,
+      context,
+    };
+    let wrapped = generator;
+    for (const observer of this.observers as InvokeObserver[]) {
+      if (observer.layer !== undefined) wrapped = observer.layer(info, wrapped);
+    }
+    return wrapped;
+  }
+}
+
+/** Records the draft's state when the terminal call completes (and only then). */
+async function* completeState(events: Generator, isolation: StateIsolation<unknown>, draft: unknown): Generator {
+  yield* events;
+  isolation.complete(draft as never);
+}
+
+/** Enforces `next: 'once'`: finishing without a call to `next()` is an error. */
+async function* requireACall(events: Generator, activation: { calls: number }, culprit: () => Culprit): Generator {
+  yield* events;
+  if (activation.calls === 0) throw messages.nextPolicy(culprit(), 'once', 0);
+}
+
+async function parse(schema: Schema<unknown>, value: unknown, fail: (issues: unknown) => MiddlewareError): Promise<unknown> {
+  const outcome = schema.safeParseAsync !== undefined ? await schema.safeParseAsync(value) : schema.safeParse(value);
+  if (!outcome.success) throw fail(outcome.error);
+  return outcome.data;
+}

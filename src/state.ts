@@ -1,0 +1,58 @@
+import { createDraft, finishDraft, freeze, isDraftable, type Draft } from 'immer';
+import { MiddlewareError } from './errors';
+import { describeValue } from './stage';
+import type { StateBinding } from './types';
+
+/**
+ * Model-state isolation for one invoke: a frozen snapshot read once, a fresh
+ * draft per terminal call, and the state of the last terminal call that
+ * completed, written back only when the invoke succeeds.
+ *
+ * Why drafts of a frozen snapshot rather than copies: immer shares every
+ * untouched branch, so the cost per invoke follows what the terminal changes,
+ * not the size of the state. Freezing is deep only the first time; immer
+ * stops at objects that are already frozen, and the states it produces are
+ * frozen already.
+ */
+export class StateIsolation<TState> {
+  private readonly snapshot: TState;
+  private produced: TState | undefined;
+  private completed = false;
+
+  /**
+   * Reads the binding once and freezes the value.
+   *
+   * @throws MiddlewareError `ERR_INVALID_STATE` when the value is not draftable.
+   */
+  constructor(
+    private readonly binding: StateBinding<TState>,
+    stageName: string,
+  ) {
+    const value = binding.get();
+    if (!isDraftable(value)) {
+      throw new MiddlewareError({
+        code: 'ERR_INVALID_STATE',
+        stage: stageName,
+        phase: 'terminal',
+        message: `Stage "${stageName}": state.get() returned ${describeValue(value)}, which immer cannot draft. Keep the state in a plain object, array, Map or Set.`,
+      });
+    }
+    this.snapshot = freeze(value, true);
+  }
+
+  /** A fresh draft of the snapshot for one terminal call. */
+  draft(): Draft<TState> {
+    return createDraft(this.snapshot as never) as Draft<TState>;
+  }
+
+  /** Records the state a terminal call produced when it completed. */
+  complete(draft: Draft<TState>): void {
+    this.produced = finishDraft(draft) as TState;
+    this.completed = true;
+  }
+
+  /** Writes the state of the last completed terminal call back, if any completed. */
+  writeBack(): void {
+    if (this.completed) this.binding.set(this.produced as TState);
+  }
+}

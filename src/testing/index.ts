@@ -1,0 +1,2 @@
+/** Placeholder until the subsystem lands. */
+export {};

@@ -1,0 +1,232 @@
+/**
+ * Pure types of the staged middleware model: stages, phase tokens, handler
+ * shapes, registration and invoke options. No runtime code lives here.
+ *
+ * @packageDocumentation
+ */
+import type { Draft } from 'immer';
+import type { MiddlewareResult } from './result';
+
+/** The three phases a handler can be registered for. */
+export type Phase = 'input' | 'wrap' | 'output';
+
+/** Where a {@link MiddlewareError} arose: a handler phase, the terminal, or registration. */
+export type ErrorPhase = Phase | 'terminal' | 'register';
+
+/** How many times a Wrap handler may call `next()` in one activation. */
+export type NextPolicy = 'many' | 'once' | 'at-most-once';
+
+/** The outcome of a schema check, in the shape zod's `safeParse` returns. */
+export type SchemaResult<T> =
+  | { readonly success: true; readonly data: T }
+  | { readonly success: false; readonly error: unknown };
+
+/**
+ * A schema a stage checks values against. Zod schemas (v3 and v4) fit as they are.
+ */
+export interface Schema<T> {
+  /** Checks `value`, returning the parsed value (defaults and transforms applied) or the error. */
+  safeParse(value: unknown): SchemaResult<T>;
+  /** Asynchronous variant, preferred when present so async refinements work. */
+  safeParseAsync?(value: unknown): Promise<SchemaResult<T>>;
+}
+
+/** Options of {@link createStage}. */
+export interface StageOptions<TContext, TResult extends TEvent, TEvent> {
+  /** Recognises a result event; events it rejects stream through without being held. */
+  readonly isResult?: ((event: TEvent) => event is TResult) | ((event: TEvent) => boolean);
+  /** Checked once after the Input phase; the parsed context is what the Wrap phase receives. */
+  readonly context?: Schema<TContext>;
+  /** Checked once on the final result after the Output phase; the parsed value is what is yielded. */
+  readonly result?: Schema<TResult>;
+}
+
+/** Phantom carrier of a stage's generics; never present at run time. */
+declare const stageTypes: unique symbol;
+
+/**
+ * Function-typed fields make every generic invariant, so a `Stage<Narrow>`
+ * cannot stand in for a `Stage<Wide>` (a handler for one would be unsound for the other).
+ */
+interface StageTypes<TContext, TResult, TEvent> {
+  /** Invariant carrier of the context type. */
+  readonly context: (context: TContext) => TContext;
+  /** Invariant carrier of the result type. */
+  readonly result: (result: TResult) => TResult;
+  /** Invariant carrier of the event type. */
+  readonly event: (event: TEvent) => TEvent;
+}
+
+/**
+ * A token naming one step of a framework's loop. Created by {@link createStage};
+ * compared by identity, never by name.
+ */
+export interface MiddlewareStage<TContext, TResult extends TEvent, TEvent = TResult> {
+  /** Human-readable name, used in errors, traces and `describe()`. */
+  readonly name: string;
+  /** Target for Input handlers (transform the context). */
+  readonly Input: PhaseToken<'input', TContext, TResult, TEvent>;
+  /** Target for Wrap handlers (the async-generator onion around the terminal). */
+  readonly Wrap: PhaseToken<'wrap', TContext, TResult, TEvent>;
+  /** Target for Output handlers (transform the result). */
+  readonly Output: PhaseToken<'output', TContext, TResult, TEvent>;
+  /** The result guard given at creation, if any. */
+  readonly isResult: ((event: TEvent) => boolean) | undefined;
+  /** The context schema given at creation, if any. */
+  readonly contextSchema: Schema<TContext> | undefined;
+  /** The result schema given at creation, if any. */
+  readonly resultSchema: Schema<TResult> | undefined;
+  /** Phantom generics; never present at run time. */
+  readonly [stageTypes]?: StageTypes<TContext, TResult, TEvent>;
+}
+
+/** A phase sub-token of a stage (`Stage.Input`, `Stage.Wrap`, `Stage.Output`). */
+export interface PhaseToken<TPhase extends Phase, TContext, TResult extends TEvent, TEvent> {
+  /** The phase this token targets. */
+  readonly phase: TPhase;
+  /** The stage the token belongs to. */
+  readonly stage: MiddlewareStage<TContext, TResult, TEvent>;
+  /** Phantom generics; never present at run time. */
+  readonly [stageTypes]?: StageTypes<TContext, TResult, TEvent>;
+}
+
+/**
+ * The type-erased stage used in storage. This is the package's one `any`
+ * escape hatch: registries hold stages of every shape in one map, and each
+ * public method restores the precise types from its own generic parameters.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyStage = MiddlewareStage<any, any, any>;
+
+/** Anything `add` accepts as a target: a phase token or a bare stage (meaning Wrap). */
+export type Target = AnyStage | AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'];
+
+/** Transforms the context before the Wrap phase. Must return a context (not undefined or null). */
+export type InputHandler<TContext> = (context: TContext) => TContext | PromiseLike<TContext>;
+
+/** Options of `next()`. */
+export interface NextOptions {
+  /** Narrows the signal of the inner chain: it aborts when this or the outer signal aborts. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs the rest of the chain (inner Wrap handlers, then the terminal) and
+ * returns its events. Without a context it passes on the context the handler received.
+ */
+export type Next<TContext, TEvent> = (
+  context?: TContext,
+  options?: NextOptions,
+) => AsyncGenerator<TEvent, void, undefined>;
+
+/** What a Wrap handler learns about the invoke it runs in. */
+export interface WrapRun {
+  /** The stage being invoked. */
+  readonly stage: AnyStage;
+  /** The signal of this activation (narrowed by outer `next(context, { signal })` calls). */
+  readonly signal: AbortSignal;
+  /** The registered name of the running handler. */
+  readonly handler: string;
+}
+
+/** An async-generator layer around the terminal: may short-circuit, retry, filter or rewrite. */
+export type WrapHandler<TContext, TEvent> = (
+  context: TContext,
+  next: Next<TContext, TEvent>,
+  run: WrapRun,
+) => AsyncIterable<TEvent>;
+
+/** Transforms the final result. Must return a {@link MiddlewareResult}. */
+export type OutputHandler<TResult> = (
+  result: MiddlewareResult<TResult>,
+) => MiddlewareResult<TResult> | PromiseLike<MiddlewareResult<TResult>>;
+
+/** What the terminal learns about the invoke it runs in. */
+export interface TerminalRun<TState> {
+  /** The stage being invoked. */
+  readonly stage: AnyStage;
+  /** The signal of this call (narrowed by outer `next(context, { signal })` calls). */
+  readonly signal: AbortSignal;
+  /** A fresh immer draft of the state snapshot when a state binding was given, else undefined. */
+  readonly state: Draft<TState> | undefined;
+}
+
+/** The framework's own step: the innermost function the chain wraps. */
+export type Terminal<TContext, TEvent, TState = unknown> = (
+  context: TContext,
+  run: TerminalRun<TState>,
+) => AsyncIterable<TEvent>;
+
+/** Read and write access to state the terminal may change (model state, say). */
+export interface StateBinding<TState> {
+  /** Reads the current state; called once per invoke. */
+  get(): TState;
+  /** Receives the new state after a successful invoke. */
+  set(next: TState): void;
+}
+
+/** Options of `add`, `registrar.add` and per-invoke registrations. */
+export interface AddOptions {
+  /** Name used in errors, traces and `describe()`; defaults to the function's name. */
+  readonly name?: string;
+  /** Position key: lower runs outer / earlier; ties keep registration order. Default 0. */
+  readonly order?: number;
+  /** Key for `remove(id)`, replacement and ordering constraints; unique per registry. */
+  readonly id?: string;
+  /** Ids of handlers (same stage and phase) this one must run outside of / before. */
+  readonly before?: readonly string[];
+  /** Ids of handlers (same stage and phase) this one must run inside of / after. */
+  readonly after?: readonly string[];
+  /** With an `id` already registered, take that registration's place instead of failing. */
+  readonly replace?: boolean;
+  /** How many times a Wrap handler may call `next()` per activation. Default `'many'`. */
+  readonly next?: NextPolicy;
+}
+
+/** Removes one registration (or one bundle); calling it again does nothing. */
+export type Disposer = () => void;
+
+/** The handler type that fits a target: inferred from the stage token, never spelled out. */
+export type HandlerOf<TTarget> =
+  TTarget extends PhaseToken<'input', infer TContext, infer _TResult, infer _TEvent>
+    ? InputHandler<TContext>
+    : TTarget extends PhaseToken<'output', infer _TContext, infer TResult, infer _TEvent>
+      ? OutputHandler<TResult>
+      : TTarget extends PhaseToken<'wrap', infer TContext, infer _TResult, infer TEvent>
+        ? WrapHandler<TContext, TEvent>
+        : TTarget extends MiddlewareStage<infer TContext, infer _TResult, infer TEvent>
+          ? WrapHandler<TContext, TEvent>
+          : never;
+
+/** The context type of a stage. */
+export type ContextOf<TStage> =
+  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer _TEvent> ? TContext : never;
+
+/** The result type of a stage. */
+export type ResultOf<TStage> =
+  TStage extends MiddlewareStage<infer _TContext, infer TResult, infer _TEvent> ? TResult : never;
+
+/** The event type of a stage. */
+export type EventOf<TStage> =
+  TStage extends MiddlewareStage<infer _TContext, infer _TResult, infer TEvent> ? TEvent : never;
+
+/** The terminal type of a stage, for a given state type. */
+export type TerminalOf<TStage, TState = unknown> =
+  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer TEvent>
+    ? Terminal<TContext, TEvent, TState>
+    : never;
+
+/** One registration given per invoke: `[target, handler, options?]`. */
+export type Registration<TTarget extends Target = Target> =
+  | readonly [TTarget, HandlerOf<TTarget>]
+  | readonly [TTarget, HandlerOf<TTarget>, AddOptions];
+
+/** Options of `invoke` and `run`. */
+export interface InvokeOptions<TState = unknown> {
+  /** Aborts the invoke: it ends with `ERR_ABORTED` at the next event boundary. */
+  readonly signal?: AbortSignal;
+  /** State the terminal may change through an immer draft; written back only on success. */
+  readonly state?: StateBinding<TState>;
+  /** Handlers for this invoke only; they sit inside every registered handler. */
+  readonly use?: readonly Registration[];
+}
