@@ -291,7 +291,17 @@ export class MiddlewareRegistry {
           message: `invoke options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}.`,
         });
       }
-      return createRegistration(registration[0], registration[1], registration[2], undefined, 'invoke options.use');
+      const created = createRegistration(registration[0], registration[1], registration[2], undefined, 'invoke options.use');
+      if (created.stage !== stage) {
+        throw new MiddlewareError({
+          code: 'ERR_INVALID_OPTIONS',
+          stage: stage.name,
+          phase: created.phase,
+          handler: created.name,
+          message: `invoke options.use: handler "${created.name}" targets stage "${created.stage.name}", but this invoke runs stage "${stage.name}". Pass per-invoke handlers only for the stage being invoked.`,
+        });
+      }
+      return created;
     });
     return this.build(stage, perInvoke);
   }
@@ -312,7 +322,7 @@ export class MiddlewareRegistry {
         if (ids.has(registration.id)) throw duplicateId(registration, 'invoke options.use');
         ids.set(registration.id, registration);
       }
-      levels.push({ depth: -1, registrations: perInvoke.filter((registration) => registration.stage === stage), ids });
+      levels.push({ depth: -1, registrations: perInvoke, ids });
     }
     return resolveChain(stage, levels, instrumentations, this.onWarning);
   }
