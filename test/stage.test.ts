@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createStage, isPhaseToken, isStage, MiddlewareError } from '../src/index';
+
+function caught(action: () => unknown): MiddlewareError {
+  try {
+    action();
+  } catch (error) {
+    if (MiddlewareError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a MiddlewareError, but nothing was thrown');
+}
+
+describe('createStage', () => {
+  describe('with a name only', () => {
+    it('returns a frozen token with phase tokens pointing back at it', () => {
+      const Stage = createStage<{ prompt: string }, string>('invokeModel');
+      expect(Stage.name).toBe('invokeModel');
+      expect(Object.isFrozen(Stage)).toBe(true);
+      expect(Object.isFrozen(Stage.Input)).toBe(true);
+      expect({ phase: Stage.Input.phase, stage: Stage.Input.stage }).toEqual({ phase: 'input', stage: Stage });
+      expect({ phase: Stage.Wrap.phase, stage: Stage.Wrap.stage }).toEqual({ phase: 'wrap', stage: Stage });
+      expect({ phase: Stage.Output.phase, stage: Stage.Output.stage }).toEqual({ phase: 'output', stage: Stage });
+      expect([Stage.isResult, Stage.contextSchema, Stage.resultSchema]).toEqual([undefined, undefined, undefined]);
+    });
+
+    it('creates distinct stages for the same name', () => {
+      const first = createStage<string, string>('same');
+      const second = createStage<string, string>('same');
+      expect(first).not.toBe(second);
+      expect(first.Wrap).not.toBe(second.Wrap);
+    });
+  });
+
+  describe('with options', () => {
+    it('keeps the guard and the schemas it was given', () => {
+      const isResult = (event: { type: string }): boolean => event.type === 'result';
+      const context = z.object({ prompt: z.string() });
+      const result = z.object({ type: z.literal('result') });
+      const Stage = createStage<{ prompt: string }, { type: 'result' }, { type: string }>('model', { isResult, context, result });
+      expect([Stage.isResult, Stage.contextSchema, Stage.resultSchema]).toEqual([isResult, context, result]);
+    });
+  });
+
+  describe('with bad input', () => {
+    it.each([
+      ['an empty name', () => createStage(''), ''],
+      ['a non-string name', () => createStage(42 as unknown as string), '42'],
+    ])('rejects %s with ERR_INVALID_STAGE', (_label, action, stage) => {
+      const error = caught(action);
+      expect({ code: error.code, stage: error.stage }).toEqual({ code: 'ERR_INVALID_STAGE', stage });
+      expect(error.message).toContain('name must be a non-empty string');
+    });
+
+    it.each([
+      ['isResult', { isResult: 'yes' }, 'options.isResult must be a function, got the string "yes"'],
+      ['context', { context: { parse: () => 1 } }, 'options.context must be a schema with safeParse (a zod schema), got a plain object'],
+      ['result', { result: 7 }, 'options.result must be a schema with safeParse (a zod schema), got number 7'],
+    ])('rejects a malformed %s option naming the stage and the problem', (_label, options, problem) => {
+      const error = caught(() => createStage('model', options as never));
+      expect({ code: error.code, stage: error.stage, phase: error.phase }).toEqual({ code: 'ERR_INVALID_STAGE', stage: 'model', phase: undefined });
+      expect(error.message).toBe(`[ERR_INVALID_STAGE] createStage("model"): ${problem}.`);
+    });
+  });
+});
+
+describe('isStage', () => {
+  it('recognises stages and rejects their phase tokens and lookalikes', () => {
+    const Stage = createStage<string, string>('model');
+    const copy = { ...Stage };
+    expect([isStage(Stage), isStage(Stage.Wrap), isStage(copy), isStage(null), isStage('model')]).toEqual([true, false, false, false, false]);
+  });
+});
+
+describe('isPhaseToken', () => {
+  it('recognises phase tokens and rejects stages and copies', () => {
+    const Stage = createStage<string, string>('model');
+    const copy = { phase: 'wrap', stage: Stage };
+    expect([isPhaseToken(Stage.Input), isPhaseToken(Stage.Output), isPhaseToken(Stage), isPhaseToken(copy), isPhaseToken(undefined)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
