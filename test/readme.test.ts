@@ -31,6 +31,12 @@ describe('README', () => {
       writeFileSync(file, (code?.body ?? '').replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/index.ts'))}`));
       expect(runTypeScript(file)).toBe(printed?.body);
     });
+
+    it('is the type-checked examples/quick-start.ts', () => {
+      const [code] = blocks('Quick start');
+      const example = readFileSync(join(root, 'examples/quick-start.ts'), 'utf8');
+      expect(example.replace("from '../src/index'", "from 'staged-middleware'")).toBe(code?.body);
+    });
   });
 
   describe('Controlling order', () => {
