@@ -269,8 +269,15 @@ export class MiddlewareRegistry {
   }
 
   private checkStage(stage: unknown, where: string): AnyStage {
-    if (!isStage(stage)) resolveTarget(stage, where);
-    return stage as AnyStage;
+    if (isStage(stage)) return stage;
+    const { stage: owner, phase } = resolveTarget(stage, where);
+    // A phase token names a stage but is not one: running or describing it would match no handler.
+    throw new MiddlewareError({
+      code: 'ERR_UNKNOWN_PHASE',
+      stage: owner.name,
+      phase: 'register',
+      message: `${where} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`,
+    });
   }
 
   /** The chain of a stage, cached until this registry or an ancestor changes. */
