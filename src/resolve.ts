@@ -52,6 +52,8 @@ export function resolveChain(
 ): ResolvedChain {
   const { winners, shallowest } = replacements(levels);
   const placed: { registration: StoredRegistration; level: number }[] = [];
+  // A replacement sits at the level of the registration it hides but is reported with its own origin.
+  const origin = new Map<StoredRegistration, number>();
   levels.forEach((level, index) => {
     for (const registration of level.registrations) {
       const id = registration.id;
@@ -62,7 +64,9 @@ export function resolveChain(
       }
       if (registration !== shallowest.get(id as string)) continue;
       if (winner.stage === registration.stage && winner.phase === registration.phase) {
-        placed.push({ registration: winner === registration ? winner : takePlace(winner, registration), level: index });
+        const taken = winner === registration ? winner : takePlace(winner, registration);
+        origin.set(taken, (levels.find((candidate) => candidate.registrations.includes(winner)) as Level).depth);
+        placed.push({ registration: taken, level: index });
       }
     }
     // A winner on this stage whose hidden registration is elsewhere stays at its own level.
@@ -83,7 +87,7 @@ export function resolveChain(
       const items = placed.filter((entry) => entry.level === index && entry.registration.phase === phase).map((entry) => entry.registration);
       for (const registration of sortByConstraints(items, { stage: stage.name, phase })) {
         checkConstraints(registration, index, levels, levelOfId, onWarning);
-        target.push(toEntry(registration, level.depth, target.length));
+        target.push(toEntry(registration, origin.get(registration) ?? level.depth, target.length));
       }
     });
   }
