@@ -1,0 +1,193 @@
+/**
+ * The figures of the benchmark: for each, the operation we measure, the
+ * baseline it is divided by, and the goal the ratio must meet (lower is better).
+ */
+import { MiddlewareRegistry, MiddlewareResult } from '../src/index';
+import type { InputHandler, OutputHandler } from '../src/index';
+import type { Operation } from './harness';
+import {
+  CONTEXT,
+  GuardedStage,
+  PlainStage,
+  drain,
+  modelState,
+  nestByHand,
+  passThrough,
+  registryWithWraps,
+  streamingTerminal,
+  terminalRun,
+  wrapRun,
+  type BenchContext,
+  type BenchEvent,
+  type ModelState,
+  type ResultEvent,
+} from './fixtures';
+import { contextFigures } from './context-figures';
+
+/** What a figure's setup hands the harness. */
+export interface FigurePair {
+  /** The operation measured. */
+  readonly ours: Operation;
+  /** The operation it is divided by. */
+  readonly baseline: Operation;
+  /** Fixed facts to report with the figure (sizes, counts). */
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+/** One figure of the benchmark. */
+export interface Figure {
+  /** Key in `results.json` and the filter name on the command line. */
+  readonly name: string;
+  /** What the ratio is divided by, in words. */
+  readonly baseline: string;
+  /** The ratio must be at or under this. */
+  readonly goal: number;
+  /** Rounds to measure in a full run (expensive operations use fewer). */
+  readonly rounds?: number;
+  /** Builds both operations; called once before measuring. */
+  setup(quick: boolean): FigurePair | Promise<FigurePair>;
+}
+
+const STREAM_EVENTS = 1000;
+
+/** `k` pass-through Wrap handlers through the registry against the same handlers nested by hand. */
+function streamFigure(name: string, count: number, goal: number): Figure {
+  return {
+    name,
+    baseline: count === 0 ? 'for await directly over the terminal' : `the same ${count} handler functions nested by hand around the terminal`,
+    goal,
+    setup() {
+      // One event fewer than STREAM_EVENTS deltas plus the result: STREAM_EVENTS events in all.
+      const terminal = streamingTerminal(STREAM_EVENTS - 1);
+      const { registry, handlers } = registryWithWraps(PlainStage, count);
+      const runs = handlers.map((_, index) => wrapRun(PlainStage, `pass${index}`));
+      const lastRun = terminalRun(PlainStage);
+      return {
+        ours: () => drain(registry.invoke(PlainStage, CONTEXT, terminal)),
+        baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
+        detail: { events: STREAM_EVENTS, wrapHandlers: count },
+      };
+    },
+  };
+}
+
+/** Two Input, two Wrap and one Output handler around a one-event terminal. */
+const invokeFixed: Figure = {
+  name: 'invoke_fixed',
+  baseline: 'the same 2 Input, 2 Wrap and 1 Output handlers composed by hand',
+  goal: 1.3,
+  setup() {
+    const inputs: InputHandler<BenchContext>[] = [
+      function lowerTemperature(context) {
+        return { ...context, temperature: 0 };
+      },
+      function tagConversation(context) {
+        return { ...context, conversation: `${context.conversation}!` };
+      },
+    ];
+    const wraps = [passThrough(), passThrough()];
+    const output: OutputHandler<ResultEvent> = function keepResult(result) {
+      return result;
+    };
+    const terminal = streamingTerminal(0);
+    const registry = new MiddlewareRegistry();
+    for (const input of inputs) registry.add(GuardedStage.Input, input);
+    for (const wrap of wraps) registry.add(GuardedStage.Wrap, wrap);
+    registry.add(GuardedStage.Output, output);
+    const runs = wraps.map((_, index) => wrapRun(GuardedStage, `pass${index}`));
+    const lastRun = terminalRun(GuardedStage);
+    const handComposed = async (): Promise<unknown> => {
+      let context = CONTEXT;
+      for (const input of inputs) context = (await input(context)) as BenchContext;
+      const last = await drain(nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context));
+      return (await output(new MiddlewareResult(last as ResultEvent))).value;
+    };
+    return {
+      ours: () => drain(registry.invoke(GuardedStage, CONTEXT, terminal)),
+      baseline: handComposed,
+      detail: { events: 1, input: 2, wrap: 2, output: 1 },
+    };
+  },
+};
+
+/** Holding for the Output phase with a guard, against no Output phase at all. */
+const outputGuard: Figure = {
+  name: 'output_guard',
+  baseline: 'the same guarded stream with no Output handler (events pass straight through)',
+  goal: 1.05,
+  setup() {
+    const terminal = streamingTerminal(STREAM_EVENTS);
+    const withOutput = new MiddlewareRegistry();
+    withOutput.add(GuardedStage.Output, function keepResult(result) {
+      return result;
+    });
+    const without = new MiddlewareRegistry();
+    return {
+      ours: () => drain(withOutput.invoke(GuardedStage, CONTEXT, terminal)),
+      baseline: () => drain(without.invoke(GuardedStage, CONTEXT, terminal)),
+      detail: { nonResultEvents: STREAM_EVENTS, resultEvents: 1, output: 1 },
+    };
+  },
+};
+
+/** An invoke with a state binding whose terminal updates a counter, as a model call does. */
+function stateInvoke(count: number): Operation {
+  let current = modelState(count);
+  const registry = new MiddlewareRegistry();
+  const binding = {
+    get: (): ModelState => current,
+    set: (next: ModelState): void => {
+      current = next;
+    },
+  };
+  const terminal = async function* countingTerminal(_context: BenchContext, run: { readonly state: ModelState | undefined }) {
+    (run.state as ModelState).usage.outputTokens += 1;
+    yield { type: 'result' as const, text: 'done' };
+  };
+  return () => drain(registry.invoke(GuardedStage, CONTEXT, terminal, { state: binding }));
+}
+
+const LARGE_STATE = 100_000;
+const SMALL_STATE = 10;
+
+const stateScaling: Figure = {
+  name: 'state_scaling',
+  baseline: `the same invoke over a ${SMALL_STATE}-message state (ours: ${LARGE_STATE} messages)`,
+  goal: 2,
+  setup(quick) {
+    const large = quick ? 1000 : LARGE_STATE;
+    return {
+      ours: stateInvoke(large),
+      baseline: stateInvoke(SMALL_STATE),
+      detail: { messages: large, baselineMessages: SMALL_STATE },
+    };
+  },
+};
+
+const stateVsClone: Figure = {
+  name: 'state_vs_clone',
+  baseline: `structuredClone of the same ${LARGE_STATE}-message state (one per invoke)`,
+  goal: 0.001,
+  rounds: 7,
+  setup(quick) {
+    const large = quick ? 1000 : LARGE_STATE;
+    const state = modelState(large);
+    return {
+      ours: stateInvoke(large),
+      baseline: async () => structuredClone(state),
+      detail: { messages: large },
+    };
+  },
+};
+
+/** Every figure, in report order. */
+export const FIGURES: readonly Figure[] = [
+  streamFigure('stream_k0', 0, 1.3),
+  streamFigure('stream_k5', 5, 1.1),
+  streamFigure('stream_k20', 20, 1.1),
+  invokeFixed,
+  outputGuard,
+  stateScaling,
+  stateVsClone,
+  ...contextFigures,
+];

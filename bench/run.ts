@@ -1,0 +1,144 @@
+/**
+ * `npm run bench`: measures every figure as a ratio against its baseline,
+ * prints a table and a pass/fail per goal, and writes `bench/results.json`.
+ *
+ * Flags:
+ *   --quick          a fast smoke run (few short rounds, small states); writes
+ *                    nothing unless --out is given
+ *   --out <path>     where to write the JSON (default bench/results.json)
+ *   <name> ...       run only the named figures; the others keep their
+ *                    previous values in the output file
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compare, type MeasureOptions } from './harness';
+import { FIGURES, type Figure } from './figures';
+
+/** One figure as `results.json` records it. */
+export interface FigureResult {
+  /** Median of ours / baseline over the rounds; lower is better. */
+  readonly ratio: number;
+  /** What the ratio is divided by. */
+  readonly baseline: string;
+  /** Goal, verdict, medians in nanoseconds and workload facts. */
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+/** The whole of `results.json`. */
+export interface BenchResults {
+  /** `process.version` of the run. */
+  readonly node: string;
+  /** One entry per figure. */
+  readonly figures: Record<string, FigureResult>;
+}
+
+interface Arguments {
+  readonly quick: boolean;
+  readonly out: string | undefined;
+  readonly names: readonly string[];
+}
+
+const DEFAULT_OUT = join(dirname(fileURLToPath(import.meta.url)), 'results.json');
+
+function parseArguments(argv: readonly string[]): Arguments {
+  let quick = false;
+  let out: string | undefined;
+  const names: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index] as string;
+    if (argument === '--quick') quick = true;
+    else if (argument === '--out') {
+      out = argv[++index];
+      if (out === undefined) throw new Error('--out needs a path, for example: npm run bench -- --out /some/where/results.json');
+    } else if (argument.startsWith('--')) throw new Error(`Unknown flag ${argument}. Use --quick, --out <path> or figure names.`);
+    else names.push(argument);
+  }
+  const known = new Set(FIGURES.map((figure) => figure.name));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`Unknown figure ${unknown.join(', ')}. Known figures: ${[...known].join(', ')}.`);
+  return { quick, out, names };
+}
+
+function measureOptions(figure: Figure, quick: boolean): MeasureOptions {
+  if (quick) return { rounds: 2, batchMs: 5, warmupMs: 5 };
+  return { rounds: figure.rounds ?? 21, batchMs: 100, warmupMs: 300 };
+}
+
+/** Measures the chosen figures (all when `names` is empty). */
+export async function runFigures(names: readonly string[], quick: boolean, log: (line: string) => void = () => undefined): Promise<Record<string, FigureResult>> {
+  const results: Record<string, FigureResult> = {};
+  for (const figure of FIGURES) {
+    if (names.length > 0 && !names.includes(figure.name)) continue;
+    log(`measuring ${figure.name}...`);
+    const pair = await figure.setup(quick);
+    const comparison = await compare(pair.ours, pair.baseline, measureOptions(figure, quick));
+    results[figure.name] = {
+      ratio: round(comparison.ratio),
+      baseline: figure.baseline,
+      detail: {
+        goal: figure.goal,
+        pass: comparison.ratio <= figure.goal,
+        oursNs: Math.round(comparison.oursNs),
+        baselineNs: Math.round(comparison.baselineNs),
+        spread: comparison.spread.map(round),
+        rounds: comparison.rounds,
+        ...pair.detail,
+      },
+    };
+  }
+  return results;
+}
+
+function round(value: number): number {
+  return value >= 0.01 ? Math.round(value * 1000) / 1000 : Number(value.toPrecision(3));
+}
+
+/** The readable table: one row per figure. */
+export function formatTable(figures: Readonly<Record<string, FigureResult>>): string {
+  const rows = Object.entries(figures).map(([name, figure]) => [
+    name,
+    String(figure.ratio),
+    `<= ${String(figure.detail.goal)}`,
+    figure.detail.pass === true ? 'pass' : 'FAIL',
+    formatNs(figure.detail.oursNs),
+    formatNs(figure.detail.baselineNs),
+    figure.baseline,
+  ]);
+  const header = ['figure', 'ratio', 'goal', 'verdict', 'ours', 'baseline', 'baseline is'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+  const line = (cells: readonly string[]): string => `| ${cells.map((cell, column) => cell.padEnd(widths[column] as number)).join(' | ')} |`;
+  return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+function formatNs(value: unknown): string {
+  if (typeof value !== 'number') return '?';
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)} ms`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(2)} µs`;
+  return `${value} ns`;
+}
+
+async function main(): Promise<void> {
+  const { quick, out, names } = parseArguments(process.argv.slice(2));
+  const started = Date.now();
+  const figures = await runFigures(names, quick, (line) => process.stderr.write(`${line}\n`));
+  const target = out ?? (quick ? undefined : DEFAULT_OUT);
+  let merged = figures;
+  if (names.length > 0 && target !== undefined && existsSync(target)) {
+    // A filtered run refreshes its figures and keeps the others from the last run.
+    const previous = JSON.parse(readFileSync(target, 'utf8')) as BenchResults;
+    merged = { ...previous.figures, ...figures };
+  }
+  const results: BenchResults = { node: process.version, figures: merged };
+  process.stdout.write(`${formatTable(figures)}\n\n`);
+  for (const [name, figure] of Object.entries(figures)) {
+    process.stdout.write(`${figure.detail.pass === true ? 'PASS' : 'FAIL'} ${name}: ${figure.ratio} (goal <= ${String(figure.detail.goal)})\n`);
+  }
+  process.stdout.write(`\n${Object.keys(figures).length} figures in ${((Date.now() - started) / 1000).toFixed(1)} s on Node ${process.version}\n`);
+  if (target !== undefined) writeFileSync(target, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
