@@ -183,7 +183,9 @@ export class MiddlewareRegistry {
 
   /** The resolved chain of a stage as a short text picture of the onion, outermost first. */
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
-    return explainChain(stage.name, this.describe(stage, options));
+    // describe() first: it rejects a value that is not a stage before its name is read.
+    const entries = this.describe(stage, options);
+    return explainChain(stage.name, entries);
   }
 
   /**
