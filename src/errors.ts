@@ -44,7 +44,13 @@ export type MiddlewareErrorCode =
   /** A built-in middleware gave up (every attempt failed). */
   | 'ERR_MIDDLEWARE_FAILED'
   /** A built-in timeout expired. */
-  | 'ERR_TIMEOUT';
+  | 'ERR_TIMEOUT'
+  /** An agent was asked to run while one of its runs was still going. */
+  | 'ERR_AGENT_BUSY'
+  /** An agent halted on interrupts was given new input, or resume responses that fit no pending interrupt. */
+  | 'ERR_INTERRUPT_PENDING'
+  /** A scripted model was called more times than its script has turns. */
+  | 'ERR_SCRIPT_EXHAUSTED';
 
 /** Constructor options of {@link MiddlewareError}. */
 export interface MiddlewareErrorOptions {

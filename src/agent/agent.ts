@@ -1,0 +1,384 @@
+import { MiddlewareError } from '../errors';
+import { MiddlewareRegistry } from '../registry';
+import { describeValue } from '../stage';
+import type { SystemPrompt } from '../system-prompt';
+import type { TerminalRun } from '../types';
+import { adopt } from './freeze';
+import { createModelContext, History } from './history';
+import { createInterrupt, InterruptSignal } from './interrupts';
+import { modelTerminal, ZERO_USAGE } from './model-terminal';
+import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
+import { toolTerminal } from './tool-terminal';
+import type {
+  AgentEvent,
+  AgentResultEvent,
+  AgentStreamContext,
+  ExecuteToolContext,
+  Interrupt,
+  Message,
+  Model,
+  ModelResultEvent,
+  StopReason,
+  Tool,
+  ToolChoice,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+} from './types';
+
+/** Options of {@link Agent}. */
+export interface AgentOptions {
+  /** The model every InvokeModelStage call streams from. */
+  readonly model: Model;
+  /** The tools the model may call (names must be unique). */
+  readonly tools?: readonly Tool[];
+  /** The system prompt, as a string or as blocks (cache points kept). */
+  readonly systemPrompt?: SystemPrompt;
+  /** Where the handlers of the three agent stages are registered. Default: a new, empty registry. */
+  readonly registry?: MiddlewareRegistry;
+  /** The model's initial state (copied once; the agent's copy is frozen). Default `{}`. */
+  readonly modelState?: Record<string, unknown>;
+  /** The initial conversation (copied once and frozen). */
+  readonly messages?: readonly Message[];
+  /** Tool choice passed to every model call. */
+  readonly toolChoice?: ToolChoice;
+}
+
+/** What a run takes: a user text, one message, several messages, or nothing (on a resume). */
+export type AgentInput = string | Message | readonly Message[] | undefined;
+
+/** Options of one run. */
+export interface AgentRunOptions {
+  /** Cancels the run like {@link Agent.cancel}. */
+  readonly signal?: AbortSignal;
+  /** Shared by reference with every handler and tool of the run. Default: a new `{}`. */
+  readonly invocationState?: Record<string, unknown>;
+  /** Responses to the pending interrupts, by interrupt id; given to resume a halted run. */
+  readonly interruptResponses?: Readonly<Record<string, unknown>>;
+}
+
+/** A turn halted on interrupts, kept until a resume finishes it. */
+interface PendingTurn {
+  readonly message: Message;
+  readonly toolUses: readonly ToolUseBlock[];
+  readonly results: Map<string, ToolResultBlock>;
+  readonly stored: Map<string, unknown>;
+  readonly interrupts: readonly Interrupt[];
+}
+
+/** What a run accumulates, readable even when the run is cancelled. */
+interface RunTally {
+  usage: Usage;
+}
+
+/**
+ * The reference agent loop: AgentStreamStage around the whole run; inside it,
+ * InvokeModelStage, then ExecuteToolStage for each tool use, until the model
+ * stops for another reason than `'toolUse'`.
+ *
+ * Contexts are frozen and share the history's frozen messages, so handing one
+ * to a handler costs nothing per message; `model` and `invocationState` are
+ * shared by reference. A run is all or nothing for the history and the model
+ * state: if it throws or is cancelled, both are put back as they were.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ model, tools: [weather], systemPrompt: 'Be brief.', registry });
+ * const result = await agent.invoke('What is the weather in Oslo?');
+ * console.log(result.stopReason, result.message);
+ * ```
+ */
+export class Agent {
+  /** The registry whose handlers run around every stage of the agent. */
+  readonly registry: MiddlewareRegistry;
+  private readonly model: Model;
+  private readonly tools: ReadonlyMap<string, Tool>;
+  private readonly toolSpecs: readonly Tool['spec'][];
+  private readonly systemPrompt: SystemPrompt | undefined;
+  private readonly toolChoice: ToolChoice | undefined;
+  private readonly history: History;
+  private state: Record<string, unknown>;
+  private pending: PendingTurn | undefined;
+  private running: AbortController | undefined;
+
+  /**
+   * Creates an agent. Everything given is copied once, so the agent's
+   * freezing never reaches the caller's objects.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a missing model, a malformed tool or two tools with one name.
+   */
+  constructor(options: AgentOptions) {
+    if (options === null || typeof options !== 'object' || options.model === null || typeof options.model?.stream !== 'function') {
+      throw invalid(`new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events; got model ${describeValue((options as Partial<AgentOptions> | null)?.model)}`);
+    }
+    this.model = options.model;
+    const tools = new Map<string, Tool>();
+    for (const tool of options.tools ?? []) {
+      if (tool === null || typeof tool !== 'object' || typeof tool.run !== 'function' || typeof tool.spec?.name !== 'string') {
+        throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) }; got ${describeValue(tool)}`);
+      }
+      if (tools.has(tool.spec.name)) throw invalid(`two tools are named "${tool.spec.name}"; tool names must be unique because the model calls tools by name`);
+      tools.set(tool.spec.name, tool);
+    }
+    this.tools = tools;
+    this.toolSpecs = adopt([...tools.values()].map((tool) => tool.spec));
+    this.systemPrompt = adopt(options.systemPrompt);
+    this.toolChoice = adopt(options.toolChoice);
+    this.registry = options.registry ?? new MiddlewareRegistry();
+    this.history = new History(checkMessages(options.messages ?? [], 'options.messages'));
+    this.state = adopt({ ...(options.modelState ?? {}) });
+  }
+
+  /** The conversation: a frozen array of frozen messages. */
+  get messages(): readonly Message[] {
+    return this.history.messages;
+  }
+
+  /** The model state (frozen). Changes made by the model reach it only when its whole chain succeeds. */
+  get modelState(): Record<string, unknown> {
+    return this.state;
+  }
+
+  /** Replaces the model state (copied and frozen). During a run, the run's own writeback wins. */
+  set modelState(value: Record<string, unknown>) {
+    this.state = adopt({ ...value });
+  }
+
+  /** The interrupts a halted run is waiting on (empty when none). */
+  get pendingInterrupts(): readonly Interrupt[] {
+    return this.pending?.interrupts ?? [];
+  }
+
+  /**
+   * Cancels the running run, if any: it ends with stop reason `'cancelled'`,
+   * every open layer is closed, and the history and model state are put back.
+   *
+   * @returns Whether a run was cancelled.
+   */
+  cancel(reason?: unknown): boolean {
+    if (this.running === undefined || this.running.signal.aborted) return false;
+    this.running.abort(reason ?? new Error('The agent run was cancelled.'));
+    return true;
+  }
+
+  /**
+   * Runs the agent to its end and returns how it ended.
+   *
+   * @throws See {@link Agent.stream}.
+   */
+  async invoke(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentResultEvent> {
+    let last: AgentEvent | undefined;
+    for await (const event of this.stream(input, options)) last = event;
+    return last as AgentResultEvent;
+  }
+
+  /**
+   * Resumes a run halted on interrupts, answering them by id.
+   *
+   * @throws See {@link Agent.stream}.
+   */
+  resume(responses: Readonly<Record<string, unknown>>, options: Omit<AgentRunOptions, 'interruptResponses'> = {}): Promise<AgentResultEvent> {
+    return this.invoke(undefined, { ...options, interruptResponses: responses });
+  }
+
+  /**
+   * Runs the agent, yielding every event of the run: model stream events,
+   * model results, tool results and, last, the agent result.
+   *
+   * @throws MiddlewareError `ERR_AGENT_BUSY` when another run of this agent is going,
+   *   `ERR_INTERRUPT_PENDING` for new input while interrupts are pending (or responses
+   *   that fit none), `ERR_INVALID_OPTIONS` for malformed input. Errors of models, tools
+   *   and handlers pass through unchanged (the history and model state are put back first).
+   */
+  async *stream(input: AgentInput, options: AgentRunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
+    if (this.running !== undefined) {
+      throw new MiddlewareError({
+        code: 'ERR_AGENT_BUSY',
+        stage: AgentStreamStage.name,
+        message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
+      });
+    }
+    const messages = checkMessages(toMessages(input), 'the input');
+    const resume = this.prepareResume(messages, options.interruptResponses);
+    const controller = new AbortController();
+    const outer = options.signal;
+    const forward = (): void => controller.abort(outer?.reason);
+    if (outer !== undefined) {
+      if (outer.aborted) forward();
+      else outer.addEventListener('abort', forward, { once: true });
+    }
+    this.running = controller;
+    const start = { messages: this.history.messages, state: this.state, pending: this.pending };
+    const tally: RunTally = { usage: ZERO_USAGE };
+    const context: AgentStreamContext = Object.freeze({ messages: adopt(messages), invocationState: options.invocationState ?? {} });
+    const terminal = (runContext: AgentStreamContext, run: TerminalRun<unknown>): AsyncGenerator<AgentEvent, void, undefined> =>
+      this.loop(runContext, run.signal, resume, tally);
+    let settled = false;
+    try {
+      for await (const event of this.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal })) yield event;
+      settled = true;
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+      this.rollBack(start);
+      settled = true;
+      yield { type: 'agentResult', stopReason: 'cancelled', message: undefined, interrupts: [], usage: tally.usage };
+    } finally {
+      // Reached without settling when a handler, model or tool threw, or the consumer stopped early.
+      if (!settled) this.rollBack(start);
+      outer?.removeEventListener('abort', forward);
+      this.running = undefined;
+    }
+  }
+
+  private rollBack(start: { messages: readonly Message[]; state: Record<string, unknown>; pending: PendingTurn | undefined }): void {
+    this.history.restore(start.messages);
+    this.state = start.state;
+    this.pending = start.pending;
+  }
+
+  /** Checks a run's input against pending interrupts; returns the turn to finish, if resuming. */
+  private prepareResume(messages: readonly Message[], responses: Readonly<Record<string, unknown>> | undefined): PendingTurn | undefined {
+    const pending = this.pending;
+    if (pending === undefined) {
+      if (responses !== undefined) throw interruptPending('interrupt responses were given, but no interrupt is pending; start a new run with input instead');
+      return undefined;
+    }
+    const ids = pending.interrupts.map((interrupt) => interrupt.id);
+    if (messages.length > 0 || responses === undefined) {
+      throw interruptPending(`the last run halted on interrupts ${ids.map((id) => `"${id}"`).join(', ')}; resume it with agent.resume({ [id]: response }) (no new input) before starting another`);
+    }
+    const stored = new Map(pending.stored);
+    for (const id of Object.keys(responses)) {
+      if (!ids.includes(id)) throw interruptPending(`"${id}" is not a pending interrupt; the pending ones are ${ids.map((known) => `"${known}"`).join(', ')}`);
+      stored.set(id, responses[id]);
+    }
+    // Copies, so a resume that fails leaves the halted turn as it was.
+    return { ...pending, results: new Map(pending.results), stored };
+  }
+
+  /** The terminal of AgentStreamStage: the loop of model calls and tool calls. */
+  private async *loop(context: AgentStreamContext, signal: AbortSignal, resume: PendingTurn | undefined, tally: RunTally): AsyncGenerator<AgentEvent, void, undefined> {
+    const { invocationState } = context;
+    let lastMessage: Message | undefined;
+    let turn = resume;
+    if (turn === undefined) this.history.append(...context.messages);
+    for (;;) {
+      if (turn === undefined) {
+        const result = yield* this.callModel(invocationState, signal);
+        this.history.append(result.message);
+        tally.usage = addUsage(tally.usage, result.usage);
+        lastMessage = this.history.messages[this.history.messages.length - 1] as Message;
+        const toolUses = lastMessage.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
+        if (result.stopReason !== 'toolUse' || toolUses.length === 0) {
+          this.pending = undefined;
+          yield agentResult(result.stopReason, lastMessage, [], tally.usage);
+          return;
+        }
+        turn = { message: lastMessage, toolUses, results: new Map(), stored: new Map(), interrupts: [] };
+      }
+      lastMessage = turn.message;
+      const interrupts = yield* this.callTools(turn, invocationState, signal);
+      if (interrupts.length > 0) {
+        this.pending = { ...turn, interrupts };
+        yield agentResult('interrupt', lastMessage, interrupts, tally.usage);
+        return;
+      }
+      this.pending = undefined;
+      const results = turn.toolUses.map((toolUse) => turn?.results.get(toolUse.toolUseId) as ToolResultBlock);
+      this.history.append({ role: 'user', content: results });
+      turn = undefined;
+    }
+  }
+
+  /** One InvokeModelStage invoke; its (Output-transformed) result is what the loop goes on with. */
+  private async *callModel(invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
+    const before = this.state;
+    let written: Record<string, unknown> | undefined;
+    const context = createModelContext({
+      model: this.model,
+      messages: this.history.messages,
+      systemPrompt: this.systemPrompt,
+      toolSpecs: this.toolSpecs,
+      toolChoice: this.toolChoice,
+      invocationState,
+    });
+    let last: AgentEvent | undefined;
+    try {
+      const events = this.registry.invoke(InvokeModelStage, context, modelTerminal, {
+        signal,
+        // The snapshot is taken before any handler runs, so a handler's change to agent.modelState never reaches the model.
+        state: { get: () => before, set: (next) => void (written = next) },
+      });
+      for await (const event of events) {
+        yield event;
+        last = event;
+      }
+    } finally {
+      // Only the chain's own writeback survives; whatever a handler assigned meanwhile is dropped.
+      this.state = written ?? before;
+    }
+    return last as ModelResultEvent;
+  }
+
+  /** ExecuteToolStage for each tool use of the turn that has no result yet; returns the interrupts raised. */
+  private async *callTools(turn: PendingTurn, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, Interrupt[], undefined> {
+    const interrupts: Interrupt[] = [];
+    for (const toolUse of turn.toolUses) {
+      if (turn.results.has(toolUse.toolUseId)) continue;
+      const context: ExecuteToolContext = Object.freeze({
+        tool: this.tools.get(toolUse.name),
+        toolUse: Object.freeze({ name: toolUse.name, toolUseId: toolUse.toolUseId, input: toolUse.input }),
+        invocationState,
+        signal,
+        interrupt: createInterrupt(ExecuteToolStage.name, toolUse.toolUseId, turn.stored),
+      });
+      try {
+        let last: AgentEvent | undefined;
+        for await (const event of this.registry.invoke(ExecuteToolStage, context, toolTerminal, { signal })) {
+          yield event;
+          last = event;
+        }
+        turn.results.set(toolUse.toolUseId, adopt((last as { toolResult: ToolResultBlock }).toolResult));
+      } catch (error) {
+        if (!InterruptSignal.isInstance(error)) throw error;
+        interrupts.push(error.interrupt);
+      }
+    }
+    return interrupts;
+  }
+}
+
+function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage): AgentResultEvent {
+  return { type: 'agentResult', stopReason, message, interrupts, usage };
+}
+
+function addUsage(total: Usage, more: Usage): Usage {
+  return {
+    inputTokens: total.inputTokens + more.inputTokens,
+    outputTokens: total.outputTokens + more.outputTokens,
+    totalTokens: total.totalTokens + more.totalTokens,
+  };
+}
+
+function toMessages(input: AgentInput): readonly Message[] {
+  if (input === undefined) return [];
+  if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
+  if (Array.isArray(input)) return input as readonly Message[];
+  return [input as Message];
+}
+
+function checkMessages(messages: readonly Message[], where: string): readonly Message[] {
+  for (const message of messages) {
+    const ok = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
+    if (!ok) throw invalid(`${where} must be a string, a message { role: 'user' | 'assistant', content: ContentBlock[] } or an array of messages; got ${describeValue(message)}`);
+  }
+  return messages;
+}
+
+function invalid(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
+}
+
+function interruptPending(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INTERRUPT_PENDING', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
+}

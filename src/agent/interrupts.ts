@@ -1,0 +1,61 @@
+import { MiddlewareError } from '../errors';
+import type { Interrupt, InterruptFunction, InterruptRequest } from './types';
+
+/** Marks interrupt signals across two installed copies of the package. */
+const SIGNAL_MARKER: unique symbol = Symbol.for('staged-middleware.interrupt-signal') as never;
+
+/**
+ * Thrown by `interrupt()` when no response is known: it travels through the
+ * chain like any error (handlers that catch errors must rethrow it; check with
+ * {@link InterruptSignal.isInstance}) and the agent halts with stop reason `'interrupt'`.
+ *
+ * Why a throw: the tool call cannot go on without the human's answer, and a
+ * throw stops the handler, the inner layers and the tool at once, wherever
+ * `interrupt()` was called.
+ */
+export class InterruptSignal extends Error {
+  /** Cross-copy marker checked by {@link InterruptSignal.isInstance}. */
+  readonly [SIGNAL_MARKER] = true;
+  /** The interrupt raised. */
+  readonly interrupt: Interrupt;
+
+  /** Creates the signal for one interrupt. */
+  constructor(interrupt: Interrupt) {
+    super(`Interrupt "${interrupt.id}" is waiting for a response. Resume the agent with agent.resume({ "${interrupt.id}": response }).`);
+    this.name = 'InterruptSignal';
+    this.interrupt = interrupt;
+  }
+
+  /** True for an `InterruptSignal` from any installed copy of this package. */
+  static isInstance(value: unknown): value is InterruptSignal {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SIGNAL_MARKER] === true;
+  }
+}
+
+/** The deterministic id of an interrupt: `<stage name>:<tool-use id>:<name>`. */
+export function interruptId(stage: string, toolUseId: string, name: string): string {
+  return `${stage}:${toolUseId}:${name}`;
+}
+
+/**
+ * The `interrupt()` of one tool call. A stored response (given to a resume)
+ * wins over one pre-supplied in the request; with neither, it throws an
+ * {@link InterruptSignal}.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the request has no non-empty `name`.
+ */
+export function createInterrupt(stage: string, toolUseId: string, stored: ReadonlyMap<string, unknown>): InterruptFunction {
+  return function interrupt(request: InterruptRequest): { readonly response: unknown } {
+    if (request === null || typeof request !== 'object' || typeof request.name !== 'string' || request.name.length === 0) {
+      throw new MiddlewareError({
+        code: 'ERR_INVALID_OPTIONS',
+        stage,
+        message: `interrupt() of tool use "${toolUseId}" needs { name: string, reason?, response? } with a non-empty name; the name identifies the question across a resume.`,
+      });
+    }
+    const id = interruptId(stage, toolUseId, request.name);
+    if (stored.has(id)) return { response: stored.get(id) };
+    if ('response' in request && request.response !== undefined) return { response: request.response };
+    throw new InterruptSignal({ id, name: request.name, reason: request.reason });
+  };
+}

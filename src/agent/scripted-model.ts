@@ -1,0 +1,124 @@
+import { current, isDraft } from 'immer';
+import { MiddlewareError } from '../errors';
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './types';
+
+/** One scripted model call: the events to play back, or a failure. */
+export interface ScriptedTurn {
+  /** Events streamed, in order (before the failure, when `error` is set). */
+  readonly events?: readonly ModelStreamEvent[];
+  /** Thrown (as the same object) after the events, making the call fail. */
+  readonly error?: unknown;
+  /** Keys written to the model-state draft when the call starts. */
+  readonly stateWrites?: Readonly<Record<string, unknown>>;
+  /** Keys deleted from the model-state draft when the call starts. */
+  readonly stateDeletes?: readonly string[];
+  /** Called with the request when the call starts (to cancel the agent mid-call in a test, say). */
+  readonly onCall?: (request: ModelRequest) => void;
+}
+
+/** What a scripted model received in one call. */
+export interface ScriptedCall {
+  /** The request, as the model received it. */
+  readonly request: ModelRequest;
+  /** The model state the call saw (a plain snapshot of its draft, before the turn's writes). */
+  readonly state: unknown;
+  /** The call's abort signal. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A model that plays back a script, one turn per call, and records what it
+ * received. For tests and demos: no network, fully deterministic.
+ *
+ * @example
+ * ```ts
+ * const model = new ScriptedModel([toolUseTurn([{ name: 'clock', input: {} }]), textTurn('It is noon.')]);
+ * const agent = new Agent({ model, tools: [clock] });
+ * await agent.invoke('What time is it?');
+ * model.calls.length; // 2
+ * ```
+ */
+export class ScriptedModel implements Model {
+  /** Every call received, in order. */
+  readonly calls: ScriptedCall[] = [];
+  private readonly turns: readonly ScriptedTurn[];
+
+  /** Creates a model that answers call N with `turns[N]`. */
+  constructor(turns: readonly ScriptedTurn[]) {
+    this.turns = turns;
+  }
+
+  /**
+   * Plays back the next turn. Stops with the signal's reason when the signal is aborted between events.
+   *
+   * @throws MiddlewareError `ERR_SCRIPT_EXHAUSTED` when called more often than the script has turns.
+   */
+  async *stream(request: ModelRequest, options: ModelCallOptions<Record<string, unknown>>): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    const index = this.calls.length;
+    const { state, signal } = options;
+    this.calls.push({ request, state: isDraft(state) ? current(state) : state, signal });
+    const turn = this.turns[index];
+    if (turn === undefined) {
+      throw new MiddlewareError({
+        code: 'ERR_SCRIPT_EXHAUSTED',
+        stage: 'invokeModel',
+        message: `ScriptedModel was called ${index + 1} times, but its script has ${this.turns.length} turn${this.turns.length === 1 ? '' : 's'}. Add a turn for every model call the test makes (retries included).`,
+      });
+    }
+    turn.onCall?.(request);
+    for (const [key, value] of Object.entries(turn.stateWrites ?? {})) state[key] = value;
+    for (const key of turn.stateDeletes ?? []) delete state[key];
+    for (const event of turn.events ?? []) {
+      if (signal.aborted) throw signal.reason;
+      yield event;
+    }
+    if ('error' in turn) throw turn.error;
+  }
+}
+
+/** Options shared by the turn builders. */
+export interface TurnOptions {
+  /** The stop reason of the turn's `messageStop`. */
+  readonly stopReason?: StopReason;
+  /** Reported token counts. */
+  readonly usage?: Usage;
+}
+
+function frame(body: readonly ModelStreamEvent[], stopReason: StopReason, usage: Usage | undefined): ModelStreamEvent[] {
+  const events: ModelStreamEvent[] = [{ type: 'messageStart', role: 'assistant' }, ...body];
+  if (usage !== undefined) events.push({ type: 'usage', usage });
+  events.push({ type: 'messageStop', stopReason });
+  return events;
+}
+
+/** A turn that answers with text (streamed as one delta per word) and stops with `endTurn`. */
+export function textTurn(text: string, options: TurnOptions = {}): ScriptedTurn {
+  const pieces = text.match(/\S+\s*|\s+/g) ?? [];
+  return { events: frame(pieces.map((piece) => ({ type: 'textDelta', text: piece })), options.stopReason ?? 'endTurn', options.usage) };
+}
+
+/** A tool use a {@link toolUseTurn} asks for. */
+export interface ScriptedToolUse {
+  /** The tool's name. */
+  readonly name: string;
+  /** Its input (sent as JSON text). */
+  readonly input: unknown;
+  /** Its id. Default: `tool-<n>` with n counting from 1 within the turn. */
+  readonly toolUseId?: string;
+}
+
+/** A turn that asks for tool calls (after optional text) and stops with `toolUse`. */
+export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnOptions & { readonly text?: string } = {}): ScriptedTurn {
+  const body: ModelStreamEvent[] = [];
+  if (options.text !== undefined) body.push({ type: 'textDelta', text: options.text });
+  toolUses.forEach((toolUse, index) => {
+    body.push({ type: 'toolUseStart', toolUseId: toolUse.toolUseId ?? `tool-${index + 1}`, name: toolUse.name });
+    body.push({ type: 'toolUseDelta', input: JSON.stringify(toolUse.input) });
+  });
+  return { events: frame(body, options.stopReason ?? 'toolUse', options.usage) };
+}
+
+/** A turn that fails with `error` (the same object), after `events` if given. */
+export function failingTurn(error: unknown, events: readonly ModelStreamEvent[] = []): ScriptedTurn {
+  return { events, error };
+}

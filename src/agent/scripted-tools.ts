@@ -1,0 +1,68 @@
+import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './types';
+
+/** What a scripted tool does on one call. */
+export type ScriptedToolOutcome =
+  /** Returns the value. */
+  | { readonly value: unknown }
+  /** Throws the error (the same object). */
+  | { readonly error: unknown };
+
+/** Options of {@link ScriptedTool}. */
+export interface ScriptedToolOptions {
+  /** The tool's name. */
+  readonly name: string;
+  /** Description for the model. Default: `Scripted tool <name>.` */
+  readonly description?: string;
+  /** Input schema. Default: an object schema with no constraints. */
+  readonly inputSchema?: JsonSchema;
+  /** Computes each call's answer; a throw becomes the call's failure. Takes precedence over `outcomes`. */
+  readonly respond?: (input: unknown, context: ToolRunContext) => unknown;
+  /** The answers of calls 1, 2, ...; the last one repeats. Default: `{ value: 'ok' }`. */
+  readonly outcomes?: readonly ScriptedToolOutcome[];
+}
+
+/** What a scripted tool received in one call. */
+export interface ScriptedToolCall {
+  /** The input. */
+  readonly input: unknown;
+  /** The tool use id. */
+  readonly toolUseId: string;
+  /** The signal it was given. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A tool with scripted answers that records its calls. For tests and demos.
+ *
+ * @example
+ * ```ts
+ * const weather = new ScriptedTool({ name: 'weather', outcomes: [{ value: 'Sunny, 21 °C' }] });
+ * ```
+ */
+export class ScriptedTool implements Tool {
+  /** How the model sees it. */
+  readonly spec: ToolSpec;
+  /** Every call received, in order. */
+  readonly calls: ScriptedToolCall[] = [];
+  private readonly options: ScriptedToolOptions;
+
+  /** Creates a scripted tool. */
+  constructor(options: ScriptedToolOptions) {
+    this.options = options;
+    this.spec = {
+      name: options.name,
+      description: options.description ?? `Scripted tool ${options.name}.`,
+      inputSchema: options.inputSchema ?? { type: 'object' },
+    };
+  }
+
+  /** Records the call, then answers with the next outcome (or `respond`). */
+  async run(input: unknown, context: ToolRunContext): Promise<unknown> {
+    this.calls.push({ input, toolUseId: context.toolUse.toolUseId, signal: context.signal });
+    if (this.options.respond !== undefined) return this.options.respond(input, context);
+    const outcomes = this.options.outcomes ?? [{ value: 'ok' }];
+    const outcome = outcomes[Math.min(this.calls.length, outcomes.length) - 1] ?? { value: 'ok' };
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+}
