@@ -1,0 +1,104 @@
+/**
+ * The conformance suite: every case file in `spec/cases/` is validated against
+ * the case format, every `"kind": "chain"` case is run against the library,
+ * and every rule of `spec/SPEC.md` must be covered by at least one case.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MiddlewareError } from '../src/index';
+import { runChainCase } from './conformance/runner';
+import { caseBase, caseJsonSchema, ChainCaseSchema, type ChainCase } from './conformance/schema';
+
+const specDirectory = join(import.meta.dirname, '..', 'spec');
+const casesDirectory = join(specDirectory, 'cases');
+
+interface LoadedCase {
+  readonly file: string;
+  readonly raw: unknown;
+}
+
+const loaded: LoadedCase[] = readdirSync(casesDirectory)
+  .filter((file) => file.endsWith('.json'))
+  .sort()
+  .map((file) => ({ file, raw: JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as unknown }));
+
+/** Rule ids declared in SPEC.md as `### MW-nnn Title` headings, in every section. */
+function specRules(): string[] {
+  const text = readFileSync(join(specDirectory, 'SPEC.md'), 'utf8');
+  return [...text.matchAll(/^### (MW-\d{3})\b/gm)].map((match) => match[1] as string);
+}
+
+const chainCases: ChainCase[] = loaded
+  .filter(({ raw }) => (raw as { kind?: unknown }).kind === 'chain')
+  .map(({ file, raw }) => {
+    const parsed = ChainCaseSchema.safeParse(raw);
+    if (!parsed.success) throw new Error(`spec/cases/${file} does not match the chain case format:\n${parsed.error.message}`);
+    return parsed.data;
+  });
+
+describe('conformance cases', () => {
+  describe('case files', () => {
+    it.each(loaded.map(({ file, raw }) => [file, raw] as const))('%s has the common case fields', (_file, raw) => {
+      const parsed = caseBase.safeParse(raw);
+      expect(parsed.success ? 'valid' : parsed.error.message).toEqual('valid');
+    });
+
+    it('gives every case a distinct id', () => {
+      const ids = loaded.map(({ raw }) => (raw as { id: string }).id);
+      expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+    });
+
+    it('names each case file after its id', () => {
+      const mismatched = loaded.filter(({ file, raw }) => file !== `${(raw as { id: string }).id}.json`).map(({ file }) => file);
+      expect(mismatched).toEqual([]);
+    });
+  });
+
+  describe('rule coverage', () => {
+    const rules = specRules();
+    const covered = new Set(loaded.flatMap(({ raw }) => (raw as { rules?: string[] }).rules ?? []));
+
+    it('finds the rules of SPEC.md', () => {
+      expect(rules.length).toBeGreaterThan(0);
+      expect(rules.filter((rule, index) => rules.indexOf(rule) !== index)).toEqual([]);
+    });
+
+    it('covers every rule of SPEC.md with at least one case', () => {
+      expect(rules.filter((rule) => !covered.has(rule))).toEqual([]);
+    });
+
+    it('names only rules that exist in SPEC.md', () => {
+      const known = new Set(rules);
+      const unknown = loaded.flatMap(({ file, raw }) => ((raw as { rules?: string[] }).rules ?? []).filter((rule) => !known.has(rule)).map((rule) => `${file}: ${rule}`));
+      expect(unknown).toEqual([]);
+    });
+  });
+
+  describe('case.schema.json', () => {
+    it('matches the zod schema of the case format', () => {
+      const committed = JSON.parse(readFileSync(join(specDirectory, 'case.schema.json'), 'utf8')) as unknown;
+      // Regenerate with: npx tsx test/conformance/export-schema.ts
+      expect(committed).toEqual(caseJsonSchema());
+    });
+  });
+
+  describe('chain cases', () => {
+    it.each(chainCases.map((testCase) => [testCase.id, testCase] as const))('%s', async (_id, testCase) => {
+      const { observed, error, environment } = await runChainCase(testCase);
+      expect(observed).toEqual(testCase.expect);
+      if (testCase.expect.error !== undefined) {
+        if (testCase.expect.error.code === undefined) {
+          // A user error arrives as the very object that was thrown.
+          expect(environment.userErrors.has(error)).toBe(true);
+        } else {
+          expect({ isInstance: MiddlewareError.isInstance(error), marker: (error as Record<symbol, unknown>)[Symbol.for('staged-middleware.error')], name: (error as Error).name }).toEqual({
+            isInstance: true,
+            marker: true,
+            name: 'MiddlewareError',
+          });
+        }
+      }
+    });
+  });
+});
