@@ -315,14 +315,19 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (this.status === DONE) return error;
     this.status = DONE;
     let outcome = error;
+    // As in nested generators, an error thrown while unwinding replaces the one
+    // being unwound; the inner chains left open are closed even then.
     try {
       if (this.chainOpen) {
         this.chainOpen = false;
         await (this.inner as Generator).return(undefined);
       }
+    } catch (closeError) {
+      outcome = closeError;
+    }
+    try {
       await this.closeStarted();
     } catch (closeError) {
-      // As in nested generators, an error thrown while unwinding replaces the one being unwound.
       outcome = closeError;
     }
     const signal = this.signal;
@@ -339,15 +344,22 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       const wasRunning = this.status === RUNNING;
       this.status = DONE;
       if (wasRunning) {
+        let failure: { error: unknown } | undefined;
         try {
           if (this.chainOpen) {
             this.chainOpen = false;
             await (this.inner as Generator).return(undefined);
           }
-          await this.closeStarted();
-        } finally {
-          this.settle({ status: 'closed' });
+        } catch (closeError) {
+          failure = { error: closeError };
         }
+        try {
+          await this.closeStarted();
+        } catch (closeError) {
+          failure = { error: closeError };
+        }
+        this.settle({ status: 'closed' });
+        if (failure !== undefined) throw failure.error;
       }
       if (rethrow) throw error;
       return END;
@@ -362,7 +374,16 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     const started = this.started;
     if (started.length === 0) return;
     this.started = [];
-    for (let index = started.length - 1; index >= 0; index--) await (started[index] as Generator).return(undefined);
+    // Every chain is closed even when one's `finally` throws; the last such error wins, as in nested finallys.
+    let failure: { error: unknown } | undefined;
+    for (let index = started.length - 1; index >= 0; index--) {
+      try {
+        await (started[index] as Generator).return(undefined);
+      } catch (closeError) {
+        failure = { error: closeError };
+      }
+    }
+    if (failure !== undefined) throw failure.error;
   }
 
   /** Releases listeners and reports the outcome; runs once. */
