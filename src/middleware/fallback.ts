@@ -1,0 +1,54 @@
+import type { Next, WrapRun } from '../types';
+import { resolveStream, runAttempts, type AttemptStream, type BoundaryOf, type ContextWrap } from './attempts';
+import { invalidOption } from './failures';
+
+/** One alternative: a context, or a function of the original context returning one. */
+export type Alternative<TContext> = TContext | ((context: TContext) => TContext);
+
+/** Options of {@link fallback}. */
+export interface FallbackOptions<TStream extends AttemptStream = 'commit'> {
+  /** Whether an error moves on to the next alternative. Default: every error (`ERR_ABORTED` never does). */
+  readonly fallbackOn?: (error: unknown, attempt: number) => boolean;
+  /** How a failed attempt's events reach the consumer (see {@link AttemptStream}). Default `'commit'`. */
+  readonly stream?: TStream;
+}
+
+/**
+ * On an error, runs the inner chain again with each alternative context in
+ * turn (another model, say). A function alternative is called with the
+ * original context, so it can change one field: `(context) => ({ ...context, model: 'small' })`.
+ * A function is always called, never passed on as a context.
+ *
+ * @throws The last attempt's error, unchanged, when every alternative failed
+ *   or `fallbackOn` declined.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once when `alternatives` is not an array.
+ * @example
+ * ```ts
+ * registry.add(ModelStage.Wrap, fallback([(context) => ({ ...context, model: 'backup-model' })]));
+ * ```
+ */
+export function fallback<TContext, const TStream extends AttemptStream = 'commit'>(
+  alternatives: readonly Alternative<TContext>[],
+  options: FallbackOptions<TStream> = {},
+): ContextWrap<TContext, BoundaryOf<TStream>> {
+  if (!Array.isArray(alternatives)) throw invalidOption('fallback', 'alternatives must be an array of contexts or functions of the context', alternatives);
+  const list = [...alternatives];
+  const fallbackOn = options.fallbackOn ?? (() => true);
+  if (typeof fallbackOn !== 'function') throw invalidOption('fallback', 'options.fallbackOn must be a function', fallbackOn);
+  const stream = resolveStream(options.stream, 'fallback');
+  const handler = async function* fallback<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
+    yield* runAttempts<TContext, TEvent>({
+      context,
+      next,
+      run,
+      stream,
+      recover: ({ error, attempt }) => {
+        // Attempt n ran alternative n - 1 (attempt 1 ran the original context).
+        if (attempt > list.length || !fallbackOn(error, attempt)) throw error;
+        const alternative = list[attempt - 1] as Alternative<TContext>;
+        return { retry: typeof alternative === 'function' ? (alternative as (context: TContext) => TContext)(context) : alternative };
+      },
+    });
+  };
+  return handler as ContextWrap<TContext, BoundaryOf<TStream>>;
+}

@@ -1,0 +1,137 @@
+import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
+import type { Middleware } from '../registry';
+import { invalidOption } from './failures';
+import { systemTimers } from './sleep';
+
+/** One structured log record. */
+export interface LogRecord {
+  /** What happened. */
+  readonly event: 'invoke.start' | 'invoke.end' | 'layer.start' | 'layer.end' | 'layer.error' | 'handler.end' | 'handler.error';
+  /** Stage name. */
+  readonly stage: string;
+  /** `'input'`, `'wrap'`, `'output'` or `'terminal'` (absent on invoke records). */
+  readonly phase?: 'input' | 'wrap' | 'output' | 'terminal';
+  /** Handler name (absent on invoke records). */
+  readonly handler?: string;
+  /** Position in its phase (layers: 0 is the outermost). */
+  readonly position?: number;
+  /** Entry number of a layer: 2 for a retry's second entry. */
+  readonly attempt?: number;
+  /** Events the layer yielded (layer.end / layer.error). */
+  readonly events?: number;
+  /** Time from the layer's first pull to its end, in ms (layer.end / layer.error). */
+  readonly durationMs?: number;
+  /** True when the consumer closed the layer before it ended (layer.end). */
+  readonly closed?: boolean;
+  /** How the invoke ended (invoke.end). */
+  readonly status?: 'success' | 'error' | 'closed';
+  /** The error (layer.error, handler.error, invoke.end with status error). */
+  readonly error?: unknown;
+}
+
+/** Where records go: an object with `info` and `error`, or one function for both. */
+export type Logger = { info(record: LogRecord): void; error(record: LogRecord): void } | ((record: LogRecord) => void);
+
+/** Options of {@link logging}. */
+export interface LoggingOptions {
+  /** Receives the records. */
+  readonly logger: Logger;
+  /** Clock for `durationMs`. Default: `performance.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * Structured start / end / error records for every invoke, every entry into
+ * a Wrap layer or the terminal, and every Input and Output handler, through
+ * the instrumentation API (so it sees each layer, not one opaque `next()`).
+ * Errors go to `logger.error`, everything else to `logger.info`.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once without a usable logger.
+ * @example
+ * ```ts
+ * registry.use(logging({ logger: (record) => console.log(JSON.stringify(record)) }));
+ * ```
+ */
+export function logging(options: LoggingOptions): Middleware {
+  const logger = options?.logger;
+  let info: (record: LogRecord) => void;
+  let error: (record: LogRecord) => void;
+  if (typeof logger === 'function') {
+    info = logger;
+    error = logger;
+  } else if (logger !== null && typeof logger === 'object' && typeof logger.info === 'function' && typeof logger.error === 'function') {
+    info = (record) => logger.info(record);
+    error = (record) => logger.error(record);
+  } else {
+    throw invalidOption('logging', 'options.logger must be { info(record), error(record) } or a function', logger);
+  }
+  const now = options.now ?? systemTimers.now;
+  return {
+    name: 'logging',
+    setup(registrar) {
+      registrar.instrument({ name: 'logging', invoke: (invoke) => observe(invoke, info, error, now) });
+    },
+  };
+}
+
+function observe(invoke: InvokeInfo, info: (record: LogRecord) => void, error: (record: LogRecord) => void, now: () => number): InvokeObserver {
+  const stage = invoke.stage.name;
+  info({ event: 'invoke.start', stage });
+  return {
+    layer: (layer, events) => logLayer(layer, events, info, error, now),
+    handlerEnd(handler: HandlerInfo, thrown?: unknown) {
+      const record = { stage, phase: handler.phase, handler: handler.handler, position: handler.position };
+      if (thrown === undefined) info({ event: 'handler.end', ...record });
+      else error({ event: 'handler.error', ...record, error: thrown });
+    },
+    end(outcome) {
+      if (outcome.status === 'error') error({ event: 'invoke.end', stage, status: 'error', error: outcome.error });
+      else info({ event: 'invoke.end', stage, status: outcome.status });
+    },
+  };
+}
+
+async function* logLayer(
+  layer: LayerInfo,
+  events: AsyncGenerator<unknown, void, undefined>,
+  info: (record: LogRecord) => void,
+  error: (record: LogRecord) => void,
+  now: () => number,
+): AsyncGenerator<unknown, void, undefined> {
+  const base = {
+    stage: layer.stage.name,
+    phase: layer.kind === 'terminal' ? ('terminal' as const) : ('wrap' as const),
+    handler: layer.handler,
+    position: layer.position,
+    attempt: layer.attempt,
+  };
+  const started = now();
+  info({ event: 'layer.start', ...base });
+  let count = 0;
+  let finished = false;
+  try {
+    for (;;) {
+      const pulled = await events.next();
+      if (pulled.done === true) break;
+      count++;
+      yield pulled.value;
+    }
+    finished = true;
+    info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false });
+  } catch (thrown) {
+    finished = true;
+    error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown });
+    throw thrown;
+  } finally {
+    if (!finished) {
+      // The consumer closed this layer at a yield: forward the close, then report it.
+      try {
+        await events.return(undefined);
+      } catch (thrown) {
+        error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown });
+        throw thrown;
+      }
+      info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true });
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import { MiddlewareError } from '../errors';
+import type { WrapRun } from '../types';
+import { resolveStream, runAttempts, type AnyStageWrap, type AttemptStream, type BoundaryOf } from './attempts';
+import { invalidOption } from './failures';
+import { sleep, systemTimers, type Timers } from './sleep';
+
+/** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
+export interface BackoffOptions {
+  /** Delay before the second attempt, in ms. Default 200. */
+  readonly initialMs?: number;
+  /** Growth per attempt. Default 2. */
+  readonly factor?: number;
+  /** Upper bound of a delay before jitter, in ms. Default 10 000. */
+  readonly maxMs?: number;
+  /**
+   * Fraction of each delay that is random, 0 to 1. Default 0.5: a delay `d`
+   * becomes a value in `[d/2, d]`, so clients failing together do not retry together.
+   */
+  readonly jitter?: number;
+}
+
+/** What `onRetry` learns before each new attempt. */
+export interface RetryInfo {
+  /** The attempt that failed, counting from 1. */
+  readonly attempt: number;
+  /** Its error. */
+  readonly error: unknown;
+  /** How long retry waits before the next attempt, in ms. */
+  readonly delayMs: number;
+  /** The stage and handler. */
+  readonly run: WrapRun;
+}
+
+/** Options of {@link retry}. */
+export interface RetryOptions<TStream extends AttemptStream = 'commit'> {
+  /** Attempts in all, the first included. Default 3. */
+  readonly attempts?: number;
+  /** Backoff between attempts: options, or a function of the failed attempt number returning ms. */
+  readonly backoff?: BackoffOptions | ((attempt: number, error: unknown) => number);
+  /**
+   * Whether an error is worth another attempt. Default: every error except the
+   * package's own contract errors (`ERR_TIMEOUT` is retried). `ERR_ABORTED` is never retried.
+   */
+  readonly retryOn?: (error: unknown, attempt: number) => boolean;
+  /** Called before each wait; a throw ends the retries with that error. */
+  readonly onRetry?: (info: RetryInfo) => void;
+  /** How a failed attempt's events reach the consumer (see {@link AttemptStream}). Default `'commit'`. */
+  readonly stream?: TStream;
+  /** Source of jitter in `[0, 1)`. Default `Math.random`. */
+  readonly random?: () => number;
+  /** Clock for the waits. Default: the runtime's timers. */
+  readonly timers?: Timers;
+}
+
+const DEFAULT_BACKOFF = { initialMs: 200, factor: 2, maxMs: 10_000, jitter: 0.5 } as const;
+
+/**
+ * Runs the inner chain again after an error, with exponential backoff and
+ * jitter. The waits end at once when the invoke's signal aborts.
+ *
+ * @throws The last attempt's error, unchanged, when every attempt failed or
+ *   `retryOn` declined; `ERR_ABORTED` when aborted during a wait.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once for bad options.
+ * @example
+ * ```ts
+ * registry.add(ModelStage.Wrap, retry({ attempts: 4, backoff: { initialMs: 500 } }));
+ * ```
+ */
+export function retry<const TStream extends AttemptStream = 'commit'>(options: RetryOptions<TStream> = {}): AnyStageWrap<BoundaryOf<TStream>> {
+  const attempts = options.attempts ?? 3;
+  if (!Number.isInteger(attempts) || attempts < 1) throw invalidOption('retry', 'options.attempts must be an integer of at least 1', attempts);
+  const delay = backoffFunction(options.backoff, options.random ?? Math.random);
+  const retryOn = options.retryOn ?? isTransient;
+  if (typeof retryOn !== 'function') throw invalidOption('retry', 'options.retryOn must be a function', retryOn);
+  const stream = resolveStream(options.stream, 'retry');
+  const timers = options.timers ?? systemTimers;
+  const onRetry = options.onRetry;
+  const handler = async function* retry<TContext, TEvent>(context: TContext, next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>, run: WrapRun) {
+    yield* runAttempts<TContext, TEvent>({
+      context,
+      next,
+      run,
+      stream,
+      recover: ({ error, attempt }) => {
+        if (attempt >= attempts || !retryOn(error, attempt)) throw error;
+        const delayMs = delay(attempt, error);
+        onRetry?.({ attempt, error, delayMs, run });
+        return { retry: context, wait: () => sleep(delayMs, run.signal, { stage: run.stage.name, handler: run.handler }, timers) };
+      },
+    });
+  };
+  return handler as AnyStageWrap<BoundaryOf<TStream>>;
+}
+
+/** Default `retryOn`: contract errors of this package are bugs that a retry only repeats. */
+function isTransient(error: unknown): boolean {
+  return !MiddlewareError.isInstance(error) || error.code === 'ERR_TIMEOUT';
+}
+
+function backoffFunction(backoff: RetryOptions['backoff'], random: () => number): (attempt: number, error: unknown) => number {
+  if (typeof backoff === 'function') return (attempt, error) => Math.max(0, backoff(attempt, error));
+  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
+    throw invalidOption('retry', 'options.backoff must be { initialMs, factor, maxMs, jitter } or a function', backoff);
+  }
+  const settings = { ...DEFAULT_BACKOFF, ...backoff };
+  for (const key of ['initialMs', 'factor', 'maxMs'] as const) {
+    const value = settings[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw invalidOption('retry', `options.backoff.${key} must be a finite number >= 0`, value);
+  }
+  if (typeof settings.jitter !== 'number' || !(settings.jitter >= 0 && settings.jitter <= 1)) {
+    throw invalidOption('retry', 'options.backoff.jitter must be a number from 0 to 1', settings.jitter);
+  }
+  return (attempt) => {
+    const base = Math.min(settings.maxMs, settings.initialMs * settings.factor ** (attempt - 1));
+    return base * (1 - settings.jitter + settings.jitter * random());
+  };
+}

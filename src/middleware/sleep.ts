@@ -1,0 +1,67 @@
+import { MiddlewareError } from '../errors';
+
+/**
+ * The clock the built-in middleware read and wait on. Injectable so tests run
+ * backoff, timeouts and rate limits without real waiting.
+ */
+export interface Timers {
+  /** Milliseconds from an arbitrary origin; only differences are used. */
+  now(): number;
+  /** Schedules `callback` after `ms` milliseconds and returns a handle for `clearTimeout`. */
+  setTimeout(callback: () => void, ms: number): unknown;
+  /** Cancels a callback scheduled with `setTimeout`. */
+  clearTimeout(handle: unknown): void;
+}
+
+/**
+ * The runtime's own timers. Looked up on every call (not captured at load
+ * time) so that fake timers installed by a test framework are honoured.
+ */
+export const systemTimers: Timers = {
+  now: () => (typeof performance !== 'undefined' ? performance.now() : Date.now()),
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]),
+};
+
+/** Who is waiting, for the error raised when the wait is aborted. */
+export interface Waiter {
+  /** Stage name. */
+  readonly stage: string;
+  /** Handler name. */
+  readonly handler: string;
+}
+
+/**
+ * Waits `ms` milliseconds unless `signal` aborts first. The timer and the
+ * abort listener are removed in every path, so an aborted wait leaves nothing behind.
+ *
+ * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when the
+ *   signal is aborted before or during the wait.
+ */
+export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Timers = systemTimers): Promise<void> {
+  if (signal.aborted) return Promise.reject(abortedWait(waiter, signal.reason));
+  if (ms <= 0) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      timers.clearTimeout(handle);
+      reject(abortedWait(waiter, signal.reason));
+    };
+    const handle = timers.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The error of a wait cut short by its signal. */
+export function abortedWait(waiter: Waiter, reason: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_ABORTED',
+    stage: waiter.stage,
+    phase: 'wrap',
+    handler: waiter.handler,
+    message: `Wrap handler "${waiter.handler}" of stage "${waiter.stage}" was waiting when its signal aborted; the wait ended at once. The abort reason is the cause.`,
+    cause: reason,
+  });
+}

@@ -1,0 +1,216 @@
+import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
+import type { InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
+import type { Middleware } from '../registry';
+import { invalidOption } from './failures';
+import { systemTimers } from './sleep';
+
+/**
+ * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
+ * imported so that `staged-middleware/middleware` loads without the optional
+ * peer dependency: `import * as otel from '@opentelemetry/api'` and pass `otel`.
+ */
+export interface TracingApi {
+  /** `trace` of `@opentelemetry/api`: the default tracer and span parenting. */
+  readonly trace: Pick<TraceAPI, 'getTracer' | 'setSpan'>;
+  /** `context` of `@opentelemetry/api`: the caller's active span becomes the invoke span's parent. */
+  readonly context: Pick<ContextAPI, 'active'>;
+}
+
+/** Options of {@link tracing}. */
+export interface TracingOptions {
+  /** The OpenTelemetry API (`import * as otel from '@opentelemetry/api'`). */
+  readonly api: TracingApi;
+  /** The tracer. Default: `api.trace.getTracer('staged-middleware')`. */
+  readonly tracer?: Tracer;
+  /** Clock for the `*_ms` attributes (ms). Default: `performance.now`. */
+  readonly now?: () => number;
+}
+
+/** Span attribute names, fixed so dashboards can rely on them. */
+export const TRACING_ATTRIBUTES = {
+  stage: 'staged.stage',
+  phase: 'staged.phase',
+  handler: 'staged.handler',
+  order: 'staged.order',
+  position: 'staged.position',
+  attempt: 'staged.attempt',
+  events: 'staged.events',
+  activeMs: 'staged.active_ms',
+  selfMs: 'staged.self_ms',
+  closed: 'staged.closed',
+} as const;
+
+/** Status code ERROR of `@opentelemetry/api` (a const enum there; the value is part of its stable API). */
+const STATUS_ERROR = 2;
+
+/** One entry into a layer, while its span is open. */
+interface LayerRecord {
+  readonly position: number;
+  readonly span: Span;
+  readonly context: Context;
+  /** Time spent inside this layer's pulls, its inner layers included. */
+  active: number;
+  /** Time its inner layer entries spent inside their own pulls. */
+  inner: number;
+}
+
+/**
+ * OpenTelemetry spans for every invoke: one span per invoke (child of the
+ * caller's active span) and, nested like the onion, one child span per entry
+ * into a Wrap layer or the terminal. A retry's second entry is a second
+ * sibling span with `staged.attempt` 2. Each layer span carries the stage,
+ * phase, handler, order, position, attempt, event count, the error if any,
+ * its active time and its self time (active time minus the active time of
+ * the layers it entered).
+ *
+ * When the tracer does not record (no tracer provider registered, or the
+ * invoke is not sampled), it returns no observer and costs nothing further.
+ *
+ * @example
+ * ```ts
+ * import * as otel from '@opentelemetry/api';
+ * registry.use(tracing({ api: otel }));
+ * ```
+ */
+export function tracing(options: TracingOptions): Middleware {
+  const api = options?.api;
+  if (api === undefined || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function') {
+    throw invalidOption('tracing', "options.api must be the OpenTelemetry API (import * as otel from '@opentelemetry/api')", api);
+  }
+  const tracer = options.tracer ?? api.trace.getTracer('staged-middleware');
+  const now = options.now ?? systemTimers.now;
+  return {
+    name: 'tracing',
+    setup(registrar) {
+      registrar.instrument({ name: 'tracing', invoke: (info) => observeInvoke(info, tracer, api, now) });
+    },
+  };
+}
+
+function observeInvoke(info: InvokeInfo, tracer: Tracer, api: TracingApi, now: () => number): InvokeObserver | undefined {
+  const root = tracer.startSpan(info.stage.name, { attributes: { [TRACING_ATTRIBUTES.stage]: info.stage.name } }, api.context.active());
+  if (!root.isRecording()) {
+    root.end();
+    return undefined;
+  }
+  const rootContext = api.trace.setSpan(api.context.active(), root);
+  const open: LayerRecord[] = [];
+
+  /** The open entry of the enclosing position that is entering this layer: the latest one. */
+  const parentOf = (position: number): LayerRecord | undefined => {
+    for (let index = open.length - 1; index >= 0; index--) {
+      const record = open[index] as LayerRecord;
+      if (record.position === position - 1) return record;
+    }
+    return undefined;
+  };
+
+  return {
+    layer(layer, events) {
+      return traceLayer(layer, events, parentOf(layer.position), { tracer, api, now, open, rootContext });
+    },
+    handlerEnd(handler, error) {
+      root.addEvent(`${handler.phase} ${handler.handler}`, {
+        [TRACING_ATTRIBUTES.phase]: handler.phase,
+        [TRACING_ATTRIBUTES.handler]: handler.handler,
+        [TRACING_ATTRIBUTES.order]: handler.order,
+        ...(error === undefined ? {} : { 'exception.message': errorMessage(error) }),
+      });
+    },
+    end(outcome) {
+      if (outcome.status === 'error') fail(root, outcome.error);
+      if (outcome.status === 'closed') root.setAttribute(TRACING_ATTRIBUTES.closed, true);
+      root.end();
+    },
+  };
+}
+
+interface Shared {
+  readonly tracer: Tracer;
+  readonly api: TracingApi;
+  readonly now: () => number;
+  readonly open: LayerRecord[];
+  readonly rootContext: Context;
+}
+
+async function* traceLayer(
+  layer: LayerInfo,
+  events: AsyncGenerator<unknown, void, undefined>,
+  parent: LayerRecord | undefined,
+  shared: Shared,
+): AsyncGenerator<unknown, void, undefined> {
+  const { tracer, api, now, open } = shared;
+  const parentContext = parent === undefined ? shared.rootContext : parent.context;
+  const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
+  const span = tracer.startSpan(
+    `${layer.stage.name} ${phase === 'terminal' ? 'terminal' : layer.handler}`,
+    {
+      attributes: {
+        [TRACING_ATTRIBUTES.stage]: layer.stage.name,
+        [TRACING_ATTRIBUTES.phase]: phase,
+        [TRACING_ATTRIBUTES.handler]: layer.handler,
+        [TRACING_ATTRIBUTES.order]: layer.order,
+        [TRACING_ATTRIBUTES.position]: layer.position,
+        [TRACING_ATTRIBUTES.attempt]: layer.attempt,
+      },
+    },
+    parentContext,
+  );
+  const record: LayerRecord = { position: layer.position, span, context: api.trace.setSpan(parentContext, span), active: 0, inner: 0 };
+  open.push(record);
+  let count = 0;
+  let finished = false;
+  /** Runs one call into the layer, charging its time to this entry and to the entry that contains it. */
+  const timed = async <T>(call: () => Promise<T>): Promise<T> => {
+    const started = now();
+    try {
+      return await call();
+    } finally {
+      const elapsed = now() - started;
+      record.active += elapsed;
+      if (parent !== undefined) parent.inner += elapsed;
+    }
+  };
+  try {
+    for (;;) {
+      const pulled = await timed(() => events.next());
+      if (pulled.done === true) break;
+      count++;
+      yield pulled.value;
+    }
+    finished = true;
+  } catch (error) {
+    finished = true;
+    fail(span, error);
+    throw error;
+  } finally {
+    try {
+      // Reached without `finished` only when the consumer closed this layer at a yield: forward the close.
+      if (!finished) {
+        span.setAttribute(TRACING_ATTRIBUTES.closed, true);
+        await timed(() => events.return(undefined));
+      }
+    } catch (error) {
+      fail(span, error);
+      throw error;
+    } finally {
+      open.splice(open.indexOf(record), 1);
+      span.setAttributes({
+        [TRACING_ATTRIBUTES.events]: count,
+        [TRACING_ATTRIBUTES.activeMs]: record.active,
+        // Clamped: a handler pulling its inner layer ahead, outside its own pulls, could make it negative.
+        [TRACING_ATTRIBUTES.selfMs]: Math.max(0, record.active - record.inner),
+      });
+      span.end();
+    }
+  }
+}
+
+function fail(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : { message: errorMessage(error) });
+  span.setStatus({ code: STATUS_ERROR as never, message: errorMessage(error) });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,123 @@
+import type { Draft } from 'immer';
+import { systemTimers, type Timers } from '../middleware/sleep';
+import type { TerminalRun } from '../types';
+
+/** Marks script actions so they are never mistaken for events. */
+const ACTION: unique symbol = Symbol.for('staged-middleware.testing.script-action') as never;
+
+/** A step that is not an event: throw, wait, or change the state draft. Made by {@link throws}, {@link waits}, {@link updatesState}. */
+export type ScriptAction =
+  | { readonly [ACTION]: 'throw'; readonly error: unknown }
+  | { readonly [ACTION]: 'wait'; readonly ms: number }
+  | { readonly [ACTION]: 'state'; readonly recipe: (draft: never) => void };
+
+/** One step of a call's script: an event to yield, or an action. */
+export type ScriptStep<TEvent> = TEvent | ScriptAction;
+
+/** A step that throws `error` (the very object, so tests can check it arrives unchanged). */
+export function throws(error: unknown): ScriptAction {
+  return { [ACTION]: 'throw', error };
+}
+
+/**
+ * A step that waits `ms` milliseconds (`Infinity`: until the call's signal
+ * aborts). When the signal aborts, the call throws the signal's reason, as `fetch` does.
+ */
+export function waits(ms: number): ScriptAction {
+  return { [ACTION]: 'wait', ms };
+}
+
+/** A step that changes the call's state draft (`run.state`) with an immer recipe. */
+export function updatesState<TState>(recipe: (draft: Draft<TState>) => void): ScriptAction {
+  return { [ACTION]: 'state', recipe: recipe as (draft: never) => void };
+}
+
+function isAction(step: unknown): step is ScriptAction {
+  return typeof step === 'object' && step !== null && ACTION in step;
+}
+
+/** What one call of a scripted terminal received and how it ended. */
+export interface TerminalCall<TContext> {
+  /** The context the call received. */
+  readonly context: TContext;
+  /** The call's signal. */
+  readonly signal: AbortSignal;
+  /** Events yielded so far. */
+  events: number;
+  /** `'running'` until the call ends; `'closed'` when it was stopped at a yield. */
+  outcome: 'running' | 'completed' | 'threw' | 'closed';
+}
+
+/** A terminal that plays a script, with a record of its calls. */
+export interface ScriptedTerminal<TContext, TEvent> {
+  /** Runs the script of the next call. */
+  (context: TContext, run: TerminalRun<unknown>): AsyncGenerator<TEvent, void, undefined>;
+  /** One record per call, in call order. */
+  readonly calls: TerminalCall<TContext>[];
+}
+
+/** Options of {@link scriptedTerminal}. */
+export interface ScriptedTerminalOptions {
+  /** Clock for `waits`. Default: the runtime's timers (so fake timers apply). */
+  readonly timers?: Timers;
+}
+
+/**
+ * A terminal for tests. Call n plays `script[n]`; calls past the end replay
+ * the last script. Each script is a list of events to yield and actions
+ * ({@link throws}, {@link waits}, {@link updatesState}).
+ *
+ * @example
+ * ```ts
+ * const terminal = scriptedTerminal([[throws(new Error('overloaded'))], [{ type: 'result', text: 'hi' }]]);
+ * ```
+ */
+export function scriptedTerminal<const TEvent, TContext = unknown>(
+  script: readonly (readonly ScriptStep<TEvent>[])[],
+  options: ScriptedTerminalOptions = {},
+): ScriptedTerminal<TContext, TEvent> {
+  if (!Array.isArray(script) || script.length === 0 || !script.every((call) => Array.isArray(call))) {
+    throw new TypeError('scriptedTerminal(script): script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]].');
+  }
+  const timers = options.timers ?? systemTimers;
+  const calls: TerminalCall<TContext>[] = [];
+  const terminal = async function* scriptedTerminal(context: TContext, run: TerminalRun<unknown>): AsyncGenerator<TEvent, void, undefined> {
+    const steps = script[Math.min(calls.length, script.length - 1)] as readonly ScriptStep<TEvent>[];
+    const call: TerminalCall<TContext> = { context, signal: run.signal, events: 0, outcome: 'running' };
+    calls.push(call);
+    try {
+      for (const step of steps) {
+        if (!isAction(step)) {
+          call.events++;
+          yield step;
+          continue;
+        }
+        if (step[ACTION] === 'throw') throw step.error;
+        if (step[ACTION] === 'wait') await wait(step.ms, run.signal, timers);
+        else step.recipe(run.state as never);
+      }
+      call.outcome = 'completed';
+    } catch (error) {
+      call.outcome = 'threw';
+      throw error;
+    } finally {
+      if (call.outcome === 'running') call.outcome = 'closed';
+    }
+  };
+  return Object.assign(terminal, { calls });
+}
+
+function wait(ms: number, signal: AbortSignal, timers: Timers): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const handle = ms === Infinity ? undefined : timers.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      if (handle !== undefined) timers.clearTimeout(handle);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
