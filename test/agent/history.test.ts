@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { History, ScriptedModel, adopt, createModelContext, type Message } from '../../src/agent/index';
+
+const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
+
+describe('adopt', () => {
+  describe('plain data', () => {
+    it('returns a deeply frozen copy and leaves the original unfrozen', () => {
+      const original = { list: [{ a: 1 }], nested: { b: 'x' } };
+      const copy = adopt(original);
+      expect(copy).toEqual(original);
+      expect([copy === original, Object.isFrozen(copy), Object.isFrozen(copy.list), Object.isFrozen(copy.list[0]), Object.isFrozen(copy.nested)]).toEqual([false, true, true, true, true]);
+      expect([Object.isFrozen(original), Object.isFrozen(original.list)]).toEqual([false, false]);
+    });
+
+    it('keeps objects without a prototype prototype-free', () => {
+      const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
+      const copy = adopt(bare);
+      expect([Object.getPrototypeOf(copy), copy.a, Object.isFrozen(copy)]).toEqual([null, 1, true]);
+    });
+  });
+
+  describe('values taken as they are', () => {
+    class Instance {
+      value = 1;
+    }
+    it.each([
+      ['a frozen object', Object.freeze({ a: { b: 1 } })],
+      ['a class instance', new Instance()],
+      ['a function', () => 1],
+    ])('returns %s itself', (_label, value) => {
+      expect(adopt(value)).toBe(value);
+    });
+
+    it.each([[1], ['text'], [null], [undefined], [true]])('returns the primitive %j', (value) => {
+      expect(adopt(value)).toEqual(value);
+    });
+
+    it('does not freeze a class instance inside plain data', () => {
+      const model = new ScriptedModel([]);
+      const copy = adopt({ model });
+      expect([copy.model === model, Object.isFrozen(model)]).toEqual([true, false]);
+    });
+  });
+});
+
+describe('History', () => {
+  describe('append', () => {
+    it('replaces the frozen array and freezes each message once', () => {
+      const history = new History([user('a')]);
+      const before = history.messages;
+      const incoming = user('b');
+      history.append(incoming);
+      expect(history.messages).toEqual([user('a'), user('b')]);
+      expect([Object.isFrozen(history.messages), Object.isFrozen(history.messages[1]), Object.isFrozen(incoming)]).toEqual([true, true, false]);
+      expect(before).toEqual([user('a')]);
+      expect(history.messages[0]).toBe(before[0]);
+    });
+
+    it('keeps the same array when nothing is appended', () => {
+      const history = new History();
+      const before = history.messages;
+      history.append();
+      expect(history.messages).toBe(before);
+    });
+  });
+
+  describe('restore', () => {
+    it('puts back an earlier array', () => {
+      const history = new History([user('a')]);
+      const before = history.messages;
+      history.append(user('b'));
+      history.restore(before);
+      expect(history.messages).toBe(before);
+    });
+  });
+});
+
+describe('createModelContext', () => {
+  const model = new ScriptedModel([]);
+
+  describe('sharing', () => {
+    it('shares the history array and the invocation state, freezing only the top object', () => {
+      const history = new History([user('a')]);
+      const invocationState = { n: 1 };
+      const context = createModelContext({ model, messages: history.messages, systemPrompt: 'sys', toolSpecs: [], invocationState });
+      expect(context).toEqual({ model, messages: [user('a')], systemPrompt: [{ text: 'sys' }], toolSpecs: [], invocationState });
+      expect([context.messages === history.messages, context.invocationState === invocationState, context.model === model]).toEqual([true, true, true]);
+      expect([Object.isFrozen(context), Object.isFrozen(invocationState), Object.isFrozen(model)]).toEqual([true, false, false]);
+    });
+
+    it('copies and freezes an unfrozen message array it is given', () => {
+      const messages = [user('a')];
+      const context = createModelContext({ model, messages, systemPrompt: undefined, toolSpecs: [], toolChoice: { type: 'any' }, invocationState: {} });
+      expect([context.messages === messages, Object.isFrozen(context.messages), Object.isFrozen(messages)]).toEqual([false, true, false]);
+      expect([context.systemPrompt, context.toolChoice]).toEqual([[], { type: 'any' }]);
+    });
+  });
+
+  describe('cost', () => {
+    it('does not grow with the history: 10,000 messages cost no more than a few times 10', () => {
+      const build = (size: number): number => {
+        const history = new History(Array.from({ length: size }, (_, index) => user(`m${index}`)));
+        const parts = { model, messages: history.messages, systemPrompt: 'sys', toolSpecs: [], invocationState: {} };
+        for (let warm = 0; warm < 2_000; warm++) createModelContext(parts);
+        const start = performance.now();
+        for (let round = 0; round < 20_000; round++) createModelContext(parts);
+        return performance.now() - start;
+      };
+      const small = Math.min(build(10), build(10));
+      const large = Math.min(build(10_000), build(10_000));
+      // A generous bound so a noisy machine cannot fail it; a copy per build would be about 1,000 times slower.
+      expect(large / small).toBeLessThan(10);
+    });
+  });
+});
