@@ -1,4 +1,4 @@
-import { produce } from 'immer';
+import { castDraft, produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import {
@@ -135,7 +135,7 @@ describe('Agent', () => {
     it('lets a handler change what the model sees with produce and next(context), without changing the history', async () => {
       const registry = new MiddlewareRegistry();
       registry.add(InvokeModelStage.Wrap, async function* addNote(context, next) {
-        yield* next({ ...context, messages: produce(context.messages, (draft) => void draft.push(user('note'))) });
+        yield* next({ ...context, messages: produce(context.messages, (draft) => void draft.push(castDraft(user('note')))) });
       });
       const model = new ScriptedModel([textTurn('ok')]);
       const agent = new Agent({ model, registry });
