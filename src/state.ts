@@ -1,7 +1,10 @@
-import { createDraft, finishDraft, freeze, isDraftable, type Draft } from 'immer';
+import { createDraft, enableMapSet, finishDraft, freeze, isDraftable, type Draft } from 'immer';
 import { MiddlewareError } from './errors';
 import { describeValue } from './stage';
 import type { StateBinding } from './types';
+
+/** Whether immer's Map/Set plugin has been switched on (once per process, on first use). */
+let mapSetEnabled = false;
 
 /**
  * Model-state isolation for one invoke: a frozen snapshot read once, a fresh
@@ -29,6 +32,11 @@ export class StateIsolation<TState> {
     stageName: string,
   ) {
     const value = binding.get();
+    if (!mapSetEnabled) {
+      // isDraftable() accepts Maps and Sets (anywhere in the state), but drafting them needs immer's plugin.
+      enableMapSet();
+      mapSetEnabled = true;
+    }
     if (!isDraftable(value)) {
       throw new MiddlewareError({
         code: 'ERR_INVALID_STATE',
