@@ -1,0 +1,268 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createStage, MiddlewareError, MiddlewareRegistry, type Terminal, type WrapHandler } from '../src/index';
+
+interface Context {
+  readonly prompt: string;
+}
+const Stage = createStage<Context, string>('model');
+
+const echo: Terminal<Context, string> = async function* terminal(context) {
+  yield context.prompt;
+};
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, but the promise resolved');
+}
+
+function expectAborted(error: unknown, reason: unknown): void {
+  expect(MiddlewareError.isInstance(error)).toBe(true);
+  const { code, stage } = error as MiddlewareError;
+  expect({ code, stage }).toEqual({ code: 'ERR_ABORTED', stage: 'model' });
+  expect((error as Error).cause).toBe(reason);
+}
+
+function tracing(trace: string[], name: string): WrapHandler<Context, string> {
+  return async function* traced(_context, next) {
+    try {
+      yield* next();
+    } finally {
+      trace.push(`${name}:finally`);
+    }
+  };
+}
+
+describe('MiddlewareRegistry.invoke with a signal', () => {
+  describe('aborted before start', () => {
+    it('runs nothing and fails with ERR_ABORTED carrying the reason', async () => {
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      registry.add(Stage.Input, (context) => (trace.push('input'), context));
+      const reason = new Error('user left');
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal() {
+          trace.push('terminal');
+          yield 'x';
+        }, { signal: AbortSignal.abort(reason) }),
+      );
+      expectAborted(error, reason);
+      expect((error as Error).message).toBe('[ERR_ABORTED] The invoke of stage "model" was aborted: user left. The abort reason is the cause.');
+      expect(trace).toEqual([]);
+    });
+
+    it.each([
+      ['a string reason', 'stop', ': stop'],
+      ['a number reason', 7, ''],
+    ])('describes %s in the message', async (_label, reason, text) => {
+      const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, echo, { signal: AbortSignal.abort(reason) }));
+      expectAborted(error, reason);
+      expect((error as Error).message).toBe(`[ERR_ABORTED] The invoke of stage "model" was aborted${text}. The abort reason is the cause.`);
+    });
+  });
+
+  describe('aborted during the Input phase', () => {
+    it('stops after the handler that aborted', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      registry.add(Stage.Input, (context) => (trace.push('first'), controller.abort('enough'), context));
+      registry.add(Stage.Input, (context) => (trace.push('second'), context));
+      const error = await failure(registry.run(Stage, { prompt: 'x' }, echo, { signal: controller.signal }));
+      expectAborted(error, 'enough');
+      expect(trace).toEqual(['first']);
+    });
+  });
+
+  describe('aborted mid-stream', () => {
+    it('fails at the next event and closes every layer innermost first', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      registry.add(Stage.Wrap, tracing(trace, 'outer'));
+      registry.add(Stage.Wrap, tracing(trace, 'inner'));
+      const events = registry.invoke(Stage, { prompt: 'x' }, async function* terminal() {
+        try {
+          yield 'one';
+          yield 'two';
+          yield 'three';
+        } finally {
+          trace.push('terminal:finally');
+        }
+      }, { signal: controller.signal });
+      await expect(events.next()).resolves.toEqual({ value: 'one', done: false });
+      controller.abort('user left');
+      expectAborted(await failure(events.next()), 'user left');
+      expect(trace).toEqual(['terminal:finally', 'inner:finally', 'outer:finally']);
+      await expect(events.next()).resolves.toEqual({ value: undefined, done: true });
+    });
+
+    it('fails with ERR_ABORTED even when a handler swallows the abort and recovers', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* swallow(_context, next) {
+        try {
+          yield* next();
+        } catch {
+          yield 'fallback';
+        }
+      });
+      const reason = new Error('cancelled');
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+          controller.abort(reason);
+          run.signal.throwIfAborted();
+          yield 'never';
+        }, { signal: controller.signal }),
+      );
+      expectAborted(error, reason);
+    });
+
+    it('fails with ERR_ABORTED whatever error a layer throws once aborted', async () => {
+      const controller = new AbortController();
+      const error = await failure(
+        new MiddlewareRegistry().run(Stage, { prompt: 'x' }, async function* terminal() {
+          controller.abort('stop');
+          throw new Error('socket closed');
+        }, { signal: controller.signal }),
+      );
+      expectAborted(error, 'stop');
+    });
+
+    it('keeps an ERR_ABORTED a layer raised itself', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* late(_context, next) {
+        controller.abort('stop');
+        yield* next();
+      });
+      registry.add(Stage.Wrap, async function* inner(_context, next) {
+        yield* next();
+      });
+      const error = await failure(registry.run(Stage, { prompt: 'x' }, echo, { signal: controller.signal }));
+      expectAborted(error, 'stop');
+    });
+  });
+
+  describe('aborted during the Output phase', () => {
+    it('stops after the Output handler that aborted', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      registry.add(Stage.Output, (result) => (trace.push('outer output'), result));
+      registry.add(Stage.Output, (result) => (trace.push('inner output'), controller.abort('late'), result));
+      const error = await failure(registry.run(Stage, { prompt: 'x' }, echo, { signal: controller.signal }));
+      expectAborted(error, 'late');
+      expect(trace).toEqual(['inner output']);
+    });
+
+    it('is checked after the result schema', async () => {
+      const controller = new AbortController();
+      const Checked = createStage<Context, string>('model', {
+        result: { safeParse: (value) => (controller.abort('during parse'), { success: true, data: value as string }) },
+      });
+      const error = await failure(new MiddlewareRegistry().run(Checked, { prompt: 'x' }, echo, { signal: controller.signal }));
+      expectAborted(error, 'during parse');
+    });
+  });
+
+  describe('next() with a signal', () => {
+    it('gives inner layers a signal that aborts with the given one, without aborting the invoke', async () => {
+      const invokeController = new AbortController();
+      const attemptController = new AbortController();
+      const registry = new MiddlewareRegistry();
+      const seen: unknown[] = [];
+      registry.add(Stage.Wrap, async function* timeout(_context, next, run) {
+        seen.push(run.signal === invokeController.signal);
+        try {
+          yield* next(undefined, { signal: attemptController.signal });
+        } catch (error) {
+          yield `recovered from ${String(error)}`;
+        }
+      });
+      const result = await registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+        seen.push(run.signal === invokeController.signal, run.signal === attemptController.signal, run.signal.aborted);
+        attemptController.abort('attempt timed out');
+        seen.push(run.signal.aborted, run.signal.reason);
+        run.signal.throwIfAborted();
+        yield 'never';
+      }, { signal: invokeController.signal });
+      expect(result).toBe('recovered from attempt timed out');
+      expect(seen).toEqual([true, false, false, false, true, 'attempt timed out']);
+    });
+
+    it('gives inner layers a signal that aborts with the invoke signal', async () => {
+      const invokeController = new AbortController();
+      const registry = new MiddlewareRegistry();
+      let inner: AbortSignal | undefined;
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        yield* next(undefined, { signal: new AbortController().signal });
+      });
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+          inner = run.signal;
+          invokeController.abort('outer stop');
+          yield 'x';
+        }, { signal: invokeController.signal }),
+      );
+      expectAborted(error, 'outer stop');
+      expect([inner?.aborted, inner?.reason]).toEqual([true, 'outer stop']);
+    });
+
+    it('passes the given signal itself when the invoke has none', async () => {
+      const given = new AbortController().signal;
+      const registry = new MiddlewareRegistry();
+      let inner: AbortSignal | undefined;
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        yield* next(undefined, { signal: given });
+      });
+      await registry.run(Stage, { prompt: 'x' }, async function* terminal(context, run) {
+        inner = run.signal;
+        yield context.prompt;
+      });
+      expect(inner).toBe(given);
+    });
+
+    it('throws ERR_ABORTED at once when the given signal is already aborted', async () => {
+      const registry = new MiddlewareRegistry();
+      let thrown: unknown;
+      let terminalCalls = 0;
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        try {
+          next(undefined, { signal: AbortSignal.abort('too late') });
+        } catch (error) {
+          thrown = error;
+        }
+        yield 'own';
+      });
+      await registry.run(Stage, { prompt: 'x' }, async function* terminal() {
+        terminalCalls++;
+        yield 'x';
+      }, { signal: new AbortController().signal });
+      expectAborted(thrown, 'too late');
+      expect(terminalCalls).toBe(0);
+    });
+
+    it('removes its listeners from both signals when the invoke settles', async () => {
+      const invokeSignal = new AbortController().signal;
+      const given = new AbortController().signal;
+      const spies = [invokeSignal, given].map((signal) => ({
+        add: vi.spyOn(signal, 'addEventListener'),
+        remove: vi.spyOn(signal, 'removeEventListener'),
+      }));
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        yield* next(undefined, { signal: given });
+        yield* next(undefined, { signal: given });
+      });
+      await registry.run(Stage, { prompt: 'x' }, echo, { signal: invokeSignal });
+      for (const { add, remove } of spies) {
+        expect(add).toHaveBeenCalledTimes(2);
+        expect(remove.mock.calls.map((call) => call[1])).toEqual(add.mock.calls.map((call) => call[1]));
+      }
+    });
+  });
+});
