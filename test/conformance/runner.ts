@@ -28,10 +28,12 @@ export function projectError(error: unknown, expected: ErrorExpectation, at: str
   const fields = error as Record<string, unknown> | null;
   if (MiddlewareError.isInstance(error)) projected.code = error.code;
   else projected.message = error instanceof Error ? error.message : String(error);
-  for (const key of ['stage', 'phase', 'handler'] as const) if (key in expected) projected[key] = fields?.[key];
+  for (const key of ['stage', 'phase', 'handler'] as const) if (key in expected) projected[key] = fields?.[key] ?? null;
   if ('cause' in expected) {
     const cause = fields?.cause;
-    if (typeof cause === 'object' && cause !== null) projected.cause = MiddlewareError.isInstance(cause) ? { code: cause.code } : { message: (cause as Error).message };
+    const issues = (cause as { issues?: { message: string }[] } | null)?.issues;
+    if (Array.isArray(issues)) projected.cause = { issues: issues.map((issue) => issue.message) };
+    else if (typeof cause === 'object' && cause !== null) projected.cause = MiddlewareError.isInstance(cause) ? { code: cause.code } : { message: (cause as Error).message };
     else projected.cause = cause;
   }
   return projected;
@@ -41,7 +43,7 @@ export function projectError(error: unknown, expected: ErrorExpectation, at: str
 function objectSchema(spec: { required?: string[] | undefined; defaults?: Record<string, unknown> | undefined }): Schema<unknown> {
   const shape: Record<string, z.ZodType> = {};
   for (const key of spec.required ?? []) shape[key] = z.unknown().refine((value) => value !== undefined, { message: `${key} is required` });
-  for (const [key, value] of Object.entries(spec.defaults ?? {})) shape[key] = z.unknown().transform((given) => (given === undefined ? value : given));
+  for (const [key, value] of Object.entries(spec.defaults ?? {})) shape[key] = z.unknown().default(value);
   return z.looseObject(shape) as Schema<unknown>;
 }
 
@@ -59,7 +61,7 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
   const environment: Environment = {
     trace: [],
     userErrors: new Set(),
-    controller: testCase.signal === undefined ? undefined : new AbortController(),
+    controller: testCase.signal === undefined || testCase.signal.invalid === true ? undefined : new AbortController(),
     locals: new Map(),
     keptNexts: [],
     bindingSet: undefined,
@@ -198,6 +200,9 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
     }
 
     const options: Record<string, unknown> = {};
+    // A phase token or a spread copy in place of the stage (MW-035).
+    const invokedStage: unknown = testCase.invokeWith === 'input-token' ? stage.Input : testCase.invokeWith === 'forged' ? { ...stage } : stage;
+    if (testCase.signal?.invalid === true) options.signal = 'not a signal';
     if (environment.controller !== undefined) {
       if (testCase.signal?.abortBefore !== undefined) environment.controller.abort(testCase.signal.abortBefore);
       options.signal = environment.controller.signal;
@@ -224,10 +229,10 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
     try {
       const consumer = testCase.consumer;
       if (consumer.mode === 'run') {
-        result = await invoked.run(stage, testCase.context, terminalFunction as never, options);
+        result = await invoked.run(invokedStage as AnyStage, testCase.context, terminalFunction as never, options);
         hasResult = true;
       } else {
-        const iterator = invoked.invoke(stage, testCase.context, terminalFunction as never, options);
+        const iterator = invoked.invoke(invokedStage as AnyStage, testCase.context, terminalFunction as never, options);
         for (const operation of consumer.afterInvoke ?? []) apply(operation);
         if (consumer.mode === 'return-first') await iterator.return(undefined);
         else if (consumer.mode === 'throw-first') {

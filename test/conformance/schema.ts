@@ -142,10 +142,10 @@ const errorExpectation = z
   .strictObject({
     code: z.string().optional().describe('MiddlewareError code; absent for a user error'),
     message: z.string().optional().describe('For a user error: its message (the very object thrown must arrive)'),
-    stage: z.string().optional(),
-    phase: z.string().optional(),
-    handler: z.string().optional(),
-    cause: json.optional().describe('The cause: a string abort reason, or {"message": ...} / {"code": ...} for errors'),
+    stage: z.string().nullable().optional().describe('null: the error has no stage'),
+    phase: z.string().nullable().optional().describe('null: the error has no phase'),
+    handler: z.string().nullable().optional().describe('null: the error names no handler'),
+    cause: json.optional().describe('The cause: a string abort reason, {"issues": [messages]} for a schema error, {"code": ...} or {"message": ...} for other errors'),
   })
   .describe('An expected error');
 
@@ -215,7 +215,11 @@ const chainCase = z.strictObject({
   terminal: terminalSpec,
   context: json.default({}),
   state: z.union([z.strictObject({ initial: json }), z.strictObject({ invalid: z.enum(['number', 'string', 'null']) })]).optional(),
-  signal: z.strictObject({ abortBefore: z.string().optional() }).optional().describe('Gives the invoke a signal'),
+  signal: z
+    .strictObject({ abortBefore: z.string().optional(), invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal') })
+    .optional()
+    .describe('Gives the invoke a signal'),
+  invokeWith: z.enum(['stage', 'input-token', 'forged']).optional().describe('What invoke() receives in place of the stage (default: the stage)'),
   consumer: consumerSpec.default({ mode: 'drain' }),
   expect: z.strictObject({
     events: z.array(json).optional(),
