@@ -88,22 +88,27 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
 }
 
 function cycleError<T extends Orderable>(stuck: readonly T[], successors: Map<T, Set<T>>, scope: OrderScope): MiddlewareError {
-  // Walk successors inside the stuck set until a node repeats: that loop is a cycle.
-  const inStuck = new Set(stuck);
+  // Every stuck item still waits for a stuck predecessor, so walking predecessors
+  // always closes a loop (walking successors can dead-end at an item that merely
+  // waits behind the cycle).
+  const predecessor = (node: T): T => stuck.find((candidate) => (successors.get(candidate) as Set<T>).has(node)) as T;
   const path: T[] = [];
   let node = stuck[0] as T;
   while (!path.includes(node)) {
     path.push(node);
-    const nextNode = [...(successors.get(node) as Set<T>)].find((candidate) => inStuck.has(candidate));
-    if (nextNode === undefined) break;
-    node = nextNode;
+    node = predecessor(node);
   }
-  const cycle = [...path.slice(path.indexOf(node)), node].map((item) => item.id ?? item.name);
+  // The loop in run order (each before the next), starting from its earliest item.
+  const loop = path.slice(path.indexOf(node)).reverse();
+  const first = loop.reduce((best, item) => (stuck.indexOf(item) < stuck.indexOf(best) ? item : best));
+  const start = loop.indexOf(first);
+  const ordered = [...loop.slice(start), ...loop.slice(0, start)];
+  const cycle = [...ordered, first].map((item) => item.id ?? item.name);
   return new MiddlewareError({
     code: 'ERR_ORDER_CYCLE',
     stage: scope.stage,
     phase: scope.phase,
-    handler: stuck[0]?.name,
+    handler: first.name,
     message: `The ordering constraints of the ${scope.phase} handlers of stage "${scope.stage}" form a cycle: ${cycle.join(' -> ')} (each must run before the next). Remove one of these before/after constraints.`,
   });
 }

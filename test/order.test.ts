@@ -81,6 +81,29 @@ describe('sortByConstraints', () => {
       expect(() => sortByConstraints(items, scope)).toThrow('form a cycle: a -> b -> a (each');
     });
 
+    it('lists the cycle, not an item waiting behind it that comes first', () => {
+      // Regression: walking successors from the waiting item dead-ended and reported "tail -> tail".
+      const items = [item('tail', { after: ['b'] }), item('a', { before: ['b'] }), item('b', { before: ['a'] })];
+      let thrown: unknown;
+      try {
+        sortByConstraints(items, scope);
+      } catch (error) {
+        thrown = error;
+      }
+      expect((thrown as MiddlewareError).handler).toBe('a');
+      expect((thrown as MiddlewareError).message).toContain('form a cycle: a -> b -> a (each');
+    });
+
+    it('finds the cycle when an item has several predecessors', () => {
+      const items = [item('c', { after: ['a', 'b'] }), item('a', { before: ['b'] }), item('b', { before: ['d'] }), item('d', { before: ['b'] })];
+      expect(() => sortByConstraints(items, scope)).toThrow('form a cycle: b -> d -> b (each');
+    });
+
+    it('waits for every predecessor before placing an item', () => {
+      const items = [item('c', { after: ['a', 'b'], order: -9 }), item('b', { order: 2 }), item('a', { order: 1 })];
+      expect(names(sortByConstraints(items, scope))).toEqual(['a', 'b', 'c']);
+    });
+
     it('names an item without an id by its name', () => {
       const items = [item('a', { before: ['b'] }), item('b', { before: ['a'] })];
       const anonymous = { ...(items[0] as Orderable), id: undefined, name: 'nameless' };
