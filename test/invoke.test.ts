@@ -377,6 +377,23 @@ describe('MiddlewareRegistry.invoke', () => {
       expect(await failure(registry.run(Stage, { prompt: 'x' }, failingTerminal(new Error('original'))))).toBe(replacement);
     });
 
+    it('let an error thrown while closing the open layers replace a contract error', async () => {
+      const registry = new MiddlewareRegistry();
+      const replacement = new Error('cleanup failed');
+      registry.add(Stage.Wrap, async function* leaky(_context, next) {
+        try {
+          yield* next();
+        } finally {
+          // eslint-disable-next-line no-unsafe-finally
+          throw replacement;
+        }
+      });
+      const result = registry.run(Stage, { prompt: 'x' }, async function* terminal() {
+        yield undefined as unknown as string;
+      });
+      expect(await failure(result)).toBe(replacement);
+    });
+
     it('are replaced by an error thrown while an abandoned inner chain closes', async () => {
       const registry = new MiddlewareRegistry();
       const replacement = new Error('cleanup failed');
@@ -446,6 +463,31 @@ describe('MiddlewareRegistry.invoke', () => {
       const events = registry.invoke(Stage, { prompt: 'x' }, endless([]));
       await events.next();
       expect(await failure(events.return())).toBe(problem);
+    });
+
+    it('closes every abandoned inner chain on return(), rejecting with the error one of them throws', async () => {
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      const problem = new Error('cleanup failed');
+      registry.add(Stage.Wrap, async function* side(_context, next) {
+        await next({ prompt: 'first' }).next();
+        await next({ prompt: 'second' }).next();
+        yield 'own';
+        yield 'more';
+      });
+      const events = registry.invoke(Stage, { prompt: 'x' }, async function* terminal(context) {
+        try {
+          yield 'one';
+          yield 'two';
+        } finally {
+          trace.push(`close ${context.prompt}`);
+          // eslint-disable-next-line no-unsafe-finally
+          if (context.prompt === 'second') throw problem;
+        }
+      });
+      await events.next();
+      expect(await failure(events.return())).toBe(problem);
+      expect(trace).toEqual(['close second', 'close first']);
     });
 
     it('closes abandoned inner chains on return()', async () => {

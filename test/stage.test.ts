@@ -57,6 +57,12 @@ describe('createStage', () => {
       ['isResult', { isResult: 'yes' }, 'options.isResult must be a function, got the string "yes"'],
       ['context', { context: { parse: () => 1 } }, 'options.context must be a schema with safeParse (a zod schema), got a plain object'],
       ['result', { result: 7 }, 'options.result must be a schema with safeParse (a zod schema), got number 7'],
+      ['long string isResult', { isResult: 'x'.repeat(45) }, `options.isResult must be a function, got the string "${'x'.repeat(40)}…"`],
+      ['anonymous function context', { context: [() => 1][0] }, 'options.context must be a schema with safeParse (a zod schema), got a function'],
+      ['named function result', { result: function check() {} }, 'options.result must be a schema with safeParse (a zod schema), got a function (check)'],
+      ['array result', { result: [1, 2] }, 'options.result must be a schema with safeParse (a zod schema), got an array of length 2'],
+      ['promise context', { context: Promise.resolve(1) }, 'options.context must be a schema with safeParse (a zod schema), got a promise'],
+      ['class instance context', { context: new Date(0) }, 'options.context must be a schema with safeParse (a zod schema), got an instance of Date'],
     ])('rejects a malformed %s option naming the stage and the problem', (_label, options, problem) => {
       const error = caught(() => createStage('model', options as never));
       expect({ code: error.code, stage: error.stage, phase: error.phase }).toEqual({ code: 'ERR_INVALID_STAGE', stage: 'model', phase: undefined });
