@@ -49,13 +49,6 @@ export interface LiveStream<TBoundary> {
 /** The `stream` option of `retry`, `fallback` and `regenerate`. */
 export type AttemptStream = 'commit' | 'live' | LiveStream<unknown>;
 
-/** The boundary event type a `stream` option adds to what the handler yields (`never` for `'commit'`). */
-export type BoundaryOf<TStream> = TStream extends 'live'
-  ? AttemptBoundaryEvent
-  : TStream extends LiveStream<infer TBoundary>
-    ? TBoundary
-    : never;
-
 /**
  * A Wrap handler that fits any stage whose event type admits `TBoundary`
  * (every stage when `TBoundary` is `never`). Generic, so users never spell

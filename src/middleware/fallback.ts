@@ -1,16 +1,16 @@
 import type { Next, WrapRun } from '../types';
-import { resolveStream, runAttempts, type AttemptStream, type BoundaryOf, type ContextWrap } from './attempts';
+import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type ContextWrap, type LiveStream } from './attempts';
 import { invalidOption } from './failures';
 
 /** One alternative: a context, or a function of the original context returning one. */
 export type Alternative<TContext> = TContext | ((context: TContext) => TContext);
 
 /** Options of {@link fallback}. */
-export interface FallbackOptions<TStream extends AttemptStream = 'commit'> {
+export interface FallbackOptions {
   /** Whether an error moves on to the next alternative. Default: every error (`ERR_ABORTED` never does). */
   readonly fallbackOn?: (error: unknown, attempt: number) => boolean;
   /** How a failed attempt's events reach the consumer (see {@link AttemptStream}). Default `'commit'`. */
-  readonly stream?: TStream;
+  readonly stream?: AttemptStream;
 }
 
 /**
@@ -27,10 +27,21 @@ export interface FallbackOptions<TStream extends AttemptStream = 'commit'> {
  * registry.add(ModelStage.Wrap, fallback([(context) => ({ ...context, model: 'backup-model' })]));
  * ```
  */
-export function fallback<TContext, const TStream extends AttemptStream = 'commit'>(
+export function fallback<TContext>(
   alternatives: readonly Alternative<TContext>[],
-  options: FallbackOptions<TStream> = {},
-): ContextWrap<TContext, BoundaryOf<TStream>> {
+  options?: FallbackOptions & { readonly stream?: 'commit' },
+): ContextWrap<TContext, never>;
+/** With `stream: 'live'`: fits stages whose event type admits {@link AttemptBoundaryEvent}. */
+export function fallback<TContext>(
+  alternatives: readonly Alternative<TContext>[],
+  options: FallbackOptions & { readonly stream: 'live' },
+): ContextWrap<TContext, AttemptBoundaryEvent>;
+/** With a boundary factory: fits stages whose event type admits what it returns. */
+export function fallback<TContext, TBoundary>(
+  alternatives: readonly Alternative<TContext>[],
+  options: FallbackOptions & { readonly stream: LiveStream<TBoundary> },
+): ContextWrap<TContext, TBoundary>;
+export function fallback<TContext>(alternatives: readonly Alternative<TContext>[], options: FallbackOptions = {}): ContextWrap<TContext, unknown> {
   if (!Array.isArray(alternatives)) throw invalidOption('fallback', 'alternatives must be an array of contexts or functions of the context', alternatives);
   const list = [...alternatives];
   const fallbackOn = options.fallbackOn ?? (() => true);
@@ -50,5 +61,5 @@ export function fallback<TContext, const TStream extends AttemptStream = 'commit
       },
     });
   };
-  return handler as ContextWrap<TContext, BoundaryOf<TStream>>;
+  return handler as ContextWrap<TContext, unknown>;
 }

@@ -9,13 +9,12 @@ export type { BackoffOptions, RetryInfo, RetryOptions } from './retry';
 export { fallback } from './fallback';
 export type { Alternative, FallbackOptions } from './fallback';
 export { regenerate } from './regenerate';
-export type { RegenerateOptions } from './regenerate';
+export type { RegenerateOptions, StageWrap } from './regenerate';
 export type {
   AnyStageWrap,
   AttemptBoundaryEvent,
   AttemptBoundaryInfo,
   AttemptStream,
-  BoundaryOf,
   ContextWrap,
   LiveStream,
 } from './attempts';

@@ -1,9 +1,16 @@
 import type { Next, WrapRun } from '../types';
-import { resolveStream, runAttempts, type AttemptStream, type BoundaryOf } from './attempts';
+import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { invalidOption, middlewareFailed } from './failures';
 
+/** A Wrap handler for one stage's context and event types that also yields `TBoundary`. */
+export type StageWrap<TContext, TEvent, TBoundary> = (
+  context: TContext,
+  next: Next<TContext, TEvent>,
+  run: WrapRun,
+) => AsyncGenerator<TEvent | TBoundary, void, undefined>;
+
 /** Options of {@link regenerate}. */
-export interface RegenerateOptions<TContext, TEvent, TStream extends AttemptStream = 'commit'> {
+export interface RegenerateOptions<TContext, TEvent> {
   /**
    * Validates an attempt's result (its last event; only called when the stage's
    * `isResult` accepts it). Throw, or return a rejecting promise, to reject it.
@@ -19,7 +26,7 @@ export interface RegenerateOptions<TContext, TEvent, TStream extends AttemptStre
    */
   readonly critical?: boolean;
   /** How a rejected attempt's events reach the consumer (see {@link AttemptStream}). Default `'commit'`. */
-  readonly stream?: TStream;
+  readonly stream?: AttemptStream;
 }
 
 /**
@@ -40,9 +47,18 @@ export interface RegenerateOptions<TContext, TEvent, TStream extends AttemptStre
  * }));
  * ```
  */
-export function regenerate<TContext, TEvent, const TStream extends AttemptStream = 'commit'>(
-  options: RegenerateOptions<TContext, TEvent, TStream>,
-): (context: TContext, next: Next<TContext, TEvent>, run: WrapRun) => AsyncGenerator<TEvent | BoundaryOf<TStream>, void, undefined> {
+export function regenerate<TContext, TEvent>(
+  options: RegenerateOptions<TContext, TEvent> & { readonly stream?: 'commit' },
+): StageWrap<TContext, TEvent, never>;
+/** With `stream: 'live'`: fits stages whose event type admits {@link AttemptBoundaryEvent}. */
+export function regenerate<TContext, TEvent>(
+  options: RegenerateOptions<TContext, TEvent> & { readonly stream: 'live' },
+): StageWrap<TContext, TEvent, AttemptBoundaryEvent>;
+/** With a boundary factory: fits stages whose event type admits what it returns. */
+export function regenerate<TContext, TEvent, TBoundary>(
+  options: RegenerateOptions<TContext, TEvent> & { readonly stream: LiveStream<TBoundary> },
+): StageWrap<TContext, TEvent, TBoundary>;
+export function regenerate<TContext, TEvent>(options: RegenerateOptions<TContext, TEvent>): StageWrap<TContext, TEvent, unknown> {
   if (options === null || typeof options !== 'object') throw invalidOption('regenerate', 'options must be { check, feedback }', options);
   const { check, feedback } = options;
   if (typeof check !== 'function') throw invalidOption('regenerate', 'options.check must be a function that throws when the result is not acceptable', check);

@@ -1,6 +1,6 @@
 import { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
-import { resolveStream, runAttempts, type AnyStageWrap, type AttemptStream, type BoundaryOf } from './attempts';
+import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { invalidOption } from './failures';
 import { sleep, systemTimers, type Timers } from './sleep';
 
@@ -32,7 +32,7 @@ export interface RetryInfo {
 }
 
 /** Options of {@link retry}. */
-export interface RetryOptions<TStream extends AttemptStream = 'commit'> {
+export interface RetryOptions {
   /** Attempts in all, the first included. Default 3. */
   readonly attempts?: number;
   /** Backoff between attempts: options, or a function of the failed attempt number returning ms. */
@@ -45,7 +45,7 @@ export interface RetryOptions<TStream extends AttemptStream = 'commit'> {
   /** Called before each wait; a throw ends the retries with that error. */
   readonly onRetry?: (info: RetryInfo) => void;
   /** How a failed attempt's events reach the consumer (see {@link AttemptStream}). Default `'commit'`. */
-  readonly stream?: TStream;
+  readonly stream?: AttemptStream;
   /** Source of jitter in `[0, 1)`. Default `Math.random`. */
   readonly random?: () => number;
   /** Clock for the waits. Default: the runtime's timers. */
@@ -66,7 +66,12 @@ const DEFAULT_BACKOFF = { initialMs: 200, factor: 2, maxMs: 10_000, jitter: 0.5 
  * registry.add(ModelStage.Wrap, retry({ attempts: 4, backoff: { initialMs: 500 } }));
  * ```
  */
-export function retry<const TStream extends AttemptStream = 'commit'>(options: RetryOptions<TStream> = {}): AnyStageWrap<BoundaryOf<TStream>> {
+export function retry(options?: RetryOptions & { readonly stream?: 'commit' }): AnyStageWrap<never>;
+/** With `stream: 'live'`: fits stages whose event type admits {@link AttemptBoundaryEvent}. */
+export function retry(options: RetryOptions & { readonly stream: 'live' }): AnyStageWrap<AttemptBoundaryEvent>;
+/** With a boundary factory: fits stages whose event type admits what it returns. */
+export function retry<TBoundary>(options: RetryOptions & { readonly stream: LiveStream<TBoundary> }): AnyStageWrap<TBoundary>;
+export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
   const attempts = options.attempts ?? 3;
   if (!Number.isInteger(attempts) || attempts < 1) throw invalidOption('retry', 'options.attempts must be an integer of at least 1', attempts);
   const delay = backoffFunction(options.backoff, options.random ?? Math.random);
@@ -89,7 +94,7 @@ export function retry<const TStream extends AttemptStream = 'commit'>(options: R
       },
     });
   };
-  return handler as AnyStageWrap<BoundaryOf<TStream>>;
+  return handler as AnyStageWrap<unknown>;
 }
 
 /** Default `retryOn`: contract errors of this package are bugs that a retry only repeats. */

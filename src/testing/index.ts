@@ -5,6 +5,6 @@
  * @packageDocumentation
  */
 export { scriptedTerminal, throws, waits, updatesState } from './scripted-terminal';
-export type { ScriptAction, ScriptStep, ScriptedTerminal, ScriptedTerminalOptions, TerminalCall } from './scripted-terminal';
+export type { EventsOf, ScriptAction, ScriptStep, ScriptedTerminal, ScriptedTerminalOptions, TerminalCall } from './scripted-terminal';
 export { runStage } from './run-stage';
 export type { HandlerCalls, RunStageOptions, StageRun } from './run-stage';

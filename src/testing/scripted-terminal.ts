@@ -36,6 +36,9 @@ function isAction(step: unknown): step is ScriptAction {
   return typeof step === 'object' && step !== null && ACTION in step;
 }
 
+/** The events a script yields: every step that is not an action. */
+export type EventsOf<TScript extends readonly (readonly unknown[])[]> = Exclude<TScript[number][number], ScriptAction>;
+
 /** What one call of a scripted terminal received and how it ended. */
 export interface TerminalCall<TContext> {
   /** The context the call received. */
@@ -72,17 +75,17 @@ export interface ScriptedTerminalOptions {
  * const terminal = scriptedTerminal([[throws(new Error('overloaded'))], [{ type: 'result', text: 'hi' }]]);
  * ```
  */
-export function scriptedTerminal<const TEvent, TContext = unknown>(
-  script: readonly (readonly ScriptStep<TEvent>[])[],
+export function scriptedTerminal<const TScript extends readonly (readonly unknown[])[], TContext = unknown>(
+  script: TScript,
   options: ScriptedTerminalOptions = {},
-): ScriptedTerminal<TContext, TEvent> {
+): ScriptedTerminal<TContext, EventsOf<TScript>> {
   if (!Array.isArray(script) || script.length === 0 || !script.every((call) => Array.isArray(call))) {
     throw new TypeError('scriptedTerminal(script): script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]].');
   }
   const timers = options.timers ?? systemTimers;
   const calls: TerminalCall<TContext>[] = [];
-  const terminal = async function* scriptedTerminal(context: TContext, run: TerminalRun<unknown>): AsyncGenerator<TEvent, void, undefined> {
-    const steps = script[Math.min(calls.length, script.length - 1)] as readonly ScriptStep<TEvent>[];
+  const terminal = async function* scriptedTerminal(context: TContext, run: TerminalRun<unknown>): AsyncGenerator<EventsOf<TScript>, void, undefined> {
+    const steps = script[Math.min(calls.length, script.length - 1)] as readonly ScriptStep<EventsOf<TScript>>[];
     const call: TerminalCall<TContext> = { context, signal: run.signal, events: 0, outcome: 'running' };
     calls.push(call);
     try {
