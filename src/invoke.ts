@@ -42,6 +42,9 @@ function neverSignal(): AbortSignal {
   return neverAborting;
 }
 
+/** `next` of every native async generator: it returns a native promise and never throws synchronously. */
+const nativeNext = (Object.getPrototypeOf(Object.getPrototypeOf((async function* probe() {})())) as Generator).next;
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
@@ -87,7 +90,14 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private hasQueued = false;
   private readonly signal: AbortSignal | undefined;
   private readonly stageName: string;
-  private readonly queuedStep = (): Promise<IteratorResult<TEvent, void>> => this.step();
+  private readonly onPulled: (pulled: IteratorResult<unknown, void>) => IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>>;
+  private readonly onPullFailed: (error: unknown) => Promise<never>;
+  private readonly onCompleteFailed: (error: unknown) => Promise<never>;
+  private readonly afterComplete: (delivered: IteratorResult<TEvent, void>) => IteratorResult<TEvent, void>;
+  private readonly afterFail: (outcome: unknown) => never;
+  private readonly queuedStep: () => Promise<IteratorResult<TEvent, void>>;
+  /** Whether the outermost layer is a native async generator (see `pull`). */
+  private native = false;
 
   constructor(
     private readonly chain: ResolvedChain,
@@ -99,6 +109,36 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     this.stageName = chain.stage.name;
     this.guard = chain.stage.isResult;
     this.hold = chain.output.length > 0 || chain.stage.resultSchema !== undefined || options.state !== undefined;
+    // Callbacks are assigned here rather than as arrow-function fields: tools that
+    // keep function names (tsx, esbuild's keepNames) would otherwise pay a
+    // defineProperty per callback on every invoke.
+    this.queuedStep = () => this.pull();
+    this.onPulled = (pulled: IteratorResult<unknown, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> => {
+      let delivered: IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> | undefined;
+      try {
+        delivered = this.accept(pulled);
+      } catch (error) {
+        return this.fail(error).then(this.afterFail, this.afterFail);
+      }
+      // A held candidate: keep pulling; step() ends this pull.
+      if (delivered === undefined) return this.step();
+      if (delivered instanceof Promise) return delivered.then(this.afterComplete, this.onCompleteFailed);
+      this.outstanding--;
+      return delivered;
+    };
+    this.onPullFailed = (error: unknown): Promise<never> => {
+      this.chainOpen = false;
+      return this.fail(error).then(this.afterFail, this.afterFail);
+    };
+    this.onCompleteFailed = (error: unknown): Promise<never> => this.fail(error).then(this.afterFail, this.afterFail);
+    this.afterComplete = (delivered: IteratorResult<TEvent, void>): IteratorResult<TEvent, void> => {
+      this.outstanding--;
+      return delivered;
+    };
+    this.afterFail = (outcome: unknown): never => {
+      this.outstanding--;
+      throw outcome;
+    };
   }
 
   [Symbol.asyncIterator](): this {
@@ -107,7 +147,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   /** Pulls the next event. Calls made while one is pending are queued, as with native generators. */
   next(): Promise<IteratorResult<TEvent, void>> {
-    if (this.outstanding++ === 0) return (this.current = this.step());
+    if (this.outstanding++ === 0) return (this.current = this.pull());
     return (this.current = (this.current as Promise<IteratorResult<TEvent, void>>).then(this.queuedStep, this.queuedStep));
   }
 
@@ -147,7 +187,6 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         return { value: event as TEvent, done: false };
       }
       const inner = this.inner as Generator;
-      const signal = this.signal;
       for (;;) {
         let pulled: IteratorResult<unknown, void>;
         try {
@@ -156,41 +195,62 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
           this.chainOpen = false;
           throw error;
         }
-        if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
-        if (pulled.done === true) return await this.complete();
-        const event = pulled.value;
-        if (event === undefined) throw messages.invalidEvent(this.stageName);
-        this.seen = true;
-        if (!this.hold) {
-          this.last = event;
-          return pulled as IteratorResult<TEvent, void>;
-        }
-        const guard = this.guard;
-        if (guard !== undefined && !guard(event)) {
-          this.last = event;
-          if (!this.hasHeld) return pulled as IteratorResult<TEvent, void>;
-          // The held candidate was not last after all: release it, then this event.
-          const released = this.held;
-          this.held = undefined;
-          this.hasHeld = false;
-          this.queued = event;
-          this.hasQueued = true;
-          return { value: released as TEvent, done: false };
-        }
-        this.last = event;
-        if (this.hasHeld) {
-          const released = this.held;
-          this.held = event;
-          return { value: released as TEvent, done: false };
-        }
-        this.held = event;
-        this.hasHeld = true;
+        const delivered = this.accept(pulled);
+        if (delivered instanceof Promise) return await delivered;
+        if (delivered !== undefined) return delivered;
       }
     } catch (error) {
       throw await this.fail(error);
     } finally {
       this.outstanding--;
     }
+  }
+
+  /**
+   * One pull from a running chain. Why a `.then` chain instead of `step()`:
+   * this is the per-event path, and an async function costs a second promise
+   * and more microtask turns per event. Only native async generators take it
+   * (their `next()` always returns a native promise and never throws); every
+   * other case, and every event that does not settle the pull, goes through `step()`.
+   */
+  private pull(): Promise<IteratorResult<TEvent, void>> {
+    if (this.status === RUNNING && this.native && !this.hasQueued) return (this.inner as Generator).next().then(this.onPulled, this.onPullFailed);
+    return this.step();
+  }
+
+  /**
+   * Takes one result pulled from the outermost layer: the event to deliver,
+   * the settling promise when the chain ended, or undefined when the event is
+   * held and the next one must be pulled first.
+   */
+  private accept(pulled: IteratorResult<unknown, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> | undefined {
+    const signal = this.signal;
+    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    if (pulled.done === true) return this.complete();
+    const event = pulled.value;
+    if (event === undefined) throw messages.invalidEvent(this.stageName);
+    this.seen = true;
+    this.last = event;
+    if (!this.hold) return pulled as IteratorResult<TEvent, void>;
+    const guard = this.guard;
+    if (guard !== undefined && !guard(event)) {
+      if (!this.hasHeld) return pulled as IteratorResult<TEvent, void>;
+      // The held candidate was not last after all: release it, then this event.
+      const released = this.held;
+      this.held = undefined;
+      this.hasHeld = false;
+      this.queued = event;
+      this.hasQueued = true;
+      return { value: released as TEvent, done: false };
+    }
+    if (this.hasHeld) {
+      const released = this.held;
+      this.held = event;
+      return { value: released as TEvent, done: false };
+    }
+    this.held = event;
+    this.hasHeld = true;
+    return undefined;
   }
 
   /** Input phase, context schema, state snapshot and the outermost layer. */
@@ -220,6 +280,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (schema !== undefined) context = await parse(schema, context, (issues) => messages.schemaFailed(this.stageName, 'context', issues));
     if (this.options.state !== undefined) this.isolation = new StateIsolation(this.options.state, this.stageName);
     this.inner = this.enter(0, context, signal ?? neverSignal());
+    this.native = this.inner.next === nativeNext;
     this.chainOpen = true;
   }
 
