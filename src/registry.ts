@@ -337,17 +337,20 @@ export class MiddlewareRegistry {
   }
 }
 
+function invalidOptions(stage: string, problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `Invoke of stage "${stage}": ${problem}.` });
+}
+
+/** Runs on every invoke, so it allocates nothing (not even a helper closure) when the options are valid. */
 function checkInvokeOptions(stage: string, options: InvokeOptions<unknown>): void {
-  const invalid = (problem: string): MiddlewareError =>
-    new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `Invoke of stage "${stage}": ${problem}.` });
-  if (options === null || typeof options !== 'object') throw invalid(`options must be an object, got ${describeValue(options)}`);
+  if (options === null || typeof options !== 'object') throw invalidOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
   if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function')) {
-    throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
+    throw invalidOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
   const state = options.state as unknown;
   if (state !== undefined && (state === null || typeof state !== 'object' || typeof (state as { get?: unknown }).get !== 'function' || typeof (state as { set?: unknown }).set !== 'function')) {
-    throw invalid(`options.state must be { get(), set(next) }, got ${describeValue(state)}`);
+    throw invalidOptions(stage, `options.state must be { get(), set(next) }, got ${describeValue(state)}`);
   }
-  if (options.use !== undefined && !Array.isArray(options.use)) throw invalid(`options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`);
+  if (options.use !== undefined && !Array.isArray(options.use)) throw invalidOptions(stage, `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`);
 }
