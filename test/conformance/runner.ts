@@ -193,7 +193,8 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
       if (testCase.expect.describe !== undefined) {
         observed.describe = entries.map((entry, index) => {
           const keys = Object.keys(testCase.expect.describe?.[index] ?? {});
-          return Object.fromEntries(keys.map((key) => [key, (entry as unknown as Record<string, unknown>)[key]]));
+          // JSON has no undefined: an absent id or bundle is compared as null.
+          return Object.fromEntries(keys.map((key) => [key, (entry as unknown as Record<string, unknown>)[key] ?? null]));
         });
       }
       if (testCase.expect.explain !== undefined) observed.explain = invoked.explain(stage, { use });

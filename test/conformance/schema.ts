@@ -230,7 +230,7 @@ const chainCase = z.strictObject({
     stateGets: z.number().int().optional(),
     snapshotFrozen: z.boolean().optional().describe('Whether the value state.get() returned is deeply frozen afterwards'),
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
-    describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared'),
+    describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),
     explain: z.string().optional(),
     stageFrozen: z.boolean().optional().describe('The stage and its phase tokens are frozen and point back to it'),
   }),
