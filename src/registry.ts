@@ -297,7 +297,7 @@ export class MiddlewareRegistry {
         throw new MiddlewareError({
           code: 'ERR_INVALID_OPTIONS',
           stage: stage.name,
-          message: `invoke options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}.`,
+          message: `Invoke of stage "${stage.name}": options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}.`,
         });
       }
       const created = createRegistration(registration[0], registration[1], registration[2], undefined, 'invoke options.use');
