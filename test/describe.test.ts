@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type WrapHandler } from '../src/index';
+import { createStage, MiddlewareError, MiddlewareRegistry, type MiddlewareResult, type WrapHandler } from '../src/index';
 
 interface Context {
   readonly prompt: string;
@@ -47,7 +47,7 @@ describe('MiddlewareRegistry.describe', () => {
   });
 
   it('includes per-invoke handlers given as use', () => {
-    const entries = new MiddlewareRegistry().describe(Stage, { use: [[Stage.Input, (context) => context, { name: 'once' }]] });
+    const entries = new MiddlewareRegistry().describe(Stage, { use: [[Stage.Input, (context: Context) => context, { name: 'once' }]] });
     expect(entries.map((entry) => [entry.name, entry.source, entry.depth])).toEqual([['once', 'invoke', -1]]);
   });
 
@@ -82,7 +82,7 @@ describe('MiddlewareRegistry.explain', () => {
     const registry = new MiddlewareRegistry();
     registry.use({ name: 'kit', setup: (registrar) => registrar.add(Stage.Wrap, passThrough, { id: 'kit.pass', before: ['x'] }) });
     registry.add(Stage.Wrap, passThrough, { id: 'x', name: 'x' });
-    expect(registry.explain(Stage, { use: [[Stage.Output, (result) => result, { name: 'only' }]] })).toBe(
+    expect(registry.explain(Stage, { use: [[Stage.Output, (result: MiddlewareResult<string>) => result, { name: 'only' }]] })).toBe(
       [
         'stage "invokeModel"',
         '├─ output  1. only  [this invoke only]',

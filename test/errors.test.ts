@@ -39,10 +39,10 @@ describe('MiddlewareError', () => {
     it('accepts an error from a second installed copy carrying the shared marker', () => {
       // A second copy of the package has its own class but the same Symbol.for marker.
       class OtherCopyError extends Error {
-        readonly [Symbol.for('staged-middleware.error')] = true;
         readonly code = 'ERR_TIMEOUT';
       }
       const foreign = new OtherCopyError('late');
+      Object.defineProperty(foreign, Symbol.for('staged-middleware.error'), { value: true });
       expect(foreign instanceof MiddlewareError).toBe(false);
       expect(MiddlewareError.isInstance(foreign)).toBe(true);
     });

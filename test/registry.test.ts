@@ -286,7 +286,7 @@ describe('MiddlewareRegistry', () => {
 
     it('rejects a per-invoke handler for another stage', () => {
       const error = caught(() =>
-        new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, reply, { use: [[Other.Input, (context) => context, { name: 'stray' }]] }),
+        new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, reply, { use: [[Other.Input, (context: Context) => context, { name: 'stray' }]] }),
       );
       expect(fields(error)).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'input', handler: 'stray' });
       expect(error.message).toContain('handler "stray" targets stage "other", but this invoke runs stage "model"');
