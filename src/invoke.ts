@@ -392,8 +392,9 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       outcome = closeError;
     }
     const signal = this.signal;
-    if (signal !== undefined && signal.aborted && !(MiddlewareError.isInstance(outcome) && outcome.code === 'ERR_ABORTED')) {
-      // Abort wins over whatever the layers made of it, even if a handler swallowed it.
+    if (signal !== undefined && signal.aborted && !(MiddlewareError.isInstance(outcome) && outcome.code === 'ERR_ABORTED' && outcome.cause === signal.reason)) {
+      // Abort wins over whatever the layers made of it, even if a handler swallowed it
+      // or a narrowed signal's abort (with another reason) reached the consumer first.
       outcome = messages.aborted(this.stageName, signal.reason);
     }
     this.settle({ status: 'error', error: outcome });

@@ -221,7 +221,7 @@ async function* runSteps(steps: readonly WrapStep[], activation: Activation, env
   }
 }
 
-async function* attempt(step: { try: WrapStep[]; catch?: WrapStep[]; finally?: WrapStep[] }, activation: Activation, environment: Environment): Generator {
+async function* attempt(step: Extract<WrapStep, { try: unknown }>, activation: Activation, environment: Environment): Generator {
   try {
     yield* runSteps(step.try, activation, environment);
   } catch (error) {

@@ -49,10 +49,10 @@ export type WrapStep =
   | z.infer<typeof abortLocal>
   | { next: z.infer<typeof nextSpec> }
   | { yield: z.infer<typeof json> }
-  | { pull: string; count?: number; forward?: boolean }
+  | { pull: string; count?: number | undefined; forward?: boolean | undefined }
   | { interleave: string[] }
   | { close: string }
-  | { try: WrapStep[]; catch?: WrapStep[]; finally?: WrapStep[] }
+  | { try: WrapStep[]; catch?: WrapStep[] | undefined; finally?: WrapStep[] | undefined }
   | { rethrow: true }
   | { repeat: number; steps: WrapStep[] }
   | { retry: number; steps: WrapStep[] }
