@@ -1,6 +1,7 @@
 import { MiddlewareError } from '../errors';
 import type { Middleware } from '../registry';
-import type { InputHandler, MiddlewareStage, OutputHandler, Schema } from '../types';
+import type { MiddlewareResult } from '../result';
+import type { AnyStage, MiddlewareStage, Schema } from '../types';
 import { invalidOption } from './failures';
 
 /** Options of {@link validate}: zod schemas (or anything with `safeParse`). */
@@ -11,20 +12,37 @@ export interface ValidateSchemas<TContext, TResult> {
   readonly result?: Schema<TResult>;
 }
 
-/** What {@link validate} returns: two handlers, and a bundle that registers both on a stage. */
-export interface Validation<TContext, TResult> {
-  /** Input handler `validateContext`; passes the context through unchanged when no context schema was given. */
-  readonly input: InputHandler<TContext>;
-  /** Output handler `validateResult`; passes the result through unchanged when no result schema was given. */
-  readonly output: OutputHandler<TResult>;
+/** Shown in a type error when a schema's output does not fit the stage's type. */
+export interface SchemaMismatch<TWhich extends 'context' | 'result'> {
+  /** The schema whose parsed value is not of the stage's type. */
+  readonly 'the schema output does not fit the stage': TWhich;
+}
+
+/** `unknown` when the schemas' outputs fit the stage's types, else a {@link SchemaMismatch}. */
+export type SchemasFit<TContextOut, TResultOut, TContext, TResult> = [TContextOut] extends [TContext]
+  ? [TResultOut] extends [TResult]
+    ? unknown
+    : SchemaMismatch<'result'>
+  : SchemaMismatch<'context'>;
+
+/** What {@link validate} returns: two handlers, and a bundle that registers them on a stage. */
+export interface Validation<TContextOut, TResultOut> {
   /**
-   * A bundle named `validate` registering the handlers a schema was given for
-   * on `stage`, whose name then appears in the errors.
+   * Input handler `validateContext`; passes the context through unchanged
+   * when no context schema was given. Generic so it fits any stage: prefer
+   * {@link Validation.on}, which checks the schema against the stage's types.
    */
-  // `any` for the event type: the schemas say nothing about events, and the
-  // stage's phantom generics are invariant, so no other type would accept every stage.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  on(stage: MiddlewareStage<TContext, TResult, any>): Middleware;
+  readonly input: <TContext>(context: TContext) => Promise<TContext>;
+  /** Output handler `validateResult`; passes the result through unchanged when no result schema was given. */
+  readonly output: <TResult>(result: MiddlewareResult<TResult>) => Promise<MiddlewareResult<TResult>>;
+  /**
+   * A bundle named `validate` registering, on `stage`, the handlers a schema
+   * was given for; the stage's name then appears in the errors. It does not
+   * compile when a schema's output type does not fit the stage's type.
+   */
+  on<TContext, TResult extends TEvent, TEvent>(
+    stage: MiddlewareStage<TContext, TResult, TEvent> & SchemasFit<TContextOut, TResultOut, TContext, TResult>,
+  ): Middleware;
 }
 
 /**
@@ -41,7 +59,7 @@ export interface Validation<TContext, TResult> {
  * registry.use(validate({ context: ModelContextSchema, result: ModelResultSchema }).on(ModelStage));
  * ```
  */
-export function validate<TContext = never, TResult = never>(schemas: ValidateSchemas<TContext, TResult>): Validation<TContext, TResult> {
+export function validate<TContextOut = never, TResultOut = never>(schemas: ValidateSchemas<TContextOut, TResultOut>): Validation<TContextOut, TResultOut> {
   if (schemas === null || typeof schemas !== 'object') throw invalidOption('validate', 'expects { context?, result? } schemas', schemas);
   for (const which of ['context', 'result'] as const) {
     const schema = schemas[which];
@@ -49,19 +67,20 @@ export function validate<TContext = never, TResult = never>(schemas: ValidateSch
       throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
     }
   }
+  // The casts restate what the schema checked: its parsed value is of the stage's type (see SchemasFit).
   const handlers = (stage: string | undefined) => ({
-    input: async function validateContext(context: TContext): Promise<TContext> {
-      return schemas.context === undefined ? context : parse(schemas.context, context, stage, 'context');
+    input: async function validateContext<TContext>(context: TContext): Promise<TContext> {
+      return schemas.context === undefined ? context : ((await parse(schemas.context, context, stage, 'context')) as unknown as TContext);
     },
-    output: async function validateResult(result: Parameters<OutputHandler<TResult>>[0]) {
-      return schemas.result === undefined ? result : result.replace(await parse(schemas.result, result.value, stage, 'result'));
+    output: async function validateResult<TResult>(result: MiddlewareResult<TResult>): Promise<MiddlewareResult<TResult>> {
+      return schemas.result === undefined ? result : result.replace((await parse(schemas.result, result.value, stage, 'result')) as unknown as TResult);
     },
   });
   const unbound = handlers(undefined);
   return {
     input: unbound.input,
     output: unbound.output,
-    on: (stage) => ({
+    on: (stage: AnyStage) => ({
       name: 'validate',
       setup(registrar) {
         const bound = handlers(stage.name);

@@ -29,7 +29,7 @@ describe('validate', () => {
     });
 
     it('rejects a bad result with ERR_RESULT_INVALID', async () => {
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 42 }]]), use: [validate({ result: ResultSchema }).on(Stage)] });
+      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 42 } as unknown as Result]]), use: [validate({ result: ResultSchema }).on(Stage)] });
       const error = run.error as MiddlewareError;
       expect([error.code, error.stage, error.phase, error.handler]).toEqual(['ERR_RESULT_INVALID', 'answer', 'output', 'validateResult']);
       expect((error.cause as z.ZodError).issues.map((issue) => issue.path)).toEqual([['text']]);
@@ -51,7 +51,7 @@ describe('validate', () => {
     });
 
     it('passes values through unchanged without schemas', async () => {
-      const { input, output } = validate<Context, Result>({});
+      const { input, output } = validate({});
       const context = { prompt: '' };
       const result = new MiddlewareResult<Result>({ text: ' raw ' });
       expect(await input(context)).toBe(context);

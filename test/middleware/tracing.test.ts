@@ -1,0 +1,185 @@
+import * as otel from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { MiddlewareError, type Instrumentation, type WrapHandler } from '../../src/index';
+import { retry, tracing, TRACING_ATTRIBUTES as A } from '../../src/middleware/index';
+import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
+import { ModelStage, answer, chunk, settle, type ModelContext, type ModelEvent } from './fixtures';
+
+const context: ModelContext = { prompt: 'hi' };
+
+function recordingTracer() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { exporter, tracer: provider.getTracer('test') };
+}
+
+/** A span reduced to what the tests compare: name, parent name, and the attributes. */
+function tree(spans: readonly ReadableSpan[]) {
+  const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+  return spans.map((span) => ({
+    name: span.name,
+    parent: span.parentSpanContext === undefined ? undefined : byId.get(span.parentSpanContext.spanId)?.name,
+    attributes: span.attributes,
+    status: span.status.code,
+  }));
+}
+
+describe('tracing', () => {
+  describe('when a tracer records', () => {
+    it('nests one span per layer entry like the onion, with attempts and self times from the clock', async () => {
+      const { exporter, tracer } = recordingTracer();
+      let clock = 0;
+      // Each layer moves the fake clock while it runs, so every self time is known exactly.
+      const outer: WrapHandler<ModelContext, ModelEvent> = async function* outer(value, next) {
+        clock += 3;
+        yield* next(value);
+      };
+      const overloaded = new Error('overloaded');
+      let call = 0;
+      const terminal = async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
+        clock += 10;
+        call++;
+        if (call === 1) throw overloaded;
+        yield chunk('a');
+        clock += 5;
+        yield answer('ok');
+      };
+      const run = await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [
+          [ModelStage.Wrap, outer],
+          [ModelStage.Wrap, retry({ backoff: () => 0 })],
+        ],
+        use: [tracing({ api: otel, tracer, now: () => clock })],
+      });
+      expect(run.result).toEqual(answer('ok'));
+      const spans = tree(exporter.getFinishedSpans());
+      // Spans finish innermost first; the invoke span last.
+      expect(spans).toEqual([
+        {
+          name: 'model terminal',
+          parent: 'model retry',
+          attributes: { [A.stage]: 'model', [A.phase]: 'terminal', [A.handler]: 'terminal', [A.order]: 0, [A.position]: 2, [A.attempt]: 1, [A.events]: 0, [A.activeMs]: 10, [A.selfMs]: 10 },
+          status: otel.SpanStatusCode.ERROR,
+        },
+        {
+          name: 'model terminal',
+          parent: 'model retry',
+          attributes: { [A.stage]: 'model', [A.phase]: 'terminal', [A.handler]: 'terminal', [A.order]: 0, [A.position]: 2, [A.attempt]: 2, [A.events]: 2, [A.activeMs]: 15, [A.selfMs]: 15 },
+          status: otel.SpanStatusCode.UNSET,
+        },
+        {
+          name: 'model retry',
+          parent: 'model outer',
+          attributes: { [A.stage]: 'model', [A.phase]: 'wrap', [A.handler]: 'retry', [A.order]: 0, [A.position]: 1, [A.attempt]: 1, [A.events]: 2, [A.activeMs]: 25, [A.selfMs]: 0 },
+          status: otel.SpanStatusCode.UNSET,
+        },
+        {
+          name: 'model outer',
+          parent: 'model',
+          attributes: { [A.stage]: 'model', [A.phase]: 'wrap', [A.handler]: 'outer', [A.order]: 0, [A.position]: 0, [A.attempt]: 1, [A.events]: 2, [A.activeMs]: 28, [A.selfMs]: 3 },
+          status: otel.SpanStatusCode.UNSET,
+        },
+        { name: 'model', parent: undefined, attributes: { [A.stage]: 'model' }, status: otel.SpanStatusCode.UNSET },
+      ]);
+      const failed = exporter.getFinishedSpans()[0] as ReadableSpan;
+      expect(failed.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([['exception', 'overloaded']]);
+    });
+
+    it('keeps self time within active time and a child within its parent on the real clock', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const terminal = scriptedTerminal([[chunk('a'), waits(5), answer('b')]]);
+      await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry()]], use: [tracing({ api: otel, tracer })] });
+      const [terminalSpan, retrySpan] = exporter.getFinishedSpans();
+      const active = (span: ReadableSpan | undefined) => span?.attributes[A.activeMs] as number;
+      const self = (span: ReadableSpan | undefined) => span?.attributes[A.selfMs] as number;
+      expect(active(terminalSpan)).toBeGreaterThanOrEqual(4);
+      expect(self(terminalSpan)).toBeLessThanOrEqual(active(terminalSpan));
+      expect(active(terminalSpan)).toBeLessThanOrEqual(active(retrySpan));
+      expect(self(retrySpan)).toBeLessThanOrEqual(active(retrySpan) - active(terminalSpan) + 1e-9);
+    });
+
+    it('marks the invoke span failed with the error, and records Input and Output handlers as span events', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const boom = new Error('boom');
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('x')]]),
+        handlers: [
+          [ModelStage.Input, function tag(value: ModelContext) { return value; }],
+          [ModelStage.Output, function explode(): never { throw boom; }],
+        ],
+        use: [tracing({ api: otel, tracer })],
+      });
+      expect(run.error).toBe(boom);
+      const root = exporter.getFinishedSpans().find((span) => span.name === 'model') as ReadableSpan;
+      expect(root.status).toEqual({ code: otel.SpanStatusCode.ERROR, message: 'boom' });
+      expect(root.events.map((event) => [event.name, event.attributes])).toEqual([
+        ['input tag', { [A.phase]: 'input', [A.handler]: 'tag', [A.order]: 0 }],
+        ['output explode', { [A.phase]: 'output', [A.handler]: 'explode', [A.order]: 0, 'exception.message': 'boom' }],
+        ['exception', expect.objectContaining({ 'exception.message': 'boom' })],
+      ]);
+    });
+  });
+
+  describe('under abort and early close', () => {
+    it('ends every span, marking a layer closed by the invoke', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const controller = new AbortController();
+      const running = runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[chunk('a'), waits(Infinity)]]),
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, retry()]],
+        use: [tracing({ api: otel, tracer })],
+      });
+      await settle();
+      controller.abort('stop');
+      const run = await running;
+      expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_ABORTED');
+      const spans = tree(exporter.getFinishedSpans());
+      expect(spans.map((span) => [span.name, span.parent, span.status])).toEqual([
+        ['model terminal', 'model retry', otel.SpanStatusCode.ERROR],
+        ['model retry', 'model', otel.SpanStatusCode.ERROR],
+        ['model', undefined, otel.SpanStatusCode.ERROR],
+      ]);
+    });
+
+    it('marks layers and the invoke closed when the consumer stops', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const { MiddlewareRegistry } = await import('../../src/index');
+      const registry = new MiddlewareRegistry();
+      registry.use(tracing({ api: otel, tracer }));
+      registry.add(ModelStage.Wrap, retry({ stream: 'live' }));
+      const events = registry.invoke(ModelStage, context, scriptedTerminal([[chunk('a'), answer('b')]]));
+      await events.next();
+      await events.return();
+      expect(exporter.getFinishedSpans().map((span) => [span.name, span.attributes[A.closed]])).toEqual([
+        ['model terminal', true],
+        ['model retry', true],
+        ['model', true],
+      ]);
+    });
+  });
+
+  describe('when nothing records', () => {
+    it('returns no observer for the invoke, so no layer is wrapped', () => {
+      let instrumentation: Instrumentation | undefined;
+      tracing({ api: otel }).setup({ add: () => () => undefined, instrument: (given) => ((instrumentation = given), () => undefined) });
+      expect(instrumentation?.invoke({ stage: ModelStage, context, signal: undefined })).toBeUndefined();
+    });
+
+    it('runs the stage unchanged', async () => {
+      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), use: [tracing({ api: otel })] });
+      expect(run.events).toEqual([chunk('a'), answer('b')]);
+    });
+  });
+
+  describe('options', () => {
+    it.each([undefined, {}, { trace: {} }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
+      expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing' }));
+    });
+  });
+});
