@@ -246,6 +246,30 @@ describe('MiddlewareRegistry.invoke with a signal', () => {
       expect(terminalCalls).toBe(0);
     });
 
+    it.each([
+      ['fails', 'error'],
+      ['is closed by the consumer', 'close'],
+    ])('removes its listeners when the invoke %s', async (_label, ending) => {
+      const invokeSignal = new AbortController().signal;
+      const given = new AbortController().signal;
+      const add = vi.spyOn(given, 'addEventListener');
+      const remove = vi.spyOn(given, 'removeEventListener');
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        yield* next(undefined, { signal: given });
+      });
+      const events = registry.invoke(Stage, { prompt: 'x' }, async function* terminal() {
+        yield 'one';
+        if (ending === 'error') throw new Error('failed');
+        yield 'two';
+      }, { signal: invokeSignal });
+      await events.next();
+      if (ending === 'error') await expect(events.next()).rejects.toThrow('failed');
+      else await events.return();
+      expect(add).toHaveBeenCalledTimes(1);
+      expect(remove.mock.calls.map((call) => call[1])).toEqual(add.mock.calls.map((call) => call[1]));
+    });
+
     it('removes its listeners from both signals when the invoke settles', async () => {
       const invokeSignal = new AbortController().signal;
       const given = new AbortController().signal;

@@ -205,7 +205,8 @@ describe('MiddlewareRegistry.invoke result handling', () => {
       );
       expect(fields(outcome.error)).toEqual({ code: 'ERR_CONTEXT_INVALID', stage: 'typed', phase: 'input', handler: undefined });
       expect((outcome.error as Error).cause).toBeInstanceOf(z.ZodError);
-      expect((outcome.error as Error).message).toContain("failed the stage's context schema after the Input phase. The schema's issues are in the cause");
+      expect((outcome.error as Error).message).toContain("failed the stage's context schema after the Input phase.");
+      expect((outcome.error as Error).message).toContain('are in the cause; fix the caller');
       expect(entered).toBe(false);
     });
   });
@@ -240,14 +241,14 @@ describe('MiddlewareRegistry.invoke result handling', () => {
     });
 
     it('accepts a schema with safeParse only', async () => {
-      const issues = ['too short'];
+      const problems = ['too short'];
       const schema: Schema<string> = {
-        safeParse: (value) => (typeof value === 'string' && value.length > 1 ? { success: true, data: value.toUpperCase() } : { success: false, error: issues }),
+        safeParse: (value) => (typeof value === 'string' && value.length > 1 ? { success: true, data: value.toUpperCase() } : { success: false, error: problems }),
       };
       const Custom = createStage<Context, string>('custom', { result: schema });
       await expect(new MiddlewareRegistry().run(Custom, { prompt: 'x' }, emitting(['ok']))).resolves.toBe('OK');
       const outcome = await consume(new MiddlewareRegistry().invoke(Custom, { prompt: 'x' }, emitting(['k'])));
-      expect((outcome.error as Error).cause).toBe(issues);
+      expect((outcome.error as Error).cause).toBe(problems);
     });
   });
 

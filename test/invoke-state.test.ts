@@ -262,7 +262,7 @@ describe('MiddlewareRegistry.invoke with state', () => {
   describe('with a state immer cannot draft', () => {
     it.each([
       ['a number', 42, 'number 42'],
-      ['a class instance', new (class Session {})(), 'an instance of Session'],
+      ['a class instance', new (class Connection {})(), 'an instance of Connection'],
     ])('fails with ERR_INVALID_STATE for %s', async (_label, value, described) => {
       let entered = false;
       const error = await failure(

@@ -164,7 +164,7 @@ describe('MiddlewareRegistry.run and invoke', () => {
   });
 });
 
-describe('type extraction helpers', () => {
+describe('type extraction types', () => {
   it('give the handler type of each target', () => {
     expectTypeOf<HandlerOf<typeof ModelStage.Input>>().toEqualTypeOf<InputHandler<Context>>();
     expectTypeOf<HandlerOf<typeof ModelStage.Wrap>>().toEqualTypeOf<WrapHandler<Context, Event>>();
