@@ -1,0 +1,139 @@
+/**
+ * Memory stress checks. They need a real garbage collector, so they run in
+ * their own process rather than under vitest:
+ *
+ *   node --expose-gc --import tsx test/stress/run.ts      (npm run test:stress)
+ *
+ * Each check prints one line and the process exits non-zero if any fails.
+ * Heap figures are measured after forcing collection, so they show what the
+ * invoke keeps alive, not garbage waiting to be collected.
+ */
+import { createStage, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+
+const MEGABYTE = 1024 * 1024;
+const collect = (globalThis as { gc?: () => void }).gc;
+if (collect === undefined) {
+  console.error('test/stress/run.ts needs a collector: run it as `node --expose-gc --import tsx test/stress/run.ts`.');
+  process.exit(2);
+}
+
+function heapUsed(): number {
+  (collect as () => void)();
+  (collect as () => void)();
+  return process.memoryUsage().heapUsed;
+}
+
+interface Check {
+  readonly name: string;
+  readonly passed: boolean;
+  readonly detail: string;
+}
+
+const checks: Check[] = [];
+function record(name: string, passed: boolean, detail: string): void {
+  checks.push({ name, passed, detail });
+  console.log(`${passed ? 'ok  ' : 'FAIL'} ${name}: ${detail}`);
+}
+
+async function* passThrough(_context: number, next: Next<number, number>): AsyncGenerator<number, void, undefined> {
+  yield* next();
+}
+
+/** 1,000,000 events through 10 pass-through layers: heap growth (peak and final) under 20 MB. */
+async function streamMillion(mode: 'pass' | 'hold'): Promise<void> {
+  const EVENTS = 1_000_000;
+  // Object events (not small integers, which V8 stores inline) so any retained event shows in the heap.
+  const stage = createStage<number, { index: number }>(`stream-${mode}`, { isResult: (event) => event.index === EVENTS - 1 });
+  const registry = new MiddlewareRegistry();
+  for (let layer = 0; layer < 10; layer++) {
+    registry.add(stage.Wrap, async function* passThroughObjects(_context, next) {
+      yield* next();
+    });
+  }
+  // An Output handler makes the invoke hold result candidates (hold mode).
+  if (mode === 'hold') registry.add(stage.Output, (result) => result);
+  const baseline = heapUsed();
+  let peak = 0;
+  let count = 0;
+  let last = -1;
+  const started = performance.now();
+  for await (const event of registry.invoke(stage, 0, async function* numbers() {
+    for (let index = 0; index < EVENTS; index++) yield { index };
+  })) {
+    count++;
+    last = event.index;
+    if (count % 100_000 === 0) peak = Math.max(peak, heapUsed() - baseline);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const final = heapUsed() - baseline;
+  peak = Math.max(peak, final);
+  const passed = count === EVENTS && last === EVENTS - 1 && peak < 20 * MEGABYTE;
+  record(
+    `1,000,000 events through 10 Wrap layers (${mode} mode)`,
+    passed,
+    `${count} events in ${seconds.toFixed(1)} s, peak heap growth ${(peak / MEGABYTE).toFixed(2)} MB, final ${(final / MEGABYTE).toFixed(2)} MB (limit 20 MB)`,
+  );
+}
+
+/** 100,000 registrations and removals leave the registry as small as it started. */
+function registrationChurn(): void {
+  const registry = new MiddlewareRegistry();
+  const stages = Array.from({ length: 10 }, (_unused, index) => createStage<number, number>(`churn${index}`));
+  const warmup = registry.add(stages[0]!.Wrap, passThrough, { id: 'warmup' });
+  warmup();
+  const baseline = heapUsed();
+  for (let round = 0; round < 100; round++) {
+    const disposers: Disposer[] = [];
+    for (let index = 0; index < 1000; index++) {
+      const stage = stages[index % 10]!;
+      disposers.push(registry.add(stage.Wrap, passThrough, index % 2 === 0 ? { id: `r${round}-${index}` } : {}));
+    }
+    for (const dispose of disposers) dispose();
+  }
+  const growth = heapUsed() - baseline;
+  const empty = stages.every((stage) => registry.describe(stage).length === 0);
+  record('100,000 registrations and removals', empty && growth < 1 * MEGABYTE, `registry empty: ${empty}, heap growth ${(growth / 1024).toFixed(1)} KB (limit 1 MB)`);
+}
+
+let finalised = 0;
+// Module-level: a FinalizationRegistry that is itself collected never calls back.
+const finalisation = new FinalizationRegistry<number>(() => {
+  finalised++;
+});
+
+/** Invokes abandoned mid-stream (never closed) are collected: they hold nothing outside themselves. */
+async function abandonedInvokes(): Promise<void> {
+  const INVOKES = 10_000;
+  const stage = createStage<number, number>('abandoned');
+  const registry = new MiddlewareRegistry();
+  registry.add(stage.Wrap, passThrough);
+  const controller = new AbortController();
+  finalised = 0;
+  const baseline = heapUsed();
+  for (let index = 0; index < INVOKES; index++) {
+    const events = registry.invoke(stage, index, async function* endless(context) {
+      const payload = new Array<number>(100).fill(context);
+      for (;;) yield payload.length;
+    }, { signal: controller.signal });
+    await events.next();
+    finalisation.register(events, index);
+  }
+  for (let turn = 0; turn < 20 && finalised < INVOKES; turn++) {
+    heapUsed();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const growth = heapUsed() - baseline;
+  const passed = finalised >= INVOKES * 0.99 && growth < 2 * MEGABYTE;
+  record('10,000 invokes abandoned mid-stream', passed, `${finalised} of ${INVOKES} collected, heap growth ${(growth / 1024).toFixed(1)} KB (limit 2 MB)`);
+}
+
+await streamMillion('pass');
+await streamMillion('hold');
+registrationChurn();
+await abandonedInvokes();
+
+const failed = checks.filter((check) => !check.passed);
+if (failed.length > 0) {
+  console.error(`${failed.length} stress check(s) failed.`);
+  process.exit(1);
+}
