@@ -1,0 +1,142 @@
+/**
+ * The format of agent conformance cases (`spec/cases/agent-*.json`, `"kind": "agent"`):
+ * a scripted model, scripted tools, handlers from a small vocabulary, one or
+ * more runs, and what must hold after them. Run by `test/agent/conformance.test.ts`.
+ */
+import { z } from 'zod';
+
+const json = z.json();
+const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled']);
+const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
+const systemBlocks = z.array(z.record(z.string(), json));
+
+/** One model call of the script. */
+const turn = z
+  .strictObject({
+    text: z.string().optional().describe('Answer text (streamed word by word); with toolUses, text before the tool uses'),
+    toolUses: z.array(z.strictObject({ name: z.string(), input: json, id: z.string().optional() })).optional().describe('Tool uses; the stop reason defaults to toolUse'),
+    events: z.array(z.record(z.string(), json)).optional().describe('Raw stream events, instead of text/toolUses'),
+    stopReason: stopReason.optional(),
+    usage: usage.optional(),
+    fail: z.string().optional().describe('The call throws new Error(fail) (after the events, if any)'),
+    stateWrites: z.record(z.string(), json).optional().describe('Keys the model writes to its state draft'),
+    stateDeletes: z.array(z.string()).optional().describe('Keys the model deletes from its state draft'),
+    cancel: z.boolean().optional().describe('agent.cancel() is called when the call starts'),
+    startAnotherRun: z.boolean().optional().describe('A second run is started when the call starts; its error code is observed as "second run: <code>"'),
+  })
+  .describe('One scripted model call');
+
+/** One scripted tool. */
+const tool = z.strictObject({
+  name: z.string(),
+  outcomes: z
+    .array(z.union([z.strictObject({ value: json }), z.strictObject({ error: z.string() })]))
+    .optional()
+    .describe('Answers of calls 1, 2, ...; the last repeats; errors are new Error(message)'),
+  interrupt: z.strictObject({ name: z.string(), reason: json.optional() }).optional().describe('The tool calls interrupt() and returns the response'),
+  observeSignal: z.boolean().optional().describe('Observes "tool <name> signal aborted=<bool>"'),
+  cancelAgent: z.boolean().optional().describe('The tool calls agent.cancel() first'),
+});
+
+const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool']);
+
+/** One handler from the vocabulary. */
+const handler = z
+  .strictObject({
+    stage: stageName,
+    phase: z.enum(['input', 'wrap', 'output']),
+    do: z.enum([
+      'appendSystemText',
+      'replaceSystemPrompt',
+      'pushMessage',
+      'nextWithExtraMessage',
+      'setModelState',
+      'retry',
+      'setStopReason',
+      'replaceText',
+      'fail',
+      'block',
+      'approval',
+      'observe',
+      'observeFrozen',
+      'observeFinally',
+      'countInvocationState',
+      'replaceInput',
+    ]),
+    text: z.string().optional(),
+    value: json.optional(),
+    when: z.enum(['before', 'after']).optional(),
+    attempts: z.number().int().positive().optional(),
+    pattern: z.string().optional(),
+    replacement: z.string().optional(),
+    message: z.string().optional(),
+    tool: z.string().optional(),
+    name: z.string().optional(),
+    reason: json.optional(),
+    presupplied: z.string().optional().describe('invocationState key holding a pre-supplied response'),
+  })
+  .describe('A handler; see the runner for what each "do" means');
+
+/** A partial view of what the model received in one call. */
+const modelCall = z.strictObject({
+  systemPrompt: z.string().optional(),
+  systemBlocks: systemBlocks.optional(),
+  messageCount: z.number().int().nonnegative().optional(),
+  lastMessage: json.optional(),
+  state: json.optional(),
+});
+
+/** One run of the agent and what it must end with. */
+const run = z.strictObject({
+  input: z.union([z.string(), z.array(json)]).optional().describe('User text or messages; absent on a resume'),
+  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id: the run is agent.resume(responses)'),
+  invocationState: z.record(z.string(), json).optional(),
+  signal: z.literal('aborted').optional().describe('Run with an already-aborted signal'),
+  expect: z
+    .strictObject({
+      stopReason: stopReason.optional(),
+      interrupts: z.array(json).optional(),
+      usage: usage.optional(),
+      error: z.strictObject({ code: z.string().optional(), message: z.string().optional() }).optional().describe('The run rejects: a MiddlewareError code, or the user error with this message (the same object)'),
+      eventTypes: z.array(z.string()).optional(),
+      invocationState: json.optional(),
+    })
+    .optional(),
+});
+
+/** An agent conformance case. */
+export const agentCase = z.strictObject({
+  id: z.string(),
+  description: z.string(),
+  rules: z.array(z.string().regex(/^MW-1[01]\d$/)).min(1),
+  kind: z.literal('agent'),
+  agent: z.strictObject({
+    systemPrompt: z.union([z.string(), systemBlocks]).optional(),
+    messages: z.array(json).optional(),
+    modelState: z.record(z.string(), json).optional(),
+    tools: z.array(tool).optional(),
+    model: z.array(turn),
+  }),
+  handlers: z.array(handler).optional(),
+  runs: z.array(run).min(1),
+  expect: z
+    .strictObject({
+      history: z.array(json).optional(),
+      modelState: json.optional(),
+      toolCalls: z.array(z.strictObject({ name: z.string(), input: json })).optional(),
+      modelCalls: z.array(modelCall).optional(),
+      observations: z.array(z.string()).optional(),
+      pendingInterrupts: z.array(z.string()).optional(),
+      callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
+    })
+    .optional(),
+});
+
+/** A parsed agent case. */
+export type AgentCase = z.infer<typeof agentCase>;
+/** One handler of a case. */
+export type AgentCaseHandler = z.infer<typeof handler>;
+/** One model turn of a case. */
+export type AgentCaseTurn = z.infer<typeof turn>;
+/** One tool of a case. */
+export type AgentCaseTool = z.infer<typeof tool>;
