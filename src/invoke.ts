@@ -49,8 +49,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Returns the generator itself when it is one; adapts other async iterables; rejects the rest. */
-function asGenerator(produced: unknown, culprit: () => Culprit): Generator {
+/**
+ * Returns the generator itself when it is one; adapts other async iterables;
+ * rejects the rest. Takes the culprit's parts rather than a culprit so the
+ * common case allocates nothing.
+ */
+function asGenerator(produced: unknown, stage: string, phase: Culprit['phase'], handler: string): Generator {
   if (produced !== null && typeof produced === 'object') {
     const candidate = produced as Partial<Generator>;
     if (typeof candidate[Symbol.asyncIterator] === 'function') {
@@ -58,7 +62,7 @@ function asGenerator(produced: unknown, culprit: () => Culprit): Generator {
       return adapt(candidate as AsyncIterable<unknown>);
     }
   }
-  throw messages.notAsyncIterable(culprit(), produced);
+  throw messages.notAsyncIterable({ stage, phase, handler }, produced);
 }
 
 async function* adapt(iterable: AsyncIterable<unknown>): Generator {
@@ -295,7 +299,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       const activation = { calls: 0 };
       const next = this.nextFor(index, context, signal, entry, activation);
       const produced = (entry.handler as ErasedWrap)(context, next, { stage: this.chain.stage, signal, handler: entry.name });
-      generator = asGenerator(produced, () => this.culprit('wrap', entry.name));
+      generator = asGenerator(produced, this.stageName, 'wrap', entry.name);
       if (entry.next === 'once') generator = requireACall(generator, activation, () => this.culprit('wrap', entry.name));
     }
     if (this.observers !== undefined) generator = this.observeLayer(index, context, generator);
@@ -319,12 +323,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   private enterTerminal(context: unknown, signal: AbortSignal): Generator {
     const isolation = this.isolation;
-    const culprit = (): Culprit => this.culprit('terminal', 'terminal');
     if (isolation === undefined) {
-      return asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: undefined }), culprit);
+      return asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: undefined }), this.stageName, 'terminal', 'terminal');
     }
     const draft = isolation.draft();
-    const events = asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: draft }), culprit);
+    const events = asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: draft }), this.stageName, 'terminal', 'terminal');
     return completeState(events, isolation, draft);
   }
 
