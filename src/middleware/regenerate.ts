@@ -2,12 +2,16 @@ import type { Next, WrapRun } from '../types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { invalidOption, middlewareFailed } from './failures';
 
-/** A Wrap handler for one stage's context and event types that also yields `TBoundary`. */
+/**
+ * A Wrap handler for one stage's context and event types that also yields
+ * `TBoundary`. `NoInfer` keeps the event type inferred from the stage's `next`
+ * alone, so registering checks that the stage's events admit `TBoundary`.
+ */
 export type StageWrap<TContext, TEvent, TBoundary> = (
   context: TContext,
   next: Next<TContext, TEvent>,
   run: WrapRun,
-) => AsyncGenerator<TEvent | TBoundary, void, undefined>;
+) => AsyncGenerator<NoInfer<TEvent> | TBoundary, void, undefined>;
 
 /** Options of {@link regenerate}. */
 export interface RegenerateOptions<TContext, TEvent> {

@@ -1,0 +1,131 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { MiddlewareRegistry } from '../../src/index';
+import { cache, fallback, rateLimit, regenerate, retry, timeout, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo } from '../../src/middleware/index';
+import { scriptedTerminal, throws } from '../../src/testing/index';
+import { ModelStage, TextStage, type ModelContext, type ModelEvent } from './fixtures';
+
+const registry = new MiddlewareRegistry();
+
+describe('retry', () => {
+  it('fits any stage in commit mode without type arguments', () => {
+    registry.add(ModelStage.Wrap, retry());
+    registry.add(TextStage.Wrap, retry({ attempts: 2, stream: 'commit' }));
+  });
+
+  it('fits live mode only on stages whose events admit the boundary event', () => {
+    registry.add(ModelStage.Wrap, retry({ stream: 'live' }));
+    // @ts-expect-error: the events of TextStage are strings, which do not admit AttemptBoundaryEvent
+    registry.add(TextStage.Wrap, retry({ stream: 'live' }));
+  });
+
+  it('takes the boundary type from a boundary factory', () => {
+    registry.add(
+      TextStage.Wrap,
+      retry({
+        stream: {
+          mode: 'live',
+          boundary: (info) => {
+            expectTypeOf(info).toEqualTypeOf<AttemptBoundaryInfo>();
+            return `attempt ${info.nextAttempt}`;
+          },
+        },
+      }),
+    );
+    // @ts-expect-error: a number boundary does not fit a stage of string events
+    registry.add(TextStage.Wrap, retry({ stream: { mode: 'live', boundary: () => 42 } }));
+  });
+});
+
+describe('fallback', () => {
+  it('types the alternatives from the stage context', () => {
+    registry.add(
+      ModelStage.Wrap,
+      fallback([
+        (context) => {
+          expectTypeOf(context).toEqualTypeOf<ModelContext>();
+          return { ...context, model: 'small' };
+        },
+        { prompt: 'fixed' },
+      ]),
+    );
+    // @ts-expect-error: an alternative must be a context of the stage
+    registry.add(ModelStage.Wrap, fallback([{ prompt: 42 }]));
+  });
+
+  it('fits live mode only where the boundary fits', () => {
+    registry.add(ModelStage.Wrap, fallback([{ prompt: 'b' }], { stream: 'live' }));
+    // @ts-expect-error: string events do not admit AttemptBoundaryEvent
+    registry.add(TextStage.Wrap, fallback([{ prompt: 'b' }], { stream: 'live' }));
+  });
+});
+
+describe('regenerate', () => {
+  it('types check and feedback from the stage', () => {
+    registry.add(
+      ModelStage.Wrap,
+      regenerate({
+        check: (result) => {
+          expectTypeOf(result).toEqualTypeOf<ModelEvent>();
+        },
+        feedback: (context, error) => {
+          expectTypeOf(context).toEqualTypeOf<ModelContext>();
+          expectTypeOf(error).toBeUnknown();
+          return context;
+        },
+      }),
+    );
+  });
+
+  it('fits live mode only where the boundary fits', () => {
+    registry.add(ModelStage.Wrap, regenerate({ check: () => undefined, feedback: (context) => context, stream: 'live' }));
+    // @ts-expect-error: string events do not admit AttemptBoundaryEvent
+    registry.add(TextStage.Wrap, regenerate({ check: () => undefined, feedback: (context) => context, stream: 'live' }));
+  });
+});
+
+describe('cache, timeout and rateLimit', () => {
+  it('fit any stage; cache types its key from the stage context', () => {
+    registry.add(
+      ModelStage.Wrap,
+      cache({
+        key: (context) => {
+          expectTypeOf(context).toEqualTypeOf<ModelContext>();
+          return context.prompt;
+        },
+      }),
+    );
+    registry.add(TextStage.Wrap, timeout(1_000));
+    registry.add(TextStage.Wrap, rateLimit({ minIntervalMs: 10 }));
+    // @ts-expect-error: the key must be a string or undefined
+    registry.add(TextStage.Wrap, cache({ key: () => 42 }));
+  });
+});
+
+describe('validate', () => {
+  it('registers on a stage whose types the schema outputs fit', () => {
+    registry.use(validate({ context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }).on(ModelStage));
+    // @ts-expect-error: the schema's output lacks `prompt`, so it does not fit the stage's context
+    registry.use(validate({ context: z.object({ model: z.string() }) }).on(ModelStage));
+  });
+
+  it('offers generic handlers for any stage', () => {
+    const { input } = validate({ context: z.object({ prompt: z.string() }) });
+    registry.add(TextStage.Input, input);
+  });
+});
+
+describe('scriptedTerminal', () => {
+  it('yields the events of the script, without its actions', () => {
+    const terminal = scriptedTerminal([['a', throws(new Error('x'))], ['b']]);
+    expectTypeOf(terminal({}, { stage: TextStage, signal: new AbortController().signal, state: undefined })).toEqualTypeOf<AsyncGenerator<'a' | 'b', void, undefined>>();
+    registry.run(TextStage, { prompt: '' }, terminal);
+  });
+
+  it('fits a stage only when its events do', () => {
+    const boundary: AttemptBoundaryEvent = { type: 'attempt-boundary', handler: 'retry', failedAttempt: 1, nextAttempt: 2, error: undefined };
+    registry.run(ModelStage, { prompt: '' }, scriptedTerminal([[boundary]]));
+    // @ts-expect-error: a number is not an event of TextStage
+    registry.run(TextStage, { prompt: '' }, scriptedTerminal([[42]]));
+  });
+});
