@@ -218,7 +218,14 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
    * other case, and every event that does not settle the pull, goes through `step()`.
    */
   private pull(): Promise<IteratorResult<TEvent, void>> {
-    if (this.status === RUNNING && this.native && !this.hasQueued) return (this.inner as Generator).next().then(this.onPulled, this.onPullFailed);
+    const status = this.status;
+    if (status === RUNNING && this.native && !this.hasQueued) return (this.inner as Generator).next().then(this.onPulled, this.onPullFailed);
+    if (status === RELEASED || status === DONE) {
+      // The pull after the final event (or after the end): nothing can run any more.
+      this.status = DONE;
+      this.outstanding--;
+      return Promise.resolve(END);
+    }
     return this.step();
   }
 
@@ -334,7 +341,9 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** The chain finished: Output phase, result schema, state writeback, final event. */
   private async complete(): Promise<IteratorResult<TEvent, void>> {
     this.chainOpen = false;
-    await this.closeStarted();
+    // No `await` when nothing was started: it would cost microtask turns on every invoke.
+    if (this.started.length > 0) await this.closeStarted();
+    else this.chainSettled = true;
     if (!this.seen) throw messages.noResult(this.stageName, { present: false });
     if (!this.hold) {
       if (this.guard !== undefined && !this.guard(this.last)) throw messages.noResult(this.stageName, { present: true, value: this.last });
