@@ -118,6 +118,16 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     // defineProperty per callback on every invoke.
     this.queuedStep = () => this.pull();
     this.onPulled = (pulled: IteratorResult<unknown, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> => {
+      // The per-event case of pass mode, inline: the event goes out as it came in.
+      if (!this.hold && pulled.done !== true && pulled.value !== undefined) {
+        const signal = this.signal;
+        if (signal === undefined || !signal.aborted) {
+          this.seen = true;
+          this.last = pulled.value;
+          this.outstanding--;
+          return pulled as IteratorResult<TEvent, void>;
+        }
+      }
       let delivered: IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> | undefined;
       try {
         delivered = this.accept(pulled);
