@@ -1,0 +1,338 @@
+/**
+ * Runner of the `"kind": "reliability"` conformance cases
+ * (`spec/cases/reliability-*.json`): scenarios the chain format cannot state.
+ * Each case has `scenario` (one of the names below), its parameters, and
+ * `expect`, compared as a whole with what the scenario observed.
+ *
+ * Conventions shared by every scenario: events are JSON values; an event is a
+ * result when it is an object with `"result": true`; errors are reported by
+ * message (user errors) or code (MiddlewareError).
+ *
+ * | scenario | parameters | observed |
+ * | --- | --- | --- |
+ * | `queued-calls` | `events`, `failAfter?` (the terminal throws `Error("stream failed")` after that many events), `calls` (`"next"`/`"return"`/`"throw"`, issued at once; throw uses `Error("consumer stop")`) | `settled` (call indexes in settling order), `outcomes` (`{ value }` or `{ error }` per call) |
+ * | `guard-throws` | `events`, `throwOn` (isResult throws `Error("guard failed")` for an event deep-equal to it), `output` (add an Output handler), `state` (give a state binding) | `events`, `trace`, `writes`, `error` |
+ * | `throw-when-called` | `thrower`: `"outer"`/`"inner"`/`"terminal"` (a plain function throwing `Error("thrown when called")`), `recover` (the outer Wrap handler catches and yields `{"result": true, "v": "recovered"}`) | `events`, `trace`, `error` |
+ * | `concurrent-invokes` | `steps`: `{ "add": tag }` / `{ "remove": tag }` / `{ "invoke": name, "turns": n }`, then every invoke is drained at once | per invoke name, its delivered events |
+ * | `concurrent-writeback` | `invokes` (n), `finishOrder` (invoke indexes); state `{ count: 0, writer: -1 }`, terminal call i sets `count += 1`, `writer = i` | `writes`, `final` |
+ * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal after the consumer stopped), `trace` |
+ * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
+ */
+import { getEventListeners } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { createStage, MiddlewareError, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+
+const json = z.json();
+
+/** The fields of a reliability case (beyond the common ones). */
+export const ReliabilityCaseSchema = z.looseObject({
+  id: z.string(),
+  kind: z.literal('reliability'),
+  scenario: z.enum(['queued-calls', 'guard-throws', 'throw-when-called', 'concurrent-invokes', 'concurrent-writeback', 'abandoned', 'deep-chain']),
+  expect: z.record(z.string(), json),
+});
+
+/** A parsed reliability case. */
+export type ReliabilityCase = z.infer<typeof ReliabilityCaseSchema> & Record<string, unknown>;
+
+type Json = z.infer<typeof json>;
+type Events = AsyncGenerator<Json, void, undefined>;
+
+const isResult = (event: Json): boolean => typeof event === 'object' && event !== null && (event as Record<string, unknown>)['result'] === true;
+
+function errorText(error: unknown): string {
+  if (MiddlewareError.isInstance(error)) return error.code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function turns(count: number): Promise<void> {
+  for (let turn = 0; turn < count; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+async function drain(events: AsyncIterable<Json>): Promise<{ events: Json[]; error?: string }> {
+  const seen: Json[] = [];
+  try {
+    for await (const event of events) seen.push(event);
+    return { events: seen };
+  } catch (error) {
+    return { events: seen, error: errorText(error) };
+  }
+}
+
+async function queuedCalls(testCase: Record<string, unknown>): Promise<Json> {
+  const events = testCase['events'] as Json[];
+  const failAfter = testCase['failAfter'] as number | undefined;
+  const registry = new MiddlewareRegistry();
+  const stage = createStage<Json, Json>('queued');
+  const invoke = registry.invoke(stage, {}, async function* terminal() {
+    for (let index = 0; index < events.length; index++) {
+      if (index === failAfter) throw new Error('stream failed');
+      yield events[index] as Json;
+    }
+    if (failAfter === events.length) throw new Error('stream failed');
+  });
+  const settled: number[] = [];
+  const outcomes = await Promise.all(
+    (testCase['calls'] as string[]).map((call, index) => {
+      const pending = call === 'next' ? invoke.next() : call === 'return' ? invoke.return() : invoke.throw(new Error('consumer stop'));
+      return pending.then(
+        (value) => {
+          settled.push(index);
+          return { value: value.done === true ? { done: true } : { value: value.value, done: false } } as Json;
+        },
+        (error: unknown) => {
+          settled.push(index);
+          return { error: errorText(error) } as Json;
+        },
+      );
+    }),
+  );
+  return { settled, outcomes };
+}
+
+async function guardThrows(testCase: Record<string, unknown>): Promise<Json> {
+  const events = testCase['events'] as Json[];
+  const trace: string[] = [];
+  const stage = createStage<Json, Json>('guarded', {
+    isResult: (event) => {
+      if (isDeepStrictEqual(event, testCase['throwOn'])) throw new Error('guard failed');
+      return isResult(event);
+    },
+  });
+  const registry = new MiddlewareRegistry();
+  registry.add(stage.Wrap, async function* layer(_context, next) {
+    try {
+      yield* next();
+    } finally {
+      trace.push('layer-f');
+    }
+  });
+  if (testCase['output'] === true) {
+    registry.add(stage.Output, (result) => {
+      trace.push('output');
+      return result;
+    });
+  }
+  const writes: Json[] = [];
+  const state = testCase['state'] === true ? { get: () => ({ n: 0 }), set: (next: Json) => void writes.push(next) } : undefined;
+  const outcome = await drain(
+    registry.invoke(
+      stage,
+      {},
+      async function* terminal() {
+        try {
+          yield* events;
+        } finally {
+          trace.push('tf');
+        }
+      },
+      state === undefined ? {} : { state },
+    ),
+  );
+  return { events: outcome.events, trace, writes, error: outcome.error ?? null };
+}
+
+async function throwWhenCalled(testCase: Record<string, unknown>): Promise<Json> {
+  const thrower = testCase['thrower'] as 'outer' | 'inner' | 'terminal';
+  const trace: string[] = [];
+  const stage = createStage<Json, Json>('thrower');
+  const registry = new MiddlewareRegistry();
+  const throwing = (): never => {
+    throw new Error('thrown when called');
+  };
+  registry.add(
+    stage.Wrap,
+    thrower === 'outer'
+      ? (throwing as never)
+      : async function* outer(_context: Json, next: Next<Json, Json>) {
+          try {
+            yield* next();
+          } catch (error) {
+            if (testCase['recover'] !== true) throw error;
+            trace.push(`caught ${errorText(error)}`);
+            yield { result: true, v: 'recovered' };
+          } finally {
+            trace.push('outer-f');
+          }
+        },
+  );
+  registry.add(
+    stage.Wrap,
+    thrower === 'inner'
+      ? (throwing as never)
+      : async function* inner(_context: Json, next: Next<Json, Json>) {
+          try {
+            yield* next();
+          } finally {
+            trace.push('inner-f');
+          }
+        },
+  );
+  const terminal =
+    thrower === 'terminal'
+      ? (throwing as never)
+      : async function* terminal() {
+          yield { result: true, v: 'terminal' };
+        };
+  const outcome = await drain(registry.invoke(stage, {}, terminal));
+  return { events: outcome.events, trace, error: outcome.error ?? null };
+}
+
+async function concurrentInvokes(testCase: Record<string, unknown>): Promise<Json> {
+  const stage = createStage<{ name: string; turns: number }, Json>('concurrent');
+  const registry = new MiddlewareRegistry();
+  const disposers = new Map<string, Disposer>();
+  const running: [string, Events][] = [];
+  for (const step of testCase['steps'] as Record<string, Json>[]) {
+    if (typeof step['add'] === 'string') {
+      const tag = step['add'];
+      disposers.set(
+        tag,
+        registry.add(stage.Wrap, async function* tagging(_context, next) {
+          for await (const event of next()) yield { ...(event as Record<string, Json>), tags: [...((event as { tags: Json[] }).tags ?? []), tag] };
+        }),
+      );
+    } else if (typeof step['remove'] === 'string') {
+      disposers.get(step['remove'])?.();
+    } else {
+      const name = step['invoke'] as string;
+      running.push([
+        name,
+        registry.invoke(stage, { name, turns: (step['turns'] as number | undefined) ?? 0 }, async function* terminal(context) {
+          await turns(context.turns);
+          yield { invoke: context.name, tags: [], result: true };
+        }),
+      ]);
+    }
+  }
+  const outcomes = await Promise.all(running.map(([, events]) => drain(events)));
+  return Object.fromEntries(running.map(([name], index) => [name, (outcomes[index] as { events: Json[] }).events]));
+}
+
+async function concurrentWriteback(testCase: Record<string, unknown>): Promise<Json> {
+  const count = testCase['invokes'] as number;
+  let store: Json = { count: 0, writer: -1 };
+  const writes: Json[] = [];
+  const binding = {
+    get: () => store,
+    set: (next: Json) => {
+      store = next;
+      writes.push(next);
+    },
+  };
+  const stage = createStage<number, number>('writeback');
+  const registry = new MiddlewareRegistry();
+  const gates = Array.from({ length: count }, () => {
+    let open!: () => void;
+    const promise = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { promise, open };
+  });
+  let started = 0;
+  const invokes = gates.map((_gate, index) =>
+    drain(
+      registry.invoke(
+        stage,
+        index,
+        async function* terminal(context, run) {
+          const draft = run.state as { count: number; writer: number };
+          draft.count += 1;
+          draft.writer = context;
+          started++;
+          await (gates[context] as { promise: Promise<void> }).promise;
+          yield context;
+        },
+        { state: binding as never },
+      ) as Events,
+    ),
+  );
+  while (started < count) await turns(1);
+  for (const index of testCase['finishOrder'] as number[]) {
+    const before = writes.length;
+    (gates[index] as { open: () => void }).open();
+    while (writes.length === before) await turns(1);
+  }
+  await Promise.all(invokes);
+  return { writes, final: store };
+}
+
+async function abandoned(testCase: Record<string, unknown>): Promise<Json> {
+  const trace: string[] = [];
+  const stage = createStage<Json, Json>('abandoned');
+  const registry = new MiddlewareRegistry();
+  const extra = new AbortController();
+  registry.add(stage.Wrap, async function* layer(_context, next) {
+    try {
+      yield* testCase['narrowed'] === true ? next(undefined, { signal: extra.signal }) : next();
+    } finally {
+      trace.push('layer-f');
+    }
+  });
+  const controller = new AbortController();
+  const events = registry.invoke(
+    stage,
+    {},
+    async function* terminal() {
+      try {
+        for (let index = 0; ; index++) yield index;
+      } finally {
+        trace.push('tf');
+      }
+    },
+    { signal: controller.signal },
+  );
+  for (let pull = 0; pull < (testCase['pulls'] as number); pull++) await events.next();
+  await turns(1);
+  return { listeners: getEventListeners(controller.signal, 'abort').length, trace };
+}
+
+async function deepChain(testCase: Record<string, unknown>): Promise<Json> {
+  const layers = testCase['layers'] as number;
+  const eventCount = testCase['events'] as number;
+  const stop = testCase['stop'] as 'drain' | 'return-after-first' | 'terminal-throws';
+  const stage = createStage<Json, Json>('deep');
+  const registry = new MiddlewareRegistry();
+  const finallys: number[] = [];
+  for (let layer = 0; layer < layers; layer++) {
+    registry.add(stage.Wrap, async function* passThrough(_context, next) {
+      try {
+        yield* next();
+      } finally {
+        finallys.push(layer);
+      }
+    });
+  }
+  const events = registry.invoke(stage, {}, async function* terminal() {
+    for (let index = 0; index < eventCount; index++) yield index;
+    if (stop === 'terminal-throws') throw new Error('deep failure');
+  });
+  let delivered = 0;
+  let error: string | null = null;
+  try {
+    for await (const _event of events) {
+      delivered++;
+      if (stop === 'return-after-first') break;
+    }
+  } catch (caught) {
+    error = errorText(caught);
+  }
+  const innermostFirst = finallys.length === layers && finallys.every((layer, index) => layer === layers - 1 - index);
+  return { delivered, finallys: innermostFirst ? 'innermost-first' : finallys.length === 0 ? 'none' : finallys, error };
+}
+
+const scenarios = {
+  'queued-calls': queuedCalls,
+  'guard-throws': guardThrows,
+  'throw-when-called': throwWhenCalled,
+  'concurrent-invokes': concurrentInvokes,
+  'concurrent-writeback': concurrentWriteback,
+  abandoned,
+  'deep-chain': deepChain,
+} as const;
+
+/** Runs one reliability case and returns what it observed, shaped like its `expect`. */
+export function runReliabilityCase(testCase: ReliabilityCase): Promise<Json> {
+  return scenarios[testCase.scenario](testCase);
+}
