@@ -2,13 +2,109 @@
  * Built-in middleware a case can name as `{ "builtin": "<name>", "options": {...} }`.
  * Each entry turns the case's JSON options into a bundle to register.
  */
-import type { Middleware } from '../../src/index';
+import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import * as otel from '@opentelemetry/api';
+import { z } from 'zod';
+import type { AnyStage, Middleware, Schema, WrapHandler } from '../../src/index';
+import { cache, fallback, logging, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream } from '../../src/middleware/index';
+import { errorText, type Environment } from './handlers';
 
 /** Makes a bundle from a case's JSON options. */
-export type BuiltinFactory = (options: Record<string, unknown>) => Middleware;
+export type BuiltinFactory = (options: Record<string, unknown>, run: BuiltinRun) => Middleware;
+
+/** What a built-in learns about the case it runs in. */
+export interface BuiltinRun {
+  /** The case's main stage: the bundle registers on it. */
+  readonly stage: AnyStage;
+  /** The case's environment: built-ins that observe (tracing, logging) write into its trace. */
+  readonly environment: Environment;
+}
 
 /** Every built-in a case may name, by name. */
-export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>();
+export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>([
+  ['retry', (options, { stage }) => wrapBundle('retry', stage, retry({ attempts: number(options.attempts, 3), backoff: () => number(options.delayMs, 0), stream: stream(options.stream) } as never))],
+  ['fallback', (options, { stage }) => wrapBundle('fallback', stage, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
+  ['regenerate', (options, { stage }) => wrapBundle('regenerate', stage, regenerate(regenerateOptions(options)))],
+  ['timeout', (options, { stage }) => wrapBundle('timeout', stage, timeout(number(options.ms, 1_000)))],
+  ['rateLimit', (options, { stage }) => wrapBundle('rateLimit', stage, rateLimit(options as never))],
+  ['cache', (options, { stage }) => wrapBundle('cache', stage, cache({ key: (context: Record<string, unknown>) => (context[String(options.key)] === undefined ? undefined : String(context[String(options.key)])), ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }) }))],
+  ['validate', (options, { stage }) => validate({ ...(options.context === undefined ? {} : { context: objectSchema(options.context) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result) }) }).on(stage as never)],
+  ['tracing', (_options, { environment }) => recordedTracing(environment)],
+  ['logging', (_options, { environment }) => logging({ logger: (record) => environment.trace.push(`log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`), now: () => 0 })],
+]);
+
+/** Registers one Wrap handler as a bundle named after the built-in. */
+function wrapBundle(name: string, stage: AnyStage, handler: unknown): Middleware {
+  return { name, setup: (registrar) => void registrar.add(stage.Wrap, handler as WrapHandler<unknown, unknown>) };
+}
+
+function number(value: unknown, fallbackValue: number): number {
+  return typeof value === 'number' ? value : fallbackValue;
+}
+
+/**
+ * `"commit"` and `"live"` as in SPEC MW-081 / MW-082. JSON cannot hold the
+ * default boundary's `error` object, so `"live"` cases use a boundary factory
+ * building `{ "boundary": true, "failedAttempt", "nextAttempt", "error": <code or message> }`.
+ */
+function stream(value: unknown): AttemptStream | undefined {
+  if (value === 'live') {
+    return {
+      mode: 'live',
+      boundary: (info: AttemptBoundaryInfo) => ({ boundary: true, failedAttempt: info.failedAttempt, nextAttempt: info.nextAttempt, error: errorText(info.error) }),
+    };
+  }
+  return value as AttemptStream | undefined;
+}
+
+/** `alternatives`: contexts used as they are; `merge`: objects merged into the original context (function alternatives). */
+function alternatives(options: Record<string, unknown>): unknown[] {
+  const merged = ((options.merge as Record<string, unknown>[] | undefined) ?? []).map((keys) => (context: Record<string, unknown>) => ({ ...context, ...keys }));
+  return [...((options.alternatives as unknown[] | undefined) ?? []), ...merged];
+}
+
+/**
+ * `check` accepts a result whose `"ok"` is true and otherwise throws
+ * `Error("rejected <attempt>")`; `feedback` merges `{ "feedback": "<message>" }` into the context.
+ */
+function regenerateOptions(options: Record<string, unknown>) {
+  return {
+    check: (result: unknown, _context: unknown, attempt: number) => {
+      if ((result as { ok?: unknown }).ok !== true) throw new Error(`rejected ${attempt}`);
+    },
+    feedback: (context: unknown, error: unknown) => ({ ...(context as object), feedback: errorText(error) }),
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: number(options.maxAttempts, 5) }),
+    ...(options.critical === undefined ? {} : { critical: options.critical === true }),
+    ...(options.stream === undefined ? {} : { stream: stream(options.stream) }),
+  } as never;
+}
+
+/** `{ "required": [...] }`: an object schema rejecting a missing key. */
+function objectSchema(spec: unknown): Schema<unknown> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const key of (spec as { required?: string[] }).required ?? []) shape[key] = z.unknown().refine((value) => value !== undefined, { message: `${key} is required` });
+  return z.looseObject(shape) as Schema<unknown>;
+}
+
+/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name> <- <parent>`. */
+function recordedTracing(environment: Environment): Middleware {
+  const names = new Map<string, string>();
+  const provider = new BasicTracerProvider({
+    spanProcessors: [
+      {
+        onStart: (span) => void names.set(span.spanContext().spanId, span.name),
+        onEnd: (span: ReadableSpan) => {
+          const parent = span.parentSpanContext === undefined ? '-' : (names.get(span.parentSpanContext.spanId) ?? '?');
+          const attempt = span.attributes['staged.attempt'];
+          environment.trace.push(`span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`} <- ${parent}${span.status.code === otel.SpanStatusCode.ERROR ? ' error' : ''}`);
+        },
+        forceFlush: async () => undefined,
+        shutdown: async () => undefined,
+      },
+    ],
+  });
+  return tracing({ api: otel, tracer: provider.getTracer('conformance') });
+}
 
 /**
  * The factory for `name`.
