@@ -63,6 +63,8 @@ interface Row {
   readonly expected: { readonly code: string; readonly handler: string | undefined } | 'user error';
   /** What the message must contain when it is not the stage and handler names. */
   readonly message?: readonly string[];
+  /** The error's stage field when it is not the stage under test. */
+  readonly stage?: string | undefined;
 }
 
 const rows: Row[] = [
@@ -91,6 +93,22 @@ const rows: Row[] = [
     expected: { code: 'ERR_ORDER_CYCLE', handler: 'a' },
     message: ['"misuse"', 'a -> b -> a'],
   },
+  {
+    label: 'a bundle whose setup throws after registering',
+    attempt: (context) =>
+      context.registry.use({
+        name: 'halfway',
+        setup(registrar) {
+          registrar.add(context.stage.Wrap, pass as never, { id: 'bundled' });
+          throw context.userError;
+        },
+      }),
+    expected: 'user error',
+  },
+  { label: 'an instrumentation without invoke()', attempt: ({ registry }) => registry.instrument({ name: 'blind' } as never), expected: { code: 'ERR_INVALID_HANDLER', handler: undefined }, message: ['registry.instrument'], stage: undefined },
+  { label: 'a phase token passed to invoke as the stage', attempt: ({ registry, stage }) => registry.invoke(stage.Wrap as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined }, stage: 'misuse' },
+  { label: 'a spread copy of a stage passed to invoke', attempt: ({ registry, stage }) => registry.invoke({ ...stage } as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
+  { label: 'an empty stage name', attempt: () => createStage(''), expected: { code: 'ERR_INVALID_STAGE', handler: undefined }, message: ['createStage'], stage: '' },
   // Wrap handlers of the wrong shape.
   {
     label: 'a Wrap handler written as a plain async function',
@@ -256,7 +274,7 @@ describe('MiddlewareRegistry', () => {
           ...(row.expected.handler === undefined ? [] : row.expected.handler === 'terminal' ? ['terminal'] : [`"${row.expected.handler}"`]),
         ];
         for (const part of wanted) expect(failure.message).toContain(part);
-        if (failure.code !== 'ERR_UNKNOWN_PHASE') expect(failure.stage).toBe('misuse');
+        expect(failure.stage).toBe('stage' in row ? row.stage : failure.code === 'ERR_UNKNOWN_PHASE' ? undefined : 'misuse');
       }
       // Nothing was written: no state, no registration.
       expect({ writes: setup.writes, chain: setup.registry.describe(setup.stage) }).toEqual({ writes: [], chain: before });
