@@ -401,6 +401,24 @@ describe('Agent', () => {
       expect([result.stopReason, model.calls.length, agent.messages.length]).toEqual(['cancelled', 0, 0]);
     });
 
+    it('ends with cancelled when the given signal aborts during the run, and a second cancel reports nothing', async () => {
+      const controller = new AbortController();
+      let agent: Agent | undefined;
+      let second: boolean | undefined;
+      const model = new ScriptedModel([
+        {
+          ...textTurn('never'),
+          onCall: () => {
+            controller.abort('stop');
+            second = agent?.cancel();
+          },
+        },
+      ]);
+      agent = new Agent({ model });
+      const result = await agent.invoke('go', { signal: controller.signal });
+      expect([result.stopReason, second, agent.messages.length]).toEqual(['cancelled', false, 0]);
+    });
+
     it('reports no cancellation when no run is going', () => {
       expect(new Agent({ model: new ScriptedModel([]) }).cancel()).toEqual(false);
     });

@@ -1,0 +1,78 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf } from '../../src/index';
+import {
+  Agent,
+  AgentStreamStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  ScriptedModel,
+  type AgentEvent,
+  type AgentResultEvent,
+  type AgentStreamContext,
+  type ExecuteToolContext,
+  type InvokeModelContext,
+  type InvokeModelEvent,
+  type ModelResultEvent,
+  type ToolResultEvent,
+} from '../../src/agent/index';
+
+describe('agent stages', () => {
+  describe('type extraction', () => {
+    it('gives each stage its context, result and event types', () => {
+      expectTypeOf<ContextOf<typeof InvokeModelStage>>().toEqualTypeOf<InvokeModelContext>();
+      expectTypeOf<ResultOf<typeof InvokeModelStage>>().toEqualTypeOf<ModelResultEvent>();
+      expectTypeOf<EventOf<typeof InvokeModelStage>>().toEqualTypeOf<InvokeModelEvent>();
+      expectTypeOf<ContextOf<typeof ExecuteToolStage>>().toEqualTypeOf<ExecuteToolContext>();
+      expectTypeOf<ResultOf<typeof ExecuteToolStage>>().toEqualTypeOf<ToolResultEvent>();
+      expectTypeOf<ContextOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentStreamContext>();
+      expectTypeOf<ResultOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentResultEvent>();
+      expectTypeOf<EventOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentEvent>();
+    });
+  });
+
+  describe('handlers', () => {
+    it('types handler parameters from the stage token', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(InvokeModelStage.Input, (context) => {
+        expectTypeOf(context).toEqualTypeOf<InvokeModelContext>();
+        return context;
+      });
+      registry.add(InvokeModelStage.Output, (result) => {
+        expectTypeOf(result.value).toEqualTypeOf<ModelResultEvent>();
+        return result;
+      });
+      registry.add(ExecuteToolStage.Wrap, async function* guard(context, next) {
+        expectTypeOf(context.interrupt({ name: 'approve' })).toEqualTypeOf<{ readonly response: unknown }>();
+        yield* next();
+      });
+    });
+
+    it('rejects in-place changes and wrong shapes at compile time', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(InvokeModelStage.Input, (context) => {
+        // @ts-expect-error: the messages of a context are a readonly array; produce a new context instead.
+        context.messages.push({ role: 'user', content: [] });
+        return context;
+      });
+      // @ts-expect-error: an Input handler must return the stage's context.
+      registry.add(InvokeModelStage.Input, () => ({ messages: [] }));
+      // @ts-expect-error: ExecuteToolStage yields tool results, not model stream events.
+      registry.add(ExecuteToolStage.Wrap, async function* wrongEvent() {
+        yield { type: 'textDelta', text: 'x' };
+      });
+    });
+  });
+});
+
+describe('Agent', () => {
+  describe('results', () => {
+    it('resolves invoke and resume to the agent result and streams agent events', () => {
+      const agent = new Agent({ model: new ScriptedModel([]) });
+      expectTypeOf(agent.invoke('hi')).toEqualTypeOf<Promise<AgentResultEvent>>();
+      expectTypeOf(agent.resume({})).toEqualTypeOf<Promise<AgentResultEvent>>();
+      expectTypeOf(agent.stream('hi')).toEqualTypeOf<AsyncGenerator<AgentEvent, void, undefined>>();
+      // @ts-expect-error: the history is readonly; it changes only through runs.
+      agent.messages.push({ role: 'user', content: [] });
+    });
+  });
+});
