@@ -4,7 +4,9 @@ import {
   createStage,
   MiddlewareRegistry,
   MiddlewareResult,
+  type ChainEntry,
   type ContextOf,
+  type Disposer,
   type EventOf,
   type HandlerOf,
   type InputHandler,
@@ -124,6 +126,37 @@ describe('MiddlewareRegistry.add', () => {
   });
 });
 
+describe('MiddlewareRegistry bundles and removal', () => {
+  it('infers handler types through the registrar', () => {
+    registry.use({
+      name: 'bundle',
+      setup(registrar) {
+        const dispose = registrar.add(ModelStage.Input, (context) => {
+          expectTypeOf(context).toEqualTypeOf<Context>();
+          return context;
+        });
+        expectTypeOf(dispose).toEqualTypeOf<Disposer>();
+        registrar.add(ModelStage.Output, (result) => {
+          expectTypeOf(result).toEqualTypeOf<MiddlewareResult<Final>>();
+          return result;
+        });
+        // @ts-expect-error: the registrar checks handlers like add does
+        registrar.add(ModelStage.Output, (result) => result.value);
+      },
+    });
+  });
+
+  it('types remove by target and handler, or by id', () => {
+    const input: InputHandler<Context> = (context) => context;
+    expectTypeOf(registry.remove(ModelStage.Input, input)).toEqualTypeOf<boolean>();
+    expectTypeOf(registry.remove('retry')).toEqualTypeOf<boolean>();
+    // @ts-expect-error: an Input handler is not removed from the Output phase
+    registry.remove(ModelStage.Output, input);
+    expectTypeOf(registry.describe(ModelStage)).toEqualTypeOf<ChainEntry[]>();
+    expectTypeOf(registry.explain(ModelStage)).toEqualTypeOf<string>();
+  });
+});
+
 describe('MiddlewareRegistry.run and invoke', () => {
   it('return the result type and the event stream', () => {
     expectTypeOf(registry.run(ModelStage, { prompt: 'x', temperature: 0 }, terminal)).toEqualTypeOf<Promise<Final>>();
@@ -220,6 +253,15 @@ describe('createStage', () => {
   it('requires the result type to be one of the events', () => {
     // @ts-expect-error: a result that is not an event cannot be the last event
     createStage<Context, { readonly other: true }, Event>('broken');
+  });
+
+  it('infers the result and event types from a guard without generics', () => {
+    const Guarded = createStage('guarded', { isResult: (event: Event): event is Final => event.type === 'result' });
+    expectTypeOf<ResultOf<typeof Guarded>>().toEqualTypeOf<Final>();
+    expectTypeOf<EventOf<typeof Guarded>>().toEqualTypeOf<Event>();
+    // A plain boolean check that is no type predicate makes every event a possible result.
+    const Loose = createStage('loose', { isResult: (event: Event) => event.type.length > 5 });
+    expectTypeOf<ResultOf<typeof Loose>>().toEqualTypeOf<Event>();
   });
 
   it('lets a guard narrow events for the caller', () => {
