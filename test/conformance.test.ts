@@ -83,6 +83,43 @@ describe('conformance cases', () => {
     });
   });
 
+  describe('runChainCase', () => {
+    const base = { id: 'self-check', description: 'A check of the runner itself.', rules: ['MW-005'], kind: 'chain', stage: { name: 's', guard: true } };
+
+    it('reports an error the case does not expect, so the case fails', async () => {
+      const testCase = ChainCaseSchema.parse({ ...base, terminal: { calls: [[{ throw: 'boom' }]] }, expect: { events: [] } });
+      const { observed } = await runChainCase(testCase);
+      expect({ events: observed.events, unexpected: (observed.error as { unexpected: string; text: string }).unexpected, text: (observed.error as { text: string }).text }).toEqual({
+        events: [],
+        unexpected: 'invoke',
+        text: 'boom',
+      });
+    });
+
+    it('records what it saw, so a wrong trace differs from the observation', async () => {
+      const testCase = ChainCaseSchema.parse({
+        ...base,
+        registry: [{ op: 'add', phase: 'wrap', steps: [{ record: 'w {context}' }, { next: {} }] }],
+        terminal: { calls: [[{ record: 't#{call}' }, { yield: { result: true } }]] },
+        context: { a: 1 },
+        expect: { trace: ['t#1', 'w {"a":1}'] },
+      });
+      const { observed } = await runChainCase(testCase);
+      expect(observed).toEqual({ trace: ['w {"a":1}', 't#1'] });
+    });
+
+    it('records an expected setup error that did not happen', async () => {
+      const testCase = ChainCaseSchema.parse({
+        ...base,
+        registry: [{ op: 'add', phase: 'wrap', steps: [{ next: {} }], expectError: { code: 'ERR_INVALID_OPTIONS' } }],
+        terminal: { calls: [[{ yield: { result: true } }]] },
+        expect: { trace: [] },
+      });
+      const { observed } = await runChainCase(testCase);
+      expect(observed).toEqual({ trace: ['setup error none'] });
+    });
+  });
+
   describe('chain cases', () => {
     it.each(chainCases.map((testCase) => [testCase.id, testCase] as const))('%s', async (_id, testCase) => {
       const { observed, error, environment } = await runChainCase(testCase);

@@ -7,10 +7,10 @@
  * throw), take `describe`/`explain`, invoke, apply `consumer.afterInvoke`,
  * consume, then call any kept `next` functions (recording `late:<code>`).
  */
-import { z } from 'zod';
-import { createStage, MiddlewareError, MiddlewareRegistry, type AnyStage, type Disposer, type InvokeObserver, type MiddlewareWarning, type Registration, type Schema } from '../../src/index';
+import { MiddlewareRegistry, createStage, type AnyStage, type Disposer, type MiddlewareWarning, type Registration } from '../../src/index';
 import { builtin } from './builtins';
 import { errorText, inputHandler, isResultEvent, outputHandler, terminal, wrapHandler, type Environment } from './handlers';
+import { deeplyFrozen, makeStage, observer, projectError } from './observe';
 import type { AddOperation, ChainCase, ErrorExpectation, Operation } from './schema';
 
 /** What a run observed, keyed like `expect`. */
@@ -20,40 +20,6 @@ export type Observed = Record<string, unknown>;
 interface Failure {
   readonly at: 'setup' | 'invoke';
   readonly error: unknown;
-}
-
-/** Describes an error in the shape of an `ErrorExpectation`: code (or message), and the other keys the case lists. */
-export function projectError(error: unknown, expected: ErrorExpectation, at: string): Record<string, unknown> {
-  const projected: Record<string, unknown> = { at };
-  const fields = error as Record<string, unknown> | null;
-  if (MiddlewareError.isInstance(error)) projected.code = error.code;
-  else projected.message = error instanceof Error ? error.message : String(error);
-  for (const key of ['stage', 'phase', 'handler'] as const) if (key in expected) projected[key] = fields?.[key] ?? null;
-  if ('cause' in expected) {
-    const cause = fields?.cause;
-    const issues = (cause as { issues?: { message: string }[] } | null)?.issues;
-    if (Array.isArray(issues)) projected.cause = { issues: issues.map((issue) => issue.message) };
-    else if (typeof cause === 'object' && cause !== null) projected.cause = MiddlewareError.isInstance(cause) ? { code: cause.code } : { message: (cause as Error).message };
-    else projected.cause = cause;
-  }
-  return projected;
-}
-
-/** Reads a declarative object schema into a `Schema` (zod). */
-function objectSchema(spec: { required?: string[] | undefined; defaults?: Record<string, unknown> | undefined }): Schema<unknown> {
-  const shape: Record<string, z.ZodType> = {};
-  for (const key of spec.required ?? []) shape[key] = z.unknown().refine((value) => value !== undefined, { message: `${key} is required` });
-  for (const [key, value] of Object.entries(spec.defaults ?? {})) shape[key] = z.unknown().default(value);
-  return z.looseObject(shape) as Schema<unknown>;
-}
-
-function makeStage(spec: ChainCase['stage']): AnyStage {
-  const options: Record<string, unknown> = {};
-  if (spec.guard === true) options.isResult = isResultEvent;
-  if (spec.context !== undefined) options.context = objectSchema(spec.context);
-  if (spec.result !== undefined) options.result = objectSchema(spec.result);
-  if (spec.badOption !== undefined) options[spec.badOption] = 42;
-  return createStage(spec.name, options);
 }
 
 /** Runs a case and returns what it observed, plus the raw error for identity checks. */
@@ -161,7 +127,7 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
           return;
         }
         case 'use': {
-          const dispose = registryOf(operation.scope).use(builtin(operation.builtin)(operation.options));
+          const dispose = registryOf(operation.scope).use(builtin(operation.builtin)(operation.options, { stage, environment }));
           if (operation.label !== undefined) labels.set(operation.label, { dispose });
           return;
         }
@@ -293,34 +259,4 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
   if (expected.warnings !== undefined) observed.warnings = warnings.map(({ code, id, handler }) => ({ code, id, handler }));
   if (failure !== undefined) observed.error = expected.error === undefined ? { unexpected: failure.at, text: errorText(failure.error), stack: (failure.error as Error)?.stack } : projectError(failure.error, expected.error, failure.at);
   return { observed, error: failure?.error, environment };
-}
-
-function deeplyFrozen(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true;
-  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
-}
-
-/** An observer that writes every hook into the trace. */
-function observer(name: string, environment: Environment): InvokeObserver {
-  return {
-    layer(info, events) {
-      environment.trace.push(`${name}:layer ${info.handler}#${info.attempt}@${info.position}`);
-      return (async function* observed() {
-        try {
-          yield* events;
-        } finally {
-          environment.trace.push(`${name}:layer-end ${info.handler}#${info.attempt}`);
-        }
-      })();
-    },
-    handlerStart(info) {
-      environment.trace.push(`${name}:start ${info.phase} ${info.handler}@${info.position}`);
-    },
-    handlerEnd(info, error) {
-      environment.trace.push(`${name}:end ${info.phase} ${info.handler}${error === undefined ? '' : ` error ${errorText(error)}`}`);
-    },
-    end(outcome) {
-      environment.trace.push(`${name}:invoke ${outcome.status}${outcome.status === 'success' ? ` ${JSON.stringify(outcome.result)}` : outcome.status === 'error' ? ` ${errorText(outcome.error)}` : ''}`);
-    },
-  };
 }
