@@ -57,10 +57,12 @@ function stream(value: unknown): AttemptStream | undefined {
   return value as AttemptStream | undefined;
 }
 
-/** `alternatives`: contexts used as they are; `merge`: objects merged into the original context (function alternatives). */
+/** `alternatives`: a context is used as it is; `{ "merge": {...} }` is a function alternative merging keys into the original context. */
 function alternatives(options: Record<string, unknown>): unknown[] {
-  const merged = ((options.merge as Record<string, unknown>[] | undefined) ?? []).map((keys) => (context: Record<string, unknown>) => ({ ...context, ...keys }));
-  return [...((options.alternatives as unknown[] | undefined) ?? []), ...merged];
+  return ((options.alternatives as unknown[] | undefined) ?? []).map((alternative) => {
+    const merge = (alternative as { merge?: Record<string, unknown> } | null)?.merge;
+    return merge === undefined ? alternative : (context: Record<string, unknown>) => ({ ...context, ...merge });
+  });
 }
 
 /**
