@@ -208,6 +208,31 @@ describe('Agent', () => {
       expect(agent.modelState).toEqual({ start: true, model: 'wrote' });
     });
 
+    it('drops a handler change made in the Input phase and keeps it from the model', async () => {
+      const registry = new MiddlewareRegistry();
+      const model = new ScriptedModel([textTurn('ok')]);
+      const agent = new Agent({ model, registry, modelState: { start: true } });
+      registry.add(InvokeModelStage.Input, (context) => {
+        agent.modelState = { handler: 'wrote' };
+        return context;
+      });
+      await agent.invoke('go');
+      expect([model.calls[0]?.state, agent.modelState]).toEqual([{ start: true }, { start: true }]);
+    });
+
+    it('drops a handler change when the handler short-circuits and no model call completes', async () => {
+      const registry = new MiddlewareRegistry();
+      const model = new ScriptedModel([]);
+      const agent = new Agent({ model, registry, modelState: { start: true } });
+      registry.add(InvokeModelStage.Wrap, async function* cached() {
+        agent.modelState = { handler: 'wrote' };
+        const result: ModelResultEvent = { type: 'modelResult', message: assistant('cached'), stopReason: 'endTurn', usage: ZERO };
+        yield result;
+      });
+      await agent.invoke('go');
+      expect([model.calls.length, agent.modelState, agent.messages]).toEqual([0, { start: true }, [user('go'), assistant('cached')]]);
+    });
+
     it('writes nothing when the chain fails after the model completed', async () => {
       const registry = new MiddlewareRegistry();
       const failure = new Error('output failed');

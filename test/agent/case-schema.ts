@@ -62,6 +62,7 @@ const handler = z
       'observeFinally',
       'countInvocationState',
       'replaceInput',
+      'respond',
     ]),
     text: z.string().optional(),
     value: json.optional(),

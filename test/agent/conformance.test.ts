@@ -142,6 +142,17 @@ function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHan
         if (spec.when === 'after') agent.modelState = spec.value as Record<string, unknown>;
       });
       return;
+    case 'invokeModel.input.setModelState':
+      registry.add(InvokeModelStage.Input, (context) => {
+        (world.agent as Agent).modelState = spec.value as Record<string, unknown>;
+        return context;
+      });
+      return;
+    case 'invokeModel.wrap.respond':
+      registry.add(InvokeModelStage.Wrap, async function* respond() {
+        yield { type: 'modelResult', message: { role: 'assistant', content: [{ type: 'text', text: spec.text ?? '' }] }, stopReason: 'endTurn', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+      });
+      return;
     case 'invokeModel.wrap.retry':
       registry.add(InvokeModelStage.Wrap, async function* retry(_context, next) {
         for (let attempt = 1; ; attempt++) {
