@@ -168,7 +168,7 @@ const stateVsClone: Figure = {
   name: 'state_vs_clone',
   baseline: `structuredClone of the same ${LARGE_STATE}-message state (one per invoke)`,
   goal: 0.001,
-  rounds: 7,
+  rounds: 5,
   setup(quick) {
     const large = quick ? 1000 : LARGE_STATE;
     const state = modelState(large);

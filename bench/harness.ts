@@ -3,59 +3,76 @@
  *
  * Why ratios measured in the same run: absolute nanoseconds drift with the
  * machine's load, clock and JIT state; a ratio of two measurements taken
- * moments apart, in alternating order, cancels most of that drift. The median
- * of the per-round ratios then drops the rounds that a GC pause or a
- * neighbouring process spoiled.
+ * moments apart cancels most of that drift. Each round times both sides four
+ * times, in the order A B B A B A A B, with A and B swapping every round.
+ *
+ * Why many short batches, and the fastest batch of each side per round: on a
+ * shared machine other processes take the CPU for milliseconds at a time, and
+ * that only ever adds time. A batch of about a millisecond is usually either
+ * untouched or visibly spoiled; the fastest of a side's four batches in a
+ * round is its least disturbed one, and the median over rounds then ignores
+ * the rounds where every batch was disturbed.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** One asynchronous operation to time; resolves when the operation is complete. */
-export type Operation = () => Promise<unknown>;
+/** One operation to time: synchronous, or a promise that resolves when it is complete. */
+export type Operation = () => unknown;
 
 /** How long and how often to measure. */
 export interface MeasureOptions {
-  /** Rounds; each round times both sides once, alternating which goes first. */
+  /** Rounds; each round times both sides four times (A B B A B A A B). */
   readonly rounds: number;
   /** Target duration of one timed batch, in milliseconds. */
   readonly batchMs: number;
-  /** Untimed warm-up before calibration, in milliseconds (lets the JIT settle). */
+  /** Untimed warm-up of each side before calibration, in milliseconds (lets the JIT settle). */
   readonly warmupMs: number;
 }
 
 /** What one comparison measured. */
 export interface Comparison {
-  /** Median over rounds of ours / baseline. */
+  /** Median over rounds of ours / baseline, each side's fastest batch of the round. */
   readonly ratio: number;
-  /** Median nanoseconds per operation of ours. */
+  /** Median over rounds of the fastest batch of ours, in nanoseconds per operation. */
   readonly oursNs: number;
-  /** Median nanoseconds per operation of the baseline. */
+  /** The same for the baseline. */
   readonly baselineNs: number;
-  /** Smallest and largest per-round ratio, to show the spread. */
-  readonly spread: readonly [number, number];
+  /** First and third quartile of the per-round ratios, to show the spread. */
+  readonly quartiles: readonly [number, number];
   /** Rounds measured. */
   readonly rounds: number;
   /** Operations per timed batch: ours, baseline. */
   readonly iterations: readonly [number, number];
 }
 
-/** A forced collection between batches keeps one side's garbage from being billed to the other. */
+/** A full collection before each figure keeps one figure's garbage from being billed to the next. */
 const collectGarbage: () => void = (() => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as (() => void) | undefined;
   return typeof gc === 'function' ? gc : () => undefined;
 })();
 
-/** The median of a non-empty list. */
-export function median(values: readonly number[]): number {
+/** The value at quantile `q` (0 to 1) of a non-empty list, interpolated. */
+export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((left, right) => left - right);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  const position = (sorted.length - 1) * q;
+  const below = Math.floor(position);
+  const above = Math.ceil(position);
+  return (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below);
 }
 
+/** The median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** Nanoseconds per operation over `iterations` runs. Synchronous results are not awaited. */
 async function timeBatch(operation: Operation, iterations: number): Promise<number> {
   const start = process.hrtime.bigint();
-  for (let index = 0; index < iterations; index++) await operation();
+  for (let index = 0; index < iterations; index++) {
+    const outcome = operation();
+    if (outcome instanceof Promise) await outcome;
+  }
   return Number(process.hrtime.bigint() - start) / iterations;
 }
 
@@ -64,21 +81,24 @@ async function runFor(operation: Operation, ms: number): Promise<number> {
   const deadline = process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
   let count = 0;
   do {
-    await operation();
+    const outcome = operation();
+    if (outcome instanceof Promise) await outcome;
     count++;
   } while (process.hrtime.bigint() < deadline);
   return count;
 }
 
-/** How many operations fill one batch of `batchMs`. */
+/** How many operations fill one batch of `batchMs` (the fastest of a few probes decides). */
 async function calibrate(operation: Operation, batchMs: number): Promise<number> {
-  const probe = Math.max(1, await runFor(operation, Math.min(batchMs, 20)));
-  const perOperation = await timeBatch(operation, probe);
-  return Math.max(1, Math.round((batchMs * 1e6) / perOperation));
+  const probe = Math.max(1, await runFor(operation, batchMs));
+  let fastest = Infinity;
+  for (let attempt = 0; attempt < 5; attempt++) fastest = Math.min(fastest, await timeBatch(operation, probe));
+  return Math.max(1, Math.round((batchMs * 1e6) / fastest));
 }
 
 /** Times `ours` against `baseline` in interleaved rounds. */
 export async function compare(ours: Operation, baseline: Operation, options: MeasureOptions): Promise<Comparison> {
+  collectGarbage();
   await runFor(ours, options.warmupMs);
   await runFor(baseline, options.warmupMs);
   const oursIterations = await calibrate(ours, options.batchMs);
@@ -86,30 +106,25 @@ export async function compare(ours: Operation, baseline: Operation, options: Mea
   const ratios: number[] = [];
   const oursTimes: number[] = [];
   const baselineTimes: number[] = [];
+  // Within a round: A B B A B A A B, four batches a side; A and B swap every round.
+  const pattern = [true, false, false, true, false, true, true, false];
   for (let round = 0; round < options.rounds; round++) {
-    let oursTime: number;
-    let baselineTime: number;
-    // Alternate the order so neither side always runs on a warmer (or colder) machine.
-    if (round % 2 === 0) {
-      collectGarbage();
-      oursTime = await timeBatch(ours, oursIterations);
-      collectGarbage();
-      baselineTime = await timeBatch(baseline, baselineIterations);
-    } else {
-      collectGarbage();
-      baselineTime = await timeBatch(baseline, baselineIterations);
-      collectGarbage();
-      oursTime = await timeBatch(ours, oursIterations);
+    let oursBest = Infinity;
+    let baselineBest = Infinity;
+    for (const first of pattern) {
+      const oursNext = round % 2 === 0 ? first : !first;
+      if (oursNext) oursBest = Math.min(oursBest, await timeBatch(ours, oursIterations));
+      else baselineBest = Math.min(baselineBest, await timeBatch(baseline, baselineIterations));
     }
-    oursTimes.push(oursTime);
-    baselineTimes.push(baselineTime);
-    ratios.push(oursTime / baselineTime);
+    oursTimes.push(oursBest);
+    baselineTimes.push(baselineBest);
+    ratios.push(oursBest / baselineBest);
   }
   return {
     ratio: median(ratios),
     oursNs: median(oursTimes),
     baselineNs: median(baselineTimes),
-    spread: [Math.min(...ratios), Math.max(...ratios)],
+    quartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
     rounds: options.rounds,
     iterations: [oursIterations, baselineIterations],
   };

@@ -61,8 +61,8 @@ function parseArguments(argv: readonly string[]): Arguments {
 }
 
 function measureOptions(figure: Figure, quick: boolean): MeasureOptions {
-  if (quick) return { rounds: 2, batchMs: 5, warmupMs: 5 };
-  return { rounds: figure.rounds ?? 21, batchMs: 100, warmupMs: 300 };
+  if (quick) return { rounds: 1, batchMs: 1, warmupMs: 1 };
+  return { rounds: figure.rounds ?? 151, batchMs: 1, warmupMs: 300 };
 }
 
 /** Measures the chosen figures (all when `names` is empty). */
@@ -81,7 +81,7 @@ export async function runFigures(names: readonly string[], quick: boolean, log: 
         pass: comparison.ratio <= figure.goal,
         oursNs: Math.round(comparison.oursNs),
         baselineNs: Math.round(comparison.baselineNs),
-        spread: comparison.spread.map(round),
+        quartiles: comparison.quartiles.map(round),
         rounds: comparison.rounds,
         ...pair.detail,
       },
