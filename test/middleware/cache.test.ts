@@ -93,8 +93,9 @@ describe('cache', () => {
       const store = new LruStore();
       const controller = new AbortController();
       const abortingTerminal = async function* abortingTerminal(): AsyncGenerator<ReturnType<typeof answer>, void, undefined> {
-        controller.abort('late');
         yield answer('complete');
+        // Aborted after the last event, while the chain completes: cache sees the end, not an error.
+        controller.abort('late');
       };
       const run = await runStage(ModelStage, { context, terminal: abortingTerminal, signal: controller.signal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
       expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_ABORTED');

@@ -159,6 +159,15 @@ describe('retry', () => {
     });
   });
 
+  describe('when next() itself throws', () => {
+    it('treats it as a failed attempt: registered with next: at-most-once, the second attempt reports ERR_NEXT_POLICY', async () => {
+      const terminal = scriptedTerminal([[throws(new Error('first'))], ['ok']]);
+      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ backoff: () => 0 }), { next: 'at-most-once' }]] });
+      expect(MiddlewareError.isInstance(run.error) && [run.error.code, run.error.handler]).toEqual(['ERR_NEXT_POLICY', 'retry']);
+      expect(terminal.calls).toHaveLength(1);
+    });
+  });
+
   describe('options', () => {
     it.each([
       { options: { attempts: 0 }, problem: 'attempts' },

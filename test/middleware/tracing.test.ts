@@ -164,6 +164,29 @@ describe('tracing', () => {
     });
   });
 
+  describe('when closing a layer throws', () => {
+    it('records the error on that layer span and passes it on', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const { MiddlewareRegistry } = await import('../../src/index');
+      const cleanupFailed = new Error('cleanup failed');
+      const registry = new MiddlewareRegistry();
+      registry.use(tracing({ api: otel, tracer }));
+      const terminal = async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
+        try {
+          yield chunk('a');
+        } finally {
+          // eslint-disable-next-line no-unsafe-finally
+          throw cleanupFailed;
+        }
+      };
+      const events = registry.invoke(ModelStage, context, terminal);
+      await events.next();
+      await expect(events.return()).rejects.toBe(cleanupFailed);
+      const [layer] = exporter.getFinishedSpans();
+      expect([layer?.name, layer?.status, layer?.attributes[A.closed]]).toEqual(['model terminal', { code: otel.SpanStatusCode.ERROR, message: 'cleanup failed' }, true]);
+    });
+  });
+
   describe('when nothing records', () => {
     it('returns no observer for the invoke, so no layer is wrapped', () => {
       let instrumentation: Instrumentation | undefined;
