@@ -60,6 +60,7 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
 
     const makeHandler = (operation: AddOperation): unknown => {
       if (operation.notAFunction !== undefined) return operation.notAFunction;
+      if (operation.reuse !== undefined) return labels.get(operation.reuse)?.handler;
       if (operation.phase === 'input') return inputHandler(operation.steps, environment, operation.fnName, operation.async === true);
       if (operation.phase === 'output') return outputHandler(operation.steps, environment, operation.fnName, operation.async === true);
       return wrapHandler(operation.steps, environment, operation.fnName, operation.finally, operation.returns);

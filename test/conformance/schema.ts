@@ -126,6 +126,7 @@ const common = {
   next: z.enum(['many', 'once', 'at-most-once']).optional(),
   rawOptions: z.record(z.string(), json).optional().describe('Passed to add as the options object instead of the fields above (to test validation)'),
   notAFunction: json.optional().describe('Registers this value instead of a function'),
+  reuse: z.string().optional().describe('Registers the very function of the labelled registration again (its steps are ignored)'),
   target: z.enum(['phase', 'bare', 'forged']).optional().describe("'bare' passes the stage itself (Wrap); 'forged' passes a spread copy of the phase token"),
   stage: z.string().optional().describe('Key of another stage from otherStages (default: the main stage)'),
   label: z.string().optional().describe('Names the registration for dispose/remove operations'),
