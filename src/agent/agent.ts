@@ -1,7 +1,7 @@
 import { MiddlewareError } from '../errors';
 import { MiddlewareRegistry } from '../registry';
 import { describeValue } from '../stage';
-import type { SystemPrompt } from '../system-prompt';
+import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../system-prompt';
 import type { TerminalRun } from '../types';
 import { adopt } from './freeze';
 import { createModelContext, History } from './history';
@@ -94,7 +94,8 @@ export class Agent {
   private readonly model: Model;
   private readonly tools: ReadonlyMap<string, Tool>;
   private readonly toolSpecs: readonly Tool['spec'][];
-  private readonly systemPrompt: SystemPrompt | undefined;
+  /** Frozen blocks, computed once, so building a model context copies nothing. */
+  private readonly systemPrompt: readonly SystemContentBlock[] | undefined;
   private readonly toolChoice: ToolChoice | undefined;
   private readonly history: History;
   private state: Record<string, unknown>;
@@ -122,7 +123,7 @@ export class Agent {
     }
     this.tools = tools;
     this.toolSpecs = adopt([...tools.values()].map((tool) => tool.spec));
-    this.systemPrompt = adopt(options.systemPrompt);
+    this.systemPrompt = options.systemPrompt === undefined ? undefined : adopt(toSystemBlocks(options.systemPrompt));
     this.toolChoice = adopt(options.toolChoice);
     this.registry = options.registry ?? new MiddlewareRegistry();
     this.history = new History(checkMessages(options.messages ?? [], 'options.messages'));
