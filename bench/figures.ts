@@ -23,6 +23,7 @@ import {
   type ResultEvent,
 } from './fixtures';
 import { contextFigures } from './context-figures';
+import { minimalShell } from './floor';
 
 /** What a figure's setup hands the harness. */
 export interface FigurePair {
@@ -32,6 +33,8 @@ export interface FigurePair {
   readonly baseline: Operation;
   /** Fixed facts to report with the figure (sizes, counts). */
   readonly detail?: Readonly<Record<string, unknown>>;
+  /** The cheapest shell any implementation needs, measured against the same baseline (see `floor.ts`). */
+  readonly floor?: Operation;
 }
 
 /** One figure of the benchmark. */
@@ -65,6 +68,7 @@ function streamFigure(name: string, count: number, goal: number): Figure {
       return {
         ours: () => drain(registry.invoke(PlainStage, CONTEXT, terminal)),
         baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
+        floor: () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
         detail: { events: STREAM_EVENTS, wrapHandlers: count },
       };
     },

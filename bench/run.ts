@@ -73,17 +73,20 @@ export async function runFigures(names: readonly string[], quick: boolean, log: 
     log(`measuring ${figure.name}...`);
     const pair = await figure.setup(quick);
     const comparison = await compare(pair.ours, pair.baseline, measureOptions(figure, quick));
+    const floor = pair.floor === undefined ? undefined : await compare(pair.floor, pair.baseline, measureOptions(figure, quick));
+    const ratio = round(comparison.ratio);
     results[figure.name] = {
-      ratio: round(comparison.ratio),
+      ratio,
       baseline: figure.baseline,
       detail: {
         goal: figure.goal,
-        pass: comparison.ratio <= figure.goal,
+        pass: ratio <= figure.goal,
         oursNs: Math.round(comparison.oursNs),
         baselineNs: Math.round(comparison.baselineNs),
         quartiles: comparison.quartiles.map(round),
         rounds: comparison.rounds,
         ...pair.detail,
+        ...(floor === undefined ? {} : { floorRatio: round(floor.ratio), floorIs: 'a minimal shell (one .then per event, no checks) around the baseline' }),
       },
     };
   }
@@ -103,9 +106,10 @@ export function formatTable(figures: Readonly<Record<string, FigureResult>>): st
     figure.detail.pass === true ? 'pass' : 'FAIL',
     formatNs(figure.detail.oursNs),
     formatNs(figure.detail.baselineNs),
+    typeof figure.detail.floorRatio === 'number' ? String(figure.detail.floorRatio) : '',
     figure.baseline,
   ]);
-  const header = ['figure', 'ratio', 'goal', 'verdict', 'ours', 'baseline', 'baseline is'];
+  const header = ['figure', 'ratio', 'goal', 'verdict', 'ours', 'baseline', 'floor', 'baseline is'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const line = (cells: readonly string[]): string => `| ${cells.map((cell, column) => cell.padEnd(widths[column] as number)).join(' | ')} |`;
   return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');

@@ -1,0 +1,36 @@
+/**
+ * The floor of the stream figures: the cheapest possible shell around a
+ * chain, one that only passes the outermost layer's results through a
+ * `.then` callback, with none of the invoke's checks.
+ *
+ * Why measure it: an invoke must look at every event before the consumer
+ * does (abort, `undefined`, the end of the chain), so it adds at least one
+ * promise reaction per event. How much that reaction costs relative to the
+ * chain depends on the engine, not on this library; the floor figure shows
+ * what part of a ratio no implementation of the contract can remove.
+ */
+
+const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
+
+/** A minimal async iterator over `inner`: one `.then` per event, no checks. */
+export class MinimalShell<TEvent> implements AsyncIterator<TEvent, void, undefined> {
+  private readonly onPulled: (pulled: IteratorResult<TEvent, void>) => IteratorResult<TEvent, void>;
+
+  constructor(private readonly inner: AsyncIterator<TEvent, void, undefined>) {
+    this.onPulled = (pulled) => (pulled.done === true ? END : pulled);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Pulls the inner iterator's next result. */
+  next(): Promise<IteratorResult<TEvent, void>> {
+    return this.inner.next().then(this.onPulled);
+  }
+}
+
+/** Wraps an async iterable in a {@link MinimalShell}. */
+export function minimalShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
+  return new MinimalShell(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>);
+}
