@@ -199,6 +199,7 @@ export class Agent {
         message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
       });
     }
+    checkRunOptions(options);
     const messages = checkMessages(toMessages(input), 'the input');
     const resume = this.prepareResume(messages, options.interruptResponses);
     const controller = new AbortController();
@@ -374,6 +375,18 @@ function checkMessages(messages: readonly Message[], where: string): readonly Me
     if (!ok) throw invalid(`${where} must be a string, a message { role: 'user' | 'assistant', content: ContentBlock[] } or an array of messages; got ${describeValue(message)}`);
   }
   return messages;
+}
+
+function checkRunOptions(options: AgentRunOptions): void {
+  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
+  const signal = options.signal as unknown;
+  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function')) {
+    throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
+  }
+  for (const key of ['invocationState', 'interruptResponses'] as const) {
+    const value = options[key] as unknown;
+    if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`options.${key} must be a plain object, got ${describeValue(value)}`);
+  }
 }
 
 function invalid(problem: string): MiddlewareError {

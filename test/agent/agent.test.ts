@@ -485,6 +485,18 @@ describe('Agent', () => {
       expect(() => new Agent(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }));
     });
 
+    it.each([
+      ['a signal that is not an AbortSignal', { signal: 'stop' }],
+      ['an invocationState that is not an object', { invocationState: 3 }],
+      ['interruptResponses that are an array', { interruptResponses: [] }],
+      ['options that are not an object', null],
+    ])('rejects %s with ERR_INVALID_OPTIONS before anything runs', async (_label, options) => {
+      const model = new ScriptedModel([textTurn('ok')]);
+      const agent = new Agent({ model });
+      await expect(agent.invoke('go', options as never)).rejects.toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }));
+      expect([model.calls.length, agent.messages.length]).toEqual([0, 0]);
+    });
+
     it('rejects malformed input with ERR_INVALID_OPTIONS', async () => {
       const agent = new Agent({ model: new ScriptedModel([]) });
       await expect(agent.invoke({ role: 'robot' } as never)).rejects.toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }));
