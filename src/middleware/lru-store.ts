@@ -11,11 +11,15 @@ import { invalidOption } from './failures';
 export class LruStore implements CacheStore {
   private readonly entries = new Map<string, CacheEntry>();
 
+  /** Most entries kept. */
+  readonly maxEntries: number;
+
   /**
    * @param maxEntries - Most entries kept. Default 500.
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `maxEntries` is an integer >= 1.
    */
-  constructor(readonly maxEntries = 500) {
+  constructor(maxEntries = 500) {
+    this.maxEntries = maxEntries;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw invalidOption('LruStore', 'maxEntries must be an integer of at least 1', maxEntries);
   }
 
