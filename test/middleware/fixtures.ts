@@ -47,7 +47,7 @@ export interface ManualTimers extends Timers {
   advance(ms: number): Promise<void>;
 }
 
-/** A {@link ManualTimers}; with `auto`, each timer fires on the next macrotask-free turn (after its delay is recorded). */
+/** A {@link ManualTimers}; with `auto`, each timer fires by itself on the next promise turn (after its delay is recorded). */
 export function manualTimers(options: { auto?: boolean } = {}): ManualTimers {
   let now = 0;
   let nextId = 1;
@@ -61,7 +61,7 @@ export function manualTimers(options: { auto?: boolean } = {}): ManualTimers {
       delays.push(ms);
       scheduled.set(id, { at: now + ms, callback });
       if (options.auto === true) {
-        queueMicrotask(() => {
+        void Promise.resolve().then(() => {
           const entry = scheduled.get(id);
           if (entry === undefined) return;
           scheduled.delete(id);
