@@ -164,6 +164,16 @@ describe('Agent', () => {
       expect(Object.isFrozen(invocationState)).toEqual(false);
     });
 
+    it('hands ExecuteToolStage and AgentStreamStage handlers frozen contexts, the tool input included', async () => {
+      const registry = new MiddlewareRegistry();
+      const seen: boolean[][] = [];
+      registry.add(ExecuteToolStage.Input, (context) => (seen.push([Object.isFrozen(context), Object.isFrozen(context.toolUse), Object.isFrozen(context.toolUse.input)]), context));
+      registry.add(AgentStreamStage.Input, (context) => (seen.push([Object.isFrozen(context), Object.isFrozen(context.messages), Object.isFrozen(context.messages[0])]), context));
+      const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: { deep: { n: 1 } } }]), textTurn('ok')]);
+      await new Agent({ model, registry, tools: [new ScriptedTool({ name: 'a' })] }).invoke('go');
+      expect(seen).toEqual([[true, true, true], [true, true, true]]);
+    });
+
     it('copies what the caller passes, so the caller objects stay unfrozen and unshared', async () => {
       const input = user('go');
       const blocks = [{ text: 'sys' }];
