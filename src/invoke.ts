@@ -86,7 +86,6 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** Whether events are held back for the Output phase (see SPEC MW-003). */
   private readonly hold: boolean;
   private readonly guard: ((event: unknown) => boolean) | undefined;
-  private seen = false;
   private last: unknown;
   private held: unknown;
   private hasHeld = false;
@@ -122,7 +121,6 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       if (!this.hold && pulled.done !== true && pulled.value !== undefined) {
         const signal = this.signal;
         if (signal === undefined || !signal.aborted) {
-          this.seen = true;
           this.last = pulled.value;
           this.outstanding--;
           return pulled as IteratorResult<TEvent, void>;
@@ -250,7 +248,6 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (pulled.done === true) return this.complete();
     const event = pulled.value;
     if (event === undefined) throw messages.invalidEvent(this.stageName);
-    this.seen = true;
     this.last = event;
     if (!this.hold) return pulled as IteratorResult<TEvent, void>;
     const guard = this.guard;
@@ -354,7 +351,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     // No `await` when nothing was started: it would cost microtask turns on every invoke.
     if (this.started.length > 0) await this.closeStarted();
     else this.chainSettled = true;
-    if (!this.seen) throw messages.noResult(this.stageName, { present: false });
+    // Events are never undefined (see `accept`), so an undefined `last` means no event came.
+    if (this.last === undefined) throw messages.noResult(this.stageName, { present: false });
     if (!this.hold) {
       if (this.guard !== undefined && !this.guard(this.last)) throw messages.noResult(this.stageName, { present: true, value: this.last });
       this.settle({ status: 'success', result: this.last });
