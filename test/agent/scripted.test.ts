@@ -94,7 +94,7 @@ describe('modelTerminal', () => {
     });
   });
 
-  describe('toModelRequest', () => {
+  describe('the request it sends (toModelRequest)', () => {
     it('gives the model the system prompt in both forms and everything else as it is', () => {
       const context: InvokeModelContext = { ...contextFor([]), systemPrompt: [{ text: 'a' }, { cachePoint: { type: 'default' } }], toolChoice: { type: 'tool', name: 'f' } };
       expect(toModelRequest(context)).toEqual({ messages: [], systemPrompt: 'a', systemBlocks: context.systemPrompt, toolSpecs: [], toolChoice: { type: 'tool', name: 'f' } });
@@ -212,31 +212,39 @@ describe('ScriptedTool', () => {
   });
 });
 
-describe('result guards', () => {
-  it.each([
-    [isModelResult, { type: 'modelResult' }, true],
-    [isModelResult, { type: 'textDelta' }, false],
-    [isToolResult, { type: 'toolResult' }, true],
-    [isToolResult, null, false],
-    [isAgentResult, { type: 'agentResult' }, true],
-    [isAgentResult, 'agentResult', false],
-  ])('%o on %j is %j', (guard, event, expected) => {
-    expect(guard(event)).toEqual(expected);
+describe('isModelResult, isToolResult, isAgentResult', () => {
+  describe('events of every kind', () => {
+    it.each([
+      [isModelResult, { type: 'modelResult' }, true],
+      [isModelResult, { type: 'textDelta' }, false],
+      [isToolResult, { type: 'toolResult' }, true],
+      [isToolResult, null, false],
+      [isAgentResult, { type: 'agentResult' }, true],
+      [isAgentResult, 'agentResult', false],
+    ])('%o on %j is %j', (guard, event, expected) => {
+      expect(guard(event)).toEqual(expected);
+    });
   });
 });
 
-describe('tool results', () => {
-  it.each([
-    ['text', 'hi', [{ type: 'text', text: 'hi' }]],
-    ['json', { a: 1 }, [{ type: 'json', json: { a: 1 } }]],
-    ['undefined as null', undefined, [{ type: 'json', json: null }]],
-  ])('sends %s', (_label, value, expected) => {
-    expect(toResultContent(value)).toEqual(expected);
+describe('toResultContent', () => {
+  describe('tool return values', () => {
+    it.each([
+      ['text', 'hi', [{ type: 'text', text: 'hi' }]],
+      ['json', { a: 1 }, [{ type: 'json', json: { a: 1 } }]],
+      ['undefined as null', undefined, [{ type: 'json', json: null }]],
+    ])('sends %s', (_label, value, expected) => {
+      expect(toResultContent(value)).toEqual(expected);
+    });
   });
+});
 
-  it('builds an error result, with the error only when given', () => {
-    const error = new Error('x');
-    expect(errorResult('t', 'bad')).toEqual({ type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't', status: 'error', content: [{ type: 'text', text: 'bad' }] } });
-    expect(errorResult('t', 'bad', error).error).toBe(error);
+describe('errorResult', () => {
+  describe('with and without the error', () => {
+    it('builds an error result, with the error only when given', () => {
+      const error = new Error('x');
+      expect(errorResult('t', 'bad')).toEqual({ type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't', status: 'error', content: [{ type: 'text', text: 'bad' }] } });
+      expect(errorResult('t', 'bad', error).error).toBe(error);
+    });
   });
 });
