@@ -37,8 +37,8 @@ function approvalAgent(turns = [toolUseTurn([{ name: 'delete', input: { path: 'a
   return { agent, answers, remove, read, model };
 }
 
-describe('interrupt', () => {
-  describe('halting', () => {
+describe('Agent', () => {
+  describe('halting on an interrupt', () => {
     it('halts the agent with stop reason interrupt and the pending interrupt', async () => {
       const { agent, remove } = approvalAgent();
       const result = await agent.invoke('clean up');
@@ -64,7 +64,7 @@ describe('interrupt', () => {
     });
   });
 
-  describe('resuming', () => {
+  describe('resuming after interrupts', () => {
     it('returns the stored response from the same call and finishes the run', async () => {
       const { agent, answers, remove, model } = approvalAgent();
       await agent.invoke('clean up');
@@ -134,7 +134,7 @@ describe('interrupt', () => {
     });
   });
 
-  describe('misuse', () => {
+  describe('misuse of interrupts', () => {
     it.each([
       ['new input while interrupts are pending', (agent: Agent) => agent.invoke('something else')],
       ['no responses while interrupts are pending', (agent: Agent) => agent.invoke(undefined)],
