@@ -46,6 +46,18 @@ describe('README', () => {
     });
   });
 
+  describe('Testing middleware', () => {
+    it('is the tested example in test/testing/readme-example.test.ts', () => {
+      const [code] = blocks('Testing middleware');
+      const example = readFileSync(join(root, 'test/testing/readme-example.test.ts'), 'utf8');
+      const body = example
+        .slice(example.indexOf('import { describe'))
+        .replace("from '../../src/index'", "from 'staged-middleware'")
+        .replace("from '../../src/testing/index'", "from 'staged-middleware/testing'");
+      expect(body).toBe(code?.body);
+    });
+  });
+
   describe('Model-state isolation', () => {
     it('runs the snippet and writes the state back', () => {
       const [snippet] = blocks('Model-state isolation');
