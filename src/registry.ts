@@ -239,8 +239,12 @@ export class MiddlewareRegistry {
     }
     const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
     // Reject a cycle before anything changes, so a failed add leaves no trace.
-    const samePhase = [...set].filter((other) => other.phase === stored.phase && other !== existing);
-    sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
+    // Only a registration with an ordering edge can close one; skipping the
+    // sort otherwise keeps adding n handlers linear per add instead of n log n.
+    if (mayCloseCycle(stored, set, existing)) {
+      const samePhase = [...set].filter((other) => other.phase === stored.phase && other !== existing);
+      sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
+    }
     if (existing !== undefined) this.unregister(existing);
     set.add(stored);
     this.byStage.set(stored.stage, set);
@@ -339,6 +343,22 @@ export class MiddlewareRegistry {
 
 function invalidOptions(stage: string, problem: string): MiddlewareError {
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `Invoke of stage "${stage}": ${problem}.` });
+}
+
+/**
+ * Whether adding `stored` can close an ordering cycle. The registrations
+ * already stored have none (each add was checked, and removals only drop
+ * edges), so a new cycle must run through `stored`: it needs a constraint of
+ * its own, or another same-phase registration naming its id.
+ */
+function mayCloseCycle(stored: StoredRegistration, set: ReadonlySet<StoredRegistration>, replaced: StoredRegistration | undefined): boolean {
+  if (stored.before.length > 0 || stored.after.length > 0) return true;
+  const id = stored.id;
+  if (id === undefined) return false;
+  for (const other of set) {
+    if (other !== replaced && other.phase === stored.phase && (other.before.includes(id) || other.after.includes(id))) return true;
+  }
+  return false;
 }
 
 /** Runs on every invoke, so it allocates nothing (not even a helper closure) when the options are valid. */

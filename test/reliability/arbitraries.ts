@@ -62,8 +62,8 @@ const common = fc.record({
   level,
   order: fc.option(fc.integer({ min: -2, max: 2 }), { nil: undefined, freq: 2 }),
   id: fc.option(ID, { nil: undefined, freq: 2 }),
-  before: fc.oneof({ arbitrary: fc.constant([] as string[]), weight: 5 }, { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 1 }),
-  after: fc.oneof({ arbitrary: fc.constant([] as string[]), weight: 5 }, { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 1 }),
+  before: fc.oneof({ arbitrary: fc.constant([] as string[]), weight: 3 }, { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 2 }),
+  after: fc.oneof({ arbitrary: fc.constant([] as string[]), weight: 3 }, { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 2 }),
   replace: fc.boolean(),
 });
 

@@ -109,6 +109,16 @@ const rows: Row[] = [
   { label: 'a phase token passed to invoke as the stage', attempt: ({ registry, stage }) => registry.invoke(stage.Wrap as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined }, stage: 'misuse' },
   { label: 'a spread copy of a stage passed to invoke', attempt: ({ registry, stage }) => registry.invoke({ ...stage } as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
   { label: 'an empty stage name', attempt: () => createStage(''), expected: { code: 'ERR_INVALID_STAGE', handler: undefined }, message: ['createStage'], stage: '' },
+  {
+    label: "an id that closes a cycle through other handlers' constraints",
+    setup: ({ registry, stage }) => {
+      registry.add(stage.Wrap, pass as never, { name: 'a', id: 'a', before: ['b'] });
+      registry.add(stage.Wrap, pass as never, { name: 'c', id: 'c', after: ['b'], before: ['a'] });
+    },
+    attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'b', id: 'b' }),
+    expected: { code: 'ERR_ORDER_CYCLE', handler: 'a' },
+    message: ['"misuse"', 'a -> b -> c -> a'],
+  },
   // Wrap handlers of the wrong shape.
   {
     label: 'a Wrap handler written as a plain async function',
