@@ -117,13 +117,33 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     // defineProperty per callback on every invoke.
     this.queuedStep = () => this.pull();
     this.onPulled = (pulled: IteratorResult<unknown, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> => {
-      // The per-event case of pass mode, inline: the event goes out as it came in.
-      if (!this.hold && pulled.done !== true && pulled.value !== undefined) {
-        const signal = this.signal;
-        if (signal === undefined || !signal.aborted) {
-          this.last = pulled.value;
+      // The per-event cases, inline: in pass mode, and in hold mode with a guard
+      // while nothing is held, a non-result event goes out as it came in.
+      const event = pulled.done === true ? undefined : pulled.value;
+      const signal = this.signal;
+      if (event !== undefined && (signal === undefined || !signal.aborted)) {
+        if (!this.hold) {
+          this.last = event;
           this.outstanding--;
           return pulled as IteratorResult<TEvent, void>;
+        }
+        const guard = this.guard;
+        if (guard !== undefined && !this.hasHeld) {
+          let candidate: boolean;
+          try {
+            candidate = guard(event);
+          } catch (error) {
+            return this.fail(error).then(this.afterFail, this.afterFail);
+          }
+          this.last = event;
+          if (!candidate) {
+            this.outstanding--;
+            return pulled as IteratorResult<TEvent, void>;
+          }
+          // A candidate: hold it until the next event or the end shows whether it is the result.
+          this.held = event;
+          this.hasHeld = true;
+          return this.step();
         }
       }
       let delivered: IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> | undefined;
