@@ -46,6 +46,33 @@ describe('README', () => {
     });
   });
 
+  describe('The demo', () => {
+    it('prints the timeline the README shows (the date aside)', () => {
+      const [, printed] = blocks('The demo');
+      const dateless = (text: string): string => text.replace(/Today's date is \d{4}-\d{2}-\d{2}/g, "Today's date is <date>");
+      expect(dateless(runTypeScript(join(root, 'examples/demo.ts')))).toBe(dateless(printed?.body ?? ''));
+    });
+
+    it('prints the resolved chains the README shows with --explain', () => {
+      const explained = blocks('The demo').filter((block) => block.lang === 'text')[1];
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--explain'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(output).toBe(explained?.body);
+    });
+  });
+
+  describe('Embedding stages in your own loop', () => {
+    it('is the tested examples/own-loop.ts', () => {
+      const [code] = blocks('Embedding stages in your own loop');
+      const example = readFileSync(join(root, 'examples/own-loop.ts'), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
+      expect(body).toBe(code?.body);
+      expect(body.split('\n').length).toBeLessThan(80);
+    });
+  });
+
   describe('Testing middleware', () => {
     it('is the tested example in test/testing/readme-example.test.ts', () => {
       const [code] = blocks('Testing middleware');
