@@ -83,6 +83,7 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   if (typeof value === 'object') {
     if (typeof (value as { then?: unknown }).then === 'function') return 'a promise';
+    if (typeof (value as { next?: unknown }).next === 'function' && Symbol.iterator in value) return 'a synchronous iterator (a `function*` generator?)';
     const constructorName = (value as object).constructor?.name;
     return constructorName && constructorName !== 'Object' ? `an instance of ${constructorName}` : 'a plain object';
   }

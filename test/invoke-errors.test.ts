@@ -182,7 +182,7 @@ describe('MiddlewareRegistry.invoke errors', () => {
       ['an array', () => ['a'], 'returned an array of length 1, not an async iterable. A synchronous iterable (an array or a `function*` generator) cannot stream'],
       ['a sync generator', function* sync() {
         yield 'a';
-      }, 'returned a plain object, not an async iterable. A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.'],
+      }, 'returned a synchronous iterator (a `function*` generator?), not an async iterable. A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.'],
       ['undefined', () => undefined, 'returned undefined, not an async iterable. Write it as `async function*` and forward the inner events with `yield* next()`.'],
     ])('reject a Wrap handler returning %s with ERR_INVALID_HANDLER and a hint', async (_label, handler, text) => {
       const registry = new MiddlewareRegistry();
