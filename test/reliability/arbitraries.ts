@@ -36,6 +36,7 @@ export const wrapBehaviour: fc.Arbitrary<WrapBehaviour> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'peek' } as const), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('break-after' as const), count: fc.integer({ min: 1, max: 4 }) }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'call-twice' } as const), weight: 1 },
+  { arbitrary: fc.constant({ kind: 'interleave' } as const), weight: 1 },
   { arbitrary: fc.constant({ kind: 'throw-in-finally' } as const), weight: 1 },
   { arbitrary: fc.constant({ kind: 'yield-undefined' } as const), weight: 1 },
 );

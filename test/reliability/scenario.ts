@@ -26,6 +26,7 @@ export type WrapBehaviour =
   | { readonly kind: 'peek' }
   | { readonly kind: 'break-after'; readonly count: number }
   | { readonly kind: 'call-twice' }
+  | { readonly kind: 'interleave' }
   | { readonly kind: 'throw-in-finally' }
   | { readonly kind: 'yield-undefined' };
 
@@ -294,6 +295,25 @@ function wrapHandler(behaviour: WrapBehaviour, index: number, label: string, tra
           yield* next();
           trace.push(`${label}:again`);
           yield* next();
+        } finally {
+          trace.push(`${label}:finally`);
+        }
+      };
+    case 'interleave':
+      return async function* interleave(context, next) {
+        trace.push(`${label}:enter`);
+        try {
+          // Two inner chains open at once, pulled in turn (hedging without a race).
+          const chains = [next(), next(`${context}~${index}b`)];
+          const open = [true, true];
+          while (open[0] === true || open[1] === true) {
+            for (let which = 0; which < 2; which++) {
+              if (open[which] !== true) continue;
+              const pulled = await (chains[which] as AsyncGenerator<unknown, void, undefined>).next();
+              if (pulled.done === true) open[which] = false;
+              else yield pulled.value;
+            }
+          }
         } finally {
           trace.push(`${label}:finally`);
         }
