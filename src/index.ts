@@ -7,6 +7,7 @@
  */
 export { createStage, isStage, isPhaseToken } from './stage';
 export { MiddlewareRegistry } from './registry';
+export { on } from './on';
 export type { Middleware, Registrar, RegistryOptions } from './registry';
 export { MiddlewareResult } from './result';
 export type { ResultRecipe } from './result';

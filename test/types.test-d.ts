@@ -4,6 +4,7 @@ import {
   createStage,
   MiddlewareRegistry,
   MiddlewareResult,
+  on,
   type ChainEntry,
   type ContextOf,
   type Disposer,
@@ -277,5 +278,21 @@ describe('createStage', () => {
       // @ts-expect-error: a schema parsing to a string does not fit a Context stage
       context: { safeParse: (value: unknown) => ({ success: true as const, data: String(value) }) },
     });
+  });
+});
+
+describe('on', () => {
+  it('infers a per-invoke handler from its target', () => {
+    const InferStage = createStage<{ prompt: string }, { done: true }, { done: true } | { text: string }>('infer');
+    on(InferStage.Input, (context) => {
+      expectTypeOf(context).toEqualTypeOf<{ prompt: string }>();
+      return context;
+    });
+    on(InferStage.Output, (result) => {
+      expectTypeOf(result.value).toEqualTypeOf<{ done: true }>();
+      return result;
+    });
+    // @ts-expect-error: an Input handler must return the stage's context
+    on(InferStage.Input, () => 42);
   });
 });
