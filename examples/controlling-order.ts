@@ -2,7 +2,7 @@
  * Ordering, keyed registration, scopes, bundles and next() policies, shown
  * through describe() and explain(). The README prints this script's output.
  */
-import { createStage, MiddlewareRegistry, type Middleware } from '../src/index';
+import { createStage, MiddlewareRegistry, on, type Middleware } from '../src/index';
 
 type Event = { type: 'text'; text: string } | { type: 'result'; text: string };
 const ModelStage = createStage<{ prompt: string }, Extract<Event, { type: 'result' }>, Event>('invokeModel', {
@@ -32,7 +32,7 @@ registry.add(ModelStage.Wrap, async function* retryWithBackoff(_context, next) {
 const perUser = registry.child();
 perUser.add(ModelStage.Wrap, async function* quota(_context, next) { yield* next(); }, { id: 'quota', next: 'at-most-once' });
 
-console.log(perUser.explain(ModelStage, { use: [[ModelStage.Wrap, async function* audit(_context, next) { yield* next(); }]] }));
+console.log(perUser.explain(ModelStage, { use: [on(ModelStage.Wrap, async function* audit(_context, next) { yield* next(); })] }));
 console.log();
 for (const entry of perUser.describe(ModelStage)) {
   console.log(`${entry.phase.padEnd(6)} ${String(entry.position).padEnd(2)} ${entry.name.padEnd(16)} source=${entry.source}${entry.bundle === undefined ? '' : ` bundle=${entry.bundle}`} depth=${entry.depth}`);
