@@ -205,13 +205,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   private async step(): Promise<IteratorResult<TEvent, void>> {
     try {
-      if (this.status !== RUNNING) {
-        if (this.status !== IDLE) {
-          this.status = DONE;
-          return END;
-        }
-        await this.start();
-      }
+      // `pull()` answers every pull after the end itself, so only IDLE and RUNNING get here.
+      if (this.status === IDLE) await this.start();
       if (this.hasQueued) {
         const event = this.queued;
         this.queued = undefined;
