@@ -10,7 +10,7 @@
  *
  * | scenario | parameters | observed |
  * | --- | --- | --- |
- * | `queued-calls` | `events`, `failAfter?` (the terminal throws `Error("stream failed")` after that many events), `calls` (`"next"`/`"return"`/`"throw"`, issued at once; throw uses `Error("consumer stop")`) | `settled` (call indexes in settling order), `outcomes` (`{ value }` or `{ error }` per call) |
+ * | `queued-calls` | `events`, `failAfter?` (the terminal throws `Error("stream failed")` after that many events), `calls` (`"next"`/`"return"`/`"throw"`, made at once; throw uses `Error("consumer stop")`) | `settled` (call indexes in settling order), `outcomes` (`{ value }` or `{ error }` per call) |
  * | `guard-throws` | `events`, `throwOn` (isResult throws `Error("guard failed")` for an event deep-equal to it), `output` (add an Output handler), `state` (give a state binding) | `events`, `trace`, `writes`, `error` |
  * | `throw-when-called` | `thrower`: `"outer"`/`"inner"`/`"terminal"` (a plain function throwing `Error("thrown when called")`), `recover` (the outer Wrap handler catches and yields `{"result": true, "v": "recovered"}`) | `events`, `trace`, `error` |
  * | `concurrent-invokes` | `steps`: `{ "add": tag }` / `{ "remove": tag }` / `{ "invoke": name, "turns": n }`, then every invoke is drained at once | per invoke name, its delivered events |

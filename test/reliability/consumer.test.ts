@@ -25,7 +25,7 @@ function setup(options: { output?: boolean } = {}) {
 
 const CLOSED_TRACE = ['outer:enter', 'inner:enter', 'terminal:enter', 'terminal:finally', 'inner:finally', 'outer:finally'];
 
-/** Issues every call at once and records results in the order they settle. */
+/** Makes every call at once and records results in the order they settle. */
 async function race<T>(calls: readonly (() => Promise<T>)[]): Promise<{ settled: number[]; outcomes: unknown[] }> {
   const settled: number[] = [];
   const outcomes = await Promise.all(
@@ -215,7 +215,7 @@ describe('MiddlewareRegistry.invoke', () => {
       });
     });
 
-    it('lets a return() issued during a pending next() wait for it, then close', async () => {
+    it('lets a return() made during a pending next() wait for it, then close', async () => {
       const { trace, stage, registry } = setup();
       const slow = gate();
       const terminal = async function* slowTerminal(): AsyncGenerator<TestEvent, void, undefined> {

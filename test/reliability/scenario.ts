@@ -5,7 +5,7 @@
  * reference interpreter) run the very same handler code; only the engine
  * differs, so any difference in the trace is a difference of the engines.
  */
-import { MiddlewareResult, type NextPolicy, type Phase } from '../../src/index';
+import { MiddlewareResult, type NextPolicy } from '../../src/index';
 
 /** Which scope a registration belongs to. */
 export type ScopeLevel = 'root' | 'child' | 'invoke';
@@ -401,9 +401,4 @@ export function stageOptionsOf(scenario: Scenario, environment: RunEnvironment) 
 /** The initial state of scenarios with a state binding. */
 export function initialState(): GeneratedState {
   return { calls: 0, log: ['start'], temporary: 1 };
-}
-
-/** The phase of a registration spec (helper for the harness). */
-export function phaseOf(spec: RegistrationSpec): Phase {
-  return spec.phase;
 }
