@@ -20,7 +20,7 @@ const path = process.env['PROPERTY_PATH'];
 describe('MiddlewareRegistry.invoke', () => {
   describe('against the reference interpreter', () => {
     it('agrees on adds, warnings, events, trace, state writes and ending for generated scenarios', async () => {
-      await fc.assert(
+      const details = await fc.check(
         fc.asyncProperty(scenario, async (generated) => {
           const library = await runLibrary(generated);
           const reference = await runReference(generated);
@@ -28,8 +28,15 @@ describe('MiddlewareRegistry.invoke', () => {
           // A user error reaches the consumer as the very object user code threw.
           if (library.error instanceof UserError) expect(library.environment.thrown).toContain(library.error);
         }),
-        { seed, numRuns, ...(path === undefined ? {} : { path }), verbose: 1, endOnFailure: false },
+        { seed, numRuns, ...(path === undefined ? {} : { path }) },
       );
+      if (details.failed) {
+        const replay = `PROPERTY_SEED=${details.seed} PROPERTY_PATH=${details.counterexamplePath ?? ''} npx vitest run test/reliability/model.test.ts`;
+        throw new Error(
+          `The library and the reference disagree after ${details.numRuns} cases.\nReplay: ${replay}\nScenario: ${fc.stringify(details.counterexample)}\n${String((details.errorInstance as Error | undefined)?.message ?? details.errorInstance)}`,
+        );
+      }
+      expect({ failed: details.failed, ran: details.numRuns }).toEqual({ failed: false, ran: numRuns });
     }, 600_000);
   });
 });
