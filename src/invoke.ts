@@ -236,7 +236,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /**
    * One pull from a running chain. Why a `.then` chain instead of `step()`:
    * this is the per-event path, and an async function costs a second promise
-   * and more microtask turns per event. Only native async generators take it
+   * and more promise-job turns per event. Only native async generators take it
    * (their `next()` always returns a native promise and never throws); every
    * other case, and every event that does not settle the pull, goes through `step()`.
    */
@@ -363,7 +363,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** The chain finished: Output phase, result schema, state writeback, final event. */
   private async complete(): Promise<IteratorResult<TEvent, void>> {
     this.chainOpen = false;
-    // No `await` when nothing was started: it would cost microtask turns on every invoke.
+    // No `await` when nothing was started: it would cost promise-job turns on every invoke.
     if (this.started.length > 0) await this.closeStarted();
     else this.chainSettled = true;
     // Events are never undefined (see `accept`), so an undefined `last` means no event came.

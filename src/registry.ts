@@ -361,7 +361,7 @@ function mayCloseCycle(stored: StoredRegistration, set: ReadonlySet<StoredRegist
   return false;
 }
 
-/** Runs on every invoke, so it allocates nothing (not even a helper closure) when the options are valid. */
+/** Runs on every invoke, so it allocates nothing (not even a closure) when the options are valid. */
 function checkInvokeOptions(stage: string, options: InvokeOptions<unknown>): void {
   if (options === null || typeof options !== 'object') throw invalidOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
