@@ -119,4 +119,5 @@ export const scenario: fc.Arbitrary<Scenario> = fc.record({
   state: fc.boolean(),
   terminal,
   consumer,
+  instrumented: fc.boolean(),
 });

@@ -4,7 +4,7 @@
  */
 import { MiddlewareError, MiddlewareRegistry, createStage, type AddOptions, type Registration, type Target } from '../../src/index';
 import { referenceInvoke } from './reference';
-import { ReferenceError_, ReferenceScope, referenceRegistration, referenceResolve, type ReferenceRegistration } from './reference-registry';
+import { ReferenceEngineError, ReferenceScope, referenceRegistration, referenceResolve, type ReferenceRegistration } from './reference-registry';
 import {
   UserError,
   buildHandler,
@@ -50,7 +50,7 @@ function ending(error: unknown): Ending {
   if (MiddlewareError.isInstance(error)) {
     return error.code === 'ERR_ABORTED' ? { kind: 'error', code: error.code, cause: error.cause } : { kind: 'error', code: error.code };
   }
-  if (error instanceof ReferenceError_) {
+  if (error instanceof ReferenceEngineError) {
     return error.code === 'ERR_ABORTED' ? { kind: 'error', code: error.code, cause: error.cause } : { kind: 'error', code: error.code };
   }
   return { kind: 'error', code: `unexpected ${String(error)}` };
@@ -108,6 +108,19 @@ export async function runLibrary(scenario: Scenario): Promise<Run> {
   const adds: string[] = [];
   const root = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(`${warning.handler}>${warning.id}`) });
   const child = root.child();
+  if (scenario.instrumented) {
+    root.instrument({
+      name: 'transparent',
+      invoke: () => ({
+        layer: async function* observed(_info, events) {
+          yield* events;
+        },
+        handlerStart: () => undefined,
+        handlerEnd: () => undefined,
+        end: () => undefined,
+      }),
+    });
+  }
   const stage = createStage<string, string, unknown>('model', stageOptionsOf(scenario, environment) as never);
   const use: Registration[] = [];
   scenario.registrations.forEach((spec, index) => {
@@ -178,7 +191,7 @@ export async function runReference(scenario: Scenario): Promise<Run> {
       (spec.level === 'root' ? root : child).add(registration(spec, index, handler));
       adds.push('ok');
     } catch (error) {
-      adds.push((error as ReferenceError_).code);
+      adds.push((error as ReferenceEngineError).code);
     }
   });
   const controller = new AbortController();

@@ -21,7 +21,7 @@
 import type { NextPolicy, Phase } from '../../src/index';
 
 /** An error raised by the reference engine; compared with the library's by code. */
-export class ReferenceError_ extends Error {
+export class ReferenceEngineError extends Error {
   constructor(
     readonly code: string,
     override readonly cause?: unknown,
@@ -68,7 +68,7 @@ export function referenceSort(items: readonly ReferenceRegistration[]): Referenc
   const sorted: ReferenceRegistration[] = [];
   while (remaining.length > 0) {
     const ready = remaining.filter((candidate) => !remaining.some((other) => mustPrecede(other, candidate)));
-    if (ready.length === 0) throw new ReferenceError_('ERR_ORDER_CYCLE');
+    if (ready.length === 0) throw new ReferenceEngineError('ERR_ORDER_CYCLE');
     ready.sort((left, right) => left.order - right.order || left.sequence - right.sequence);
     const chosen = ready[0] as ReferenceRegistration;
     sorted.push(chosen);
@@ -88,10 +88,10 @@ export class ReferenceScope {
     let stored = registration;
     const existing = registration.id === undefined ? undefined : this.registrations.find((other) => other.id === registration.id);
     if (existing !== undefined) {
-      if (!registration.replace) throw new ReferenceError_('ERR_DUPLICATE_ID');
+      if (!registration.replace) throw new ReferenceEngineError('ERR_DUPLICATE_ID');
       stored = { ...registration, sequence: existing.sequence, order: registration.orderGiven ? registration.order : existing.order };
     } else if (registration.id !== undefined && !registration.replace && this.parent?.has(registration.id) === true) {
-      throw new ReferenceError_('ERR_DUPLICATE_ID');
+      throw new ReferenceEngineError('ERR_DUPLICATE_ID');
     }
     const samePhase = this.registrations.filter((other) => other.phase === stored.phase && other !== existing);
     referenceSort([...samePhase, stored]);
@@ -113,7 +113,7 @@ export function referenceResolve(levels: readonly (readonly ReferenceRegistratio
   // Per-invoke handlers are one list given at once: a repeated id there is an error.
   const perInvoke = levels[lastLevel] as readonly ReferenceRegistration[];
   const perInvokeIds = perInvoke.flatMap((registration) => (registration.id === undefined ? [] : [registration.id]));
-  if (levels.length > 2 && new Set(perInvokeIds).size !== perInvokeIds.length) throw new ReferenceError_('ERR_DUPLICATE_ID');
+  if (levels.length > 2 && new Set(perInvokeIds).size !== perInvokeIds.length) throw new ReferenceEngineError('ERR_DUPLICATE_ID');
 
   // Which registration of each id is effective, and where it sits.
   const placed: { registration: ReferenceRegistration; level: number }[] = [];
@@ -124,7 +124,7 @@ export function referenceResolve(levels: readonly (readonly ReferenceRegistratio
   for (const id of ids) {
     const holders = levels.flatMap((level, index) => level.filter((registration) => registration.id === id).map((registration) => ({ registration, level: index })));
     if (holders.length < 2) continue;
-    for (const later of holders.slice(1)) if (!later.registration.replace) throw new ReferenceError_('ERR_DUPLICATE_ID');
+    for (const later of holders.slice(1)) if (!later.registration.replace) throw new ReferenceEngineError('ERR_DUPLICATE_ID');
     const first = holders[0] as { registration: ReferenceRegistration; level: number };
     const winner = holders[holders.length - 1] as { registration: ReferenceRegistration; level: number };
     for (const holder of holders) hidden.add(holder.registration);
@@ -161,7 +161,7 @@ export function referenceResolve(levels: readonly (readonly ReferenceRegistratio
             return;
           }
           if (found.registration.phase !== phase || found.level === index) return;
-          if (outside ? index > found.level : index < found.level) throw new ReferenceError_('ERR_ORDER_CONFLICT');
+          if (outside ? index > found.level : index < found.level) throw new ReferenceEngineError('ERR_ORDER_CONFLICT');
         };
         for (const id of registration.before) check(id, true);
         for (const id of registration.after) check(id, false);

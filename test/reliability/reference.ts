@@ -24,7 +24,7 @@
  */
 import { createDraft, finishDraft, freeze, isDraftable } from 'immer';
 import { MiddlewareResult, type NextPolicy, type StateBinding } from '../../src/index';
-import { ReferenceError_, type ReferenceChain } from './reference-registry';
+import { ReferenceEngineError, type ReferenceChain } from './reference-registry';
 
 type Events = AsyncGenerator<unknown, void, undefined>;
 
@@ -61,12 +61,12 @@ function iterate(produced: unknown): Events {
       yield* produced as AsyncIterable<unknown>;
     })();
   }
-  throw new ReferenceError_('ERR_INVALID_HANDLER');
+  throw new ReferenceEngineError('ERR_INVALID_HANDLER');
 }
 
 async function check(schema: SchemaLike, value: unknown, code: string): Promise<unknown> {
   const outcome = schema.safeParseAsync ? await schema.safeParseAsync(value) : schema.safeParse(value);
-  if (!outcome.success) throw new ReferenceError_(code, outcome.error);
+  if (!outcome.success) throw new ReferenceEngineError(code, outcome.error);
   return outcome.data;
 }
 
@@ -81,7 +81,7 @@ export async function* referenceInvoke(
   const { signal, state } = options;
   const hold = chain.output.length > 0 || stage.resultSchema !== undefined || state !== undefined;
   const isAborted = (): boolean => signal !== undefined && signal.aborted;
-  const abortError = (): ReferenceError_ => new ReferenceError_('ERR_ABORTED', signal?.reason);
+  const abortError = (): ReferenceEngineError => new ReferenceEngineError('ERR_ABORTED', signal?.reason);
   const started: Events[] = [];
   let settled = false;
   let outer: Events | undefined;
@@ -116,11 +116,11 @@ export async function* referenceInvoke(
     let calls = 0;
     const policy: NextPolicy = entry.next;
     const next = (nextContext?: unknown, nextOptions?: { signal?: AbortSignal }): Events => {
-      if (settled) throw new ReferenceError_('ERR_NEXT_AFTER_SETTLE');
+      if (settled) throw new ReferenceEngineError('ERR_NEXT_AFTER_SETTLE');
       calls++;
-      if (policy !== 'many' && calls > 1) throw new ReferenceError_('ERR_NEXT_POLICY');
+      if (policy !== 'many' && calls > 1) throw new ReferenceEngineError('ERR_NEXT_POLICY');
       const innerSignal = nextOptions?.signal === undefined ? layerSignal : AbortSignal.any([layerSignal, nextOptions.signal]);
-      if (innerSignal.aborted) throw new ReferenceError_('ERR_ABORTED', innerSignal.reason);
+      if (innerSignal.aborted) throw new ReferenceEngineError('ERR_ABORTED', innerSignal.reason);
       const inner = enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal);
       started.push(inner);
       return inner;
@@ -129,7 +129,7 @@ export async function* referenceInvoke(
     if (policy !== 'once') return events;
     return (async function* exactlyOnce() {
       yield* events;
-      if (calls === 0) throw new ReferenceError_('ERR_NEXT_POLICY');
+      if (calls === 0) throw new ReferenceEngineError('ERR_NEXT_POLICY');
     })();
   };
 
@@ -140,14 +140,14 @@ export async function* referenceInvoke(
     for (const entry of chain.input) {
       let produced = (entry.handler as (context: unknown) => unknown)(context);
       if (thenable(produced)) produced = await produced;
-      if (produced === undefined || produced === null) throw new ReferenceError_('ERR_INPUT_CONTRACT');
+      if (produced === undefined || produced === null) throw new ReferenceEngineError('ERR_INPUT_CONTRACT');
       context = produced;
       if (isAborted()) throw abortError();
     }
     if (stage.contextSchema !== undefined) context = await check(stage.contextSchema, context, 'ERR_CONTEXT_INVALID');
     if (state !== undefined) {
       const value = state.get();
-      if (!isDraftable(value)) throw new ReferenceError_('ERR_INVALID_STATE');
+      if (!isDraftable(value)) throw new ReferenceEngineError('ERR_INVALID_STATE');
       snapshot = freeze(value, true);
     }
     outer = enter(0, context, signal ?? new AbortController().signal);
@@ -169,7 +169,7 @@ export async function* referenceInvoke(
         break;
       }
       const event = pulled.value;
-      if (event === undefined) throw new ReferenceError_('ERR_INVALID_EVENT');
+      if (event === undefined) throw new ReferenceEngineError('ERR_INVALID_EVENT');
       if (!hold) {
         last = { value: event };
         yield event;
@@ -191,19 +191,19 @@ export async function* referenceInvoke(
     }
 
     await closeStarted();
-    if (last === undefined) throw new ReferenceError_('ERR_NO_RESULT');
+    if (last === undefined) throw new ReferenceEngineError('ERR_NO_RESULT');
     if (!hold) {
-      if (stage.isResult !== undefined && !stage.isResult(last.value)) throw new ReferenceError_('ERR_NO_RESULT');
+      if (stage.isResult !== undefined && !stage.isResult(last.value)) throw new ReferenceEngineError('ERR_NO_RESULT');
       finished = true;
       return;
     }
-    if (held === undefined) throw new ReferenceError_('ERR_NO_RESULT');
+    if (held === undefined) throw new ReferenceEngineError('ERR_NO_RESULT');
     let result = new MiddlewareResult<unknown>(held.value);
     for (let position = chain.output.length - 1; position >= 0; position--) {
       const entry = chain.output[position] as (typeof chain.output)[number];
       let produced = (entry.handler as (result: unknown) => unknown)(result);
       if (thenable(produced)) produced = await produced;
-      if (!(produced instanceof MiddlewareResult)) throw new ReferenceError_('ERR_OUTPUT_CONTRACT');
+      if (!(produced instanceof MiddlewareResult)) throw new ReferenceEngineError('ERR_OUTPUT_CONTRACT');
       result = produced;
       if (isAborted()) throw abortError();
     }
@@ -229,7 +229,7 @@ export async function* referenceInvoke(
     } catch (closeError) {
       outcome = closeError;
     }
-    if (isAborted() && !(outcome instanceof ReferenceError_ && outcome.code === 'ERR_ABORTED')) outcome = abortError();
+    if (isAborted() && !(outcome instanceof ReferenceEngineError && outcome.code === 'ERR_ABORTED')) outcome = abortError();
     throw outcome;
   } finally {
     if (!finished) {

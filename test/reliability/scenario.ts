@@ -84,6 +84,8 @@ export interface Scenario {
   readonly state: boolean;
   readonly terminal: TerminalSpec;
   readonly consumer: ConsumerSpec;
+  /** Library runs only: an instrumentation observing every layer, which must change nothing observable. */
+  readonly instrumented: boolean;
 }
 
 /** An error thrown by generated user code; compared by identity and message. */
