@@ -121,7 +121,7 @@ export function duplicateId(registration: StoredRegistration, where: string): Mi
     stage: registration.stage.name,
     phase: registration.phase,
     handler: registration.name,
-    message: `${where}: the id "${registration.id}" is already registered. Pass { replace: true } to put this handler in its place, or choose another id.`,
+    message: `${where}: the id "${registration.id}" is already registered, so ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" cannot take it. Pass { replace: true } to put this handler in its place, or choose another id.`,
   });
 }
 

@@ -127,7 +127,7 @@ describe('MiddlewareRegistry.use', () => {
         }),
       );
       expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_DUPLICATE_ID', handler: 'second' });
-      expect(error.message).toContain('bundle "clash": the id "taken" is already registered');
+      expect(error.message).toContain('bundle "clash": the id "taken" is already registered, so');
       expect(names(registry)).toEqual(['wrap:passThrough']);
     });
   });

@@ -139,7 +139,7 @@ describe('MiddlewareRegistry.child', () => {
       parent.add(Stage.Wrap, tracing([], 'p'), { id: 'shared' });
       const error = caught(() => child.describe(Stage));
       expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_DUPLICATE_ID', handler: 'childOne' });
-      expect(error.message).toContain('the id "shared" is already registered');
+      expect(error.message).toContain('the id "shared" is already registered, so');
     });
 
     it('hides a parent id replaced in another phase and keeps the replacement at its own level', () => {
@@ -192,7 +192,7 @@ describe('InvokeOptions.use', () => {
       }),
     );
     expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_DUPLICATE_ID', handler: 'second' });
-    expect(error.message).toContain('invoke options.use: the id "dup" is already registered');
+    expect(error.message).toContain('invoke options.use: the id "dup" is already registered, so');
   });
 
   it('runs per-invoke handlers ordered among themselves', async () => {

@@ -202,7 +202,7 @@ describe('MiddlewareRegistry', () => {
       const error = caught(() => registry.add(Other.Input, (context) => context, { id: 'retry', name: 'b' }));
       expect(fields(error)).toEqual({ code: 'ERR_DUPLICATE_ID', stage: 'other', phase: 'input', handler: 'b' });
       expect(error.message).toBe(
-        '[ERR_DUPLICATE_ID] registry.add: the id "retry" is already registered. Pass { replace: true } to put this handler in its place, or choose another id.',
+        '[ERR_DUPLICATE_ID] registry.add: the id "retry" is already registered, so input handler "b" of stage "other" cannot take it. Pass { replace: true } to put this handler in its place, or choose another id.',
       );
       expect([shape(registry), shape(registry, Other)]).toEqual([['wrap:a'], []]);
     });
