@@ -11,7 +11,7 @@ import type { ChainEntry } from './chain';
  * ├─ input   1. addDate
  * ├─ output  1. redactEmail  (transforms last)
  * └─ wrap    1. timeline
- *    └─ wrap    2. retry  [next: many]
+ *    └─ wrap    2. retry  [next at-most-once]
  *       └─ terminal
  * ```
  */

@@ -114,14 +114,19 @@ export function createRegistration(
   };
 }
 
-/** The error for an id registered twice without `replace: true`. */
-export function duplicateId(registration: StoredRegistration, where: string): MiddlewareError {
+/** The error for an id registered twice without `replace: true`, or twice in one per-invoke list. */
+export function duplicateId(registration: StoredRegistration, where: string, sibling = false): MiddlewareError {
+  // `replace` only reaches ids of enclosing scopes, so suggesting it for two
+  // entries of one per-invoke list would send the user round in circles.
+  const advice = sibling
+    ? 'Ids must be unique within one use list ({ replace: true } only replaces an id registered in an enclosing registry): drop one entry or choose another id.'
+    : 'Pass { replace: true } to put this handler in its place, or choose another id.';
   return new MiddlewareError({
     code: 'ERR_DUPLICATE_ID',
     stage: registration.stage.name,
     phase: registration.phase,
     handler: registration.name,
-    message: `${where}: the id "${registration.id}" is already registered, so ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" cannot take it. Pass { replace: true } to put this handler in its place, or choose another id.`,
+    message: `${where}: the id "${registration.id}" is already registered, so ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" cannot take it. ${advice}`,
   });
 }
 

@@ -332,7 +332,7 @@ export class MiddlewareRegistry {
       const ids = new Map<string, StoredRegistration>();
       for (const registration of perInvoke) {
         if (registration.id === undefined) continue;
-        if (ids.has(registration.id)) throw duplicateId(registration, 'invoke options.use');
+        if (ids.has(registration.id)) throw duplicateId(registration, 'invoke options.use', true);
         ids.set(registration.id, registration);
       }
       levels.push({ depth: -1, registrations: perInvoke, ids });

@@ -195,6 +195,27 @@ describe('InvokeOptions.use', () => {
     expect(error.message).toContain('invoke options.use: the id "dup" is already registered, so');
   });
 
+  it('rejects two per-invoke handlers with one id even with replace, and does not suggest replace', () => {
+    const registry = new MiddlewareRegistry();
+    registry.add(Stage.Wrap, tracing([], 'r'), { id: 'dup' });
+    const error = caught(() =>
+      registry.invoke(Stage, { prompt: 'x' }, terminal, {
+        use: [
+          [Stage.Wrap, tracing([], 'a'), { id: 'dup', replace: true }],
+          [Stage.Wrap, tracing([], 'b'), { id: 'dup', name: 'second', replace: true }],
+        ],
+      }),
+    );
+    expect({ code: error.code, stage: error.stage, phase: error.phase, handler: error.handler }).toEqual({
+      code: 'ERR_DUPLICATE_ID',
+      stage: Stage.name,
+      phase: 'wrap',
+      handler: 'second',
+    });
+    expect(error.message).toContain('Ids must be unique within one use list');
+    expect(error.message).not.toContain('Pass { replace: true }');
+  });
+
   it('runs per-invoke handlers ordered among themselves', async () => {
     const trace: string[] = [];
     await new MiddlewareRegistry().run(Stage, { prompt: 'x' }, terminal, {
