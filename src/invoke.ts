@@ -501,6 +501,9 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** A signal that aborts when either `outer` or `extra` does; its listeners go when the invoke settles. */
   private narrow(outer: AbortSignal, extra: AbortSignal): AbortSignal {
     if (outer === neverAborting) return extra;
+    // AbortSignal.any holds its sources weakly, so an invoke abandoned without
+    // being closed leaves nothing behind on the caller's long-lived signal.
+    if (typeof AbortSignal.any === 'function') return AbortSignal.any([outer, extra]);
     const controller = new AbortController();
     if (outer.aborted) controller.abort(outer.reason);
     else if (extra.aborted) controller.abort(extra.reason);

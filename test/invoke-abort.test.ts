@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createStage, MiddlewareError, MiddlewareRegistry, type Terminal, type WrapHandler } from '../src/index';
 
 interface Context {
@@ -244,6 +244,53 @@ describe('MiddlewareRegistry.invoke with a signal', () => {
       }, { signal: new AbortController().signal });
       expectAborted(thrown, 'too late');
       expect(terminalCalls).toBe(0);
+    });
+
+    it('links the signals weakly where AbortSignal.any exists: no listener, yet the inner chain sees either abort', async () => {
+      const invokeController = new AbortController();
+      const given = new AbortController();
+      const adds = [vi.spyOn(invokeController.signal, 'addEventListener'), vi.spyOn(given.signal, 'addEventListener')];
+      const inner: AbortSignal[] = [];
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        yield* next(undefined, { signal: given.signal });
+      });
+      await registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+        inner.push(run.signal);
+        yield 'x';
+      }, { signal: invokeController.signal });
+      expect(adds.map((add) => add.mock.calls.length)).toEqual([0, 0]);
+      given.abort('given reason');
+      expect([inner[0]?.aborted, inner[0]?.reason]).toEqual([true, 'given reason']);
+    });
+  });
+
+  describe('next() with a signal, where AbortSignal.any is missing', () => {
+    const any = AbortSignal.any;
+    beforeEach(() => {
+      (AbortSignal as { any?: unknown }).any = undefined;
+    });
+    afterEach(() => {
+      AbortSignal.any = any;
+    });
+
+    it('aborts the inner chain when either signal aborts, with that signal\'s reason', async () => {
+      const invokeController = new AbortController();
+      const given = new AbortController();
+      const inner: AbortSignal[] = [];
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        yield* next(undefined, { signal: given.signal });
+        yield* next(undefined, { signal: given.signal });
+      });
+      const events = registry.invoke(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+        inner.push(run.signal);
+        yield 'x';
+      }, { signal: invokeController.signal });
+      await events.next();
+      given.abort('given reason');
+      expect([inner[0]?.aborted, inner[0]?.reason]).toEqual([true, 'given reason']);
+      await events.return();
     });
 
     it.each([

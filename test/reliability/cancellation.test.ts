@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, type MiddlewareResult } from '../../src/index';
 import {
   abortListeners,
@@ -299,7 +299,26 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   describe('a narrowed signal (next(context, { signal }))', () => {
-    it('removes its listeners from both signals when the invoke settles', async () => {
+    it('adds no listener to either signal where AbortSignal.any links them weakly', async () => {
+      const stage = modelStage();
+      const registry = new MiddlewareRegistry();
+      const controller = new AbortController();
+      const extra = new AbortController();
+      const counts: number[] = [];
+      registry.add(stage.Wrap, async function* narrowing(_context, next) {
+        yield* next(undefined, { signal: extra.signal });
+        counts.push(abortListeners(controller.signal), abortListeners(extra.signal));
+      });
+      await collect(registry.invoke(stage, 'c', tracedTerminal([], 1), { signal: controller.signal }));
+      expect(counts).toEqual([0, 0]);
+    });
+
+    it('removes its listeners from both signals when the invoke settles, where AbortSignal.any is missing', async () => {
+      const any = AbortSignal.any;
+      (AbortSignal as { any?: unknown }).any = undefined;
+      onTestFinished(() => {
+        AbortSignal.any = any;
+      });
       const stage = modelStage();
       const registry = new MiddlewareRegistry();
       const controller = new AbortController();
