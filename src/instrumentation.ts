@@ -37,6 +37,8 @@ export interface LayerInfo {
   readonly attempt: number;
   /** The context this entry received. */
   readonly context: unknown;
+  /** The entry whose `next()` created this one (exact even when a handler runs inner chains concurrently); undefined for the outermost. */
+  readonly parent: LayerInfo | undefined;
 }
 
 /** One Input or Output handler call. */

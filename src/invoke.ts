@@ -312,30 +312,32 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
     if (schema !== undefined) context = await parse(schema, context, (issues) => messages.schemaFailed(this.stageName, 'context', issues));
     if (this.options.state !== undefined) this.isolation = new StateIsolation(this.options.state, this.stageName);
-    this.inner = this.enter(0, context, signal ?? neverSignal());
+    this.inner = this.enter(0, context, signal ?? neverSignal(), undefined);
     this.native = this.inner.next === nativeNext;
     this.chainOpen = true;
   }
 
   /** Creates layer `index` of the onion (the terminal when past the last Wrap handler). */
-  private enter(index: number, context: unknown, signal: AbortSignal): Generator {
+  private enter(index: number, context: unknown, signal: AbortSignal, parent: LayerInfo | undefined): Generator {
     const wrap = this.chain.wrap;
+    // Created before the handler runs, so that the layers it enters can name it as their parent.
+    const info = this.observers === undefined ? undefined : this.layerInfo(index, context, parent);
     let generator: Generator;
     if (index === wrap.length) {
       generator = this.enterTerminal(context, signal);
     } else {
       const entry = wrap[index] as ResolvedEntry;
       const activation = { calls: 0 };
-      const next = this.nextFor(index, context, signal, entry, activation);
+      const next = this.nextFor(index, context, signal, entry, activation, info);
       const produced = (entry.handler as ErasedWrap)(context, next, { stage: this.chain.stage, signal, handler: entry.name });
       generator = asGenerator(produced, this.stageName, 'wrap', entry.name);
       if (entry.next === 'once') generator = requireACall(generator, activation, () => this.culprit('wrap', entry.name));
     }
-    if (this.observers !== undefined) generator = this.observeLayer(index, context, generator);
+    if (info !== undefined) generator = this.observeLayer(info, generator);
     return generator;
   }
 
-  private nextFor(index: number, context: unknown, signal: AbortSignal, entry: ResolvedEntry, activation: { calls: number }) {
+  private nextFor(index: number, context: unknown, signal: AbortSignal, entry: ResolvedEntry, activation: { calls: number }, info: LayerInfo | undefined) {
     return (nextContext?: unknown, options?: NextOptions): Generator => {
       if (this.chainSettled) throw messages.nextAfterSettle(this.culprit('wrap', entry.name));
       activation.calls++;
@@ -344,7 +346,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       }
       const innerSignal = options?.signal === undefined ? signal : this.narrow(signal, options.signal);
       if (innerSignal.aborted) throw messages.aborted(this.stageName, innerSignal.reason);
-      const generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal);
+      const generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal, info);
       this.started.push(generator);
       return generator;
     };
@@ -548,11 +550,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     }
   }
 
-  private observeLayer(index: number, context: unknown, generator: Generator): Generator {
+  private layerInfo(index: number, context: unknown, parent: LayerInfo | undefined): LayerInfo {
     const attempts = this.attempts as number[];
     attempts[index] = (attempts[index] ?? 0) + 1;
     const entry = this.chain.wrap[index];
-    const info: LayerInfo = {
+    return {
       stage: this.chain.stage,
       kind: entry === undefined ? 'terminal' : 'wrap',
       handler: entry === undefined ? 'terminal' : entry.name,
@@ -561,7 +563,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       position: index,
       attempt: attempts[index] as number,
       context,
+      parent,
     };
+  }
+
+  private observeLayer(info: LayerInfo, generator: Generator): Generator {
     let wrapped = generator;
     for (const observer of this.observers as InvokeObserver[]) {
       if (observer.layer !== undefined) wrapped = observer.layer(info, wrapped);

@@ -22,7 +22,7 @@ const terminal = async function* terminal(context: Context): AsyncGenerator<stri
 
 interface Recording {
   readonly invokes: InvokeInfo[];
-  readonly layers: Omit<LayerInfo, 'stage'>[];
+  readonly layers: (Omit<LayerInfo, 'stage' | 'parent'> & { readonly parent: string | undefined })[];
   readonly handlers: string[];
   readonly outcomes: InvokeOutcome[];
   readonly log: string[];
@@ -32,8 +32,8 @@ function recorder(label = 'rec'): { instrumentation: Instrumentation; recording:
   const recording: Recording = { invokes: [], layers: [], handlers: [], outcomes: [], log: [] };
   const observer: InvokeObserver = {
     layer(info, events) {
-      const { stage: _stage, ...rest } = info;
-      recording.layers.push(rest);
+      const { stage: _stage, parent, ...rest } = info;
+      recording.layers.push({ ...rest, parent: parent === undefined ? undefined : `${parent.handler}#${parent.attempt}` });
       return (async function* observed() {
         recording.log.push(`${label}:enter ${info.handler}#${info.attempt}`);
         try {
@@ -75,11 +75,11 @@ describe('MiddlewareRegistry.instrument', () => {
       });
       await expect(registry.run(Stage, { prompt: 'first' }, terminal)).resolves.toBe('second');
       expect(recording.layers).toEqual([
-        { kind: 'wrap', handler: 'retry', id: 'retry', order: -1, position: 0, attempt: 1, context: { prompt: 'first' } },
-        { kind: 'wrap', handler: 'inner', id: undefined, order: 0, position: 1, attempt: 1, context: { prompt: 'first' } },
-        { kind: 'terminal', handler: 'terminal', id: undefined, order: 0, position: 2, attempt: 1, context: { prompt: 'first' } },
-        { kind: 'wrap', handler: 'inner', id: undefined, order: 0, position: 1, attempt: 2, context: { prompt: 'second' } },
-        { kind: 'terminal', handler: 'terminal', id: undefined, order: 0, position: 2, attempt: 2, context: { prompt: 'second' } },
+        { kind: 'wrap', handler: 'retry', id: 'retry', order: -1, position: 0, attempt: 1, context: { prompt: 'first' }, parent: undefined },
+        { kind: 'wrap', handler: 'inner', id: undefined, order: 0, position: 1, attempt: 1, context: { prompt: 'first' }, parent: 'retry#1' },
+        { kind: 'terminal', handler: 'terminal', id: undefined, order: 0, position: 2, attempt: 1, context: { prompt: 'first' }, parent: 'inner#1' },
+        { kind: 'wrap', handler: 'inner', id: undefined, order: 0, position: 1, attempt: 2, context: { prompt: 'second' }, parent: 'retry#1' },
+        { kind: 'terminal', handler: 'terminal', id: undefined, order: 0, position: 2, attempt: 2, context: { prompt: 'second' }, parent: 'inner#2' },
       ]);
       expect(recording.log).toEqual([
         'rec:enter retry#1',
@@ -92,6 +92,33 @@ describe('MiddlewareRegistry.instrument', () => {
         'rec:leave terminal#2',
         'rec:leave inner#2',
         'rec:leave retry#1',
+      ]);
+    });
+
+    it('names as parent the entry that called next(), even when a handler runs two inner chains at once', async () => {
+      const registry = new MiddlewareRegistry();
+      const { instrumentation, recording } = recorder();
+      registry.instrument(instrumentation);
+      registry.add(Stage.Wrap, async function* hedge(_context, next) {
+        const first = next({ prompt: 'one' });
+        const second = next({ prompt: 'two' });
+        // The second chain is pulled first, so its inner handler enters the terminal first.
+        const fromSecond = await second.next();
+        await first.next();
+        await first.return();
+        await second.return();
+        if (fromSecond.done !== true) yield fromSecond.value;
+      });
+      registry.add(Stage.Wrap, async function* inner(_context, next) {
+        yield* next();
+      });
+      await expect(registry.run(Stage, { prompt: 'x' }, terminal)).resolves.toBe('two');
+      expect(recording.layers.map((layer) => `${layer.handler}#${layer.attempt} <- ${layer.parent ?? 'none'} (${String((layer.context as { prompt: string }).prompt)})`)).toEqual([
+        'hedge#1 <- none (x)',
+        'inner#1 <- hedge#1 (one)',
+        'inner#2 <- hedge#1 (two)',
+        'terminal#1 <- inner#2 (two)',
+        'terminal#2 <- inner#1 (one)',
       ]);
     });
 

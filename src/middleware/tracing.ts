@@ -45,7 +45,6 @@ const STATUS_ERROR = 2;
 
 /** One entry into a layer, while its span is open. */
 interface LayerRecord {
-  readonly position: number;
   readonly span: Span;
   readonly context: Context;
   /** Time spent inside this layer's pulls, its inner layers included. */
@@ -94,20 +93,13 @@ function observeInvoke(info: InvokeInfo, tracer: Tracer, api: TracingApi, now: (
     return undefined;
   }
   const rootContext = api.trace.setSpan(api.context.active(), root);
-  const open: LayerRecord[] = [];
-
-  /** The open entry of the enclosing position that is entering this layer: the latest one. */
-  const parentOf = (position: number): LayerRecord | undefined => {
-    for (let index = open.length - 1; index >= 0; index--) {
-      const record = open[index] as LayerRecord;
-      if (record.position === position - 1) return record;
-    }
-    return undefined;
-  };
+  // Keyed by the core's layer info, whose `parent` names the entry that called next(): exact under hedging too.
+  const records = new WeakMap<LayerInfo, LayerRecord>();
 
   return {
     layer(layer, events) {
-      return traceLayer(layer, events, parentOf(layer.position), { tracer, api, now, open, rootContext });
+      const parent = layer.parent === undefined ? undefined : records.get(layer.parent);
+      return traceLayer(layer, events, parent, { tracer, api, now, records, rootContext });
     },
     handlerEnd(handler, error) {
       root.addEvent(`${handler.phase} ${handler.handler}`, {
@@ -129,7 +121,7 @@ interface Shared {
   readonly tracer: Tracer;
   readonly api: TracingApi;
   readonly now: () => number;
-  readonly open: LayerRecord[];
+  readonly records: WeakMap<LayerInfo, LayerRecord>;
   readonly rootContext: Context;
 }
 
@@ -139,7 +131,7 @@ async function* traceLayer(
   parent: LayerRecord | undefined,
   shared: Shared,
 ): AsyncGenerator<unknown, void, undefined> {
-  const { tracer, api, now, open } = shared;
+  const { tracer, api, now, records } = shared;
   const parentContext = parent === undefined ? shared.rootContext : parent.context;
   const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
   const span = tracer.startSpan(
@@ -156,8 +148,8 @@ async function* traceLayer(
     },
     parentContext,
   );
-  const record: LayerRecord = { position: layer.position, span, context: api.trace.setSpan(parentContext, span), active: 0, inner: 0 };
-  open.push(record);
+  const record: LayerRecord = { span, context: api.trace.setSpan(parentContext, span), active: 0, inner: 0 };
+  records.set(layer, record);
   let count = 0;
   let finished = false;
   /** Runs one call into the layer, charging its time to this entry and to the entry that contains it. */
@@ -194,7 +186,6 @@ async function* traceLayer(
       fail(span, error);
       throw error;
     } finally {
-      open.splice(open.indexOf(record), 1);
       span.setAttributes({
         [TRACING_ATTRIBUTES.events]: count,
         [TRACING_ATTRIBUTES.activeMs]: record.active,

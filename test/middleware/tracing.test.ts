@@ -124,6 +124,55 @@ describe('tracing', () => {
     });
   });
 
+  describe('when a handler runs two inner chains at once', () => {
+    it('parents each terminal span under the layer entry that called next()', async () => {
+      const { exporter, tracer } = recordingTracer();
+      let releaseFirst = (): void => undefined;
+      const firstMayGoOn = new Promise<void>((resolve) => {
+        releaseFirst = resolve;
+      });
+      const hedge: WrapHandler<ModelContext, ModelEvent> = async function* hedge(value, next) {
+        const first = next({ prompt: 'one' });
+        const second = next({ prompt: 'two' });
+        // The first inner entry opens and waits; the second opens and enters the terminal;
+        // only then does the first enter the terminal, while both are open.
+        const fromFirst = first.next();
+        const fromSecond = await second.next();
+        releaseFirst();
+        await fromFirst;
+        await first.return();
+        await second.return();
+        if (fromSecond.done !== true) yield fromSecond.value;
+        yield answer(value.prompt);
+      };
+      const inner: WrapHandler<ModelContext, ModelEvent> = async function* inner(value, next) {
+        if (value.prompt === 'one') await firstMayGoOn;
+        yield* next(value);
+      };
+      const terminal = async function* terminal(value: ModelContext): AsyncGenerator<ModelEvent, void, undefined> {
+        yield chunk(value.prompt);
+        yield answer(value.prompt);
+      };
+      await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [
+          [ModelStage.Wrap, hedge],
+          [ModelStage.Wrap, inner],
+        ],
+        use: [tracing({ api: otel, tracer })],
+      });
+      const spans = exporter.getFinishedSpans();
+      const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+      const attempt = (span: ReadableSpan | undefined): string => `${span?.name ?? 'none'}#${String(span?.attributes[A.attempt])}`;
+      const edges = spans
+        .filter((span) => span.attributes[A.phase] === 'terminal')
+        .map((span) => `${attempt(span)} <- ${attempt(byId.get(span.parentSpanContext?.spanId ?? ''))}`)
+        .sort();
+      expect(edges).toEqual(['model terminal#1 <- model inner#2', 'model terminal#2 <- model inner#1']);
+    });
+  });
+
   describe('under abort and early close', () => {
     it('ends every span, marking a layer closed by the invoke', async () => {
       const { exporter, tracer } = recordingTracer();
