@@ -230,6 +230,9 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
             } else if (consumer.then === 'break') {
               // for-await's break calls return().
               await iterator.return(undefined);
+            } else if (consumer.then === 'dispose') {
+              const disposed: unknown = await (iterator as unknown as AsyncDisposable)[Symbol.asyncDispose]();
+              if (disposed !== undefined) throw new Error(`[Symbol.asyncDispose]() resolved ${JSON.stringify(disposed)}, not undefined`);
             } else await iterator.return(undefined);
           }
         }

@@ -199,7 +199,10 @@ const terminalSpec = z.strictObject({
 const consumerSpec = z.strictObject({
   mode: z.enum(['drain', 'run', 'take', 'return-first', 'throw-first']).default('drain'),
   take: z.number().int().nonnegative().optional().describe('For take: events pulled before then'),
-  then: z.enum(['return', 'throw', 'break']).optional().describe("For take: how to stop (throw uses Error('consumer stop'))"),
+  then: z
+    .enum(['return', 'throw', 'break', 'dispose'])
+    .optional()
+    .describe("For take: how to stop (throw uses Error('consumer stop'); dispose calls [Symbol.asyncDispose](), as await using does, and requires it to resolve undefined)"),
   abortAfter: z.number().int().positive().optional().describe("Aborts the invoke's signal after this many delivered events"),
   afterInvoke: z.array(operation).optional().describe('Registry operations between invoke() and the first pull'),
 });
