@@ -85,6 +85,22 @@ describe('README', () => {
     });
   });
 
+  describe('Performance', () => {
+    it('shows every figure of bench/results.json with its measured ratio and verdict', () => {
+      const results = JSON.parse(readFileSync(join(root, 'bench/results.json'), 'utf8')) as {
+        figures: Record<string, { ratio: number; detail: { pass: boolean } }>;
+      };
+      const start = readme.indexOf('\n## Performance\n');
+      const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+      const rows = Object.entries(results.figures).map(([name, figure]) => {
+        const row = section.split('\n').find((line) => line.startsWith(`| \`${name}\` |`)) ?? '';
+        const shown = figure.ratio >= 0.01 ? figure.ratio.toFixed(3) : String(figure.ratio);
+        return { name, hasRatio: row.includes(`| ${shown}`), verdict: row.trim().endsWith(figure.detail.pass ? '| yes |' : '| no |') };
+      });
+      expect(rows).toEqual(Object.keys(results.figures).map((name) => ({ name, hasRatio: true, verdict: true })));
+    });
+  });
+
   describe('Model-state isolation', () => {
     it('runs the snippet and writes the state back', () => {
       const [snippet] = blocks('Model-state isolation');
