@@ -1,73 +1,25 @@
 import { MiddlewareError } from '../errors';
 import { MiddlewareRegistry } from '../registry';
 import { describeValue } from '../stage';
-import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../system-prompt';
+import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
 import type { TerminalRun } from '../types';
+import { checkMessages, checkRunOptions, invalid, toMessages, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
 import { adopt } from './freeze';
 import { createModelContext, History } from './history';
 import { createInterrupt, InterruptSignal } from './interrupts';
-import { modelTerminal, ZERO_USAGE } from './model-terminal';
+import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
+import type { Model, StopReason, Usage } from './model-types';
+import { modelTerminal } from './model-terminal';
+import { prepareResume, type PendingTurn } from './pending-turn';
+import type { AgentEvent, AgentResultEvent, AgentStreamContext, ExecuteToolContext, ModelResultEvent } from './stage-types';
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
+import type { Interrupt, Tool, ToolChoice } from './tool-types';
 import { toolTerminal } from './tool-terminal';
-import type {
-  AgentEvent,
-  AgentResultEvent,
-  AgentStreamContext,
-  ExecuteToolContext,
-  Interrupt,
-  Message,
-  Model,
-  ModelResultEvent,
-  StopReason,
-  Tool,
-  ToolChoice,
-  ToolResultBlock,
-  ToolUseBlock,
-  Usage,
-} from './types';
-
-/** Options of {@link Agent}. */
-export interface AgentOptions {
-  /** The model every InvokeModelStage call streams from. */
-  readonly model: Model;
-  /** The tools the model may call (names must be unique). */
-  readonly tools?: readonly Tool[];
-  /** The system prompt, as a string or as blocks (cache points kept). */
-  readonly systemPrompt?: SystemPrompt;
-  /** Where the handlers of the three agent stages are registered. Default: a new, empty registry. */
-  readonly registry?: MiddlewareRegistry;
-  /** The model's initial state (copied once; the agent's copy is frozen). Default `{}`. */
-  readonly modelState?: Record<string, unknown>;
-  /** The initial conversation (copied once and frozen). */
-  readonly messages?: readonly Message[];
-  /** Tool choice passed to every model call. */
-  readonly toolChoice?: ToolChoice;
-}
-
-/** What a run takes: a user text, one message, several messages, or nothing (on a resume). */
-export type AgentInput = string | Message | readonly Message[] | undefined;
-
-/** Options of one run. */
-export interface AgentRunOptions {
-  /** Cancels the run like {@link Agent.cancel}. */
-  readonly signal?: AbortSignal;
-  /** Shared by reference with every handler and tool of the run. Default: a new `{}`. */
-  readonly invocationState?: Record<string, unknown>;
-  /** Responses to the pending interrupts, by interrupt id; given to resume a halted run. */
-  readonly interruptResponses?: Readonly<Record<string, unknown>>;
-}
-
-/** A turn halted on interrupts, kept until a resume finishes it. */
-interface PendingTurn {
-  readonly message: Message;
-  readonly toolUses: readonly ToolUseBlock[];
-  readonly results: Map<string, ToolResultBlock>;
-  readonly stored: Map<string, unknown>;
-  readonly interrupts: readonly Interrupt[];
-}
+import { addUsage, ZERO_USAGE } from './usage';
 
 /** What a run accumulates, readable even when the run is cancelled. */
 interface RunTally {
+  /** Token counts summed over the run's model calls so far. */
   usage: Usage;
 }
 
@@ -201,7 +153,7 @@ export class Agent {
     }
     checkRunOptions(options);
     const messages = checkMessages(toMessages(input), 'the input');
-    const resume = this.prepareResume(messages, options.interruptResponses);
+    const resume = prepareResume(this.pending, messages, options.interruptResponses);
     const controller = new AbortController();
     const outer = options.signal;
     const forward = (): void => controller.abort(outer?.reason);
@@ -236,26 +188,6 @@ export class Agent {
     this.history.restore(start.messages);
     this.state = start.state;
     this.pending = start.pending;
-  }
-
-  /** Checks a run's input against pending interrupts; returns the turn to finish, if resuming. */
-  private prepareResume(messages: readonly Message[], responses: Readonly<Record<string, unknown>> | undefined): PendingTurn | undefined {
-    const pending = this.pending;
-    if (pending === undefined) {
-      if (responses !== undefined) throw interruptPending('interrupt responses were given, but no interrupt is pending; start a new run with input instead');
-      return undefined;
-    }
-    const ids = pending.interrupts.map((interrupt) => interrupt.id);
-    if (messages.length > 0 || responses === undefined) {
-      throw interruptPending(`the last run halted on interrupts ${ids.map((id) => `"${id}"`).join(', ')}; resume it with agent.resume({ [id]: response }) (no new input) before starting another`);
-    }
-    const stored = new Map(pending.stored);
-    for (const id of Object.keys(responses)) {
-      if (!ids.includes(id)) throw interruptPending(`"${id}" is not a pending interrupt; the pending ones are ${ids.map((known) => `"${known}"`).join(', ')}`);
-      stored.set(id, responses[id]);
-    }
-    // Copies, so a resume that fails leaves the halted turn as it was.
-    return { ...pending, results: new Map(pending.results), stored };
   }
 
   /** The terminal of AgentStreamStage: the loop of model calls and tool calls. */
@@ -352,47 +284,4 @@ export class Agent {
 
 function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage): AgentResultEvent {
   return { type: 'agentResult', stopReason, message, interrupts, usage };
-}
-
-function addUsage(total: Usage, more: Usage): Usage {
-  return {
-    inputTokens: total.inputTokens + more.inputTokens,
-    outputTokens: total.outputTokens + more.outputTokens,
-    totalTokens: total.totalTokens + more.totalTokens,
-  };
-}
-
-function toMessages(input: AgentInput): readonly Message[] {
-  if (input === undefined) return [];
-  if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
-  if (Array.isArray(input)) return input as readonly Message[];
-  return [input as Message];
-}
-
-function checkMessages(messages: readonly Message[], where: string): readonly Message[] {
-  for (const message of messages) {
-    const ok = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
-    if (!ok) throw invalid(`${where} must be a string, a message { role: 'user' | 'assistant', content: ContentBlock[] } or an array of messages; got ${describeValue(message)}`);
-  }
-  return messages;
-}
-
-function checkRunOptions(options: AgentRunOptions): void {
-  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
-  const signal = options.signal as unknown;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function')) {
-    throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
-  }
-  for (const key of ['invocationState', 'interruptResponses'] as const) {
-    const value = options[key] as unknown;
-    if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`options.${key} must be a plain object, got ${describeValue(value)}`);
-  }
-}
-
-function invalid(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
-}
-
-function interruptPending(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INTERRUPT_PENDING', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
 }

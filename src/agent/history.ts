@@ -1,6 +1,9 @@
 import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../system-prompt';
 import { adopt } from './freeze';
-import type { InvokeModelContext, Message, Model, ToolChoice, ToolSpec } from './types';
+import type { Message } from './message-types';
+import type { Model } from './model-types';
+import type { ToolChoice, ToolSpec } from './tool-types';
+import type { InvokeModelContext } from './stage-types';
 
 /**
  * The agent's conversation: a frozen array of frozen messages, replaced (never

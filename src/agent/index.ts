@@ -7,12 +7,13 @@
  * @packageDocumentation
  */
 export { Agent } from './agent';
-export type { AgentInput, AgentOptions, AgentRunOptions } from './agent';
+export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult } from './stages';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
-export { modelTerminal, toModelRequest, ZERO_USAGE } from './model-terminal';
+export { modelTerminal, toModelRequest } from './model-terminal';
+export { ZERO_USAGE } from './usage';
 export { errorResult, toolTerminal, toResultContent } from './tool-terminal';
 export { adopt } from './freeze';
 export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
@@ -20,44 +21,50 @@ export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from '.
 export { ScriptedTool } from './scripted-tools';
 export type { ScriptedToolCall, ScriptedToolOptions, ScriptedToolOutcome } from './scripted-tools';
 export type {
-  AgentEvent,
-  AgentResultEvent,
-  AgentStreamContext,
   CachePointBlock,
   ContentBlock,
-  ExecuteToolContext,
-  Interrupt,
-  InterruptFunction,
-  InterruptRequest,
-  InvokeModelContext,
-  InvokeModelEvent,
   JsonBlock,
-  JsonSchema,
   Message,
+  ReasoningBlock,
+  Role,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from './message-types';
+export type {
   MessageStartEvent,
   MessageStopEvent,
   Model,
   ModelCallOptions,
   ModelRequest,
-  ModelResultEvent,
   ModelStreamEvent,
-  ReasoningBlock,
   ReasoningDeltaEvent,
-  Role,
   StopReason,
-  TextBlock,
   TextDeltaEvent,
-  Tool,
-  ToolChoice,
-  ToolResultBlock,
-  ToolResultEvent,
-  ToolRunContext,
-  ToolSpec,
-  ToolUseBlock,
   ToolUseDeltaEvent,
   ToolUseStartEvent,
   Usage,
   UsageEvent,
-} from './types';
+} from './model-types';
+export type {
+  Interrupt,
+  InterruptFunction,
+  InterruptRequest,
+  JsonSchema,
+  Tool,
+  ToolChoice,
+  ToolRunContext,
+  ToolSpec,
+} from './tool-types';
+export type {
+  AgentEvent,
+  AgentResultEvent,
+  AgentStreamContext,
+  ExecuteToolContext,
+  InvokeModelContext,
+  InvokeModelEvent,
+  ModelResultEvent,
+  ToolResultEvent,
+} from './stage-types';
 export type { SystemContentBlock, SystemPrompt } from '../system-prompt';
 export { splitSystemPrompt, toSystemBlocks } from '../system-prompt';

@@ -1,5 +1,5 @@
 import { MiddlewareError } from '../errors';
-import type { Interrupt, InterruptFunction, InterruptRequest } from './types';
+import type { Interrupt, InterruptFunction, InterruptRequest } from './tool-types';
 
 /** Marks interrupt signals across two installed copies of the package. */
 const SIGNAL_MARKER: unique symbol = Symbol.for('staged-middleware.interrupt-signal') as never;

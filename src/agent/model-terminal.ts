@@ -1,17 +1,9 @@
 import { splitSystemPrompt } from '../system-prompt';
 import type { TerminalRun } from '../types';
-import type {
-  ContentBlock,
-  InvokeModelContext,
-  InvokeModelEvent,
-  ModelRequest,
-  ModelResultEvent,
-  StopReason,
-  Usage,
-} from './types';
-
-/** Usage of a call whose model reported none. */
-export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+import { ZERO_USAGE } from './usage';
+import type { ContentBlock } from './message-types';
+import type { ModelRequest, StopReason, Usage } from './model-types';
+import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from './stage-types';
 
 /** A block being assembled from deltas. */
 type Building =

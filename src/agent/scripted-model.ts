@@ -1,6 +1,6 @@
 import { current, isDraft } from 'immer';
 import { MiddlewareError } from '../errors';
-import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './types';
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
 
 /** One scripted model call: the events to play back, or a failure. */
 export interface ScriptedTurn {

@@ -1,4 +1,4 @@
-import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './types';
+import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
 
 /** What a scripted tool does on one call. */
 export type ScriptedToolOutcome =

@@ -8,7 +8,7 @@ import type {
   InvokeModelEvent,
   ModelResultEvent,
   ToolResultEvent,
-} from './types';
+} from './stage-types';
 
 /** Marks an event object of the given kind; every guard below is built from it. */
 function hasType(event: unknown, type: string): boolean {

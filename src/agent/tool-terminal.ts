@@ -1,6 +1,7 @@
 import type { TerminalRun } from '../types';
 import { InterruptSignal } from './interrupts';
-import type { ExecuteToolContext, JsonBlock, TextBlock, ToolResultEvent } from './types';
+import type { JsonBlock, TextBlock } from './message-types';
+import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
 
 /** A tool result event with status `'error'` and one text block. */
 export function errorResult(toolUseId: string, text: string, error?: unknown): ToolResultEvent {
