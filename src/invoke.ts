@@ -1,11 +1,15 @@
 import type { ResolvedChain, ResolvedEntry } from './chain';
 import { MiddlewareError } from './errors';
-import type { InvokeObserver, LayerInfo } from './instrumentation';
+import { asGenerator, completeState, isThenable, nativeNext, requireACall, type LayerGenerator } from './generators';
+import type { InvokeOutcome, LayerInfo } from './instrumentation';
+import { InvokeObservation } from './invoke-observation';
 import * as messages from './messages';
-import { MiddlewareResult } from './result';
-import { StateIsolation } from './state';
 import type { Culprit } from './messages';
-import type { InvokeOptions, NextOptions, Schema, Terminal } from './types';
+import { MiddlewareResult } from './result';
+import { parseWithSchema } from './schema';
+import { narrowSignal, neverSignal } from './signals';
+import { StateIsolation } from './state';
+import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types';
 
 /**
  * Runs one invoke of a stage: the hand-written async iterator that
@@ -22,7 +26,7 @@ import type { InvokeOptions, NextOptions, Schema, Terminal } from './types';
  * wrapper around it, and nothing is allocated per event.
  */
 
-type Generator = AsyncGenerator<unknown, void, undefined>;
+type Generator = LayerGenerator;
 type ErasedWrap = (context: unknown, next: unknown, run: unknown) => unknown;
 type ErasedInput = (context: unknown) => unknown;
 type ErasedOutput = (result: MiddlewareResult<unknown>) => unknown;
@@ -34,40 +38,6 @@ const RELEASED = 2;
 const DONE = 3;
 
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
-
-let neverAborting: AbortSignal | undefined;
-/** One shared signal for invokes without one, so handlers can always read `run.signal`. */
-function neverSignal(): AbortSignal {
-  if (neverAborting === undefined) neverAborting = new AbortController().signal;
-  return neverAborting;
-}
-
-/** `next` of every native async generator: it returns a native promise and never throws synchronously. */
-const nativeNext = (Object.getPrototypeOf(Object.getPrototypeOf((async function* probe() {})())) as Generator).next;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
-}
-
-/**
- * Returns the generator itself when it is one; adapts other async iterables;
- * rejects the rest. Takes the culprit's parts rather than a culprit so the
- * common case allocates nothing.
- */
-function asGenerator(produced: unknown, stage: string, phase: Culprit['phase'], handler: string): Generator {
-  if (produced !== null && typeof produced === 'object') {
-    const candidate = produced as Partial<Generator>;
-    if (typeof candidate[Symbol.asyncIterator] === 'function') {
-      if (typeof candidate.next === 'function' && typeof candidate.return === 'function') return candidate as Generator;
-      return adapt(candidate as AsyncIterable<unknown>);
-    }
-  }
-  throw messages.notAsyncIterable({ stage, phase, handler }, produced);
-}
-
-async function* adapt(iterable: AsyncIterable<unknown>): Generator {
-  yield* iterable;
-}
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
@@ -81,8 +51,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private started: Generator[] = [];
   private cleanups: (() => void)[] | undefined;
   private isolation: StateIsolation<unknown> | undefined;
-  private observers: InvokeObserver[] | undefined;
-  private attempts: number[] | undefined;
+  /** Set only when an instrumentation observes this invoke, so unobserved invokes skip all reporting. */
+  private observation: InvokeObservation | undefined;
   /** Whether events are held back for the Output phase (see SPEC MW-003). */
   private readonly hold: boolean;
   private readonly guard: ((event: unknown) => boolean) | undefined;
@@ -102,6 +72,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** Whether the outermost layer is a native async generator (see `pull`). */
   private native = false;
 
+  /** Prepares the invoke; nothing runs until the first `next()`. */
   constructor(
     private readonly chain: ResolvedChain,
     private readonly context: unknown,
@@ -173,6 +144,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     };
   }
 
+  /** The invoke is its own iterator, so `for await` drives it directly. */
   [Symbol.asyncIterator](): this {
     return this;
   }
@@ -291,26 +263,26 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     this.status = RUNNING;
     const { chain, signal } = this;
     if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
-    if (chain.instrumentations.length > 0) this.observe();
+    if (chain.instrumentations.length > 0) this.observation = InvokeObservation.start(chain, this.context, signal);
     let context = this.context;
     const input = chain.input;
     for (let position = 0; position < input.length; position++) {
       const entry = input[position] as ResolvedEntry;
-      const info = this.observers === undefined ? undefined : this.handlerInfo('input', entry, position);
+      const info = this.observation === undefined ? undefined : this.observation.handlerStart('input', entry, position);
       try {
         let produced = (entry.handler as ErasedInput)(context);
         if (isThenable(produced)) produced = await produced;
         if (produced === undefined || produced === null) throw messages.inputContract(this.culprit('input', entry.name), produced);
         context = produced;
       } catch (error) {
-        if (info !== undefined) this.notifyHandlerEnd(info, error);
+        if (info !== undefined) this.observation?.handlerEnd(info, error);
         throw error;
       }
-      if (info !== undefined) this.notifyHandlerEnd(info);
+      if (info !== undefined) this.observation?.handlerEnd(info);
       if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
     }
     const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
-    if (schema !== undefined) context = await parse(schema, context, (issues) => messages.schemaFailed(this.stageName, 'context', issues));
+    if (schema !== undefined) context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(this.stageName, 'context', issues));
     if (this.options.state !== undefined) this.isolation = new StateIsolation(this.options.state, this.stageName);
     this.inner = this.enter(0, context, signal ?? neverSignal(), undefined);
     this.native = this.inner.next === nativeNext;
@@ -321,7 +293,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private enter(index: number, context: unknown, signal: AbortSignal, parent: LayerInfo | undefined): Generator {
     const wrap = this.chain.wrap;
     // Created before the handler runs, so that the layers it enters can name it as their parent.
-    const info = this.observers === undefined ? undefined : this.layerInfo(index, context, parent);
+    const observation = this.observation;
+    const info = observation === undefined ? undefined : observation.layerInfo(index, context, parent);
     let generator: Generator;
     if (index === wrap.length) {
       generator = this.enterTerminal(context, signal);
@@ -333,11 +306,12 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       generator = asGenerator(produced, this.stageName, 'wrap', entry.name);
       if (entry.next === 'once') generator = requireACall(generator, activation, () => this.culprit('wrap', entry.name));
     }
-    if (info !== undefined) generator = this.observeLayer(info, generator);
+    if (info !== undefined) generator = (observation as InvokeObservation).wrapLayer(info, generator);
     return generator;
   }
 
-  private nextFor(index: number, context: unknown, signal: AbortSignal, entry: ResolvedEntry, activation: { calls: number }, info: LayerInfo | undefined) {
+  /** The `next` a Wrap handler activation receives: each call enters a fresh inner chain. */
+  private nextFor(index: number, context: unknown, signal: AbortSignal, entry: ResolvedEntry, activation: { calls: number }, info: LayerInfo | undefined): Next<unknown, unknown> {
     return (nextContext?: unknown, options?: NextOptions): Generator => {
       if (this.chainSettled) throw messages.nextAfterSettle(this.culprit('wrap', entry.name));
       activation.calls++;
@@ -385,22 +359,22 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     // The first-registered Output handler is outermost, so it transforms last.
     for (let position = output.length - 1; position >= 0; position--) {
       const entry = output[position] as ResolvedEntry;
-      const info = this.observers === undefined ? undefined : this.handlerInfo('output', entry, position);
+      const info = this.observation === undefined ? undefined : this.observation.handlerStart('output', entry, position);
       try {
         let produced = (entry.handler as ErasedOutput)(result);
         if (isThenable(produced)) produced = await produced;
         if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
         result = produced;
       } catch (error) {
-        if (info !== undefined) this.notifyHandlerEnd(info, error);
+        if (info !== undefined) this.observation?.handlerEnd(info, error);
         throw error;
       }
-      if (info !== undefined) this.notifyHandlerEnd(info);
+      if (info !== undefined) this.observation?.handlerEnd(info);
       if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
     }
     let value = result.value;
     const schema = this.chain.stage.resultSchema as Schema<unknown> | undefined;
-    if (schema !== undefined) value = await parse(schema, value, (issues) => messages.schemaFailed(this.stageName, 'result', issues));
+    if (schema !== undefined) value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(this.stageName, 'result', issues));
     if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
     this.isolation?.writeBack();
     this.settle({ status: 'success', result: value });
@@ -486,110 +460,26 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   }
 
   /** Releases listeners and reports the outcome; runs once. */
-  private settle(outcome: Parameters<NonNullable<InvokeObserver['end']>>[0]): void {
+  private settle(outcome: InvokeOutcome): void {
     this.chainSettled = true;
     const cleanups = this.cleanups;
     if (cleanups !== undefined) {
       this.cleanups = undefined;
       for (const cleanup of cleanups) cleanup();
     }
-    const observers = this.observers;
-    if (observers !== undefined) {
-      this.observers = undefined;
-      for (const observer of observers) observer.end?.(outcome);
+    const observation = this.observation;
+    if (observation !== undefined) {
+      this.observation = undefined;
+      observation.end(outcome);
     }
   }
 
   /** A signal that aborts when either `outer` or `extra` does; its listeners go when the invoke settles. */
   private narrow(outer: AbortSignal, extra: AbortSignal): AbortSignal {
-    if (outer === neverAborting) return extra;
-    // AbortSignal.any holds its sources weakly, so an invoke abandoned without
-    // being closed leaves nothing behind on the caller's long-lived signal.
-    if (typeof AbortSignal.any === 'function') return AbortSignal.any([outer, extra]);
-    const controller = new AbortController();
-    if (outer.aborted) controller.abort(outer.reason);
-    else if (extra.aborted) controller.abort(extra.reason);
-    else {
-      const fromOuter = (): void => controller.abort(outer.reason);
-      const fromExtra = (): void => controller.abort(extra.reason);
-      outer.addEventListener('abort', fromOuter, { once: true });
-      extra.addEventListener('abort', fromExtra, { once: true });
-      (this.cleanups ??= []).push(() => {
-        outer.removeEventListener('abort', fromOuter);
-        extra.removeEventListener('abort', fromExtra);
-      });
-    }
-    return controller.signal;
+    return narrowSignal(outer, extra, (cleanup) => (this.cleanups ??= []).push(cleanup));
   }
 
   private culprit(phase: Culprit['phase'], handler: string): Culprit {
     return { stage: this.stageName, phase, handler };
   }
-
-  private observe(): void {
-    const info = { stage: this.chain.stage, context: this.context, signal: this.signal };
-    for (const instrumentation of this.chain.instrumentations) {
-      const observer = instrumentation.invoke(info);
-      if (observer !== undefined) (this.observers ??= []).push(observer);
-    }
-    if (this.observers !== undefined) this.attempts = new Array<number>(this.chain.wrap.length + 1).fill(0);
-  }
-
-  private handlerInfo(phase: 'input' | 'output', entry: ResolvedEntry, position: number) {
-    const info = { stage: this.chain.stage, phase, handler: entry.name, position, order: entry.order };
-    for (const observer of this.observers as InvokeObserver[]) observer.handlerStart?.(info);
-    return info;
-  }
-
-  private notifyHandlerEnd(info: ReturnType<Invocation<TEvent>['handlerInfo']>, error?: unknown): void {
-    const observers = this.observers;
-    if (observers === undefined) return;
-    for (const observer of observers) {
-      if (error === undefined) observer.handlerEnd?.(info);
-      else observer.handlerEnd?.(info, error);
-    }
-  }
-
-  private layerInfo(index: number, context: unknown, parent: LayerInfo | undefined): LayerInfo {
-    const attempts = this.attempts as number[];
-    attempts[index] = (attempts[index] ?? 0) + 1;
-    const entry = this.chain.wrap[index];
-    return {
-      stage: this.chain.stage,
-      kind: entry === undefined ? 'terminal' : 'wrap',
-      handler: entry === undefined ? 'terminal' : entry.name,
-      id: entry?.id,
-      order: entry?.order ?? 0,
-      position: index,
-      attempt: attempts[index] as number,
-      context,
-      parent,
-    };
-  }
-
-  private observeLayer(info: LayerInfo, generator: Generator): Generator {
-    let wrapped = generator;
-    for (const observer of this.observers as InvokeObserver[]) {
-      if (observer.layer !== undefined) wrapped = observer.layer(info, wrapped);
-    }
-    return wrapped;
-  }
-}
-
-/** Records the draft's state when the terminal call completes (and only then). */
-async function* completeState(events: Generator, isolation: StateIsolation<unknown>, draft: unknown): Generator {
-  yield* events;
-  isolation.complete(draft as never);
-}
-
-/** Enforces `next: 'once'`: finishing without a call to `next()` is an error. */
-async function* requireACall(events: Generator, activation: { calls: number }, culprit: () => Culprit): Generator {
-  yield* events;
-  if (activation.calls === 0) throw messages.nextPolicy(culprit(), 'once', 0);
-}
-
-async function parse(schema: Schema<unknown>, value: unknown, fail: (issues: unknown) => MiddlewareError): Promise<unknown> {
-  const outcome = schema.safeParseAsync !== undefined ? await schema.safeParseAsync(value) : schema.safeParse(value);
-  if (!outcome.success) throw fail(outcome.error);
-  return outcome.data;
 }

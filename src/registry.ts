@@ -4,8 +4,9 @@ import { MiddlewareError } from './errors';
 import type { Instrumentation } from './instrumentation';
 import { Invocation } from './invoke';
 import * as messages from './messages';
+import { checkInvokeOptions, perInvokeRegistrations } from './invoke-options';
 import { sortByConstraints } from './order';
-import { createRegistration, duplicateId, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
+import { createRegistration, duplicateId, mayCloseCycle, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
 import { resolveChain, type Level, type MiddlewareWarning } from './resolve';
 import { describeValue, isStage } from './stage';
 import type {
@@ -85,8 +86,10 @@ export class MiddlewareRegistry {
    * Removes a registration: by id, or the first registration of `handler` on `target`.
    *
    * @returns Whether something was removed.
+   * @throws MiddlewareError `ERR_UNKNOWN_PHASE` when `target` is not a stage or phase token.
    */
   remove(id: string): boolean;
+  /** Removes the first registration of `handler` on `target`; see the overload above. */
   remove<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>): boolean;
   remove(targetOrId: unknown, handler?: unknown): boolean {
     if (typeof targetOrId === 'string') {
@@ -106,6 +109,18 @@ export class MiddlewareRegistry {
    * again and the error passes through.
    *
    * @returns One disposer for the whole bundle.
+   * @throws MiddlewareError `ERR_INVALID_HANDLER` when `middleware` is not `{ name, setup }`, or any
+   *   code of {@link MiddlewareRegistry.add} raised by `setup`; errors `setup` throws pass through unchanged.
+   *
+   * @example
+   * ```ts
+   * registry.use({
+   *   name: 'audit',
+   *   setup(registrar) {
+   *     registrar.add(ModelStage.Input, function stamp(context) { return { ...context, at: Date.now() }; });
+   *   },
+   * });
+   * ```
    */
   use(middleware: Middleware): Disposer {
     if (middleware === null || typeof middleware !== 'object' || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
@@ -146,6 +161,7 @@ export class MiddlewareRegistry {
    * (child registries included).
    *
    * @returns A disposer.
+   * @throws MiddlewareError `ERR_INVALID_HANDLER` when `instrumentation` has no `invoke` function.
    */
   instrument(instrumentation: Instrumentation): Disposer {
     if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
@@ -175,13 +191,20 @@ export class MiddlewareRegistry {
   /**
    * The resolved chain of a stage as data, in execution-nesting order: Input
    * handlers, then Output, then Wrap, outermost first.
+   *
+   * @throws MiddlewareError `ERR_UNKNOWN_PHASE` when `stage` is not a stage; `ERR_ORDER_CYCLE`,
+   *   `ERR_ORDER_CONFLICT` or `ERR_DUPLICATE_ID` when the chain cannot be resolved; `ERR_INVALID_OPTIONS` for a bad `use`.
    */
   describe(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): ChainEntry[] {
     const chain = this.resolve(this.checkStage(stage, 'registry.describe'), options.use);
     return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => entry);
   }
 
-  /** The resolved chain of a stage as a short text picture of the onion, outermost first. */
+  /**
+   * The resolved chain of a stage as a short text picture of the onion, outermost first.
+   *
+   * @throws See {@link MiddlewareRegistry.describe}.
+   */
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
     // describe() first: it rejects a value that is not a stage before its name is read.
     const entries = this.describe(stage, options);
@@ -193,7 +216,17 @@ export class MiddlewareRegistry {
    * handlers. Yields every event; the last is the (Output-transformed) result.
    * The handlers are those registered when `invoke` is called.
    *
-   * @throws MiddlewareError on the contract violations of SPEC.md; errors of handlers and the terminal pass through unchanged.
+   * @throws MiddlewareError at the call: `ERR_UNKNOWN_PHASE`, `ERR_INVALID_HANDLER` (terminal not a
+   *   function), `ERR_INVALID_OPTIONS`, or `ERR_ORDER_CYCLE`, `ERR_ORDER_CONFLICT`, `ERR_DUPLICATE_ID` when the
+   *   chain cannot be resolved. While iterating, the contract errors of SPEC.md: `ERR_INPUT_CONTRACT`,
+   *   `ERR_OUTPUT_CONTRACT`, `ERR_INVALID_HANDLER`, `ERR_INVALID_EVENT`, `ERR_NO_RESULT`, `ERR_ABORTED`,
+   *   `ERR_NEXT_POLICY`, `ERR_NEXT_AFTER_SETTLE`, `ERR_CONTEXT_INVALID`, `ERR_RESULT_INVALID`, `ERR_INVALID_STATE`.
+   *   Errors of handlers and the terminal pass through unchanged.
+   *
+   * @example
+   * ```ts
+   * for await (const event of registry.invoke(ModelStage, context, callModel, { signal })) render(event);
+   * ```
    */
   invoke<TContext, TResult extends TEvent, TEvent, TState = unknown>(
     stage: MiddlewareStage<TContext, TResult, TEvent>,
@@ -212,6 +245,11 @@ export class MiddlewareRegistry {
    * Runs a stage to the end and returns its result.
    *
    * @throws See {@link MiddlewareRegistry.invoke}.
+   *
+   * @example
+   * ```ts
+   * const reply = await registry.run(ModelStage, context, callModel);
+   * ```
    */
   async run<TContext, TResult extends TEvent, TEvent, TState = unknown>(
     stage: MiddlewareStage<TContext, TResult, TEvent>,
@@ -296,27 +334,7 @@ export class MiddlewareRegistry {
       this.cache.set(stage, { version, chain });
       return chain;
     }
-    const perInvoke = use.map((registration) => {
-      if (!Array.isArray(registration)) {
-        throw new MiddlewareError({
-          code: 'ERR_INVALID_OPTIONS',
-          stage: stage.name,
-          message: `Invoke of stage "${stage.name}": options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}.`,
-        });
-      }
-      const created = createRegistration(registration[0], registration[1], registration[2], undefined, 'invoke options.use');
-      if (created.stage !== stage) {
-        throw new MiddlewareError({
-          code: 'ERR_INVALID_OPTIONS',
-          stage: stage.name,
-          phase: created.phase,
-          handler: created.name,
-          message: `invoke options.use: handler "${created.name}" targets stage "${created.stage.name}", but this invoke runs stage "${stage.name}". Pass per-invoke handlers only for the stage being invoked.`,
-        });
-      }
-      return created;
-    });
-    return this.build(stage, perInvoke);
+    return this.build(stage, perInvokeRegistrations(stage, use));
   }
 
   private build(stage: AnyStage, perInvoke: readonly StoredRegistration[]): ResolvedChain {
@@ -339,38 +357,4 @@ export class MiddlewareRegistry {
     }
     return resolveChain(stage, levels, instrumentations, this.onWarning);
   }
-}
-
-function invalidOptions(stage: string, problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `Invoke of stage "${stage}": ${problem}.` });
-}
-
-/**
- * Whether adding `stored` can close an ordering cycle. The registrations
- * already stored have none (each add was checked, and removals only drop
- * edges), so a new cycle must run through `stored`: it needs a constraint of
- * its own, or another same-phase registration naming its id.
- */
-function mayCloseCycle(stored: StoredRegistration, set: ReadonlySet<StoredRegistration>, replaced: StoredRegistration | undefined): boolean {
-  if (stored.before.length > 0 || stored.after.length > 0) return true;
-  const id = stored.id;
-  if (id === undefined) return false;
-  for (const other of set) {
-    if (other !== replaced && other.phase === stored.phase && (other.before.includes(id) || other.after.includes(id))) return true;
-  }
-  return false;
-}
-
-/** Runs on every invoke, so it allocates nothing (not even a closure) when the options are valid. */
-function checkInvokeOptions(stage: string, options: InvokeOptions<unknown>): void {
-  if (options === null || typeof options !== 'object') throw invalidOptions(stage, `options must be an object, got ${describeValue(options)}`);
-  const signal = options.signal as unknown;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function')) {
-    throw invalidOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
-  }
-  const state = options.state as unknown;
-  if (state !== undefined && (state === null || typeof state !== 'object' || typeof (state as { get?: unknown }).get !== 'function' || typeof (state as { set?: unknown }).set !== 'function')) {
-    throw invalidOptions(stage, `options.state must be { get(), set(next) }, got ${describeValue(state)}`);
-  }
-  if (options.use !== undefined && !Array.isArray(options.use)) throw invalidOptions(stage, `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`);
 }
