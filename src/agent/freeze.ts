@@ -14,6 +14,11 @@ function isPlainObject(value: object): boolean {
  * Already-frozen values, primitives and non-plain objects (class instances,
  * functions) are returned as they are: a frozen value is taken to be frozen
  * all the way down, as immer does, and instances are not data.
+ *
+ * @example
+ * ```ts
+ * const messages = adopt(callerMessages); // the caller's array stays mutable
+ * ```
  */
 export function adopt<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;

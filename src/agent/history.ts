@@ -15,6 +15,13 @@ import type { InvokeModelContext } from './stage-types';
  * freezing only once, when it enters. Why replace rather than push: every
  * context handed out keeps the array it was given, so a context is a snapshot
  * for free, and undoing a run is putting the old array back.
+ *
+ * @example
+ * ```ts
+ * const history = new History();
+ * history.append({ role: 'user', content: [{ type: 'text', text: 'Hi' }] });
+ * const context = createModelContext({ model, messages: history.messages, systemPrompt: undefined, toolSpecs: [], invocationState: {} });
+ * ```
  */
 export class History {
   private current: readonly Message[];

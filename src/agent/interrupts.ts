@@ -32,7 +32,14 @@ export class InterruptSignal extends Error {
   }
 }
 
-/** The deterministic id of an interrupt: `<stage name>:<tool-use id>:<name>`. */
+/**
+ * The deterministic id of an interrupt: `<stage name>:<tool-use id>:<name>`.
+ *
+ * @example
+ * ```ts
+ * await agent.resume({ [interruptId('executeTool', 'tool-1', 'approve')]: true });
+ * ```
+ */
 export function interruptId(stage: string, toolUseId: string, name: string): string {
   return `${stage}:${toolUseId}:${name}`;
 }
@@ -43,6 +50,11 @@ export function interruptId(stage: string, toolUseId: string, name: string): str
  * {@link InterruptSignal}.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the request has no non-empty `name`.
+ * @example
+ * ```ts
+ * const interrupt = createInterrupt(ExecuteToolStage.name, toolUse.toolUseId, new Map());
+ * const { response } = interrupt({ name: 'approve', reason: 'Deletes files' });
+ * ```
  */
 export function createInterrupt(stage: string, toolUseId: string, stored: ReadonlyMap<string, unknown>): InterruptFunction {
   return function interrupt(request: InterruptRequest): { readonly response: unknown } {

@@ -14,6 +14,12 @@ type Building =
 /**
  * Builds the request a model receives from an InvokeModelStage context: the
  * system prompt in both forms, everything else as it is (frozen, shared).
+ *
+ * @example
+ * ```ts
+ * const request = toModelRequest(context);
+ * for await (const event of myModel.stream(request, { signal, state })) console.log(event);
+ * ```
  */
 export function toModelRequest(context: InvokeModelContext): ModelRequest {
   const { text, blocks } = splitSystemPrompt(context.systemPrompt);
@@ -34,6 +40,11 @@ export function toModelRequest(context: InvokeModelContext): ModelRequest {
  * deltas are joined and parsed as JSON when the message ends (empty input is
  * `{}`; text that is not JSON is kept as the string, for the tool to reject).
  * A stream without `messageStop` ends with stop reason `'endTurn'`.
+ *
+ * @example
+ * ```ts
+ * const events = registry.invoke(InvokeModelStage, createModelContext(parts), modelTerminal, { state: { get, set } });
+ * ```
  */
 export async function* modelTerminal(
   context: InvokeModelContext,

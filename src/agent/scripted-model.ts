@@ -91,7 +91,14 @@ function frame(body: readonly ModelStreamEvent[], stopReason: StopReason, usage:
   return events;
 }
 
-/** A turn that answers with text (streamed as one delta per word) and stops with `endTurn`. */
+/**
+ * A turn that answers with text (streamed as one delta per word) and stops with `endTurn`.
+ *
+ * @example
+ * ```ts
+ * const model = new ScriptedModel([textTurn('Hello there.', { usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8 } })]);
+ * ```
+ */
 export function textTurn(text: string, options: TurnOptions = {}): ScriptedTurn {
   const pieces = text.match(/\S+\s*|\s+/g) ?? [];
   return { events: frame(pieces.map((piece) => ({ type: 'textDelta', text: piece })), options.stopReason ?? 'endTurn', options.usage) };
@@ -107,7 +114,14 @@ export interface ScriptedToolUse {
   readonly toolUseId?: string;
 }
 
-/** A turn that asks for tool calls (after optional text) and stops with `toolUse`. */
+/**
+ * A turn that asks for tool calls (after optional text) and stops with `toolUse`.
+ *
+ * @example
+ * ```ts
+ * const model = new ScriptedModel([toolUseTurn([{ name: 'weather', input: { city: 'Oslo' } }]), textTurn('Sunny.')]);
+ * ```
+ */
 export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnOptions & { readonly text?: string } = {}): ScriptedTurn {
   const body: ModelStreamEvent[] = [];
   if (options.text !== undefined) body.push({ type: 'textDelta', text: options.text });
@@ -118,7 +132,14 @@ export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnO
   return { events: frame(body, options.stopReason ?? 'toolUse', options.usage) };
 }
 
-/** A turn that fails with `error` (the same object), after `events` if given. */
+/**
+ * A turn that fails with `error` (the same object), after `events` if given.
+ *
+ * @example
+ * ```ts
+ * const model = new ScriptedModel([failingTurn(new Error('overloaded')), textTurn('Second try.')]);
+ * ```
+ */
 export function failingTurn(error: unknown, events: readonly ModelStreamEvent[] = []): ScriptedTurn {
   return { events, error };
 }

@@ -3,7 +3,17 @@ import { InterruptSignal } from './interrupts';
 import type { JsonBlock, TextBlock } from './message-types';
 import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
 
-/** A tool result event with status `'error'` and one text block. */
+/**
+ * A tool result event with status `'error'` and one text block.
+ *
+ * @example
+ * ```ts
+ * registry.add(ExecuteToolStage.Wrap, async function* blockDeletes(context, next) {
+ *   if (context.toolUse.name === 'delete') yield errorResult(context.toolUse.toolUseId, 'Deleting is not allowed.');
+ *   else yield* next();
+ * });
+ * ```
+ */
 export function errorResult(toolUseId: string, text: string, error?: unknown): ToolResultEvent {
   const event: ToolResultEvent = {
     type: 'toolResult',
@@ -12,7 +22,14 @@ export function errorResult(toolUseId: string, text: string, error?: unknown): T
   return error === undefined ? event : { ...event, error };
 }
 
-/** How a tool's return value is sent back: a string as text, anything else as JSON. */
+/**
+ * How a tool's return value is sent back: a string as text, anything else as JSON.
+ *
+ * @example
+ * ```ts
+ * toResultContent({ celsius: 21 }); // [{ type: 'json', json: { celsius: 21 } }]
+ * ```
+ */
 export function toResultContent(value: unknown): readonly (TextBlock | JsonBlock)[] {
   if (typeof value === 'string') return [{ type: 'text', text: value }];
   return [{ type: 'json', json: value === undefined ? null : value }];
@@ -24,6 +41,11 @@ export function toResultContent(value: unknown): readonly (TextBlock | JsonBlock
  * both end as error results (the thrown value is kept in `error`), so the
  * model hears about the failure and middleware can inspect it. An
  * {@link InterruptSignal} is not a failure: it passes through to halt the agent.
+ *
+ * @example
+ * ```ts
+ * for await (const event of registry.invoke(ExecuteToolStage, context, toolTerminal)) console.log(event);
+ * ```
  */
 export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRun<unknown>): AsyncGenerator<ToolResultEvent, void, undefined> {
   const { tool, toolUse } = context;

@@ -7,6 +7,11 @@ import { invalidOption } from './failures';
  *
  * Why a `Map`: it keeps insertion order, so re-inserting on every read makes
  * its first key the least recently used one, with no list to maintain.
+ *
+ * @example
+ * ```ts
+ * registry.add(ModelStage.Wrap, cache({ key: (context) => context.prompt, store: new LruStore(100) }));
+ * ```
  */
 export class LruStore implements CacheStore {
   private readonly entries = new Map<string, CacheEntry>();

@@ -37,6 +37,10 @@ export interface Waiter {
  *
  * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when the
  *   signal is aborted before or during the wait.
+ * @example
+ * ```ts
+ * await sleep(500, run.signal, { stage: run.stage.name, handler: run.handler });
+ * ```
  */
 export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Timers = systemTimers): Promise<void> {
   if (signal.aborted) return Promise.reject(abortedWait(waiter, signal.reason));

@@ -28,15 +28,25 @@ export interface TracingOptions {
 
 /** Span attribute names, fixed so dashboards can rely on them. */
 export const TRACING_ATTRIBUTES = {
+  /** Stage name (every span). */
   stage: 'staged.stage',
+  /** `'wrap'` or `'terminal'` (layer spans), the phase of an Input/Output handler event. */
   phase: 'staged.phase',
+  /** Handler name. */
   handler: 'staged.handler',
+  /** The handler's `order` option. */
   order: 'staged.order',
+  /** Position in the Wrap phase, 0 being the outermost. */
   position: 'staged.position',
+  /** Entry number of the layer: 2 for a retry's second entry. */
   attempt: 'staged.attempt',
+  /** Events the layer yielded. */
   events: 'staged.events',
+  /** Time spent inside the layer's pulls, inner layers included (ms). */
   activeMs: 'staged.active_ms',
+  /** Active time minus the active time of the layers it entered (ms). */
   selfMs: 'staged.self_ms',
+  /** True when the consumer closed the layer (or the invoke) before it ended. */
   closed: 'staged.closed',
 } as const;
 
@@ -45,7 +55,9 @@ const STATUS_ERROR = 2;
 
 /** One entry into a layer, while its span is open. */
 interface LayerRecord {
+  /** The entry's span. */
   readonly span: Span;
+  /** The OpenTelemetry context whose active span is this entry's span: the parent of the layers it enters. */
   readonly context: Context;
   /** Time spent inside this layer's pulls, its inner layers included. */
   active: number;
@@ -117,11 +129,17 @@ function observeInvoke(info: InvokeInfo, tracer: Tracer, api: TracingApi, now: (
   };
 }
 
+/** What every layer entry of one invoke shares. */
 interface Shared {
+  /** Starts the spans. */
   readonly tracer: Tracer;
+  /** Parents the spans. */
   readonly api: TracingApi;
+  /** Clock of the `*_ms` attributes. */
   readonly now: () => number;
+  /** Open entries by layer info, so an inner entry finds the entry that called `next()`. */
   readonly records: WeakMap<LayerInfo, LayerRecord>;
+  /** Context of the invoke span, the parent of the outermost entries. */
   readonly rootContext: Context;
 }
 

@@ -14,7 +14,14 @@ export type ScriptAction =
 /** One step of a call's script: an event to yield, or an action. */
 export type ScriptStep<TEvent> = TEvent | ScriptAction;
 
-/** A step that throws `error` (the very object, so tests can check it arrives unchanged). */
+/**
+ * A step that throws `error` (the very object, so tests can check it arrives unchanged).
+ *
+ * @example
+ * ```ts
+ * const terminal = scriptedTerminal([[{ type: 'chunk', text: 'Hel' }, throws(new Error('reset'))]]);
+ * ```
+ */
 export function throws(error: unknown): ScriptAction {
   return { [ACTION]: 'throw', error };
 }
@@ -22,12 +29,24 @@ export function throws(error: unknown): ScriptAction {
 /**
  * A step that waits `ms` milliseconds (`Infinity`: until the call's signal
  * aborts). When the signal aborts, the call throws the signal's reason, as `fetch` does.
+ *
+ * @example
+ * ```ts
+ * const slow = scriptedTerminal([[waits(5_000), { type: 'result', text: 'late' }]]);
+ * ```
  */
 export function waits(ms: number): ScriptAction {
   return { [ACTION]: 'wait', ms };
 }
 
-/** A step that changes the call's state draft (`run.state`) with an immer recipe. */
+/**
+ * A step that changes the call's state draft (`run.state`) with an immer recipe.
+ *
+ * @example
+ * ```ts
+ * const terminal = scriptedTerminal([[updatesState<{ turns: number }>((draft) => void draft.turns++), { type: 'result', text: 'hi' }]]);
+ * ```
+ */
 export function updatesState<TState>(recipe: (draft: Draft<TState>) => void): ScriptAction {
   return { [ACTION]: 'state', recipe: recipe as (draft: never) => void };
 }
