@@ -1,31 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type Instrumentation, type Middleware, type WrapHandler } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-const Other = createStage<Context, string>('other');
-
-const passThrough: WrapHandler<Context, string> = async function* passThrough(_context, next) {
-  yield* next();
-};
-
-const terminal = async function* terminal(context: Context): AsyncGenerator<string> {
-  yield context.prompt;
-};
+import { MiddlewareRegistry, type Instrumentation, type Middleware, type Registrar } from '../src/index';
+import { caught } from './assertions';
+import { ModelStage as Stage, OtherStage as Other, echo as terminal, passThrough } from './fixtures';
 
 const names = (registry: MiddlewareRegistry, stage = Stage): string[] => registry.describe(stage).map((entry) => `${entry.phase}:${entry.name}`);
-
-function caught(action: () => unknown): MiddlewareError {
-  try {
-    action();
-  } catch (error) {
-    if (MiddlewareError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MiddlewareError, but nothing was thrown');
-}
 
 describe('MiddlewareRegistry.use', () => {
   describe('with a bundle over several stages', () => {
@@ -83,6 +61,28 @@ describe('MiddlewareRegistry.use', () => {
         },
       });
       expect(names(registry)).toEqual(['wrap:kept']);
+    });
+  });
+
+  describe('with a registrar kept after setup returned', () => {
+    it('counts what it registers later as part of the bundle, removed by the bundle disposer', () => {
+      const registry = new MiddlewareRegistry();
+      let kept: Registrar | undefined;
+      const dispose = registry.use({
+        name: 'lazy',
+        setup(registrar) {
+          registrar.add(Stage.Input, function early(context) {
+            return context;
+          });
+          kept = registrar;
+        },
+      });
+      kept?.add(Stage.Input, function late(context) {
+        return context;
+      });
+      expect(registry.describe(Stage).map((entry) => `${entry.name}/${entry.source}/${entry.bundle}`)).toEqual(['early/bundle/lazy', 'late/bundle/lazy']);
+      dispose();
+      expect(names(registry)).toEqual([]);
     });
   });
 
