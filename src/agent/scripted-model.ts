@@ -1,6 +1,8 @@
 import { current, isDraft } from 'immer';
 import { MiddlewareError } from '../errors';
+import { describeValue } from '../stage';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
+import { InvokeModelStage } from './stages';
 
 /** One scripted model call: the events to play back, or a failure. */
 export interface ScriptedTurn {
@@ -43,8 +45,19 @@ export class ScriptedModel implements Model {
   readonly calls: ScriptedCall[] = [];
   private readonly turns: readonly ScriptedTurn[];
 
-  /** Creates a model that answers call N with `turns[N]`. */
+  /**
+   * Creates a model that answers call N with `turns[N]`.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `turns` is not an array of turn objects.
+   */
   constructor(turns: readonly ScriptedTurn[]) {
+    if (!Array.isArray(turns) || !turns.every((turn: unknown) => turn !== null && typeof turn === 'object')) {
+      throw new MiddlewareError({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: InvokeModelStage.name,
+        message: `new ScriptedModel(turns): turns must be an array of turns built with textTurn(), toolUseTurn() or failingTurn(); got ${describeValue(turns)}.`,
+      });
+    }
     this.turns = turns;
   }
 
@@ -61,7 +74,7 @@ export class ScriptedModel implements Model {
     if (turn === undefined) {
       throw new MiddlewareError({
         code: 'ERR_SCRIPT_EXHAUSTED',
-        stage: 'invokeModel',
+        stage: InvokeModelStage.name,
         message: `ScriptedModel was called ${index + 1} times, but its script has ${this.turns.length} turn${this.turns.length === 1 ? '' : 's'}. Add a turn for every model call the test makes (retries included).`,
       });
     }

@@ -1,3 +1,6 @@
+import { MiddlewareError } from '../errors';
+import { describeValue } from '../stage';
+import { ExecuteToolStage } from './stages';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
 
 /** What a scripted tool does on one call. */
@@ -46,8 +49,14 @@ export class ScriptedTool implements Tool {
   readonly calls: ScriptedToolCall[] = [];
   private readonly options: ScriptedToolOptions;
 
-  /** Creates a scripted tool. */
+  /**
+   * Creates a scripted tool.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` without a non-empty `name`, or
+   *   for a `respond` that is not a function or `outcomes` that are not an array.
+   */
   constructor(options: ScriptedToolOptions) {
+    checkToolOptions(options);
     this.options = options;
     this.spec = {
       name: options.name,
@@ -64,5 +73,19 @@ export class ScriptedTool implements Tool {
     const outcome = outcomes[Math.min(this.calls.length, outcomes.length) - 1] ?? { value: 'ok' };
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
+  }
+}
+
+function checkToolOptions(options: ScriptedToolOptions): void {
+  let problem: string | undefined;
+  if (options === null || typeof options !== 'object' || typeof options.name !== 'string' || options.name.length === 0) {
+    problem = `options.name must be a non-empty string; got options ${describeValue(options)}`;
+  } else if (options.respond !== undefined && typeof options.respond !== 'function') {
+    problem = `options.respond must be a function (input, context) => answer; got ${describeValue(options.respond)}`;
+  } else if (options.outcomes !== undefined && !Array.isArray(options.outcomes)) {
+    problem = `options.outcomes must be an array of { value } or { error }; got ${describeValue(options.outcomes)}`;
+  }
+  if (problem !== undefined) {
+    throw new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `new ScriptedTool(options): ${problem}.` });
   }
 }

@@ -1,6 +1,6 @@
 import type { Next, WrapRun } from '../types';
 import type { ContextWrap } from './attempts';
-import { invalidOption } from './failures';
+import { invalidOption, optionalTimers } from './failures';
 import { LruStore } from './lru-store';
 import { systemTimers, type Timers } from './sleep';
 
@@ -59,9 +59,14 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
   const { key } = options;
   const ttlMs = options.ttlMs;
   if (ttlMs !== undefined && (typeof ttlMs !== 'number' || !(ttlMs > 0))) throw invalidOption('cache', 'options.ttlMs must be a number > 0', ttlMs);
-  const store = options.store ?? new LruStore(options.maxEntries ?? 500);
-  if (typeof store.get !== 'function' || typeof store.set !== 'function') throw invalidOption('cache', 'options.store must have get(key) and set(key, entry)', store);
-  const clock = options.timers ?? systemTimers;
+  const maxEntries = options.maxEntries ?? 500;
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw invalidOption('cache', 'options.maxEntries must be an integer of at least 1', maxEntries);
+  const store = options.store ?? new LruStore(maxEntries);
+  const storeMethods = store as Partial<Record<keyof CacheStore, unknown>>;
+  if (typeof storeMethods.get !== 'function' || typeof storeMethods.set !== 'function' || !(storeMethods.delete === undefined || typeof storeMethods.delete === 'function')) {
+    throw invalidOption('cache', 'options.store must have get(key), set(key, entry) and optionally delete(key)', store);
+  }
+  const clock = optionalTimers('cache', options.timers, ['now']) ?? systemTimers;
 
   const handler = async function* cache<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
     const cacheKey = key(context);

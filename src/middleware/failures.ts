@@ -1,6 +1,7 @@
 import { MiddlewareError } from '../errors';
 import { describeValue } from '../stage';
 import type { WrapRun } from '../types';
+import type { Timers } from './sleep';
 
 /**
  * Builders for the errors the built-in middleware raise, so that each names
@@ -15,6 +16,40 @@ export function invalidOption(factory: string, problem: string, value: unknown):
     handler: factory,
     message: `${factory}(): ${problem}, got ${describeValue(value)}.`,
   });
+}
+
+/**
+ * Checks that a factory's options argument is an object, so reading its
+ * fields cannot fail with a bare TypeError.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for anything else.
+ */
+export function checkOptionsObject(factory: string, options: unknown, shape: string): void {
+  if (options === null || typeof options !== 'object') throw invalidOption(factory, `options must be ${shape}`, options);
+}
+
+/**
+ * Checks an optional callback option, so a wrong value is reported when the
+ * factory is called rather than as a TypeError in the middle of an invoke.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `value` is neither undefined nor a function.
+ */
+export function optionalFunction<TFunction>(factory: string, name: string, value: TFunction | undefined): TFunction | undefined {
+  if (value !== undefined && typeof value !== 'function') throw invalidOption(factory, `options.${name} must be a function`, value);
+  return value;
+}
+
+/**
+ * Checks an optional `timers` option for the methods the factory uses.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when a needed method is missing.
+ */
+export function optionalTimers<TTimers extends Partial<Timers>>(factory: string, value: TTimers | undefined, needs: readonly (keyof Timers)[]): TTimers | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'object' || needs.some((method) => typeof value[method] !== 'function')) {
+    throw invalidOption(factory, `options.timers must have ${needs.map((method) => `${method}()`).join(', ')}`, value);
+  }
+  return value;
 }
 
 /** True for an `ERR_ABORTED` error from any installed copy of the package. */

@@ -1,6 +1,6 @@
 import type { Next, WrapRun } from '../types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type ContextWrap, type LiveStream } from './attempts';
-import { invalidOption } from './failures';
+import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
 
 /** One alternative: a context, or a function of the original context returning one. */
 export type Alternative<TContext> = TContext | ((context: TContext) => TContext);
@@ -44,8 +44,8 @@ export function fallback<TContext, TBoundary>(
 export function fallback<TContext>(alternatives: readonly Alternative<TContext>[], options: FallbackOptions = {}): ContextWrap<TContext, unknown> {
   if (!Array.isArray(alternatives)) throw invalidOption('fallback', 'alternatives must be an array of contexts or functions of the context', alternatives);
   const list = [...alternatives];
-  const fallbackOn = options.fallbackOn ?? (() => true);
-  if (typeof fallbackOn !== 'function') throw invalidOption('fallback', 'options.fallbackOn must be a function', fallbackOn);
+  checkOptionsObject('fallback', options, '{ fallbackOn?, stream? }');
+  const fallbackOn = optionalFunction('fallback', 'fallbackOn', options.fallbackOn) ?? (() => true);
   const stream = resolveStream(options.stream, 'fallback');
   const handler = async function* fallback<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
     yield* runAttempts<TContext, TEvent>({

@@ -1,6 +1,6 @@
 import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
 import type { Middleware } from '../registry';
-import { invalidOption } from './failures';
+import { invalidOption, optionalFunction } from './failures';
 import { systemTimers } from './sleep';
 
 /** One structured log record. */
@@ -65,7 +65,7 @@ export function logging(options: LoggingOptions): Middleware {
   } else {
     throw invalidOption('logging', 'options.logger must be { info(record), error(record) } or a function', logger);
   }
-  const now = options.now ?? systemTimers.now;
+  const now = optionalFunction('logging', 'now', options.now) ?? systemTimers.now;
   return {
     name: 'logging',
     setup(registrar) {

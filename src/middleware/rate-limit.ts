@@ -1,6 +1,6 @@
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
-import { invalidOption } from './failures';
+import { checkOptionsObject, invalidOption, optionalTimers } from './failures';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
@@ -41,8 +41,8 @@ export type RateLimitOptions = (MinIntervalLimit | TokenBucketLimit) & {
  * ```
  */
 export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
-  if (options === null || typeof options !== 'object') throw invalidOption('rateLimit', 'options must be { minIntervalMs } or { tokensPerInterval, intervalMs }', options);
-  const timers = options.timers ?? systemTimers;
+  checkOptionsObject('rateLimit', options, '{ minIntervalMs } or { tokensPerInterval, intervalMs }');
+  const timers = optionalTimers('rateLimit', options.timers, ['now', 'setTimeout', 'clearTimeout']) ?? systemTimers;
   let capacity: number;
   let intervalMs: number;
   if ('minIntervalMs' in options) {

@@ -1,6 +1,6 @@
 import type { Next, WrapRun } from '../types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { invalidOption, middlewareFailed } from './failures';
+import { checkOptionsObject, invalidOption, middlewareFailed } from './failures';
 
 /**
  * A Wrap handler for one stage's context and event types that also yields
@@ -63,7 +63,7 @@ export function regenerate<TContext, TEvent, TBoundary>(
   options: RegenerateOptions<TContext, TEvent> & { readonly stream: LiveStream<TBoundary> },
 ): StageWrap<TContext, TEvent, TBoundary>;
 export function regenerate<TContext, TEvent>(options: RegenerateOptions<TContext, TEvent>): StageWrap<TContext, TEvent, unknown> {
-  if (options === null || typeof options !== 'object') throw invalidOption('regenerate', 'options must be { check, feedback }', options);
+  checkOptionsObject('regenerate', options, '{ check, feedback, maxAttempts?, critical?, stream? }');
   const { check, feedback } = options;
   if (typeof check !== 'function') throw invalidOption('regenerate', 'options.check must be a function that throws when the result is not acceptable', check);
   if (typeof feedback !== 'function') throw invalidOption('regenerate', 'options.feedback must be a function (context, error) => next context', feedback);

@@ -1,7 +1,7 @@
 import { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { invalidOption } from './failures';
+import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers } from './failures';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
@@ -72,14 +72,14 @@ export function retry(options: RetryOptions & { readonly stream: 'live' }): AnyS
 /** With a boundary factory: fits stages whose event type admits what it returns. */
 export function retry<TBoundary>(options: RetryOptions & { readonly stream: LiveStream<TBoundary> }): AnyStageWrap<TBoundary>;
 export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
+  checkOptionsObject('retry', options, '{ attempts?, backoff?, retryOn?, onRetry?, stream?, random?, timers? }');
   const attempts = options.attempts ?? 3;
   if (!Number.isInteger(attempts) || attempts < 1) throw invalidOption('retry', 'options.attempts must be an integer of at least 1', attempts);
-  const delay = backoffFunction(options.backoff, options.random ?? Math.random);
-  const retryOn = options.retryOn ?? isTransient;
-  if (typeof retryOn !== 'function') throw invalidOption('retry', 'options.retryOn must be a function', retryOn);
+  const delay = backoffFunction(options.backoff, optionalFunction('retry', 'random', options.random) ?? Math.random);
+  const retryOn = optionalFunction('retry', 'retryOn', options.retryOn) ?? isTransient;
   const stream = resolveStream(options.stream, 'retry');
-  const timers = options.timers ?? systemTimers;
-  const onRetry = options.onRetry;
+  const timers = optionalTimers('retry', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
+  const onRetry = optionalFunction('retry', 'onRetry', options.onRetry);
   const handler = async function* retry<TContext, TEvent>(context: TContext, next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>, run: WrapRun) {
     yield* runAttempts<TContext, TEvent>({
       context,

@@ -1,7 +1,7 @@
 import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
 import type { InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
 import type { Middleware } from '../registry';
-import { invalidOption } from './failures';
+import { invalidOption, optionalFunction } from './failures';
 import { systemTimers } from './sleep';
 
 /**
@@ -89,7 +89,10 @@ export function tracing(options: TracingOptions): Middleware {
     throw invalidOption('tracing', "options.api must be the OpenTelemetry API (import * as otel from '@opentelemetry/api')", api);
   }
   const tracer = options.tracer ?? api.trace.getTracer('staged-middleware');
-  const now = options.now ?? systemTimers.now;
+  if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function') {
+    throw invalidOption('tracing', 'options.tracer must be an OpenTelemetry Tracer (with startSpan)', tracer);
+  }
+  const now = optionalFunction('tracing', 'now', options.now) ?? systemTimers.now;
   return {
     name: 'tracing',
     setup(registrar) {

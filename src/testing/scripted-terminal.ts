@@ -1,4 +1,5 @@
 import type { Draft } from 'immer';
+import { invalidOption, optionalTimers } from '../middleware/failures';
 import { systemTimers, type Timers } from '../middleware/sleep';
 import type { TerminalRun } from '../types';
 
@@ -89,6 +90,7 @@ export interface ScriptedTerminalOptions {
  * the last script. Each script is a list of events to yield and actions
  * ({@link throws}, {@link waits}, {@link updatesState}).
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a script that is not a non-empty array of arrays, or timers without `setTimeout`/`clearTimeout`.
  * @example
  * ```ts
  * const terminal = scriptedTerminal([[throws(new Error('overloaded'))], [{ type: 'result', text: 'hi' }]]);
@@ -99,9 +101,9 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
   options: ScriptedTerminalOptions = {},
 ): ScriptedTerminal<TContext, EventsOf<TScript>> {
   if (!Array.isArray(script) || script.length === 0 || !script.every((call) => Array.isArray(call))) {
-    throw new TypeError('scriptedTerminal(script): script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]].');
+    throw invalidOption('scriptedTerminal', 'script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]]', script);
   }
-  const timers = options.timers ?? systemTimers;
+  const timers = optionalTimers('scriptedTerminal', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
   const calls: TerminalCall<TContext>[] = [];
   const terminal = async function* scriptedTerminal(context: TContext, run: TerminalRun<unknown>): AsyncGenerator<EventsOf<TScript>, void, undefined> {
     const steps = script[Math.min(calls.length, script.length - 1)] as readonly ScriptStep<EventsOf<TScript>>[];

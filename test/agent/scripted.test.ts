@@ -186,6 +186,17 @@ describe('ScriptedModel', () => {
       });
     });
   });
+
+  describe('constructor', () => {
+    it.each<[string, unknown]>([
+      ['a single turn', textTurn('hi')],
+      ['a list holding null', [null]],
+    ])('rejects %s with ERR_INVALID_OPTIONS', (_label, turns) => {
+      expect(() => new ScriptedModel(turns as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('new ScriptedModel(turns)') }),
+      );
+    });
+  });
 });
 
 describe('ScriptedTool', () => {
@@ -208,6 +219,19 @@ describe('ScriptedTool', () => {
     it('calls respond with the input and context', async () => {
       const tool = new ScriptedTool({ name: 'f', description: 'd', inputSchema: { type: 'string' }, respond: (input, context) => `${String(input)}:${context.toolUse.toolUseId}` });
       expect(await tool.run('x', toolContext())).toEqual('x:t1');
+    });
+  });
+
+  describe('constructor', () => {
+    it.each<[string, unknown, string]>([
+      ['no options', undefined, 'options.name'],
+      ['an empty name', { name: '' }, 'options.name'],
+      ['a respond that is not a function', { name: 'f', respond: 'ok' }, 'options.respond'],
+      ['outcomes that are not an array', { name: 'f', outcomes: { value: 1 } }, 'options.outcomes'],
+    ])('rejects %s with ERR_INVALID_OPTIONS', (_label, options, problem) => {
+      expect(() => new ScriptedTool(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

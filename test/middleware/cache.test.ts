@@ -118,9 +118,11 @@ describe('cache', () => {
       { options: {}, problem: 'key' },
       { options: { key: byPrompt, ttlMs: 0 }, problem: 'ttlMs' },
       { options: { key: byPrompt, store: { get: () => undefined } }, problem: 'store' },
-      { options: { key: byPrompt, maxEntries: 0 }, problem: 'maxEntries' },
+      { options: { key: byPrompt, maxEntries: 0 }, problem: 'options.maxEntries' },
+      { options: { key: byPrompt, store: { get: () => undefined, set: () => undefined, delete: 'no' } }, problem: 'store' },
+      { options: { key: byPrompt, timers: {} }, problem: 'options.timers' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => cache(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', message: expect.stringContaining(problem) }));
+      expect(() => cache(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'cache', message: expect.stringContaining(problem) }));
     });
   });
 });

@@ -72,6 +72,7 @@ describe('fallback', () => {
   describe('options', () => {
     it.each([
       { alternatives: 'backup', options: {}, problem: 'alternatives' },
+      { alternatives: [], options: null, problem: 'options must be' },
       { alternatives: [], options: { fallbackOn: 1 }, problem: 'fallbackOn' },
       { alternatives: [], options: { stream: { mode: 'live' } }, problem: 'stream' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ alternatives, options, problem }) => {

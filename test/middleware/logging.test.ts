@@ -116,5 +116,11 @@ describe('logging', () => {
     it.each([undefined, {}, { info: () => undefined }, 'console'])('rejects logger %j with ERR_INVALID_OPTIONS', (logger) => {
       expect(() => logging({ logger } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'logging' }));
     });
+
+    it('rejects a clock that is not a function with ERR_INVALID_OPTIONS', () => {
+      expect(() => logging({ logger: () => undefined, now: 5 } as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'logging', message: expect.stringContaining('options.now') }),
+      );
+    });
   });
 });

@@ -89,6 +89,7 @@ describe('rateLimit', () => {
       { options: { minIntervalMs: 0 }, problem: 'minIntervalMs' },
       { options: { tokensPerInterval: 0, intervalMs: 10 }, problem: 'tokensPerInterval' },
       { options: { tokensPerInterval: 1, intervalMs: -1 }, problem: 'intervalMs' },
+      { options: { minIntervalMs: 10, timers: { now: () => 0 } }, problem: 'options.timers' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
       expect(() => rateLimit(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'rateLimit', message: expect.stringContaining(problem) }));
     });

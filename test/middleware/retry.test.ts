@@ -175,7 +175,11 @@ describe('retry', () => {
       { options: { backoff: { initialMs: -1 } }, problem: 'initialMs' },
       { options: { backoff: { jitter: 2 } }, problem: 'jitter' },
       { options: { backoff: 5 }, problem: 'backoff' },
+      { options: null, problem: 'options must be' },
       { options: { retryOn: 'yes' }, problem: 'retryOn' },
+      { options: { onRetry: 'log' }, problem: 'onRetry' },
+      { options: { random: 0.5 }, problem: 'random' },
+      { options: { timers: { now: () => 0 } }, problem: 'options.timers' },
       { options: { stream: 'sometimes' }, problem: 'stream' },
     ])('rejects $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
       let caught: unknown;

@@ -124,5 +124,12 @@ describe('timeout', () => {
     it.each([0, -5, Number.NaN, Infinity, '100'])('rejects %s ms with ERR_INVALID_OPTIONS', (ms) => {
       expect(() => timeout(ms as number)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'timeout' }));
     });
+
+    it.each([
+      { options: null, problem: 'options must be' },
+      { options: { timers: { setTimeout: () => 1 } }, problem: 'options.timers' },
+    ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
+      expect(() => timeout(100, options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'timeout', message: expect.stringContaining(problem) }));
+    });
   });
 });

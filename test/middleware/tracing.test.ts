@@ -253,5 +253,12 @@ describe('tracing', () => {
     it.each([undefined, {}, { trace: {} }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
       expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing' }));
     });
+
+    it.each([
+      { options: { api: otel, tracer: {} }, problem: 'options.tracer' },
+      { options: { api: otel, now: 'performance' }, problem: 'options.now' },
+    ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
+      expect(() => tracing(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining(problem) }));
+    });
   });
 });

@@ -92,8 +92,16 @@ describe('scriptedTerminal', () => {
   });
 
   describe('a bad script', () => {
-    it.each<[unknown]>([[[]], ['a'], [[['a'], 'b']]])('throws a TypeError for %j', (script) => {
-      expect(() => scriptedTerminal(script as never)).toThrow(TypeError);
+    it.each<[unknown]>([[[]], ['a'], [[['a'], 'b']]])('throws ERR_INVALID_OPTIONS for %j', (script) => {
+      expect(() => scriptedTerminal(script as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'scriptedTerminal', message: expect.stringContaining('one array of steps per call') }),
+      );
+    });
+
+    it('throws ERR_INVALID_OPTIONS for timers without setTimeout', () => {
+      expect(() => scriptedTerminal([['a']], { timers: { now: () => 0 } as never })).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'scriptedTerminal', message: expect.stringContaining('options.timers') }),
+      );
     });
   });
 });
