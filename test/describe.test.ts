@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type MiddlewareResult, type WrapHandler } from '../src/index';
+import { createStage, MiddlewareRegistry, type MiddlewareResult } from '../src/index';
+import { caught } from './assertions';
+import { passThrough } from './fixtures';
 
 interface Context {
   readonly prompt: string;
 }
 const Stage = createStage<Context, string>('invokeModel');
-
-const passThrough: WrapHandler<Context, string> = async function* passThrough(_context, next) {
-  yield* next();
-};
-
-function caught(action: () => unknown): MiddlewareError {
-  try {
-    action();
-  } catch (error) {
-    if (MiddlewareError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MiddlewareError, but nothing was thrown');
-}
 
 function sample(): MiddlewareRegistry {
   const parent = new MiddlewareRegistry();

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  createStage,
   MiddlewareError,
   MiddlewareRegistry,
   type HandlerInfo,
@@ -10,15 +9,7 @@ import {
   type InvokeOutcome,
   type LayerInfo,
 } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-
-const terminal = async function* terminal(context: Context): AsyncGenerator<string> {
-  yield context.prompt;
-};
+import { ModelStage as Stage, echo as terminal } from './fixtures';
 
 interface Recording {
   readonly invokes: InvokeInfo[];

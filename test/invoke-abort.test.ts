@@ -1,23 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type Terminal, type WrapHandler } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-
-const echo: Terminal<Context, string> = async function* terminal(context) {
-  yield context.prompt;
-};
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the promise resolved');
-}
+import { createStage, MiddlewareError, MiddlewareRegistry, type WrapHandler } from '../src/index';
+import { failure } from './assertions';
+import { ModelStage as Stage, echo, type PromptContext as Context } from './fixtures';
 
 function expectAborted(error: unknown, reason: unknown): void {
   expect(MiddlewareError.isInstance(error)).toBe(true);
@@ -36,8 +20,8 @@ function tracing(trace: string[], name: string): WrapHandler<Context, string> {
   };
 }
 
-describe('MiddlewareRegistry.invoke with a signal', () => {
-  describe('aborted before start', () => {
+describe('MiddlewareRegistry.invoke', () => {
+  describe('signal aborted before start', () => {
     it('runs nothing and fails with ERR_ABORTED carrying the reason', async () => {
       const registry = new MiddlewareRegistry();
       const trace: string[] = [];
@@ -64,7 +48,7 @@ describe('MiddlewareRegistry.invoke with a signal', () => {
     });
   });
 
-  describe('aborted during the Input phase', () => {
+  describe('signal aborted during the Input phase', () => {
     it('stops after the handler that aborted', async () => {
       const controller = new AbortController();
       const registry = new MiddlewareRegistry();
@@ -77,7 +61,7 @@ describe('MiddlewareRegistry.invoke with a signal', () => {
     });
   });
 
-  describe('aborted mid-stream', () => {
+  describe('signal aborted mid-stream', () => {
     it('fails at the next event and closes every layer innermost first', async () => {
       const controller = new AbortController();
       const registry = new MiddlewareRegistry();
@@ -147,7 +131,7 @@ describe('MiddlewareRegistry.invoke with a signal', () => {
     });
   });
 
-  describe('aborted during the Output phase', () => {
+  describe('signal aborted during the Output phase', () => {
     it('stops after the Output handler that aborted', async () => {
       const controller = new AbortController();
       const registry = new MiddlewareRegistry();

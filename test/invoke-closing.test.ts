@@ -1,38 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type Next, type Terminal, type WrapHandler } from '../src/index';
+import { MiddlewareError, MiddlewareRegistry, type Next, type Terminal } from '../src/index';
+import { failure, fields } from './assertions';
+import { ModelStage as Stage, echo, tracing, type PromptContext as Context } from './fixtures';
 
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-const echo: Terminal<Context, string> = async function* terminal(context) {
-  yield context.prompt;
-};
-function tracing(trace: string[], name: string): WrapHandler<Context, string> {
-  return async function* traced(_context, next) {
-    trace.push(`${name}:enter`);
-    try {
-      yield* next();
-      trace.push(`${name}:exit`);
-    } finally {
-      trace.push(`${name}:finally`);
-    }
-  };
-}
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the promise resolved');
-}
-function fields(error: unknown): Record<string, unknown> {
-  expect(MiddlewareError.isInstance(error)).toBe(true);
-  const { code, stage, phase, handler } = error as MiddlewareError;
-  return { code, stage, phase, handler };
-}
-describe('MiddlewareRegistry.invoke closing', () => {
+describe('MiddlewareRegistry.invoke', () => {
   describe('early termination by the consumer', () => {
     it('runs finally blocks innermost first on break', async () => {
       const registry = new MiddlewareRegistry();

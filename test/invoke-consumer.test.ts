@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareRegistry, type Terminal } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
+import { MiddlewareRegistry, type Terminal } from '../src/index';
+import { ModelStage as Stage, type PromptContext as Context } from './fixtures';
 
 function counted(trace: string[], count: number): Terminal<Context, string> {
   return async function* terminal() {
@@ -21,15 +17,15 @@ function counted(trace: string[], count: number): Terminal<Context, string> {
   };
 }
 
-describe('MiddlewareRegistry.invoke consumer protocol', () => {
-  describe('[Symbol.asyncIterator]', () => {
+describe('MiddlewareRegistry.invoke', () => {
+  describe('[Symbol.asyncIterator] of the returned generator', () => {
     it('returns the invoke itself', () => {
       const events = new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, counted([], 1));
       expect(events[Symbol.asyncIterator]()).toBe(events);
     });
   });
 
-  describe('next', () => {
+  describe('next of the returned generator', () => {
     it('queues calls made while one is pending and settles them in order', async () => {
       const trace: string[] = [];
       const events = new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, counted(trace, 2));
@@ -70,7 +66,7 @@ describe('MiddlewareRegistry.invoke consumer protocol', () => {
     });
   });
 
-  describe('return', () => {
+  describe('return of the returned generator', () => {
     it('runs nothing when called before the first next()', async () => {
       const registry = new MiddlewareRegistry();
       const trace: string[] = [];
@@ -106,7 +102,7 @@ describe('MiddlewareRegistry.invoke consumer protocol', () => {
     });
   });
 
-  describe('throw', () => {
+  describe('throw of the returned generator', () => {
     it('rejects with the given error without running anything before the first next()', async () => {
       const trace: string[] = [];
       const problem = new Error('not needed');
@@ -129,7 +125,7 @@ describe('MiddlewareRegistry.invoke consumer protocol', () => {
     });
   });
 
-  describe('[Symbol.asyncDispose]', () => {
+  describe('[Symbol.asyncDispose] of the returned generator', () => {
     it('closes the invoke like return()', async () => {
       const trace: string[] = [];
       const events = new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, counted(trace, 5));

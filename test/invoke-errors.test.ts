@@ -1,38 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, MiddlewareResult, type Terminal, type WrapHandler } from '../src/index';
+import { MiddlewareRegistry, MiddlewareResult, type Terminal, type WrapHandler } from '../src/index';
+import { failure, fields } from './assertions';
+import { ModelStage as Stage, echo, tracing, type PromptContext as Context } from './fixtures';
 
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-const echo: Terminal<Context, string> = async function* terminal(context) {
-  yield context.prompt;
-};
-function tracing(trace: string[], name: string): WrapHandler<Context, string> {
-  return async function* traced(_context, next) {
-    trace.push(`${name}:enter`);
+/** A Wrap handler named `leaky` whose `finally` throws `replacement`, whatever the inner layers did. */
+function throwingOnClose(replacement: Error): WrapHandler<Context, string> {
+  return async function* leaky(_context, next) {
     try {
       yield* next();
-      trace.push(`${name}:exit`);
     } finally {
-      trace.push(`${name}:finally`);
+      // eslint-disable-next-line no-unsafe-finally
+      throw replacement;
     }
   };
 }
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the promise resolved');
-}
-function fields(error: unknown): Record<string, unknown> {
-  expect(MiddlewareError.isInstance(error)).toBe(true);
-  const { code, stage, phase, handler } = error as MiddlewareError;
-  return { code, stage, phase, handler };
-}
-describe('MiddlewareRegistry.invoke errors', () => {
+
+describe('MiddlewareRegistry.invoke', () => {
   describe('errors of handlers and the terminal', () => {
     it.each([
       ['the terminal', (registry: MiddlewareRegistry, error: unknown) => ({ registry, terminal: failingTerminal(error) })],
@@ -128,28 +111,14 @@ describe('MiddlewareRegistry.invoke errors', () => {
     it('are replaced by an error thrown while a layer closes, as in nested generators', async () => {
       const registry = new MiddlewareRegistry();
       const replacement = new Error('cleanup failed');
-      registry.add(Stage.Wrap, async function* leaky(_context, next) {
-        try {
-          yield* next();
-        } finally {
-          // eslint-disable-next-line no-unsafe-finally
-          throw replacement;
-        }
-      });
+      registry.add(Stage.Wrap, throwingOnClose(replacement));
       expect(await failure(registry.run(Stage, { prompt: 'x' }, failingTerminal(new Error('original'))))).toBe(replacement);
     });
 
     it('let an error thrown while closing the open layers replace a contract error', async () => {
       const registry = new MiddlewareRegistry();
       const replacement = new Error('cleanup failed');
-      registry.add(Stage.Wrap, async function* leaky(_context, next) {
-        try {
-          yield* next();
-        } finally {
-          // eslint-disable-next-line no-unsafe-finally
-          throw replacement;
-        }
-      });
+      registry.add(Stage.Wrap, throwingOnClose(replacement));
       const result = registry.run(Stage, { prompt: 'x' }, async function* terminal() {
         yield undefined as unknown as string;
       });

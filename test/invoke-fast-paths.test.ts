@@ -111,7 +111,7 @@ const eventArbitrary = fc.oneof(
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
 
-describe('Invocation', () => {
+describe('MiddlewareRegistry.invoke', () => {
   describe('per-event shortcut for a native outermost layer', () => {
     it('delivers the same events, result and error as the general path', async () => {
       await fc.assert(

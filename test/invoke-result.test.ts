@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createStage, MiddlewareError, MiddlewareRegistry, type Schema, type Terminal } from '../src/index';
+import { createStage, MiddlewareRegistry, type Schema, type Terminal } from '../src/index';
+import { fields } from './assertions';
 
 interface Context {
   readonly prompt: string;
@@ -44,12 +45,6 @@ async function consume<T>(events: AsyncIterable<T>, trace?: string[]): Promise<{
   }
 }
 
-function fields(error: unknown): Record<string, unknown> {
-  expect(MiddlewareError.isInstance(error)).toBe(true);
-  const { code, stage, phase, handler } = error as MiddlewareError;
-  return { code, stage, phase, handler };
-}
-
 /** A registry in hold mode whose Output handler changes nothing. */
 function holding(): MiddlewareRegistry {
   const registry = new MiddlewareRegistry();
@@ -58,8 +53,8 @@ function holding(): MiddlewareRegistry {
   return registry;
 }
 
-describe('MiddlewareRegistry.invoke result handling', () => {
-  describe('pass mode (no Output handler, result schema or state)', () => {
+describe('MiddlewareRegistry.invoke', () => {
+  describe('result in pass mode (no Output handler, result schema or state)', () => {
     it('delivers each event as it arrives', async () => {
       const trace: string[] = [];
       const outcome = await consume(new MiddlewareRegistry().invoke(Plain, { prompt: 'x' }, emitting(['a', 'b'], trace)), trace);
@@ -78,7 +73,7 @@ describe('MiddlewareRegistry.invoke result handling', () => {
     });
   });
 
-  describe('hold mode', () => {
+  describe('result in hold mode', () => {
     it('holds one event back without a guard', async () => {
       const registry = new MiddlewareRegistry();
       const trace: string[] = [];
@@ -134,7 +129,7 @@ describe('MiddlewareRegistry.invoke result handling', () => {
     });
   });
 
-  describe('both modes', () => {
+  describe('result in both modes', () => {
     it.each([
       [[delta('a'), final('b')]],
       [[final('a')]],
@@ -252,7 +247,7 @@ describe('MiddlewareRegistry.invoke result handling', () => {
     });
   });
 
-  describe('run', () => {
+  describe('result through run', () => {
     it('resolves with the Output-transformed result', async () => {
       const registry = new MiddlewareRegistry();
       registry.add(Guarded.Output, (result) => result.update((draft) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createStage, MiddlewareError, MiddlewareRegistry, type StateBinding, type Terminal } from '../src/index';
+import { failure } from './assertions';
 
 interface Context {
   readonly prompt: string;
@@ -46,17 +47,8 @@ function counting(seen: unknown[]): Terminal<Context, string, ModelState> {
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the promise resolved');
-}
-
-describe('MiddlewareRegistry.invoke with state', () => {
-  describe('on success', () => {
+describe('MiddlewareRegistry.invoke', () => {
+  describe('state on success', () => {
     it('writes back the state the terminal produced, deletions included, keeping untouched branches', async () => {
       const { binding, writes } = store(initial());
       const before = binding.get();
@@ -164,7 +156,7 @@ describe('MiddlewareRegistry.invoke with state', () => {
     });
   });
 
-  describe('isolation from handlers', () => {
+  describe('state isolation from handlers', () => {
     it('freezes the snapshot deeply, so holders of the original cannot change it mid-invoke', async () => {
       const original = initial();
       const { binding } = store(original);
@@ -193,7 +185,7 @@ describe('MiddlewareRegistry.invoke with state', () => {
     });
   });
 
-  describe('when nothing may be written', () => {
+  describe('state when nothing may be written', () => {
     it('writes nothing when the invoke fails', async () => {
       const { binding, writes } = store(initial());
       const problem = new Error('after the terminal');

@@ -1,36 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareRegistry, type Terminal, type WrapHandler } from '../src/index';
+import { MiddlewareRegistry } from '../src/index';
+import { collect, deferred } from './assertions';
+import { ModelStage as Stage, echo, tracing } from './fixtures';
 
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-const echo: Terminal<Context, string> = async function* terminal(context) {
-  yield context.prompt;
-};
-function tracing(trace: string[], name: string): WrapHandler<Context, string> {
-  return async function* traced(_context, next) {
-    trace.push(`${name}:enter`);
-    try {
-      yield* next();
-      trace.push(`${name}:exit`);
-    } finally {
-      trace.push(`${name}:finally`);
-    }
-  };
-}
-async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
-  const seen: T[] = [];
-  for await (const event of events) seen.push(event);
-  return seen;
-}
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
 describe('MiddlewareRegistry.invoke', () => {
   describe('phases', () => {
     it('runs Input, then the Wrap onion around the terminal, then Output innermost-first', async () => {

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type WrapHandler } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-
-const terminal = async function* terminal(context: Context): AsyncGenerator<string> {
-  yield context.prompt;
-};
+import { MiddlewareError, MiddlewareRegistry, type WrapHandler } from '../src/index';
+import { ModelStage as Stage, echo as terminal, type PromptContext as Context } from './fixtures';
 
 function calling(times: number): WrapHandler<Context, string> {
   return async function* caller(_context, next) {
@@ -28,7 +20,7 @@ async function outcome(promise: Promise<unknown>): Promise<unknown> {
   }
 }
 
-describe("AddOptions.next", () => {
+describe('AddOptions.next', () => {
   describe.each([
     ['many', [0, 1, 3]],
     ['at-most-once', [0, 1]],

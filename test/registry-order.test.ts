@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type MiddlewareWarning, type WrapHandler } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
+import { createStage, MiddlewareRegistry, type MiddlewareWarning, type WrapHandler } from '../src/index';
+import { caught } from './assertions';
+import { ModelStage as Stage, type PromptContext as Context } from './fixtures';
 
 function tracing(trace: string[], name: string): WrapHandler<Context, string> {
   return async function* traced(_context, next) {
@@ -19,22 +16,12 @@ const terminal = async function* terminal(): AsyncGenerator<string> {
 
 const wrapNames = (registry: MiddlewareRegistry): string[] => registry.describe(Stage).map((entry) => entry.name);
 
-function caught(action: () => unknown): MiddlewareError {
-  try {
-    action();
-  } catch (error) {
-    if (MiddlewareError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MiddlewareError, but nothing was thrown');
-}
-
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('MiddlewareRegistry ordering', () => {
-  describe('by order', () => {
+describe('MiddlewareRegistry.add', () => {
+  describe('ordering by order', () => {
     it('runs lower orders outside higher ones and keeps registration order on ties', async () => {
       const registry = new MiddlewareRegistry();
       const trace: string[] = [];
@@ -57,7 +44,7 @@ describe('MiddlewareRegistry ordering', () => {
     });
   });
 
-  describe('by constraints', () => {
+  describe('ordering by constraints', () => {
     it('puts a handler before or after the ids it names, whatever their order', () => {
       const registry = new MiddlewareRegistry();
       registry.add(Stage.Wrap, tracing([], 'retry'), { id: 'retry', order: -10 });

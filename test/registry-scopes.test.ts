@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type WrapHandler } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
+import { MiddlewareRegistry, type WrapHandler } from '../src/index';
+import { caught } from './assertions';
+import { ModelStage as Stage, echo as terminal, type PromptContext as Context } from './fixtures';
 
 function tracing(trace: string[], name: string): WrapHandler<Context, string> {
   return async function* traced(_context, next) {
@@ -13,22 +10,8 @@ function tracing(trace: string[], name: string): WrapHandler<Context, string> {
   };
 }
 
-const terminal = async function* terminal(context: Context): AsyncGenerator<string> {
-  yield context.prompt;
-};
-
 const entries = (registry: MiddlewareRegistry, options: Parameters<MiddlewareRegistry['describe']>[1] = {}): string[] =>
   registry.describe(Stage, options).map((entry) => `${entry.phase}:${entry.name}@${entry.depth}/${entry.source}`);
-
-function caught(action: () => unknown): MiddlewareError {
-  try {
-    action();
-  } catch (error) {
-    if (MiddlewareError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MiddlewareError, but nothing was thrown');
-}
 
 describe('MiddlewareRegistry.child', () => {
   describe('visibility', () => {

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type Terminal, type WrapHandler } from '../src/index';
-
-interface Context {
-  readonly prompt: string;
-}
-const Stage = createStage<Context, string>('model');
-const Other = createStage<Context, string>('other');
+import { MiddlewareRegistry, type Terminal, type WrapHandler } from '../src/index';
+import { caught, fields } from './assertions';
+import { ModelStage as Stage, OtherStage as Other, type PromptContext as Context } from './fixtures';
 
 const reply: Terminal<Context, string> = async function* terminal(context) {
   yield `reply to ${context.prompt}`;
@@ -17,20 +13,6 @@ function tracing(trace: string[], name: string): WrapHandler<Context, string> {
     yield* next();
     trace.push(`${name}:exit`);
   };
-}
-
-function caught(action: () => unknown): MiddlewareError {
-  try {
-    action();
-  } catch (error) {
-    if (MiddlewareError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MiddlewareError, but nothing was thrown');
-}
-
-function fields(error: MiddlewareError): Record<string, unknown> {
-  return { code: error.code, stage: error.stage, phase: error.phase, handler: error.handler };
 }
 
 const shape = (registry: MiddlewareRegistry, stage = Stage): string[] => registry.describe(stage).map((entry) => `${entry.phase}:${entry.name}`);

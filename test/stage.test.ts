@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createStage, isPhaseToken, isStage, MiddlewareError } from '../src/index';
-
-function caught(action: () => unknown): MiddlewareError {
-  try {
-    action();
-  } catch (error) {
-    if (MiddlewareError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MiddlewareError, but nothing was thrown');
-}
+import { createStage, isPhaseToken, isStage } from '../src/index';
+import { caught } from './assertions';
 
 describe('createStage', () => {
   describe('with a name only', () => {
