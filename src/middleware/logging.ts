@@ -1,6 +1,7 @@
 import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
 import type { Middleware } from '../registry';
 import { invalidOption, optionalFunction } from './failures';
+import { observeLayer } from './observed-layer';
 import { systemTimers } from './sleep';
 
 /** One structured log record. */
@@ -91,47 +92,27 @@ function observe(invoke: InvokeInfo, info: (record: LogRecord) => void, error: (
   };
 }
 
-async function* logLayer(
+function logLayer(
   layer: LayerInfo,
   events: AsyncGenerator<unknown, void, undefined>,
   info: (record: LogRecord) => void,
   error: (record: LogRecord) => void,
   now: () => number,
 ): AsyncGenerator<unknown, void, undefined> {
-  const base = {
-    stage: layer.stage.name,
-    phase: layer.kind === 'terminal' ? ('terminal' as const) : ('wrap' as const),
-    handler: layer.handler,
-    position: layer.position,
-    attempt: layer.attempt,
-  };
-  const started = now();
-  info({ event: 'layer.start', ...base });
-  let count = 0;
-  let finished = false;
-  try {
-    for (;;) {
-      const pulled = await events.next();
-      if (pulled.done === true) break;
-      count++;
-      yield pulled.value;
-    }
-    finished = true;
-    info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false });
-  } catch (thrown) {
-    finished = true;
-    error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown });
-    throw thrown;
-  } finally {
-    if (!finished) {
-      // The consumer closed this layer at a yield: forward the close, then report it.
-      try {
-        await events.return(undefined);
-      } catch (thrown) {
-        error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown });
-        throw thrown;
-      }
-      info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true });
-    }
-  }
+  return observeLayer(events, () => {
+    const base = {
+      stage: layer.stage.name,
+      phase: layer.kind === 'terminal' ? ('terminal' as const) : ('wrap' as const),
+      handler: layer.handler,
+      position: layer.position,
+      attempt: layer.attempt,
+    };
+    const started = now();
+    info({ event: 'layer.start', ...base });
+    return {
+      completed: (count) => info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false }),
+      failed: (thrown, count) => error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown }),
+      closed: (count) => info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true }),
+    };
+  });
 }

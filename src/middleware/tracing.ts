@@ -2,6 +2,7 @@ import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry
 import type { InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
 import type { Middleware } from '../registry';
 import { invalidOption, optionalFunction } from './failures';
+import { observeLayer } from './observed-layer';
 import { systemTimers } from './sleep';
 
 /**
@@ -146,76 +147,57 @@ interface Shared {
   readonly rootContext: Context;
 }
 
-async function* traceLayer(
+function traceLayer(
   layer: LayerInfo,
   events: AsyncGenerator<unknown, void, undefined>,
   parent: LayerRecord | undefined,
   shared: Shared,
 ): AsyncGenerator<unknown, void, undefined> {
-  const { tracer, api, now, records } = shared;
-  const parentContext = parent === undefined ? shared.rootContext : parent.context;
-  const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
-  const span = tracer.startSpan(
-    `${layer.stage.name} ${phase === 'terminal' ? 'terminal' : layer.handler}`,
-    {
-      attributes: {
-        [TRACING_ATTRIBUTES.stage]: layer.stage.name,
-        [TRACING_ATTRIBUTES.phase]: phase,
-        [TRACING_ATTRIBUTES.handler]: layer.handler,
-        [TRACING_ATTRIBUTES.order]: layer.order,
-        [TRACING_ATTRIBUTES.position]: layer.position,
-        [TRACING_ATTRIBUTES.attempt]: layer.attempt,
+  return observeLayer(events, () => {
+    const { tracer, api, now, records } = shared;
+    const parentContext = parent === undefined ? shared.rootContext : parent.context;
+    const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
+    const span = tracer.startSpan(
+      `${layer.stage.name} ${phase === 'terminal' ? 'terminal' : layer.handler}`,
+      {
+        attributes: {
+          [TRACING_ATTRIBUTES.stage]: layer.stage.name,
+          [TRACING_ATTRIBUTES.phase]: phase,
+          [TRACING_ATTRIBUTES.handler]: layer.handler,
+          [TRACING_ATTRIBUTES.order]: layer.order,
+          [TRACING_ATTRIBUTES.position]: layer.position,
+          [TRACING_ATTRIBUTES.attempt]: layer.attempt,
+        },
       },
-    },
-    parentContext,
-  );
-  const record: LayerRecord = { span, context: api.trace.setSpan(parentContext, span), active: 0, inner: 0 };
-  records.set(layer, record);
-  let count = 0;
-  let finished = false;
-  /** Runs one call into the layer, charging its time to this entry and to the entry that contains it. */
-  const timed = async <T>(call: () => Promise<T>): Promise<T> => {
-    const started = now();
-    try {
-      return await call();
-    } finally {
-      const elapsed = now() - started;
-      record.active += elapsed;
-      if (parent !== undefined) parent.inner += elapsed;
-    }
-  };
-  try {
-    for (;;) {
-      const pulled = await timed(() => events.next());
-      if (pulled.done === true) break;
-      count++;
-      yield pulled.value;
-    }
-    finished = true;
-  } catch (error) {
-    finished = true;
-    fail(span, error);
-    throw error;
-  } finally {
-    try {
-      // Reached without `finished` only when the consumer closed this layer at a yield: forward the close.
-      if (!finished) {
-        span.setAttribute(TRACING_ATTRIBUTES.closed, true);
-        await timed(() => events.return(undefined));
-      }
-    } catch (error) {
-      fail(span, error);
-      throw error;
-    } finally {
-      span.setAttributes({
-        [TRACING_ATTRIBUTES.events]: count,
-        [TRACING_ATTRIBUTES.activeMs]: record.active,
-        // Clamped: a handler pulling its inner layer ahead, outside its own pulls, could make it negative.
-        [TRACING_ATTRIBUTES.selfMs]: Math.max(0, record.active - record.inner),
-      });
-      span.end();
-    }
-  }
+      parentContext,
+    );
+    const record: LayerRecord = { span, context: api.trace.setSpan(parentContext, span), active: 0, inner: 0 };
+    records.set(layer, record);
+    return {
+      /** Charges the time of each call into the layer to this entry and to the entry that contains it. */
+      call: async <T>(into: () => Promise<T>): Promise<T> => {
+        const started = now();
+        try {
+          return await into();
+        } finally {
+          const elapsed = now() - started;
+          record.active += elapsed;
+          if (parent !== undefined) parent.inner += elapsed;
+        }
+      },
+      failed: (error) => fail(span, error),
+      closing: () => span.setAttribute(TRACING_ATTRIBUTES.closed, true),
+      settled: (count) => {
+        span.setAttributes({
+          [TRACING_ATTRIBUTES.events]: count,
+          [TRACING_ATTRIBUTES.activeMs]: record.active,
+          // Clamped: a handler pulling its inner layer ahead, outside its own pulls, could make it negative.
+          [TRACING_ATTRIBUTES.selfMs]: Math.max(0, record.active - record.inner),
+        });
+        span.end();
+      },
+    };
+  });
 }
 
 function fail(span: Span, error: unknown): void {

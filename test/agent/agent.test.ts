@@ -11,21 +11,11 @@ import {
   failingTurn,
   textTurn,
   toolUseTurn,
-  type AgentEvent,
   type InvokeModelContext,
   type Message,
   type ModelResultEvent,
 } from '../../src/agent/index';
-
-const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
-const assistant = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
-const ZERO = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-
-async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
-  const all: AgentEvent[] = [];
-  for await (const event of events) all.push(event);
-  return all;
-}
+import { assistant, collect, user, ZERO } from './fixtures';
 
 describe('Agent', () => {
   describe('loop', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { History, ScriptedModel, adopt, createModelContext, type Message } from '../../src/agent/index';
-
-const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
+import { History, ScriptedModel, adopt, createModelContext } from '../../src/agent/index';
+import { user } from './fixtures';
 
 describe('adopt', () => {
   describe('plain data', () => {

@@ -12,8 +12,7 @@ import {
   toolUseTurn,
   type Message,
 } from '../../src/agent/index';
-
-const ZERO = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+import { ZERO } from './fixtures';
 
 /** An agent whose ExecuteToolStage handler asks for approval of every `delete` call. */
 function approvalAgent(turns = [toolUseTurn([{ name: 'delete', input: { path: 'a.txt' }, toolUseId: 'd1' }]), textTurn('deleted')]) {

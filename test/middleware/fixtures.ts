@@ -96,3 +96,15 @@ export function manualTimers(options: { auto?: boolean } = {}): ManualTimers {
 export async function settle(): Promise<void> {
   for (let turn = 0; turn < 50; turn++) await Promise.resolve();
 }
+
+/** A terminal that yields one chunk and throws `error` from its `finally`, so closing it at that chunk fails. */
+export function terminalFailingOnClose(error: Error): () => AsyncGenerator<ModelEvent, void, undefined> {
+  return async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
+    try {
+      yield chunk('a');
+    } finally {
+      // eslint-disable-next-line no-unsafe-finally
+      throw error;
+    }
+  };
+}

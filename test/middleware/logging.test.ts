@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { logging, retry, type LogRecord } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
-import { ModelStage, answer, chunk, settle, type ModelContext } from './fixtures';
+import { ModelStage, answer, chunk, settle, terminalFailingOnClose, type ModelContext } from './fixtures';
 
 const context: ModelContext = { prompt: 'hi' };
 
@@ -95,15 +95,7 @@ describe('logging', () => {
       const cleanupFailed = new Error('cleanup failed');
       const registry = new MiddlewareRegistry();
       registry.use(logging({ logger: (record) => records.push(record), now: () => 0 }));
-      const terminal = async function* terminal(): AsyncGenerator<ReturnType<typeof chunk>, void, undefined> {
-        try {
-          yield chunk('a');
-        } finally {
-          // eslint-disable-next-line no-unsafe-finally
-          throw cleanupFailed;
-        }
-      };
-      const events = registry.invoke(ModelStage, context, terminal);
+      const events = registry.invoke(ModelStage, context, terminalFailingOnClose(cleanupFailed));
       await events.next();
       await expect(events.return()).rejects.toBe(cleanupFailed);
       expect(records.find((record) => record.event === 'layer.error')).toEqual({

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, type Instrumentation, type WrapHandler } from '../../src/index';
 import { retry, tracing, TRACING_ATTRIBUTES as A } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
-import { ModelStage, answer, chunk, settle, type ModelContext, type ModelEvent } from './fixtures';
+import { ModelStage, answer, chunk, settle, terminalFailingOnClose, type ModelContext, type ModelEvent } from './fixtures';
 
 const context: ModelContext = { prompt: 'hi' };
 
@@ -220,15 +220,7 @@ describe('tracing', () => {
       const cleanupFailed = new Error('cleanup failed');
       const registry = new MiddlewareRegistry();
       registry.use(tracing({ api: otel, tracer }));
-      const terminal = async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
-        try {
-          yield chunk('a');
-        } finally {
-          // eslint-disable-next-line no-unsafe-finally
-          throw cleanupFailed;
-        }
-      };
-      const events = registry.invoke(ModelStage, context, terminal);
+      const events = registry.invoke(ModelStage, context, terminalFailingOnClose(cleanupFailed));
       await events.next();
       await expect(events.return()).rejects.toBe(cleanupFailed);
       const [layer] = exporter.getFinishedSpans();
