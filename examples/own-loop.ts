@@ -3,7 +3,7 @@
  * every model call runs through InvokeModelStage and every tool call through
  * ExecuteToolStage, so any middleware registered for them applies.
  *
- * In your own code, import from 'staged-middleware' and 'staged-middleware/agent'.
+ * Your own code takes these names from 'staged-middleware' and 'staged-middleware/agent'.
  */
 import { MiddlewareRegistry } from '../src/index';
 import {
