@@ -278,6 +278,31 @@ describe('MiddlewareRegistry.invoke', () => {
     });
 
     it.each([
+      ['the invoke\'s signal', 'outer'],
+      ['the signal given to next()', 'given'],
+    ])('throws ERR_ABORTED from next() when %s is already aborted, adding no listener', async (_label, which) => {
+      const invokeController = new AbortController();
+      const given = new AbortController();
+      const adds = [vi.spyOn(invokeController.signal, 'addEventListener'), vi.spyOn(given.signal, 'addEventListener')];
+      if (which === 'given') given.abort('given reason');
+      let thrown: unknown;
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        if (which === 'outer') invokeController.abort('outer reason');
+        try {
+          yield* next(undefined, { signal: given.signal });
+        } catch (error) {
+          thrown = error;
+          throw error;
+        }
+      });
+      const delivered = await failure(registry.run(Stage, { prompt: 'x' }, echo, { signal: invokeController.signal }));
+      expectAborted(thrown, which === 'outer' ? 'outer reason' : 'given reason');
+      expect(delivered).toBe(thrown);
+      expect(adds.map((add) => add.mock.calls.length)).toEqual([0, 0]);
+    });
+
+    it.each([
       ['fails', 'error'],
       ['is closed by the consumer', 'close'],
     ])('removes its listeners when the invoke %s', async (_label, ending) => {
