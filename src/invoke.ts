@@ -386,22 +386,9 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private async fail(error: unknown): Promise<unknown> {
     if (this.status === DONE) return error;
     this.status = DONE;
-    let outcome = error;
-    // As in nested generators, an error thrown while unwinding replaces the one
-    // being unwound; the inner chains left open are closed even then.
-    try {
-      if (this.chainOpen) {
-        this.chainOpen = false;
-        await (this.inner as Generator).return(undefined);
-      }
-    } catch (closeError) {
-      outcome = closeError;
-    }
-    try {
-      await this.closeStarted();
-    } catch (closeError) {
-      outcome = closeError;
-    }
+    // As in nested generators, an error thrown while unwinding replaces the one being unwound.
+    const failure = await this.closeAll();
+    let outcome = failure === undefined ? error : failure.error;
     const signal = this.signal;
     if (signal !== undefined && signal.aborted && !(MiddlewareError.isInstance(outcome) && outcome.code === 'ERR_ABORTED' && outcome.cause === signal.reason)) {
       // Abort wins over whatever the layers made of it, even if a handler swallowed it
@@ -417,20 +404,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       const wasRunning = this.status === RUNNING;
       this.status = DONE;
       if (wasRunning) {
-        let failure: { error: unknown } | undefined;
-        try {
-          if (this.chainOpen) {
-            this.chainOpen = false;
-            await (this.inner as Generator).return(undefined);
-          }
-        } catch (closeError) {
-          failure = { error: closeError };
-        }
-        try {
-          await this.closeStarted();
-        } catch (closeError) {
-          failure = { error: closeError };
-        }
+        const failure = await this.closeAll();
         this.settle({ status: 'closed' });
         if (failure !== undefined) throw failure.error;
       }
@@ -439,6 +413,29 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     } finally {
       this.outstanding--;
     }
+  }
+
+  /**
+   * Closes the outermost layer if it is open, then the inner chains left open.
+   * The inner chains are closed even when the outermost layer's closing throws;
+   * the last error thrown while closing is returned, as in nested finallys.
+   */
+  private async closeAll(): Promise<{ error: unknown } | undefined> {
+    let failure: { error: unknown } | undefined;
+    try {
+      if (this.chainOpen) {
+        this.chainOpen = false;
+        await (this.inner as Generator).return(undefined);
+      }
+    } catch (closeError) {
+      failure = { error: closeError };
+    }
+    try {
+      await this.closeStarted();
+    } catch (closeError) {
+      failure = { error: closeError };
+    }
+    return failure;
   }
 
   /** Closes inner chains that handlers started and left open, most recent first. */
