@@ -26,7 +26,7 @@ export { cache } from './cache';
 export type { CacheEntry, CacheOptions, CacheStore } from './cache';
 export { LruStore } from './lru-store';
 export { validate } from './validate';
-export type { ValidateSchemas, Validation } from './validate';
+export type { SchemaMismatch, SchemasFit, ValidateSchemas, Validation } from './validate';
 export { tracing, TRACING_ATTRIBUTES } from './tracing';
 export type { TracingApi, TracingOptions } from './tracing';
 export { logging } from './logging';

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { MiddlewareRegistry } from '../../src/index';
-import { cache, fallback, rateLimit, regenerate, retry, timeout, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo } from '../../src/middleware/index';
+import { cache, fallback, rateLimit, regenerate, retry, timeout, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo, type SchemaMismatch, type SchemasFit } from '../../src/middleware/index';
 import { scriptedTerminal, throws } from '../../src/testing/index';
 import { ModelStage, TextStage, type ModelContext, type ModelEvent } from './fixtures';
 
@@ -112,6 +112,12 @@ describe('validate', () => {
   it('offers generic handlers for any stage', () => {
     const { input } = validate({ context: z.object({ prompt: z.string() }) });
     registry.add(TextStage.Input, input);
+  });
+
+  it('names the schema that does not fit in SchemasFit', () => {
+    expectTypeOf<SchemasFit<{ prompt: string }, string, { prompt: string }, string>>().toEqualTypeOf<unknown>();
+    expectTypeOf<SchemasFit<{ model: string }, string, { prompt: string }, string>>().toEqualTypeOf<SchemaMismatch<'context'>>();
+    expectTypeOf<SchemasFit<{ prompt: string }, number, { prompt: string }, string>>().toEqualTypeOf<SchemaMismatch<'result'>>();
   });
 });
 
