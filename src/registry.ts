@@ -162,6 +162,14 @@ export class MiddlewareRegistry {
    *
    * @returns A disposer.
    * @throws MiddlewareError `ERR_INVALID_HANDLER` when `instrumentation` has no `invoke` function.
+   *
+   * @example
+   * ```ts
+   * registry.instrument({
+   *   name: 'timeline',
+   *   invoke: (info) => ({ end: (outcome) => console.log(info.stage.name, outcome.status) }),
+   * });
+   * ```
    */
   instrument(instrumentation: Instrumentation): Disposer {
     if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
