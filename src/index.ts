@@ -8,7 +8,8 @@
 export { createStage, isStage, isPhaseToken } from './stage';
 export { MiddlewareRegistry } from './registry';
 export { on } from './on';
-export type { Middleware, Registrar, RegistryOptions } from './registry';
+export type { Middleware, Registrar } from './bundle';
+export type { RegistryOptions } from './registry';
 export { MiddlewareResult } from './result';
 export type { ResultRecipe } from './result';
 export { MiddlewareError } from './errors';

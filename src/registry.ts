@@ -1,3 +1,4 @@
+import type { Middleware, Registrar } from './bundle';
 import type { ChainEntry, ResolvedChain } from './chain';
 import { explainChain } from './explain';
 import { MiddlewareError } from './errors';
@@ -21,26 +22,13 @@ import type {
   Terminal,
 } from './types';
 
+// Bundle types are re-exported here because the subsystems import them from the registry.
+export type { Middleware, Registrar } from './bundle';
+
 /** Options of {@link MiddlewareRegistry}. */
 export interface RegistryOptions {
   /** Receives warnings (an ordering constraint naming an unknown id). Default: `console.warn`. */
   readonly onWarning?: (warning: MiddlewareWarning) => void;
-}
-
-/** What a bundle's `setup` registers through: the same `add` as the registry's. */
-export interface Registrar {
-  /** Registers a handler as part of the bundle; see {@link MiddlewareRegistry.add}. */
-  add<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Disposer;
-  /** Registers an instrumentation as part of the bundle. */
-  instrument(instrumentation: Instrumentation): Disposer;
-}
-
-/** A middleware bundle: any number of handlers on any stages, added and removed as one. */
-export interface Middleware {
-  /** Name shown in `describe()` for every handler the bundle registers. */
-  readonly name: string;
-  /** Registers the bundle's handlers. */
-  setup(registrar: Registrar): void;
 }
 
 /**
