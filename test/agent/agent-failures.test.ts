@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import {
+  Agent,
+  AgentStreamStage,
+  ScriptedModel,
+  ScriptedTool,
+  failingTurn,
+  textTurn,
+  toolUseTurn,
+} from '../../src/agent/index';
+import { collect, user, ZERO } from './fixtures';
+
+describe('Agent', () => {
+  describe('cancellation', () => {
+    it('ends with cancelled, closes open layers, and puts back history and model state', async () => {
+      const registry = new MiddlewareRegistry();
+      const closed: string[] = [];
+      registry.add(AgentStreamStage.Wrap, async function* outer(_context, next) {
+        try {
+          yield* next();
+        } finally {
+          closed.push('agentStream');
+        }
+      });
+      let agent: Agent | undefined;
+      const model = new ScriptedModel([
+        { ...toolUseTurn([{ name: 'a', input: {} }]), stateWrites: { first: 1 } },
+        { ...textTurn('never finished'), stateWrites: { second: 2 }, onCall: () => agent?.cancel() },
+      ]);
+      agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'a' })], messages: [user('old')], modelState: { start: 0 } });
+      const events = await collect(agent.stream('go'));
+      expect(events.at(-1)).toEqual({ type: 'agentResult', stopReason: 'cancelled', message: undefined, interrupts: [], usage: ZERO });
+      expect(closed).toEqual(['agentStream']);
+      expect(agent.messages).toEqual([user('old')]);
+      expect(agent.modelState).toEqual({ start: 0 });
+    });
+
+    it('ends with cancelled when the given signal aborts, even before the run starts', async () => {
+      const model = new ScriptedModel([textTurn('ok')]);
+      const agent = new Agent({ model });
+      const result = await agent.invoke('go', { signal: AbortSignal.abort('stop') });
+      expect([result.stopReason, model.calls.length, agent.messages.length]).toEqual(['cancelled', 0, 0]);
+    });
+
+    it('ends with cancelled when the given signal aborts during the run, and a second cancel reports nothing', async () => {
+      const controller = new AbortController();
+      let agent: Agent | undefined;
+      let second: boolean | undefined;
+      const model = new ScriptedModel([
+        {
+          ...textTurn('never'),
+          onCall: () => {
+            controller.abort('stop');
+            second = agent?.cancel();
+          },
+        },
+      ]);
+      agent = new Agent({ model });
+      const result = await agent.invoke('go', { signal: controller.signal });
+      expect([result.stopReason, second, agent.messages.length]).toEqual(['cancelled', false, 0]);
+    });
+
+    it('reports no cancellation when no run is going', () => {
+      expect(new Agent({ model: new ScriptedModel([]) }).cancel()).toEqual(false);
+    });
+
+    it('puts back history and model state when the consumer stops early', async () => {
+      const model = new ScriptedModel([{ ...textTurn('a b c'), stateWrites: { x: 1 } }, textTurn('next')]);
+      const agent = new Agent({ model });
+      for await (const event of agent.stream('go')) if (event.type === 'textDelta') break;
+      expect([agent.messages, agent.modelState]).toEqual([[], {}]);
+      expect((await agent.invoke('again')).stopReason).toEqual('endTurn');
+    });
+  });
+
+  describe('errors', () => {
+    it('passes a model error through unchanged and puts the history back', async () => {
+      const failure = new Error('overloaded');
+      const agent = new Agent({ model: new ScriptedModel([failingTurn(failure)]), messages: [user('old')] });
+      await expect(agent.invoke('go')).rejects.toBe(failure);
+      expect(agent.messages).toEqual([user('old')]);
+    });
+
+    it('rejects a second run while one is going with ERR_AGENT_BUSY', async () => {
+      let inner: unknown;
+      let agent: Agent | undefined;
+      const model = new ScriptedModel([{ ...textTurn('ok'), onCall: () => void (inner = agent?.invoke('again').catch((error: unknown) => error)) }]);
+      agent = new Agent({ model });
+      await agent.invoke('go');
+      const error = (await inner) as MiddlewareError;
+      expect([MiddlewareError.isInstance(error), error.code, error.stage]).toEqual([true, 'ERR_AGENT_BUSY', 'agentStream']);
+    });
+
+    it.each([
+      ['no model', {}],
+      ['a model without stream', { model: {} }],
+      ['a malformed tool', { model: new ScriptedModel([]), tools: [{ spec: { name: 'x' } }] }],
+      ['two tools with one name', { model: new ScriptedModel([]), tools: [new ScriptedTool({ name: 'x' }), new ScriptedTool({ name: 'x' })] }],
+      ['a malformed initial message', { model: new ScriptedModel([]), messages: [{ role: 'system', content: [] }] }],
+    ])('rejects %s with ERR_INVALID_OPTIONS', (_label, options) => {
+      expect(() => new Agent(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }));
+    });
+
+    it.each([
+      ['a signal that is not an AbortSignal', { signal: 'stop' }],
+      ['an invocationState that is not an object', { invocationState: 3 }],
+      ['interruptResponses that are an array', { interruptResponses: [] }],
+      ['options that are not an object', null],
+    ])('rejects %s with ERR_INVALID_OPTIONS before anything runs', async (_label, options) => {
+      const model = new ScriptedModel([textTurn('ok')]);
+      const agent = new Agent({ model });
+      await expect(agent.invoke('go', options as never)).rejects.toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }));
+      expect([model.calls.length, agent.messages.length]).toEqual([0, 0]);
+    });
+
+    it('rejects malformed input with ERR_INVALID_OPTIONS', async () => {
+      const agent = new Agent({ model: new ScriptedModel([]) });
+      await expect(agent.invoke({ role: 'robot' } as never)).rejects.toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }));
+    });
+  });
+});
