@@ -127,7 +127,7 @@ describe('MiddlewareRegistry.add', () => {
   });
 });
 
-describe('MiddlewareRegistry bundles and removal', () => {
+describe('MiddlewareRegistry.use and remove', () => {
   it('infers handler types through the registrar', () => {
     registry.use({
       name: 'bundle',
@@ -198,7 +198,7 @@ describe('MiddlewareRegistry.run and invoke', () => {
   });
 });
 
-describe('type extraction types', () => {
+describe('HandlerOf, ContextOf, ResultOf, EventOf and TerminalOf', () => {
   it('give the handler type of each target', () => {
     expectTypeOf<HandlerOf<typeof ModelStage.Input>>().toEqualTypeOf<InputHandler<Context>>();
     expectTypeOf<HandlerOf<typeof ModelStage.Wrap>>().toEqualTypeOf<WrapHandler<Context, Event>>();
