@@ -1,6 +1,6 @@
 import type { Next, WrapRun } from '../types';
 import type { ContextWrap } from './attempts';
-import { invalidOption, optionalTimers } from './failures';
+import { invalidOption, optionalTimers, positiveInteger } from './failures';
 import { LruStore } from './lru-store';
 import { systemTimers, type Timers } from './sleep';
 
@@ -59,9 +59,7 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
   const { key } = options;
   const ttlMs = options.ttlMs;
   if (ttlMs !== undefined && (typeof ttlMs !== 'number' || !(ttlMs > 0))) throw invalidOption('cache', 'options.ttlMs must be a number > 0', ttlMs);
-  const maxEntries = options.maxEntries ?? 500;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw invalidOption('cache', 'options.maxEntries must be an integer of at least 1', maxEntries);
-  const store = options.store ?? new LruStore(maxEntries);
+  const store = options.store ?? new LruStore(positiveInteger('cache', 'options.maxEntries', options.maxEntries ?? 500));
   const storeMethods = store as Partial<Record<keyof CacheStore, unknown>>;
   if (typeof storeMethods.get !== 'function' || typeof storeMethods.set !== 'function' || !(storeMethods.delete === undefined || typeof storeMethods.delete === 'function')) {
     throw invalidOption('cache', 'options.store must have get(key), set(key, entry) and optionally delete(key)', store);

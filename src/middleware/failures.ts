@@ -29,6 +29,26 @@ export function checkOptionsObject(factory: string, options: unknown, shape: str
 }
 
 /**
+ * Checks a count option (attempts, entries).
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `value` is an integer of at least 1.
+ */
+export function positiveInteger(factory: string, name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalidOption(factory, `${name} must be an integer of at least 1`, value);
+  return value;
+}
+
+/**
+ * Checks a duration or rate option.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `value` is a finite number > 0.
+ */
+export function positiveNumber(factory: string, name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalidOption(factory, `${name} must be a finite number > 0`, value);
+  return value;
+}
+
+/**
  * Checks an optional callback option, so a wrong value is reported when the
  * factory is called rather than as a TypeError in the middle of an invoke.
  *

@@ -1,5 +1,5 @@
 import type { CacheEntry, CacheStore } from './cache';
-import { invalidOption } from './failures';
+import { positiveInteger } from './failures';
 
 /**
  * The default store of `cache`: in memory, least recently used entries
@@ -24,8 +24,7 @@ export class LruStore implements CacheStore {
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `maxEntries` is an integer >= 1.
    */
   constructor(maxEntries = 500) {
-    this.maxEntries = maxEntries;
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw invalidOption('LruStore', 'maxEntries must be an integer of at least 1', maxEntries);
+    this.maxEntries = positiveInteger('LruStore', 'maxEntries', maxEntries);
   }
 
   /** Number of entries held. */

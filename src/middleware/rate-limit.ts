@@ -1,6 +1,6 @@
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
-import { checkOptionsObject, invalidOption, optionalTimers } from './failures';
+import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
@@ -48,10 +48,10 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
   if ('minIntervalMs' in options) {
     // A bucket of one token refilled every interval spaces starts by exactly the interval.
     capacity = 1;
-    intervalMs = positive(options.minIntervalMs, 'options.minIntervalMs');
+    intervalMs = positiveNumber('rateLimit', 'options.minIntervalMs', options.minIntervalMs);
   } else {
-    capacity = positive((options as TokenBucketLimit).tokensPerInterval, 'options.tokensPerInterval');
-    intervalMs = positive((options as TokenBucketLimit).intervalMs, 'options.intervalMs');
+    capacity = positiveNumber('rateLimit', 'options.tokensPerInterval', (options as TokenBucketLimit).tokensPerInterval);
+    intervalMs = positiveNumber('rateLimit', 'options.intervalMs', (options as TokenBucketLimit).intervalMs);
   }
   const refillPerMs = capacity / intervalMs;
   let tokens = capacity;
@@ -83,9 +83,4 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
     yield* next(context);
   };
   return handler as AnyStageWrap<never>;
-}
-
-function positive(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalidOption('rateLimit', `${name} must be a finite number > 0`, value);
-  return value;
 }

@@ -1,6 +1,6 @@
 import type { Next, WrapRun } from '../types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, middlewareFailed } from './failures';
+import { checkOptionsObject, invalidOption, middlewareFailed, positiveInteger } from './failures';
 
 /**
  * A Wrap handler for one stage's context and event types that also yields
@@ -67,8 +67,7 @@ export function regenerate<TContext, TEvent>(options: RegenerateOptions<TContext
   const { check, feedback } = options;
   if (typeof check !== 'function') throw invalidOption('regenerate', 'options.check must be a function that throws when the result is not acceptable', check);
   if (typeof feedback !== 'function') throw invalidOption('regenerate', 'options.feedback must be a function (context, error) => next context', feedback);
-  const maxAttempts = options.maxAttempts ?? 5;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw invalidOption('regenerate', 'options.maxAttempts must be an integer of at least 1', maxAttempts);
+  const maxAttempts = positiveInteger('regenerate', 'options.maxAttempts', options.maxAttempts ?? 5);
   const critical = options.critical ?? true;
   const stream = resolveStream(options.stream, 'regenerate');
   const handler = async function* regenerate(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {

@@ -1,7 +1,7 @@
 import { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers } from './failures';
+import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
@@ -73,8 +73,7 @@ export function retry(options: RetryOptions & { readonly stream: 'live' }): AnyS
 export function retry<TBoundary>(options: RetryOptions & { readonly stream: LiveStream<TBoundary> }): AnyStageWrap<TBoundary>;
 export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
   checkOptionsObject('retry', options, '{ attempts?, backoff?, retryOn?, onRetry?, stream?, random?, timers? }');
-  const attempts = options.attempts ?? 3;
-  if (!Number.isInteger(attempts) || attempts < 1) throw invalidOption('retry', 'options.attempts must be an integer of at least 1', attempts);
+  const attempts = positiveInteger('retry', 'options.attempts', options.attempts ?? 3);
   const delay = backoffFunction(options.backoff, optionalFunction('retry', 'random', options.random) ?? Math.random);
   const retryOn = optionalFunction('retry', 'retryOn', options.retryOn) ?? isTransient;
   const stream = resolveStream(options.stream, 'retry');

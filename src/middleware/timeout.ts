@@ -1,7 +1,7 @@
 import { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
-import { checkOptionsObject, invalidOption, optionalTimers, timedOut } from './failures';
+import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
 import { systemTimers, type Timers } from './sleep';
 
 /** Options of {@link timeout}. */
@@ -27,7 +27,7 @@ export interface TimeoutOptions {
  * ```
  */
 export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<never> {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) throw invalidOption('timeout', 'ms must be a finite number of milliseconds > 0', ms);
+  positiveNumber('timeout', 'ms', ms);
   checkOptionsObject('timeout', options, '{ timers? }');
   const timers = optionalTimers('timeout', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
   const handler = async function* timeout<TContext, TEvent>(
