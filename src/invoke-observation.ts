@@ -42,12 +42,18 @@ export class InvokeObservation {
     return info;
   }
 
-  /** Reports that an Input or Output handler returned (or threw `error`). */
-  handlerEnd(info: HandlerInfo, error?: unknown): void {
-    for (const observer of this.observers) {
-      if (error === undefined) observer.handlerEnd?.(info);
-      else observer.handlerEnd?.(info, error);
-    }
+  /** Reports that an Input or Output handler returned. */
+  handlerEnd(info: HandlerInfo): void {
+    for (const observer of this.observers) observer.handlerEnd?.(info);
+  }
+
+  /**
+   * Reports that an Input or Output handler threw or broke its contract. The
+   * error is always passed, so a handler that throws `undefined` is still
+   * reported as failed.
+   */
+  handlerFailed(info: HandlerInfo, error: unknown): void {
+    for (const observer of this.observers) observer.handlerEnd?.(info, error);
   }
 
   /** The info of a new entry into layer `index`, counting it as the next attempt at that position. */

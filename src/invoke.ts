@@ -275,7 +275,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         if (produced === undefined || produced === null) throw messages.inputContract(this.culprit('input', entry.name), produced);
         context = produced;
       } catch (error) {
-        if (info !== undefined) this.observation?.handlerEnd(info, error);
+        if (info !== undefined) this.observation?.handlerFailed(info, error);
         throw error;
       }
       if (info !== undefined) this.observation?.handlerEnd(info);
@@ -366,7 +366,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
         result = produced;
       } catch (error) {
-        if (info !== undefined) this.observation?.handlerEnd(info, error);
+        if (info !== undefined) this.observation?.handlerFailed(info, error);
         throw error;
       }
       if (info !== undefined) this.observation?.handlerEnd(info);

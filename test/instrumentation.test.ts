@@ -9,6 +9,7 @@ import {
   type InvokeOutcome,
   type LayerInfo,
 } from '../src/index';
+import { failure } from './assertions';
 import { ModelStage as Stage, echo as terminal } from './fixtures';
 
 interface Recording {
@@ -181,6 +182,27 @@ describe('MiddlewareRegistry.instrument', () => {
       await expect(registry.run(Stage, { prompt: 'x' }, terminal)).rejects.toThrow();
       expect(recording.handlers).toHaveLength(2);
       expect(recording.handlers[1]).toContain(expected);
+    });
+
+    it.each([
+      ['an Input handler', Stage.Input],
+      ['an Output handler', Stage.Output],
+    ])('pass the error argument when %s throws undefined', async (_label, target) => {
+      const ends: { handler: string; arguments: number; error: unknown }[] = [];
+      const registry = new MiddlewareRegistry();
+      registry.instrument({
+        name: 'ends',
+        invoke: () => ({
+          handlerEnd: (info: HandlerInfo, ...error: unknown[]) => ends.push({ handler: info.handler, arguments: 1 + error.length, error: error[0] }),
+        }),
+      });
+      registry.add(target as typeof Stage.Input, function silent() {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
+        throw undefined;
+      } as never);
+      const thrown = await failure(registry.run(Stage, { prompt: 'x' }, terminal));
+      expect(thrown).toBeUndefined();
+      expect(ends).toEqual([{ handler: 'silent', arguments: 2, error: undefined }]);
     });
   });
 
