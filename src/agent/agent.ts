@@ -282,6 +282,7 @@ export class Agent {
   }
 }
 
+/** The result event of AgentStreamStage. */
 function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage): AgentResultEvent {
   return { type: 'agentResult', stopReason, message, interrupts, usage };
 }

@@ -67,6 +67,7 @@ export interface ModelContextParts {
   readonly invocationState: Record<string, unknown>;
 }
 
+/** Shared by every context built without a system prompt. */
 const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
 
 /**

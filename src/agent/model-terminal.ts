@@ -90,12 +90,14 @@ export async function* modelTerminal(
   yield result;
 }
 
+/** The content block a finished building block becomes. */
 function toBlock(block: Building): ContentBlock {
   if (block.kind === 'text') return { type: 'text', text: block.text };
   if (block.kind === 'reasoning') return { type: 'reasoning', text: block.text };
   return { type: 'toolUse', toolUseId: block.toolUseId, name: block.name, input: parseInput(block.json) };
 }
 
+/** A tool use's input from its joined JSON deltas. */
 function parseInput(json: string): unknown {
   if (json.trim().length === 0) return {};
   try {

@@ -97,6 +97,7 @@ export interface TurnOptions {
   readonly usage?: Usage;
 }
 
+/** Wraps a turn's body in `messageStart`, optional `usage` and `messageStop`. */
 function frame(body: readonly ModelStreamEvent[], stopReason: StopReason, usage: Usage | undefined): ModelStreamEvent[] {
   const events: ModelStreamEvent[] = [{ type: 'messageStart', role: 'assistant' }, ...body];
   if (usage !== undefined) events.push({ type: 'usage', usage });

@@ -76,6 +76,7 @@ export class ScriptedTool implements Tool {
   }
 }
 
+/** Rejects options a scripted tool cannot run with, naming the first problem. */
 function checkToolOptions(options: ScriptedToolOptions): void {
   let problem: string | undefined;
   if (options === null || typeof options !== 'object' || typeof options.name !== 'string' || options.name.length === 0) {

@@ -91,6 +91,7 @@ export function resolveStream(stream: unknown, factory: string): ResolvedStream 
   throw invalidOption(factory, "options.stream must be 'commit', 'live' or { mode: 'live', boundary(info) }", stream);
 }
 
+/** The boundary event of `stream: 'live'`. */
 function defaultBoundary(info: AttemptBoundaryInfo): AttemptBoundaryEvent {
   return { type: 'attempt-boundary', ...info };
 }

@@ -75,6 +75,7 @@ export function logging(options: LoggingOptions): Middleware {
   };
 }
 
+/** The observer of one invoke: its start is logged at once, the rest as it happens. */
 function observe(invoke: InvokeInfo, info: (record: LogRecord) => void, error: (record: LogRecord) => void, now: () => number): InvokeObserver {
   const stage = invoke.stage.name;
   info({ event: 'invoke.start', stage });
@@ -92,6 +93,7 @@ function observe(invoke: InvokeInfo, info: (record: LogRecord) => void, error: (
   };
 }
 
+/** Forwards one layer entry, logging its start and how it ended. */
 function logLayer(
   layer: LayerInfo,
   events: AsyncGenerator<unknown, void, undefined>,

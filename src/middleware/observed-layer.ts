@@ -20,6 +20,7 @@ export interface LayerHooks {
   readonly settled?: (events: number) => void;
 }
 
+/** The default `call`: no timing. */
 const direct = <T>(into: () => Promise<T>): Promise<T> => into();
 
 /**

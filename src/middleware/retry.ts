@@ -52,6 +52,7 @@ export interface RetryOptions {
   readonly timers?: Timers;
 }
 
+/** The backoff when `options.backoff` leaves a field out. */
 const DEFAULT_BACKOFF = { initialMs: 200, factor: 2, maxMs: 10_000, jitter: 0.5 } as const;
 
 /**
@@ -101,6 +102,7 @@ function isTransient(error: unknown): boolean {
   return !MiddlewareError.isInstance(error) || error.code === 'ERR_TIMEOUT';
 }
 
+/** The delay before the attempt after `attempt`, from the `backoff` option. */
 function backoffFunction(backoff: RetryOptions['backoff'], random: () => number): (attempt: number, error: unknown) => number {
   if (typeof backoff === 'function') return (attempt, error) => Math.max(0, backoff(attempt, error));
   if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {

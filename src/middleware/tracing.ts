@@ -102,6 +102,7 @@ export function tracing(options: TracingOptions): Middleware {
   };
 }
 
+/** Starts the invoke span and returns its observer, or nothing when the span does not record. */
 function observeInvoke(info: InvokeInfo, tracer: Tracer, api: TracingApi, now: () => number): InvokeObserver | undefined {
   const root = tracer.startSpan(info.stage.name, { attributes: { [TRACING_ATTRIBUTES.stage]: info.stage.name } }, api.context.active());
   if (!root.isRecording()) {
@@ -147,6 +148,7 @@ interface Shared {
   readonly rootContext: Context;
 }
 
+/** Forwards one layer entry inside a span that is the child of the entry that called `next()`. */
 function traceLayer(
   layer: LayerInfo,
   events: AsyncGenerator<unknown, void, undefined>,
@@ -200,11 +202,13 @@ function traceLayer(
   });
 }
 
+/** Marks a span as failed with the error. */
 function fail(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : { message: errorMessage(error) });
   span.setStatus({ code: STATUS_ERROR as never, message: errorMessage(error) });
 }
 
+/** A message for any thrown value. */
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

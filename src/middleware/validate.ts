@@ -91,6 +91,7 @@ export function validate<TContextOut = never, TResultOut = never>(schemas: Valid
   };
 }
 
+/** Parses a value with a schema; a failure becomes the validator's `ERR_CONTEXT_INVALID` or `ERR_RESULT_INVALID`. */
 async function parse<T>(schema: Schema<T>, value: unknown, stage: string | undefined, which: 'context' | 'result'): Promise<T> {
   const outcome = schema.safeParseAsync !== undefined ? await schema.safeParseAsync(value) : schema.safeParse(value);
   if (outcome.success) return outcome.data;

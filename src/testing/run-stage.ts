@@ -49,6 +49,7 @@ export interface StageRun<TResult, TEvent, TState> {
   readonly stateWrites: number;
 }
 
+/** A handler with its types erased, as the observing wrappers register it. */
 type Erased = (...args: never[]) => unknown;
 
 /**
@@ -134,6 +135,7 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   };
 }
 
+/** Wraps an Input or Output handler to count its calls and record what it received. */
 function observeCall(original: (...args: unknown[]) => unknown, record: HandlerCalls, isOutput: boolean): Erased {
   let settled = 0;
   const done = (): void => {
@@ -159,6 +161,7 @@ function observeCall(original: (...args: unknown[]) => unknown, record: HandlerC
   };
 }
 
+/** Wraps a Wrap handler to count activations and `next()` calls and to see its `finally` run. */
 function observeWrap(original: (...args: unknown[]) => unknown, record: HandlerCalls): Erased {
   let settled = 0;
   return function observed(context: unknown, next: (context?: unknown, options?: unknown) => unknown, run: unknown): unknown {

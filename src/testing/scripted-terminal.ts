@@ -52,6 +52,7 @@ export function updatesState<TState>(recipe: (draft: Draft<TState>) => void): Sc
   return { [ACTION]: 'state', recipe: recipe as (draft: never) => void };
 }
 
+/** Tells actions from events. */
 function isAction(step: unknown): step is ScriptAction {
   return typeof step === 'object' && step !== null && ACTION in step;
 }
@@ -131,6 +132,7 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
   return Object.assign(terminal, { calls });
 }
 
+/** Waits `ms` on `timers`, rejecting with the signal's reason when it aborts. */
 function wait(ms: number, signal: AbortSignal, timers: Timers): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
