@@ -258,7 +258,10 @@ describe('MiddlewareRegistry.invoke', () => {
       AbortSignal.any = any;
     });
 
-    it('aborts the inner chain when either signal aborts, with that signal\'s reason', async () => {
+    it.each([
+      ['the given signal', 'given'],
+      ['the invoke\'s signal', 'outer'],
+    ])('aborts the inner chain when %s aborts, with that signal\'s reason', async (_label, which) => {
       const invokeController = new AbortController();
       const given = new AbortController();
       const inner: AbortSignal[] = [];
@@ -272,8 +275,9 @@ describe('MiddlewareRegistry.invoke', () => {
         yield 'x';
       }, { signal: invokeController.signal });
       await events.next();
-      given.abort('given reason');
-      expect([inner[0]?.aborted, inner[0]?.reason]).toEqual([true, 'given reason']);
+      if (which === 'given') given.abort('given reason');
+      else invokeController.abort('outer reason');
+      expect([inner[0]?.aborted, inner[0]?.reason]).toEqual([true, `${which} reason`]);
       await events.return();
     });
 
