@@ -1,0 +1,234 @@
+/**
+ * The doubles and handlers of an agent conformance case: scripted model turns,
+ * scripted tools and the vocabulary handlers, all recording into one world.
+ */
+import { castDraft, produce } from 'immer';
+import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/index';
+import {
+  Agent,
+  AgentStreamStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  ScriptedTool,
+  failingTurn,
+  textTurn,
+  toolUseTurn,
+  type Message,
+  type ModelStreamEvent,
+  type ScriptedTurn,
+  type StopReason,
+  type Usage,
+} from '../../src/agent/index';
+import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
+
+/** Everything a case's doubles and handlers record. */
+export interface World {
+  /** The agent under test, once built (handlers that cancel it need it). */
+  agent: Agent | undefined;
+  /** What `observe` handlers saw, in order. */
+  readonly observations: string[];
+  /** Every tool call, in order. */
+  readonly toolCalls: { name: string; input: unknown }[];
+  /** The user errors the case throws, by message. */
+  readonly errors: Map<string, Error>;
+  /** Work a handler started and the case awaits before its final checks. */
+  readonly pending: Promise<unknown>[];
+}
+
+/** A user error the case names by its message, kept so the test can check it arrives unchanged. */
+function userError(world: World, message: string): Error {
+  const error = new Error(message);
+  world.errors.set(message, error);
+  return error;
+}
+
+/** The scripted model turn a case turn describes. */
+export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
+  let scripted: ScriptedTurn;
+  const options = { ...(turn.usage === undefined ? {} : { usage: turn.usage as Usage }), ...(turn.stopReason === undefined ? {} : { stopReason: turn.stopReason as StopReason }) };
+  if (turn.events !== undefined) scripted = { events: turn.events as unknown as ModelStreamEvent[] };
+  else if (turn.toolUses !== undefined) {
+    scripted = toolUseTurn(
+      turn.toolUses.map((toolUse) => ({ name: toolUse.name, input: toolUse.input, ...(toolUse.id === undefined ? {} : { toolUseId: toolUse.id }) })),
+      { ...options, ...(turn.text === undefined ? {} : { text: turn.text }) },
+    );
+  } else if (turn.text !== undefined) scripted = textTurn(turn.text, options);
+  else scripted = { events: [] };
+  if (turn.fail !== undefined) scripted = failingTurn(userError(world, turn.fail), turn.text === undefined && turn.toolUses === undefined && turn.events === undefined ? [] : scripted.events);
+  return {
+    ...scripted,
+    ...(turn.stateWrites === undefined ? {} : { stateWrites: turn.stateWrites }),
+    ...(turn.stateDeletes === undefined ? {} : { stateDeletes: turn.stateDeletes }),
+    onCall: () => {
+      if (turn.cancel === true) world.agent?.cancel();
+      if (turn.startAnotherRun === true) {
+        world.pending.push(
+          (world.agent as Agent).invoke('another').then(
+            () => world.observations.push('second run: none'),
+            (error: unknown) => world.observations.push(`second run: ${MiddlewareError.isInstance(error) ? error.code : String(error)}`),
+          ),
+        );
+      }
+    },
+  };
+}
+
+/** The scripted tool a case tool describes; its calls are recorded in the world. */
+export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
+  let call = 0;
+  return new ScriptedTool({
+    name: spec.name,
+    respond: (input, context) => {
+      world.toolCalls.push({ name: spec.name, input });
+      if (spec.cancelAgent === true) world.agent?.cancel();
+      if (spec.observeSignal === true) world.observations.push(`tool ${spec.name} signal aborted=${context.signal.aborted}`);
+      if (spec.interrupt !== undefined) return context.interrupt({ name: spec.interrupt.name, reason: spec.interrupt.reason }).response;
+      const outcomes = spec.outcomes ?? [{ value: 'ok' }];
+      const outcome = outcomes[Math.min(++call, outcomes.length) - 1] as { value: unknown } | { error: string };
+      if ('error' in outcome) throw userError(world, outcome.error);
+      return outcome.value;
+    },
+  });
+}
+
+const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage } as const;
+
+/** Registers one vocabulary handler. The stage/phase pairs each "do" supports are listed in case-schema.ts. */
+export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
+  const stage = stages[spec.stage];
+  const unsupported = (): never => {
+    throw new Error(`Case handler "${spec.do}" is not defined for ${spec.stage}.${spec.phase}.`);
+  };
+  const key = `${spec.stage}.${spec.phase}.${spec.do}`;
+  switch (key) {
+    case 'invokeModel.input.appendSystemText':
+      registry.add(InvokeModelStage.Input, (context) => ({ ...context, systemPrompt: [...context.systemPrompt, { text: spec.text ?? '' }] }));
+      return;
+    case 'invokeModel.input.replaceSystemPrompt':
+      registry.add(InvokeModelStage.Input, (context) => ({ ...context, systemPrompt: spec.value as unknown as SystemContentBlock[] }));
+      return;
+    case 'invokeModel.input.observeFrozen':
+      registry.add(InvokeModelStage.Input, (context) => {
+        const first = context.messages[0];
+        world.observations.push(
+          `frozen context=${Object.isFrozen(context)} messages=${Object.isFrozen(context.messages)} firstMessage=${first === undefined ? 'none' : Object.isFrozen(first)} invocationState=${Object.isFrozen(context.invocationState)} sharesHistory=${context.messages === world.agent?.messages}`,
+        );
+        return context;
+      });
+      return;
+    case 'invokeModel.wrap.pushMessage':
+      registry.add(InvokeModelStage.Wrap, async function* pushMessage(context, next) {
+        try {
+          (context.messages as Message[]).push({ role: 'user', content: [{ type: 'text', text: spec.text ?? 'pushed' }] });
+          world.observations.push('push succeeded');
+        } catch (error) {
+          world.observations.push(`push threw ${(error as Error).name}`);
+        }
+        yield* next();
+      });
+      return;
+    case 'invokeModel.wrap.nextWithExtraMessage':
+      registry.add(InvokeModelStage.Wrap, async function* nextWithExtraMessage(context, next) {
+        const extra: Message = { role: 'user', content: [{ type: 'text', text: spec.text ?? '' }] };
+        yield* next({ ...context, messages: produce(context.messages, (draft) => void draft.push(castDraft(extra))) });
+      });
+      return;
+    case 'invokeModel.wrap.setModelState':
+      registry.add(InvokeModelStage.Wrap, async function* setModelState(_context, next) {
+        const agent = world.agent as Agent;
+        if (spec.when !== 'after') agent.modelState = spec.value as Record<string, unknown>;
+        yield* next();
+        if (spec.when === 'after') agent.modelState = spec.value as Record<string, unknown>;
+      });
+      return;
+    case 'invokeModel.input.setModelState':
+      registry.add(InvokeModelStage.Input, (context) => {
+        (world.agent as Agent).modelState = spec.value as Record<string, unknown>;
+        return context;
+      });
+      return;
+    case 'invokeModel.wrap.respond':
+      registry.add(InvokeModelStage.Wrap, async function* respond() {
+        yield { type: 'modelResult', message: { role: 'assistant', content: [{ type: 'text', text: spec.text ?? '' }] }, stopReason: 'endTurn', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+      });
+      return;
+    case 'invokeModel.wrap.retry':
+      registry.add(InvokeModelStage.Wrap, async function* retry(_context, next) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            yield* next();
+            return;
+          } catch (error) {
+            if (attempt >= (spec.attempts ?? 2)) throw error;
+            world.observations.push(`retry after: ${(error as Error).message}`);
+          }
+        }
+      });
+      return;
+    case 'invokeModel.output.setStopReason':
+      registry.add(InvokeModelStage.Output, (result) => result.replace({ ...result.value, stopReason: spec.value as StopReason }));
+      return;
+    case 'invokeModel.output.replaceText':
+      registry.add(InvokeModelStage.Output, (result) =>
+        result.update((draft) => {
+          for (const block of draft.message.content) if (block.type === 'text') block.text = block.text.replace(new RegExp(spec.pattern ?? '', 'g'), spec.replacement ?? '');
+        }),
+      );
+      return;
+    case 'invokeModel.output.fail':
+      registry.add(InvokeModelStage.Output, () => {
+        throw userError(world, spec.message ?? 'output failed');
+      });
+      return;
+    case 'executeTool.input.observe':
+      registry.add(ExecuteToolStage.Input, (context) => {
+        world.observations.push(`tool ${context.toolUse.name} known=${context.tool !== undefined} signal=${context.signal instanceof AbortSignal}`);
+        return context;
+      });
+      return;
+    case 'executeTool.wrap.block':
+      registry.add(ExecuteToolStage.Wrap, async function* block(context, next) {
+        if (context.toolUse.name !== spec.tool) return yield* next();
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } };
+      });
+      return;
+    case 'executeTool.wrap.approval':
+      registry.add(ExecuteToolStage.Wrap, async function* approval(context, next) {
+        if (context.toolUse.name !== spec.tool) return yield* next();
+        const presupplied = spec.presupplied === undefined ? undefined : context.invocationState[spec.presupplied];
+        const { response } = context.interrupt({ name: spec.name ?? 'approve', reason: spec.reason, response: presupplied });
+        world.observations.push(`approval ${context.toolUse.toolUseId} ${String(response)}`);
+        if (response === 'yes') return yield* next();
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
+      });
+      return;
+    case 'executeTool.output.observe':
+      registry.add(ExecuteToolStage.Output, (result) => {
+        const { toolResult, error } = result.value;
+        world.observations.push(`result ${toolResult.toolUseId} ${toolResult.status} error=${error === undefined ? 'none' : (error as Error).message}`);
+        return result;
+      });
+      return;
+    case 'agentStream.wrap.observeFinally':
+      registry.add(AgentStreamStage.Wrap, async function* observeFinally(_context, next) {
+        try {
+          yield* next();
+        } finally {
+          world.observations.push('agentStream finally');
+        }
+      });
+      return;
+    case 'agentStream.input.replaceInput':
+      registry.add(AgentStreamStage.Input, (context) => ({ ...context, messages: spec.value as unknown as Message[] }));
+      return;
+    default:
+      if (spec.do === 'countInvocationState' && spec.phase === 'input') {
+        registry.add(stage.Input as typeof AgentStreamStage.Input, (context) => {
+          context.invocationState.count = ((context.invocationState.count as number | undefined) ?? 0) + 1;
+          return context;
+        });
+        return;
+      }
+      unsupported();
+  }
+}
