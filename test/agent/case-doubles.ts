@@ -25,7 +25,7 @@ import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-sche
 export interface World {
   /** The agent under test, once built (handlers that cancel it need it). */
   agent: Agent | undefined;
-  /** What `observe` handlers saw, in order. */
+  /** What the handlers, tools and model turns noted, in order. */
   readonly observations: string[];
   /** Every tool call, in order. */
   readonly toolCalls: { name: string; input: unknown }[];
