@@ -49,14 +49,52 @@ export function toMessages(input: AgentInput): readonly Message[] {
 /**
  * Checks that each message has a known role and a content array.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming `where` for a malformed message.
+ * @param expected - What the caller may pass where the messages came from, for the error message.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message.
  */
-export function checkMessages(messages: readonly Message[], where: string): readonly Message[] {
+export function checkMessages(messages: readonly Message[], expected: string): readonly Message[] {
   for (const message of messages) {
     const ok = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
-    if (!ok) throw invalid(`${where} must be a string, a message { role: 'user' | 'assistant', content: ContentBlock[] } or an array of messages; got ${describeValue(message)}`);
+    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`);
   }
   return messages;
+}
+
+/**
+ * Checks the options of `new Agent()` beyond the model and the tools: each
+ * one the agent cannot use is reported now rather than as a TypeError in the
+ * middle of a run.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the option.
+ */
+export function checkAgentOptions(options: AgentOptions): void {
+  const { tools, systemPrompt, registry, modelState, messages, toolChoice } = options as { readonly [K in keyof AgentOptions]?: unknown };
+  if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
+  if (systemPrompt !== undefined && typeof systemPrompt !== 'string' && !(Array.isArray(systemPrompt) && systemPrompt.every(isObject))) {
+    throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(systemPrompt)}`);
+  }
+  if (registry !== undefined && !(isObject(registry) && typeof (registry as { invoke?: unknown }).invoke === 'function')) {
+    throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
+  }
+  if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
+    throw invalid(`options.modelState must be a plain object, got ${describeValue(modelState)}`);
+  }
+  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${describeValue(messages)}`);
+  if (toolChoice !== undefined && !isToolChoice(toolChoice)) {
+    throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(toolChoice)}`);
+  }
+}
+
+/** True for a non-null object. */
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/** True for one of the three tool-choice shapes. */
+function isToolChoice(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const { type, name } = value as { type?: unknown; name?: unknown };
+  return type === 'auto' || type === 'any' || (type === 'tool' && typeof name === 'string');
 }
 
 /**

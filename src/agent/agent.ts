@@ -3,7 +3,7 @@ import { MiddlewareRegistry } from '../registry';
 import { describeValue } from '../stage';
 import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
 import type { TerminalRun } from '../types';
-import { checkMessages, checkRunOptions, invalid, toMessages, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
+import { checkAgentOptions, checkMessages, checkRunOptions, invalid, toMessages, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
 import { adopt } from './freeze';
 import { createModelContext, History } from './history';
 import { createInterrupt, InterruptSignal } from './interrupts';
@@ -58,12 +58,14 @@ export class Agent {
    * Creates an agent. Everything given is copied once, so the agent's
    * freezing never reaches the caller's objects.
    *
-   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a missing model, a malformed tool or two tools with one name.
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a missing model, a malformed tool, two tools with one
+   *   name, or a system prompt, registry, model state, message list or tool choice of the wrong shape.
    */
   constructor(options: AgentOptions) {
     if (options === null || typeof options !== 'object' || options.model === null || typeof options.model?.stream !== 'function') {
       throw invalid(`new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events; got model ${describeValue((options as Partial<AgentOptions> | null)?.model)}`);
     }
+    checkAgentOptions(options);
     this.model = options.model;
     const tools = new Map<string, Tool>();
     for (const tool of options.tools ?? []) {
@@ -78,7 +80,7 @@ export class Agent {
     this.systemPrompt = options.systemPrompt === undefined ? undefined : adopt(toSystemBlocks(options.systemPrompt));
     this.toolChoice = adopt(options.toolChoice);
     this.registry = options.registry ?? new MiddlewareRegistry();
-    this.history = new History(checkMessages(options.messages ?? [], 'options.messages'));
+    this.history = new History(checkMessages(options.messages ?? [], 'options.messages must be an array of messages'));
     this.state = adopt({ ...(options.modelState ?? {}) });
   }
 
@@ -152,7 +154,7 @@ export class Agent {
       });
     }
     checkRunOptions(options);
-    const messages = checkMessages(toMessages(input), 'the input');
+    const messages = checkMessages(toMessages(input), 'the input must be a string, a message or an array of messages');
     const resume = prepareResume(this.pending, messages, options.interruptResponses);
     const controller = new AbortController();
     const outer = options.signal;

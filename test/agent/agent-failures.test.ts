@@ -103,6 +103,30 @@ describe('Agent', () => {
     });
 
     it.each([
+      ['tools that are not an array', { tools: 5 }, 'options.tools must be an array'],
+      ['a system prompt that is neither a string nor blocks', { systemPrompt: 5 }, 'options.systemPrompt must be'],
+      ['system prompt blocks that are not objects', { systemPrompt: ['Be brief.'] }, 'options.systemPrompt must be'],
+      ['a registry that is not a MiddlewareRegistry', { registry: {} }, 'options.registry must be a MiddlewareRegistry'],
+      ['a model state that is an array', { modelState: [] }, 'options.modelState must be a plain object'],
+      ['a model state that is not an object', { modelState: 5 }, 'options.modelState must be a plain object'],
+      ['messages that are not an array', { messages: 'hi' }, 'options.messages must be an array of messages'],
+      ['a null initial message', { messages: [null] }, 'options.messages must be an array of messages, where a message is'],
+      ['a tool choice given as a string', { toolChoice: 'auto' }, 'options.toolChoice must be'],
+      ['a tool choice of a tool without a name', { toolChoice: { type: 'tool' } }, 'options.toolChoice must be'],
+    ])('rejects %s with ERR_INVALID_OPTIONS naming the option', (_label, options, problem) => {
+      expect(() => new Agent({ model: new ScriptedModel([]), ...options } as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', message: expect.stringContaining(problem) }),
+      );
+    });
+
+    it.each([
+      ['a string system prompt, a registry, a tool choice of one tool and a model state', { systemPrompt: 'Be brief.', registry: new MiddlewareRegistry(), toolChoice: { type: 'tool', name: 'x' }, modelState: { a: 1 } }],
+      ['system prompt blocks and the other tool choices', { systemPrompt: [{ text: 'Be brief.' }, { cachePoint: { type: 'default' } }], toolChoice: { type: 'any' } }],
+    ])('accepts %s', (_label, options) => {
+      expect(() => new Agent({ model: new ScriptedModel([]), ...options } as never)).not.toThrow();
+    });
+
+    it.each([
       ['a signal that is not an AbortSignal', { signal: 'stop' }],
       ['an invocationState that is not an object', { invocationState: 3 }],
       ['interruptResponses that are an array', { interruptResponses: [] }],
