@@ -26,7 +26,6 @@ import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types
  * wrapper around it, and nothing is allocated per event.
  */
 
-type Generator = LayerGenerator;
 type ErasedWrap = (context: unknown, next: unknown, run: unknown) => unknown;
 type ErasedInput = (context: unknown) => unknown;
 type ErasedOutput = (result: MiddlewareResult<unknown>) => unknown;
@@ -44,11 +43,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private status = IDLE;
   private outstanding = 0;
   private current: Promise<IteratorResult<TEvent, void>> | undefined;
-  private inner: Generator | undefined;
+  private inner: LayerGenerator | undefined;
   private chainOpen = false;
   private chainSettled = false;
   /** Inner chains started by `next()`, closed when the invoke settles (most recent first). */
-  private started: Generator[] = [];
+  private started: LayerGenerator[] = [];
   private cleanups: (() => void)[] | undefined;
   private isolation: StateIsolation<unknown> | undefined;
   /** Set only when an instrumentation observes this invoke, so unobserved invokes skip all reporting. */
@@ -185,7 +184,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         this.hasQueued = false;
         return { value: event as TEvent, done: false };
       }
-      const inner = this.inner as Generator;
+      const inner = this.inner as LayerGenerator;
       for (;;) {
         let pulled: IteratorResult<unknown, void>;
         try {
@@ -214,7 +213,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
    */
   private pull(): Promise<IteratorResult<TEvent, void>> {
     const status = this.status;
-    if (status === RUNNING && this.native && !this.hasQueued) return (this.inner as Generator).next().then(this.onPulled, this.onPullFailed);
+    if (status === RUNNING && this.native && !this.hasQueued) return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     if (status === RELEASED || status === DONE) {
       // The pull after the final event (or after the end): nothing can run any more.
       this.status = DONE;
@@ -290,12 +289,12 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   }
 
   /** Creates layer `index` of the onion (the terminal when past the last Wrap handler). */
-  private enter(index: number, context: unknown, signal: AbortSignal, parent: LayerInfo | undefined): Generator {
+  private enter(index: number, context: unknown, signal: AbortSignal, parent: LayerInfo | undefined): LayerGenerator {
     const wrap = this.chain.wrap;
     // Created before the handler runs, so that the layers it enters can name it as their parent.
     const observation = this.observation;
     const info = observation === undefined ? undefined : observation.layerInfo(index, context, parent);
-    let generator: Generator;
+    let generator: LayerGenerator;
     if (index === wrap.length) {
       generator = this.enterTerminal(context, signal);
     } else {
@@ -312,7 +311,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   /** The `next` a Wrap handler activation receives: each call enters a fresh inner chain. */
   private nextFor(index: number, context: unknown, signal: AbortSignal, entry: ResolvedEntry, activation: { calls: number }, info: LayerInfo | undefined): Next<unknown, unknown> {
-    return (nextContext?: unknown, options?: NextOptions): Generator => {
+    return (nextContext?: unknown, options?: NextOptions): LayerGenerator => {
       if (this.chainSettled) throw messages.nextAfterSettle(this.culprit('wrap', entry.name));
       activation.calls++;
       if (entry.next !== 'many' && activation.calls > 1) {
@@ -326,7 +325,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     };
   }
 
-  private enterTerminal(context: unknown, signal: AbortSignal): Generator {
+  private enterTerminal(context: unknown, signal: AbortSignal): LayerGenerator {
     const isolation = this.isolation;
     if (isolation === undefined) {
       return asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: undefined }), this.stageName, 'terminal', 'terminal');
@@ -425,7 +424,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     try {
       if (this.chainOpen) {
         this.chainOpen = false;
-        await (this.inner as Generator).return(undefined);
+        await (this.inner as LayerGenerator).return(undefined);
       }
     } catch (closeError) {
       failure = { error: closeError };
@@ -448,7 +447,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     let failure: { error: unknown } | undefined;
     for (let index = started.length - 1; index >= 0; index--) {
       try {
-        await (started[index] as Generator).return(undefined);
+        await (started[index] as LayerGenerator).return(undefined);
       } catch (closeError) {
         failure = { error: closeError };
       }
