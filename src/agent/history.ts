@@ -1,9 +1,12 @@
+import { MiddlewareError } from '../errors';
+import { describeValue } from '../stage';
 import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../system-prompt';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
 import type { InvokeModelContext } from './stage-types';
+import { InvokeModelStage } from './stages';
 
 /**
  * The agent's conversation: a frozen array of frozen messages, replaced (never
@@ -26,8 +29,13 @@ import type { InvokeModelContext } from './stage-types';
 export class History {
   private current: readonly Message[];
 
-  /** Starts from `messages`, copied and frozen once. */
+  /**
+   * Starts from `messages`, copied and frozen once.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array.
+   */
   constructor(messages: readonly Message[] = []) {
+    if (!Array.isArray(messages)) throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
     this.current = adopt(messages.slice());
   }
 
@@ -76,6 +84,8 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  * copied, and only the small top-level object is new. `model` and
  * `invocationState` are shared by reference and never frozen.
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `parts` is not an object
+ *   or its `messages` or `toolSpecs` is not an array.
  * @example
  * ```ts
  * const context = createModelContext({ model, messages: history.messages, systemPrompt, toolSpecs, invocationState: {} });
@@ -83,6 +93,9 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  * ```
  */
 export function createModelContext(parts: ModelContextParts): InvokeModelContext {
+  if (parts === null || typeof parts !== 'object' || !Array.isArray(parts.messages) || !Array.isArray(parts.toolSpecs)) {
+    throw invalidParts('createModelContext(parts)', `parts must be { model, messages: Message[], systemPrompt, toolSpecs: ToolSpec[], invocationState }, got ${describeValue(parts)}`);
+  }
   const messages = Object.isFrozen(parts.messages) ? parts.messages : adopt(parts.messages.slice());
   const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : adopt(toSystemBlocks(parts.systemPrompt));
   const context: { -readonly [K in keyof InvokeModelContext]: InvokeModelContext[K] } = {
@@ -94,4 +107,9 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
   };
   if (parts.toolChoice !== undefined) context.toolChoice = adopt(parts.toolChoice);
   return Object.freeze(context);
+}
+
+/** The error of a history or context built from parts of the wrong shape. */
+function invalidParts(call: string, problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${call}: ${problem}.` });
 }

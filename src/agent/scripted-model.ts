@@ -52,11 +52,7 @@ export class ScriptedModel implements Model {
    */
   constructor(turns: readonly ScriptedTurn[]) {
     if (!Array.isArray(turns) || !turns.every((turn: unknown) => turn !== null && typeof turn === 'object')) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_OPTIONS',
-        stage: InvokeModelStage.name,
-        message: `new ScriptedModel(turns): turns must be an array of turns built with textTurn(), toolUseTurn() or failingTurn(); got ${describeValue(turns)}.`,
-      });
+      throw invalidTurn(`new ScriptedModel(turns): turns must be an array of turns built with textTurn(), toolUseTurn() or failingTurn(); got ${describeValue(turns)}`);
     }
     this.turns = turns;
   }
@@ -108,12 +104,14 @@ function frame(body: readonly ModelStreamEvent[], stopReason: StopReason, usage:
 /**
  * A turn that answers with text (streamed as one delta per word) and stops with `endTurn`.
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `text` is not a string.
  * @example
  * ```ts
  * const model = new ScriptedModel([textTurn('Hello there.', { usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8 } })]);
  * ```
  */
 export function textTurn(text: string, options: TurnOptions = {}): ScriptedTurn {
+  if (typeof text !== 'string') throw invalidTurn(`textTurn(text): text must be a string, got ${describeValue(text)}`);
   const pieces = text.match(/\S+\s*|\s+/g) ?? [];
   return { events: frame(pieces.map((piece) => ({ type: 'textDelta', text: piece })), options.stopReason ?? 'endTurn', options.usage) };
 }
@@ -131,12 +129,16 @@ export interface ScriptedToolUse {
 /**
  * A turn that asks for tool calls (after optional text) and stops with `toolUse`.
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `toolUses` is an array of `{ name, input }`.
  * @example
  * ```ts
  * const model = new ScriptedModel([toolUseTurn([{ name: 'weather', input: { city: 'Oslo' } }]), textTurn('Sunny.')]);
  * ```
  */
 export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnOptions & { readonly text?: string } = {}): ScriptedTurn {
+  if (!Array.isArray(toolUses) || !toolUses.every((toolUse: unknown) => typeof (toolUse as ScriptedToolUse | null)?.name === 'string')) {
+    throw invalidTurn(`toolUseTurn(toolUses): toolUses must be an array of { name, input, toolUseId? }, got ${describeValue(toolUses)}`);
+  }
   const body: ModelStreamEvent[] = [];
   if (options.text !== undefined) body.push({ type: 'textDelta', text: options.text });
   toolUses.forEach((toolUse, index) => {
@@ -156,4 +158,9 @@ export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnO
  */
 export function failingTurn(error: unknown, events: readonly ModelStreamEvent[] = []): ScriptedTurn {
   return { events, error };
+}
+
+/** The error of a script the scripted model cannot play. */
+function invalidTurn(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${problem}.` });
 }

@@ -1,3 +1,4 @@
+import { checkOptionsObject, invalidOption } from '../middleware/failures';
 import { MiddlewareRegistry, type Middleware, type Registrar } from '../registry';
 import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../types';
 
@@ -58,6 +59,7 @@ type Erased = (...args: never[]) => unknown;
  * `next()` and whether its `finally` ran. Never throws for errors of the
  * invoke: they are in `error`.
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `options` is not an object or `handlers` / `use` is not an array.
  * @example
  * ```ts
  * const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry()]] });
@@ -68,6 +70,10 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   stage: MiddlewareStage<TContext, TResult, TEvent>,
   options: RunStageOptions<TContext, TEvent, TState>,
 ): Promise<StageRun<TResult, TEvent, TState>> {
+  checkOptionsObject('runStage', options, '{ terminal, context, handlers?, use?, signal?, state? }');
+  for (const key of ['handlers', 'use'] as const) {
+    if (options[key] !== undefined && !Array.isArray(options[key])) throw invalidOption('runStage', `options.${key} must be an array`, options[key]);
+  }
   const registry = new MiddlewareRegistry();
   const calls: Record<string, HandlerCalls> = {};
   const observe = (target: Target, handler: unknown, addOptions: AddOptions | undefined): Erased => {
@@ -90,6 +96,11 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
     registry.add(target, observe(target, handler, addOptions) as never, withName(handler, addOptions));
   }
   for (const bundle of options.use ?? []) {
+    // A malformed bundle is registered as it is, so the registry reports what was passed.
+    if (bundle === null || typeof bundle !== 'object' || typeof bundle.setup !== 'function') {
+      registry.use(bundle);
+      continue;
+    }
     registry.use({
       name: bundle.name,
       setup: (registrar: Registrar) =>

@@ -73,6 +73,14 @@ describe('History', () => {
       expect(history.messages).toBe(before);
     });
   });
+
+  describe('given messages that are not an array', () => {
+    it('throws ERR_INVALID_OPTIONS', () => {
+      expect(() => new History('hi' as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('new History(messages): messages must be an array') }),
+      );
+    });
+  });
 });
 
 describe('createModelContext', () => {
@@ -110,6 +118,18 @@ describe('createModelContext', () => {
       const large = Math.min(build(10_000), build(10_000));
       // A generous bound so a noisy machine cannot fail it; a copy per build would be about 1,000 times slower.
       expect(large / small).toBeLessThan(10);
+    });
+  });
+
+  describe('given parts of the wrong shape', () => {
+    it.each<[string, unknown]>([
+      ['no parts', null],
+      ['messages that are not an array', { model: new ScriptedModel([]), messages: 'hi', systemPrompt: undefined, toolSpecs: [], invocationState: {} }],
+      ['tool specs that are not an array', { model: new ScriptedModel([]), messages: [], systemPrompt: undefined, toolSpecs: {}, invocationState: {} }],
+    ])('throws ERR_INVALID_OPTIONS for %s', (_label, parts) => {
+      expect(() => createModelContext(parts as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('createModelContext(parts): parts must be') }),
+      );
     });
   });
 });

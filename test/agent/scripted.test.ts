@@ -187,6 +187,21 @@ describe('ScriptedModel', () => {
     });
   });
 
+  describe('turn builders given the wrong shape', () => {
+    it('rejects text that is not a string with ERR_INVALID_OPTIONS', () => {
+      expect(() => textTurn(5 as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('textTurn(text)') }));
+    });
+
+    it.each<[string, unknown]>([
+      ['a single tool use', { name: 'f', input: {} }],
+      ['a tool use without a name', [{ input: {} }]],
+    ])('rejects %s with ERR_INVALID_OPTIONS', (_label, toolUses) => {
+      expect(() => toolUseTurn(toolUses as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('toolUseTurn(toolUses)') }),
+      );
+    });
+  });
+
   describe('constructor', () => {
     it.each<[string, unknown]>([
       ['a single turn', textTurn('hi')],

@@ -110,4 +110,22 @@ describe('runStage', () => {
       expect(MiddlewareError.isInstance(run.error) && [run.error.code, run.error.cause]).toEqual(['ERR_ABORTED', 'before start']);
     });
   });
+
+  describe('bad options', () => {
+    it.each<[string, unknown, string]>([
+      ['options that are not an object', null, 'options must be'],
+      ['handlers that are not an array', { context, terminal: scriptedTerminal([['x']]), handlers: 5 }, 'options.handlers must be an array'],
+      ['bundles that are not an array', { context, terminal: scriptedTerminal([['x']]), use: {} }, 'options.use must be an array'],
+    ])('rejects %s with ERR_INVALID_OPTIONS', async (_label, options, problem) => {
+      await expect(runStage(Stage, options as never)).rejects.toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'runStage', message: expect.stringContaining(problem) }),
+      );
+    });
+
+    it('lets the registry report a bundle that is not one, naming what was passed', async () => {
+      await expect(runStage(Stage, { context, terminal: scriptedTerminal([['x']]), use: [5 as never] })).rejects.toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_HANDLER', message: expect.stringContaining('got number 5') }),
+      );
+    });
+  });
 });
