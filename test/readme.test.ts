@@ -101,6 +101,16 @@ describe('README', () => {
     });
   });
 
+  describe('Error codes', () => {
+    it('lists every code of MiddlewareErrorCode', () => {
+      const codes = [...readFileSync(join(root, 'src/errors.ts'), 'utf8').matchAll(/\| '(ERR_[A-Z_]+)'/g)].map((match) => match[1]);
+      const start = readme.indexOf('\n## Error codes\n');
+      const section = readme.slice(start);
+      expect(codes.length).toBeGreaterThan(15);
+      expect(codes.filter((code) => !section.includes(`\`${code}\``))).toEqual([]);
+    });
+  });
+
   describe('Model-state isolation', () => {
     it('runs the snippet and writes the state back', () => {
       const [snippet] = blocks('Model-state isolation');
