@@ -81,10 +81,11 @@ function observe(invoke: InvokeInfo, info: (record: LogRecord) => void, error: (
   info({ event: 'invoke.start', stage });
   return {
     layer: (layer, events) => logLayer(layer, events, info, error, now),
-    handlerEnd(handler: HandlerInfo, thrown?: unknown) {
+    // Rest parameter: a handler may throw `undefined`, so the failure is told by the argument's presence.
+    handlerEnd(handler: HandlerInfo, ...failure: unknown[]) {
       const record = { stage, phase: handler.phase, handler: handler.handler, position: handler.position };
-      if (thrown === undefined) info({ event: 'handler.end', ...record });
-      else error({ event: 'handler.error', ...record, error: thrown });
+      if (failure.length === 0) info({ event: 'handler.end', ...record });
+      else error({ event: 'handler.error', ...record, error: failure[0] });
     },
     end(outcome) {
       if (outcome.status === 'error') error({ event: 'invoke.end', stage, status: 'error', error: outcome.error });

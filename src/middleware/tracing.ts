@@ -118,12 +118,13 @@ function observeInvoke(info: InvokeInfo, tracer: Tracer, api: TracingApi, now: (
       const parent = layer.parent === undefined ? undefined : records.get(layer.parent);
       return traceLayer(layer, events, parent, { tracer, api, now, records, rootContext });
     },
-    handlerEnd(handler, error) {
+    // Rest parameter: a handler may throw `undefined`, so the failure is told by the argument's presence.
+    handlerEnd(handler, ...failure: unknown[]) {
       root.addEvent(`${handler.phase} ${handler.handler}`, {
         [TRACING_ATTRIBUTES.phase]: handler.phase,
         [TRACING_ATTRIBUTES.handler]: handler.handler,
         [TRACING_ATTRIBUTES.order]: handler.order,
-        ...(error === undefined ? {} : { 'exception.message': errorMessage(error) }),
+        ...(failure.length === 0 ? {} : { 'exception.message': errorMessage(failure[0]) }),
       });
     },
     end(outcome) {

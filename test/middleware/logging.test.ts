@@ -56,6 +56,21 @@ describe('logging', () => {
     });
   });
 
+  describe('a handler that throws undefined', () => {
+    it('is still reported as a handler error, not as a handler that ended', async () => {
+      const records: LogRecord[] = [];
+      await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('x')]]),
+        handlers: [[ModelStage.Input, function nothing(): never { throw undefined; }]],
+        use: [logging({ logger: (record) => records.push(record) })],
+      });
+      expect(records.filter((record) => record.event.startsWith('handler.'))).toEqual([
+        { event: 'handler.error', stage: 'model', phase: 'input', handler: 'nothing', position: 0, error: undefined },
+      ]);
+    });
+  });
+
   describe('under abort and early close', () => {
     it('logs the aborted layers as errors and the invoke as failed with ERR_ABORTED', async () => {
       const records: LogRecord[] = [];

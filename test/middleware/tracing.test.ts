@@ -122,6 +122,18 @@ describe('tracing', () => {
         ['exception', expect.objectContaining({ 'exception.message': 'boom' })],
       ]);
     });
+
+    it('records a handler that throws undefined as failed', async () => {
+      const { exporter, tracer } = recordingTracer();
+      await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('x')]]),
+        handlers: [[ModelStage.Input, function nothing(): never { throw undefined; }]],
+        use: [tracing({ api: otel, tracer })],
+      });
+      const root = exporter.getFinishedSpans().find((span) => span.name === 'model') as ReadableSpan;
+      expect(root.events[0]?.attributes).toEqual({ [A.phase]: 'input', [A.handler]: 'nothing', [A.order]: 0, 'exception.message': 'undefined' });
+    });
   });
 
   describe('when a handler runs two inner chains at once', () => {
