@@ -2,7 +2,8 @@
  * Runner of the `"kind": "reliability"` conformance cases
  * (`spec/cases/reliability-*.json`): scenarios the chain format cannot state.
  * Each case has `scenario` (one of the names below), its parameters, and
- * `expect`, compared as a whole with what the scenario observed.
+ * `expect`, compared as a whole with what the scenario observed. The format
+ * is the zod schema in `case-schema.ts`.
  *
  * Conventions shared by every scenario: events are JSON values; an event is a
  * result when it is an object with `"result": true`; errors are reported by
@@ -22,19 +23,9 @@ import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { createStage, MiddlewareError, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+import type { ReliabilityCase } from './case-schema';
 
 const json = z.json();
-
-/** The fields of a reliability case (beyond the common ones). */
-export const ReliabilityCaseSchema = z.looseObject({
-  id: z.string(),
-  kind: z.literal('reliability'),
-  scenario: z.enum(['queued-calls', 'guard-throws', 'throw-when-called', 'concurrent-invokes', 'concurrent-writeback', 'abandoned', 'deep-chain']),
-  expect: z.record(z.string(), json),
-});
-
-/** A parsed reliability case. */
-export type ReliabilityCase = z.infer<typeof ReliabilityCaseSchema> & Record<string, unknown>;
 
 type Json = z.infer<typeof json>;
 type Events = AsyncGenerator<Json, void, undefined>;
