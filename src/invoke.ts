@@ -1,6 +1,6 @@
 import type { ResolvedChain, ResolvedEntry } from './chain';
 import { MiddlewareError } from './errors';
-import { asGenerator, completeState, isThenable, nativeNext, requireACall, type LayerGenerator } from './generators';
+import { asGenerator, isThenable, nativeNext, requireACall, StateRecorder, type LayerGenerator } from './generators';
 import type { InvokeOutcome, LayerInfo } from './instrumentation';
 import { InvokeObservation } from './invoke-observation';
 import * as messages from './messages';
@@ -50,6 +50,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private started: LayerGenerator[] = [];
   private cleanups: (() => void)[] | undefined;
   private isolation: StateIsolation<unknown> | undefined;
+  /** The draft of a terminal that is the outermost layer (no Wrap handlers): recorded when the chain completes. */
+  private outermostDraft: unknown;
   /** Set only when an instrumentation observes this invoke, so unobserved invokes skip all reporting. */
   private observation: InvokeObservation | undefined;
   /** Whether events are held back for the Output phase (see SPEC MW-003). */
@@ -185,7 +187,10 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         return { value: event as TEvent, done: false };
       }
       const inner = this.inner as LayerGenerator;
+      const signal = this.signal;
       for (;;) {
+        // Checked before each pull too, so that an abort between two pulls runs no more of the chain.
+        if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
         let pulled: IteratorResult<unknown, void>;
         try {
           pulled = await inner.next();
@@ -213,7 +218,10 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
    */
   private pull(): Promise<IteratorResult<TEvent, void>> {
     const status = this.status;
-    if (status === RUNNING && this.native && !this.hasQueued) return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
+    const signal = this.signal;
+    if (status === RUNNING && this.native && !this.hasQueued && (signal === undefined || !signal.aborted)) {
+      return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
+    }
     if (status === RELEASED || status === DONE) {
       // The pull after the final event (or after the end): nothing can run any more.
       this.status = DONE;
@@ -332,12 +340,16 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     }
     const draft = isolation.draft();
     const events = asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: draft }), this.stageName, 'terminal', 'terminal');
-    return completeState(events, isolation, draft);
+    if (this.chain.wrap.length > 0) return new StateRecorder(events, isolation, draft);
+    // The terminal is the outermost layer: the invoke sees its end itself (see complete()).
+    this.outermostDraft = draft;
+    return events;
   }
 
   /** The chain finished: Output phase, result schema, state writeback, final event. */
   private async complete(): Promise<IteratorResult<TEvent, void>> {
     this.chainOpen = false;
+    if (this.outermostDraft !== undefined) (this.isolation as StateIsolation<unknown>).complete(this.outermostDraft as never);
     // No `await` when nothing was started: it would cost promise-job turns on every invoke.
     if (this.started.length > 0) await this.closeStarted();
     else this.chainSettled = true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asGenerator, completeState, isThenable, nativeNext, requireACall, type LayerGenerator } from '../src/generators';
+import { asGenerator, isThenable, nativeNext, requireACall, StateRecorder, type LayerGenerator } from '../src/generators';
 import { StateIsolation } from '../src/state';
 import { caught, collect, failure, fields } from './assertions';
 
@@ -51,7 +51,7 @@ describe('isThenable', () => {
   });
 });
 
-describe('completeState', () => {
+describe('StateRecorder', () => {
   function isolation(): { isolation: StateIsolation<{ count: number }>; writes: { count: number }[] } {
     const writes: { count: number }[] = [];
     return { writes, isolation: new StateIsolation({ get: () => ({ count: 0 }), set: (next) => writes.push(next) }, 'model') };
@@ -61,7 +61,7 @@ describe('completeState', () => {
     const { isolation: state, writes } = isolation();
     const draft = state.draft();
     draft.count = 1;
-    expect(await collect(completeState(yieldAll('a'), state as StateIsolation<unknown>, draft))).toEqual(['a']);
+    expect(await collect(new StateRecorder(yieldAll('a'), state as StateIsolation<unknown>, draft))).toEqual(['a']);
     state.writeBack();
     expect(writes).toEqual([{ count: 1 }]);
   });
@@ -70,9 +70,61 @@ describe('completeState', () => {
     const { isolation: state, writes } = isolation();
     const draft = state.draft();
     draft.count = 1;
-    const events = completeState(yieldAll('a', 'b'), state as StateIsolation<unknown>, draft);
+    const events = new StateRecorder(yieldAll('a', 'b'), state as StateIsolation<unknown>, draft);
     await events.next();
     await events.return(undefined);
+    state.writeBack();
+    expect(writes).toEqual([]);
+  });
+
+  it('records the draft when a terminal call catches a thrown error and still completes', async () => {
+    const { isolation: state, writes } = isolation();
+    const draft = state.draft();
+    draft.count = 2;
+    async function* forgiving(): LayerGenerator {
+      try {
+        yield 'a';
+      } catch {
+        yield 'recovered';
+      }
+    }
+    const events = new StateRecorder(forgiving(), state as StateIsolation<unknown>, draft);
+    await events.next();
+    expect(await events.throw(new Error('into the terminal'))).toEqual({ value: 'recovered', done: false });
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+    state.writeBack();
+    expect(writes).toEqual([{ count: 2 }]);
+  });
+
+  it('records nothing when a thrown error ends the terminal call', async () => {
+    const { isolation: state, writes } = isolation();
+    const draft = state.draft();
+    draft.count = 3;
+    const events = new StateRecorder(yieldAll('a'), state as StateIsolation<unknown>, draft);
+    await events.next();
+    const thrown = new Error('into the terminal');
+    await expect(events.throw(thrown)).rejects.toBe(thrown);
+    state.writeBack();
+    expect(writes).toEqual([]);
+  });
+
+  it('records a completed call once, however often it is pulled after its end', async () => {
+    const { isolation: state, writes } = isolation();
+    const draft = state.draft();
+    draft.count = 4;
+    const events = new StateRecorder(yieldAll(), state as StateIsolation<unknown>, draft);
+    expect([await events.next(), await events.next()]).toEqual([{ value: undefined, done: true }, { value: undefined, done: true }]);
+    state.writeBack();
+    expect(writes).toEqual([{ count: 4 }]);
+  });
+
+  it('is its own async iterator and closes on asyncDispose', async () => {
+    const { isolation: state, writes } = isolation();
+    const events = new StateRecorder(yieldAll('a', 'b'), state as StateIsolation<unknown>, state.draft());
+    expect(events[Symbol.asyncIterator]()).toBe(events);
+    await events.next();
+    await events[Symbol.asyncDispose]();
+    expect(await events.next()).toEqual({ value: undefined, done: true });
     state.writeBack();
     expect(writes).toEqual([]);
   });

@@ -11,7 +11,7 @@
  *    after each; context schema; state read once and deep-frozen;
  * 2. the onion: layer i calls next() to enter layer i+1 afresh; the last layer
  *    is the terminal; non-iterables are ERR_INVALID_HANDLER; `next` policies;
- * 3. events of the outermost layer: abort checked after each pull; undefined is
+ * 3. events of the outermost layer: abort checked before and after each pull; undefined is
  *    ERR_INVALID_EVENT; hold mode (Output handlers, result schema or state)
  *    holds the last candidate until the next event or the end;
  * 4. at the end: inner chains left open are closed (most recent first), then
@@ -156,6 +156,7 @@ export async function* referenceInvoke(
     let held: { value: unknown } | undefined;
     let last: { value: unknown } | undefined;
     for (;;) {
+      if (isAborted()) throw abortError();
       let pulled: IteratorResult<unknown, void>;
       try {
         pulled = await outer.next();
