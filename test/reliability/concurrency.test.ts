@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createStage, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+import { ChurningRegistry, seededRandom, type ChurnEvent, type ChurnTags } from './churn';
 import { collect, gate } from './fixtures';
 
 /** Events carry the invoke they belong to and the tags of the layers they passed. */
@@ -31,38 +33,75 @@ async function* terminal(invoke: number): AsyncGenerator<Tagged, void, undefined
 }
 
 describe('MiddlewareRegistry.invoke', () => {
-  describe('10,000 concurrent invokes while handlers are added and removed', () => {
-    it('runs each invoke with exactly the handlers registered when it was called, and never mixes results', async () => {
-      const registry = new MiddlewareRegistry();
-      const live: { tag: string; dispose: Disposer }[] = [];
-      const started: { events: AsyncGenerator<Tagged, void, undefined>; expected: string[] }[] = [];
-      let added = 0;
-      for (let invoke = 0; invoke < 10_000; invoke++) {
-        if (invoke % 97 === 0) {
-          const tag = `t${added++}`;
-          live.push({ tag, dispose: registry.add(stage.Wrap, tagging(tag), { name: tag }) });
-        } else if (invoke % 89 === 0 && live.length > 0) {
-          (live.splice(invoke % live.length, 1)[0] as { dispose: Disposer }).dispose();
-        }
-        // Tags are appended innermost first: registration order reversed.
-        started.push({ events: registry.invoke(stage, invoke, terminal), expected: live.map((entry) => entry.tag).reverse() });
-      }
-      // Handlers keep changing after the invokes were created but before they start.
-      for (const entry of live.splice(0)) entry.dispose();
-      registry.add(stage.Wrap, tagging('late'));
+  describe('10,000 concurrent invokes while handlers are added and removed mid-stream', () => {
+    interface Running {
+      readonly invoke: number;
+      readonly events: AsyncGenerator<ChurnEvent, void, undefined>;
+      readonly tags: ChurnTags;
+      readonly seen: ChurnEvent[];
+      done: boolean;
+    }
 
-      const outcomes = await Promise.all(started.map(({ events }) => collect(events)));
-      const wrong = outcomes.flatMap((outcome, invoke) => {
-        const expected = (started[invoke] as { expected: string[] }).expected;
-        const want = [
-          { invoke, tags: expected, final: false },
-          { invoke, tags: expected, final: true },
-        ];
-        return JSON.stringify(outcome) === JSON.stringify({ events: want, error: undefined }) ? [] : [{ invoke, outcome, want }];
-      });
+    async function pull(running: Running): Promise<void> {
+      const step = await running.events.next();
+      if (step.done === true) running.done = true;
+      else running.seen.push(step.value);
+    }
+
+    /** What an invoke started with these handlers delivers (the outermost handler restarts the inner chain after the first event). */
+    function wanted(invoke: number, tags: ChurnTags): ChurnEvent[] {
+      const { inputs, wraps } = tags;
+      return [
+        { invoke, call: 1, seq: 0, inputs, wraps, outputs: [], final: false },
+        { invoke, call: 2, seq: 1, inputs, wraps, outputs: [], final: false },
+        { invoke, call: 2, seq: 2, inputs, wraps, outputs: tags.outputs, final: true },
+      ];
+    }
+
+    it('runs each invoke with exactly the Input, Wrap and Output handlers registered when it was called, and never mixes results', async () => {
+      const random = seededRandom(20261122);
+      const churning = new ChurningRegistry(random);
+      const running: Running[] = [];
+      for (let invoke = 0; invoke < 10_000; invoke++) {
+        if (invoke % 100 === 0) churning.churn();
+        running.push({ invoke, ...churning.start(invoke), seen: [], done: false });
+      }
+      const changesBeforeAnyPull = churning.changes;
+
+      // First pulls in batches, the registry changing between batches: the Input
+      // phase and the first inner chain of most invokes run after changes made
+      // since their invoke() call.
+      for (let from = 0; from < running.length; from += 250) {
+        await Promise.all(running.slice(from, from + 250).map(pull));
+        churning.churn();
+      }
+      // Every invoke is now open at once, suspended after its first event.
+      const openAfterFirstPull = running.filter((entry) => !entry.done && entry.seen.length === 1).length;
+
+      // The rest in random chunks, changing the registry after each chunk, so
+      // invokes at every point of their stream (and the restarted inner chains)
+      // meet registry changes.
+      let open = running.filter((entry) => !entry.done);
+      while (open.length > 0) {
+        const chunk = new Set<Running>();
+        const size = Math.min(open.length, 1 + Math.floor(random() * 400));
+        while (chunk.size < size) chunk.add(open[Math.floor(random() * open.length)] as Running);
+        await Promise.all([...chunk].map(pull));
+        churning.churn();
+        open = open.filter((entry) => !entry.done);
+      }
+
+      const wrong = running.flatMap((entry) => (isDeepStrictEqual(entry.seen, wanted(entry.invoke, entry.tags)) ? [] : [{ invoke: entry.invoke, seen: entry.seen, want: wanted(entry.invoke, entry.tags) }]));
       expect(wrong).toEqual([]);
-      // The registry changed often enough to make this meaningful.
-      expect(new Set(started.map(({ expected }) => expected.join(','))).size).toBeGreaterThan(50);
+      expect(openAfterFirstPull).toBe(10_000);
+      // The registry changed often, and mostly while invokes were mid-stream.
+      expect(churning.changes - changesBeforeAnyPull).toBeGreaterThan(200);
+      // Enough different handler sets, in every phase, to make this meaningful.
+      const distinct = (key: keyof ChurnTags): number => new Set(running.map((entry) => entry.tags[key].join(','))).size;
+      expect(distinct('inputs')).toBeGreaterThan(10);
+      expect(distinct('wraps')).toBeGreaterThan(10);
+      expect(distinct('outputs')).toBeGreaterThan(10);
+      expect(new Set(running.map((entry) => JSON.stringify(entry.tags))).size).toBeGreaterThan(50);
     }, 60_000);
   });
 
