@@ -1,4 +1,4 @@
-import { MiddlewareError } from '../errors';
+import type { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
@@ -13,11 +13,20 @@ export interface TimeoutOptions {
 /**
  * Gives the inner chain `ms` milliseconds. When they run out it aborts the
  * inner chain's signal (through `next(context, { signal })`, the reason being
- * the `ERR_TIMEOUT` error) and throws `ERR_TIMEOUT`; an event or the end of the
- * inner chain arriving after the deadline is dropped, so a terminal that
- * ignores its signal is still cut off at its next event. If the invoke's
- * signal (or an outer one) aborts first, that abort wins (`ERR_ABORTED`).
- * The timer is cleared in every path.
+ * the `ERR_TIMEOUT` error) and throws `ERR_TIMEOUT` at once, even while the
+ * inner chain is stuck in an `await` that ignores its signal: each pull from
+ * the inner chain is raced against the deadline, and an event or the end
+ * arriving after it is dropped. If the invoke's signal (or an outer one)
+ * aborts first, that abort wins (`ERR_ABORTED` at the invoke). The timer is
+ * cleared in every path.
+ *
+ * A chain cut off while stuck is not closed here (a generator cannot be
+ * returned while its `next()` is pending): the invoke closes it when it
+ * settles, and waits for that close. So an outer `retry` or `fallback` gets
+ * the `ERR_TIMEOUT` at the deadline and can start a fresh attempt at once,
+ * but the consumer of the invoke receives its outcome only once the stuck
+ * await has settled. Make the terminal honour `run.signal` to end it at the
+ * deadline.
  *
  * @throws MiddlewareError `ERR_TIMEOUT` naming the stage and handler.
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once when `ms` is not a finite number > 0.
@@ -37,27 +46,50 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
   ) {
     const controller = new AbortController();
     let expired: MiddlewareError | undefined;
+    // Rejects the pull in progress; a fresh function per pull, so no reaction piles up on a shared deadline promise.
+    let cutOff: ((error: MiddlewareError) => void) | undefined;
+    let pending = false;
     const handle = timers.setTimeout(() => {
       expired = timedOut(run, ms);
+      cutOff?.(expired);
       controller.abort(expired);
     }, ms);
     let events: AsyncGenerator<TEvent, void, undefined> | undefined;
     try {
-      events = next(context, { signal: controller.signal });
+      const inner = next(context, { signal: controller.signal });
+      events = inner;
+      const pull = (resolve: (pulled: IteratorResult<TEvent, void>) => void, reject: (error: unknown) => void): void => {
+        if (expired !== undefined) return reject(expired);
+        cutOff = reject;
+        pending = true;
+        inner.next().then(
+          (pulled) => {
+            pending = false;
+            resolve(pulled);
+          },
+          (error: unknown) => {
+            pending = false;
+            reject(error);
+          },
+        );
+      };
       for (;;) {
-        const pulled = await events.next();
+        const pulled = await new Promise(pull);
         if (expired !== undefined) throw expired;
         if (pulled.done === true) return;
         yield pulled.value;
       }
     } catch (error) {
-      // An outer abort explains everything that followed it, our own expiry included.
-      if (run.signal.aborted) throw error;
+      // An outer abort explains everything that followed it, our own expiry included:
+      // a chain cut off by the deadline threw nothing itself, so the outer reason stands for it.
+      if (run.signal.aborted) throw error === expired ? run.signal.reason : error;
       throw expired ?? error;
     } finally {
       timers.clearTimeout(handle);
-      // Closes an inner chain cut off by the deadline now, so an outer retry does not leave it open.
-      await events?.return(undefined);
+      cutOff = undefined;
+      // A chain cut off mid-pull cannot be returned before that pull settles; the invoke closes it when it settles.
+      // Any other inner chain is closed now, so an outer retry does not leave it open.
+      if (!pending) await events?.return(undefined);
     }
   };
   return handler as AnyStageWrap<never>;

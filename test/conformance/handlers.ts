@@ -152,6 +152,7 @@ export function terminal(calls: readonly (readonly TerminalStep[])[], environmen
             Object.assign(draft, step.state.set ?? {});
             for (const key of step.state.delete ?? []) delete draft[key];
           } else if ('bindingSet' in step) environment.bindingSet?.(step.bindingSet);
+          else if ('stall' in step) await new Promise<void>((resolve) => setTimeout(resolve, step.stall));
           else {
             await new Promise<void>((resolve) => {
               if (run.signal.aborted) resolve();

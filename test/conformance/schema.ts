@@ -110,6 +110,7 @@ const terminalStep = z.union([
   z.strictObject({ state: z.strictObject({ set: z.record(z.string(), json).optional(), delete: z.array(z.string()).optional() }) }).describe('Mutates run.state'),
   z.strictObject({ bindingSet: json }).describe("Calls the state binding's set() directly"),
   z.strictObject({ waitForAbort: z.literal(true) }).describe('Waits until run.signal aborts, then throws its reason'),
+  z.strictObject({ stall: z.number().int().positive() }).describe('Waits this many milliseconds without looking at run.signal (a call that ignores its signal)'),
 ]);
 
 /** How a handler or terminal returns its events. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { retry, timeout } from '../../src/middleware/index';
+import type { TerminalRun } from '../../src/index';
 import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 
@@ -36,23 +37,77 @@ describe('timeout', () => {
       expect(timers.pending()).toBe(0);
     });
 
-    it('cuts off a terminal that ignores its signal at its next event', async () => {
+    it('throws ERR_TIMEOUT at the deadline while the terminal is stuck in an await that ignores its signal', async () => {
       const timers = manualTimers();
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
+      const stall = stalled();
+      const seen: string[] = [];
+      const running = runStage(TextStage, {
+        context,
+        terminal: stall.terminal,
+        handlers: [
+          [TextStage.Wrap, observer(seen)],
+          [TextStage.Wrap, timeout(50, { timers })],
+        ],
       });
-      const stubborn = async function* stubborn(): AsyncGenerator<string, void, undefined> {
-        await gate;
-        yield 'late';
-      };
-      const running = runStage(TextStage, { context, terminal: stubborn, handlers: [[TextStage.Wrap, timeout(50, { timers })]] });
       await settle();
       await timers.advance(50);
-      release();
+      await settle();
+      expect(seen).toEqual(['caught ERR_TIMEOUT']);
+      expect(stall.log).toEqual(['waiting']);
+      stall.release();
       const run = await running;
       expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_TIMEOUT');
       expect(run.events).toEqual([]);
+      // The stuck call is closed by the invoke once its await settles; its late event goes nowhere.
+      expect(stall.log).toEqual(['waiting', 'released', 'finally']);
+      expect(timers.pending()).toBe(0);
+    });
+
+    it('throws at the next pull without pulling the inner chain when the deadline passed while the consumer held an event', async () => {
+      const timers = manualTimers();
+      const stall = stalled(['a']);
+      const registry = new MiddlewareRegistry();
+      registry.add(TextStage.Wrap, timeout(50, { timers }));
+      const events = registry.invoke(TextStage, context, stall.terminal);
+      expect(await events.next()).toEqual({ value: 'a', done: false });
+      await timers.advance(50);
+      await expect(events.next()).rejects.toMatchObject({ code: 'ERR_TIMEOUT', handler: 'timeout' });
+      expect(stall.log).toEqual(['finally']);
+      expect(timers.pending()).toBe(0);
+    });
+
+    it('rethrows the abort reason of its own run.signal at the deadline when that signal aborted first and the inner chain is stuck', async () => {
+      const timers = manualTimers();
+      const stall = stalled();
+      const seen: string[] = [];
+      const local = new AbortController();
+      const aborting = async function* aborting(input: { readonly prompt: string }, next: (context?: { readonly prompt: string }, options?: { signal?: AbortSignal }) => AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
+        try {
+          yield* next(input, { signal: local.signal });
+        } catch (error) {
+          seen.push(`caught ${String(error)}`);
+          yield 'recovered';
+        }
+      };
+      const running = runStage(TextStage, {
+        context,
+        terminal: stall.terminal,
+        handlers: [
+          [TextStage.Wrap, aborting],
+          [TextStage.Wrap, timeout(50, { timers })],
+        ],
+      });
+      await settle();
+      local.abort('outer reason');
+      await settle();
+      expect([seen, stall.log]).toEqual([[], ['waiting']]);
+      await timers.advance(50);
+      await settle();
+      expect(seen).toEqual(['caught outer reason']);
+      stall.release();
+      const run = await running;
+      expect(run.result).toBe('recovered');
+      expect(timers.pending()).toBe(0);
     });
 
     it('lets an outer retry run a fresh attempt', async () => {
@@ -72,6 +127,30 @@ describe('timeout', () => {
       expect(run.result).toBe('second');
       expect(terminal.calls.map((call) => call.outcome)).toEqual(['threw', 'completed']);
       expect(run.calls.timeout?.activations).toBe(2);
+      expect(timers.pending()).toBe(0);
+    });
+
+    it('lets an outer retry start its next attempt at the deadline while the stuck attempt still waits', async () => {
+      const timers = manualTimers();
+      const stall = stalled();
+      let calls = 0;
+      const terminal = (input: { readonly prompt: string }, run: TerminalRun<undefined>): AsyncGenerator<string, void, undefined> => {
+        calls++;
+        return calls === 1 ? stall.terminal(input, run) : scriptedTerminal([['second']])(input, run);
+      };
+      const registry = new MiddlewareRegistry();
+      registry.add(TextStage.Wrap, retry({ backoff: () => 0 }));
+      registry.add(TextStage.Wrap, timeout(100, { timers }));
+      const events = registry.invoke(TextStage, context, terminal);
+      const first = events.next();
+      await settle();
+      await timers.advance(100);
+      expect(await first).toEqual({ value: 'second', done: false });
+      expect([calls, stall.log]).toEqual([2, ['waiting']]);
+      const end = events.next();
+      stall.release();
+      expect(await end).toEqual({ value: undefined, done: true });
+      expect(stall.log).toEqual(['waiting', 'released', 'finally']);
       expect(timers.pending()).toBe(0);
     });
   });
@@ -133,3 +212,40 @@ describe('timeout', () => {
     });
   });
 });
+
+/** A terminal that yields `before`, then waits on a gate without looking at its signal, then yields 'late'. */
+function stalled(before: readonly string[] = []): {
+  readonly terminal: (context: unknown, run: TerminalRun<undefined>) => AsyncGenerator<string, void, undefined>;
+  readonly log: string[];
+  release(): void;
+} {
+  const log: string[] = [];
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const terminal = async function* stubborn(): AsyncGenerator<string, void, undefined> {
+    try {
+      yield* before;
+      log.push('waiting');
+      await gate;
+      log.push('released');
+      yield 'late';
+    } finally {
+      log.push('finally');
+    }
+  };
+  return { terminal, log, release: () => release() };
+}
+
+/** A Wrap handler that records the code of an error passing through it, then rethrows it. */
+function observer(seen: string[]) {
+  return async function* observer<TContext, TEvent>(input: TContext, next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>): AsyncGenerator<TEvent, void, undefined> {
+    try {
+      yield* next(input);
+    } catch (error) {
+      seen.push(`caught ${MiddlewareError.isInstance(error) ? error.code : String(error)}`);
+      throw error;
+    }
+  };
+}
