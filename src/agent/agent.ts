@@ -1,8 +1,9 @@
+import { castDraft, type Draft } from 'immer';
 import { MiddlewareError } from '../errors';
 import { MiddlewareRegistry } from '../registry';
 import { describeValue } from '../stage';
 import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
-import type { TerminalRun } from '../types';
+import type { StateBinding, TerminalRun } from '../types';
 import { checkAgentOptions, checkMessages, checkRunOptions, invalid, toMessages, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
 import { adopt } from './freeze';
 import { createModelContext, History } from './history';
@@ -17,10 +18,47 @@ import type { Interrupt, Tool, ToolChoice } from './tool-types';
 import { toolTerminal } from './tool-terminal';
 import { addUsage, ZERO_USAGE } from './usage';
 
-/** What a run accumulates, readable even when the run is cancelled. */
+/** What a run accumulates over all its terminal calls, readable even when the run is cancelled. */
 interface RunTally {
-  /** Token counts summed over the run's model calls so far. */
+  /** Token counts summed over every model call of the run that completed so far. */
   usage: Usage;
+}
+
+/** The conversation state a run starts from and, when it succeeds, leaves behind. */
+interface Conversation {
+  /** The history. */
+  readonly history: History;
+  /** The model state (frozen). */
+  readonly modelState: Record<string, unknown>;
+  /** The turn halted on interrupts, if any. */
+  readonly pending: PendingTurn | undefined;
+}
+
+/**
+ * What one AgentStreamStage terminal call works on: its own copy of the
+ * conversation, started from the run's start, so that a retried or hedged
+ * call neither sees nor disturbs what another call appended.
+ */
+interface Attempt {
+  /** Its own history, started from the run's start history (sharing its frozen messages). */
+  readonly history: History;
+  /** Its model state, replaced by each of its model calls whose chain succeeds. */
+  modelState: Record<string, unknown>;
+  /** The turn it leaves halted on interrupts, if any. */
+  pending: PendingTurn | undefined;
+  /** Token counts of its own model calls (what its agent result reports). */
+  usage: Usage;
+}
+
+/**
+ * The AgentStreamStage invoke's state (MW-027 – MW-029): the conversation the
+ * terminal call produced. The core keeps the value of the last terminal call
+ * that completed and hands it to `set()` only when the whole chain succeeds,
+ * which is exactly when a run's conversation is committed.
+ */
+interface RunState {
+  /** Set by a terminal call just before it ends; frozen, so immer keeps it as it is. */
+  outcome: Conversation | undefined;
 }
 
 /**
@@ -49,7 +87,7 @@ export class Agent {
   /** Frozen blocks, computed once, so building a model context copies nothing. */
   private readonly systemPrompt: readonly SystemContentBlock[] | undefined;
   private readonly toolChoice: ToolChoice | undefined;
-  private readonly history: History;
+  private history: History;
   private state: Record<string, unknown>;
   private pending: PendingTurn | undefined;
   private running: AbortController | undefined;
@@ -84,22 +122,26 @@ export class Agent {
     this.state = adopt({ ...(options.modelState ?? {}) });
   }
 
-  /** The conversation: a frozen array of frozen messages. */
+  /**
+   * The conversation: a frozen array of frozen messages. During a run, the
+   * history as it was when the run started; a run's messages appear when it
+   * succeeds, just before its agent result is delivered.
+   */
   get messages(): readonly Message[] {
     return this.history.messages;
   }
 
-  /** The model state (frozen). Changes made by the model reach it only when its whole chain succeeds. */
+  /** The model state (frozen). The model's changes reach it only when its chain and then the whole run succeed. */
   get modelState(): Record<string, unknown> {
     return this.state;
   }
 
-  /** Replaces the model state (copied and frozen). During a run, the run's own writeback wins. */
+  /** Replaces the model state (copied and frozen). An assignment made during a run does not survive the run. */
   set modelState(value: Record<string, unknown>) {
     this.state = adopt({ ...value });
   }
 
-  /** The interrupts a halted run is waiting on (empty when none). */
+  /** The interrupts a halted run is waiting on (empty when none); during a run, those of its start. */
   get pendingInterrupts(): readonly Interrupt[] {
     return this.pending?.interrupts ?? [];
   }
@@ -164,50 +206,79 @@ export class Agent {
       else outer.addEventListener('abort', forward, { once: true });
     }
     this.running = controller;
-    const start = { messages: this.history.messages, state: this.state, pending: this.pending };
+    const start: Conversation = { history: this.history, modelState: this.state, pending: this.pending };
     const tally: RunTally = { usage: ZERO_USAGE };
     const context: AgentStreamContext = Object.freeze({ messages: adopt(messages), invocationState: options.invocationState ?? {} });
-    const terminal = (runContext: AgentStreamContext, run: TerminalRun<unknown>): AsyncGenerator<AgentEvent, void, undefined> =>
-      this.loop(runContext, run.signal, resume, tally);
-    let settled = false;
+    const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> =>
+      this.loop(runContext, run, start, resume, tally);
+    let committed = false;
+    const conversation: StateBinding<RunState> = {
+      get: () => ({ outcome: undefined }),
+      set: (next) => {
+        // Called by the core before the final event is delivered, and only when a terminal call completed.
+        const outcome = next.outcome as Conversation;
+        this.history = outcome.history;
+        this.state = outcome.modelState;
+        this.pending = outcome.pending;
+        committed = true;
+      },
+    };
     try {
-      for await (const event of this.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal })) yield event;
-      settled = true;
+      for await (const event of this.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) yield event;
     } catch (error) {
       if (!controller.signal.aborted) throw error;
       this.rollBack(start);
-      settled = true;
       yield { type: 'agentResult', stopReason: 'cancelled', message: undefined, interrupts: [], usage: tally.usage };
     } finally {
-      // Reached without settling when a handler, model or tool threw, or the consumer stopped early.
-      if (!settled) this.rollBack(start);
+      // A run that committed nothing (it failed, was cancelled or closed, or no terminal call completed)
+      // leaves the conversation as it started, dropping whatever was assigned to agent.modelState meanwhile.
+      if (!committed) this.rollBack(start);
       outer?.removeEventListener('abort', forward);
       this.running = undefined;
     }
   }
 
-  private rollBack(start: { messages: readonly Message[]; state: Record<string, unknown>; pending: PendingTurn | undefined }): void {
-    this.history.restore(start.messages);
-    this.state = start.state;
+  private rollBack(start: Conversation): void {
+    this.history = start.history;
+    this.state = start.modelState;
     this.pending = start.pending;
   }
 
-  /** The terminal of AgentStreamStage: the loop of model calls and tool calls. */
-  private async *loop(context: AgentStreamContext, signal: AbortSignal, resume: PendingTurn | undefined, tally: RunTally): AsyncGenerator<AgentEvent, void, undefined> {
+  /**
+   * The terminal of AgentStreamStage: the loop of model calls and tool calls.
+   * Each call works on its own {@link Attempt}, started from the run's start,
+   * and hands it to the core as its state just before it ends.
+   */
+  private async *loop(
+    context: AgentStreamContext,
+    run: TerminalRun<RunState>,
+    start: Conversation,
+    resume: PendingTurn | undefined,
+    tally: RunTally,
+  ): AsyncGenerator<AgentEvent, void, undefined> {
     const { invocationState } = context;
+    const { signal } = run;
+    const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, pending: start.pending, usage: ZERO_USAGE };
+    const finish = (result: AgentResultEvent): AgentResultEvent => {
+      const outcome: Conversation = Object.freeze({ history: attempt.history, modelState: attempt.modelState, pending: attempt.pending });
+      (run.state as Draft<RunState>).outcome = castDraft(outcome);
+      return result;
+    };
     let lastMessage: Message | undefined;
-    let turn = resume;
-    if (turn === undefined) this.history.append(...context.messages);
+    // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.
+    let turn = resume === undefined ? undefined : { ...resume, results: new Map(resume.results) };
+    if (turn === undefined) attempt.history.append(...context.messages);
     for (;;) {
       if (turn === undefined) {
-        const result = yield* this.callModel(invocationState, signal);
-        this.history.append(result.message);
+        const result = yield* this.callModel(attempt, invocationState, signal);
+        attempt.history.append(result.message);
+        attempt.usage = addUsage(attempt.usage, result.usage);
         tally.usage = addUsage(tally.usage, result.usage);
-        lastMessage = this.history.messages[this.history.messages.length - 1] as Message;
+        lastMessage = attempt.history.messages[attempt.history.messages.length - 1] as Message;
         const toolUses = lastMessage.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
         if (result.stopReason !== 'toolUse' || toolUses.length === 0) {
-          this.pending = undefined;
-          yield agentResult(result.stopReason, lastMessage, [], tally.usage);
+          attempt.pending = undefined;
+          yield finish(agentResult(result.stopReason, lastMessage, [], attempt.usage));
           return;
         }
         turn = { message: lastMessage, toolUses, results: new Map(), stored: new Map(), interrupts: [] };
@@ -215,24 +286,25 @@ export class Agent {
       lastMessage = turn.message;
       const interrupts = yield* this.callTools(turn, invocationState, signal);
       if (interrupts.length > 0) {
-        this.pending = { ...turn, interrupts };
-        yield agentResult('interrupt', lastMessage, interrupts, tally.usage);
+        attempt.pending = { ...turn, interrupts };
+        yield finish(agentResult('interrupt', lastMessage, interrupts, attempt.usage));
         return;
       }
-      this.pending = undefined;
+      attempt.pending = undefined;
       const results = turn.toolUses.map((toolUse) => turn?.results.get(toolUse.toolUseId) as ToolResultBlock);
-      this.history.append({ role: 'user', content: results });
+      attempt.history.append({ role: 'user', content: results });
       turn = undefined;
     }
   }
 
   /** One InvokeModelStage invoke; its (Output-transformed) result is what the loop goes on with. */
-  private async *callModel(invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
-    const before = this.state;
+  private async *callModel(attempt: Attempt, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
+    const before = attempt.modelState;
+    const assigned = this.state;
     let written: Record<string, unknown> | undefined;
     const context = createModelContext({
       model: this.model,
-      messages: this.history.messages,
+      messages: attempt.history.messages,
       systemPrompt: this.systemPrompt,
       toolSpecs: this.toolSpecs,
       toolChoice: this.toolChoice,
@@ -242,7 +314,7 @@ export class Agent {
     try {
       const events = this.registry.invoke(InvokeModelStage, context, modelTerminal, {
         signal,
-        // The snapshot is taken before any handler runs, so a handler's change to agent.modelState never reaches the model.
+        // The snapshot is the attempt's own state, so a handler's change to agent.modelState never reaches the model.
         state: { get: () => before, set: (next) => void (written = next) },
       });
       for await (const event of events) {
@@ -250,8 +322,9 @@ export class Agent {
         last = event;
       }
     } finally {
-      // Only the chain's own writeback survives; whatever a handler assigned meanwhile is dropped.
-      this.state = written ?? before;
+      attempt.modelState = written ?? before;
+      // Whatever a handler assigned to agent.modelState during the invoke is dropped with it.
+      this.state = assigned;
     }
     return last as ModelResultEvent;
   }

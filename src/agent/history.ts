@@ -30,13 +30,15 @@ export class History {
   private current: readonly Message[];
 
   /**
-   * Starts from `messages`, copied and frozen once.
+   * Starts from `messages`, copied and frozen once; a frozen array (such as
+   * another history's `messages`) is taken as it is, so starting a history from
+   * another one costs nothing.
    *
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array.
    */
   constructor(messages: readonly Message[] = []) {
     if (!Array.isArray(messages)) throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
-    this.current = adopt(messages.slice());
+    this.current = adopt(messages);
   }
 
   /** The messages: a frozen array, shared with every context built from it. */

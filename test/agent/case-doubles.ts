@@ -111,7 +111,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       registry.add(InvokeModelStage.Input, (context) => {
         const first = context.messages[0];
         world.observations.push(
-          `frozen context=${Object.isFrozen(context)} messages=${Object.isFrozen(context.messages)} firstMessage=${first === undefined ? 'none' : Object.isFrozen(first)} invocationState=${Object.isFrozen(context.invocationState)} sharesHistory=${context.messages === world.agent?.messages}`,
+          `frozen context=${Object.isFrozen(context)} messages=${Object.isFrozen(context.messages)} firstMessage=${first === undefined ? 'none' : Object.isFrozen(first)} invocationState=${Object.isFrozen(context.invocationState)} sharesHistory=${first === undefined ? 'none' : first === world.agent?.messages[0]}`,
         );
         return context;
       });
