@@ -83,8 +83,11 @@ const concurrentStep = z.union([
   z.strictObject({ add: z.string() }).describe("Adds a Wrap handler appending this tag to each event's tags"),
   z.strictObject({ remove: z.string() }).describe('Removes the handler added with this tag'),
   z
-    .strictObject({ invoke: z.string(), turns: z.number().int().nonnegative().optional() })
-    .describe('Creates an invoke whose terminal waits this many macrotask turns (default 0), then yields {"invoke": name, "tags": [], "result": true}'),
+    .strictObject({ invoke: z.string(), turns: z.number().int().nonnegative().optional(), deltas: z.number().int().nonnegative().optional() })
+    .describe(
+      'Creates an invoke whose terminal waits this many macrotask turns (default 0), yields deltas {"invoke": name, "delta": i, "tags": []} for i below deltas (default 0), then {"invoke": name, "tags": [], "result": true}',
+    ),
+  z.strictObject({ pull: z.string() }).describe('Pulls one event of the named running invoke (it counts among the events it delivered)'),
 ]);
 
 const concurrentInvokes = z

@@ -14,7 +14,7 @@
  * | `queued-calls` | `events`, `failAfter?` (the terminal throws `Error("stream failed")` after that many events), `calls` (`"next"`/`"return"`/`"throw"`, made at once; throw uses `Error("consumer stop")`) | `settled` (call indexes in settling order), `outcomes` (`{ value }` or `{ error }` per call) |
  * | `guard-throws` | `events`, `throwOn` (isResult throws `Error("guard failed")` for an event deep-equal to it), `output` (add an Output handler), `state` (give a state binding) | `events`, `trace`, `writes`, `error` |
  * | `throw-when-called` | `thrower`: `"outer"`/`"inner"`/`"terminal"` (a plain function throwing `Error("thrown when called")`), `recover` (the outer Wrap handler catches and yields `{"result": true, "v": "recovered"}`) | `events`, `trace`, `error` |
- * | `concurrent-invokes` | `steps`: `{ "add": tag }` / `{ "remove": tag }` / `{ "invoke": name, "turns": n }`, then every invoke is drained at once | per invoke name, its delivered events |
+ * | `concurrent-invokes` | `steps`: `{ "add": tag }` / `{ "remove": tag }` / `{ "invoke": name, "turns"?: n, "deltas"?: k }` / `{ "pull": name }` (one event of a running invoke), then every invoke is drained at once | per invoke name, its delivered events |
  * | `concurrent-writeback` | `invokes` (n), `finishOrder` (invoke indexes); state `{ count: 0, writer: -1 }`, terminal call i sets `count += 1`, `writer = i` | `writes`, `final` |
  * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal after the consumer stopped), `trace` |
  * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
@@ -171,10 +171,10 @@ async function throwWhenCalled(testCase: Record<string, unknown>): Promise<Json>
 }
 
 async function concurrentInvokes(testCase: Record<string, unknown>): Promise<Json> {
-  const stage = createStage<{ name: string; turns: number }, Json>('concurrent');
+  const stage = createStage<{ name: string; turns: number; deltas: number }, Json>('concurrent', { isResult: (event) => isResult(event) });
   const registry = new MiddlewareRegistry();
   const disposers = new Map<string, Disposer>();
-  const running: [string, Events][] = [];
+  const running = new Map<string, { events: Events; seen: Json[] }>();
   for (const step of testCase['steps'] as Record<string, Json>[]) {
     if (typeof step['add'] === 'string') {
       const tag = step['add'];
@@ -186,19 +186,23 @@ async function concurrentInvokes(testCase: Record<string, unknown>): Promise<Jso
       );
     } else if (typeof step['remove'] === 'string') {
       disposers.get(step['remove'])?.();
+    } else if (typeof step['pull'] === 'string') {
+      const invoke = running.get(step['pull']) as { events: Events; seen: Json[] };
+      const pulled = await invoke.events.next();
+      if (pulled.done !== true) invoke.seen.push(pulled.value);
     } else {
       const name = step['invoke'] as string;
-      running.push([
-        name,
-        registry.invoke(stage, { name, turns: (step['turns'] as number | undefined) ?? 0 }, async function* terminal(context) {
-          await turns(context.turns);
-          yield { invoke: context.name, tags: [], result: true };
-        }),
-      ]);
+      const context = { name, turns: (step['turns'] as number | undefined) ?? 0, deltas: (step['deltas'] as number | undefined) ?? 0 };
+      const events = registry.invoke(stage, context, async function* terminal(context) {
+        await turns(context.turns);
+        for (let delta = 0; delta < context.deltas; delta++) yield { invoke: context.name, delta, tags: [] };
+        yield { invoke: context.name, tags: [], result: true };
+      });
+      running.set(name, { events, seen: [] });
     }
   }
-  const outcomes = await Promise.all(running.map(([, events]) => drain(events)));
-  return Object.fromEntries(running.map(([name], index) => [name, (outcomes[index] as { events: Json[] }).events]));
+  const rests = await Promise.all([...running.values()].map(({ events }) => drain(events)));
+  return Object.fromEntries([...running].map(([name, { seen }], index) => [name, [...seen, ...(rests[index] as { events: Json[] }).events]]));
 }
 
 async function concurrentWriteback(testCase: Record<string, unknown>): Promise<Json> {
