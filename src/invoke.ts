@@ -354,14 +354,14 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (this.started.length > 0) await this.closeStarted();
     else this.chainSettled = true;
     // Events are never undefined (see `accept`), so an undefined `last` means no event came.
-    if (this.last === undefined) throw messages.noResult(this.stageName, { present: false });
+    if (this.last === undefined) throw messages.noResult(this.stageName, { present: false }, this.chain.wrap[0]?.name);
     if (!this.hold) {
-      if (this.guard !== undefined && !this.guard(this.last)) throw messages.noResult(this.stageName, { present: true, value: this.last });
+      if (this.guard !== undefined && !this.guard(this.last)) throw messages.noResult(this.stageName, { present: true, value: this.last }, this.chain.wrap[0]?.name);
       this.settle({ status: 'success', result: this.last });
       this.status = DONE;
       return END;
     }
-    if (!this.hasHeld) throw messages.noResult(this.stageName, { present: true, value: this.last });
+    if (!this.hasHeld) throw messages.noResult(this.stageName, { present: true, value: this.last }, this.chain.wrap[0]?.name);
     let result = new MiddlewareResult<unknown>(this.held);
     this.held = undefined;
     this.hasHeld = false;

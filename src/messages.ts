@@ -37,9 +37,11 @@ function error(code: MiddlewareError['code'], culprit: Partial<Culprit>, message
 /** A Wrap handler or terminal returned something that is not an async iterable. */
 export function notAsyncIterable(culprit: Culprit, produced: unknown): MiddlewareError {
   const got = describeValue(produced);
-  let hint = 'Write it as `async function*` and forward the inner events with `yield* next()`.';
+  // A terminal has no next(): it yields its own events.
+  const forward = culprit.phase === 'terminal' ? 'yield its events' : 'forward the inner events with `yield* next()`';
+  let hint = `Write it as \`async function*\` and ${forward}.`;
   if (typeof (produced as { then?: unknown } | null)?.then === 'function') {
-    hint = 'It looks like a plain async function: write it as `async function*` and forward the inner events with `yield* next()`.';
+    hint = `It looks like a plain async function: write it as \`async function*\` and ${forward}.`;
   } else if (produced !== null && typeof produced === 'object' && Symbol.iterator in produced) {
     hint = 'A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.';
   }
@@ -74,14 +76,16 @@ export function outputContract(culprit: Culprit, produced: unknown): MiddlewareE
 }
 
 /** The chain yielded nothing, or its last event is not a result. */
-export function noResult(stage: string, lastEvent: { readonly present: boolean; readonly value?: unknown }): MiddlewareError {
+export function noResult(stage: string, lastEvent: { readonly present: boolean; readonly value?: unknown }, outermost: string | undefined): MiddlewareError {
   const detail = lastEvent.present
     ? `its last event (${describeValue(lastEvent.value)}) fails the stage's isResult guard`
     : 'it yielded no event at all';
+  // The outermost layer is where the missing result surfaced; the culprit may sit further in.
+  const layer = outermost === undefined ? 'the terminal' : `Wrap handler "${outermost}"`;
   return error(
     'ERR_NO_RESULT',
     { stage },
-    `The chain of stage "${stage}" did not yield a result event: ${detail}. Every Wrap handler must forward the events of next() (\`yield* next()\`) or yield a result of its own, and the terminal must end with a result event.`,
+    `The chain of stage "${stage}" did not yield a result event: ${detail} (outermost layer: ${layer}). Every Wrap handler must forward the events of next() (\`yield* next()\`) or yield a result of its own, and the terminal must end with a result event.`,
   );
 }
 

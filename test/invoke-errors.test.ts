@@ -180,7 +180,9 @@ describe('MiddlewareRegistry.invoke', () => {
     it('rejects a terminal returning a non-iterable with ERR_INVALID_HANDLER', async () => {
       const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, (async () => 'text') as never));
       expect(fields(error)).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'terminal', handler: 'terminal' });
-      expect((error as Error).message).toContain('The terminal of stage "model" returned a promise, not an async iterable.');
+      expect((error as Error).message).toContain(
+        'The terminal of stage "model" returned a promise, not an async iterable. It looks like a plain async function: write it as `async function*` and yield its events.',
+      );
     });
 
     it.each([

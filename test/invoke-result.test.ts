@@ -68,8 +68,20 @@ describe('MiddlewareRegistry.invoke', () => {
       expect(outcome.events).toEqual([final('r'), delta('d')]);
       expect(fields(outcome.error)).toEqual({ code: 'ERR_NO_RESULT', stage: 'guarded', phase: undefined, handler: undefined });
       expect((outcome.error as Error).message).toBe(
-        `[ERR_NO_RESULT] The chain of stage "guarded" did not yield a result event: its last event (a plain object) fails the stage's isResult guard. Every Wrap handler must forward the events of next() (\`yield* next()\`) or yield a result of its own, and the terminal must end with a result event.`,
+        `[ERR_NO_RESULT] The chain of stage "guarded" did not yield a result event: its last event (a plain object) fails the stage's isResult guard (outermost layer: the terminal). Every Wrap handler must forward the events of next() (\`yield* next()\`) or yield a result of its own, and the terminal must end with a result event.`,
       );
+    });
+  });
+
+  describe('a Wrap handler that swallows the result', () => {
+    it('names the outermost Wrap handler in the ERR_NO_RESULT message', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Guarded.Wrap, async function* swallow(_context, next) {
+        for await (const event of next()) if (event.type !== 'result') yield event;
+      });
+      const outcome = await consume(registry.invoke(Guarded, { prompt: 'x' }, emitting([delta('d'), final('r')], [])), []);
+      expect(outcome.events).toEqual([delta('d')]);
+      expect((outcome.error as Error).message).toContain('fails the stage\'s isResult guard (outermost layer: Wrap handler "swallow").');
     });
   });
 
@@ -149,7 +161,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const outcome = await consume(make().invoke(Plain, { prompt: 'x' }, emitting<string>([])));
       expect(outcome.events).toEqual([]);
       expect(fields(outcome.error)).toEqual({ code: 'ERR_NO_RESULT', stage: 'plain', phase: undefined, handler: undefined });
-      expect((outcome.error as Error).message).toContain('did not yield a result event: it yielded no event at all.');
+      expect((outcome.error as Error).message).toContain('did not yield a result event: it yielded no event at all (outermost layer: the terminal).');
     });
 
     it.each([
