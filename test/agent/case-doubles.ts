@@ -13,6 +13,7 @@ import {
   failingTurn,
   textTurn,
   toolUseTurn,
+  type AgentEvent,
   type Message,
   type ModelStreamEvent,
   type ScriptedTurn,
@@ -215,6 +216,38 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
           yield* next();
         } finally {
           world.observations.push('agentStream finally');
+        }
+      });
+      return;
+    case 'agentStream.wrap.retry':
+      registry.add(AgentStreamStage.Wrap, async function* retryRun(_context, next) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            yield* next();
+            return;
+          } catch (error) {
+            if (attempt >= (spec.attempts ?? 2)) throw error;
+            world.observations.push(`run retry after: ${(error as Error).message}`);
+          }
+        }
+      });
+      return;
+    case 'agentStream.wrap.hedge':
+      registry.add(AgentStreamStage.Wrap, async function* hedge(_context, next) {
+        // Two whole runs at once, pulled one event each in turn, so their steps interleave deterministically.
+        const attempts = [next(), next()];
+        const buffered: AgentEvent[][] = [[], []];
+        for (;;) {
+          for (const [index, attempt] of attempts.entries()) {
+            const pulled = await attempt.next();
+            if (pulled.done === true) {
+              world.observations.push(`hedge kept ${index + 1}`);
+              await attempts[1 - index]?.return();
+              yield* buffered[index] as AgentEvent[];
+              return;
+            }
+            buffered[index]?.push(pulled.value);
+          }
         }
       });
       return;

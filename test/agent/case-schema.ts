@@ -52,6 +52,7 @@ const handler = z
       'nextWithExtraMessage',
       'setModelState',
       'retry',
+      'hedge',
       'setStopReason',
       'replaceText',
       'fail',
