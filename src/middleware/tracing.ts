@@ -1,7 +1,7 @@
 import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
 import type { InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
 import type { Middleware } from '../registry';
-import { invalidOption, optionalFunction } from './failures';
+import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from './sleep';
 
@@ -17,12 +17,12 @@ export interface TracingApi {
   readonly context: Pick<ContextAPI, 'active'>;
 }
 
-/** Options of {@link tracing}. */
+/** Options of {@link tracing}: at least one of `tracer` and `api`. */
 export interface TracingOptions {
-  /** The OpenTelemetry API (`import * as otel from '@opentelemetry/api'`). */
-  readonly api: TracingApi;
-  /** The tracer. Default: `api.trace.getTracer('staged-middleware')`. */
+  /** The tracer. Default: `api.trace.getTracer('staged-middleware')`; required when `api` is not given. */
   readonly tracer?: Tracer;
+  /** The OpenTelemetry API (`import * as otel from '@opentelemetry/api'`): the default tracer, and the caller's active span as the invoke span's parent. */
+  readonly api?: TracingApi;
   /** Clock for the `*_ms` attributes (ms). Default: `performance.now`. */
   readonly now?: () => number;
 }
@@ -54,6 +54,47 @@ export const TRACING_ATTRIBUTES = {
 /** Status code ERROR of `@opentelemetry/api` (a const enum there; the value is part of its stable API). */
 const STATUS_ERROR = 2;
 
+/**
+ * The key under which `@opentelemetry/api` keeps a context's span. The API
+ * makes its context keys with `Symbol.for`, so that every installed copy of
+ * it agrees on them; that is what lets a layer span be parented without the API.
+ */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+/** An immutable OpenTelemetry context of our own, for parenting layer spans when no API is given. */
+class SpanContext implements Context {
+  /** Creates a context holding `values`. */
+  constructor(private readonly values: ReadonlyMap<symbol, unknown>) {}
+
+  /** The value under `key`, if any. */
+  getValue(key: symbol): unknown {
+    return this.values.get(key);
+  }
+
+  /** A new context with `key` set to `value`. */
+  setValue(key: symbol, value: unknown): Context {
+    return new SpanContext(new Map(this.values).set(key, value));
+  }
+
+  /** A new context without `key`. */
+  deleteValue(key: symbol): Context {
+    const values = new Map(this.values);
+    values.delete(key);
+    return new SpanContext(values);
+  }
+}
+
+/** The empty context the invoke span's context is built on when no API is given. */
+const EMPTY_CONTEXT: Context = new SpanContext(new Map());
+
+/** How one `tracing()` instance parents its spans. */
+interface Parenting {
+  /** The invoke span's parent: the caller's active context, or undefined to leave it to the tracer. */
+  readonly active: () => Context | undefined;
+  /** A context whose span is `span`, built on `parent` (or on an empty context). */
+  readonly setSpan: (parent: Context | undefined, span: Span) => Context;
+}
+
 /** One entry into a layer, while its span is open. */
 interface LayerRecord {
   /** The entry's span. */
@@ -75,48 +116,72 @@ interface LayerRecord {
  * its active time and its self time (active time minus the active time of
  * the layers it entered).
  *
- * When the tracer does not record (no tracer provider registered, or the
- * invoke is not sampled), it returns no observer and costs nothing further.
+ * Give `tracer`, `api`, or both. With `api`, the invoke span is a child of
+ * the caller's active span and the tracer defaults to
+ * `api.trace.getTracer('staged-middleware')`. With only `tracer`, the
+ * invoke span's parent is whatever the tracer takes when given no context
+ * (the OpenTelemetry SDK takes the active context of its own copy of the
+ * API), and the layer spans are parented through contexts of our own
+ * holding the span under the API's span key, so they nest exactly as with `api`.
  *
+ * When the invoke span does not record (no tracer provider registered, or the
+ * invoke is not sampled), that one non-recording span is started and ended,
+ * no observer is returned and no layer is wrapped.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once when neither `tracer` nor `api` is given, or either is malformed.
  * @example
  * ```ts
  * import * as otel from '@opentelemetry/api';
  * registry.use(tracing({ api: otel }));
+ * // or, with a tracer of your own: tracing({ tracer: provider.getTracer('my-app') })
  * ```
  */
 export function tracing(options: TracingOptions): Middleware {
-  const api = options?.api;
-  if (api === undefined || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function') {
+  checkOptionsObject('tracing', options, '{ tracer?, api?, now? } with tracer or api');
+  const { api, tracer: given } = options;
+  if (api !== undefined && (api === null || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function')) {
     throw invalidOption('tracing', "options.api must be the OpenTelemetry API (import * as otel from '@opentelemetry/api')", api);
   }
-  const tracer = options.tracer ?? api.trace.getTracer('staged-middleware');
+  if (api === undefined && given === undefined) {
+    throw invalidOption(
+      'tracing',
+      "pass options.tracer (an OpenTelemetry Tracer, such as provider.getTracer('my-app')) or options.api (import * as otel from '@opentelemetry/api'), or both",
+      options,
+    );
+  }
+  const tracer = given !== undefined ? given : (api as TracingApi).trace.getTracer('staged-middleware');
   if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function') {
     throw invalidOption('tracing', 'options.tracer must be an OpenTelemetry Tracer (with startSpan)', tracer);
   }
   const now = optionalFunction('tracing', 'now', options.now) ?? systemTimers.now;
+  const parenting: Parenting =
+    api === undefined
+      ? { active: () => undefined, setSpan: (parent, span) => (parent ?? EMPTY_CONTEXT).setValue(SPAN_KEY, span) }
+      : { active: () => api.context.active(), setSpan: (parent, span) => api.trace.setSpan(parent ?? api.context.active(), span) };
   return {
     name: 'tracing',
     setup(registrar) {
-      registrar.instrument({ name: 'tracing', invoke: (info) => observeInvoke(info, tracer, api, now) });
+      registrar.instrument({ name: 'tracing', invoke: (info) => observeInvoke(info, tracer, parenting, now) });
     },
   };
 }
 
 /** Starts the invoke span and returns its observer, or nothing when the span does not record. */
-function observeInvoke(info: InvokeInfo, tracer: Tracer, api: TracingApi, now: () => number): InvokeObserver | undefined {
-  const root = tracer.startSpan(info.stage.name, { attributes: { [TRACING_ATTRIBUTES.stage]: info.stage.name } }, api.context.active());
+function observeInvoke(info: InvokeInfo, tracer: Tracer, parenting: Parenting, now: () => number): InvokeObserver | undefined {
+  const active = parenting.active();
+  const root = tracer.startSpan(info.stage.name, { attributes: { [TRACING_ATTRIBUTES.stage]: info.stage.name } }, active);
   if (!root.isRecording()) {
     root.end();
     return undefined;
   }
-  const rootContext = api.trace.setSpan(api.context.active(), root);
+  const rootContext = parenting.setSpan(active, root);
   // Keyed by the core's layer info, whose `parent` names the entry that called next(): exact under hedging too.
   const records = new WeakMap<LayerInfo, LayerRecord>();
 
   return {
     layer(layer, events) {
       const parent = layer.parent === undefined ? undefined : records.get(layer.parent);
-      return traceLayer(layer, events, parent, { tracer, api, now, records, rootContext });
+      return traceLayer(layer, events, parent, { tracer, parenting, now, records, rootContext });
     },
     // Rest parameter: a handler may throw `undefined`, so the failure is told by the argument's presence.
     handlerEnd(handler, ...failure: unknown[]) {
@@ -140,7 +205,7 @@ interface Shared {
   /** Starts the spans. */
   readonly tracer: Tracer;
   /** Parents the spans. */
-  readonly api: TracingApi;
+  readonly parenting: Parenting;
   /** Clock of the `*_ms` attributes. */
   readonly now: () => number;
   /** Open entries by layer info, so an inner entry finds the entry that called `next()`. */
@@ -157,7 +222,7 @@ function traceLayer(
   shared: Shared,
 ): AsyncGenerator<unknown, void, undefined> {
   return observeLayer(events, () => {
-    const { tracer, api, now, records } = shared;
+    const { tracer, parenting, now, records } = shared;
     const parentContext = parent === undefined ? shared.rootContext : parent.context;
     const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
     const span = tracer.startSpan(
@@ -174,7 +239,7 @@ function traceLayer(
       },
       parentContext,
     );
-    const record: LayerRecord = { span, context: api.trace.setSpan(parentContext, span), active: 0, inner: 0 };
+    const record: LayerRecord = { span, context: parenting.setSpan(parentContext, span), active: 0, inner: 0 };
     records.set(layer, record);
     return {
       /** Charges the time of each call into the layer to this entry and to the entry that contains it. */

@@ -1,4 +1,5 @@
 import * as otel from '@opentelemetry/api';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, type Instrumentation, type WrapHandler } from '../../src/index';
@@ -25,9 +26,15 @@ function tree(spans: readonly ReadableSpan[]) {
   }));
 }
 
+/** The two ways of handing tracing a tracer: spans must nest the same either way. */
+const givenTracer = [
+  { given: 'api and tracer', options: (tracer: Tracer) => ({ api: otel, tracer }) },
+  { given: 'tracer only', options: (tracer: Tracer) => ({ tracer }) },
+];
+
 describe('tracing', () => {
   describe('when a tracer records', () => {
-    it('nests one span per layer entry like the onion, with attempts and self times from the clock', async () => {
+    it.each(givenTracer)('nests one span per layer entry like the onion, with attempts and self times from the clock ($given)', async ({ options }) => {
       const { exporter, tracer } = recordingTracer();
       let clock = 0;
       // Each layer moves the fake clock while it runs, so every self time is known exactly.
@@ -52,7 +59,7 @@ describe('tracing', () => {
           [ModelStage.Wrap, outer],
           [ModelStage.Wrap, retry({ backoff: () => 0 })],
         ],
-        use: [tracing({ api: otel, tracer, now: () => clock })],
+        use: [tracing({ ...options(tracer), now: () => clock })],
       });
       expect(run.result).toEqual(answer('ok'));
       const spans = tree(exporter.getFinishedSpans());
@@ -137,7 +144,7 @@ describe('tracing', () => {
   });
 
   describe('when a handler runs two inner chains at once', () => {
-    it('parents each terminal span under the layer entry that called next()', async () => {
+    it.each(givenTracer)('parents each terminal span under the layer entry that called next() ($given)', async ({ options }) => {
       const { exporter, tracer } = recordingTracer();
       let releaseFirst = (): void => undefined;
       const firstMayGoOn = new Promise<void>((resolve) => {
@@ -172,7 +179,7 @@ describe('tracing', () => {
           [ModelStage.Wrap, hedge],
           [ModelStage.Wrap, inner],
         ],
-        use: [tracing({ api: otel, tracer })],
+        use: [tracing(options(tracer))],
       });
       const spans = exporter.getFinishedSpans();
       const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
@@ -240,7 +247,69 @@ describe('tracing', () => {
     });
   });
 
+  describe('parents of the invoke span', () => {
+    it('makes the invoke span a child of the active span the API reports', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const caller = tracer.startSpan('caller');
+      const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller) } };
+      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), use: [tracing({ api, tracer })] });
+      caller.end();
+      expect(tree(exporter.getFinishedSpans()).map((span) => [span.name, span.parent])).toEqual([
+        ['model terminal', 'model'],
+        ['model', 'caller'],
+        ['caller', undefined],
+      ]);
+    });
+
+    it('with only a tracer, starts the invoke span with no context, so the tracer picks its parent', async () => {
+      const parents: (Context | undefined)[] = [];
+      const { tracer: recording } = recordingTracer();
+      const tracer = {
+        startSpan: (name: string, options: otel.SpanOptions, parent?: Context): Span => {
+          parents.push(parent);
+          return recording.startSpan(name, options, parent);
+        },
+      } as unknown as Tracer;
+      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), use: [tracing({ tracer })] });
+      expect(parents.length).toBe(2);
+      expect(parents[0]).toBeUndefined();
+    });
+
+    it('with only a tracer, gives a layer span an immutable context whose span is its parent', async () => {
+      const started: { name: string; span: Span; parent: Context | undefined }[] = [];
+      const { tracer: recording } = recordingTracer();
+      const tracer = {
+        startSpan: (name: string, options: otel.SpanOptions, parent?: Context): Span => {
+          const span = recording.startSpan(name, options, parent);
+          started.push({ name, span, parent });
+          return span;
+        },
+      } as unknown as Tracer;
+      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), handlers: [[ModelStage.Wrap, retry()]], use: [tracing({ tracer })] });
+      const [invoke, outer, terminal] = started;
+      expect(started.map((entry) => entry.name)).toEqual(['model', 'model retry', 'model terminal']);
+      const parent = terminal?.parent as Context;
+      expect(otel.trace.getSpan(parent)).toBe(outer?.span);
+      expect(otel.trace.getSpan(outer?.parent as Context)).toBe(invoke?.span);
+      const key = otel.createContextKey('other');
+      const extended = parent.setValue(key, 'value');
+      expect([extended.getValue(key), parent.getValue(key), otel.trace.getSpan(extended)]).toEqual(['value', undefined, outer?.span]);
+      const without = extended.deleteValue(key);
+      expect([without.getValue(key), extended.getValue(key), otel.trace.getSpan(without)]).toEqual([undefined, 'value', outer?.span]);
+    });
+  });
+
   describe('when nothing records', () => {
+    it('starts and ends one non-recording span per invoke and wraps no layer', async () => {
+      const calls: string[] = [];
+      const nonRecording = otel.trace.wrapSpanContext(otel.INVALID_SPAN_CONTEXT);
+      const span = { ...nonRecording, isRecording: () => false, end: () => void calls.push('end') } as unknown as Span;
+      const tracer = { startSpan: (name: string) => (calls.push(`start ${name}`), span) } as unknown as Tracer;
+      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), handlers: [[ModelStage.Wrap, retry()]], use: [tracing({ tracer })] });
+      expect(run.events).toEqual([chunk('a'), answer('b')]);
+      expect(calls).toEqual(['start model', 'end']);
+    });
+
     it('returns no observer for the invoke, so no layer is wrapped', () => {
       let instrumentation: Instrumentation | undefined;
       tracing({ api: otel }).setup({ add: () => () => undefined, instrument: (given) => ((instrumentation = given), () => undefined) });
@@ -254,12 +323,29 @@ describe('tracing', () => {
   });
 
   describe('options', () => {
-    it.each([undefined, {}, { trace: {} }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
-      expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing' }));
+    it.each([null, {}, { trace: {} }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
+      expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options.api must be the OpenTelemetry API') }));
+    });
+
+    it.each([{}, { now: () => 0 }, { api: undefined, tracer: undefined }])('rejects %j, which gives neither tracer nor api, saying what to pass', (options) => {
+      expect(() => tracing(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'tracing', message: expect.stringContaining('pass options.tracer (an OpenTelemetry Tracer') }),
+      );
+    });
+
+    it.each([undefined, null, 'otel'])('rejects options %j with ERR_INVALID_OPTIONS', (options) => {
+      expect(() => tracing(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options must be') }));
+    });
+
+    it('accepts a tracer alone', () => {
+      const { tracer } = recordingTracer();
+      expect(tracing({ tracer }).name).toBe('tracing');
     });
 
     it.each([
       { options: { api: otel, tracer: {} }, problem: 'options.tracer' },
+      { options: { tracer: {} }, problem: 'options.tracer' },
+      { options: { tracer: null }, problem: 'options.tracer' },
       { options: { api: otel, now: 'performance' }, problem: 'options.now' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
       expect(() => tracing(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining(problem) }));

@@ -1,7 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
 import { MiddlewareRegistry } from '../../src/index';
-import { cache, fallback, rateLimit, regenerate, retry, timeout, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo, type SchemaMismatch, type SchemasFit } from '../../src/middleware/index';
+import { cache, fallback, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo, type SchemaMismatch, type SchemasFit } from '../../src/middleware/index';
 import { scriptedTerminal, throws } from '../../src/testing/index';
 import { ModelStage, TextStage, type ModelContext, type ModelEvent } from './fixtures';
 
@@ -99,6 +100,17 @@ describe('cache, timeout and rateLimit', () => {
     registry.add(TextStage.Wrap, rateLimit({ minIntervalMs: 10 }));
     // @ts-expect-error: the key must be a string or undefined
     registry.add(TextStage.Wrap, cache({ key: () => 42 }));
+  });
+});
+
+describe('tracing', () => {
+  it('takes a tracer, the API, or both', () => {
+    const tracer = otel.trace.getTracer('types');
+    registry.use(tracing({ tracer }));
+    registry.use(tracing({ api: otel }));
+    registry.use(tracing({ api: otel, tracer, now: () => 0 }));
+    // @ts-expect-error: a tracer name is not a Tracer
+    tracing({ tracer: 'my-app' });
   });
 });
 
