@@ -29,7 +29,7 @@ export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, Bui
   ['rateLimit', (options, { stage }) => wrapBundle('rateLimit', stage, rateLimit(options as never))],
   ['cache', (options, { stage }) => wrapBundle('cache', stage, cache({ key: (context: Record<string, unknown>) => (context[String(options.key)] === undefined ? undefined : String(context[String(options.key)])), ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }) }))],
   ['validate', (options, { stage }) => validate({ ...(options.context === undefined ? {} : { context: objectSchema(options.context) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result) }) }).on(stage as never)],
-  ['tracing', (_options, { environment }) => recordedTracing(environment)],
+  ['tracing', (options, { environment }) => recordedTracing(environment, options.api !== false)],
   ['logging', (_options, { environment }) => logging({ logger: (record) => environment.trace.push(`log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`), now: () => 0 })],
 ]);
 
@@ -88,8 +88,8 @@ function objectSchema(spec: unknown): Schema<unknown> {
   return z.looseObject(shape) as Schema<unknown>;
 }
 
-/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name> <- <parent>`. */
-function recordedTracing(environment: Environment): Middleware {
+/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name> <- <parent>`; `"api": false` gives it the tracer alone. */
+function recordedTracing(environment: Environment, withApi: boolean): Middleware {
   const names = new Map<string, string>();
   const provider = new BasicTracerProvider({
     spanProcessors: [
@@ -105,7 +105,8 @@ function recordedTracing(environment: Environment): Middleware {
       },
     ],
   });
-  return tracing({ api: otel, tracer: provider.getTracer('conformance') });
+  const tracer = provider.getTracer('conformance');
+  return tracing(withApi ? { api: otel, tracer } : { tracer });
 }
 
 /**
