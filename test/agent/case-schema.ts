@@ -142,3 +142,11 @@ export type AgentCaseHandler = z.infer<typeof handler>;
 export type AgentCaseTurn = z.infer<typeof turn>;
 /** One tool of a case. */
 export type AgentCaseTool = z.infer<typeof tool>;
+
+/** The JSON Schema committed as `spec/agent-case.schema.json`, for implementations in other languages. */
+export function agentCaseJsonSchema(): unknown {
+  return {
+    ...(z.toJSONSchema(agentCase, { io: 'input', unrepresentable: 'any' }) as object),
+    title: 'staged-middleware agent conformance case',
+  };
+}

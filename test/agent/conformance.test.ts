@@ -14,7 +14,7 @@ import {
   type Message,
 } from '../../src/agent/index';
 import { buildTool, buildTurn, register, type World } from './case-doubles';
-import { agentCase, type AgentCase } from './case-schema';
+import { agentCase, agentCaseJsonSchema, type AgentCase } from './case-schema';
 
 const casesDirectory = fileURLToPath(new URL('../../spec/cases', import.meta.url));
 const files = readdirSync(casesDirectory).filter((file) => file.startsWith('agent-') && file.endsWith('.json')).sort();
@@ -125,5 +125,26 @@ describe('spec section 5', () => {
     const covered = new Set(files.flatMap((file) => (JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as { rules: string[] }).rules));
     expect(defined.length).toBeGreaterThan(0);
     expect(defined.filter((rule) => !covered.has(rule))).toEqual([]);
+  });
+});
+
+describe('agent-case.schema.json', () => {
+  const committed = JSON.parse(readFileSync(join(casesDirectory, '..', 'agent-case.schema.json'), 'utf8')) as {
+    required: string[];
+    additionalProperties: boolean;
+    properties: Record<string, unknown>;
+  };
+
+  it('matches the zod schema of the agent case format', () => {
+    // Regenerate with: npx tsx test/agent/export-schema.ts
+    expect(committed).toEqual(agentCaseJsonSchema());
+  });
+
+  it('states the whole agent format, closed to unknown keys', () => {
+    expect([Object.keys(committed.properties), committed.required, committed.additionalProperties]).toEqual([
+      ['id', 'description', 'rules', 'kind', 'agent', 'handlers', 'runs', 'expect'],
+      ['id', 'description', 'rules', 'kind', 'agent', 'runs'],
+      false,
+    ]);
   });
 });
