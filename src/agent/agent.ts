@@ -17,49 +17,7 @@ import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
 import type { Interrupt, Tool, ToolChoice } from './tool-types';
 import { toolTerminal } from './tool-terminal';
 import { addUsage, ZERO_USAGE } from './usage';
-
-/** What a run accumulates over all its terminal calls, readable even when the run is cancelled. */
-interface RunTally {
-  /** Token counts summed over every model call of the run that completed so far. */
-  usage: Usage;
-}
-
-/** The conversation state a run starts from and, when it succeeds, leaves behind. */
-interface Conversation {
-  /** The history. */
-  readonly history: History;
-  /** The model state (frozen). */
-  readonly modelState: Record<string, unknown>;
-  /** The turn halted on interrupts, if any. */
-  readonly pending: PendingTurn | undefined;
-}
-
-/**
- * What one AgentStreamStage terminal call works on: its own copy of the
- * conversation, started from the run's start, so that a retried or hedged
- * call neither sees nor disturbs what another call appended.
- */
-interface Attempt {
-  /** Its own history, started from the run's start history (sharing its frozen messages). */
-  readonly history: History;
-  /** Its model state, replaced by each of its model calls whose chain succeeds. */
-  modelState: Record<string, unknown>;
-  /** The turn it leaves halted on interrupts, if any. */
-  pending: PendingTurn | undefined;
-  /** Token counts of its own model calls (what its agent result reports). */
-  usage: Usage;
-}
-
-/**
- * The AgentStreamStage invoke's state (MW-027 – MW-029): the conversation the
- * terminal call produced. The core keeps the value of the last terminal call
- * that completed and hands it to `set()` only when the whole chain succeeds,
- * which is exactly when a run's conversation is committed.
- */
-interface RunState {
-  /** Set by a terminal call just before it ends; frozen, so immer keeps it as it is. */
-  outcome: Conversation | undefined;
-}
+import type { Attempt, Conversation, RunState, RunTally } from './run-state';
 
 /**
  * The reference agent loop: AgentStreamStage around the whole run; inside it,
@@ -68,8 +26,11 @@ interface RunState {
  *
  * Contexts are frozen and share the history's frozen messages, so handing one
  * to a handler costs nothing per message; `model` and `invocationState` are
- * shared by reference. A run is all or nothing for the history and the model
- * state: if it throws or is cancelled, both are put back as they were.
+ * shared by reference. A run is all or nothing for the conversation (history,
+ * model state, pending interrupts): each AgentStreamStage terminal call works
+ * on its own copy, and the copy of the last one that completed is committed
+ * when the run succeeds; a run that fails, is cancelled or is stopped early
+ * changes none of them.
  *
  * @example
  * ```ts
@@ -185,7 +146,7 @@ export class Agent {
    * @throws MiddlewareError `ERR_AGENT_BUSY` when another run of this agent is going,
    *   `ERR_INTERRUPT_PENDING` for new input while interrupts are pending (or responses
    *   that fit none), `ERR_INVALID_OPTIONS` for malformed input. Errors of models, tools
-   *   and handlers pass through unchanged (the history and model state are put back first).
+   *   and handlers pass through unchanged (the history, model state and pending interrupts stay as they were).
    */
   async *stream(input: AgentInput, options: AgentRunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
     if (this.running !== undefined) {

@@ -44,6 +44,19 @@ describe('adopt', () => {
 });
 
 describe('History', () => {
+  describe('constructor', () => {
+    it('takes another history\'s frozen array as it is, so starting from it copies nothing', () => {
+      const earlier = new History([user('a')]);
+      expect(new History(earlier.messages).messages).toBe(earlier.messages);
+    });
+
+    it('copies and freezes an unfrozen array, leaving the caller\'s array and messages unfrozen', () => {
+      const messages = [user('a')];
+      const history = new History(messages);
+      expect([history.messages === messages, Object.isFrozen(history.messages), Object.isFrozen(history.messages[0]), Object.isFrozen(messages), Object.isFrozen(messages[0])]).toEqual([false, true, true, false, false]);
+    });
+  });
+
   describe('append', () => {
     it('replaces the frozen array and freezes each message once', () => {
       const history = new History([user('a')]);

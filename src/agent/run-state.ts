@@ -1,0 +1,53 @@
+/**
+ * What a run of the reference agent works on: the conversation state it
+ * starts from and commits, the copy each AgentStreamStage terminal call works
+ * on, and the state the AgentStreamStage invoke carries between them. Pure types.
+ *
+ * @packageDocumentation
+ */
+import type { History } from './history';
+import type { Usage } from './model-types';
+import type { PendingTurn } from './pending-turn';
+
+/** What a run accumulates over all its terminal calls, readable even when the run is cancelled. */
+export interface RunTally {
+  /** Token counts summed over every model call of the run that completed so far. */
+  usage: Usage;
+}
+
+/** The conversation state a run starts from and, when it succeeds, leaves behind. */
+export interface Conversation {
+  /** The history. */
+  readonly history: History;
+  /** The model state (frozen). */
+  readonly modelState: Record<string, unknown>;
+  /** The turn halted on interrupts, if any. */
+  readonly pending: PendingTurn | undefined;
+}
+
+/**
+ * What one AgentStreamStage terminal call works on: its own copy of the
+ * conversation, started from the run's start, so that a retried or hedged
+ * call neither sees nor disturbs what another call appended.
+ */
+export interface Attempt {
+  /** Its own history, started from the run's start history (sharing its frozen messages). */
+  readonly history: History;
+  /** Its model state, replaced by each of its model calls whose chain succeeds. */
+  modelState: Record<string, unknown>;
+  /** The turn it leaves halted on interrupts, if any. */
+  pending: PendingTurn | undefined;
+  /** Token counts of its own model calls (what its agent result reports). */
+  usage: Usage;
+}
+
+/**
+ * The AgentStreamStage invoke's state (MW-027 – MW-029): the conversation the
+ * terminal call produced. The core keeps the value of the last terminal call
+ * that completed and hands it to `set()` only when the whole chain succeeds,
+ * which is exactly when a run's conversation is committed.
+ */
+export interface RunState {
+  /** Set by a terminal call just before it ends; frozen, so immer keeps it as it is. */
+  outcome: Conversation | undefined;
+}
