@@ -12,6 +12,7 @@ import {
   type AgentResultEvent,
   type Message,
 } from '../../src/agent/index';
+import { retry } from '../../src/middleware/index';
 import { assistant, collect, user, ZERO } from './fixtures';
 
 /** A registry with a Wrap handler on AgentStreamStage that reruns the whole run once when it throws. */
@@ -99,6 +100,23 @@ describe('Agent', () => {
     });
   });
 
+  describe('the built-in retry around AgentStreamStage', () => {
+    it('keeps only the attempt that succeeded, whatever the attempts before it appended', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, retry({ attempts: 3, backoff: () => 0 }));
+      const model = new ScriptedModel([
+        toolUseTurn([{ name: 'a', input: {} }]),
+        failingTurn(new Error('overloaded')),
+        failingTurn(new Error('overloaded')),
+        textTurn('done'),
+      ]);
+      const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'a' })], registry });
+      const result = await agent.invoke('go');
+      expect([result.stopReason, agent.messages]).toEqual(['endTurn', [user('go'), assistant('done')]]);
+      expect(model.calls.map((call) => call.request.messages.length)).toEqual([1, 3, 1, 1]);
+    });
+  });
+
   describe('a hedge around AgentStreamStage', () => {
     it('gives each terminal call its own history, and the first one to finish is what the agent keeps', async () => {
       const registry = new MiddlewareRegistry();
@@ -154,6 +172,22 @@ describe('Agent', () => {
       agent = new Agent({ model: new ScriptedModel([textTurn('ok')]), registry, messages: [user('old')] });
       const events = await collect(agent.stream('go'));
       expect([lengths, events.length, agent.messages]).toEqual([[1, 1, 1, 1, 1], 5, [user('old'), user('go'), assistant('ok')]]);
+    });
+
+    it.each([
+      ['commits', [{ ...textTurn('ok'), stateWrites: { model: 'wrote' } }], { start: true, model: 'wrote' }],
+      ['commits nothing', [failingTurn(new Error('overloaded'))], { start: true }],
+    ])('drops an assignment to agent.modelState made during a run that %s', async (_label, turns, expected) => {
+      const registry = new MiddlewareRegistry();
+      let agent: Agent | undefined;
+      registry.add(AgentStreamStage.Wrap, async function* meddle(_context, next) {
+        (agent as Agent).modelState = { handler: 'wrote' };
+        yield* next();
+      });
+      const model = new ScriptedModel(turns);
+      agent = new Agent({ model, registry, modelState: { start: true } });
+      await agent.invoke('go').catch(() => undefined);
+      expect([model.calls[0]?.state, agent.modelState]).toEqual([{ start: true }, expected]);
     });
 
     it('commits nothing when a handler stops the terminal call before it finishes and ends the run itself', async () => {
