@@ -61,8 +61,9 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
       const pull = (resolve: (pulled: IteratorResult<TEvent, void>) => void, reject: (error: unknown) => void): void => {
         if (expired !== undefined) return reject(expired);
         cutOff = reject;
+        const pulling = inner.next();
         pending = true;
-        inner.next().then(
+        pulling.then(
           (pulled) => {
             pending = false;
             resolve(pulled);

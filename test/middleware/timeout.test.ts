@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { retry, timeout } from '../../src/middleware/index';
 import type { TerminalRun } from '../../src/index';
-import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
+import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 
 const context = { prompt: 'hi' };
@@ -15,6 +15,17 @@ describe('timeout', () => {
       const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, timeout(1_000, { timers })]] });
       expect(run.events).toEqual([chunk('a'), answer('ok')]);
       expect(timers.delays).toEqual([1_000]);
+      expect(timers.pending()).toBe(0);
+    });
+  });
+
+  describe('when the inner chain throws before the deadline', () => {
+    it('passes the error on unchanged and clears its timer', async () => {
+      const timers = manualTimers();
+      const overloaded = new Error('overloaded');
+      const run = await runStage(TextStage, { context, terminal: scriptedTerminal([['a', throws(overloaded)]]), handlers: [[TextStage.Wrap, timeout(1_000, { timers })]] });
+      expect([run.events, run.error]).toEqual([['a'], overloaded]);
+      expect(run.error).toBe(overloaded);
       expect(timers.pending()).toBe(0);
     });
   });
@@ -61,6 +72,28 @@ describe('timeout', () => {
       // The stuck call is closed by the invoke once its await settles; its late event goes nowhere.
       expect(stall.log).toEqual(['waiting', 'released', 'finally']);
       expect(timers.pending()).toBe(0);
+    });
+
+    it('drops an event that arrives in the promise turn the deadline passes', async () => {
+      let fire: () => void = () => undefined;
+      const timers = { ...manualTimers(), setTimeout: (callback: () => void) => ((fire = callback), 1) };
+      // An iterator of our own, so the order of promise jobs is exact: its event settles the pull
+      // one job before the deadline fires, and the timeout resumes one job after.
+      const terminal = (): AsyncGenerator<string, void, undefined> => {
+        const iterator = {
+          next: () => {
+            const pulled = Promise.resolve({ value: 'late', done: false as const });
+            void pulled.then(() => queueMicrotask(() => fire()));
+            return pulled;
+          },
+          return: () => Promise.resolve({ value: undefined, done: true as const }),
+          [Symbol.asyncIterator]: () => iterator,
+        };
+        return iterator as unknown as AsyncGenerator<string, void, undefined>;
+      };
+      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, timeout(50, { timers })]] });
+      expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_TIMEOUT');
+      expect(run.events).toEqual([]);
     });
 
     it('throws at the next pull without pulling the inner chain when the deadline passed while the consumer held an event', async () => {
