@@ -108,8 +108,7 @@ interface LayerRecord {
 }
 
 /**
- * OpenTelemetry spans for every invoke: one span per invoke (child of the
- * caller's active span) and, nested like the onion, one child span per entry
+ * OpenTelemetry spans for every invoke: one span per invoke and, nested like the onion, one child span per entry
  * into a Wrap layer or the terminal. A retry's second entry is a second
  * sibling span with `staged.attempt` 2. Each layer span carries the stage,
  * phase, handler, order, position, attempt, event count, the error if any,
@@ -157,7 +156,8 @@ export function tracing(options: TracingOptions): Middleware {
   const parenting: Parenting =
     api === undefined
       ? { active: () => undefined, setSpan: (parent, span) => (parent ?? EMPTY_CONTEXT).setValue(SPAN_KEY, span) }
-      : { active: () => api.context.active(), setSpan: (parent, span) => api.trace.setSpan(parent ?? api.context.active(), span) };
+      : // With the API, `active()` always gives a context, so every parent here is one.
+        { active: () => api.context.active(), setSpan: (parent, span) => api.trace.setSpan(parent as Context, span) };
   return {
     name: 'tracing',
     setup(registrar) {
