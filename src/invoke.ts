@@ -21,7 +21,7 @@ import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types
  *
  * Why a hand-written iterator rather than an `async function*`: it sits on every
  * event of every model stream. An extra generator layer of our own doubles the
- * cost of a stage with no handlers; this shell adds one `await` per event.
+ * cost of a stage with no handlers; this shell adds one promise reaction per event.
  * For the same reason `next()` returns the inner layer's own generator, not a
  * wrapper around it, and nothing is allocated per event.
  */
@@ -69,7 +69,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private readonly onCompleteFailed: (error: unknown) => Promise<never>;
   private readonly afterComplete: (delivered: IteratorResult<TEvent, void>) => IteratorResult<TEvent, void>;
   private readonly afterFail: (outcome: unknown) => never;
-  private readonly queuedStep: () => Promise<IteratorResult<TEvent, void>>;
+  private readonly pullAction: () => Promise<IteratorResult<TEvent, void>>;
   /** Whether the outermost layer is a native async generator (see `pull`). */
   private native = false;
 
@@ -87,7 +87,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     // Callbacks are assigned here rather than as arrow-function fields: tools that
     // keep function names (tsx, esbuild's keepNames) would otherwise pay a
     // defineProperty per callback on every invoke.
-    this.queuedStep = () => this.pull();
+    this.pullAction = () => this.pull();
     this.onPulled = (pulled: IteratorResult<unknown, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> => {
       // The per-event cases, inline: in pass mode, and in hold mode with a guard
       // while nothing is held, a non-result event goes out as it came in.
@@ -152,8 +152,9 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   /** Pulls the next event. Calls made while one is pending are queued, as with native generators. */
   next(): Promise<IteratorResult<TEvent, void>> {
+    // `enqueue(this.pullAction)`, written out: this is the per-event call.
     if (this.outstanding++ === 0) return (this.current = this.pull());
-    return (this.current = (this.current as Promise<IteratorResult<TEvent, void>>).then(this.queuedStep, this.queuedStep));
+    return (this.current = (this.current as Promise<IteratorResult<TEvent, void>>).then(this.pullAction, this.pullAction));
   }
 
   /** Stops the invoke: closes every open layer (innermost first); writes no state. */
@@ -187,10 +188,9 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         return { value: event as TEvent, done: false };
       }
       const inner = this.inner as LayerGenerator;
-      const signal = this.signal;
       for (;;) {
         // Checked before each pull too, so that an abort between two pulls runs no more of the chain.
-        if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+        this.throwIfAborted();
         let pulled: IteratorResult<unknown, void>;
         try {
           pulled = await inner.next();
@@ -237,8 +237,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
    * held and the next one must be pulled first.
    */
   private accept(pulled: IteratorResult<unknown, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> | undefined {
-    const signal = this.signal;
-    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    this.throwIfAborted();
     if (pulled.done === true) return this.complete();
     const event = pulled.value;
     if (event === undefined) throw messages.invalidEvent(this.stageName);
@@ -269,7 +268,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private async start(): Promise<void> {
     this.status = RUNNING;
     const { chain, signal } = this;
-    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    this.throwIfAborted();
     if (chain.instrumentations.length > 0) this.observation = InvokeObservation.start(chain, this.context, signal);
     let context = this.context;
     const input = chain.input;
@@ -282,11 +281,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         if (produced === undefined || produced === null) throw messages.inputContract(this.culprit('input', entry.name), produced);
         context = produced;
       } catch (error) {
-        if (info !== undefined) this.observation?.handlerFailed(info, error);
+        if (info !== undefined) (this.observation as InvokeObservation).handlerFailed(info, error);
         throw error;
       }
-      if (info !== undefined) this.observation?.handlerEnd(info);
-      if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+      if (info !== undefined) (this.observation as InvokeObservation).handlerEnd(info);
+      this.throwIfAborted();
     }
     const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
     if (schema !== undefined) context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(this.stageName, 'context', issues));
@@ -354,19 +353,18 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (this.started.length > 0) await this.closeStarted();
     else this.chainSettled = true;
     // Events are never undefined (see `accept`), so an undefined `last` means no event came.
-    if (this.last === undefined) throw messages.noResult(this.stageName, { present: false }, this.chain.wrap[0]?.name);
+    if (this.last === undefined) throw this.noResult(false);
     if (!this.hold) {
-      if (this.guard !== undefined && !this.guard(this.last)) throw messages.noResult(this.stageName, { present: true, value: this.last }, this.chain.wrap[0]?.name);
+      if (this.guard !== undefined && !this.guard(this.last)) throw this.noResult(true);
       this.settle({ status: 'success', result: this.last });
       this.status = DONE;
       return END;
     }
-    if (!this.hasHeld) throw messages.noResult(this.stageName, { present: true, value: this.last }, this.chain.wrap[0]?.name);
+    if (!this.hasHeld) throw this.noResult(true);
     let result = new MiddlewareResult<unknown>(this.held);
     this.held = undefined;
     this.hasHeld = false;
     const output = this.chain.output;
-    const signal = this.signal;
     // The first-registered Output handler is outermost, so it transforms last.
     for (let position = output.length - 1; position >= 0; position--) {
       const entry = output[position] as ResolvedEntry;
@@ -377,16 +375,16 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
         result = produced;
       } catch (error) {
-        if (info !== undefined) this.observation?.handlerFailed(info, error);
+        if (info !== undefined) (this.observation as InvokeObservation).handlerFailed(info, error);
         throw error;
       }
-      if (info !== undefined) this.observation?.handlerEnd(info);
-      if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+      if (info !== undefined) (this.observation as InvokeObservation).handlerEnd(info);
+      this.throwIfAborted();
     }
     let value = result.value;
     const schema = this.chain.stage.resultSchema as Schema<unknown> | undefined;
     if (schema !== undefined) value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(this.stageName, 'result', issues));
-    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    this.throwIfAborted();
     this.isolation?.writeBack();
     this.settle({ status: 'success', result: value });
     this.status = RELEASED;
@@ -485,6 +483,17 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** A signal that aborts when either `outer` or `extra` does; its listeners go when the invoke settles. */
   private narrow(outer: AbortSignal, extra: AbortSignal): AbortSignal {
     return narrowSignal(outer, extra, (cleanup) => (this.cleanups ??= []).push(cleanup));
+  }
+
+  /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
+  private throwIfAborted(): void {
+    const signal = this.signal;
+    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+  }
+
+  /** `ERR_NO_RESULT`, naming the outermost layer, where the missing result surfaced. */
+  private noResult(eventCame: boolean): MiddlewareError {
+    return messages.noResult(this.stageName, eventCame ? { present: true, value: this.last } : { present: false }, this.chain.wrap[0]?.name);
   }
 
   private culprit(phase: Culprit['phase'], handler: string): Culprit {
