@@ -8,12 +8,11 @@ import {
   failingTurn,
   textTurn,
   toolUseTurn,
-  type AgentEvent,
   type AgentResultEvent,
   type Message,
 } from '../../src/agent/index';
 import { retry } from '../../src/middleware/index';
-import { assistant, collect, user, ZERO } from './fixtures';
+import { assistant, collect, hedging, user, ZERO } from './fixtures';
 
 /** A registry with a Wrap handler on AgentStreamStage that reruns the whole run once when it throws. */
 function retryingRegistry(): MiddlewareRegistry {
@@ -120,21 +119,7 @@ describe('Agent', () => {
   describe('a hedge around AgentStreamStage', () => {
     it('gives each terminal call its own history, and the first one to finish is what the agent keeps', async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(AgentStreamStage.Wrap, async function* hedge(_context, next) {
-        const attempts = [next(), next()];
-        const buffered: AgentEvent[][] = [[], []];
-        for (;;) {
-          for (const [index, attempt] of attempts.entries()) {
-            const pulled = await attempt.next();
-            if (pulled.done === true) {
-              await attempts[1 - index]?.return();
-              yield* buffered[index] as AgentEvent[];
-              return;
-            }
-            buffered[index]?.push(pulled.value);
-          }
-        }
-      });
+      registry.add(AgentStreamStage.Wrap, hedging());
       const model = new ScriptedModel([
         { ...textTurn('a slow and long answer'), stateWrites: { by: 'slow' } },
         { ...textTurn('fast'), stateWrites: { by: 'fast' } },

@@ -13,7 +13,6 @@ import {
   failingTurn,
   textTurn,
   toolUseTurn,
-  type AgentEvent,
   type Message,
   type ModelStreamEvent,
   type ScriptedTurn,
@@ -21,6 +20,7 @@ import {
   type Usage,
 } from '../../src/agent/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
+import { hedging, retrying } from './fixtures';
 
 /** Everything a case's doubles and handlers record. */
 export interface World {
@@ -154,17 +154,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       });
       return;
     case 'invokeModel.wrap.retry':
-      registry.add(InvokeModelStage.Wrap, async function* retry(_context, next) {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            yield* next();
-            return;
-          } catch (error) {
-            if (attempt >= (spec.attempts ?? 2)) throw error;
-            world.observations.push(`retry after: ${(error as Error).message}`);
-          }
-        }
-      });
+      registry.add(InvokeModelStage.Wrap, retrying(spec.attempts ?? 2, (error) => world.observations.push(`retry after: ${error.message}`)));
       return;
     case 'invokeModel.output.setStopReason':
       registry.add(InvokeModelStage.Output, (result) => result.replace({ ...result.value, stopReason: spec.value as StopReason }));
@@ -220,36 +210,10 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       });
       return;
     case 'agentStream.wrap.retry':
-      registry.add(AgentStreamStage.Wrap, async function* retryRun(_context, next) {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            yield* next();
-            return;
-          } catch (error) {
-            if (attempt >= (spec.attempts ?? 2)) throw error;
-            world.observations.push(`run retry after: ${(error as Error).message}`);
-          }
-        }
-      });
+      registry.add(AgentStreamStage.Wrap, retrying(spec.attempts ?? 2, (error) => world.observations.push(`run retry after: ${error.message}`)));
       return;
     case 'agentStream.wrap.hedge':
-      registry.add(AgentStreamStage.Wrap, async function* hedge(_context, next) {
-        // Two whole runs at once, pulled one event each in turn, so their steps interleave deterministically.
-        const attempts = [next(), next()];
-        const buffered: AgentEvent[][] = [[], []];
-        for (;;) {
-          for (const [index, attempt] of attempts.entries()) {
-            const pulled = await attempt.next();
-            if (pulled.done === true) {
-              world.observations.push(`hedge kept ${index + 1}`);
-              await attempts[1 - index]?.return();
-              yield* buffered[index] as AgentEvent[];
-              return;
-            }
-            buffered[index]?.push(pulled.value);
-          }
-        }
-      });
+      registry.add(AgentStreamStage.Wrap, hedging((index) => world.observations.push(`hedge kept ${index + 1}`)));
       return;
     case 'agentStream.input.replaceInput':
       registry.add(AgentStreamStage.Input, (context) => ({ ...context, messages: spec.value as unknown as Message[] }));
