@@ -59,7 +59,7 @@ export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: T
 }
 
 /** The error of a wait cut short by its signal. */
-export function abortedWait(waiter: Waiter, reason: unknown): MiddlewareError {
+function abortedWait(waiter: Waiter, reason: unknown): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_ABORTED',
     stage: waiter.stage,
