@@ -2,6 +2,7 @@ import type { Next, WrapRun } from '../types';
 import type { ContextWrap } from './attempts';
 import { invalidOption, optionalTimers, positiveInteger } from './failures';
 import { LruStore } from './lru-store';
+import { named } from './named';
 import { systemTimers, type Timers } from './sleep';
 
 /** What a cache store holds per key: the events of one inner chain run, the result last. */
@@ -89,5 +90,5 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
     if (run.signal.aborted) return;
     await store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.now() + ttlMs });
   };
-  return handler;
+  return named('cache', handler);
 }

@@ -1,6 +1,7 @@
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
+import { named } from './named';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
@@ -82,5 +83,5 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
     }
     yield* next(context);
   };
-  return handler as AnyStageWrap<never>;
+  return named('rateLimit', handler) as AnyStageWrap<never>;
 }

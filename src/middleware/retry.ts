@@ -2,6 +2,7 @@ import { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
+import { named } from './named';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
@@ -94,7 +95,7 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
       },
     });
   };
-  return handler as AnyStageWrap<unknown>;
+  return named('retry', handler) as AnyStageWrap<unknown>;
 }
 
 /** Default `retryOn`: contract errors of this package are bugs that a retry only repeats. */

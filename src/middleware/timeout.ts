@@ -2,6 +2,7 @@ import type { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
+import { named } from './named';
 import { systemTimers, type Timers } from './sleep';
 
 /** Options of {@link timeout}. */
@@ -93,5 +94,5 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
       if (!pending) await events?.return(undefined);
     }
   };
-  return handler as AnyStageWrap<never>;
+  return named('timeout', handler) as AnyStageWrap<never>;
 }

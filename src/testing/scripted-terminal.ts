@@ -1,5 +1,6 @@
 import type { Draft } from 'immer';
 import { invalidOption, optionalTimers } from '../middleware/failures';
+import { named } from '../middleware/named';
 import { systemTimers, type Timers } from '../middleware/sleep';
 import type { TerminalRun } from '../types';
 
@@ -129,7 +130,7 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
       if (call.outcome === 'running') call.outcome = 'closed';
     }
   };
-  return Object.assign(terminal, { calls });
+  return Object.assign(named('scriptedTerminal', terminal), { calls });
 }
 
 /** Waits `ms` on `timers`, rejecting with the signal's reason when it aborts. */
