@@ -36,7 +36,7 @@ export interface RetryInfo {
 export interface RetryOptions {
   /** Attempts in all, the first included. Default 3. */
   readonly attempts?: number;
-  /** Backoff between attempts: options, or a function of the failed attempt number returning ms. */
+  /** Backoff between attempts: options, or a function of the failed attempt number returning ms (any length; `Infinity` waits until abort; 0 or less, or NaN, does not wait). */
   readonly backoff?: BackoffOptions | ((attempt: number, error: unknown) => number);
   /**
    * Whether an error is worth another attempt. Default: every error except the

@@ -23,6 +23,31 @@ export const systemTimers: Timers = {
   clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]),
 };
 
+/**
+ * The longest delay a JavaScript timer honours (2^31 − 1 ms, about 24.8
+ * days): runtimes fire a longer one after about 1 ms.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `callback` once `ms` milliseconds have passed on `timers`, however
+ * long that is: a delay longer than {@link MAX_TIMER_DELAY_MS} is waited in
+ * consecutive slices of at most that length. `Infinity` never calls back and
+ * holds no timer. Returns the function that cancels it.
+ */
+export function schedule(callback: () => void, ms: number, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): () => void {
+  if (ms === Infinity) return () => undefined;
+  let remaining = ms;
+  let handle: unknown;
+  const arm = (): void => {
+    const slice = Math.min(remaining, MAX_TIMER_DELAY_MS);
+    remaining -= slice;
+    handle = timers.setTimeout(remaining > 0 ? arm : callback, slice);
+  };
+  arm();
+  return () => timers.clearTimeout(handle);
+}
+
 /** Who is waiting, for the error raised when the wait is aborted. */
 export interface Waiter {
   /** Stage name. */
@@ -34,6 +59,7 @@ export interface Waiter {
 /**
  * Waits `ms` milliseconds unless `signal` aborts first. The timer and the
  * abort listener are removed in every path, so an aborted wait leaves nothing behind.
+ * Any length is honoured (see {@link schedule}); a delay that is not above 0 (NaN included) does not wait.
  *
  * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when the
  *   signal is aborted before or during the wait.
@@ -44,16 +70,20 @@ export interface Waiter {
  */
 export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Timers = systemTimers): Promise<void> {
   if (signal.aborted) return Promise.reject(abortedWait(waiter, signal.reason));
-  if (ms <= 0) return Promise.resolve();
+  if (!(ms > 0)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
-      timers.clearTimeout(handle);
+      cancel();
       reject(abortedWait(waiter, signal.reason));
     };
-    const handle = timers.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const cancel = schedule(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      ms,
+      timers,
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -3,7 +3,7 @@ import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
 import { named } from './named';
-import { systemTimers, type Timers } from './sleep';
+import { schedule, systemTimers, type Timers } from './sleep';
 
 /** Options of {@link timeout}. */
 export interface TimeoutOptions {
@@ -50,11 +50,15 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
     // Rejects the pull in progress; a fresh function per pull, so no reaction piles up on a shared deadline promise.
     let cutOff: ((error: MiddlewareError) => void) | undefined;
     let pending = false;
-    const handle = timers.setTimeout(() => {
-      expired = timedOut(run, ms);
-      cutOff?.(expired);
-      controller.abort(expired);
-    }, ms);
+    const cancel = schedule(
+      () => {
+        expired = timedOut(run, ms);
+        cutOff?.(expired);
+        controller.abort(expired);
+      },
+      ms,
+      timers,
+    );
     let events: AsyncGenerator<TEvent, void, undefined> | undefined;
     try {
       const inner = next(context, { signal: controller.signal });
@@ -87,7 +91,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
       if (run.signal.aborted) throw error === expired ? run.signal.reason : error;
       throw expired ?? error;
     } finally {
-      timers.clearTimeout(handle);
+      cancel();
       cutOff = undefined;
       // A chain cut off mid-pull cannot be returned before that pull settles; the invoke closes it when it settles.
       // Any other inner chain is closed now, so an outer retry does not leave it open.

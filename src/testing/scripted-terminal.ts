@@ -1,7 +1,7 @@
 import type { Draft } from 'immer';
 import { invalidOption, optionalTimers } from '../middleware/failures';
 import { named } from '../middleware/named';
-import { systemTimers, type Timers } from '../middleware/sleep';
+import { schedule, systemTimers, type Timers } from '../middleware/sleep';
 import type { TerminalRun } from '../types';
 
 /** Marks script actions so they are never mistaken for events. */
@@ -29,7 +29,7 @@ export function throws(error: unknown): ScriptAction {
 }
 
 /**
- * A step that waits `ms` milliseconds (`Infinity`: until the call's signal
+ * A step that waits `ms` milliseconds, however long (`Infinity`: until the call's signal
  * aborts). When the signal aborts, the call throws the signal's reason, as `fetch` does.
  *
  * @example
@@ -137,12 +137,16 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
 function wait(ms: number, signal: AbortSignal, timers: Timers): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
-    const handle = ms === Infinity ? undefined : timers.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const cancel = schedule(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      ms,
+      timers,
+    );
     const onAbort = (): void => {
-      if (handle !== undefined) timers.clearTimeout(handle);
+      cancel();
       reject(signal.reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });

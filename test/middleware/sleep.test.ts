@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
 import { sleep, systemTimers } from '../../src/middleware/index';
+import { MAX_TIMER_DELAY_MS } from '../../src/middleware/sleep';
 import { manualTimers, settle } from './fixtures';
 
 const waiter = { stage: 'model', handler: 'retry' };
@@ -25,6 +26,27 @@ describe('sleep', () => {
       await sleep(0, new AbortController().signal, waiter, timers);
       await sleep(-5, new AbortController().signal, waiter, timers);
       expect(timers.delays).toEqual([]);
+    });
+
+    it('does not wait for a delay of NaN', async () => {
+      const timers = manualTimers();
+      await sleep(Number.NaN, new AbortController().signal, waiter, timers);
+      expect(timers.delays).toEqual([]);
+    });
+
+    // JavaScript timers fire a delay of 2^31 ms or more after about 1 ms, so one setTimeout would end the wait at once.
+    it('waits a delay of 2^31 ms or more in full, in slices of at most 2^31 - 1 ms', async () => {
+      const timers = manualTimers();
+      let done = false;
+      const waiting = sleep(2 * MAX_TIMER_DELAY_MS + 10, new AbortController().signal, waiter, timers).then(() => {
+        done = true;
+      });
+      await timers.advance(MAX_TIMER_DELAY_MS);
+      await timers.advance(MAX_TIMER_DELAY_MS);
+      expect([done, timers.delays]).toEqual([false, [MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, 10]]);
+      await timers.advance(10);
+      await waiting;
+      expect([done, timers.pending()]).toEqual([true, 0]);
     });
 
     it('waits on the runtime clock by default', async () => {
@@ -52,6 +74,29 @@ describe('sleep', () => {
       const error = await waiting;
       expect(MiddlewareError.isInstance(error) && error.cause).toBe('stop');
       expect(timers.pending()).toBe(0);
+    });
+
+    it('clears the slice in progress when the signal aborts during a long wait', async () => {
+      const timers = manualTimers();
+      const controller = new AbortController();
+      const waiting = sleep(MAX_TIMER_DELAY_MS + 1_000, controller.signal, waiter, timers).catch((caught: unknown) => caught);
+      await timers.advance(MAX_TIMER_DELAY_MS + 500);
+      expect([timers.delays, timers.pending()]).toEqual([[MAX_TIMER_DELAY_MS, 1_000], 1]);
+      controller.abort('stop');
+      const error = await waiting;
+      expect(MiddlewareError.isInstance(error) && error.cause).toBe('stop');
+      expect(timers.pending()).toBe(0);
+    });
+
+    it('waits for an Infinity delay until the signal aborts, holding no timer', async () => {
+      const timers = manualTimers();
+      const controller = new AbortController();
+      const waiting = sleep(Infinity, controller.signal, waiter, timers).catch((caught: unknown) => caught);
+      await timers.advance(10 * MAX_TIMER_DELAY_MS);
+      expect([timers.delays, timers.pending()]).toEqual([[], 0]);
+      controller.abort('stop');
+      const error = await waiting;
+      expect(MiddlewareError.isInstance(error) && error.cause).toBe('stop');
     });
   });
 });

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { retry, timeout } from '../../src/middleware/index';
 import type { TerminalRun } from '../../src/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
+import { MAX_TIMER_DELAY_MS } from '../../src/middleware/sleep';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 
 const context = { prompt: 'hi' };
@@ -185,6 +186,36 @@ describe('timeout', () => {
       expect(await end).toEqual({ value: undefined, done: true });
       expect(stall.log).toEqual(['waiting', 'released', 'finally']);
       expect(timers.pending()).toBe(0);
+    });
+  });
+
+  describe('a deadline of 2^31 ms or more', () => {
+    // JavaScript timers fire such a delay after about 1 ms: timeout(2 ** 31) used to throw ERR_TIMEOUT at once.
+    it('is honoured in full, waited in slices of at most 2^31 - 1 ms', async () => {
+      const timers = manualTimers();
+      const terminal = scriptedTerminal([[waits(Infinity)]]);
+      const running = runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, timeout(MAX_TIMER_DELAY_MS + 1_000, { timers })]] });
+      await settle();
+      await timers.advance(MAX_TIMER_DELAY_MS + 999);
+      expect([terminal.calls[0]?.signal.aborted, timers.delays]).toEqual([false, [MAX_TIMER_DELAY_MS, 1_000]]);
+      await timers.advance(1);
+      const run = await running;
+      expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_TIMEOUT');
+      expect(timers.pending()).toBe(0);
+    });
+
+    it('does not expire early on the runtime timers', async () => {
+      vi.useFakeTimers();
+      try {
+        const terminal = scriptedTerminal([[waits(10), 'done']]);
+        const running = runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, timeout(2 ** 31)]] });
+        await vi.advanceTimersByTimeAsync(10);
+        const run = await running;
+        expect([run.result, run.error]).toEqual(['done', undefined]);
+        expect(vi.getTimerCount()).toBe(0);
+      } finally {
+        vi.useRealTimers();
+      }
     });
   });
 
