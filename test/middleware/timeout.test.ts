@@ -15,7 +15,8 @@ describe('timeout', () => {
       const terminal = scriptedTerminal([[chunk('a'), answer('ok')]]);
       const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, timeout(1_000, { timers })]] });
       expect(run.events).toEqual([chunk('a'), answer('ok')]);
-      expect(timers.delays).toEqual([1_000]);
+      // One timer per pull, each for the time left to the deadline (the clock did not move).
+      expect(timers.delays).toEqual([1_000, 1_000, 1_000]);
       expect(timers.pending()).toBe(0);
     });
   });
@@ -251,14 +252,73 @@ describe('timeout', () => {
       expect(timers.pending()).toBe(0);
     });
 
-    it('clears its timer when the consumer stops early', async () => {
+    it('closes the inner chain and leaves no timer when the consumer stops early', async () => {
       const timers = manualTimers();
       const registry = new MiddlewareRegistry();
       registry.add(ModelStage.Wrap, timeout(1_000, { timers }));
-      const events = registry.invoke(ModelStage, context, scriptedTerminal([[chunk('a'), chunk('b'), answer('c')]]));
+      const terminal = scriptedTerminal([[chunk('a'), chunk('b'), answer('c')]]);
+      const events = registry.invoke(ModelStage, context, terminal);
       await events.next();
-      expect(timers.pending()).toBe(1);
       await events.return();
+      expect([terminal.calls.map((call) => call.outcome), timers.pending()]).toEqual([['closed'], 0]);
+    });
+  });
+
+  describe('while the consumer holds an event', () => {
+    // The timer used to stay armed until the deadline, keeping an abandoned invoke's whole chain alive with it.
+    it('holds no timer, so an abandoned invoke keeps nothing alive', async () => {
+      const timers = manualTimers();
+      const registry = new MiddlewareRegistry();
+      registry.add(ModelStage.Wrap, timeout(1_000, { timers }));
+      const terminal = scriptedTerminal([[chunk('a'), waits(Infinity)]]);
+      const events = registry.invoke(ModelStage, context, terminal);
+      expect(await events.next()).toEqual({ value: chunk('a'), done: false });
+      expect([timers.pending(), terminal.calls.map((call) => call.outcome)]).toEqual([0, ['running']]);
+    });
+
+    it('holds no timer of the runtime either', async () => {
+      vi.useFakeTimers();
+      try {
+        const registry = new MiddlewareRegistry();
+        registry.add(ModelStage.Wrap, timeout(1_000));
+        const events = registry.invoke(ModelStage, context, scriptedTerminal([[chunk('a'), waits(Infinity)]]));
+        await events.next();
+        expect(vi.getTimerCount()).toBe(0);
+        await events.return();
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('arms the next pull for the time left to the deadline', async () => {
+      const timers = manualTimers();
+      const registry = new MiddlewareRegistry();
+      registry.add(ModelStage.Wrap, timeout(100, { timers }));
+      const terminal = scriptedTerminal([[chunk('a'), waits(Infinity)]]);
+      const events = registry.invoke(ModelStage, context, terminal);
+      await events.next();
+      await timers.advance(30);
+      const pulled = events.next().catch((error: unknown) => error);
+      await settle();
+      expect([timers.delays, terminal.calls[0]?.signal.aborted]).toEqual([[100, 70], false]);
+      await timers.advance(70);
+      const error = await pulled;
+      expect(MiddlewareError.isInstance(error) && [error.code, terminal.calls[0]?.signal.reason === error]).toEqual(['ERR_TIMEOUT', true]);
+      expect(timers.pending()).toBe(0);
+    });
+
+    it('aborts the inner signal and throws ERR_TIMEOUT at the next pull when the deadline passed meanwhile', async () => {
+      const timers = manualTimers();
+      const registry = new MiddlewareRegistry();
+      registry.add(ModelStage.Wrap, timeout(100, { timers }));
+      const terminal = scriptedTerminal([[chunk('a'), answer('late')]]);
+      const events = registry.invoke(ModelStage, context, terminal);
+      await events.next();
+      await timers.advance(100);
+      expect(terminal.calls[0]?.signal.aborted).toBe(false);
+      const error = await events.next().catch((caught: unknown) => caught);
+      expect(MiddlewareError.isInstance(error) && [error.code, error.handler]).toEqual(['ERR_TIMEOUT', 'timeout']);
+      expect([terminal.calls[0]?.signal.reason, terminal.calls[0]?.events, terminal.calls[0]?.outcome]).toEqual([error, 1, 'closed']);
       expect(timers.pending()).toBe(0);
     });
   });
