@@ -88,6 +88,48 @@ export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: T
   });
 }
 
+/**
+ * Waits for `pending` unless `signal` aborts first. An abort ends the wait at
+ * once: `onAbort` runs, then the returned promise rejects, and `pending` is
+ * left to settle alone (its value or error is ignored). The abort listener is
+ * removed in every path.
+ *
+ * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when the
+ *   signal is aborted before `pending` settles; else what `pending` rejects with.
+ */
+export function untilAborted<T>(pending: PromiseLike<T>, signal: AbortSignal, waiter: Waiter, onAbort?: () => void): Promise<T> {
+  if (signal.aborted) {
+    onAbort?.();
+    return Promise.reject(abortedWait(waiter, signal.reason));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const aborted = (): void => {
+      onAbort?.();
+      reject(abortedWait(waiter, signal.reason));
+    };
+    signal.addEventListener('abort', aborted, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener('abort', aborted);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', aborted);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Fails a waiter whose signal is already aborted.
+ *
+ * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when `signal` is aborted.
+ */
+export function throwIfAborted(signal: AbortSignal, waiter: Waiter): void {
+  if (signal.aborted) throw abortedWait(waiter, signal.reason);
+}
+
 /** The error of a wait cut short by its signal. */
 function abortedWait(waiter: Waiter, reason: unknown): MiddlewareError {
   return new MiddlewareError({
