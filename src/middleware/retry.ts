@@ -49,8 +49,8 @@ export interface RetryOptions {
   readonly stream?: AttemptStream;
   /** Source of jitter in `[0, 1)`. Default `Math.random`. */
   readonly random?: () => number;
-  /** Clock for the waits. Default: the runtime's timers. */
-  readonly timers?: Timers;
+  /** Clock for the waits (`setTimeout` / `clearTimeout`). Default: the runtime's timers. */
+  readonly timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>;
 }
 
 /** The backoff when `options.backoff` leaves a field out. */

@@ -1,12 +1,15 @@
 import { MiddlewareError } from '../errors';
 
 /**
- * The clock the built-in middleware read and wait on. Injectable so tests run
- * backoff, timeouts and rate limits without real waiting.
+ * The clocks the built-in middleware read and wait on. Injectable so tests run
+ * backoff, timeouts, rate limits and cache expiry without real waiting. Each
+ * factory's `timers` option names the methods it uses.
  */
 export interface Timers {
-  /** Milliseconds from an arbitrary origin; only differences are used. */
+  /** Milliseconds from an arbitrary origin, for measuring time within this process; only differences are used. */
   now(): number;
+  /** Milliseconds since the Unix epoch (`Date.now()`), for times stored where other processes or later runs read them. */
+  wallClock(): number;
   /** Schedules `callback` after `ms` milliseconds and returns a handle for `clearTimeout`. */
   setTimeout(callback: () => void, ms: number): unknown;
   /** Cancels a callback scheduled with `setTimeout`. */
@@ -19,6 +22,7 @@ export interface Timers {
  */
 export const systemTimers: Timers = {
   now: () => (typeof performance !== 'undefined' ? performance.now() : Date.now()),
+  wallClock: () => Date.now(),
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
   clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]),
 };
@@ -68,7 +72,7 @@ export interface Waiter {
  * await sleep(500, run.signal, { stage: run.stage.name, handler: run.handler });
  * ```
  */
-export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Timers = systemTimers): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'> = systemTimers): Promise<void> {
   if (signal.aborted) return Promise.reject(abortedWait(waiter, signal.reason));
   if (!(ms > 0)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {

@@ -83,8 +83,8 @@ export interface ScriptedTerminal<TContext, TEvent> {
 
 /** Options of {@link scriptedTerminal}. */
 export interface ScriptedTerminalOptions {
-  /** Clock for `waits`. Default: the runtime's timers (so fake timers apply). */
-  readonly timers?: Timers;
+  /** Clock for `waits` (`setTimeout` / `clearTimeout`). Default: the runtime's timers (so fake timers apply). */
+  readonly timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>;
 }
 
 /**
@@ -134,7 +134,7 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
 }
 
 /** Waits `ms` on `timers`, rejecting with the signal's reason when it aborts. */
-function wait(ms: number, signal: AbortSignal, timers: Timers): Promise<void> {
+function wait(ms: number, signal: AbortSignal, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
     const cancel = schedule(

@@ -204,6 +204,7 @@ describe('rateLimit', () => {
       let due: (() => void) | undefined;
       const timers: Timers = {
         now: () => clock,
+        wallClock: () => clock,
         setTimeout: (callback) => ((due = callback), 1),
         clearTimeout: () => {
           due = undefined;
@@ -229,6 +230,7 @@ describe('rateLimit', () => {
       let due: (() => void) | undefined;
       const timers: Timers = {
         now: () => clock,
+        wallClock: () => clock,
         setTimeout: (callback) => ((due = callback), 1),
         clearTimeout: () => {
           due = undefined;
