@@ -142,7 +142,8 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
         for (const event of entry.events) yield event as TEvent;
         return;
       }
-      if (store.delete !== undefined) await callStore('delete', cacheKey, run, () => store.delete?.(cacheKey));
+      const remove = store.delete;
+      if (remove !== undefined) await callStore('delete', cacheKey, run, () => remove.call(store, cacheKey));
     }
     const recorded: TEvent[] = [];
     for await (const event of next(context)) {

@@ -145,6 +145,20 @@ describe('cache', () => {
       ]);
     });
 
+    it('writes what was thrown when the store throws something that is not an Error', async () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      const store: CacheStore = {
+        get: () => {
+          throw 'connection refused';
+        },
+        set: () => undefined,
+      };
+      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('a')]]), handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      expect(warn.mock.calls).toEqual([
+        ['[staged-middleware] cache: store.get() failed in Wrap handler "cache" of stage "model", so the call went to the inner chain uncached: connection refused. Pass options.onError to handle store failures yourself.'],
+      ]);
+    });
+
     it('ends the handler with the very error onError throws', async () => {
       const fatal = new Error('cache is required');
       const { store } = failingStore({ get: 'rejects' });

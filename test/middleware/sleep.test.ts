@@ -1,7 +1,8 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
 import { sleep, systemTimers } from '../../src/middleware/index';
-import { MAX_TIMER_DELAY_MS } from '../../src/middleware/sleep';
+import { MAX_TIMER_DELAY_MS, untilAborted } from '../../src/middleware/sleep';
 import { manualTimers, settle } from './fixtures';
 
 const waiter = { stage: 'model', handler: 'retry' };
@@ -97,6 +98,50 @@ describe('sleep', () => {
       controller.abort('stop');
       const error = await waiting;
       expect(MiddlewareError.isInstance(error) && error.cause).toBe('stop');
+    });
+  });
+});
+
+describe('untilAborted', () => {
+  describe('when the promise settles first', () => {
+    it.each([
+      { name: 'resolves', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => open.resolve('value'), outcome: { value: 'value' } },
+      { name: 'rejects', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => open.reject('store down'), outcome: { error: 'store down' } },
+    ])('settles as the promise does when it $name, and removes its abort listener', async ({ settle: settlePending, outcome }) => {
+      const controller = new AbortController();
+      let open!: { resolve: (value: string) => void; reject: (error: unknown) => void };
+      const pending = new Promise<string>((resolve, reject) => {
+        open = { resolve, reject };
+      });
+      const waiting = untilAborted(pending, controller.signal, waiter).then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+      settlePending(open);
+      expect(await waiting).toEqual(outcome);
+      expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+    });
+  });
+
+  describe('under abort', () => {
+    it('rejects at once with ERR_ABORTED, after running onAbort, when the signal aborts first', async () => {
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const waiting = untilAborted(new Promise<never>(() => undefined), controller.signal, waiter, () => seen.push('onAbort')).catch((error: unknown) => error);
+      controller.abort('gone');
+      const error = await waiting;
+      expect(MiddlewareError.isInstance(error) && [error.code, error.handler, error.cause]).toEqual(['ERR_ABORTED', 'retry', 'gone']);
+      expect(seen).toEqual(['onAbort']);
+    });
+
+    it('rejects at once, after running onAbort, when the signal was already aborted', async () => {
+      const controller = new AbortController();
+      controller.abort('early');
+      const seen: string[] = [];
+      const error = await untilAborted(Promise.resolve('value'), controller.signal, waiter, () => seen.push('onAbort')).catch((caught: unknown) => caught);
+      expect(MiddlewareError.isInstance(error) && [error.code, error.cause]).toEqual(['ERR_ABORTED', 'early']);
+      expect([seen, getEventListeners(controller.signal, 'abort')]).toEqual([['onAbort'], []]);
     });
   });
 });

@@ -98,6 +98,26 @@ describe('timeout', () => {
       expect(run.events).toEqual([]);
     });
 
+    it('drops an event whose pull settles at the deadline by the clock before the timer fires', async () => {
+      let clock = 0;
+      const timers = { now: () => clock, setTimeout: () => 1, clearTimeout: () => undefined };
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const terminal = async function* late(): AsyncGenerator<string, void, undefined> {
+        await gate;
+        yield 'late';
+      };
+      const running = runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, timeout(50, { timers })]] });
+      await settle();
+      clock = 50;
+      release();
+      const run = await running;
+      expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_TIMEOUT');
+      expect(run.events).toEqual([]);
+    });
+
     it('throws at the next pull without pulling the inner chain when the deadline passed while the consumer held an event', async () => {
       const timers = manualTimers();
       const stall = stalled(['a']);
