@@ -284,6 +284,34 @@ describe('timeout', () => {
     });
   });
 
+  describe('when the invoke settles', () => {
+    it('leaves no timer behind: a timeout layer another handler left in the middle of a pull is closed, and the invoke waits for that', async () => {
+      const timers = manualTimers();
+      const registry = new MiddlewareRegistry();
+      const terminal = scriptedTerminal([[waits(Infinity)]]);
+      const leavesAPullPending = async function* leavesAPullPending(
+        input: { readonly prompt: string },
+        next: (context?: { readonly prompt: string }) => AsyncGenerator<string, void, undefined>,
+      ): AsyncGenerator<string, void, undefined> {
+        void next(input)
+          .next()
+          .catch(() => undefined);
+        yield 'answered without it';
+      };
+      registry.add(TextStage.Wrap, leavesAPullPending);
+      registry.add(TextStage.Wrap, timeout(100, { timers }));
+      let settled = false;
+      const result = registry.run(TextStage, context, terminal).finally(() => {
+        settled = true;
+      });
+      await settle();
+      expect([settled, timers.pending()]).toEqual([false, 1]);
+      await timers.advance(100);
+      expect(await result).toBe('answered without it');
+      expect([timers.pending(), terminal.calls.map((call) => call.outcome)]).toEqual([0, ['threw']]);
+    });
+  });
+
   describe('while the consumer holds an event', () => {
     // The timer used to stay armed until the deadline, keeping an abandoned invoke's whole chain alive with it.
     it('holds no timer, so an abandoned invoke keeps nothing alive', async () => {
