@@ -1,20 +1,24 @@
+import { isThenable } from '../generators';
 import type { Next, WrapRun } from '../types';
 import type { ContextWrap } from './attempts';
-import { invalidOption, optionalTimers, positiveInteger } from './failures';
+import { invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
 import { LruStore } from './lru-store';
-import { systemTimers, type Timers } from './sleep';
+import { named } from './named';
+import { systemTimers, untilAborted, type Timers } from './sleep';
 
 /** What a cache store holds per key: the events of one inner chain run, the result last. */
 export interface CacheEntry {
   /** Every event the inner chain yielded, in order; the last is its result. */
   readonly events: readonly unknown[];
-  /** When the entry expires, in the clock of `options.timers` (ms); undefined for never. */
+  /** When the entry expires, in milliseconds since the Unix epoch (the `wallClock()` of `options.timers`); undefined for never. */
   readonly expiresAt: number | undefined;
 }
 
 /**
  * Where `cache` keeps entries. Either method may return a promise, so a
  * remote store (Redis, a KV service) plugs in; serialise `entry` as you like.
+ * A method that throws or rejects is reported through `onError` and does not
+ * fail the call.
  */
 export interface CacheStore {
   /** The entry for `key`, or undefined on a miss. */
@@ -23,6 +27,16 @@ export interface CacheStore {
   set(key: string, entry: CacheEntry): void | PromiseLike<void>;
   /** Removes an entry (used for expired ones when present). */
   delete?(key: string): void | PromiseLike<void>;
+}
+
+/** What `onError` learns about a failed store call. */
+export interface CacheErrorInfo {
+  /** The store method that threw or rejected. */
+  readonly operation: 'get' | 'set' | 'delete';
+  /** The cache key it was called with. */
+  readonly key: string;
+  /** The stage and handler. */
+  readonly run: WrapRun;
 }
 
 /** Options of {@link cache}. */
@@ -35,8 +49,31 @@ export interface CacheOptions<TContext> {
   readonly ttlMs?: number;
   /** Size of the default store. Default 500. */
   readonly maxEntries?: number;
-  /** Clock for expiry. Default: the runtime's timers. */
-  readonly timers?: Pick<Timers, 'now'>;
+  /** Clock of `expiresAt` (`wallClock()`, ms since the Unix epoch, so a shared store expires alike everywhere). Default: `Date.now()`. */
+  readonly timers?: Pick<Timers, 'wallClock'>;
+  /**
+   * Called once per failed store call; the call goes on without the cache.
+   * Default: one `console.warn` line per failure. A throw ends the handler with that error.
+   */
+  readonly onError?: (error: unknown, info: CacheErrorInfo) => void;
+}
+
+/** What follows each kind of store failure, for the default warning. */
+const CONSEQUENCES = {
+  get: 'the call went to the inner chain uncached',
+  set: 'the result was not stored',
+  delete: 'the expired entry stays in the store',
+} as const;
+
+/**
+ * The default `onError`: one warning line, naming the operation, stage and
+ * handler but never the key or the events, which may hold user data.
+ */
+function warnStoreFailure(error: unknown, { operation, run }: CacheErrorInfo): void {
+  const message = error instanceof Error ? error.message : String(error);
+  console.warn(
+    `[staged-middleware] cache: store.${operation}() failed in Wrap handler "${run.handler}" of stage "${run.stage.name}", so ${CONSEQUENCES[operation]}: ${message}. Pass options.onError to handle store failures yourself.`,
+  );
 }
 
 /**
@@ -46,6 +83,11 @@ export interface CacheOptions<TContext> {
  * aborted, or is closed early by the consumer is not stored. Events are stored
  * by reference in the default store: do not mutate events you receive.
  *
+ * The store never fails or blocks the call: a store method that throws or
+ * rejects is reported through `onError` and taken as a miss (`get`) or as not
+ * stored (`set`), and a store promise is awaited only until the signal aborts.
+ *
+ * @throws MiddlewareError `ERR_ABORTED` when the signal aborts while it waits for the store.
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once for bad options.
  * @example
  * ```ts
@@ -64,7 +106,29 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
   if (typeof storeMethods.get !== 'function' || typeof storeMethods.set !== 'function' || !(storeMethods.delete === undefined || typeof storeMethods.delete === 'function')) {
     throw invalidOption('cache', 'options.store must have get(key), set(key, entry) and optionally delete(key)', store);
   }
-  const clock = optionalTimers('cache', options.timers, ['now']) ?? systemTimers;
+  const clock = optionalTimers('cache', options.timers, ['wallClock']) ?? systemTimers;
+  const onError = optionalFunction('cache', 'onError', options.onError) ?? warnStoreFailure;
+
+  /** One store call: a promise is awaited unless the signal aborts first; a failure is reported and gives `undefined`. */
+  const callStore = async <T>(operation: CacheErrorInfo['operation'], cacheKey: string, run: WrapRun, call: () => T | PromiseLike<T>): Promise<T | undefined> => {
+    let produced: T | PromiseLike<T>;
+    try {
+      produced = call();
+    } catch (error) {
+      onError(error, { operation, key: cacheKey, run });
+      return undefined;
+    }
+    if (!isThenable(produced)) return produced;
+    // The store's failure is settled into a value, so only the abort of the wait can reject here.
+    const settled = Promise.resolve(produced).then(
+      (value) => ({ failed: false as const, value }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
+    const outcome = await untilAborted(settled, run.signal, { stage: run.stage.name, handler: run.handler });
+    if (!outcome.failed) return outcome.value;
+    onError(outcome.error, { operation, key: cacheKey, run });
+    return undefined;
+  };
 
   const handler = async function* cache<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
     const cacheKey = key(context);
@@ -72,13 +136,14 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
       yield* next(context);
       return;
     }
-    const entry = await store.get(cacheKey);
+    const entry = await callStore('get', cacheKey, run, () => store.get(cacheKey));
     if (entry !== undefined) {
-      if (entry.expiresAt === undefined || clock.now() < entry.expiresAt) {
+      if (entry.expiresAt === undefined || clock.wallClock() < entry.expiresAt) {
         for (const event of entry.events) yield event as TEvent;
         return;
       }
-      await store.delete?.(cacheKey);
+      const remove = store.delete;
+      if (remove !== undefined) await callStore('delete', cacheKey, run, () => remove.call(store, cacheKey));
     }
     const recorded: TEvent[] = [];
     for await (const event of next(context)) {
@@ -87,7 +152,7 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
     }
     // The invoke ends with ERR_ABORTED when its signal is aborted, however the chain ended.
     if (run.signal.aborted) return;
-    await store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.now() + ttlMs });
+    await callStore('set', cacheKey, run, () => store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.wallClock() + ttlMs }));
   };
-  return handler;
+  return named('cache', handler);
 }

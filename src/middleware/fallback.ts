@@ -1,6 +1,7 @@
 import type { Next, WrapRun } from '../types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type ContextWrap, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
+import { named } from './named';
 
 /** One alternative: a context, or a function of the original context returning one. */
 export type Alternative<TContext> = TContext | ((context: TContext) => TContext);
@@ -61,5 +62,5 @@ export function fallback<TContext>(alternatives: readonly Alternative<TContext>[
       },
     });
   };
-  return handler as ContextWrap<TContext, unknown>;
+  return named('fallback', handler) as ContextWrap<TContext, unknown>;
 }

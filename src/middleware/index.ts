@@ -23,7 +23,7 @@ export type { TimeoutOptions } from './timeout';
 export { rateLimit } from './rate-limit';
 export type { MinIntervalLimit, RateLimitOptions, TokenBucketLimit } from './rate-limit';
 export { cache } from './cache';
-export type { CacheEntry, CacheOptions, CacheStore } from './cache';
+export type { CacheEntry, CacheErrorInfo, CacheOptions, CacheStore } from './cache';
 export { LruStore } from './lru-store';
 export { validate } from './validate';
 export type { SchemaMismatch, SchemasFit, ValidateSchemas, Validation } from './validate';

@@ -1,7 +1,8 @@
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
-import { sleep, systemTimers, type Timers } from './sleep';
+import { named } from './named';
+import { schedule, systemTimers, throwIfAborted, untilAborted, type Timers, type Waiter } from './sleep';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
 export interface MinIntervalLimit {
@@ -19,20 +20,36 @@ export interface TokenBucketLimit {
 
 /** Options of {@link rateLimit}. */
 export type RateLimitOptions = (MinIntervalLimit | TokenBucketLimit) & {
-  /** Clock for the waits. Default: the runtime's timers. */
-  readonly timers?: Timers;
+  /** Clock for the bucket (`now()`) and its waits (`setTimeout` / `clearTimeout`). Default: the runtime's timers. */
+  readonly timers?: Pick<Timers, 'now' | 'setTimeout' | 'clearTimeout'>;
 };
+
+/**
+ * Token shortfall treated as none, so a timer computed to fire exactly when
+ * the token is due is not re-armed over a rounding error of the refill.
+ */
+const ROUNDING = 1e-9;
+
+/** An activation waiting for its token. */
+interface Queued {
+  /** Ends the wait: the activation has been given its token. */
+  readonly start: () => void;
+}
 
 /**
  * Delays calls of the inner chain so they keep to a rate. The limit is shared
  * by every invoke (and every registry) that uses the same handler instance, so
- * create one instance per quota. Waiting is signal-aware: an abort ends it at
- * once and gives the reserved slot back.
+ * create one instance per quota.
  *
- * Why a token bucket with debt: each caller reserves its slot when it arrives,
- * so waiters start in arrival order without a queue or a timer per slot.
+ * A token bucket: `tokensPerInterval` tokens, full at first, refilled
+ * continuously over `intervalMs`; an activation takes one token when it
+ * starts (calls `next()`). Activations that find no token wait in one queue,
+ * in arrival order; the head starts the moment a token is there, and only the
+ * head has a timer. Waiting is signal-aware: an aborted waiter leaves the
+ * queue at once (`ERR_ABORTED`) and the ones behind it move up, and an
+ * activation aborted before it starts never keeps a token.
  *
- * @throws MiddlewareError `ERR_ABORTED` when aborted while waiting.
+ * @throws MiddlewareError `ERR_ABORTED` when aborted before it starts.
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once for bad options.
  * @example
  * ```ts
@@ -56,14 +73,49 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
   const refillPerMs = capacity / intervalMs;
   let tokens = capacity;
   let updatedAt = timers.now();
+  // A Set keeps insertion order and deletes in O(1): the queue, head first.
+  const queue = new Set<Queued>();
+  let cancelTimer: (() => void) | undefined;
 
-  /** Takes a token, possibly going into debt; returns how long the taker must wait. */
-  const reserve = (): number => {
+  const refill = (): void => {
     const now = timers.now();
     tokens = Math.min(capacity, tokens + (now - updatedAt) * refillPerMs);
     updatedAt = now;
-    tokens -= 1;
-    return tokens >= 0 ? 0 : -tokens / refillPerMs;
+  };
+  /** Starts queued activations from the head while tokens are there, then arms the one timer for the next head. */
+  const serve = (): void => {
+    cancelTimer?.();
+    cancelTimer = undefined;
+    if (queue.size === 0) return;
+    refill();
+    for (const queued of queue) {
+      if (tokens < 1 - ROUNDING) {
+        cancelTimer = schedule(serve, (1 - tokens) / refillPerMs, timers);
+        return;
+      }
+      tokens -= 1;
+      queue.delete(queued);
+      queued.start();
+    }
+  };
+  /** Puts back the token of an activation aborted between being given it and starting. */
+  const giveBack = (): void => {
+    refill();
+    tokens = Math.min(capacity, tokens + 1);
+    serve();
+  };
+  /** Waits in the queue until given a token; an abort leaves the queue (or gives the token back) at once. */
+  const wait = (signal: AbortSignal, waiter: Waiter): Promise<void> => {
+    let queued: Queued | undefined;
+    const given = new Promise<void>((resolve) => {
+      queued = { start: resolve };
+    });
+    queue.add(queued as Queued);
+    if (queue.size === 1) serve();
+    return untilAborted(given, signal, waiter, () => {
+      if (queue.delete(queued as Queued)) serve();
+      else giveBack();
+    });
   };
 
   const handler = async function* rateLimit<TContext, TEvent>(
@@ -71,16 +123,19 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
     next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
     run: WrapRun,
   ) {
-    const waitMs = reserve();
-    if (waitMs > 0) {
-      try {
-        await sleep(waitMs, run.signal, { stage: run.stage.name, handler: run.handler }, timers);
-      } catch (error) {
-        tokens += 1;
-        throw error;
+    const waiter = { stage: run.stage.name, handler: run.handler };
+    throwIfAborted(run.signal, waiter);
+    refill();
+    if (queue.size === 0 && tokens >= 1 - ROUNDING) tokens -= 1;
+    else {
+      await wait(run.signal, waiter);
+      // Aborted after the token was given, before this activation resumed to start: the token goes back.
+      if (run.signal.aborted) {
+        giveBack();
+        throwIfAborted(run.signal, waiter);
       }
     }
     yield* next(context);
   };
-  return handler as AnyStageWrap<never>;
+  return named('rateLimit', handler) as AnyStageWrap<never>;
 }

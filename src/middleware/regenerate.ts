@@ -1,6 +1,7 @@
 import type { Next, WrapRun } from '../types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, middlewareFailed, positiveInteger } from './failures';
+import { named } from './named';
 
 /**
  * A Wrap handler for one stage's context and event types that also yields
@@ -91,5 +92,5 @@ export function regenerate<TContext, TEvent>(options: RegenerateOptions<TContext
       },
     });
   };
-  return handler;
+  return named('regenerate', handler);
 }

@@ -2,6 +2,7 @@ import { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
+import { named } from './named';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
@@ -35,7 +36,7 @@ export interface RetryInfo {
 export interface RetryOptions {
   /** Attempts in all, the first included. Default 3. */
   readonly attempts?: number;
-  /** Backoff between attempts: options, or a function of the failed attempt number returning ms. */
+  /** Backoff between attempts: options, or a function of the failed attempt number returning ms (any length; `Infinity` waits until abort; 0 or less, or NaN, does not wait). */
   readonly backoff?: BackoffOptions | ((attempt: number, error: unknown) => number);
   /**
    * Whether an error is worth another attempt. Default: every error except the
@@ -48,8 +49,8 @@ export interface RetryOptions {
   readonly stream?: AttemptStream;
   /** Source of jitter in `[0, 1)`. Default `Math.random`. */
   readonly random?: () => number;
-  /** Clock for the waits. Default: the runtime's timers. */
-  readonly timers?: Timers;
+  /** Clock for the waits (`setTimeout` / `clearTimeout`). Default: the runtime's timers. */
+  readonly timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>;
 }
 
 /** The backoff when `options.backoff` leaves a field out. */
@@ -94,7 +95,7 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
       },
     });
   };
-  return handler as AnyStageWrap<unknown>;
+  return named('retry', handler) as AnyStageWrap<unknown>;
 }
 
 /** Default `retryOn`: contract errors of this package are bugs that a retry only repeats. */

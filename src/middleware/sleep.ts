@@ -1,12 +1,15 @@
 import { MiddlewareError } from '../errors';
 
 /**
- * The clock the built-in middleware read and wait on. Injectable so tests run
- * backoff, timeouts and rate limits without real waiting.
+ * The clocks the built-in middleware read and wait on. Injectable so tests run
+ * backoff, timeouts, rate limits and cache expiry without real waiting. Each
+ * factory's `timers` option names the methods it uses.
  */
 export interface Timers {
-  /** Milliseconds from an arbitrary origin; only differences are used. */
+  /** Milliseconds from an arbitrary origin, for measuring time within this process; only differences are used. */
   now(): number;
+  /** Milliseconds since the Unix epoch (`Date.now()`), for times stored where other processes or later runs read them. */
+  wallClock(): number;
   /** Schedules `callback` after `ms` milliseconds and returns a handle for `clearTimeout`. */
   setTimeout(callback: () => void, ms: number): unknown;
   /** Cancels a callback scheduled with `setTimeout`. */
@@ -19,9 +22,35 @@ export interface Timers {
  */
 export const systemTimers: Timers = {
   now: () => (typeof performance !== 'undefined' ? performance.now() : Date.now()),
+  wallClock: () => Date.now(),
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
   clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]),
 };
+
+/**
+ * The longest delay a JavaScript timer honours (2^31 − 1 ms, about 24.8
+ * days): runtimes fire a longer one after about 1 ms.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `callback` once `ms` milliseconds have passed on `timers`, however
+ * long that is: a delay longer than {@link MAX_TIMER_DELAY_MS} is waited in
+ * consecutive slices of at most that length. `Infinity` never calls back and
+ * holds no timer. Returns the function that cancels it.
+ */
+export function schedule(callback: () => void, ms: number, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): () => void {
+  if (ms === Infinity) return () => undefined;
+  let remaining = ms;
+  let handle: unknown;
+  const arm = (): void => {
+    const slice = Math.min(remaining, MAX_TIMER_DELAY_MS);
+    remaining -= slice;
+    handle = timers.setTimeout(remaining > 0 ? arm : callback, slice);
+  };
+  arm();
+  return () => timers.clearTimeout(handle);
+}
 
 /** Who is waiting, for the error raised when the wait is aborted. */
 export interface Waiter {
@@ -34,6 +63,7 @@ export interface Waiter {
 /**
  * Waits `ms` milliseconds unless `signal` aborts first. The timer and the
  * abort listener are removed in every path, so an aborted wait leaves nothing behind.
+ * Any length is honoured (see {@link schedule}); a delay that is not above 0 (NaN included) does not wait.
  *
  * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when the
  *   signal is aborted before or during the wait.
@@ -42,20 +72,66 @@ export interface Waiter {
  * await sleep(500, run.signal, { stage: run.stage.name, handler: run.handler });
  * ```
  */
-export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Timers = systemTimers): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'> = systemTimers): Promise<void> {
   if (signal.aborted) return Promise.reject(abortedWait(waiter, signal.reason));
-  if (ms <= 0) return Promise.resolve();
+  if (!(ms > 0)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
-      timers.clearTimeout(handle);
+      cancel();
       reject(abortedWait(waiter, signal.reason));
     };
-    const handle = timers.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const cancel = schedule(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      ms,
+      timers,
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * Waits for `pending` unless `signal` aborts first. An abort ends the wait at
+ * once: `onAbort` runs, then the returned promise rejects, and `pending` is
+ * left to settle alone (its value or error is ignored). The abort listener is
+ * removed in every path.
+ *
+ * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when the
+ *   signal is aborted before `pending` settles; else what `pending` rejects with.
+ */
+export function untilAborted<T>(pending: PromiseLike<T>, signal: AbortSignal, waiter: Waiter, onAbort?: () => void): Promise<T> {
+  if (signal.aborted) {
+    onAbort?.();
+    return Promise.reject(abortedWait(waiter, signal.reason));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const aborted = (): void => {
+      onAbort?.();
+      reject(abortedWait(waiter, signal.reason));
+    };
+    signal.addEventListener('abort', aborted, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener('abort', aborted);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', aborted);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Fails a waiter whose signal is already aborted.
+ *
+ * @throws MiddlewareError `ERR_ABORTED` (cause: the signal's reason) when `signal` is aborted.
+ */
+export function throwIfAborted(signal: AbortSignal, waiter: Waiter): void {
+  if (signal.aborted) throw abortedWait(waiter, signal.reason);
 }
 
 /** The error of a wait cut short by its signal. */

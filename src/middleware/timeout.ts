@@ -2,23 +2,29 @@ import type { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
-import { systemTimers, type Timers } from './sleep';
+import { named } from './named';
+import { schedule, systemTimers, type Timers } from './sleep';
 
 /** Options of {@link timeout}. */
 export interface TimeoutOptions {
-  /** Clock for the deadline. Default: the runtime's timers. */
-  readonly timers?: Timers;
+  /** Clock for the deadline: `now()` to measure it, `setTimeout` / `clearTimeout` to wait for it. Default: the runtime's timers. */
+  readonly timers?: Pick<Timers, 'now' | 'setTimeout' | 'clearTimeout'>;
 }
 
 /**
- * Gives the inner chain `ms` milliseconds. When they run out it aborts the
- * inner chain's signal (through `next(context, { signal })`, the reason being
- * the `ERR_TIMEOUT` error) and throws `ERR_TIMEOUT` at once, even while the
- * inner chain is stuck in an `await` that ignores its signal: each pull from
- * the inner chain is raced against the deadline, and an event or the end
- * arriving after it is dropped. If the invoke's signal (or an outer one)
- * aborts first, that abort wins (`ERR_ABORTED` at the invoke). The timer is
- * cleared in every path.
+ * Gives the inner chain `ms` milliseconds from the handler's start. When they
+ * run out it aborts the inner chain's signal (through `next(context, { signal })`,
+ * the reason being the `ERR_TIMEOUT` error) and throws `ERR_TIMEOUT` at once,
+ * even while the inner chain is stuck in an `await` that ignores its signal:
+ * each pull from the inner chain is raced against the deadline, and an event
+ * or the end arriving after it is dropped. If the invoke's signal (or an
+ * outer one) aborts first, that abort wins (`ERR_ABORTED` at the invoke).
+ *
+ * The timer runs only while the handler pulls the inner chain. While the
+ * consumer holds an event, the handler and its inner chain are suspended and
+ * hold no timer, so an invoke abandoned there keeps nothing alive; a deadline
+ * that passed meanwhile is found at the next pull, which then aborts the inner
+ * signal and throws `ERR_TIMEOUT` without pulling.
  *
  * A chain cut off while stuck is not closed here (a generator cannot be
  * returned while its `next()` is pending): the invoke closes it when it
@@ -38,38 +44,55 @@ export interface TimeoutOptions {
 export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<never> {
   positiveNumber('timeout', 'ms', ms);
   checkOptionsObject('timeout', options, '{ timers? }');
-  const timers = optionalTimers('timeout', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
+  const timers = optionalTimers('timeout', options.timers, ['now', 'setTimeout', 'clearTimeout']) ?? systemTimers;
   const handler = async function* timeout<TContext, TEvent>(
     context: TContext,
     next: (context?: TContext, options?: { signal?: AbortSignal }) => AsyncGenerator<TEvent, void, undefined>,
     run: WrapRun,
   ) {
+    const deadline = timers.now() + ms;
     const controller = new AbortController();
     let expired: MiddlewareError | undefined;
     // Rejects the pull in progress; a fresh function per pull, so no reaction piles up on a shared deadline promise.
     let cutOff: ((error: MiddlewareError) => void) | undefined;
+    // Cancels the timer of the pull in progress: armed only while pulling, so a suspended handler holds none.
+    let cancel: (() => void) | undefined;
     let pending = false;
-    const handle = timers.setTimeout(() => {
+    const expire = (): void => {
+      cancel = undefined;
       expired = timedOut(run, ms);
       cutOff?.(expired);
       controller.abort(expired);
-    }, ms);
+    };
+    // The pull settled: the timer stops, and a deadline already reached by the clock still counts.
+    const settled = (): void => {
+      pending = false;
+      cutOff = undefined;
+      cancel?.();
+      cancel = undefined;
+      if (expired === undefined && timers.now() >= deadline) expire();
+    };
     let events: AsyncGenerator<TEvent, void, undefined> | undefined;
     try {
       const inner = next(context, { signal: controller.signal });
       events = inner;
       const pull = (resolve: (pulled: IteratorResult<TEvent, void>) => void, reject: (error: unknown) => void): void => {
+        if (expired === undefined) {
+          const left = deadline - timers.now();
+          if (left <= 0) expire();
+          else cancel = schedule(expire, left, timers);
+        }
         if (expired !== undefined) return reject(expired);
         cutOff = reject;
         const pulling = inner.next();
         pending = true;
         pulling.then(
           (pulled) => {
-            pending = false;
+            settled();
             resolve(pulled);
           },
           (error: unknown) => {
-            pending = false;
+            settled();
             reject(error);
           },
         );
@@ -86,12 +109,12 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
       if (run.signal.aborted) throw error === expired ? run.signal.reason : error;
       throw expired ?? error;
     } finally {
-      timers.clearTimeout(handle);
+      cancel?.();
       cutOff = undefined;
       // A chain cut off mid-pull cannot be returned before that pull settles; the invoke closes it when it settles.
       // Any other inner chain is closed now, so an outer retry does not leave it open.
       if (!pending) await events?.return(undefined);
     }
   };
-  return handler as AnyStageWrap<never>;
+  return named('timeout', handler) as AnyStageWrap<never>;
 }

@@ -3,6 +3,7 @@ import type { Middleware } from '../registry';
 import type { MiddlewareResult } from '../result';
 import type { AnyStage, MiddlewareStage, Schema } from '../types';
 import { invalidOption } from './failures';
+import { named } from './named';
 
 /** Options of {@link validate}: zod schemas (or anything with `safeParse`). */
 export interface ValidateSchemas<TContext, TResult> {
@@ -69,12 +70,12 @@ export function validate<TContextOut = never, TResultOut = never>(schemas: Valid
   }
   // The casts restate what the schema checked: its parsed value is of the stage's type (see SchemasFit).
   const handlers = (stage: string | undefined) => ({
-    input: async function validateContext<TContext>(context: TContext): Promise<TContext> {
+    input: named('validateContext', async function validateContext<TContext>(context: TContext): Promise<TContext> {
       return schemas.context === undefined ? context : ((await parse(schemas.context, context, stage, 'context')) as unknown as TContext);
-    },
-    output: async function validateResult<TResult>(result: MiddlewareResult<TResult>): Promise<MiddlewareResult<TResult>> {
+    }),
+    output: named('validateResult', async function validateResult<TResult>(result: MiddlewareResult<TResult>): Promise<MiddlewareResult<TResult>> {
       return schemas.result === undefined ? result : result.replace((await parse(schemas.result, result.value, stage, 'result')) as unknown as TResult);
-    },
+    }),
   });
   const unbound = handlers(undefined);
   return {

@@ -1,6 +1,7 @@
 import type { Draft } from 'immer';
 import { invalidOption, optionalTimers } from '../middleware/failures';
-import { systemTimers, type Timers } from '../middleware/sleep';
+import { named } from '../middleware/named';
+import { schedule, systemTimers, type Timers } from '../middleware/sleep';
 import type { TerminalRun } from '../types';
 
 /** Marks script actions so they are never mistaken for events. */
@@ -28,7 +29,7 @@ export function throws(error: unknown): ScriptAction {
 }
 
 /**
- * A step that waits `ms` milliseconds (`Infinity`: until the call's signal
+ * A step that waits `ms` milliseconds, however long (`Infinity`: until the call's signal
  * aborts). When the signal aborts, the call throws the signal's reason, as `fetch` does.
  *
  * @example
@@ -82,8 +83,8 @@ export interface ScriptedTerminal<TContext, TEvent> {
 
 /** Options of {@link scriptedTerminal}. */
 export interface ScriptedTerminalOptions {
-  /** Clock for `waits`. Default: the runtime's timers (so fake timers apply). */
-  readonly timers?: Timers;
+  /** Clock for `waits` (`setTimeout` / `clearTimeout`). Default: the runtime's timers (so fake timers apply). */
+  readonly timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>;
 }
 
 /**
@@ -129,19 +130,23 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
       if (call.outcome === 'running') call.outcome = 'closed';
     }
   };
-  return Object.assign(terminal, { calls });
+  return Object.assign(named('scriptedTerminal', terminal), { calls });
 }
 
 /** Waits `ms` on `timers`, rejecting with the signal's reason when it aborts. */
-function wait(ms: number, signal: AbortSignal, timers: Timers): Promise<void> {
+function wait(ms: number, signal: AbortSignal, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
-    const handle = ms === Infinity ? undefined : timers.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const cancel = schedule(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      ms,
+      timers,
+    );
     const onAbort = (): void => {
-      if (handle !== undefined) timers.clearTimeout(handle);
+      cancel();
       reject(signal.reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });

@@ -6,7 +6,7 @@ import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace
 import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
 import type { AnyStage, Middleware, Schema, WrapHandler } from '../../src/index';
-import { cache, fallback, logging, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream } from '../../src/middleware/index';
+import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore } from '../../src/middleware/index';
 import { errorText, type Environment } from './handlers';
 
 /** Makes a bundle from a case's JSON options. */
@@ -22,20 +22,27 @@ export interface BuiltinRun {
 
 /** Every built-in a case may name, by name. */
 export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>([
-  ['retry', (options, { stage }) => wrapBundle('retry', stage, retry({ attempts: number(options.attempts, 3), backoff: () => number(options.delayMs, 0), stream: stream(options.stream) } as never))],
-  ['fallback', (options, { stage }) => wrapBundle('fallback', stage, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
-  ['regenerate', (options, { stage }) => wrapBundle('regenerate', stage, regenerate(regenerateOptions(options)))],
-  ['timeout', (options, { stage }) => wrapBundle('timeout', stage, timeout(number(options.ms, 1_000)))],
-  ['rateLimit', (options, { stage }) => wrapBundle('rateLimit', stage, rateLimit(options as never))],
-  ['cache', (options, { stage }) => wrapBundle('cache', stage, cache({ key: (context: Record<string, unknown>) => (context[String(options.key)] === undefined ? undefined : String(context[String(options.key)])), ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }) }))],
+  ['retry', (options, { stage }) => wrapBundle('retry', stage, options, retry({ attempts: number(options.attempts, 3), backoff: () => number(options.delayMs, 0), stream: stream(options.stream) } as never))],
+  ['fallback', (options, { stage }) => wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
+  ['regenerate', (options, { stage }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options)))],
+  ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
+  ['rateLimit', (options, { stage }) => wrapBundle('rateLimit', stage, options, rateLimit(withoutName(options) as never))],
+  ['cache', (options, { stage, environment }) => wrapBundle('cache', stage, options, cache(cacheOptions(options, environment)))],
   ['validate', (options, { stage }) => validate({ ...(options.context === undefined ? {} : { context: objectSchema(options.context) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result) }) }).on(stage as never)],
   ['tracing', (options, { environment }) => recordedTracing(environment, options.api !== false)],
   ['logging', (_options, { environment }) => logging({ logger: (record) => environment.trace.push(`log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`), now: () => 0 })],
 ]);
 
-/** Registers one Wrap handler as a bundle named after the built-in. */
-function wrapBundle(name: string, stage: AnyStage, handler: unknown): Middleware {
-  return { name, setup: (registrar) => void registrar.add(stage.Wrap, handler as WrapHandler<unknown, unknown>) };
+/** Registers one Wrap handler as a bundle named after the built-in; `"name"` in the options registers it under that name. */
+function wrapBundle(name: string, stage: AnyStage, options: Record<string, unknown>, handler: unknown): Middleware {
+  const addOptions = typeof options.name === 'string' ? { name: options.name } : undefined;
+  return { name, setup: (registrar) => void registrar.add(stage.Wrap, handler as WrapHandler<unknown, unknown>, addOptions) };
+}
+
+/** The options without the registration's `"name"`, for a factory that takes the case's options as they are. */
+function withoutName(options: Record<string, unknown>): Record<string, unknown> {
+  const { name: _name, ...rest } = options;
+  return rest;
 }
 
 function number(value: unknown, fallbackValue: number): number {
@@ -63,6 +70,37 @@ function alternatives(options: Record<string, unknown>): unknown[] {
     const merge = (alternative as { merge?: Record<string, unknown> } | null)?.merge;
     return merge === undefined ? alternative : (context: Record<string, unknown>) => ({ ...context, ...merge });
   });
+}
+
+/**
+ * `key` names the context field used as the cache key; `store`: `"rejects"` (every method returns a promise
+ * rejected with `Error("store down")`), `"hangs"` (every method returns a promise that never settles) or
+ * `{ "entries": { key: entry } }` (an in-memory store holding those entries); `"onError": true` records
+ * `cache-error <operation> <key> <error>` for each store failure.
+ */
+function cacheOptions(options: Record<string, unknown>, environment: Environment): CacheOptions<Record<string, unknown>> {
+  const field = String(options.key);
+  return {
+    key: (context) => (context[field] === undefined ? undefined : String(context[field])),
+    ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }),
+    ...(options.store === undefined ? {} : { store: cacheStore(options.store) }),
+    ...(options.onError === true ? { onError: (error, info) => void environment.trace.push(`cache-error ${info.operation} ${info.key} ${errorText(error)}`) } : {}),
+  };
+}
+
+/** The store a case names (see {@link cacheOptions}). */
+function cacheStore(spec: unknown): CacheStore {
+  if (spec === 'rejects') {
+    const down = (): Promise<never> => Promise.reject(new Error('store down'));
+    return { get: down, set: down, delete: down };
+  }
+  if (spec === 'hangs') {
+    const never = (): Promise<never> => new Promise<never>(() => undefined);
+    return { get: never, set: never, delete: never };
+  }
+  const store = new LruStore();
+  for (const [key, entry] of Object.entries((spec as { entries?: Record<string, CacheEntry> }).entries ?? {})) store.set(key, entry);
+  return store;
 }
 
 /**

@@ -37,7 +37,10 @@ export const TextStage = createStage<{ readonly prompt: string }, string>('text'
 export const chunk = (text: string): Chunk => ({ type: 'chunk', text });
 export const answer = (text: string): Answer => ({ type: 'result', text });
 
-/** A clock the test drives: timers fire on `advance` (or at once with `auto`); every call is recorded. */
+/** Where the wall clock of {@link manualTimers} starts, in ms since the Unix epoch (2023-11-14). */
+export const WALL_CLOCK_START = 1_700_000_000_000;
+
+/** A clock the test drives: timers fire on `advance` (or at once with `auto`); every call is recorded. `wallClock()` moves with `now()`, from {@link WALL_CLOCK_START}. */
 export interface ManualTimers extends Timers {
   /** Delays passed to setTimeout, in order. */
   readonly delays: number[];
@@ -56,6 +59,7 @@ export function manualTimers(options: { auto?: boolean } = {}): ManualTimers {
   return {
     delays,
     now: () => now,
+    wallClock: () => WALL_CLOCK_START + now,
     setTimeout(callback, ms) {
       const id = nextId++;
       delays.push(ms);

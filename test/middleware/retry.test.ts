@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
 import { retry } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
+import { MAX_TIMER_DELAY_MS } from '../../src/middleware/sleep';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 
 const context = { prompt: 'hi' };
@@ -72,6 +73,36 @@ describe('retry', () => {
       const terminal = scriptedTerminal([[throws(new Error('1'))], [throws(new Error('2'))], ['ok']]);
       await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ backoff: (attempt) => attempt * 7, timers })]] });
       expect(timers.delays).toEqual([7, 14]);
+    });
+
+    // A computed delay of 2^31 ms or more used to end after about 1 ms (the runtime's timer limit).
+    it('waits a delay of 2^31 ms or more in full, in slices of at most 2^31 - 1 ms', async () => {
+      const timers = manualTimers();
+      const terminal = scriptedTerminal([[throws(new Error('1'))], ['ok']]);
+      const running = runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ backoff: () => 2 ** 32, timers })]] });
+      await settle();
+      await timers.advance(2 ** 32 - 1);
+      expect([terminal.calls.length, timers.delays]).toEqual([1, [MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, 2]]);
+      await timers.advance(1);
+      expect((await running).result).toBe('ok');
+      expect(timers.pending()).toBe(0);
+    });
+
+    it.each([
+      { delay: Number.NaN, waits: false },
+      { delay: -1, waits: false },
+      { delay: Infinity, waits: true },
+    ])('for a backoff function returning $delay, waits until the signal aborts: $waits', async ({ delay, waits: waitsForAbort }) => {
+      const timers = manualTimers();
+      const controller = new AbortController();
+      const terminal = scriptedTerminal([[throws(new Error('1'))], ['ok']]);
+      const running = runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, retry({ backoff: () => delay, timers })]] });
+      await settle();
+      controller.abort('stop');
+      const run = await running;
+      expect([terminal.calls.length, run.result, MiddlewareError.isInstance(run.error) && run.error.code, timers.delays]).toEqual(
+        waitsForAbort ? [1, undefined, 'ERR_ABORTED', []] : [2, 'ok', false, []],
+      );
     });
   });
 

@@ -73,6 +73,17 @@ describe('scriptedTerminal', () => {
       expect(timers.pending()).toBe(0);
     });
 
+    // A runtime timer of 2^31 ms or more fires after about 1 ms; the wait used to end there.
+    it('waits 2^31 ms or more in full, in slices of at most 2^31 - 1 ms', async () => {
+      const timers = manualTimers();
+      const terminal = scriptedTerminal([[waits(2 ** 31), 'late']], { timers });
+      const pulled = terminal({ n: 0 }, run).next();
+      await timers.advance(2 ** 31 - 1);
+      expect(timers.delays).toEqual([2 ** 31 - 1, 1]);
+      await timers.advance(1);
+      expect(await pulled).toEqual({ value: 'late', done: false });
+    });
+
     it('waits until abort with Infinity, and fails at once when already aborted', async () => {
       const controller = new AbortController();
       controller.abort('early');
