@@ -18,12 +18,14 @@
  * | `concurrent-writeback` | `invokes` (n), `finishOrder` (invoke indexes); state `{ count: 0, writer: -1 }`, terminal call i sets `count += 1`, `writer = i` | `writes`, `final` |
  * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal after the consumer stopped), `trace` |
  * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
+ * | `second-copy` | `registerThrough`, `agentFrom`: `"first"`/`"second"` of two fresh copies of the library; handlers registered through one copy's standard stages and registry, an agent of the other asking for the tool `deleteFiles` once | `sameStages`, `trace`, `toolCalls`, `stopReason`, `recognised` |
  */
 import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { createStage, MiddlewareError, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
 import type { ReliabilityCase } from './case-schema';
+import { secondCopy } from './second-copy';
 
 const json = z.json();
 
@@ -325,6 +327,7 @@ const scenarios = {
   'concurrent-writeback': concurrentWriteback,
   abandoned,
   'deep-chain': deepChain,
+  'second-copy': secondCopy,
 } as const;
 
 /** Runs one reliability case and returns what it observed, shaped like its `expect`. */
