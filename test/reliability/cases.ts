@@ -22,10 +22,11 @@
  */
 import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
+import { vi } from 'vitest';
 import { z } from 'zod';
 import { createStage, MiddlewareError, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
 import type { ReliabilityCase } from './case-schema';
-import { secondCopy } from './second-copy';
+import { secondCopy, type LibraryCopy } from './second-copy';
 
 const json = z.json();
 
@@ -319,6 +320,18 @@ async function deepChain(testCase: Record<string, unknown>): Promise<Json> {
   return { delivered, finallys: innermostFirst ? 'innermost-first' : finallys.length === 0 ? 'none' : finallys, error };
 }
 
+/** A copy of the library with module-level values of its own, as the other module format or a second installed copy has. */
+async function loadCopy(): Promise<LibraryCopy> {
+  vi.resetModules();
+  const core = await import('../../src/index');
+  const agent = await import('../../src/agent/index');
+  return { core, agent };
+}
+
+async function twoCopies(testCase: Record<string, unknown>): Promise<Json> {
+  return secondCopy(testCase, { first: await loadCopy(), second: await loadCopy() });
+}
+
 const scenarios = {
   'queued-calls': queuedCalls,
   'guard-throws': guardThrows,
@@ -327,7 +340,7 @@ const scenarios = {
   'concurrent-writeback': concurrentWriteback,
   abandoned,
   'deep-chain': deepChain,
-  'second-copy': secondCopy,
+  'second-copy': twoCopies,
 } as const;
 
 /** Runs one reliability case and returns what it observed, shaped like its `expect`. */

@@ -3,29 +3,26 @@
  * library in one realm, as the ESM and CommonJS builds or two installed
  * copies are. Handlers are registered through one copy's standard stages and
  * registry; an agent of the other copy runs with that registry.
+ *
+ * Why the copies are parameters and this file imports nothing at run time:
+ * the reliability runner passes two fresh module instances of `src/`, and the
+ * packed-package tier (`test/package/`) runs this very file against the
+ * installed ESM and CommonJS builds loaded in one process.
  */
-import { vi } from 'vitest';
 import type { z } from 'zod';
 
 type Json = z.infer<ReturnType<typeof z.json>>;
 
 /** One loaded copy of the library: its main entry point and its agent kit. */
-interface Copy {
+export interface LibraryCopy {
+  /** The copy's `staged-middleware`. */
   readonly core: typeof import('../../src/index');
+  /** The copy's `staged-middleware/agent`. */
   readonly agent: typeof import('../../src/agent/index');
 }
 
-/** A copy of the library with module-level values of its own, as a second installed copy or the other module format has. */
-async function loadCopy(): Promise<Copy> {
-  vi.resetModules();
-  const core = await import('../../src/index');
-  const agent = await import('../../src/agent/index');
-  return { core, agent };
-}
-
-/** Runs the scenario: `registerThrough` and `agentFrom` name the copies, `"first"` or `"second"`. */
-export async function secondCopy(testCase: Record<string, unknown>): Promise<Json> {
-  const copies = { first: await loadCopy(), second: await loadCopy() };
+/** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
+export async function secondCopy(testCase: Record<string, unknown>, copies: { readonly first: LibraryCopy; readonly second: LibraryCopy }): Promise<Json> {
   const { core, agent: kit } = copies[testCase['registerThrough'] as 'first' | 'second'];
   const runner = copies[testCase['agentFrom'] as 'first' | 'second'];
   const trace: string[] = [];
@@ -45,7 +42,7 @@ export async function secondCopy(testCase: Record<string, unknown>): Promise<Jso
   });
   const tool = new runner.agent.ScriptedTool({ name: 'deleteFiles' });
   const model = new runner.agent.ScriptedModel([runner.agent.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.agent.textTurn('done')]);
-  const agent = new runner.agent.Agent({ model, tools: [tool], registry: registry as never });
+  const agent = new runner.agent.Agent({ model, tools: [tool], registry });
   const outcome = await agent.invoke('Clean up.');
   const probe = core.createStage('probe');
   return {
