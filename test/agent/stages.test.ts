@@ -30,7 +30,7 @@ async function loadError(): Promise<unknown> {
   }
 }
 
-describe('standard stages', () => {
+describe('InvokeModelStage, ExecuteToolStage, AgentStreamStage', () => {
   describe('when the key already holds something else', () => {
     beforeAll(() => {
       expect(Object.getOwnPropertyDescriptor(globalThis, KEY)).toBeUndefined();

@@ -13,7 +13,7 @@ declare module 'vitest' {
 }
 
 /** Installs the package into a consumer project and returns the teardown that removes it. */
-export default function setup(project: TestProject): () => void {
+export function setup(project: TestProject): () => void {
   const consumer = createConsumerProject();
   project.provide('consumer', consumer.directory);
   return consumer.remove;
