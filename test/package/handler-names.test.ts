@@ -60,7 +60,8 @@ describe('built-in handlers of the installed package', () => {
     it('cover every middleware factory the package exports', () => {
       const exported = (JSON.parse(readFileSync(join(import.meta.dirname, 'exports.json'), 'utf8')) as Record<string, { values: string[] }>)['./middleware']?.values ?? [];
       expect([...documented].sort()).toEqual(exported.filter((name) => !notFactories.includes(name)).sort());
-      expect(wrapFactories.every((name) => documented.includes(name))).toBe(true);
+      // A factory added to the table needs its names observed (consumer/observe.cjs) and expected here.
+      expect(documented.filter((name) => !(name in expectedNames()))).toEqual([]);
     });
   });
 
