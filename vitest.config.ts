@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The packed-package tier needs a build and has its own config (test/package/vitest.config.ts).
+    exclude: [...configDefaults.exclude, 'test/package/**'],
     setupFiles: ['test/setup.ts'],
     typecheck: {
       include: ['test/**/*.test-d.ts'],

@@ -17,7 +17,7 @@ export type MiddlewareErrorCode =
   | 'ERR_INVALID_HANDLER'
   /** `add` or `invoke` was given something that is not a genuine stage or phase token. */
   | 'ERR_UNKNOWN_PHASE'
-  /** `createStage` was given a bad name or bad options. */
+  /** `createStage` was given a bad name or bad options, or the realm's standard agent stages are not genuine (MW-200). */
   | 'ERR_INVALID_STAGE'
   /** `add` or `invoke` was given bad options. */
   | 'ERR_INVALID_OPTIONS'

@@ -1,22 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { blocks, quickStart, readme, root } from './readme-blocks';
 
-const root = resolve(__dirname, '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const scratch = mkdtempSync(join(tmpdir(), 'readme-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** The fenced blocks of one README section, in order. */
-function blocks(section: string): { lang: string; body: string }[] {
-  const start = readme.indexOf(`\n## ${section}\n`);
-  if (start < 0) throw new Error(`README has no section "${section}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const text = readme.slice(start, end < 0 ? undefined : end);
-  return [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((match) => ({ lang: match[1] ?? '', body: match[2] ?? '' }));
-}
 
 function runTypeScript(file: string): string {
   return execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -25,11 +15,10 @@ function runTypeScript(file: string): string {
 describe('README', () => {
   describe('Quick start', () => {
     it('runs as written and prints what the README says', () => {
-      const [code, printed] = blocks('Quick start').filter((block) => block.lang === 'ts' || block.lang === 'text');
-      expect(code?.lang).toBe('ts');
+      const { code, printed } = quickStart();
       const file = join(scratch, 'quick-start.mts');
-      writeFileSync(file, (code?.body ?? '').replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/index.ts'))}`));
-      expect(runTypeScript(file)).toBe(printed?.body);
+      writeFileSync(file, code.replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/index.ts'))}`));
+      expect(runTypeScript(file)).toBe(printed);
     });
 
     it('is the type-checked examples/quick-start.ts', () => {
@@ -114,9 +103,8 @@ describe('README', () => {
   describe('Model-state isolation', () => {
     it('runs the snippet and writes the state back', () => {
       const [snippet] = blocks('Model-state isolation');
-      const quickStart = blocks('Quick start')[0]?.body ?? '';
       const file = join(scratch, 'state.mts');
-      const program = `${quickStart.split('for await')[0]}\n${snippet?.body ?? ''}\nconsole.log(JSON.stringify(modelState));\n`;
+      const program = `${quickStart().code.split('for await')[0]}\n${snippet?.body ?? ''}\nconsole.log(JSON.stringify(modelState));\n`;
       writeFileSync(file, program.replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/index.ts'))}`));
       expect(runTypeScript(file).trim().split('\n').at(-1)).toBe('{"turns":1}');
     });

@@ -1,4 +1,6 @@
-import { createStage } from '../stage';
+import { MiddlewareError } from '../errors';
+import { createStage, describeValue, isStage } from '../stage';
+import type { MiddlewareStage } from '../types';
 import type {
   AgentEvent,
   AgentResultEvent,
@@ -30,6 +32,61 @@ export function isAgentResult(event: unknown): event is AgentResultEvent {
   return hasType(event, 'agentResult');
 }
 
+/** The three standard stages, as one copy of the package publishes them for the realm. */
+interface StandardStages {
+  /** {@link InvokeModelStage}. */
+  readonly invokeModel: MiddlewareStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>;
+  /** {@link ExecuteToolStage}. */
+  readonly executeTool: MiddlewareStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent>;
+  /** {@link AgentStreamStage}. */
+  readonly agentStream: MiddlewareStage<AgentStreamContext, AgentResultEvent, AgentEvent>;
+}
+
+/**
+ * Where the standard stages of a realm live (MW-200). Handlers are matched to
+ * stages by identity, so stages created per copy would let a guard registered
+ * through the ESM build (or one installed copy) be skipped by an agent of the
+ * CommonJS build (or another copy). `v1` names the stages' contract: a copy
+ * whose stage contexts, events or results differ publishes under another key.
+ */
+const STANDARD_STAGES_KEY = Symbol.for('staged-middleware.agent.standard-stages.v1');
+
+/**
+ * The realm's standard stages: the ones a copy loaded earlier published, else
+ * new ones, published for every copy loaded later.
+ *
+ * @throws MiddlewareError `ERR_INVALID_STAGE` when the key holds anything but three genuine stages with the standard names.
+ */
+function realmStandardStages(): StandardStages {
+  const published = (globalThis as unknown as Record<symbol, unknown>)[STANDARD_STAGES_KEY];
+  if (published !== undefined) return checkPublished(published);
+  const stages: StandardStages = Object.freeze({
+    invokeModel: createStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>('invokeModel', { isResult: isModelResult }),
+    executeTool: createStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent>('executeTool', { isResult: isToolResult }),
+    agentStream: createStage<AgentStreamContext, AgentResultEvent, AgentEvent>('agentStream', { isResult: isAgentResult }),
+  });
+  // Not writable, not configurable: once published, no code can swap the
+  // stages out from under handlers registered on them.
+  Object.defineProperty(globalThis, STANDARD_STAGES_KEY, { value: stages, writable: false, enumerable: false, configurable: false });
+  return stages;
+}
+
+function checkPublished(published: unknown): StandardStages {
+  for (const name of ['invokeModel', 'executeTool', 'agentStream'] as const) {
+    const stage = typeof published === 'object' && published !== null ? (published as Record<string, unknown>)[name] : undefined;
+    if (!isStage(stage) || stage.name !== name) {
+      throw new MiddlewareError({
+        code: 'ERR_INVALID_STAGE',
+        stage: name,
+        message: `staged-middleware/agent found ${describeValue(stage)} as the "${name}" standard stage under globalThis[Symbol.for('staged-middleware.agent.standard-stages.v1')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
+      });
+    }
+  }
+  return published as StandardStages;
+}
+
+const standardStages = realmStandardStages();
+
 /**
  * One model call: the context is what the model will see, the events are the
  * model's stream, the result is the assembled message with its stop reason.
@@ -42,9 +99,7 @@ export function isAgentResult(event: unknown): event is AgentResultEvent {
  * }));
  * ```
  */
-export const InvokeModelStage = createStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>('invokeModel', {
-  isResult: isModelResult,
-});
+export const InvokeModelStage: MiddlewareStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent> = standardStages.invokeModel;
 
 /**
  * One tool call: the context names the tool (undefined for an unknown one)
@@ -61,14 +116,10 @@ export const InvokeModelStage = createStage<InvokeModelContext, ModelResultEvent
  * });
  * ```
  */
-export const ExecuteToolStage = createStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent>('executeTool', {
-  isResult: isToolResult,
-});
+export const ExecuteToolStage: MiddlewareStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent> = standardStages.executeTool;
 
 /**
  * One whole agent run (every model call and tool call of it): the context is
  * the run's input, the events are everything the run yields, the result says how it ended.
  */
-export const AgentStreamStage = createStage<AgentStreamContext, AgentResultEvent, AgentEvent>('agentStream', {
-  isResult: isAgentResult,
-});
+export const AgentStreamStage: MiddlewareStage<AgentStreamContext, AgentResultEvent, AgentEvent> = standardStages.agentStream;

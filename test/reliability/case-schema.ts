@@ -142,8 +142,36 @@ const deepChain = z
   })
   .describe('A chain of many Wrap layers');
 
+const copy = z.enum(['first', 'second']);
+
+const secondCopy = z
+  .strictObject({
+    ...common,
+    scenario: z.literal('second-copy'),
+    registerThrough: copy.describe("The copy whose standard stages and MiddlewareRegistry the handlers are registered through (the registry is given to the agent)"),
+    agentFrom: copy.describe('The copy whose Agent, ScriptedModel and ScriptedTool run; the model asks for the tool "deleteFiles" with input {}, then answers "done"'),
+    expect: z.strictObject({
+      sameStages: z.boolean().describe('Each standard stage the second copy exports is the very object the first copy exports'),
+      trace: z
+        .array(z.string())
+        .describe('"input" (an InvokeModelStage Input handler, per model call), "guard <tool name>" (an ExecuteToolStage Wrap handler answering with an error tool result without calling next()), "output <stop reason>" (an AgentStreamStage Output handler)'),
+      toolCalls: z.number().int().nonnegative().describe('Calls that reached the tool'),
+      stopReason: z.string().describe("The stop reason of the run's agentResult"),
+      recognised: z
+        .strictObject({
+          stage: z.boolean().describe("isStage of a stage made by the registering copy's createStage"),
+          phaseToken: z.boolean().describe("isPhaseToken of that stage's Wrap token"),
+          error: z.boolean().describe("MiddlewareError.isInstance of that copy's MiddlewareError"),
+          result: z.boolean().describe("MiddlewareResult.isInstance of that copy's MiddlewareResult"),
+          interrupt: z.boolean().describe("InterruptSignal.isInstance of that copy's InterruptSignal"),
+        })
+        .describe("What the agent's copy recognises of values made by the registering copy"),
+    }),
+  })
+  .describe('Two copies of the library loaded in one realm: handlers registered through one, an agent of the other');
+
 /** A `"kind": "reliability"` case: one of the fixed scenarios, its parameters and what it must observe. */
-export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain]);
+export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain, secondCopy]);
 
 /** A parsed reliability case. */
 export type ReliabilityCase = z.infer<typeof ReliabilityCaseSchema>;

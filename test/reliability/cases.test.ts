@@ -29,6 +29,24 @@ const valid = {
   expect: { delivered: 1, finallys: 'innermost-first', error: null },
 } as const;
 
+/** A valid second-copy case, whose fields the rows below change. */
+const secondCopy = {
+  id: 'reliability-second-copy-example',
+  description: 'A well-formed case.',
+  rules: ['MW-200'],
+  kind: 'reliability',
+  scenario: 'second-copy',
+  registerThrough: 'first',
+  agentFrom: 'second',
+  expect: {
+    sameStages: true,
+    trace: [],
+    toolCalls: 0,
+    stopReason: 'endTurn',
+    recognised: { stage: true, phaseToken: true, error: true, result: true, interrupt: true },
+  },
+} as const;
+
 describe('ReliabilityCaseSchema', () => {
   describe('the committed cases', () => {
     it('finds the cases', () => {
@@ -45,7 +63,7 @@ describe('ReliabilityCaseSchema', () => {
     it('accepts the well-formed examples the rows below change', () => {
       const queued = { id: 'x', description: 'x', rules: ['MW-061'], kind: 'reliability', scenario: 'queued-calls', events: [], calls: ['next'], expect: { settled: [], outcomes: [] } };
       const concurrent = { id: 'x', description: 'x', rules: ['MW-065'], kind: 'reliability', scenario: 'concurrent-invokes', steps: [{ add: 't' }], expect: {} };
-      expect([valid, queued, concurrent].map((value) => ReliabilityCaseSchema.safeParse(value).success)).toEqual([true, true, true]);
+      expect([valid, queued, concurrent, secondCopy].map((value) => ReliabilityCaseSchema.safeParse(value).success)).toEqual([true, true, true, true]);
     });
 
     it.each([
@@ -61,6 +79,8 @@ describe('ReliabilityCaseSchema', () => {
       ['another kind', { ...valid, kind: 'chain' }],
       ['a fractional layer count', { ...valid, layers: 1.5 }],
       ['a queued call the runner cannot make', { id: 'x', description: 'x', rules: ['MW-061'], kind: 'reliability', scenario: 'queued-calls', events: [], calls: ['peek'], expect: { settled: [], outcomes: [] } }],
+      ['a copy that is neither first nor second', { ...secondCopy, registerThrough: 'third' }],
+      ['a recognition nothing observes', { ...secondCopy, expect: { ...secondCopy.expect, recognised: { ...secondCopy.expect.recognised, registry: true } } }],
       ['a concurrent step that is neither add, remove nor invoke', { id: 'x', description: 'x', rules: ['MW-065'], kind: 'reliability', scenario: 'concurrent-invokes', steps: [{ wait: 1 }], expect: {} }],
     ])('rejects %s', (_name, value) => {
       expect(ReliabilityCaseSchema.safeParse(value).success).toBe(false);
@@ -84,6 +104,7 @@ describe('ReliabilityCaseSchema', () => {
         'concurrent-writeback',
         'abandoned',
         'deep-chain',
+        'second-copy',
       ]);
     });
   });

@@ -18,12 +18,15 @@
  * | `concurrent-writeback` | `invokes` (n), `finishOrder` (invoke indexes); state `{ count: 0, writer: -1 }`, terminal call i sets `count += 1`, `writer = i` | `writes`, `final` |
  * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal after the consumer stopped), `trace` |
  * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
+ * | `second-copy` | `registerThrough`, `agentFrom`: `"first"`/`"second"` of two fresh copies of the library; handlers registered through one copy's standard stages and registry, an agent of the other asking for the tool `deleteFiles` once | `sameStages`, `trace`, `toolCalls`, `stopReason`, `recognised` |
  */
 import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
+import { vi } from 'vitest';
 import { z } from 'zod';
 import { createStage, MiddlewareError, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
 import type { ReliabilityCase } from './case-schema';
+import { secondCopy, type LibraryCopy } from './second-copy';
 
 const json = z.json();
 
@@ -317,6 +320,18 @@ async function deepChain(testCase: Record<string, unknown>): Promise<Json> {
   return { delivered, finallys: innermostFirst ? 'innermost-first' : finallys.length === 0 ? 'none' : finallys, error };
 }
 
+/** A copy of the library with module-level values of its own, as the other module format or a second installed copy has. */
+async function loadCopy(): Promise<LibraryCopy> {
+  vi.resetModules();
+  const core = await import('../../src/index');
+  const agent = await import('../../src/agent/index');
+  return { core, agent };
+}
+
+async function twoCopies(testCase: Record<string, unknown>): Promise<Json> {
+  return secondCopy(testCase, { first: await loadCopy(), second: await loadCopy() });
+}
+
 const scenarios = {
   'queued-calls': queuedCalls,
   'guard-throws': guardThrows,
@@ -325,6 +340,7 @@ const scenarios = {
   'concurrent-writeback': concurrentWriteback,
   abandoned,
   'deep-chain': deepChain,
+  'second-copy': twoCopies,
 } as const;
 
 /** Runs one reliability case and returns what it observed, shaped like its `expect`. */

@@ -1,0 +1,8 @@
+// The ESM build alone, loaded as an ESM consumer loads it: prints what observe.cjs observes, as JSON.
+import * as core from 'staged-middleware';
+import * as agent from 'staged-middleware/agent';
+import * as middleware from 'staged-middleware/middleware';
+import * as testing from 'staged-middleware/testing';
+import { observe } from './observe.cjs';
+
+console.log(JSON.stringify(await observe({ '.': core, './agent': agent, './middleware': middleware, './testing': testing })));

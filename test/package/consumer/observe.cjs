@@ -1,0 +1,84 @@
+'use strict';
+/**
+ * What one build of the installed package exposes, observed the way a user
+ * meets it: the export names of its four entry points, and the name under
+ * which each built-in handler shows (its function name, `describe()`,
+ * `explain()` and the keys of `runStage(...).calls`).
+ *
+ * Shared by `esm.mjs` and `cjs.cjs`, which load one build each and pass its
+ * entry points in; this file loads nothing of the package itself.
+ */
+
+/** The package's entry points, as `exports` lists them. */
+const ENTRY_POINTS = ['.', './agent', './middleware', './testing'];
+
+/** A schema that accepts everything (the `safeParse` contract `validate` takes). */
+const anything = { safeParse: (value) => ({ success: true, data: value }) };
+
+/** A tracer whose spans record nothing, so `tracing` wraps no layer. */
+const silentTracer = {
+  startSpan: () => ({ isRecording: () => false, end() {}, setAttribute() {}, setAttributes() {}, addEvent() {}, setStatus() {}, recordException() {} }),
+};
+
+/** The export names of each entry point, sorted. */
+function exportNames(kit) {
+  return Object.fromEntries(ENTRY_POINTS.map((entry) => [entry, Object.keys(kit[entry]).sort()]));
+}
+
+/** One successful run of `stage` with the handlers or bundles given, as `runStage` reports it. */
+async function run(kit, stage, options) {
+  const testing = kit['./testing'];
+  const outcome = await testing.runStage(stage, { context: { prompt: 'hi' }, terminal: testing.scriptedTerminal([['done']]), ...options });
+  return {
+    calls: Object.fromEntries(Object.entries(outcome.calls).map(([name, calls]) => [name, { phase: calls.phase, activations: calls.activations, nextCalls: calls.nextCalls }])),
+    error: outcome.error === undefined ? null : String(outcome.error),
+  };
+}
+
+/** How each built-in handler of the build is named wherever a user sees the name. */
+async function handlerNames(kit) {
+  const core = kit['.'];
+  const middleware = kit['./middleware'];
+  const stage = core.createStage('probe');
+  const wraps = {
+    retry: middleware.retry(),
+    fallback: middleware.fallback([]),
+    regenerate: middleware.regenerate({ check: () => undefined, feedback: (context) => context }),
+    timeout: middleware.timeout(60_000),
+    rateLimit: middleware.rateLimit({ minIntervalMs: 1 }),
+    cache: middleware.cache({ key: () => undefined }),
+  };
+  const observed = {};
+  for (const [factory, handler] of Object.entries(wraps)) {
+    const registry = new core.MiddlewareRegistry();
+    registry.add(stage.Wrap, handler);
+    observed[factory] = {
+      name: handler.name,
+      describe: registry.describe(stage).map((entry) => entry.name),
+      explain: registry.explain(stage),
+      ...(await run(kit, stage, { handlers: [[stage.Wrap, handler]] })),
+    };
+  }
+  const validation = middleware.validate({ context: anything, result: anything });
+  const bundle = validation.on(stage);
+  const registry = new core.MiddlewareRegistry();
+  registry.use(bundle);
+  observed.validate = {
+    name: bundle.name,
+    handlers: [validation.input.name, validation.output.name],
+    describe: registry.describe(stage).map((entry) => entry.name),
+    explain: registry.explain(stage),
+    ...(await run(kit, stage, { use: [bundle] })),
+  };
+  observed.tracing = { name: middleware.tracing({ tracer: silentTracer }).name };
+  observed.logging = { name: middleware.logging({ logger: () => undefined }).name };
+  observed.scriptedTerminal = { name: kit['./testing'].scriptedTerminal([['done']]).name };
+  return observed;
+}
+
+/** Everything this file observes of one build. */
+async function observe(kit) {
+  return { exports: exportNames(kit), handlers: await handlerNames(kit) };
+}
+
+module.exports = { ENTRY_POINTS, observe };

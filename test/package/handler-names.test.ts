@@ -1,0 +1,77 @@
+/**
+ * The built-in handlers keep their documented names in the published builds
+ * (section 4 of the spec; a bundler may rename a function whose name is
+ * taken in the bundle's scope). The names are those of the README's table
+ * of built-in middleware, each factory's handler named after it, except
+ * `validate`, whose handlers are `validateContext` and `validateResult`
+ * (MW-092), and the test kit's `scriptedTerminal`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readmeSection } from '../readme-blocks';
+import { runScript } from './consumer';
+
+/** The first column of the README's table of built-in middleware. */
+const documented = readmeSection('Built-in middleware')
+  .split('\n')
+  .map((line) => /^\| `(\w+)` \|/.exec(line)?.[1])
+  .filter((name): name is string => name !== undefined);
+
+/** Exports of `/middleware` that are not middleware factories (a store, constants, the timers). */
+const notFactories = ['LruStore', 'TRACING_ATTRIBUTES', 'sleep', 'systemTimers'];
+
+/** Wrap handler factories: registered with `add`, named after the factory. */
+const wrapFactories = ['retry', 'fallback', 'regenerate', 'timeout', 'rateLimit', 'cache'];
+
+/** The `explain()` text of one chain (MW-051) on the stage `probe`. */
+function explained(lines: readonly string[]): string {
+  return ['stage "probe"', ...lines].join('\n');
+}
+
+/** Where each built-in handler's name shows, as the docs say it does. */
+function expectedNames(): Record<string, unknown> {
+  const expected: Record<string, unknown> = {};
+  for (const name of wrapFactories) {
+    expected[name] = {
+      name,
+      describe: [name],
+      explain: explained([`└─ wrap    1. ${name}`, '   └─ terminal']),
+      calls: { [name]: { phase: 'wrap', activations: 1, nextCalls: 1 } },
+      error: null,
+    };
+  }
+  expected['validate'] = {
+    name: 'validate',
+    handlers: ['validateContext', 'validateResult'],
+    describe: ['validateContext', 'validateResult'],
+    explain: explained(['├─ input   1. validateContext  [bundle validate]', '├─ output  1. validateResult  [bundle validate]', '└─ terminal']),
+    calls: { validateContext: { phase: 'input', activations: 1, nextCalls: 0 }, validateResult: { phase: 'output', activations: 1, nextCalls: 0 } },
+    error: null,
+  };
+  expected['tracing'] = { name: 'tracing' };
+  expected['logging'] = { name: 'logging' };
+  expected['scriptedTerminal'] = { name: 'scriptedTerminal' };
+  return expected;
+}
+
+describe('built-in handlers of the installed package', () => {
+  describe('the documented names', () => {
+    it('cover every middleware factory the package exports', () => {
+      const exported = (JSON.parse(readFileSync(join(import.meta.dirname, 'exports.json'), 'utf8')) as Record<string, { values: string[] }>)['./middleware']?.values ?? [];
+      expect([...documented].sort()).toEqual(exported.filter((name) => !notFactories.includes(name)).sort());
+      // A factory added to the table needs its names observed (consumer/observe.cjs) and expected here.
+      expect(documented.filter((name) => !(name in expectedNames()))).toEqual([]);
+    });
+  });
+
+  describe.each([
+    ['ESM', 'esm.mjs'],
+    ['CommonJS', 'cjs.cjs'],
+  ])('in the %s build', (_format, script) => {
+    it('are named as documented: the function name, describe(), explain() and the runStage calls', () => {
+      const observed = JSON.parse(runScript(script)) as { handlers: Record<string, unknown> };
+      expect(observed.handlers).toEqual(expectedNames());
+    });
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The `second-copy` reliability scenario (MW-200, MW-201): two copies of the
+ * library in one realm, as the ESM and CommonJS builds or two installed
+ * copies are. Handlers are registered through one copy's standard stages and
+ * registry; an agent of the other copy runs with that registry.
+ *
+ * Why the copies are parameters and this file imports nothing at run time:
+ * the reliability runner passes two fresh module instances of `src/`, and the
+ * packed-package tier (`test/package/`) runs this very file against the
+ * installed ESM and CommonJS builds loaded in one process.
+ */
+import type { z } from 'zod';
+
+type Json = z.infer<ReturnType<typeof z.json>>;
+
+/** One loaded copy of the library: its main entry point and its agent kit. */
+export interface LibraryCopy {
+  /** The copy's `staged-middleware`. */
+  readonly core: typeof import('../../src/index');
+  /** The copy's `staged-middleware/agent`. */
+  readonly agent: typeof import('../../src/agent/index');
+}
+
+/** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
+export async function secondCopy(testCase: Record<string, unknown>, copies: { readonly first: LibraryCopy; readonly second: LibraryCopy }): Promise<Json> {
+  const { core, agent: kit } = copies[testCase['registerThrough'] as 'first' | 'second'];
+  const runner = copies[testCase['agentFrom'] as 'first' | 'second'];
+  const trace: string[] = [];
+  const registry = new core.MiddlewareRegistry();
+  registry.add(kit.InvokeModelStage.Input, function redact(context) {
+    trace.push('input');
+    return context;
+  });
+  registry.add(kit.ExecuteToolStage.Wrap, async function* guard(context) {
+    trace.push(`guard ${context.toolUse.name}`);
+    const content = [{ type: 'text' as const, text: 'Blocked.' }];
+    yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content } };
+  });
+  registry.add(kit.AgentStreamStage.Output, function audit(result) {
+    trace.push(`output ${result.value.stopReason}`);
+    return result;
+  });
+  const tool = new runner.agent.ScriptedTool({ name: 'deleteFiles' });
+  const model = new runner.agent.ScriptedModel([runner.agent.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.agent.textTurn('done')]);
+  const agent = new runner.agent.Agent({ model, tools: [tool], registry });
+  const outcome = await agent.invoke('Clean up.');
+  const probe = core.createStage('probe');
+  return {
+    sameStages: (['InvokeModelStage', 'ExecuteToolStage', 'AgentStreamStage'] as const).every((name) => copies.first.agent[name] === copies.second.agent[name]),
+    trace,
+    toolCalls: tool.calls.length,
+    stopReason: outcome.stopReason,
+    recognised: {
+      stage: runner.core.isStage(probe),
+      phaseToken: runner.core.isPhaseToken(probe.Wrap),
+      error: runner.core.MiddlewareError.isInstance(new core.MiddlewareError({ code: 'ERR_ABORTED', message: 'probe' })),
+      result: runner.core.MiddlewareResult.isInstance(new core.MiddlewareResult(1)),
+      interrupt: runner.agent.InterruptSignal.isInstance(new kit.InterruptSignal({ id: 'probe', name: 'probe', reason: undefined })),
+    },
+  };
+}
