@@ -96,7 +96,7 @@ describe('Agent', () => {
       ]);
     });
 
-    it('hands out every event, result, record and helper value frozen', async () => {
+    it('hands out every event, result, record and built value frozen', async () => {
       const registry = new MiddlewareRegistry();
       const received: { options?: ModelCallOptions<Record<string, unknown>>; toolContexts: ToolRunContext[]; answers: unknown[] } = { toolContexts: [], answers: [] };
       registry.add(ExecuteToolStage.Input, (context) => {
