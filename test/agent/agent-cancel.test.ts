@@ -169,6 +169,35 @@ describe('Agent', () => {
     });
   });
 
+  describe('a Wrap handler that narrows the signal of a tool that ignores it', () => {
+    it('gets the reason of its own signal at once and answers in place of the tool', async () => {
+      const local = new AbortController();
+      const reason = new Error('tool took too long');
+      const caught: unknown[] = [];
+      const registry = new MiddlewareRegistry();
+      registry.add(ExecuteToolStage.Wrap, async function* deadline(context, next) {
+        try {
+          yield* next(context, { signal: local.signal });
+        } catch (error) {
+          caught.push(error);
+          yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: 'timed out' }] } };
+        }
+      });
+      const { tool, started } = stuckTool(new Promise(() => undefined));
+      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'stuck', input: {}, toolUseId: 's1' }]), textTurn('gave up')]), tools: [tool], registry });
+      const run = agent.invoke('go');
+      await started;
+      local.abort(reason);
+      const result = await run;
+      expect([result.stopReason, caught, agent.messages[2]]).toEqual([
+        'endTurn',
+        [reason],
+        { role: 'user', content: [{ type: 'toolResult', toolUseId: 's1', status: 'error', content: [{ type: 'text', text: 'timed out' }] }] },
+      ]);
+      expect(caught[0]).toBe(reason);
+    });
+  });
+
   describe('the run signal over many calls', () => {
     it('carries no more abort listeners at the last tool call than at the first', async () => {
       const counts: number[] = [];
