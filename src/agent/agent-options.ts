@@ -4,8 +4,9 @@ import { describeValue } from '../stage';
 import type { SystemPrompt } from '../system-prompt';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
-import { AgentStreamStage } from './stages';
+import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
 import type { Tool, ToolChoice } from './tool-types';
+import { readProblem, type PathStep } from './value-walk';
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -38,83 +39,144 @@ export interface AgentRunOptions {
   readonly interruptResponses?: Readonly<Record<string, unknown>>;
 }
 
-/** The messages a run's input stands for. */
-export function toMessages(input: AgentInput): readonly Message[] {
-  if (input === undefined) return [];
-  if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
-  if (Array.isArray(input)) return input as readonly Message[];
-  return [input as Message];
+/** A run's options, each read once before the run starts. */
+export interface RunSettings {
+  /** The caller's signal, if any. */
+  readonly signal: AbortSignal | undefined;
+  /** Whether that signal was aborted when it was read. */
+  readonly aborted: boolean;
+  /** The run's invocation state (the caller's object, or a new one). */
+  readonly invocationState: Record<string, unknown>;
+  /** The interrupt responses by id, when the run is a resume. */
+  readonly responses: ReadonlyMap<string, unknown> | undefined;
+}
+
+/**
+ * Reads the named properties of a caller's object, each once.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the property whose reading threw (the thrown value is the cause).
+ */
+export function readFields<TKey extends string>(source: object, keys: readonly TKey[], root: string): Record<TKey, unknown> {
+  const fields = {} as Record<TKey, unknown>;
+  for (const key of keys) fields[key] = readPart(source, key, root, [key]);
+  return fields;
+}
+
+/**
+ * Reads one part of a caller's value.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part when reading it throws (the thrown value is the cause).
+ */
+export function readPart(source: object, key: PathStep, root: string, steps: readonly PathStep[]): unknown {
+  try {
+    return (source as Record<PathStep, unknown>)[key];
+  } catch (error) {
+    throw cannotCopy(readProblem(root, steps, error), error);
+  }
+}
+
+/**
+ * Reads and checks one run's options, every value once.
+ *
+ * @param resume - The responses given to `agent.resume()`, which take the place of `options.interruptResponses`.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for options that are not an object, a signal that is not an
+ *   AbortSignal, state or responses that are not a plain object, or a value whose reading throws.
+ */
+export function readRunOptions(options: AgentRunOptions, resume?: { readonly responses: unknown }): RunSettings {
+  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${safeDescription(options)}`);
+  const { signal, invocationState, interruptResponses } = readFields(options, ['signal', 'invocationState', 'interruptResponses'], 'options');
+  let aborted = false;
+  if (signal !== undefined) {
+    const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, ['aborted', 'addEventListener', 'removeEventListener'], 'options.signal');
+    if (parts === undefined || typeof parts.aborted !== 'boolean' || typeof parts.addEventListener !== 'function' || typeof parts.removeEventListener !== 'function') {
+      throw invalid(`options.signal must be an AbortSignal, got ${safeDescription(signal)}`);
+    }
+    aborted = parts.aborted;
+  }
+  checkRecord(invocationState, 'options.invocationState');
+  const [responses, root] = resume === undefined ? [interruptResponses, 'options.interruptResponses'] : [resume.responses, 'responses'];
+  checkRecord(responses, root);
+  return {
+    signal: signal as AbortSignal | undefined,
+    aborted,
+    invocationState: (invocationState as Record<string, unknown> | undefined) ?? {},
+    responses: responses === undefined ? undefined : readResponses(responses as object, root),
+  };
+}
+
+/** Fails unless the value is undefined or a non-array object. */
+function checkRecord(value: unknown, name: string): void {
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`${name} must be a plain object, got ${safeDescription(value)}`);
+}
+
+/** The interrupt responses, each read once. */
+function readResponses(responses: object, root: string): ReadonlyMap<string, unknown> {
+  let ids: string[];
+  try {
+    ids = Object.keys(responses);
+  } catch (error) {
+    throw cannotCopy(readProblem(root, [], error), error);
+  }
+  return new Map(ids.map((id) => [id, readPart(responses, id, root, [id])]));
 }
 
 /**
  * Checks that each message has a known role and a content array.
  *
- * @param expected - What the caller may pass where the messages came from, for the error message.
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message.
+ * @param pathOf - The path of the message at an index, for the error (`input[0]`, `options.messages[2]`).
+ * @param expected - What the caller may pass there, for the error message.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message, or one whose reading throws.
  */
-export function checkMessages(messages: readonly Message[], expected: string): readonly Message[] {
-  for (const message of messages) {
-    const ok = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
-    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`);
-  }
+export function checkMessages(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
+  messages.forEach((message, index) => {
+    let ok: boolean;
+    try {
+      ok = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
+    } catch (error) {
+      throw cannotCopy(readProblem(pathOf(index), [], error), error);
+    }
+    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${safeDescription(message)}`);
+  });
   return messages;
 }
 
-/**
- * Checks the options of `new Agent()` beyond the model and the tools: each
- * one the agent cannot use is reported now rather than as a TypeError in the
- * middle of a run.
- *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the option.
- */
-export function checkAgentOptions(options: AgentOptions): void {
-  const { tools, systemPrompt, registry, modelState, messages, toolChoice } = options as { readonly [K in keyof AgentOptions]?: unknown };
-  if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
-  if (systemPrompt !== undefined && typeof systemPrompt !== 'string' && !(Array.isArray(systemPrompt) && systemPrompt.every(isObject))) {
-    throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(systemPrompt)}`);
-  }
-  if (registry !== undefined && !(isObject(registry) && typeof (registry as { invoke?: unknown }).invoke === 'function')) {
-    throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
-  }
-  if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
-    throw invalid(`options.modelState must be a plain object, got ${describeValue(modelState)}`);
-  }
-  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${describeValue(messages)}`);
-  if (toolChoice !== undefined && !isToolChoice(toolChoice)) {
-    throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(toolChoice)}`);
-  }
-}
-
-/** True for a non-null object. */
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null;
-}
-
-/** True for one of the three tool-choice shapes. */
-function isToolChoice(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  const { type, name } = value as { type?: unknown; name?: unknown };
-  return type === 'auto' || type === 'any' || (type === 'tool' && typeof name === 'string');
-}
-
-/**
- * Checks the shape of one run's options.
- *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a signal that is not an AbortSignal or state that is not a plain object.
- */
-export function checkRunOptions(options: AgentRunOptions): void {
-  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
-  const signal = options.signal as unknown;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function')) {
-    throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
-  }
-  for (const key of ['invocationState', 'interruptResponses'] as const) {
-    const value = options[key] as unknown;
-    if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`options.${key} must be a plain object, got ${describeValue(value)}`);
+/** `describeValue`, for values whose own getters may throw. */
+export function safeDescription(value: unknown): string {
+  try {
+    return describeValue(value);
+  } catch {
+    return 'a value that cannot be read';
   }
 }
 
 /** The error of a malformed agent option or run input, on AgentStreamStage. */
-export function invalid(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
+export function invalid(problem: string, cause?: unknown): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+}
+
+/** The error of a value the agent could not copy or read: a cycle, too deep a nesting, or a read that threw. */
+export function cannotCopy(problem: string, cause: unknown): MiddlewareError {
+  return invalid(`${problem}; pass plain data: arrays and objects without cycles, whose properties read without throwing`, cause);
+}
+
+/** The error of a model whose `stream` is not a method returning an async iterable, raised when it is called. */
+export function invalidModelStream(stream: unknown, returned?: { readonly value: unknown; readonly isPromise: boolean }): MiddlewareError {
+  const problem =
+    returned === undefined
+      ? `the model's stream must be a method stream(request, options), got ${safeDescription(stream)}`
+      : `the model's stream() returned ${safeDescription(returned.value)}, not an async iterable of stream events`;
+  const hint = returned?.isPromise === true
+    ? 'An async method returns a promise: write it as an async generator method, `async *stream(request, options) { yield event }`'
+    : 'Write it as an async generator method, `async *stream(request, options) { yield event }`';
+  return invalidCallee(InvokeModelStage.name, `InvokeModelStage: ${problem}. ${hint}.`);
+}
+
+/** The error of a tool whose `run` is not a function when the agent calls it. */
+export function invalidToolRun(name: string, run: unknown): MiddlewareError {
+  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${safeDescription(run)}); a tool needs run(input, context) returning its result or a promise of it.`);
+}
+
+/** A model or tool the terminal cannot call, reported on the terminal. */
+function invalidCallee(stage: string, message: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_HANDLER', stage, phase: 'terminal', handler: 'terminal', message });
 }

@@ -1,10 +1,10 @@
 import { castDraft, type Draft } from 'immer';
 import { MiddlewareError } from '../errors';
 import { MiddlewareRegistry } from '../registry';
-import { describeValue } from '../stage';
-import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
+import type { SystemContentBlock } from '../system-prompt';
 import type { StateBinding, TerminalRun } from '../types';
-import { checkAgentOptions, checkMessages, checkRunOptions, invalid, toMessages, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
+import { readRunOptions, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
+import { adoptRecord, readAgentOptions, readInput } from './agent-setup';
 import { adopt } from './freeze';
 import { createModelContext, History } from './history';
 import { createInterrupt, InterruptSignal } from './interrupts';
@@ -12,8 +12,9 @@ import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
 import type { Model, StopReason, Usage } from './model-types';
 import { modelTerminal } from './model-terminal';
 import { prepareResume, type PendingTurn } from './pending-turn';
+import { link } from './run-signal';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, ExecuteToolContext, ModelResultEvent } from './stage-types';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
+import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isModelResult, isToolResult } from './stages';
 import type { Interrupt, Tool, ToolChoice } from './tool-types';
 import { toolTerminal } from './tool-terminal';
 import { addUsage, ZERO_USAGE } from './usage';
@@ -54,33 +55,23 @@ export class Agent {
   private running: AbortController | undefined;
 
   /**
-   * Creates an agent. Everything given is copied once, so the agent's
-   * freezing never reaches the caller's objects.
+   * Creates an agent. Everything given is read and copied once, so the
+   * agent's freezing never reaches the caller's objects.
    *
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a missing model, a malformed tool, two tools with one
-   *   name, or a system prompt, registry, model state, message list or tool choice of the wrong shape.
+   *   name, a system prompt, registry, model state, message list or tool choice of the wrong shape, or a
+   *   value that cannot be copied (a cycle, a getter that throws), naming the part.
    */
   constructor(options: AgentOptions) {
-    if (options === null || typeof options !== 'object' || options.model === null || typeof options.model?.stream !== 'function') {
-      throw invalid(`new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events; got model ${describeValue((options as Partial<AgentOptions> | null)?.model)}`);
-    }
-    checkAgentOptions(options);
-    this.model = options.model;
-    const tools = new Map<string, Tool>();
-    for (const tool of options.tools ?? []) {
-      if (tool === null || typeof tool !== 'object' || typeof tool.run !== 'function' || typeof tool.spec?.name !== 'string') {
-        throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) }; got ${describeValue(tool)}`);
-      }
-      if (tools.has(tool.spec.name)) throw invalid(`two tools are named "${tool.spec.name}"; tool names must be unique because the model calls tools by name`);
-      tools.set(tool.spec.name, tool);
-    }
-    this.tools = tools;
-    this.toolSpecs = adopt([...tools.values()].map((tool) => tool.spec));
-    this.systemPrompt = options.systemPrompt === undefined ? undefined : adopt(toSystemBlocks(options.systemPrompt));
-    this.toolChoice = adopt(options.toolChoice);
-    this.registry = options.registry ?? new MiddlewareRegistry();
-    this.history = new History(checkMessages(options.messages ?? [], 'options.messages must be an array of messages'));
-    this.state = adopt({ ...(options.modelState ?? {}) });
+    const setup = readAgentOptions(options);
+    this.model = setup.model;
+    this.tools = setup.tools;
+    this.toolSpecs = setup.toolSpecs;
+    this.systemPrompt = setup.systemPrompt;
+    this.toolChoice = setup.toolChoice;
+    this.registry = setup.registry ?? new MiddlewareRegistry();
+    this.history = new History(setup.messages);
+    this.state = setup.modelState;
   }
 
   /**
@@ -97,19 +88,25 @@ export class Agent {
     return this.state;
   }
 
-  /** Replaces the model state (copied and frozen). An assignment made during a run does not survive the run. */
+  /**
+   * Replaces the model state (copied and frozen). An assignment made during a run does not survive the run.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the value is not an object or cannot be copied.
+   */
   set modelState(value: Record<string, unknown>) {
-    this.state = adopt({ ...value });
+    this.state = adoptRecord(value, 'agent.modelState');
   }
 
-  /** The interrupts a halted run is waiting on (empty when none); during a run, those of its start. */
+  /** The interrupts a halted run is waiting on (frozen; empty when none); during a run, those of its start. */
   get pendingInterrupts(): readonly Interrupt[] {
-    return this.pending?.interrupts ?? [];
+    return this.pending?.interrupts ?? NO_INTERRUPTS;
   }
 
   /**
    * Cancels the running run, if any: it ends with stop reason `'cancelled'`,
    * every open layer is closed, and the history and model state are put back.
+   * The run settles even when a tool or the model ignores its signal: the
+   * agent stops waiting on them at once.
    *
    * @returns Whether a run was cancelled.
    */
@@ -135,8 +132,10 @@ export class Agent {
    *
    * @throws See {@link Agent.stream}.
    */
-  resume(responses: Readonly<Record<string, unknown>>, options: Omit<AgentRunOptions, 'interruptResponses'> = {}): Promise<AgentResultEvent> {
-    return this.invoke(undefined, { ...options, interruptResponses: responses });
+  async resume(responses: Readonly<Record<string, unknown>>, options: Omit<AgentRunOptions, 'interruptResponses'> = {}): Promise<AgentResultEvent> {
+    let last: AgentEvent | undefined;
+    for await (const event of this.run(undefined, options, { responses })) last = event;
+    return last as AgentResultEvent;
   }
 
   /**
@@ -145,10 +144,18 @@ export class Agent {
    *
    * @throws MiddlewareError `ERR_AGENT_BUSY` when another run of this agent is going,
    *   `ERR_INTERRUPT_PENDING` for new input while interrupts are pending (or responses
-   *   that fit none), `ERR_INVALID_OPTIONS` for malformed input. Errors of models, tools
-   *   and handlers pass through unchanged (the history, model state and pending interrupts stay as they were).
+   *   that fit none), `ERR_INVALID_OPTIONS` for malformed input or options, or input that cannot be
+   *   read or copied (a cycle, a getter that throws; the message names the part). A run refused
+   *   when it starts changes nothing and leaves the agent free for the next run. Errors of models,
+   *   tools and handlers pass through unchanged (the history, model state and pending interrupts stay as
+   *   they were); `ERR_INVALID_HANDLER` when the model's `stream()` or a tool's `run` cannot be called.
    */
-  async *stream(input: AgentInput, options: AgentRunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
+  stream(input: AgentInput, options: AgentRunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
+    return this.run(input, options, undefined);
+  }
+
+  /** One run; `resume` holds the responses of `agent.resume()`, which replace `options.interruptResponses`. */
+  private async *run(input: AgentInput, options: AgentRunOptions, resume: { readonly responses: unknown } | undefined): AsyncGenerator<AgentEvent, void, undefined> {
     if (this.running !== undefined) {
       throw new MiddlewareError({
         code: 'ERR_AGENT_BUSY',
@@ -156,46 +163,45 @@ export class Agent {
         message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
       });
     }
-    checkRunOptions(options);
-    const messages = checkMessages(toMessages(input), 'the input must be a string, a message or an array of messages');
-    const resume = prepareResume(this.pending, messages, options.interruptResponses);
+    // Everything read from the caller is read here, before the agent counts as running, so a
+    // value that fails to read or copy rejects this run and leaves the agent free for the next.
+    const settings = readRunOptions(options, resume);
+    const messages = readInput(input);
+    const resumed = prepareResume(this.pending, messages, settings.responses);
     const controller = new AbortController();
-    const outer = options.signal;
-    const forward = (): void => controller.abort(outer?.reason);
-    if (outer !== undefined) {
-      if (outer.aborted) forward();
-      else outer.addEventListener('abort', forward, { once: true });
-    }
+    const unlink = link(settings, controller);
     this.running = controller;
     const start: Conversation = { history: this.history, modelState: this.state, pending: this.pending };
     const tally: RunTally = { usage: ZERO_USAGE };
-    const context: AgentStreamContext = Object.freeze({ messages: adopt(messages), invocationState: options.invocationState ?? {} });
-    const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> =>
-      this.loop(runContext, run, start, resume, tally);
     let committed = false;
-    const conversation: StateBinding<RunState> = {
-      get: () => ({ outcome: undefined }),
-      set: (next) => {
-        // Called by the core before the final event is delivered, and only when a terminal call completed.
-        const outcome = next.outcome as Conversation;
-        this.history = outcome.history;
-        this.state = outcome.modelState;
-        this.pending = outcome.pending;
-        committed = true;
-      },
-    };
     try {
-      for await (const event of this.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) yield event;
-    } catch (error) {
-      if (!controller.signal.aborted) throw error;
-      this.rollBack(start);
-      yield { type: 'agentResult', stopReason: 'cancelled', message: undefined, interrupts: [], usage: tally.usage };
+      const context: AgentStreamContext = Object.freeze({ messages, invocationState: settings.invocationState });
+      const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> =>
+        this.loop(runContext, run, start, resumed, tally);
+      const conversation: StateBinding<RunState> = {
+        get: () => ({ outcome: undefined }),
+        set: (next) => {
+          // Called by the core before the final event is delivered, and only when a terminal call completed.
+          const outcome = next.outcome as Conversation;
+          this.history = outcome.history;
+          this.state = outcome.modelState;
+          this.pending = outcome.pending;
+          committed = true;
+        },
+      };
+      try {
+        for await (const event of this.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) yield event;
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        this.rollBack(start);
+        yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage);
+      }
     } finally {
       // A run that committed nothing (it failed, was cancelled or closed, or no terminal call completed)
       // leaves the conversation as it started, dropping whatever was assigned to agent.modelState meanwhile.
       if (!committed) this.rollBack(start);
-      outer?.removeEventListener('abort', forward);
       this.running = undefined;
+      unlink();
     }
   }
 
@@ -239,7 +245,7 @@ export class Agent {
         const toolUses = lastMessage.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
         if (result.stopReason !== 'toolUse' || toolUses.length === 0) {
           attempt.pending = undefined;
-          yield finish(agentResult(result.stopReason, lastMessage, [], attempt.usage));
+          yield finish(agentResult(result.stopReason, lastMessage, NO_INTERRUPTS, attempt.usage));
           return;
         }
         turn = { message: lastMessage, toolUses, results: new Map(), stored: new Map(), interrupts: [] };
@@ -279,8 +285,8 @@ export class Agent {
         state: { get: () => before, set: (next) => void (written = next) },
       });
       for await (const event of events) {
+        last = kept(event);
         yield event;
-        last = event;
       }
     } finally {
       attempt.modelState = written ?? before;
@@ -291,7 +297,7 @@ export class Agent {
   }
 
   /** ExecuteToolStage for each tool use of the turn that has no result yet; returns the interrupts raised. */
-  private async *callTools(turn: PendingTurn, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, Interrupt[], undefined> {
+  private async *callTools(turn: PendingTurn, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, readonly Interrupt[], undefined> {
     const interrupts: Interrupt[] = [];
     for (const toolUse of turn.toolUses) {
       if (turn.results.has(toolUse.toolUseId)) continue;
@@ -305,20 +311,33 @@ export class Agent {
       try {
         let last: AgentEvent | undefined;
         for await (const event of this.registry.invoke(ExecuteToolStage, context, toolTerminal, { signal })) {
+          last = kept(event);
           yield event;
-          last = event;
         }
-        turn.results.set(toolUse.toolUseId, adopt((last as { toolResult: ToolResultBlock }).toolResult));
+        turn.results.set(toolUse.toolUseId, (last as { toolResult: ToolResultBlock }).toolResult);
       } catch (error) {
         if (!InterruptSignal.isInstance(error)) throw error;
         interrupts.push(error.interrupt);
       }
     }
-    return interrupts;
+    return Object.freeze(interrupts);
   }
 }
 
-/** The result event of AgentStreamStage. */
+const NO_INTERRUPTS: readonly Interrupt[] = Object.freeze([]);
+
+/**
+ * A model or tool result as the loop keeps it: frozen. The terminals' own
+ * results are; one a handler made is copied (a tool result's `error` kept as
+ * it is) before it is yielded, so no one downstream can change what the loop goes on with.
+ */
+function kept(event: AgentEvent): AgentEvent {
+  if (isModelResult(event)) return adopt(event, 'modelResult');
+  if (!isToolResult(event) || (Object.isFrozen(event) && Object.isFrozen(event.toolResult))) return event;
+  return Object.freeze({ ...event, toolResult: adopt(event.toolResult, 'toolResult') });
+}
+
+/** The result event of AgentStreamStage (frozen, as its interrupts, message and usage are). */
 function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage): AgentResultEvent {
-  return { type: 'agentResult', stopReason, message, interrupts, usage };
+  return Object.freeze({ type: 'agentResult', stopReason, message, interrupts, usage });
 }

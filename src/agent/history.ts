@@ -34,11 +34,11 @@ export class History {
    * another history's `messages`) is taken as it is, so starting a history from
    * another one costs nothing.
    *
-   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array.
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array or cannot be copied (see {@link adopt}).
    */
   constructor(messages: readonly Message[] = []) {
     if (!Array.isArray(messages)) throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
-    this.current = adopt(messages);
+    this.current = adopt(messages, 'messages');
   }
 
   /** The messages: a frozen array, shared with every context built from it. */
@@ -46,12 +46,16 @@ export class History {
     return this.current;
   }
 
-  /** Appends messages, each frozen once as it enters. */
+  /**
+   * Appends messages, each copied and frozen once as it enters.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link adopt}).
+   */
   append(...messages: readonly Message[]): void {
     if (messages.length === 0) return;
     // Spread, not slice(): V8 copies a frozen array several times faster by spreading it.
     const next = [...this.current];
-    for (const message of messages) next.push(adopt(message));
+    for (const message of messages) next.push(adopt(message, 'message'));
     this.current = Object.freeze(next);
   }
 
@@ -87,7 +91,7 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  * `invocationState` are shared by reference and never frozen.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `parts` is not an object
- *   or its `messages` or `toolSpecs` is not an array.
+ *   or its `messages` or `toolSpecs` is not an array, or a part cannot be copied (see {@link adopt}).
  * @example
  * ```ts
  * const context = createModelContext({ model, messages: history.messages, systemPrompt, toolSpecs, invocationState: {} });
@@ -98,16 +102,16 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
   if (parts === null || typeof parts !== 'object' || !Array.isArray(parts.messages) || !Array.isArray(parts.toolSpecs)) {
     throw invalidParts('createModelContext(parts)', `parts must be { model, messages: Message[], systemPrompt, toolSpecs: ToolSpec[], invocationState }, got ${describeValue(parts)}`);
   }
-  const messages = Object.isFrozen(parts.messages) ? parts.messages : adopt(parts.messages.slice());
-  const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : adopt(toSystemBlocks(parts.systemPrompt));
+  const messages = adopt(parts.messages, 'parts.messages');
+  const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : adopt(toSystemBlocks(parts.systemPrompt), 'parts.systemPrompt');
   const context: { -readonly [K in keyof InvokeModelContext]: InvokeModelContext[K] } = {
     model: parts.model,
     messages,
     systemPrompt,
-    toolSpecs: adopt(parts.toolSpecs),
+    toolSpecs: adopt(parts.toolSpecs, 'parts.toolSpecs'),
     invocationState: parts.invocationState,
   };
-  if (parts.toolChoice !== undefined) context.toolChoice = adopt(parts.toolChoice);
+  if (parts.toolChoice !== undefined) context.toolChoice = adopt(parts.toolChoice, 'parts.toolChoice');
   return Object.freeze(context);
 }
 

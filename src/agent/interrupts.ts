@@ -26,9 +26,14 @@ export class InterruptSignal extends Error {
     this.interrupt = interrupt;
   }
 
-  /** True for an `InterruptSignal` from any installed copy of this package. */
+  /** True for an `InterruptSignal` from any installed copy of this package (false for a value whose marker cannot be read). */
   static isInstance(value: unknown): value is InterruptSignal {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SIGNAL_MARKER] === true;
+    if (typeof value !== 'object' || value === null) return false;
+    try {
+      return (value as Record<symbol, unknown>)[SIGNAL_MARKER] === true;
+    } catch {
+      return false;
+    }
   }
 }
 
@@ -47,7 +52,7 @@ export function interruptId(stage: string, toolUseId: string, name: string): str
 /**
  * The `interrupt()` of one tool call. A stored response (given to a resume)
  * wins over one pre-supplied in the request; with neither, it throws an
- * {@link InterruptSignal}.
+ * {@link InterruptSignal} carrying the interrupt (frozen; its `reason` is the request's, shared).
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the request has no non-empty `name`.
  * @example
@@ -66,8 +71,8 @@ export function createInterrupt(stage: string, toolUseId: string, stored: Readon
       });
     }
     const id = interruptId(stage, toolUseId, request.name);
-    if (stored.has(id)) return { response: stored.get(id) };
-    if ('response' in request && request.response !== undefined) return { response: request.response };
-    throw new InterruptSignal({ id, name: request.name, reason: request.reason });
+    if (stored.has(id)) return Object.freeze({ response: stored.get(id) });
+    if ('response' in request && request.response !== undefined) return Object.freeze({ response: request.response });
+    throw new InterruptSignal(Object.freeze({ id, name: request.name, reason: request.reason }));
   };
 }

@@ -1,8 +1,11 @@
 import { splitSystemPrompt } from '../system-prompt';
 import type { TerminalRun } from '../types';
+import { AbortRace, ignore } from './abort-race';
+import { invalidModelStream } from './agent-options';
+import { adopt } from './freeze';
 import { ZERO_USAGE } from './usage';
 import type { ContentBlock } from './message-types';
-import type { ModelRequest, StopReason, Usage } from './model-types';
+import type { Model, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
 import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from './stage-types';
 
 /** A block being assembled from deltas. */
@@ -12,8 +15,8 @@ type Building =
   | { kind: 'toolUse'; toolUseId: string; name: string; json: string };
 
 /**
- * Builds the request a model receives from an InvokeModelStage context: the
- * system prompt in both forms, everything else as it is (frozen, shared).
+ * Builds the request a model receives from an InvokeModelStage context
+ * (frozen): the system prompt in both forms, everything else as it is (frozen, shared).
  *
  * @example
  * ```ts
@@ -23,24 +26,28 @@ type Building =
  */
 export function toModelRequest(context: InvokeModelContext): ModelRequest {
   const { text, blocks } = splitSystemPrompt(context.systemPrompt);
-  return {
+  return Object.freeze({
     messages: context.messages,
     systemPrompt: text,
     systemBlocks: blocks,
     toolSpecs: context.toolSpecs,
     toolChoice: context.toolChoice,
-  };
+  });
 }
 
 /**
  * The terminal of InvokeModelStage: streams the model's events through and
- * ends with the assembled {@link ModelResultEvent}.
+ * ends with the assembled {@link ModelResultEvent} (frozen).
  *
  * Consecutive text (or reasoning) deltas form one block; a tool use's input
  * deltas are joined and parsed as JSON when the message ends (empty input is
  * `{}`; text that is not JSON is kept as the string, for the tool to reject).
- * A stream without `messageStop` ends with stop reason `'endTurn'`.
+ * A stream without `messageStop` ends with stop reason `'endTurn'`. When the
+ * signal aborts while the model's `next()` is pending, the terminal stops
+ * waiting at once and throws the signal's reason; the model's stream is
+ * closed without waiting for it.
  *
+ * @throws MiddlewareError `ERR_INVALID_HANDLER` when `model.stream` is not a function or does not return an async iterable.
  * @example
  * ```ts
  * const events = registry.invoke(InvokeModelStage, createModelContext(parts), modelTerminal, { state: { get, set } });
@@ -50,36 +57,61 @@ export async function* modelTerminal(
   context: InvokeModelContext,
   run: TerminalRun<Record<string, unknown>>,
 ): AsyncGenerator<InvokeModelEvent, void, undefined> {
+  const { signal } = run;
+  const { model } = context;
+  const stream = (model as Partial<Model> | undefined)?.stream;
+  if (typeof stream !== 'function') throw invalidModelStream(stream);
+  if (signal.aborted) throw signal.reason;
+  const iterator = openStream(stream.call(model, toModelRequest(context), Object.freeze({ signal, state: run.state as Record<string, unknown> })));
   const building: Building[] = [];
   let stopReason: StopReason = 'endTurn';
   let usage: Usage = ZERO_USAGE;
-  const events = context.model.stream(toModelRequest(context), { signal: run.signal, state: run.state as Record<string, unknown> });
-  for await (const event of events) {
-    const last = building[building.length - 1];
-    switch (event.type) {
-      case 'textDelta':
-      case 'reasoningDelta': {
-        const kind = event.type === 'textDelta' ? 'text' : 'reasoning';
-        if (last !== undefined && last.kind === kind) last.text += event.text;
-        else building.push({ kind, text: event.text });
+  const race = new AbortRace(signal);
+  // As in for await: an iterator that finished or failed is not closed; one left early is.
+  let finished = false;
+  try {
+    for (;;) {
+      let step: IteratorResult<ModelStreamEvent>;
+      try {
+        step = await race.wait(iterator.next());
+      } catch (error) {
+        if (!signal.aborted) finished = true;
+        throw error;
+      }
+      if (step.done === true) {
+        finished = true;
         break;
       }
-      case 'toolUseStart':
-        building.push({ kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: '' });
-        break;
-      case 'toolUseDelta':
-        if (last !== undefined && last.kind === 'toolUse') last.json += event.input;
-        break;
-      case 'usage':
-        usage = event.usage;
-        break;
-      case 'messageStop':
-        stopReason = event.stopReason;
-        break;
-      default:
-        break;
+      const event = step.value;
+      const last = building[building.length - 1];
+      switch (event.type) {
+        case 'textDelta':
+        case 'reasoningDelta': {
+          const kind = event.type === 'textDelta' ? 'text' : 'reasoning';
+          if (last !== undefined && last.kind === kind) last.text += event.text;
+          else building.push({ kind, text: event.text });
+          break;
+        }
+        case 'toolUseStart':
+          building.push({ kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: '' });
+          break;
+        case 'toolUseDelta':
+          if (last !== undefined && last.kind === 'toolUse') last.json += event.input;
+          break;
+        case 'usage':
+          usage = event.usage;
+          break;
+        case 'messageStop':
+          stopReason = event.stopReason;
+          break;
+        default:
+          break;
+      }
+      yield event;
     }
-    yield event;
+  } finally {
+    race.dispose();
+    if (!finished) await close(iterator, signal.aborted);
   }
   const result: ModelResultEvent = {
     type: 'modelResult',
@@ -87,7 +119,41 @@ export async function* modelTerminal(
     stopReason,
     usage,
   };
-  yield result;
+  yield adopt(result, 'modelResult');
+}
+
+/**
+ * The iterator of what `model.stream()` returned.
+ *
+ * @throws MiddlewareError `ERR_INVALID_HANDLER` when it is not an async iterable (a promise, null, an array).
+ */
+function openStream(returned: unknown): AsyncIterator<ModelStreamEvent> {
+  const open = (returned as Partial<AsyncIterable<ModelStreamEvent>> | null | undefined)?.[Symbol.asyncIterator];
+  if (typeof open !== 'function') {
+    const isPromise = typeof (returned as PromiseLike<unknown> | null)?.then === 'function';
+    // An async stream() rejecting later must not surface as an unhandled rejection next to this error.
+    if (isPromise) ignore(returned as PromiseLike<unknown>);
+    throw invalidModelStream(undefined, { value: returned, isPromise });
+  }
+  return open.call(returned);
+}
+
+/**
+ * Closes the model's stream after the terminal left it early. When the signal
+ * aborted, the model may be stuck in an await it never leaves: its `return()`
+ * is requested but not waited for, and a failure of it dropped.
+ */
+async function close(iterator: AsyncIterator<ModelStreamEvent>, aborted: boolean): Promise<void> {
+  if (typeof iterator.return !== 'function') return;
+  if (!aborted) {
+    await iterator.return();
+    return;
+  }
+  try {
+    ignore(iterator.return());
+  } catch {
+    // A model that cannot be closed is dropped all the same.
+  }
 }
 
 /** The content block a finished building block becomes. */

@@ -13,7 +13,7 @@ export interface PendingTurn {
   readonly results: Map<string, ToolResultBlock>;
   /** Interrupt responses given so far, by interrupt id. */
   readonly stored: Map<string, unknown>;
-  /** The interrupts the turn halted on (empty while it runs). */
+  /** The interrupts the turn halted on (frozen; empty while it runs). */
   readonly interrupts: readonly Interrupt[];
 }
 
@@ -27,7 +27,7 @@ export interface PendingTurn {
 export function prepareResume(
   pending: PendingTurn | undefined,
   messages: readonly Message[],
-  responses: Readonly<Record<string, unknown>> | undefined,
+  responses: ReadonlyMap<string, unknown> | undefined,
 ): PendingTurn | undefined {
   if (pending === undefined) {
     if (responses !== undefined) throw interruptPending('interrupt responses were given, but no interrupt is pending; start a new run with input instead');
@@ -38,9 +38,9 @@ export function prepareResume(
     throw interruptPending(`the last run halted on interrupts ${ids.map((id) => `"${id}"`).join(', ')}; resume it with agent.resume({ [id]: response }) (no new input) before starting another`);
   }
   const stored = new Map(pending.stored);
-  for (const id of Object.keys(responses)) {
+  for (const [id, response] of responses) {
     if (!ids.includes(id)) throw interruptPending(`"${id}" is not a pending interrupt; the pending ones are ${ids.map((known) => `"${known}"`).join(', ')}`);
-    stored.set(id, responses[id]);
+    stored.set(id, response);
   }
   // Copies, so a resume that fails leaves the halted turn as it was.
   return { ...pending, results: new Map(pending.results), stored };

@@ -1,6 +1,7 @@
-import { current, isDraft } from 'immer';
+import { current, freeze, isDraft } from 'immer';
 import { MiddlewareError } from '../errors';
 import { describeValue } from '../stage';
+import { adopt } from './freeze';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
 import { InvokeModelStage } from './stages';
 
@@ -22,7 +23,7 @@ export interface ScriptedTurn {
 export interface ScriptedCall {
   /** The request, as the model received it. */
   readonly request: ModelRequest;
-  /** The model state the call saw (a plain snapshot of its draft, before the turn's writes). */
+  /** The model state the call saw (a frozen plain snapshot of its draft, before the turn's writes). */
   readonly state: unknown;
   /** The call's abort signal. */
   readonly signal: AbortSignal;
@@ -41,12 +42,14 @@ export interface ScriptedCall {
  * ```
  */
 export class ScriptedModel implements Model {
-  /** Every call received, in order. */
-  readonly calls: ScriptedCall[] = [];
   private readonly turns: readonly ScriptedTurn[];
+  private readonly recorded: ScriptedCall[] = [];
+  /** The frozen copy `calls` hands out, made again only after a new call. */
+  private snapshot: readonly ScriptedCall[] | undefined;
 
   /**
-   * Creates a model that answers call N with `turns[N]`.
+   * Creates a model that answers call N with `turns[N]`. Each turn's events
+   * are copied and frozen here, so the events it yields are frozen.
    *
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `turns` is not an array of turn objects.
    */
@@ -54,7 +57,13 @@ export class ScriptedModel implements Model {
     if (!Array.isArray(turns) || !turns.every((turn: unknown) => turn !== null && typeof turn === 'object')) {
       throw invalidTurn(`new ScriptedModel(turns): turns must be an array of turns built with textTurn(), toolUseTurn() or failingTurn(); got ${describeValue(turns)}`);
     }
-    this.turns = turns;
+    this.turns = Object.freeze((turns as readonly ScriptedTurn[]).map((turn, index) => (turn.events === undefined ? turn : { ...turn, events: adopt(turn.events, `turns[${index}].events`) })));
+  }
+
+  /** Every call received, in order: a frozen copy (of frozen records), taken when a call was added since the last one. */
+  get calls(): readonly ScriptedCall[] {
+    this.snapshot ??= Object.freeze([...this.recorded]);
+    return this.snapshot;
   }
 
   /**
@@ -63,9 +72,11 @@ export class ScriptedModel implements Model {
    * @throws MiddlewareError `ERR_SCRIPT_EXHAUSTED` when called more often than the script has turns.
    */
   async *stream(request: ModelRequest, options: ModelCallOptions<Record<string, unknown>>): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    const index = this.calls.length;
+    const index = this.recorded.length;
     const { state, signal } = options;
-    this.calls.push({ request, state: isDraft(state) ? current(state) : state, signal });
+    const snapshot: unknown = isDraft(state) ? freeze(current(state), true) : adopt(state, 'state');
+    this.recorded.push(Object.freeze({ request, state: snapshot, signal }));
+    this.snapshot = undefined;
     const turn = this.turns[index];
     if (turn === undefined) {
       throw new MiddlewareError({
@@ -113,7 +124,7 @@ function frame(body: readonly ModelStreamEvent[], stopReason: StopReason, usage:
 export function textTurn(text: string, options: TurnOptions = {}): ScriptedTurn {
   if (typeof text !== 'string') throw invalidTurn(`textTurn(text): text must be a string, got ${describeValue(text)}`);
   const pieces = text.match(/\S+\s*|\s+/g) ?? [];
-  return { events: frame(pieces.map((piece) => ({ type: 'textDelta', text: piece })), options.stopReason ?? 'endTurn', options.usage) };
+  return adopt({ events: frame(pieces.map((piece) => ({ type: 'textDelta', text: piece })), options.stopReason ?? 'endTurn', options.usage) });
 }
 
 /** A tool use a {@link toolUseTurn} asks for. */
@@ -145,7 +156,7 @@ export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnO
     body.push({ type: 'toolUseStart', toolUseId: toolUse.toolUseId ?? `tool-${index + 1}`, name: toolUse.name });
     body.push({ type: 'toolUseDelta', input: JSON.stringify(toolUse.input) });
   });
-  return { events: frame(body, options.stopReason ?? 'toolUse', options.usage) };
+  return adopt({ events: frame(body, options.stopReason ?? 'toolUse', options.usage) });
 }
 
 /**
@@ -157,7 +168,8 @@ export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnO
  * ```
  */
 export function failingTurn(error: unknown, events: readonly ModelStreamEvent[] = []): ScriptedTurn {
-  return { events, error };
+  // The error is thrown as the very object given, so only the events are copied.
+  return Object.freeze({ events: adopt(events, 'events'), error });
 }
 
 /** The error of a script the scripted model cannot play. */

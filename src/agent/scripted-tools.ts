@@ -1,5 +1,6 @@
 import { MiddlewareError } from '../errors';
 import { describeValue } from '../stage';
+import { adopt } from './freeze';
 import { ExecuteToolStage } from './stages';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
 
@@ -43,11 +44,12 @@ export interface ScriptedToolCall {
  * ```
  */
 export class ScriptedTool implements Tool {
-  /** How the model sees it. */
+  /** How the model sees it (a frozen copy of what was given). */
   readonly spec: ToolSpec;
-  /** Every call received, in order. */
-  readonly calls: ScriptedToolCall[] = [];
   private readonly options: ScriptedToolOptions;
+  private readonly recorded: ScriptedToolCall[] = [];
+  /** The frozen copy `calls` hands out, made again only after a new call. */
+  private snapshot: readonly ScriptedToolCall[] | undefined;
 
   /**
    * Creates a scripted tool.
@@ -58,19 +60,29 @@ export class ScriptedTool implements Tool {
   constructor(options: ScriptedToolOptions) {
     checkToolOptions(options);
     this.options = options;
-    this.spec = {
-      name: options.name,
-      description: options.description ?? `Scripted tool ${options.name}.`,
-      inputSchema: options.inputSchema ?? { type: 'object' },
-    };
+    this.spec = adopt(
+      {
+        name: options.name,
+        description: options.description ?? `Scripted tool ${options.name}.`,
+        inputSchema: options.inputSchema ?? { type: 'object' },
+      },
+      'options',
+    );
+  }
+
+  /** Every call received, in order: a frozen copy (of frozen records), taken when a call was added since the last one. */
+  get calls(): readonly ScriptedToolCall[] {
+    this.snapshot ??= Object.freeze([...this.recorded]);
+    return this.snapshot;
   }
 
   /** Records the call, then answers with the next outcome (or `respond`). */
   async run(input: unknown, context: ToolRunContext): Promise<unknown> {
-    this.calls.push({ input, toolUseId: context.toolUse.toolUseId, signal: context.signal });
+    this.recorded.push(Object.freeze({ input, toolUseId: context.toolUse.toolUseId, signal: context.signal }));
+    this.snapshot = undefined;
     if (this.options.respond !== undefined) return this.options.respond(input, context);
     const outcomes = this.options.outcomes ?? [{ value: 'ok' }];
-    const outcome = outcomes[Math.min(this.calls.length, outcomes.length) - 1] ?? { value: 'ok' };
+    const outcome = outcomes[Math.min(this.recorded.length, outcomes.length) - 1] ?? { value: 'ok' };
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
   }

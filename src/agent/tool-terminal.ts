@@ -1,10 +1,17 @@
+import { MiddlewareError } from '../errors';
 import type { TerminalRun } from '../types';
+import { AbortRace } from './abort-race';
+import { invalidToolRun } from './agent-options';
+import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';
+import { toJsonValue } from './json-value';
 import type { JsonBlock, TextBlock } from './message-types';
 import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
+import { ExecuteToolStage } from './stages';
+import { thrownText } from './value-walk';
 
 /**
- * A tool result event with status `'error'` and one text block.
+ * A tool result event with status `'error'` and one text block (frozen; `error`, when given, is kept as it is).
  *
  * @example
  * ```ts
@@ -15,33 +22,53 @@ import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
  * ```
  */
 export function errorResult(toolUseId: string, text: string, error?: unknown): ToolResultEvent {
-  const event: ToolResultEvent = {
-    type: 'toolResult',
-    toolResult: { type: 'toolResult', toolUseId, status: 'error', content: [{ type: 'text', text }] },
-  };
-  return error === undefined ? event : { ...event, error };
+  return failure(toolUseId, text, error === undefined ? undefined : { value: error });
+}
+
+/** An error result; `thrown`, when given, is kept as `error` (even a thrown `undefined`). */
+function failure(toolUseId: string, text: string, thrown: { readonly value: unknown } | undefined): ToolResultEvent {
+  const toolResult = adopt({ type: 'toolResult', toolUseId, status: 'error', content: [{ type: 'text', text }] } as const);
+  return Object.freeze(thrown === undefined ? { type: 'toolResult', toolResult } : { type: 'toolResult', toolResult, error: thrown.value });
 }
 
 /**
- * How a tool's return value is sent back: a string as text, anything else as JSON.
+ * How a tool's return value is sent back (frozen): a string as text, anything
+ * else as JSON, in the form `JSON.parse(JSON.stringify(value))` gives it (`null` for `undefined`).
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the value cannot be carried as JSON (a cycle, a BigInt, a
+ *   function, a getter or `toJSON()` that throws), naming the part.
  * @example
  * ```ts
  * toResultContent({ celsius: 21 }); // [{ type: 'json', json: { celsius: 21 } }]
  * ```
  */
 export function toResultContent(value: unknown): readonly (TextBlock | JsonBlock)[] {
-  if (typeof value === 'string') return [{ type: 'text', text: value }];
-  return [{ type: 'json', json: value === undefined ? null : value }];
+  const content = resultContent(value);
+  if (typeof content === 'string') {
+    throw new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `toResultContent(value): the value is not JSON: ${content}.` });
+  }
+  return content;
+}
+
+/** The content of a tool's return value, or the problem that keeps it from being JSON. */
+function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | string {
+  if (typeof value === 'string') return Object.freeze([Object.freeze({ type: 'text', text: value } as const)]);
+  const conversion = toJsonValue(value);
+  if (!conversion.ok) return conversion.problem;
+  return Object.freeze([Object.freeze({ type: 'json', json: conversion.json } as const)]);
 }
 
 /**
  * The terminal of ExecuteToolStage: runs the tool with the call's signal and
- * yields its result. An unknown tool (`tool` undefined) and a tool that throws
- * both end as error results (the thrown value is kept in `error`), so the
- * model hears about the failure and middleware can inspect it. An
- * {@link InterruptSignal} is not a failure: it passes through to halt the agent.
+ * yields its result (frozen). An unknown tool (`tool` undefined), a tool that
+ * throws and a value that is not JSON all end as error results (a thrown
+ * value is kept in `error`), so the model hears about the failure and
+ * middleware can inspect it. An {@link InterruptSignal} is not a failure: it
+ * passes through to halt the agent. When the signal aborts while the tool's
+ * promise is pending, the terminal stops waiting at once and throws the
+ * signal's reason; whatever the tool does afterwards is ignored.
  *
+ * @throws MiddlewareError `ERR_INVALID_HANDLER` when `tool.run` is not a function.
  * @example
  * ```ts
  * for await (const event of registry.invoke(ExecuteToolStage, context, toolTerminal)) console.log(event);
@@ -49,22 +76,36 @@ export function toResultContent(value: unknown): readonly (TextBlock | JsonBlock
  */
 export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRun<unknown>): AsyncGenerator<ToolResultEvent, void, undefined> {
   const { tool, toolUse } = context;
+  const { signal } = run;
   if (tool === undefined) {
     yield errorResult(toolUse.toolUseId, `Unknown tool "${toolUse.name}": the agent has no tool by that name.`);
     return;
   }
+  const runTool = tool.run;
+  if (typeof runTool !== 'function') throw invalidToolRun(toolUse.name, runTool);
+  if (signal.aborted) throw signal.reason;
+  const race = new AbortRace(signal);
   let value: unknown;
   try {
-    value = await tool.run(toolUse.input, {
-      toolUse: { type: 'toolUse', ...toolUse },
-      signal: run.signal,
+    const runContext = Object.freeze({
+      toolUse: Object.freeze({ type: 'toolUse', ...toolUse } as const),
+      signal,
       invocationState: context.invocationState,
       interrupt: context.interrupt,
     });
+    value = await race.wait(Promise.resolve(runTool.call(tool, toolUse.input, runContext)));
   } catch (error) {
-    if (InterruptSignal.isInstance(error)) throw error;
-    yield errorResult(toolUse.toolUseId, `Tool "${toolUse.name}" failed: ${error instanceof Error ? error.message : String(error)}`, error);
+    // A cancelled call has no result: what the tool threw then is not an answer for the model.
+    if (signal.aborted || InterruptSignal.isInstance(error)) throw error;
+    yield failure(toolUse.toolUseId, `Tool "${toolUse.name}" failed: ${thrownText(error)}`, { value: error });
+    return;
+  } finally {
+    race.dispose();
+  }
+  const content = resultContent(value);
+  if (typeof content === 'string') {
+    yield errorResult(toolUse.toolUseId, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`);
     return;
   }
-  yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content: toResultContent(value) } };
+  yield Object.freeze({ type: 'toolResult', toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content } as const) });
 }

@@ -8,6 +8,7 @@ import {
   failingTurn,
   textTurn,
   toolUseTurn,
+  type Model,
 } from '../../src/agent/index';
 import { collect, user, ZERO } from './fixtures';
 
@@ -136,6 +137,52 @@ describe('Agent', () => {
       const agent = new Agent({ model });
       await expect(agent.invoke('go', options as never)).rejects.toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }));
       expect([model.calls.length, agent.messages.length]).toEqual([0, 0]);
+    });
+
+    describe('a model or tool the terminal cannot call', () => {
+      /** The fields of the rejection of a run of `agent`, and whether its message contains `hint`. */
+      async function rejection(agent: Agent, hint: string): Promise<unknown> {
+        const error = (await agent.invoke('go').catch((caught: unknown) => caught)) as MiddlewareError;
+        return { isMiddlewareError: MiddlewareError.isInstance(error), code: error.code, stage: error.stage, phase: error.phase, handler: error.handler, hasHint: error.message.includes(hint) };
+      }
+      const expected = (stage: string): unknown => ({ isMiddlewareError: true, code: 'ERR_INVALID_HANDLER', stage, phase: 'terminal', handler: 'terminal', hasHint: true });
+      const events = textTurn('ok').events ?? [];
+
+      it.each<[string, Model, string]>([
+        [
+          'an async stream() that returns the events (a promise)',
+          {
+            async stream() {
+              return (async function* replay() {
+                yield* events;
+              })();
+            },
+          } as unknown as Model,
+          'An async method returns a promise: write it as an async generator method, `async *stream(request, options)',
+        ],
+        ['an async stream() that rejects', { stream: async () => Promise.reject(new Error('late')) } as unknown as Model, 'returned a promise'],
+        ['a stream() that returns null', { stream: () => null } as unknown as Model, "the model's stream() returned null, not an async iterable"],
+        ['a stream() that returns an array', { stream: () => events } as unknown as Model, 'Write it as an async generator method'],
+      ])('rejects %s with ERR_INVALID_HANDLER on the InvokeModelStage terminal, and the agent stays usable', async (_label, model, hint) => {
+        const agent = new Agent({ model });
+        expect(await rejection(agent, hint)).toEqual(expected('invokeModel'));
+        expect(await rejection(agent, hint)).toEqual(expected('invokeModel'));
+      });
+
+      it('rejects a model whose stream is no longer a function when it is called', async () => {
+        const model = { stream: new ScriptedModel([]).stream } as { stream: unknown };
+        const agent = new Agent({ model: model as Model });
+        model.stream = 'gone';
+        expect(await rejection(agent, 'the model\'s stream must be a method stream(request, options), got the string "gone"')).toEqual(expected('invokeModel'));
+      });
+
+      it('rejects a tool whose run is no longer a function when it is called', async () => {
+        const tool = new ScriptedTool({ name: 'a' });
+        const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }])]), tools: [tool] });
+        (tool as { run: unknown }).run = undefined;
+        expect(await rejection(agent, 'tool "a" has no run function when it is called (run is undefined)')).toEqual(expected('executeTool'));
+        expect(agent.messages).toEqual([]);
+      });
     });
 
     it('rejects malformed input with ERR_INVALID_OPTIONS', async () => {

@@ -9,11 +9,13 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
+  ScriptedModel,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
   type Message,
+  type Model,
   type ModelStreamEvent,
   type ScriptedTurn,
   type StopReason,
@@ -34,6 +36,16 @@ export interface World {
   readonly errors: Map<string, Error>;
   /** Work a handler started and the case awaits before its final checks. */
   readonly pending: Promise<unknown>[];
+  /** Aborts the signal of the running run, when the run has one that is abortable. */
+  abortRun: (() => void) | undefined;
+}
+
+/** Runs `cancelLater` once the run waits on the call: a macrotask later, after every pending promise job. */
+function later(world: World, how: 'agent' | 'signal'): void {
+  setTimeout(() => {
+    if (how === 'agent') world.agent?.cancel();
+    else world.abortRun?.();
+  }, 0);
 }
 
 /** A user error the case names by its message, kept so the test can check it arrives unchanged. */
@@ -62,6 +74,7 @@ export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
     ...(turn.stateDeletes === undefined ? {} : { stateDeletes: turn.stateDeletes }),
     onCall: () => {
       if (turn.cancel === true) world.agent?.cancel();
+      if (turn.cancelLater !== undefined) later(world, turn.cancelLater);
       if (turn.startAnotherRun === true) {
         world.pending.push(
           (world.agent as Agent).invoke('another').then(
@@ -74,6 +87,96 @@ export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
   };
 }
 
+/**
+ * The model of a case: a scripted model playing the turns that stream, and
+ * around it the turns whose stream hangs or whose stream() returns a wrong value.
+ */
+export function buildModel(world: World, turns: readonly AgentCaseTurn[]): { model: Model; scripted: ScriptedModel } {
+  const scripted = new ScriptedModel(turns.filter((turn) => turn.streamReturns === undefined).map((turn) => buildTurn(world, turn)));
+  let call = 0;
+  const model: Model = {
+    stream(request, options) {
+      const turn = turns[call++];
+      if (turn?.streamReturns === 'promise') return Promise.resolve(scripted.stream(request, options)) as unknown as AsyncIterable<ModelStreamEvent>;
+      if (turn?.streamReturns === 'null') return null as unknown as AsyncIterable<ModelStreamEvent>;
+      const events = scripted.stream(request, options);
+      return turn?.hang === true ? hangAfter(events) : events;
+    },
+  };
+  return { model, scripted };
+}
+
+/** The events, then a wait that never ends and ignores every signal. */
+async function* hangAfter(events: AsyncIterable<ModelStreamEvent>): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  yield* events;
+  await new Promise(() => undefined);
+}
+
+/** An array nested `depth` levels deep. */
+function nested(depth: number): unknown[] {
+  let value: unknown[] = [];
+  for (let level = 1; level < depth; level++) value = [value];
+  return value;
+}
+
+/** The values JSON cannot carry that `{ returns }` names. */
+function notJson(kind: string): unknown {
+  switch (kind) {
+    case 'cycle': {
+      const value: Record<string, unknown> = { a: 1 };
+      value.self = value;
+      return value;
+    }
+    case 'bigint':
+      return { n: 1n };
+    case 'symbol':
+      return Symbol('s');
+    case 'function':
+      return function answer() {
+        return 1;
+      };
+    case 'throwingGetter':
+      return Object.defineProperty({ ok: 1 }, 'broken', {
+        enumerable: true,
+        get() {
+          throw new Error('no access');
+        },
+      });
+    case 'throwingToJSON':
+      return {
+        list: [
+          {
+            toJSON() {
+              throw new Error('bad toJSON');
+            },
+          },
+        ],
+      };
+    default:
+      return nested(1001);
+  }
+}
+
+/** The values no plain Error that `{ throws }` names. */
+function oddThrown(kind: string): unknown {
+  switch (kind) {
+    case 'nullPrototype':
+      return Object.create(null) as unknown;
+    case 'messageGetterThrows':
+      return Object.defineProperty(new Error('hidden'), 'message', {
+        get() {
+          throw new Error('no message');
+        },
+      });
+    case 'string':
+      return 'boom';
+    case 'number':
+      return 42;
+    default:
+      return undefined;
+  }
+}
+
 /** The scripted tool a case tool describes; its calls are recorded in the world. */
 export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
   let call = 0;
@@ -82,14 +185,30 @@ export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
     respond: (input, context) => {
       world.toolCalls.push({ name: spec.name, input });
       if (spec.cancelAgent === true) world.agent?.cancel();
+      if (spec.cancelLater !== undefined) later(world, spec.cancelLater);
       if (spec.observeSignal === true) world.observations.push(`tool ${spec.name} signal aborted=${context.signal.aborted}`);
+      if (spec.hang === true) return new Promise(() => undefined);
       if (spec.interrupt !== undefined) return context.interrupt({ name: spec.interrupt.name, reason: spec.interrupt.reason }).response;
       const outcomes = spec.outcomes ?? [{ value: 'ok' }];
-      const outcome = outcomes[Math.min(++call, outcomes.length) - 1] as { value: unknown } | { error: string };
+      const outcome = outcomes[Math.min(++call, outcomes.length) - 1] as NonNullable<AgentCaseTool['outcomes']>[number];
       if ('error' in outcome) throw userError(world, outcome.error);
+      if ('returns' in outcome) return notJson(outcome.returns);
+      if ('throws' in outcome) throw oddThrown(outcome.throws);
       return outcome.value;
     },
   });
+}
+
+/** How an observation shows a tool result's error: none, its message, or its type when it has no readable message. */
+function errorText(event: { readonly error?: unknown }): string {
+  if (!('error' in event)) return 'none';
+  try {
+    const message = (event.error as { message?: unknown } | null | undefined)?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // Falls through to the type.
+  }
+  return `(${typeof event.error})`;
 }
 
 const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage } as const;
@@ -195,8 +314,8 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       return;
     case 'executeTool.output.observe':
       registry.add(ExecuteToolStage.Output, (result) => {
-        const { toolResult, error } = result.value;
-        world.observations.push(`result ${toolResult.toolUseId} ${toolResult.status} error=${error === undefined ? 'none' : (error as Error).message}`);
+        const { toolResult } = result.value;
+        world.observations.push(`result ${toolResult.toolUseId} ${toolResult.status} error=${errorText(result.value)}`);
         return result;
       });
       return;
@@ -219,6 +338,12 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       registry.add(AgentStreamStage.Input, (context) => ({ ...context, messages: spec.value as unknown as Message[] }));
       return;
     default:
+      if (spec.do === 'passThrough' && spec.phase === 'wrap') {
+        registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, async function* passThrough(_context, next) {
+          yield* next();
+        });
+        return;
+      }
       if (spec.do === 'countInvocationState' && spec.phase === 'input') {
         registry.add(stage.Input as typeof AgentStreamStage.Input, (context) => {
           context.invocationState.count = ((context.invocationState.count as number | undefined) ?? 0) + 1;

@@ -10,6 +10,10 @@ const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'c
 const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 const systemBlocks = z.array(z.record(z.string(), json));
 
+const cancelLater = z
+  .enum(['agent', 'signal'])
+  .describe("Once the run waits on the call (a macrotask after it starts): 'agent' calls agent.cancel(), 'signal' aborts the run's signal (run signal: 'abortable')");
+
 /** One model call of the script. */
 const turn = z
   .strictObject({
@@ -22,6 +26,12 @@ const turn = z
     stateWrites: z.record(z.string(), json).optional().describe('Keys the model writes to its state draft'),
     stateDeletes: z.array(z.string()).optional().describe('Keys the model deletes from its state draft'),
     cancel: z.boolean().optional().describe('agent.cancel() is called when the call starts'),
+    cancelLater: cancelLater.optional(),
+    hang: z.boolean().optional().describe("After its events, the stream's next() never settles, whatever the signal does"),
+    streamReturns: z
+      .enum(['promise', 'null'])
+      .optional()
+      .describe("The model's stream() returns a promise of the turn's stream (as an async method would), or null; such a call is not recorded in modelCalls"),
     startAnotherRun: z.boolean().optional().describe('A second run is started when the call starts; its error code is observed as "second run: <code>"'),
   })
   .describe('One scripted model call');
@@ -30,12 +40,21 @@ const turn = z
 const tool = z.strictObject({
   name: z.string(),
   outcomes: z
-    .array(z.union([z.strictObject({ value: json }), z.strictObject({ error: z.string() })]))
+    .array(
+      z.union([
+        z.strictObject({ value: json }),
+        z.strictObject({ error: z.string() }),
+        z.strictObject({ returns: z.enum(['cycle', 'bigint', 'symbol', 'function', 'throwingGetter', 'throwingToJSON', 'tooDeep']) }).describe('Returns a value JSON cannot carry; see the runner'),
+        z.strictObject({ throws: z.enum(['nullPrototype', 'messageGetterThrows', 'string', 'number', 'undefined']) }).describe('Throws a value that is no plain Error; see the runner'),
+      ]),
+    )
     .optional()
     .describe('Answers of calls 1, 2, ...; the last repeats; errors are new Error(message)'),
   interrupt: z.strictObject({ name: z.string(), reason: json.optional() }).optional().describe('The tool calls interrupt() and returns the response'),
   observeSignal: z.boolean().optional().describe('Observes "tool <name> signal aborted=<bool>"'),
   cancelAgent: z.boolean().optional().describe('The tool calls agent.cancel() first'),
+  cancelLater: cancelLater.optional(),
+  hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
 });
 
 const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool']);
@@ -64,6 +83,7 @@ const handler = z
       'countInvocationState',
       'replaceInput',
       'respond',
+      'passThrough',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -93,15 +113,33 @@ const run = z.strictObject({
   input: z.union([z.string(), z.array(json)]).optional().describe('User text or messages; absent on a resume'),
   resume: z.record(z.string(), json).optional().describe('Interrupt responses by id: the run is agent.resume(responses)'),
   invocationState: z.record(z.string(), json).optional(),
-  signal: z.literal('aborted').optional().describe('Run with an already-aborted signal'),
+  signal: z.enum(['aborted', 'abortable']).optional().describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
+  inputDefect: z
+    .enum(['cycle', 'throwingGetter'])
+    .optional()
+    .describe("Changes the last block of the last input message: 'cycle' adds a key loop referring to that message, 'throwingGetter' an enumerable getter broken that throws Error('getter failed')"),
   expect: z
     .strictObject({
       stopReason: stopReason.optional(),
       interrupts: z.array(json).optional(),
       usage: usage.optional(),
-      error: z.strictObject({ code: z.string().optional(), message: z.string().optional() }).optional().describe('The run rejects: a MiddlewareError code, or the user error with this message (the same object)'),
+      error: z
+        .strictObject({
+          code: z.string().optional(),
+          message: z.string().optional(),
+          messageIncludes: z.string().optional().describe('A text the MiddlewareError message contains (a path, a hint a rule requires)'),
+          stage: z.string().optional(),
+          phase: z.string().optional(),
+          handler: z.string().optional(),
+        })
+        .optional()
+        .describe('The run rejects: a MiddlewareError code (and the listed fields), or the user error with this message (the same object)'),
       eventTypes: z.array(z.string()).optional(),
       invocationState: json.optional(),
+      frozen: z
+        .boolean()
+        .optional()
+        .describe("The run's agentResult, modelResult and toolResult events (a tool result's error excepted), agent.messages, agent.modelState and agent.pendingInterrupts are deeply frozen, and emptying the agentResult's interrupts throws a TypeError"),
     })
     .optional(),
 });

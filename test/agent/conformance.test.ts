@@ -9,21 +9,20 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/index';
 import {
   Agent,
-  ScriptedModel,
   type AgentEvent,
   type Message,
 } from '../../src/agent/index';
-import { buildTool, buildTurn, register, type World } from './case-doubles';
+import { buildModel, buildTool, register, type World } from './case-doubles';
 import { agentCase, agentCaseJsonSchema, type AgentCase } from './case-schema';
 
 const casesDirectory = fileURLToPath(new URL('../../spec/cases', import.meta.url));
 const files = readdirSync(casesDirectory).filter((file) => file.startsWith('agent-') && file.endsWith('.json')).sort();
 
 async function runCase(testCase: AgentCase): Promise<void> {
-  const world: World = { agent: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [] };
+  const world: World = { agent: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined };
   const registry = new MiddlewareRegistry();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
-  const model = new ScriptedModel(testCase.agent.model.map((turn) => buildTurn(world, turn)));
+  const { model, scripted } = buildModel(world, testCase.agent.model);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
   const messages = structuredClone(testCase.agent.messages ?? []) as unknown as Message[];
@@ -44,7 +43,11 @@ async function runCase(testCase: AgentCase): Promise<void> {
     const invocationState = structuredClone(run.invocationState ?? {});
     const input = run.input === undefined ? undefined : structuredClone(run.input);
     if (typeof input === 'object') callerObjects.push(input, ...(input as object[]));
-    const options = { invocationState, ...(run.signal === 'aborted' ? { signal: AbortSignal.abort('aborted before start') } : {}) };
+    if (run.inputDefect !== undefined) spoil(input as unknown as Message[], run.inputDefect);
+    const controller = new AbortController();
+    world.abortRun = run.signal === 'abortable' ? () => controller.abort('aborted by the case') : undefined;
+    const signal = run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
+    const options = { invocationState, ...(signal === undefined ? {} : { signal }) };
     const events: AgentEvent[] = [];
     let failure: unknown;
     let failed = false;
@@ -59,8 +62,15 @@ async function runCase(testCase: AgentCase): Promise<void> {
     const label = `run ${index + 1}`;
     if (expected.error !== undefined) {
       expect(failed, `${label} rejects`).toEqual(true);
-      if (expected.error.code !== undefined) expect((failure as MiddlewareError).code, label).toEqual(expected.error.code);
-      if (expected.error.message !== undefined) expect(failure, label).toBe(world.errors.get(expected.error.message));
+      const { message, messageIncludes, ...fields } = expected.error;
+      if (Object.keys(fields).length > 0) {
+        const error = failure as MiddlewareError;
+        const seen = { code: error.code, stage: error.stage, phase: error.phase, handler: error.handler };
+        expect(Object.fromEntries(Object.keys(fields).map((key) => [key, seen[key as keyof typeof seen]])), label).toEqual(fields);
+        expect(MiddlewareError.isInstance(error), label).toEqual(true);
+      }
+      if (messageIncludes !== undefined) expect((failure as Error).message, label).toContain(messageIncludes);
+      if (message !== undefined) expect(failure, label).toBe(world.errors.get(message));
       continue;
     }
     if (failed) throw failure;
@@ -72,6 +82,7 @@ async function runCase(testCase: AgentCase): Promise<void> {
     if (expected.usage !== undefined) expect(result.usage, label).toEqual(expected.usage);
     if (expected.eventTypes !== undefined) expect(events.map((event) => event.type), label).toEqual(expected.eventTypes);
     if (expected.invocationState !== undefined) expect(invocationState, label).toEqual(expected.invocationState);
+    if (expected.frozen !== undefined) expect(frozenAfter(agent, result, events), label).toEqual(expected.frozen);
   }
   await Promise.all(world.pending);
 
@@ -83,9 +94,9 @@ async function runCase(testCase: AgentCase): Promise<void> {
   if (expected.pendingInterrupts !== undefined) expect(agent.pendingInterrupts.map((interrupt) => interrupt.id), 'pending interrupts').toEqual(expected.pendingInterrupts);
   if (expected.callerObjectsUnfrozen === true) expect(callerObjects.map((object) => Object.isFrozen(object)), 'caller objects frozen').toEqual(callerObjects.map(() => false));
   if (expected.modelCalls !== undefined) {
-    expect(model.calls.length, 'model calls').toEqual(expected.modelCalls.length);
+    expect(scripted.calls.length, 'model calls').toEqual(expected.modelCalls.length);
     expected.modelCalls.forEach((call, index) => {
-      const actual = model.calls[index];
+      const actual = scripted.calls[index];
       const view: Record<string, unknown> = {};
       if (call.systemPrompt !== undefined) view.systemPrompt = actual?.request.systemPrompt;
       if (call.systemBlocks !== undefined) view.systemBlocks = actual?.request.systemBlocks;
@@ -95,6 +106,41 @@ async function runCase(testCase: AgentCase): Promise<void> {
       expect(view, `model call ${index + 1}`).toEqual(call);
     });
   }
+}
+
+/** Changes the last block of the last input message as `inputDefect` says. */
+function spoil(input: Message[], defect: 'cycle' | 'throwingGetter'): void {
+  const message = input.at(-1) as Message;
+  const block = message.content.at(-1) as object;
+  if (defect === 'cycle') (block as Record<string, unknown>).loop = message;
+  else {
+    Object.defineProperty(block, 'broken', {
+      enumerable: true,
+      get() {
+        throw new Error('getter failed');
+      },
+    });
+  }
+}
+
+/** True when every array and plain object inside the value is frozen (the keys a tool result's error sits under are not walked). */
+function deeplyFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return true;
+  return Object.isFrozen(value) && Object.entries(value).every(([key, part]) => key === 'error' || deeplyFrozen(part));
+}
+
+/** Whether what the run handed out is frozen, and emptying its interrupts throws a TypeError. */
+function frozenAfter(agent: Agent, result: AgentEvent, events: readonly AgentEvent[]): boolean {
+  const made = events.filter((event) => event.type === 'modelResult' || event.type === 'toolResult' || event.type === 'agentResult');
+  let refused = false;
+  try {
+    (result as unknown as { interrupts: unknown[] }).interrupts.shift();
+  } catch (error) {
+    refused = error instanceof TypeError;
+  }
+  return refused && [...made, agent.messages, agent.modelState, agent.pendingInterrupts].every(deeplyFrozen);
 }
 
 describe('agent conformance cases', () => {

@@ -89,7 +89,16 @@ describe('modelTerminal', () => {
 
     it('forwards unknown event kinds untouched', async () => {
       const odd = { type: 'providerSpecific', data: 1 } as unknown as ModelStreamEvent;
-      const events = await play([odd]);
+      const context: InvokeModelContext = {
+        ...contextFor([]),
+        model: {
+          async *stream() {
+            yield odd;
+          },
+        },
+      };
+      const events: InvokeModelEvent[] = [];
+      for await (const event of modelTerminal(context, { stage: InvokeModelStage, signal: never, state: createDraft({}) })) events.push(event);
       expect(events[0]).toBe(odd);
     });
   });

@@ -1,0 +1,60 @@
+/**
+ * Lets a terminal stop waiting on user code (a tool's promise, a model
+ * stream's `next()`) once its signal aborts. The core can close a layer only
+ * when the layer's pending `await` settles, so a tool or model that ignores
+ * its signal would hold a cancelled run forever unless the wait itself gives
+ * up: the race has to be inside the terminal.
+ *
+ * One abort listener per terminal call, whatever the number of waits, removed
+ * by {@link AbortRace.dispose}.
+ */
+export class AbortRace {
+  private readonly signal: AbortSignal;
+  /** Rejects the pending wait, if any. */
+  private rejectWaiting: ((reason: unknown) => void) | undefined;
+  private readonly onAbort = (): void => {
+    const reject = this.rejectWaiting;
+    this.rejectWaiting = undefined;
+    reject?.(this.signal.reason);
+  };
+
+  /** Starts listening to `signal`. */
+  constructor(signal: AbortSignal) {
+    this.signal = signal;
+    signal.addEventListener('abort', this.onAbort);
+  }
+
+  /**
+   * Waits for `pending`, or rejects with the signal's reason as soon as the
+   * signal aborts (at once when it already has). A settlement that comes
+   * after the abort is ignored, a late rejection included: it is handled here,
+   * so it never surfaces as an unhandled rejection.
+   */
+  wait<T>(pending: PromiseLike<T>): Promise<T> {
+    if (this.signal.aborted) {
+      ignore(pending);
+      return Promise.reject(this.signal.reason as Error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.rejectWaiting = reject;
+      pending.then(resolve, reject);
+    });
+  }
+
+  /** Stops listening. */
+  dispose(): void {
+    this.rejectWaiting = undefined;
+    this.signal.removeEventListener('abort', this.onAbort);
+  }
+}
+
+function doNothing(): void {}
+
+/** Handles a promise's rejection, so dropping it raises no unhandled rejection. */
+export function ignore(pending: PromiseLike<unknown>): void {
+  try {
+    pending.then(undefined, doNothing);
+  } catch {
+    // A thenable whose then() throws has nothing left to handle.
+  }
+}

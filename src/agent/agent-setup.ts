@@ -1,0 +1,137 @@
+import type { MiddlewareRegistry } from '../registry';
+import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
+import { cannotCopy, checkMessages, invalid, readFields, readPart, safeDescription, type AgentInput, type AgentOptions } from './agent-options';
+import { adopt } from './freeze';
+import type { Message } from './message-types';
+import type { Model } from './model-types';
+import type { Tool, ToolChoice, ToolSpec } from './tool-types';
+import { readProblem } from './value-walk';
+
+/** What `new Agent()` keeps of its options: each read once, checked, and copied. */
+export interface AgentSetup {
+  /** The model. */
+  readonly model: Model;
+  /** The tools by name. */
+  readonly tools: ReadonlyMap<string, Tool>;
+  /** Copies of the tools' specs, frozen. */
+  readonly toolSpecs: readonly ToolSpec[];
+  /** The system prompt as frozen blocks, if one was given. */
+  readonly systemPrompt: readonly SystemContentBlock[] | undefined;
+  /** The tool choice (a frozen copy), if one was given. */
+  readonly toolChoice: ToolChoice | undefined;
+  /** The registry, if one was given. */
+  readonly registry: MiddlewareRegistry | undefined;
+  /** The initial conversation, frozen. */
+  readonly messages: readonly Message[];
+  /** The initial model state, frozen. */
+  readonly modelState: Record<string, unknown>;
+}
+
+const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+
+/**
+ * Reads, checks and copies the options of `new Agent()`: each option the
+ * agent cannot use is reported now rather than as a TypeError in the middle of a run.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the option (and the part of it that cannot be copied).
+ */
+export function readAgentOptions(options: AgentOptions): AgentSetup {
+  const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
+  if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${safeDescription(options)}`);
+  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice'], 'options');
+  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice } = given;
+  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${safeDescription(model)}`);
+  if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${safeDescription(tools)}`);
+  const prompt = adopt(systemPrompt, 'options.systemPrompt');
+  if (prompt !== undefined && typeof prompt !== 'string' && !(Array.isArray(prompt) && prompt.every(isObject))) {
+    throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${safeDescription(prompt)}`);
+  }
+  if (registry !== undefined && !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry', ['invoke']) === 'function')) {
+    throw invalid(`options.registry must be a MiddlewareRegistry, got ${safeDescription(registry)}`);
+  }
+  if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
+    throw invalid(`options.modelState must be a plain object, got ${safeDescription(modelState)}`);
+  }
+  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${safeDescription(messages)}`);
+  const choice = adopt(toolChoice, 'options.toolChoice');
+  if (choice !== undefined && !isToolChoice(choice)) {
+    throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${safeDescription(choice)}`);
+  }
+  const copiedMessages = adopt((messages ?? NO_MESSAGES) as readonly Message[], 'options.messages');
+  const { byName, specs } = readTools((tools ?? []) as readonly unknown[]);
+  return {
+    model: model as Model,
+    tools: byName,
+    toolSpecs: specs,
+    systemPrompt: prompt === undefined ? undefined : adopt(toSystemBlocks(prompt as string | readonly SystemContentBlock[]), 'options.systemPrompt'),
+    toolChoice: choice as ToolChoice | undefined,
+    registry: registry as MiddlewareRegistry | undefined,
+    messages: checkMessages(copiedMessages, (index) => `options.messages[${index}]`, 'options.messages must be an array of messages'),
+    modelState: adoptRecord(modelState ?? {}, 'options.modelState'),
+  };
+}
+
+/** The tools by name, and frozen copies of their specs. */
+function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; specs: readonly ToolSpec[] } {
+  const byName = new Map<string, Tool>();
+  const specs: ToolSpec[] = [];
+  const length = readPart(tools, 'length', 'options.tools', ['length']) as number;
+  for (let index = 0; index < length; index++) {
+    const tool = readPart(tools, index, 'options.tools', [index]);
+    const root = `options.tools[${index}]`;
+    const parts = isObject(tool) ? readFields(tool, ['spec', 'run'], root) : undefined;
+    const spec = parts === undefined ? undefined : adopt(parts.spec, `${root}.spec`);
+    const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
+    if (parts === undefined || typeof parts.run !== 'function' || typeof name !== 'string') {
+      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) }; got ${safeDescription(tool)}`);
+    }
+    if (byName.has(name)) throw invalid(`two tools are named "${name}"; tool names must be unique because the model calls tools by name`);
+    byName.set(name, tool as Tool);
+    specs.push(spec as ToolSpec);
+  }
+  return { byName, specs: Object.freeze(specs) };
+}
+
+/**
+ * The model state a caller gives (or assigns), as a frozen plain object: a
+ * class instance's own enumerable properties are taken into a plain object first.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
+ */
+export function adoptRecord(value: unknown, path: string): Record<string, unknown> {
+  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${safeDescription(value)}`);
+  let plain: object = value;
+  try {
+    const prototype = Object.getPrototypeOf(value) as unknown;
+    if (prototype !== Object.prototype && prototype !== null) plain = { ...value };
+  } catch (error) {
+    throw cannotCopy(readProblem(path, [], error), error);
+  }
+  return adopt(plain as Record<string, unknown>, path);
+}
+
+/**
+ * The messages a run's input stands for, copied and frozen.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message, or input that cannot be copied.
+ */
+export function readInput(input: AgentInput): readonly Message[] {
+  if (input === undefined) return NO_MESSAGES;
+  if (typeof input === 'string') return adopt([{ role: 'user', content: [{ type: 'text', text: input }] }]);
+  const copy = adopt(input, 'input');
+  const many = Array.isArray(copy);
+  const messages = many ? (copy as readonly Message[]) : Object.freeze([copy as Message]);
+  return checkMessages(messages, (index) => (many ? `input[${index}]` : 'input'), 'the input must be a string, a message or an array of messages');
+}
+
+/** True for a non-null object. */
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/** True for one of the three tool-choice shapes. */
+function isToolChoice(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const { type, name } = readFields(value, ['type', 'name'], 'options.toolChoice');
+  return type === 'auto' || type === 'any' || (type === 'tool' && typeof name === 'string');
+}

@@ -1,0 +1,89 @@
+/**
+ * What the walks over caller values (the copy at entry, the JSON form of a
+ * tool's value) share: how a part of a value is named, how deep a value may
+ * be nested, the texts of the problems they find, and the text a thrown
+ * value is shown as.
+ */
+
+/** Arrays and objects nested deeper than this are refused, so no walk recurses without bound. */
+export const MAX_DEPTH = 1000;
+
+/** One step from a value to a part of it: an array index or an object key. */
+export type PathStep = string | number;
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** Paths longer than this show their first and last {@link PATH_END} steps around `…`. */
+const LONGEST_PATH = 20;
+const PATH_END = 10;
+
+/**
+ * The path of a part: the root's name, then `[index]` for an array element,
+ * `.key` for an identifier key and `["key"]` (a JSON string) for any other key.
+ *
+ * @example
+ * ```ts
+ * pathText('input', [0, 'content', 1, 'my key']); // 'input[0].content[1]["my key"]'
+ * ```
+ */
+export function pathText(root: string, steps: readonly PathStep[], length = steps.length): string {
+  if (length > LONGEST_PATH) {
+    return `${pathText(root, steps, PATH_END)}…${stepsText(steps, length - PATH_END, length)}`;
+  }
+  return root + stepsText(steps, 0, length);
+}
+
+function stepsText(steps: readonly PathStep[], from: number, to: number): string {
+  let text = '';
+  for (let index = from; index < to; index++) {
+    const step = steps[index] as PathStep;
+    text += typeof step === 'number' ? `[${step}]` : IDENTIFIER.test(step) ? `.${step}` : `[${JSON.stringify(step)}]`;
+  }
+  return text;
+}
+
+/** The problem of a part that contains one of its ancestors. */
+export function cycleProblem(root: string, steps: readonly PathStep[], ancestorDepth: number): string {
+  return `${pathText(root, steps)} refers back to ${pathText(root, steps, ancestorDepth)} (a cycle)`;
+}
+
+/** The problem of a part nested too deep. */
+export function depthProblem(root: string, steps: readonly PathStep[]): string {
+  return `${pathText(root, steps)} is nested deeper than ${MAX_DEPTH} levels`;
+}
+
+/** The problem of a part whose reading threw. */
+export function readProblem(root: string, steps: readonly PathStep[], thrown: unknown): string {
+  return `reading ${pathText(root, steps)} threw: ${thrownText(thrown)}`;
+}
+
+/** Shown for a thrown value that neither its `message` nor `String()` can turn into text. */
+export const UNREADABLE = '(no readable message)';
+
+/**
+ * The text a thrown value is shown as: its `message` when that reads as a
+ * string (an Error, from any realm), else `String(value)`, else
+ * {@link UNREADABLE} (an object without a prototype, an Error whose
+ * `message` getter throws). Never throws.
+ *
+ * @example
+ * ```ts
+ * thrownText(new Error('disk full')); // 'disk full'
+ * thrownText(Object.create(null)); // '(no readable message)'
+ * ```
+ */
+export function thrownText(value: unknown): string {
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function') {
+    try {
+      const message = (value as { message?: unknown }).message;
+      if (typeof message === 'string') return message;
+    } catch {
+      // An unreadable message: String() may still describe the value.
+    }
+  }
+  try {
+    return String(value);
+  } catch {
+    return UNREADABLE;
+  }
+}

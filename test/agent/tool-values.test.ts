@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { MiddlewareRegistry } from '../../src/index';
+import { Agent, ExecuteToolStage, ScriptedModel, textTurn, toResultContent, toolUseTurn, type Tool, type ToolResultBlock, type ToolResultEvent } from '../../src/agent/index';
+
+/** Runs one call of a tool whose `run` is `run`; returns the result block that entered the history and the event Output handlers saw. */
+async function callTool(run: () => unknown): Promise<{ block: ToolResultBlock; event: ToolResultEvent }> {
+  const registry = new MiddlewareRegistry();
+  let seen: ToolResultEvent | undefined;
+  registry.add(ExecuteToolStage.Output, (result) => {
+    seen = result.value;
+    return result;
+  });
+  const tool: Tool = { spec: { name: 't', description: '', inputSchema: {} }, run };
+  const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 't', input: {}, toolUseId: 'u1' }]), textTurn('ok')]), tools: [tool], registry });
+  const result = await agent.invoke('go');
+  expect(result.stopReason).toEqual('endTurn');
+  const message = agent.messages[2];
+  return { block: message?.content[0] as ToolResultBlock, event: seen as ToolResultEvent };
+}
+
+const errorBlock = (text: string): ToolResultBlock => ({ type: 'toolResult', toolUseId: 'u1', status: 'error', content: [{ type: 'text', text }] });
+const jsonBlock = (json: unknown): ToolResultBlock => ({ type: 'toolResult', toolUseId: 'u1', status: 'success', content: [{ type: 'json', json }] });
+const notJson = (problem: string): ToolResultBlock => errorBlock(`Tool "t" returned a value that is not JSON: ${problem}`);
+
+function cyclic(): Record<string, unknown> {
+  const value: Record<string, unknown> = { a: 1, inner: { list: [] as unknown[] } };
+  ((value.inner as { list: unknown[] }).list as unknown[]).push(value.inner);
+  return value;
+}
+
+function nested(depth: number): unknown[] {
+  let value: unknown[] = [];
+  for (let level = 1; level < depth; level++) value = [value];
+  return value;
+}
+
+describe('toolTerminal', () => {
+  describe('a value that cannot be carried as JSON', () => {
+    it.each<[string, () => unknown, ToolResultBlock]>([
+      ['a cyclic object', cyclic, notJson('value.inner.list[0] refers back to value.inner (a cycle)')],
+      ['a BigInt inside an object', () => ({ n: 1n }), notJson('value.n is a BigInt')],
+      ['a BigInt', () => 5n, notJson('value is a BigInt')],
+      ['a symbol', () => Symbol('s'), notJson('value is a symbol')],
+      ['a function', () => () => 1, notJson('value is a function')],
+      [
+        'an object whose getter throws',
+        () => ({
+          ok: 1,
+          get broken(): never {
+            throw new Error('no access');
+          },
+        }),
+        notJson('reading value.broken threw: no access'),
+      ],
+      [
+        'an object whose toJSON throws',
+        () => ({
+          list: [
+            {
+              toJSON(): never {
+                throw new Error('bad toJSON');
+              },
+            },
+          ],
+        }),
+        notJson('value.list[0].toJSON() threw: bad toJSON'),
+      ],
+      ['a value nested deeper than 1000 levels', () => nested(1001), notJson(`value${'[0]'.repeat(10)}…${'[0]'.repeat(10)} is nested deeper than 1000 levels`)],
+      [
+        'an object whose toJSON getter throws',
+        () => ({
+          inner: Object.defineProperty({}, 'toJSON', {
+            get() {
+              throw new Error('no toJSON');
+            },
+          }),
+        }),
+        notJson('reading value.inner.toJSON threw: no toJSON'),
+      ],
+    ])('answers %s with an error result saying why', async (_label, value, expected) => {
+      const { block, event } = await callTool(value);
+      expect([block, 'error' in event]).toEqual([expected, false]);
+    });
+  });
+
+  describe('a value that JSON carries', () => {
+    it.each<[string, () => unknown, ToolResultBlock]>([
+      [
+        'an object with a Date, undefined, a function and NaN',
+        () => ({ when: new Date(0), skip: undefined, call: () => 1, list: [undefined, () => 1, Number.NaN, 2], shared: [1] }),
+        jsonBlock({ when: '1970-01-01T00:00:00.000Z', list: [null, null, null, 2], shared: [1] }),
+      ],
+      ['undefined', () => undefined, jsonBlock(null)],
+      ['a number', () => 42, jsonBlock(42)],
+      ['a string', () => 'plain text', { type: 'toolResult', toolUseId: 'u1', status: 'success', content: [{ type: 'text', text: 'plain text' }] }],
+      ['an object shared twice', () => { const shared = { n: 1 }; return { a: shared, b: shared }; }, jsonBlock({ a: { n: 1 }, b: { n: 1 } })],
+      [
+        'an array sharing its parts over 12 levels',
+        () => {
+          let shared: unknown[] = [1];
+          for (let level = 0; level < 12; level++) shared = [shared, shared];
+          return shared;
+        },
+        jsonBlock(
+          (() => {
+            let expected: unknown = [1];
+            for (let level = 0; level < 12; level++) expected = [expected, expected];
+            return expected;
+          })(),
+        ),
+      ],
+    ])('sends %s as JSON does', async (_label, value, expected) => {
+      expect((await callTool(value)).block).toEqual(expected);
+    });
+  });
+
+  describe('a tool that throws', () => {
+    const messageGetterThrows = new Error('hidden');
+    Object.defineProperty(messageGetterThrows, 'message', {
+      get() {
+        throw new Error('no message');
+      },
+    });
+
+    it.each<[string, unknown, string]>([
+      ['an object without a prototype', Object.create(null) as unknown, 'Tool "t" failed: (no readable message)'],
+      ['an Error whose message getter throws', messageGetterThrows, 'Tool "t" failed: (no readable message)'],
+      ['a string', 'boom', 'Tool "t" failed: boom'],
+      ['a number', 42, 'Tool "t" failed: 42'],
+      ['undefined', undefined, 'Tool "t" failed: undefined'],
+      ['a plain object with a message', { message: 'plain' }, 'Tool "t" failed: plain'],
+      ['an Error', new Error('disk full'), 'Tool "t" failed: disk full'],
+      [
+        'a Proxy whose every read throws',
+        new Proxy(
+          {},
+          {
+            get() {
+              throw new Error('no');
+            },
+          },
+        ),
+        'Tool "t" failed: (no readable message)',
+      ],
+    ])('answers a tool throwing %s with an error result, keeping the very value on error', async (_label, thrown, text) => {
+      const { block, event } = await callTool(() => {
+        throw thrown;
+      });
+      expect([block, 'error' in event, event.error === thrown]).toEqual([errorBlock(text), true, true]);
+    });
+
+    it('answers a rejected promise like a throw', async () => {
+      const thrown = Object.create(null) as unknown;
+      const { block, event } = await callTool(() => Promise.reject(thrown));
+      expect([block, event.error === thrown]).toEqual([errorBlock('Tool "t" failed: (no readable message)'), true]);
+    });
+  });
+});
+
+describe('toResultContent', () => {
+  it('converts a value that shares its parts over 60 levels (2^60 paths) by its distinct parts', () => {
+    let shared: unknown[] = [1];
+    for (let level = 0; level < 60; level++) shared = [shared, shared];
+    const [block] = toResultContent(shared) as unknown as [{ json: unknown[] }];
+    expect([Object.isFrozen(block.json), block.json[0] === block.json[1]]).toEqual([true, true]);
+  });
+
+  it('throws ERR_INVALID_OPTIONS naming the problem for a value that is not JSON', () => {
+    const value: Record<string, unknown> = {};
+    value.self = value;
+    expect(() => toResultContent(value)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool', message: '[ERR_INVALID_OPTIONS] toResultContent(value): the value is not JSON: value.self refers back to value (a cycle).' }),
+    );
+  });
+});
