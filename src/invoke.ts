@@ -7,7 +7,8 @@ import * as messages from './messages';
 import type { Culprit } from './messages';
 import { MiddlewareResult } from './result';
 import { parseWithSchema } from './schema';
-import { narrowSignal, neverSignal } from './signals';
+import { isAbortSignal, narrowSignal, neverSignal } from './signals';
+import { describeValue } from './stage';
 import { StateIsolation } from './state';
 import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types';
 
@@ -324,7 +325,15 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       if (entry.next !== 'many' && activation.calls > 1) {
         throw messages.nextPolicy(this.culprit('wrap', entry.name), entry.next, activation.calls);
       }
-      const innerSignal = options?.signal === undefined ? signal : this.narrow(signal, options.signal);
+      let innerSignal = signal;
+      if (options !== undefined) {
+        if (options === null || typeof options !== 'object') throw messages.invalidNextOptions(this.culprit('wrap', entry.name), `options that are ${describeValue(options)}, not an object`);
+        const given = (options as NextOptions).signal as unknown;
+        if (given !== undefined) {
+          if (!isAbortSignal(given)) throw messages.invalidNextOptions(this.culprit('wrap', entry.name), `options.signal set to ${describeValue(given)}, not an AbortSignal`);
+          innerSignal = this.narrow(signal, given);
+        }
+      }
       if (innerSignal.aborted) throw messages.aborted(this.stageName, innerSignal.reason);
       const generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal, info);
       this.started.push(generator);

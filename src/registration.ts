@@ -43,10 +43,14 @@ const POLICIES: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
 export function resolveTarget(target: unknown, where: string): { stage: AnyStage; phase: Phase } {
   if (isStage(target)) return { stage: target, phase: 'wrap' };
   if (isPhaseToken(target)) return { stage: target.stage, phase: target.phase };
-  const looksLike =
-    target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)
-      ? ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).'
-      : '';
+  let looksLike = '';
+  try {
+    if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
+      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
+    }
+  } catch {
+    // A proxy whose traps throw gets the plain message.
+  }
   throw new MiddlewareError({
     code: 'ERR_UNKNOWN_PHASE',
     phase: 'register',
@@ -68,7 +72,7 @@ export function createRegistration(
 ): StoredRegistration {
   const { stage, phase } = resolveTarget(target, where);
   const given = options ?? {};
-  const fallbackName = typeof handler === 'function' && handler.name.length > 0 ? handler.name : `anonymous ${phase} handler`;
+  const fallbackName = functionName(handler) ?? `anonymous ${phase} handler`;
   const name = typeof given.name === 'string' && given.name.length > 0 ? given.name : fallbackName;
   if (typeof handler !== 'function') throw messages.notAFunction({ stage: stage.name, phase, handler: name }, handler);
   const invalid = (problem: string): MiddlewareError =>
@@ -112,6 +116,17 @@ export function createRegistration(
     replace: given.replace === true,
     bundle,
   };
+}
+
+/** A function's own non-empty `name`, or undefined (a throwing or non-string `name` included). */
+function functionName(value: unknown): string | undefined {
+  if (typeof value !== 'function') return undefined;
+  try {
+    const name: unknown = value.name;
+    return typeof name === 'string' && name.length > 0 ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The error for an id registered twice without `replace: true`, or twice in one per-invoke list. */

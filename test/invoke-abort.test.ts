@@ -48,6 +48,35 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('signal aborted with a reason that is hard to describe', () => {
+    function throwingMessage(): Error {
+      const reason = new Error('hidden');
+      Object.defineProperty(reason, 'message', {
+        get() {
+          throw new Error('the message getter throws');
+        },
+      });
+      return reason;
+    }
+    function revokedProxy(): object {
+      const { proxy, revoke } = Proxy.revocable(new Error('gone'), {});
+      revoke();
+      return proxy;
+    }
+
+    it.each([
+      ['an Error whose message getter throws', throwingMessage],
+      ['a revoked proxy', revokedProxy],
+      ['an object without a prototype', () => Object.create(null) as object],
+      ['an Error whose message is not a string', () => Object.assign(new Error(), { message: 42 })],
+    ])('still fails with ERR_ABORTED carrying %s as the cause', async (_label, make) => {
+      const reason = make();
+      const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, echo, { signal: AbortSignal.abort(reason) }));
+      expectAborted(error, reason);
+      expect((error as Error).message).toBe('[ERR_ABORTED] The invoke of stage "model" was aborted. The abort reason is the cause.');
+    });
+  });
+
   describe('signal aborted during the Input phase', () => {
     it('stops after the handler that aborted', async () => {
       const controller = new AbortController();
@@ -150,6 +179,36 @@ describe('MiddlewareRegistry.invoke', () => {
       });
       const error = await failure(new MiddlewareRegistry().run(Checked, { prompt: 'x' }, echo, { signal: controller.signal }));
       expectAborted(error, 'during parse');
+    });
+  });
+
+  describe('next() with options of the wrong shape', () => {
+    it.each([
+      ['a signal that is a string', { signal: 'junk' }, 'options.signal set to the string "junk", not an AbortSignal'],
+      ['a signal that is a plain object', { signal: { aborted: false } }, 'options.signal set to a plain object, not an AbortSignal'],
+      ['options that are a number', 5, 'options that are number 5, not an object'],
+      ['options that are null', null, 'options that are null, not an object'],
+    ])('throws ERR_INVALID_OPTIONS naming the handler for %s, entering nothing', async (_label, options, problem) => {
+      const registry = new MiddlewareRegistry();
+      let thrown: unknown;
+      let terminalCalls = 0;
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        try {
+          next(undefined, options as never);
+        } catch (error) {
+          thrown = error;
+        }
+        yield 'own';
+      });
+      await registry.run(Stage, { prompt: 'x' }, async function* terminal() {
+        terminalCalls++;
+        yield 'x';
+      }, { signal: new AbortController().signal });
+      const { code, stage, phase, handler } = thrown as MiddlewareError;
+      expect({ code, stage, phase, handler, terminalCalls }).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'wrap', handler: 'narrow', terminalCalls: 0 });
+      expect((thrown as Error).message).toBe(
+        `[ERR_INVALID_OPTIONS] Wrap handler "narrow" of stage "model" called next() with ${problem}. Pass next(context, { signal }) with an AbortSignal, or leave the options out.`,
+      );
     });
   });
 

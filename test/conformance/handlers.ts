@@ -266,7 +266,9 @@ async function* consume(spec: Extract<WrapStep, { next: unknown }>['next'], acti
   let signal: AbortSignal | undefined;
   if (spec.signal === 'aborted') signal = AbortSignal.abort('narrowed');
   else if (spec.signal !== undefined) signal = local(environment, spec.signal).signal;
-  const generator = signal === undefined ? activation.next(context) : activation.next(context, { signal });
+  let generator: Generator;
+  if ('rawOptions' in spec) generator = activation.next(context, spec.rawOptions as never);
+  else generator = signal === undefined ? activation.next(context) : activation.next(context, { signal });
   if (spec.keep !== undefined) {
     activation.kept.set(spec.keep, generator);
     return;

@@ -39,6 +39,7 @@ export function makeStage(spec: ChainCase['stage']): AnyStage {
   if (spec.guard === true) options.isResult = isResultEvent;
   if (spec.context !== undefined) options.context = objectSchema(spec.context);
   if (spec.result !== undefined) options.result = objectSchema(spec.result);
+  if (spec.badOption === 'options') return createStage(spec.name, null as never);
   if (spec.badOption !== undefined) options[spec.badOption] = 42;
   return createStage(spec.name, options);
 }
@@ -50,10 +51,11 @@ export function deeplyFrozen(value: unknown): boolean {
 }
 
 /** An observer that writes every hook into the trace. */
-export function observer(name: string, environment: Environment): InvokeObserver {
+export function observer(name: string, environment: Environment, layerReturns?: { readonly value: unknown }): InvokeObserver {
   return {
     layer(info, events) {
       environment.trace.push(`${name}:layer ${info.handler}#${info.attempt}@${info.position}`);
+      if (layerReturns !== undefined) return layerReturns.value as never;
       return (async function* observed() {
         try {
           yield* events;

@@ -38,6 +38,7 @@ const nextSpec = z
     abandon: z.boolean().optional().describe('Leave the inner chain open when stopping early (it is not closed by the handler)'),
     signal: z.string().optional().describe('"aborted" for an already-aborted signal, else the name of a local controller'),
     keep: z.string().optional().describe('Do not consume: keep the inner generator under this name'),
+    rawOptions: json.optional().describe('Passed to next() as its options object, as is (to test validation); replaces signal'),
   })
   .describe('Calls next() and consumes the inner events');
 
@@ -170,7 +171,13 @@ const operation = z.union([
     scope: z.enum(['parent', 'child']).optional(),
     expect: z.boolean().describe('The value remove returns'),
   }),
-  z.strictObject({ op: z.literal('instrument'), name: z.string(), scope: z.enum(['parent', 'child']).optional() }),
+  z.strictObject({
+    op: z.literal('instrument'),
+    name: z.string(),
+    scope: z.enum(['parent', 'child']).optional(),
+    invokeReturns: json.optional().describe("invoke() returns this value instead of the recording observer"),
+    layerReturns: json.optional().describe("The observer's layer hook records its line, then returns this value instead of the observed generator"),
+  }),
   z
     .strictObject({
       op: z.literal('use'),
@@ -187,7 +194,7 @@ const stageSpec = z.strictObject({
   guard: z.boolean().optional().describe('isResult: objects with "result": true are results'),
   context: objectSchema.optional(),
   result: objectSchema.optional(),
-  badOption: z.enum(['isResult', 'context', 'result']).optional().describe('Passes a non-function / non-schema for this option'),
+  badOption: z.enum(['isResult', 'context', 'result', 'options']).optional().describe("Passes 42 for this option; 'options' passes null as the whole options object"),
 });
 
 const terminalSpec = z.strictObject({
@@ -221,7 +228,14 @@ const chainCase = z.strictObject({
   context: json.default({}),
   state: z.union([z.strictObject({ initial: json }), z.strictObject({ invalid: z.enum(['number', 'string', 'null']) })]).optional(),
   signal: z
-    .strictObject({ abortBefore: z.string().optional(), invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal') })
+    .strictObject({
+      abortBefore: z.string().optional(),
+      reasonKind: z
+        .enum(['throwing-message', 'revoked-proxy', 'null-prototype'])
+        .optional()
+        .describe('With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string'),
+      invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal'),
+    })
     .optional()
     .describe('Gives the invoke a signal'),
   invokeWith: z.enum(['stage', 'input-token', 'forged']).optional().describe('What invoke() receives in place of the stage (default: the stage)'),
