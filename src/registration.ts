@@ -149,19 +149,3 @@ export function duplicateId(registration: StoredRegistration, where: string, sib
 export function takePlace(registration: StoredRegistration, replaced: StoredRegistration): StoredRegistration {
   return { ...registration, seq: replaced.seq, order: registration.orderGiven ? registration.order : replaced.order };
 }
-
-/**
- * Whether adding `stored` can close an ordering cycle. The registrations
- * already stored have none (each add was checked, and removals only drop
- * edges), so a new cycle must run through `stored`: it needs a constraint of
- * its own, or another same-phase registration naming its id.
- */
-export function mayCloseCycle(stored: StoredRegistration, set: ReadonlySet<StoredRegistration>, replaced: StoredRegistration | undefined): boolean {
-  if (stored.before.length > 0 || stored.after.length > 0) return true;
-  const id = stored.id;
-  if (id === undefined) return false;
-  for (const other of set) {
-    if (other !== replaced && other.phase === stored.phase && (other.before.includes(id) || other.after.includes(id))) return true;
-  }
-  return false;
-}

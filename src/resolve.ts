@@ -51,7 +51,16 @@ export function resolveChain(
   onWarning: (warning: MiddlewareWarning) => void,
 ): ResolvedChain {
   const { winners, shallowest } = replacements(levels);
-  const placed: { registration: StoredRegistration; level: number }[] = [];
+  // The level index of every registration of this stage, looked up instead of searched.
+  const levelOf = new Map<StoredRegistration, number>();
+  levels.forEach((level, index) => {
+    for (const registration of level.registrations) levelOf.set(registration, index);
+  });
+  // placed[level][phase]: what sits at each level, in registration order, before sorting.
+  const placed = levels.map(() => ({ input: [] as StoredRegistration[], wrap: [] as StoredRegistration[], output: [] as StoredRegistration[] }));
+  const place = (registration: StoredRegistration, level: number): void => {
+    (placed[level] as Record<Phase, StoredRegistration[]>)[registration.phase].push(registration);
+  };
   // A replacement sits at the level of the registration it hides but is reported with its own origin.
   const origin = new Map<StoredRegistration, number>();
   levels.forEach((level, index) => {
@@ -59,33 +68,33 @@ export function resolveChain(
       const id = registration.id;
       const winner = id === undefined ? undefined : winners.get(id);
       if (winner === undefined) {
-        placed.push({ registration, level: index });
+        place(registration, index);
         continue;
       }
       if (registration !== shallowest.get(id as string)) continue;
       if (winner.stage === registration.stage && winner.phase === registration.phase) {
         const taken = winner === registration ? winner : takePlace(winner, registration);
-        origin.set(taken, (levels.find((candidate) => candidate.registrations.includes(winner)) as Level).depth);
-        placed.push({ registration: taken, level: index });
+        origin.set(taken, (levels[levelOf.get(winner) as number] as Level).depth);
+        place(taken, index);
       }
     }
     // A winner on this stage whose hidden registration is elsewhere stays at its own level.
     for (const winner of winners.values()) {
       const hidden = shallowest.get(winner.id as string) as StoredRegistration;
-      const own = levels[index] as Level;
       const sameSlot = hidden.stage === winner.stage && hidden.phase === winner.phase;
-      if (!sameSlot && winner.stage === stage && own.registrations.includes(winner)) placed.push({ registration: winner, level: index });
+      if (!sameSlot && winner.stage === stage && levelOf.get(winner) === index) place(winner, index);
     }
   });
 
   const chain = { stage, input: [] as ResolvedEntry[], wrap: [] as ResolvedEntry[], output: [] as ResolvedEntry[], instrumentations };
   const levelOfId = new Map<string, { level: number; registration: StoredRegistration }>();
-  for (const entry of placed) if (entry.registration.id !== undefined) levelOfId.set(entry.registration.id, entry);
+  placed.forEach((phases, level) => {
+    for (const phase of PHASES) for (const registration of phases[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
+  });
   for (const phase of PHASES) {
     const target = chain[phase];
     levels.forEach((level, index) => {
-      const items = placed.filter((entry) => entry.level === index && entry.registration.phase === phase).map((entry) => entry.registration);
-      for (const registration of sortByConstraints(items, { stage: stage.name, phase })) {
+      for (const registration of sortByConstraints((placed[index] as Record<Phase, StoredRegistration[]>)[phase], { stage: stage.name, phase })) {
         checkConstraints(registration, index, levels, levelOfId, onWarning);
         target.push(toEntry(registration, origin.get(registration) ?? level.depth, target.length));
       }

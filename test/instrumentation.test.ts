@@ -335,6 +335,7 @@ describe('MiddlewareRegistry.instrument', () => {
     it.each([
       ['null', null],
       ['an object without invoke', { name: 'x' }],
+      ['a function carrying invoke', Object.assign(function instrumentation() {}, { invoke: () => undefined })],
     ])('rejects %s with ERR_INVALID_HANDLER', (_label, value) => {
       let thrown: unknown;
       try {
@@ -342,7 +343,8 @@ describe('MiddlewareRegistry.instrument', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(MiddlewareError.isInstance(thrown) && thrown.code).toBe('ERR_INVALID_HANDLER');
+      const { code, phase } = thrown as MiddlewareError;
+      expect({ isError: MiddlewareError.isInstance(thrown), code, phase }).toEqual({ isError: true, code: 'ERR_INVALID_HANDLER', phase: 'register' });
       expect((thrown as Error).message).toContain('registry.instrument expects { name, invoke(info) }');
     });
   });
