@@ -49,7 +49,7 @@ export class InvokeObservation {
 
   /** Reports that an Input or Output handler is about to run; returns the info to end it with. */
   handlerStart(phase: HandlerInfo['phase'], entry: ResolvedEntry, position: number): HandlerInfo {
-    const info: HandlerInfo = { stage: this.chain.stage, phase, handler: entry.name, position, order: entry.order };
+    const info: HandlerInfo = Object.freeze({ stage: this.chain.stage, phase, handler: entry.name, position, order: entry.order });
     for (const observer of this.observers) observer.handlerStart?.(info);
     return info;
   }
@@ -73,7 +73,7 @@ export class InvokeObservation {
     const attempts = this.attempts;
     attempts[index] = (attempts[index] ?? 0) + 1;
     const entry = this.chain.wrap[index];
-    return {
+    return Object.freeze({
       stage: this.chain.stage,
       kind: entry === undefined ? 'terminal' : 'wrap',
       handler: entry === undefined ? 'terminal' : entry.name,
@@ -83,7 +83,7 @@ export class InvokeObservation {
       attempt: attempts[index] as number,
       context,
       parent,
-    };
+    });
   }
 
   /**

@@ -10,6 +10,7 @@ import { parseWithSchema } from './schema';
 import { isAbortSignal, narrowSignal, neverSignal } from './signals';
 import { describeValue } from './stage';
 import { StateIsolation } from './state';
+import { takeOver } from './take-over';
 import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types';
 
 /**
@@ -38,6 +39,12 @@ const RELEASED = 2;
 const DONE = 3;
 
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
+
+/** How an invoke settled (see `settle`). */
+const SUCCESS = 0;
+const FAILURE = 1;
+const CLOSED = 2;
+const CLOSED_OUTCOME: InvokeOutcome = Object.freeze({ status: 'closed' });
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
@@ -365,37 +372,45 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (this.last === undefined) throw this.noResult(false);
     if (!this.hold) {
       if (this.guard !== undefined && !this.guard(this.last)) throw this.noResult(true);
-      this.settle({ status: 'success', result: this.last });
+      this.settle(SUCCESS, this.last);
       this.status = DONE;
       return END;
     }
     if (!this.hasHeld) throw this.noResult(true);
-    let result = new MiddlewareResult<unknown>(this.held);
+    let value = this.held;
     this.held = undefined;
     this.hasHeld = false;
     const output = this.chain.output;
-    // The first-registered Output handler is outermost, so it transforms last.
-    for (let position = output.length - 1; position >= 0; position--) {
-      const entry = output[position] as ResolvedEntry;
-      const info = this.observation === undefined ? undefined : this.observation.handlerStart('output', entry, position);
-      try {
-        let produced = (entry.handler as ErasedOutput)(result);
-        if (isThenable(produced)) produced = await produced;
-        if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
-        result = produced;
-      } catch (error) {
-        if (info !== undefined) (this.observation as InvokeObservation).handlerFailed(info, error);
-        throw error;
+    if (output.length > 0) {
+      // Written out here rather than in a helper: another async call would cost promise-job turns on every invoke.
+      // The result the Output handlers receive is taken over (deep-frozen in place, MW-038), so a handler that
+      // mutates it fails at once instead of changing a value another one holds.
+      let result = new MiddlewareResult<unknown>(value);
+      // The first-registered Output handler is outermost, so it transforms last.
+      for (let position = output.length - 1; position >= 0; position--) {
+        const entry = output[position] as ResolvedEntry;
+        const info = this.observation === undefined ? undefined : this.observation.handlerStart('output', entry, position);
+        try {
+          // A result of another installed copy of the library may hold a value its constructor did not freeze.
+          takeOver(result.value);
+          let produced = (entry.handler as ErasedOutput)(result);
+          if (isThenable(produced)) produced = await produced;
+          if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
+          result = produced;
+        } catch (error) {
+          if (info !== undefined) (this.observation as InvokeObservation).handlerFailed(info, error);
+          throw error;
+        }
+        if (info !== undefined) (this.observation as InvokeObservation).handlerEnd(info);
+        this.throwIfAborted();
       }
-      if (info !== undefined) (this.observation as InvokeObservation).handlerEnd(info);
-      this.throwIfAborted();
+      value = result.value;
     }
-    let value = result.value;
     const schema = this.chain.stage.resultSchema as Schema<unknown> | undefined;
     if (schema !== undefined) value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(this.stageName, 'result', issues));
     this.throwIfAborted();
     this.isolation?.writeBack();
-    this.settle({ status: 'success', result: value });
+    this.settle(SUCCESS, value);
     this.status = RELEASED;
     return { value: value as TEvent, done: false };
   }
@@ -413,7 +428,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       // or a narrowed signal's abort (with another reason) reached the consumer first.
       outcome = messages.aborted(this.stageName, signal.reason);
     }
-    this.settle({ status: 'error', error: outcome });
+    this.settle(FAILURE, outcome);
     return outcome;
   }
 
@@ -423,7 +438,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       this.status = DONE;
       if (wasRunning) {
         const failure = await this.closeAll();
-        this.settle({ status: 'closed' });
+        this.settle(CLOSED, undefined);
         if (failure !== undefined) throw failure.error;
       }
       if (rethrow) throw error;
@@ -474,8 +489,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (failure !== undefined) throw failure.error;
   }
 
-  /** Releases listeners and reports the outcome; runs once. */
-  private settle(outcome: InvokeOutcome): void {
+  /** Releases listeners and reports the outcome (built only when observed); runs once. */
+  private settle(status: typeof SUCCESS | typeof FAILURE | typeof CLOSED, value: unknown): void {
     this.chainSettled = true;
     const cleanups = this.cleanups;
     if (cleanups !== undefined) {
@@ -485,6 +500,9 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     const observation = this.observation;
     if (observation !== undefined) {
       this.observation = undefined;
+      let outcome: InvokeOutcome = CLOSED_OUTCOME;
+      if (status === SUCCESS) outcome = Object.freeze({ status: 'success', result: value });
+      else if (status === FAILURE) outcome = Object.freeze({ status: 'error', error: value });
       observation.end(outcome);
     }
   }

@@ -35,6 +35,9 @@ export function tick(): number {
 
 const POLICIES: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
 
+/** The constraint lists of a registration without any; shared, so frozen like every list `describe()` returns. */
+const NO_IDS: readonly string[] = Object.freeze([]);
+
 /**
  * Turns a target into its stage and phase.
  *
@@ -110,8 +113,8 @@ export function createRegistration(
     id: given.id,
     order: given.order ?? 0,
     orderGiven: given.order !== undefined,
-    before: given.before ? [...given.before] : [],
-    after: given.after ? [...given.after] : [],
+    before: given.before ? Object.freeze([...given.before]) : NO_IDS,
+    after: given.after ? Object.freeze([...given.after]) : NO_IDS,
     next: given.next ?? 'many',
     replace: given.replace === true,
     bundle,

@@ -196,7 +196,7 @@ export class MiddlewareRegistry {
    */
   describe(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): ChainEntry[] {
     const chain = this.resolve(this.checkStage(stage, 'registry.describe'), options.use);
-    return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => entry);
+    return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => Object.freeze(entry));
   }
 
   /**

@@ -100,7 +100,14 @@ export function resolveChain(
       }
     });
   }
-  return chain;
+  // The chain is cached and shared by every invoke until the registry changes, so nothing in it may change.
+  return Object.freeze({
+    stage,
+    input: Object.freeze(chain.input),
+    wrap: Object.freeze(chain.wrap),
+    output: Object.freeze(chain.output),
+    instrumentations: Object.freeze([...instrumentations]),
+  });
 }
 
 /** For each replaced id: the deepest replacing registration, and the shallowest one it hides. */
@@ -133,14 +140,14 @@ function checkConstraints(
   const check = (id: string, outside: boolean): void => {
     const found = levelOfId.get(id) ?? findAnywhere(levels, id);
     if (found === undefined) {
-      onWarning({
+      onWarning(Object.freeze({
         code: 'WARN_UNKNOWN_ID',
         stage: registration.stage.name,
         phase: registration.phase,
         handler: registration.name,
         id,
         message: `The ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" must run ${outside ? 'before' : 'after'} "${id}", but no handler has that id; the constraint is ignored. Check the id, or register that handler.`,
-      });
+      }));
       return;
     }
     const other = found.registration;
@@ -173,7 +180,7 @@ function toEntry(registration: StoredRegistration, depth: number, position: numb
   let source: ChainSource = 'invoke';
   if (depth > 0) source = 'scope';
   else if (depth === 0) source = registration.bundle === undefined ? 'registry' : 'bundle';
-  return {
+  return Object.freeze({
     phase: registration.phase,
     position,
     name: registration.name,
@@ -186,5 +193,5 @@ function toEntry(registration: StoredRegistration, depth: number, position: numb
     bundle: registration.bundle,
     depth,
     handler: registration.handler,
-  };
+  });
 }

@@ -106,7 +106,14 @@ export function outputHandler(steps: readonly OutputStep[], environment: Environ
       else if ('update' in step) current = (current as MiddlewareResult<unknown>).update((draft) => void Object.assign(draft as object, step.update));
       else if ('updateReturn' in step) current = (current as MiddlewareResult<unknown>).update(() => step.updateReturn);
       else if ('returnRaw' in step) current = step.returnRaw;
-      else environment.trace.push(`${step.recordOriginal}=${JSON.stringify(received.value)}`);
+      else if ('mutate' in step) {
+        try {
+          Object.assign(value as object, step.mutate);
+          environment.trace.push('mutate:applied');
+        } catch {
+          environment.trace.push('mutate:rejected');
+        }
+      } else environment.trace.push(`${step.recordOriginal}=${JSON.stringify(received.value)}`);
     }
     return isAsync ? Promise.resolve(current) : current;
   }, fnName);

@@ -10,7 +10,7 @@
 import { MiddlewareRegistry, createStage, type AnyStage, type Disposer, type MiddlewareWarning, type Registration } from '../../src/index';
 import { builtin } from './builtins';
 import { errorText, inputHandler, isResultEvent, outputHandler, terminal, wrapHandler, type Environment } from './handlers';
-import { deeplyFrozen, makeStage, observer, projectError } from './observe';
+import { deeplyFrozen, initialState, makeStage, observer, projectError } from './observe';
 import type { AddOperation, ChainCase, ErrorExpectation, Operation } from './schema';
 
 /** What a run observed, keyed like `expect`. */
@@ -182,7 +182,7 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
       options.signal = environment.controller.signal;
     }
     if (testCase.state !== undefined) {
-      snapshot = 'initial' in testCase.state ? structuredClone(testCase.state.initial) : { number: 7, string: 'text', null: null }[testCase.state.invalid];
+      snapshot = 'initial' in testCase.state ? initialState(testCase.state) : { number: 7, string: 'text', null: null }[testCase.state.invalid];
       let current = snapshot;
       const binding = {
         get: () => {
@@ -266,6 +266,7 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
   if (expected.stateWrites !== undefined) observed.stateWrites = stateWrites;
   if (expected.stateGets !== undefined) observed.stateGets = stateGets;
   if (expected.snapshotFrozen !== undefined) observed.snapshotFrozen = deeplyFrozen(snapshot);
+  if (expected.frozenEvents !== undefined) observed.frozenEvents = events.map((event) => deeplyFrozen(event));
   if (expected.warnings !== undefined) observed.warnings = warnings.map(({ code, id, handler }) => ({ code, id, handler }));
   if (failure !== undefined) observed.error = expected.error === undefined ? { unexpected: failure.at, text: errorText(failure.error), stack: (failure.error as Error)?.stack } : projectError(failure.error, expected.error, failure.at);
   return { observed, error: failure?.error, environment };

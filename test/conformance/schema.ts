@@ -99,6 +99,9 @@ const outputStep = z.union([
   z.strictObject({ updateReturn: json }).describe('result = result.update(() => value)'),
   z.strictObject({ returnRaw: json }).describe('Returns this raw value instead of a MiddlewareResult'),
   z.strictObject({ recordOriginal: z.string() }).describe('Records "<label>=<JSON of the value the handler received>"'),
+  z
+    .strictObject({ mutate: z.record(z.string(), json) })
+    .describe('Assigns these keys into the received result value in place; records "mutate:rejected" when that throws, "mutate:applied" when it works'),
 ]);
 
 const terminalStep = z.union([
@@ -226,7 +229,19 @@ const chainCase = z.strictObject({
   invokeOn: z.enum(['parent', 'child']).optional(),
   terminal: terminalSpec,
   context: json.default({}),
-  state: z.union([z.strictObject({ initial: json }), z.strictObject({ invalid: z.enum(['number', 'string', 'null']) })]).optional(),
+  state: z
+    .union([
+      z.strictObject({
+        initial: json,
+        link: z
+          .array(z.strictObject({ from: z.string(), to: z.string() }))
+          .optional()
+          .describe('After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references'),
+        frozen: z.array(z.string()).optional().describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
+      }),
+      z.strictObject({ invalid: z.enum(['number', 'string', 'null']) }),
+    ])
+    .optional(),
   signal: z
     .strictObject({
       abortBefore: z.string().optional(),
@@ -248,6 +263,7 @@ const chainCase = z.strictObject({
     stateWrites: z.array(json).optional().describe("Values passed to the binding's set(), in order"),
     stateGets: z.number().int().optional(),
     snapshotFrozen: z.boolean().optional().describe('Whether the value state.get() returned is deeply frozen afterwards'),
+    frozenEvents: z.array(z.boolean()).optional().describe('For each delivered event, whether it is deeply frozen'),
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
     describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),
     explain: z.string().optional(),

@@ -142,8 +142,19 @@ const deepChain = z
   })
   .describe('A chain of many Wrap layers');
 
+const handedOutValues = z
+  .strictObject({
+    ...common,
+    scenario: z.literal('handed-out-values'),
+    expect: z.strictObject({
+      mutable: z.array(z.string()).describe('Paths of handed-out values where a write, an added or deleted property or an array push took effect'),
+      unchanged: z.boolean().describe('Whether describe(), explain() and a second invoke (its events and what instrumentation saw) are as before the mutation attempts'),
+    }),
+  })
+  .describe('Every value the library hands out, mutated where possible');
+
 /** A `"kind": "reliability"` case: one of the fixed scenarios, its parameters and what it must observe. */
-export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain]);
+export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain, handedOutValues]);
 
 /** A parsed reliability case. */
 export type ReliabilityCase = z.infer<typeof ReliabilityCaseSchema>;

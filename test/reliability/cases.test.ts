@@ -84,6 +84,7 @@ describe('ReliabilityCaseSchema', () => {
         'concurrent-writeback',
         'abandoned',
         'deep-chain',
+        'handed-out-values',
       ]);
     });
   });

@@ -1,0 +1,116 @@
+import { immerable } from 'immer';
+import { describe, expect, it } from 'vitest';
+import { takeOver } from '../src/take-over';
+
+/** Whether every object reachable through own enumerable properties, Map values and Set members is frozen. */
+function allFrozen(value: unknown, seen = new Set<unknown>()): boolean {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return true;
+  seen.add(value);
+  if (!Object.isFrozen(value)) return false;
+  const children = value instanceof Map || value instanceof Set ? [...value.values()] : Object.values(value);
+  return children.every((child) => allFrozen(child, seen));
+}
+
+describe('takeOver', () => {
+  describe('with a value it can draft', () => {
+    it('freezes it deeply in place, Maps and Sets included', () => {
+      const value = { list: [{ n: 1 }], map: new Map([['k', { n: 2 }]]), set: new Set([{ n: 3 }]) };
+      expect(takeOver(value)).toBeUndefined();
+      expect(allFrozen(value)).toBe(true);
+      expect(() => value.map.set('other', { n: 4 })).toThrow();
+      expect(() => value.set.add({ n: 5 })).toThrow();
+    });
+
+    it('takes frozen parts as they are, without visiting them', () => {
+      const inner = { open: { n: 1 } };
+      const value = { frozen: Object.freeze(inner), own: { n: 2 } };
+      takeOver(value);
+      expect([Object.isFrozen(value.own), Object.isFrozen(inner.open)]).toEqual([true, false]);
+    });
+
+    it('leaves what immer does not draft as it is, but freezes immerable instances', () => {
+      class Connection {
+        open = true;
+      }
+      class Draftable {
+        [immerable] = true;
+        n = 1;
+      }
+      const value = { connection: new Connection(), date: new Date(0), draftable: new Draftable() };
+      takeOver(value);
+      expect([Object.isFrozen(value), Object.isFrozen(value.connection), Object.isFrozen(value.date), Object.isFrozen(value.draftable)]).toEqual([true, false, false, true]);
+    });
+
+    it('does not exhaust the call stack on a deep value', () => {
+      let deep: { next?: unknown } = {};
+      const root = deep;
+      for (let depth = 0; depth < 100_000; depth++) {
+        const next = {};
+        deep.next = next;
+        deep = next;
+      }
+      takeOver(root);
+      expect([Object.isFrozen(root), Object.isFrozen(deep)]).toEqual([true, true]);
+    });
+
+    it('accepts an object reachable along two paths', () => {
+      const shared = { n: 1 };
+      const value = { a: shared, b: [shared] };
+      expect(takeOver(value, true)).toBeUndefined();
+      expect(allFrozen(value)).toBe(true);
+    });
+  });
+
+  describe('with a reference cycle', () => {
+    function cycle(): { a: { n: number; back: { a?: unknown } } } {
+      const value = { a: { n: 1, back: {} as { a?: unknown } } };
+      value.a.back.a = value.a;
+      return value;
+    }
+
+    it.each([
+      ['through objects', () => cycle(), 'a.back.a'],
+      ['at the root', () => {
+        const value: Record<string, unknown> = { n: 1 };
+        value.self = value;
+        return value;
+      }, 'self'],
+      ['through an array', () => {
+        const value: { items: unknown[] } = { items: [] };
+        value.items.push({ owner: value });
+        return value;
+      }, 'items.0.owner'],
+      ['through a Map value', () => {
+        const value = { map: new Map<string, unknown>() };
+        value.map.set('me', value);
+        return value;
+      }, 'map.me'],
+      ['through a Map with an object key', () => {
+        const value = { map: new Map<object, unknown>() };
+        value.map.set({}, value);
+        return value;
+      }, 'map.<object key>'],
+      ['through a Set member', () => {
+        const value = { set: new Set<unknown>() };
+        value.set.add({ owner: value });
+        return value;
+      }, 'set.0.owner'],
+    ])('names where a cycle %s closes and freezes nothing when asked to reject it', (_label, make, path) => {
+      const value = make();
+      expect(takeOver(value, true)).toBe(path);
+      expect(Object.isFrozen(value)).toBe(false);
+    });
+
+    it('freezes a cyclic value as it is when cycles are not rejected', () => {
+      const value = cycle();
+      expect(takeOver(value)).toBeUndefined();
+      expect(allFrozen(value)).toBe(true);
+    });
+
+    it('does not see a cycle running through a frozen part', () => {
+      const value = cycle();
+      Object.freeze(value.a.back);
+      expect(takeOver(value, true)).toBeUndefined();
+    });
+  });
+});
