@@ -48,12 +48,41 @@ async function* adapt(iterable: AsyncIterable<unknown>): LayerGenerator {
 }
 
 /**
+ * One pull from a layer that may be hand-written: whatever its `next()` does
+ * (returns a plain result instead of a promise, or throws synchronously), the
+ * caller gets a promise. A native generator's promise is returned as it is.
+ */
+export function pullFrom(events: LayerGenerator): Promise<IteratorResult<unknown, void>> {
+  let pulled: IteratorResult<unknown, void> | PromiseLike<IteratorResult<unknown, void>>;
+  try {
+    pulled = events.next();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return pulled instanceof Promise ? pulled : Promise.resolve(pulled);
+}
+
+/**
+ * Calls a method of a layer that may be hand-written (`return` or `throw`)
+ * so that a synchronous throw or a plain result still gives a promise.
+ */
+function callSafely(events: LayerGenerator, method: 'return' | 'throw', argument: unknown): Promise<IteratorResult<unknown, void>> {
+  try {
+    return Promise.resolve(events[method](argument as never));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
  * Records the draft's state when the terminal call completes (and only then:
  * not when it is closed early or throws).
  *
  * Why a hand-written iterator rather than an `async function*` around the
  * terminal: with a state binding this sits on every event of the model
  * stream, and one `.then` per event costs about half of a generator layer.
+ * The terminal may be any async iterable (MW-012): its `next()` may return
+ * plain results or throw synchronously, and it may have no `throw()`.
  */
 export class StateRecorder implements LayerGenerator {
   private readonly record: (pulled: IteratorResult<unknown, void>) => IteratorResult<unknown, void>;
@@ -77,18 +106,28 @@ export class StateRecorder implements LayerGenerator {
 
   /** Pulls the next event; the end of the terminal call records its state. */
   next(): Promise<IteratorResult<unknown, void>> {
-    return this.events.next().then(this.record);
+    return pullFrom(this.events).then(this.record);
   }
 
   /** Closes the terminal call; a closed call records nothing. */
   return(value?: void | PromiseLike<void>): Promise<IteratorResult<unknown, void>> {
     this.settled = true;
-    return this.events.return(value as void);
+    return callSafely(this.events, 'return', value);
   }
 
-  /** Throws into the terminal call; if it still completes, its state is recorded. */
+  /**
+   * Throws into the terminal call; if it still completes, its state is
+   * recorded. A terminal without `throw()` is closed and the error passes on,
+   * as `yield*` does with such an iterator.
+   */
   throw(error: unknown): Promise<IteratorResult<unknown, void>> {
-    return this.events.throw(error).then(this.record);
+    if (typeof this.events.throw !== 'function') {
+      return this.return().then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
+      );
+    }
+    return callSafely(this.events, 'throw', error).then(this.record);
   }
 
   /** Supports `await using`, like a native generator. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asGenerator, isThenable, nativeNext, requireACall, StateRecorder, type LayerGenerator } from '../src/generators';
+import { asGenerator, isThenable, nativeNext, pullFrom, requireACall, StateRecorder, type LayerGenerator } from '../src/generators';
 import { StateIsolation } from '../src/state';
 import { caught, collect, failure, fields } from './assertions';
 
@@ -24,9 +24,37 @@ describe('asGenerator', () => {
     });
   });
 
+  describe('with an async iterator that has next() but no return()', () => {
+    it('adapts it, and closing the adapter ends it without calling anything on the iterator', async () => {
+      const source = yieldAll('a', 'b', 'c');
+      const iterator = { [Symbol.asyncIterator]: () => iterator, next: () => source.next() };
+      const adapted = asGenerator(iterator, 'model', 'terminal', 'terminal');
+      expect([adapted === (iterator as unknown), adapted.next === nativeNext]).toEqual([false, true]);
+      expect(await adapted.next()).toEqual({ value: 'a', done: false });
+      expect(await adapted.return(undefined)).toEqual({ value: undefined, done: true });
+      expect([await adapted.next(), await source.next()]).toEqual([
+        { value: undefined, done: true },
+        { value: 'b', done: false },
+      ]);
+    });
+
+    it('calls the return() of the iterator an adapted iterable gives, when the adapter is closed', async () => {
+      const closed: string[] = [];
+      const source = yieldAll('a', 'b');
+      const iterable = {
+        [Symbol.asyncIterator]: () => ({ next: () => source.next(), return: () => (closed.push('return'), Promise.resolve({ value: undefined, done: true as const })) }),
+      };
+      const adapted = asGenerator(iterable, 'model', 'terminal', 'terminal');
+      await adapted.next();
+      await adapted.return(undefined);
+      expect(closed).toEqual(['return']);
+    });
+  });
+
   describe('with something that cannot stream', () => {
     it.each([
       ['undefined', undefined, 'not an async iterable'],
+      ['null', null, 'not an async iterable'],
       ['a promise', Promise.resolve('x'), 'plain async function'],
       ['an array', ['x'], 'synchronous iterable'],
       ['a plain object', { next: () => undefined }, 'not an async iterable'],
@@ -35,6 +63,33 @@ describe('asGenerator', () => {
       expect(fields(error)).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'wrap', handler: 'broken' });
       expect(error.message).toContain(hint);
     });
+  });
+});
+
+describe('pullFrom', () => {
+  it('returns the promise of a native generator as it is', () => {
+    const generator = yieldAll('a');
+    const pulled = pullFrom(generator);
+    expect(pulled).toBeInstanceOf(Promise);
+  });
+
+  it.each([
+    ['a plain result', () => ({ value: 'a', done: false }), { value: 'a', done: false }],
+    ['a thenable that is not a promise', () => ({ then: (resolve: (value: unknown) => void) => resolve({ value: 'b', done: false }) }), { value: 'b', done: false }],
+  ])('turns %s into a promise of it', async (_label, next, expected) => {
+    expect(await pullFrom({ next } as unknown as LayerGenerator)).toEqual(expected);
+  });
+
+  it('turns a synchronous throw into a rejection with the very error', async () => {
+    const thrown = new Error('thrown by next');
+    let synchronous = false;
+    let pulled: Promise<unknown> | undefined;
+    try {
+      pulled = pullFrom({ next: () => { throw thrown; } } as unknown as LayerGenerator);
+    } catch {
+      synchronous = true;
+    }
+    expect([synchronous, await failure(pulled as Promise<unknown>)]).toEqual([false, thrown]);
   });
 });
 
@@ -116,6 +171,51 @@ describe('StateRecorder', () => {
     expect([await events.next(), await events.next()]).toEqual([{ value: undefined, done: true }, { value: undefined, done: true }]);
     state.writeBack();
     expect(writes).toEqual([{ count: 4 }]);
+  });
+
+  describe('around a hand-written terminal iterator', () => {
+    function handWritten(next: () => unknown, extra: Record<string, unknown> = {}): LayerGenerator {
+      const iterator = { [Symbol.asyncIterator]: () => iterator, next, return: () => ({ value: undefined, done: true }), ...extra };
+      return iterator as unknown as LayerGenerator;
+    }
+
+    it('regression: accepts a next() that returns plain results instead of promises, and records the completed call', async () => {
+      const { isolation: state, writes } = isolation();
+      const draft = state.draft();
+      draft.count = 5;
+      const results = [{ value: 'a', done: false }, { value: undefined, done: true }];
+      expect(await collect(new StateRecorder(handWritten(() => results.shift()), state as StateIsolation<unknown>, draft))).toEqual(['a']);
+      state.writeBack();
+      expect(writes).toEqual([{ count: 5 }]);
+    });
+
+    it('turns a next() that throws synchronously into a rejection, recording nothing', async () => {
+      const { isolation: state, writes } = isolation();
+      const thrown = new Error('sync');
+      const events = new StateRecorder(handWritten(() => { throw thrown; }), state as StateIsolation<unknown>, state.draft());
+      expect(await failure(events.next())).toBe(thrown);
+      state.writeBack();
+      expect(writes).toEqual([]);
+    });
+
+    it('closes a terminal without throw() and passes the thrown error on', async () => {
+      const { isolation: state } = isolation();
+      const closed: string[] = [];
+      const events = new StateRecorder(
+        handWritten(() => ({ value: 'a', done: false }), { return: () => (closed.push('closed'), { value: undefined, done: true }), throw: undefined }),
+        state as StateIsolation<unknown>,
+        state.draft(),
+      );
+      const thrown = new Error('into the terminal');
+      expect([await failure(events.throw(thrown)), closed]).toEqual([thrown, ['closed']]);
+    });
+
+    it('turns a return() that throws synchronously into a rejection', async () => {
+      const { isolation: state } = isolation();
+      const thrown = new Error('return failed');
+      const events = new StateRecorder(handWritten(() => ({ value: 'a', done: false }), { return: () => { throw thrown; } }), state as StateIsolation<unknown>, state.draft());
+      expect(await failure(events.return(undefined))).toBe(thrown);
+    });
   });
 
   it('is its own async iterator and closes on asyncDispose', async () => {

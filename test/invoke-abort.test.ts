@@ -160,6 +160,30 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('signal aborted and the abort rethrown as another error', () => {
+    it('still gives the consumer ERR_ABORTED when a handler wraps the abort in an error whose cause is the reason', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      let wrapped: unknown;
+      registry.add(Stage.Wrap, async function* rewrapping(_context, next) {
+        try {
+          yield* next();
+        } catch (error) {
+          wrapped = new Error('request cancelled', { cause: error });
+          throw wrapped;
+        }
+      });
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+          controller.abort('user left');
+          throw run.signal.reason;
+        }, { signal: controller.signal }),
+      );
+      expect((wrapped as Error).cause).toBe('user left');
+      expectAborted(error, 'user left');
+    });
+  });
+
   describe('signal aborted during the Output phase', () => {
     it('stops after the Output handler that aborted', async () => {
       const controller = new AbortController();

@@ -149,6 +149,38 @@ describe('MiddlewareRegistry.invoke', () => {
       );
     });
 
+    it.each([
+      ['after the handler started an inner chain', true],
+      ['when the handler started no inner chain', false],
+    ])('throws when an Output handler calls a kept next after the chain ended, before the invoke settled, %s', async (_label, calls) => {
+      const registry = new MiddlewareRegistry();
+      let kept: Next<Context, string> | undefined;
+      let thrown: unknown;
+      let terminalCalls = 0;
+      registry.add(Stage.Output, (result) => {
+        try {
+          (kept as Next<Context, string>)();
+        } catch (error) {
+          thrown = error;
+        }
+        return result;
+      });
+      registry.add(Stage.Wrap, async function* keeper(_context, next) {
+        kept = next;
+        if (calls) yield* next();
+        else yield 'own';
+      });
+      const result = await registry.run(Stage, { prompt: 'x' }, async function* counted(context) {
+        terminalCalls++;
+        yield context.prompt;
+      });
+      expect({ result, thrown: fields(thrown), terminalCalls }).toEqual({
+        result: calls ? 'x' : 'own',
+        thrown: { code: 'ERR_NEXT_AFTER_SETTLE', stage: 'model', phase: 'wrap', handler: 'keeper' },
+        terminalCalls: calls ? 1 : 0,
+      });
+    });
+
     it('throws after an error or a close too', async () => {
       const registry = new MiddlewareRegistry();
       const kept: Next<Context, string>[] = [];

@@ -120,13 +120,19 @@ export function outputHandler(steps: readonly OutputStep[], environment: Environ
 }
 
 /** How a handler returns the events its script produces. */
-export type Returns = 'generator' | 'iterable' | 'promise' | 'array' | 'number' | undefined;
+export type Returns = 'generator' | 'iterable' | 'no-return' | 'sync-next' | 'promise' | 'array' | 'number' | undefined;
 
 function deliver(make: () => Generator, returns: Returns): unknown {
   switch (returns) {
     case 'iterable':
       // An async iterable that is not a generator: the library must adapt it.
       return { [Symbol.asyncIterator]: () => make() };
+    case 'no-return': {
+      // An async iterator with next() only: the library adapts it and cannot close it.
+      const generator = make();
+      const iterator = { [Symbol.asyncIterator]: () => iterator, next: () => generator.next() };
+      return iterator;
+    }
     case 'promise':
       return Promise.resolve([]);
     case 'array':
@@ -138,12 +144,47 @@ function deliver(make: () => Generator, returns: Returns): unknown {
   }
 }
 
+/**
+ * A terminal call as a hand-written async iterator whose `next()` runs the
+ * script synchronously: it returns plain `{ value, done }` results, not
+ * promises, and a `throw` step throws from `next()` itself.
+ */
+function synchronousCall(steps: readonly TerminalStep[], environment: Environment, finallyLabel: string | undefined, values: Values & { readonly state: unknown }): unknown {
+  const generator = (function* synchronousSteps(): Iterator<unknown, void, undefined> {
+    try {
+      for (const step of steps) {
+        if ('record' in step) environment.trace.push(fill(step.record, values));
+        else if ('throw' in step) throw userError(environment, step.throw);
+        else if ('abort' in step) abortInvoke(environment, step.abort);
+        else if ('yield' in step) yield step.yield;
+        else if ('yieldUndefined' in step) yield undefined;
+        else if ('echo' in step) yield { result: true, context: values.context };
+        else if ('state' in step) {
+          const draft = values.state as Record<string, unknown>;
+          Object.assign(draft, step.state.set ?? {});
+          for (const key of step.state.delete ?? []) delete draft[key];
+        } else if ('bindingSet' in step) environment.bindingSet?.(step.bindingSet);
+        else throw new Error('A "sync-next" terminal cannot wait: use only steps that run synchronously.');
+      }
+    } finally {
+      if (finallyLabel !== undefined) environment.trace.push(`${finallyLabel}#${String(values.call)}`);
+    }
+  })();
+  const iterator = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => generator.next(),
+    return: () => (generator.return as (value?: undefined) => IteratorResult<unknown, void>)(undefined),
+  };
+  return iterator;
+}
+
 /** A terminal running the script of each call (calls past the end repeat the last script). */
 export function terminal(calls: readonly (readonly TerminalStep[])[], environment: Environment, finallyLabel: string | undefined, returns: Returns) {
   let count = 0;
   return (context: unknown, run: { signal: AbortSignal; state: unknown }): unknown => {
     const call = ++count;
     const steps = calls[Math.min(call, calls.length) - 1] as readonly TerminalStep[];
+    if (returns === 'sync-next') return synchronousCall(steps, environment, finallyLabel, { context, state: run.state, signal: run.signal, call });
     return deliver(async function* terminalCall(): Generator {
       try {
         for (const step of steps) {

@@ -118,7 +118,12 @@ const terminalStep = z.union([
 ]);
 
 /** How a handler or terminal returns its events. */
-const returns = z.enum(['generator', 'iterable', 'promise', 'array', 'number']).optional().describe("'generator' (default), a non-generator async 'iterable', or a wrong value");
+const returns = z
+  .enum(['generator', 'iterable', 'no-return', 'sync-next', 'promise', 'array', 'number'])
+  .optional()
+  .describe(
+    "'generator' (default); a non-generator async 'iterable'; 'no-return', an async iterator with next() only; 'sync-next' (terminal only), an async iterator whose next() runs the script synchronously, returning plain results (not promises) and throwing a throw step's error from next() itself; or a wrong value",
+  );
 
 const common = {
   fnName: z.string().optional().describe('The function name (default: none, so the name is derived)'),
