@@ -1,13 +1,13 @@
 import type { ResolvedChain, ResolvedEntry } from './chain';
 import { MiddlewareError } from './errors';
-import { asGenerator, isThenable, nativeNext, requireACall, StateRecorder, type LayerGenerator } from './generators';
+import { asGenerator, isThenable, nativeNext, ReleasingChain, requireACall, StateRecorder, type ChainOwner, type LayerGenerator } from './generators';
 import type { InvokeOutcome, LayerInfo } from './instrumentation';
 import { InvokeObservation } from './invoke-observation';
 import * as messages from './messages';
 import type { Culprit } from './messages';
 import { MiddlewareResult } from './result';
 import { parseWithSchema } from './schema';
-import { isAbortSignal, narrowSignal, neverSignal } from './signals';
+import { isAbortSignal, narrowSignal, neverSignal, type Link } from './signals';
 import { describeValue } from './stage';
 import { StateIsolation } from './state';
 import { takeOver } from './take-over';
@@ -46,6 +46,16 @@ const FAILURE = 1;
 const CLOSED = 2;
 const CLOSED_OUTCOME: InvokeOutcome = Object.freeze({ status: 'closed' });
 
+/**
+ * How many inner chains an invoke remembers as they are, until it settles
+ * (MW-016). Past these, `next()` returns each chain wrapped, so that it can
+ * be forgotten as soon as it ends: a handler making thousands of sequential
+ * calls keeps only the open ones. The bound is well above the chains of an
+ * ordinary invoke (one per Wrap handler, a few more per retry), which thus
+ * pay nothing per event.
+ */
+const HELD_CHAINS = 32;
+
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
   private status = IDLE;
@@ -54,9 +64,14 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private inner: LayerGenerator | undefined;
   private chainOpen = false;
   private chainSettled = false;
-  /** Inner chains started by `next()`, closed when the invoke settles (most recent first). */
+  /** The first inner chains started by `next()` (at most HELD_CHAINS), closed when the invoke settles. */
   private started: LayerGenerator[] = [];
-  private cleanups: (() => void)[] | undefined;
+  /** Later inner chains that have not ended yet; each removes itself when it ends. */
+  private open: Set<ReleasingChain> | undefined;
+  /** What the later inner chains report their end to (created with the first of them). */
+  private owner: ChainOwner | undefined;
+  /** Links of narrowed signals given to the first inner chains, released when the invoke settles. */
+  private links: Link[] | undefined;
   private isolation: StateIsolation<unknown> | undefined;
   /** The draft of a terminal that is the outermost layer (no Wrap handlers): recorded when the chain completes. */
   private outermostDraft: unknown;
@@ -333,18 +348,33 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
         throw messages.nextPolicy(this.culprit('wrap', entry.name), entry.next, activation.calls);
       }
       let innerSignal = signal;
+      let link: Link | undefined;
       if (options !== undefined) {
         if (options === null || typeof options !== 'object') throw messages.invalidNextOptions(this.culprit('wrap', entry.name), `options that are ${describeValue(options)}, not an object`);
         const given = (options as NextOptions).signal as unknown;
         if (given !== undefined) {
           if (!isAbortSignal(given)) throw messages.invalidNextOptions(this.culprit('wrap', entry.name), `options.signal set to ${describeValue(given)}, not an AbortSignal`);
-          innerSignal = this.narrow(signal, given);
+          const narrowing = narrowSignal(signal, given);
+          innerSignal = narrowing.signal;
+          link = narrowing.link;
         }
       }
       if (innerSignal.aborted) throw messages.aborted(this.stageName, innerSignal.reason);
-      const generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal, info);
-      this.started.push(generator);
-      return generator;
+      let generator: LayerGenerator;
+      try {
+        generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal, info);
+      } catch (error) {
+        link?.release();
+        throw error;
+      }
+      if (this.started.length < HELD_CHAINS) {
+        this.started.push(generator);
+        if (link !== undefined) (this.links ??= []).push(link);
+        return generator;
+      }
+      const chain = new ReleasingChain(generator, (this.owner ??= { forget: (ended) => void this.open?.delete(ended) }), link);
+      (this.open ??= new Set()).add(chain);
+      return chain;
     };
   }
 
@@ -471,7 +501,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     return failure;
   }
 
-  /** Closes inner chains that handlers started and left open, most recent first. */
+  /**
+   * Closes inner chains that handlers started and left open, most recent
+   * first: the later ones still open, then the first ones (all of them; closing
+   * one that ended changes nothing).
+   */
   private async closeStarted(): Promise<void> {
     this.chainSettled = true;
     const started = this.started;
@@ -479,6 +513,18 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     this.started = [];
     // Every chain is closed even when one's `finally` throws; the last such error wins, as in nested finallys.
     let failure: { error: unknown } | undefined;
+    const open = this.open;
+    if (open !== undefined) {
+      this.open = undefined;
+      const later = [...open];
+      for (let index = later.length - 1; index >= 0; index--) {
+        try {
+          await (later[index] as ReleasingChain).return(undefined);
+        } catch (closeError) {
+          failure = { error: closeError };
+        }
+      }
+    }
     for (let index = started.length - 1; index >= 0; index--) {
       try {
         await (started[index] as LayerGenerator).return(undefined);
@@ -489,13 +535,13 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (failure !== undefined) throw failure.error;
   }
 
-  /** Releases listeners and reports the outcome (built only when observed); runs once. */
+  /** Releases the links of narrowed signals and reports the outcome (built only when observed); runs once. */
   private settle(status: typeof SUCCESS | typeof FAILURE | typeof CLOSED, value: unknown): void {
     this.chainSettled = true;
-    const cleanups = this.cleanups;
-    if (cleanups !== undefined) {
-      this.cleanups = undefined;
-      for (const cleanup of cleanups) cleanup();
+    const links = this.links;
+    if (links !== undefined) {
+      this.links = undefined;
+      for (const link of links) link.release();
     }
     const observation = this.observation;
     if (observation !== undefined) {
@@ -505,11 +551,6 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       else if (status === FAILURE) outcome = Object.freeze({ status: 'error', error: value });
       observation.end(outcome);
     }
-  }
-
-  /** A signal that aborts when either `outer` or `extra` does; its listeners go when the invoke settles. */
-  private narrow(outer: AbortSignal, extra: AbortSignal): AbortSignal {
-    return narrowSignal(outer, extra, (cleanup) => (this.cleanups ??= []).push(cleanup));
   }
 
   /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */

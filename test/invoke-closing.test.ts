@@ -128,6 +128,51 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('many inner chains', () => {
+    it('hands out the inner layers\' own generators for the first 32 chains, and wrappers forwarding them after', async () => {
+      const registry = new MiddlewareRegistry();
+      const own: unknown[] = [];
+      const received: unknown[] = [];
+      registry.add(Stage.Wrap, async function* many(_context, next) {
+        for (let call = 0; call < 34; call++) {
+          const inner = next();
+          received.push(inner);
+          for await (const event of inner) if (call === 33) yield event;
+        }
+      });
+      const result = await registry.run(Stage, { prompt: 'x' }, (context) => {
+        const generator = (async function* terminal() {
+          yield context.prompt;
+        })();
+        own.push(generator);
+        return generator;
+      });
+      expect(result).toBe('x');
+      expect(received.map((generator, index) => generator === own[index])).toEqual([...Array<boolean>(32).fill(true), false, false]);
+    });
+
+    it('regression: closes again at settle only the first 32 chains, not the later ones that ended', async () => {
+      const registry = new MiddlewareRegistry();
+      let closings = 0;
+      registry.add(Stage.Wrap, async function* many(_context, next) {
+        for (let call = 0; call < 40; call++) for await (const _event of next()) void _event;
+        yield 'own';
+      });
+      const result = await registry.run(Stage, { prompt: 'x' }, (context) => {
+        const inner = (async function* terminal() {
+          yield context.prompt;
+        })();
+        const iterator = {
+          [Symbol.asyncIterator]: () => iterator,
+          next: () => inner.next(),
+          return: () => ((closings++), inner.return(undefined)),
+        };
+        return iterator as unknown as AsyncGenerator<string, void, undefined>;
+      });
+      expect({ result, closings }).toEqual({ result: 'own', closings: 32 });
+    });
+  });
+
   describe('next() after the invoke settled', () => {
     it('throws ERR_NEXT_AFTER_SETTLE naming the handler', async () => {
       const registry = new MiddlewareRegistry();

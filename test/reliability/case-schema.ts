@@ -119,7 +119,11 @@ const abandoned = z
     pulls: z.number().int().nonnegative().describe('Events pulled before the consumer stops pulling without return()'),
     narrowed: z.boolean().describe('The Wrap handler calls next() with a local signal'),
     expect: z.strictObject({
-      listeners: z.number().int().nonnegative().describe("Abort listeners left on the invoke's signal"),
+      listeners: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Abort listeners left on the invoke's signal once the abandoned invoke was garbage-collected (the runner drops every reference to it and forces a collection)"),
       trace: z.array(z.string()).describe('"layer-f" and "tf" when the finally blocks ran'),
     }),
   })

@@ -16,12 +16,14 @@
  * | `throw-when-called` | `thrower`: `"outer"`/`"inner"`/`"terminal"` (a plain function throwing `Error("thrown when called")`), `recover` (the outer Wrap handler catches and yields `{"result": true, "v": "recovered"}`) | `events`, `trace`, `error` |
  * | `concurrent-invokes` | `steps`: `{ "add": tag }` / `{ "remove": tag }` / `{ "invoke": name, "turns"?: n, "deltas"?: k }` / `{ "pull": name }` (one event of a running invoke), then every invoke is drained at once | per invoke name, its delivered events |
  * | `concurrent-writeback` | `invokes` (n), `finishOrder` (invoke indexes); state `{ count: 0, writer: -1 }`, terminal call i sets `count += 1`, `writer = i` | `writes`, `final` |
- * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal after the consumer stopped), `trace` |
+ * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal once the abandoned invoke was garbage-collected), `trace` |
  * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
  * | `handed-out-values` | none | `mutable` (paths of handed-out values where a mutation took effect), `unchanged` (describe, explain and a second invoke as before) |
  */
 import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { z } from 'zod';
 import { createStage, MiddlewareError, MiddlewareRegistry, MiddlewareResult, on, splitSystemPrompt, toSystemBlocks, type Disposer, type Next } from '../../src/index';
 import type { ReliabilityCase } from './case-schema';
@@ -267,21 +269,36 @@ async function abandoned(testCase: Record<string, unknown>): Promise<Json> {
     }
   });
   const controller = new AbortController();
-  const events = registry.invoke(
-    stage,
-    {},
-    async function* terminal() {
-      try {
-        for (let index = 0; ; index++) yield index;
-      } finally {
-        trace.push('tf');
-      }
-    },
-    { signal: controller.signal },
-  );
-  for (let pull = 0; pull < (testCase['pulls'] as number); pull++) await events.next();
+  // Pulled in a function of its own, so that nothing here refers to the invoke afterwards.
+  const abandon = async (): Promise<void> => {
+    const events = registry.invoke(
+      stage,
+      {},
+      async function* terminal() {
+        try {
+          for (let index = 0; ; index++) yield index;
+        } finally {
+          trace.push('tf');
+        }
+      },
+      { signal: controller.signal },
+    );
+    for (let pull = 0; pull < (testCase['pulls'] as number); pull++) await events.next();
+  };
+  await abandon();
   await turns(1);
+  await collectGarbage();
   return { listeners: getEventListeners(controller.signal, 'abort').length, trace };
+}
+
+/** Forces garbage collection a few times, letting finalisation callbacks run in between. */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let round = 0; round < 5; round++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 }
 
 async function deepChain(testCase: Record<string, unknown>): Promise<Json> {
