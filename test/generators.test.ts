@@ -210,6 +210,17 @@ describe('StateRecorder', () => {
       expect([await failure(events.throw(thrown)), closed]).toEqual([thrown, ['closed']]);
     });
 
+    it('passes the thrown error on even when closing a terminal without throw() fails', async () => {
+      const { isolation: state } = isolation();
+      const events = new StateRecorder(
+        handWritten(() => ({ value: 'a', done: false }), { return: () => { throw new Error('closing failed'); }, throw: undefined }),
+        state as StateIsolation<unknown>,
+        state.draft(),
+      );
+      const thrown = new Error('into the terminal');
+      expect(await failure(events.throw(thrown))).toBe(thrown);
+    });
+
     it('turns a return() that throws synchronously into a rejection', async () => {
       const { isolation: state } = isolation();
       const thrown = new Error('return failed');
@@ -295,6 +306,21 @@ describe('ReleasingChain', () => {
     const second = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
     const thrown = new Error('thrown in');
     expect([await failure(second.throw(thrown)), closed, forgotten.length]).toEqual([thrown, ['return'], 2]);
+  });
+
+  it('throws into a chain that has throw(): a chain that recovers and completes is forgotten then', async () => {
+    const { forgotten, owner: chainOwner } = owner();
+    async function* forgiving(): LayerGenerator {
+      try {
+        yield 'a';
+      } catch {
+        yield 'recovered';
+      }
+    }
+    const chain = new ReleasingChain(forgiving(), chainOwner, undefined);
+    await chain.next();
+    expect([await chain.throw(new Error('in')), forgotten.length]).toEqual([{ value: 'recovered', done: false }, 0]);
+    expect([await chain.next(), forgotten.length]).toEqual([{ value: undefined, done: true }, 1]);
   });
 
   it('is its own async iterator and closes on asyncDispose', async () => {

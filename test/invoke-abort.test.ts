@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { createStage, MiddlewareError, MiddlewareRegistry, type WrapHandler } from '../src/index';
 import { failure } from './assertions';
@@ -315,6 +316,20 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   describe('next() with a signal: what it registers on the signals', () => {
+    it('unties the signal of an inner chain past the first 32 as soon as that chain ends, the others when the invoke settles', async () => {
+      const locals = Array.from({ length: 40 }, () => new AbortController());
+      const registry = new MiddlewareRegistry();
+      let during: number[] = [];
+      registry.add(Stage.Wrap, async function* deadlines(_context, next) {
+        for (const local of locals) for await (const _event of next(undefined, { signal: local.signal })) void _event;
+        during = locals.map((local) => getEventListeners(local.signal, 'abort').length);
+        yield 'own';
+      });
+      await registry.run(Stage, { prompt: 'x' }, echo, { signal: new AbortController().signal });
+      const after = locals.map((local) => getEventListeners(local.signal, 'abort').length);
+      expect({ during, after }).toEqual({ during: [...Array<number>(32).fill(1), ...Array<number>(8).fill(0)], after: Array<number>(40).fill(0) });
+    });
+
     it.each([
       ['the given signal', 'given'],
       ['the invoke\'s signal', 'outer'],

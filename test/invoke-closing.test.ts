@@ -151,6 +151,29 @@ describe('MiddlewareRegistry.invoke', () => {
       expect(received.map((generator, index) => generator === own[index])).toEqual([...Array<boolean>(32).fill(true), false, false]);
     });
 
+    it('fails with the error a later chain throws while it is closed at settle, after closing the first ones', async () => {
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      const closing = new Error('finally failed');
+      registry.add(Stage.Wrap, async function* many(_context, next) {
+        for (let call = 0; call < 33; call++) await next({ prompt: String(call) }).next();
+        yield 'own';
+      });
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal(context) {
+          try {
+            yield context.prompt;
+            yield 'more';
+          } finally {
+            trace.push(context.prompt);
+            // eslint-disable-next-line no-unsafe-finally
+            if (context.prompt === '32') throw closing;
+          }
+        }),
+      );
+      expect({ error, closed: trace.length, first: trace[0], last: trace.at(-1) }).toEqual({ error: closing, closed: 33, first: '32', last: '0' });
+    });
+
     it('regression: closes again at settle only the first 32 chains, not the later ones that ended', async () => {
       const registry = new MiddlewareRegistry();
       let closings = 0;

@@ -47,6 +47,19 @@ describe('MiddlewareRegistry', () => {
       expect(shape(registry)).toEqual(['input:anonymous input handler', 'input:named', 'input:given']);
     });
 
+    it('names a handler by its phase when reading its function name throws or gives no string', () => {
+      const registry = new MiddlewareRegistry();
+      const throwing = Object.defineProperty((context: Context) => context, 'name', {
+        get() {
+          throw new Error('name getter');
+        },
+      });
+      const numbered = Object.defineProperty((context: Context) => context, 'name', { value: 7 });
+      registry.add(Stage.Input, throwing);
+      registry.add(Stage.Input, numbered);
+      expect(shape(registry)).toEqual(['input:anonymous input handler', 'input:anonymous input handler']);
+    });
+
     it('keeps registrations of different stages apart', () => {
       const registry = new MiddlewareRegistry();
       registry.add(Other, tracing([], 'x'), { name: 'onOther' });

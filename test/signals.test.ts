@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { isAbortSignal, narrowSignal, neverSignal } from '../src/signals';
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
@@ -32,6 +32,23 @@ describe('isAbortSignal', () => {
     ['an object without removeEventListener', { aborted: false, addEventListener: () => undefined }, false],
   ])('tells whether %s can serve as a signal', (_label, value, expected) => {
     expect(isAbortSignal(value)).toBe(expected);
+  });
+});
+
+describe('narrowSignal, where the runtime has no WeakRef', () => {
+  it('still follows both sources and unties them when released', async () => {
+    vi.resetModules();
+    vi.stubGlobal('WeakRef', undefined);
+    onTestFinished(() => {
+      vi.unstubAllGlobals();
+    });
+    const { narrowSignal: strongNarrow } = await import('../src/signals');
+    const outer = new AbortController();
+    const kept = strongNarrow(outer.signal, new AbortController().signal);
+    const released = strongNarrow(outer.signal, new AbortController().signal);
+    released.link?.release();
+    outer.abort('stop');
+    expect([kept.signal.reason, released.signal.aborted, listeners(outer.signal)]).toEqual(['stop', false, 0]);
   });
 });
 

@@ -53,6 +53,19 @@ describe('takeOver', () => {
       expect([Object.isFrozen(root), Object.isFrozen(deep)]).toEqual([true, true]);
     });
 
+    it('visits an object reachable along many paths once', () => {
+      let reads = 0;
+      const shared = {
+        get n(): number {
+          reads++;
+          return 1;
+        },
+      };
+      const value = { a: shared, b: shared, list: [shared, shared] };
+      takeOver(value, true);
+      expect([reads, Object.isFrozen(shared)]).toEqual([1, true]);
+    });
+
     it('accepts an object reachable along two paths', () => {
       const shared = { n: 1 };
       const value = { a: shared, b: [shared] };
@@ -90,6 +103,11 @@ describe('takeOver', () => {
         value.map.set({}, value);
         return value;
       }, 'map.<object key>'],
+      ['through a Map with a symbol key', () => {
+        const value = { map: new Map<symbol, unknown>() };
+        value.map.set(Symbol('k'), value);
+        return value;
+      }, 'map.<symbol key>'],
       ['through a Set member', () => {
         const value = { set: new Set<unknown>() };
         value.set.add({ owner: value });
