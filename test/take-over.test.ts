@@ -41,7 +41,10 @@ describe('takeOver', () => {
       expect([Object.isFrozen(value), Object.isFrozen(value.connection), Object.isFrozen(value.date), Object.isFrozen(value.draftable)]).toEqual([true, false, false, true]);
     });
 
-    it('does not exhaust the call stack on a deep value', () => {
+    it.each([
+      ['without', false],
+      ['with', true],
+    ])('does not exhaust the call stack on a deep value, %s the cycle check', (_label, rejectCycles) => {
       let deep: { next?: unknown } = {};
       const root = deep;
       for (let depth = 0; depth < 100_000; depth++) {
@@ -49,7 +52,7 @@ describe('takeOver', () => {
         deep.next = next;
         deep = next;
       }
-      takeOver(root);
+      expect(takeOver(root, rejectCycles)).toBeUndefined();
       expect([Object.isFrozen(root), Object.isFrozen(deep)]).toEqual([true, true]);
     });
 
@@ -113,10 +116,31 @@ describe('takeOver', () => {
         value.set.add({ owner: value });
         return value;
       }, 'set.0.owner'],
-    ])('names where a cycle %s closes and freezes nothing when asked to reject it', (_label, make, path) => {
+    ])('names where a cycle %s closes and leaves the root unfrozen when asked to reject it', (_label, make, path) => {
       const value = make();
       expect(takeOver(value, true)).toBe(path);
       expect(Object.isFrozen(value)).toBe(false);
+    });
+
+    it('leaves the objects on the path to the cycle unfrozen, and may have frozen what it finished before', () => {
+      const finished = { n: 0 };
+      const value = { before: finished, a: { n: 1, back: {} as { a?: unknown } } };
+      value.a.back.a = value.a;
+      expect(takeOver(value, true)).toBe('a.back.a');
+      expect([Object.isFrozen(value), Object.isFrozen(value.a), Object.isFrozen(value.a.back), Object.isFrozen(finished)]).toEqual([false, false, false, true]);
+    });
+
+    it('finds a cycle deeper than the recursion goes, naming its whole path', () => {
+      const root: { next?: unknown } = {};
+      let node = root;
+      for (let depth = 0; depth < 1000; depth++) {
+        const next = {};
+        node.next = next;
+        node = next;
+      }
+      (node as { back?: unknown }).back = root;
+      const path = takeOver(root, true);
+      expect([path?.split('.').length, path?.endsWith('next.back'), Object.isFrozen(root)]).toEqual([1001, true, false]);
     });
 
     it('freezes a cyclic value as it is when cycles are not rejected', () => {
