@@ -25,7 +25,8 @@ import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types
  * event of every model stream. An extra generator layer of our own doubles the
  * cost of a stage with no handlers; this shell adds one promise reaction per event.
  * For the same reason `next()` returns the inner layer's own generator, not a
- * wrapper around it, and nothing is allocated per event.
+ * wrapper around it (past the first HELD_CHAINS chains of an invoke, see
+ * there), and nothing is allocated per event.
  */
 
 type ErasedWrap = (context: unknown, next: unknown, run: unknown) => unknown;
