@@ -18,12 +18,16 @@ export class InvokeObservation {
   /** Entries into each layer position so far (index = position; the terminal's is the number of Wrap handlers). */
   private readonly attempts: number[];
 
+  /** The resolved chain (a private field of the language, like the invoke's: it is shared between invokes). */
+  readonly #chain: ResolvedChain;
+
   private constructor(
-    private readonly chain: ResolvedChain,
+    chain: ResolvedChain,
     private readonly observers: readonly InvokeObserver[],
     /** The name of each observer's instrumentation, for errors. */
     private readonly names: readonly string[],
   ) {
+    this.#chain = chain;
     this.attempts = new Array<number>(chain.wrap.length + 1).fill(0);
   }
 
@@ -49,7 +53,7 @@ export class InvokeObservation {
 
   /** Reports that an Input or Output handler is about to run; returns the info to end it with. */
   handlerStart(phase: HandlerInfo['phase'], entry: ResolvedEntry, position: number): HandlerInfo {
-    const info: HandlerInfo = Object.freeze({ stage: this.chain.stage, phase, handler: entry.name, position, order: entry.order });
+    const info: HandlerInfo = Object.freeze({ stage: this.#chain.stage, phase, handler: entry.name, position, order: entry.order });
     for (const observer of this.observers) observer.handlerStart?.(info);
     return info;
   }
@@ -72,9 +76,9 @@ export class InvokeObservation {
   layerInfo(index: number, context: unknown, parent: LayerInfo | undefined): LayerInfo {
     const attempts = this.attempts;
     attempts[index] = (attempts[index] ?? 0) + 1;
-    const entry = this.chain.wrap[index];
+    const entry = this.#chain.wrap[index];
     return Object.freeze({
-      stage: this.chain.stage,
+      stage: this.#chain.stage,
       kind: entry === undefined ? 'terminal' : 'wrap',
       handler: entry === undefined ? 'terminal' : entry.name,
       id: entry?.id,
@@ -100,7 +104,7 @@ export class InvokeObservation {
       const produced: unknown = observer.layer(info, wrapped);
       if (!isAsyncGenerator(produced)) {
         const layer = info.kind === 'terminal' ? 'the terminal' : `Wrap handler "${info.handler}"`;
-        throw messages.invalidInstrumentation(this.chain.stage.name, this.names[index] as string, 'layer', produced, layer);
+        throw messages.invalidInstrumentation(this.#chain.stage.name, this.names[index] as string, 'layer', produced, layer);
       }
       wrapped = produced;
     }

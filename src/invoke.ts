@@ -97,13 +97,21 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** Whether the outermost layer is a native async generator (see `pull`). */
   private native = false;
 
+  /**
+   * The resolved chain, shared with every invoke resolved from the same
+   * registry version. A private field of the language, so that the generator
+   * `invoke()` returns gives no way to reach (and change) it (MW-037).
+   */
+  readonly #chain: ResolvedChain;
+
   /** Prepares the invoke; nothing runs until the first `next()`. */
   constructor(
-    private readonly chain: ResolvedChain,
+    chain: ResolvedChain,
     private readonly context: unknown,
     private readonly terminal: Terminal<unknown, unknown, unknown>,
     private readonly options: InvokeOptions<unknown>,
   ) {
+    this.#chain = chain;
     this.signal = options.signal;
     this.stageName = chain.stage.name;
     this.guard = chain.stage.isResult;
@@ -291,7 +299,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** Input phase, context schema, state snapshot and the outermost layer. */
   private async start(): Promise<void> {
     this.status = RUNNING;
-    const { chain, signal } = this;
+    const chain = this.#chain;
+    const signal = this.signal;
     this.throwIfAborted();
     if (chain.instrumentations.length > 0) this.observation = InvokeObservation.start(chain, this.context, signal);
     let context = this.context;
@@ -321,7 +330,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   /** Creates layer `index` of the onion (the terminal when past the last Wrap handler). */
   private enter(index: number, context: unknown, signal: AbortSignal, parent: LayerInfo | undefined): LayerGenerator {
-    const wrap = this.chain.wrap;
+    const wrap = this.#chain.wrap;
     // Created before the handler runs, so that the layers it enters can name it as their parent.
     const observation = this.observation;
     const info = observation === undefined ? undefined : observation.layerInfo(index, context, parent);
@@ -332,7 +341,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       const entry = wrap[index] as ResolvedEntry;
       const activation = { calls: 0 };
       const next = this.nextFor(index, context, signal, entry, activation, info);
-      const produced = (entry.handler as ErasedWrap)(context, next, { stage: this.chain.stage, signal, handler: entry.name });
+      const produced = (entry.handler as ErasedWrap)(context, next, { stage: this.#chain.stage, signal, handler: entry.name });
       generator = asGenerator(produced, this.stageName, 'wrap', entry.name);
       if (entry.next === 'once') generator = requireACall(generator, activation, () => this.culprit('wrap', entry.name));
     }
@@ -382,11 +391,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private enterTerminal(context: unknown, signal: AbortSignal): LayerGenerator {
     const isolation = this.isolation;
     if (isolation === undefined) {
-      return asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: undefined }), this.stageName, 'terminal', 'terminal');
+      return asGenerator(this.terminal(context, { stage: this.#chain.stage, signal, state: undefined }), this.stageName, 'terminal', 'terminal');
     }
     const draft = isolation.draft();
-    const events = asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: draft }), this.stageName, 'terminal', 'terminal');
-    if (this.chain.wrap.length > 0) return new StateRecorder(events, isolation, draft);
+    const events = asGenerator(this.terminal(context, { stage: this.#chain.stage, signal, state: draft }), this.stageName, 'terminal', 'terminal');
+    if (this.#chain.wrap.length > 0) return new StateRecorder(events, isolation, draft);
     // The terminal is the outermost layer: the invoke sees its end itself (see complete()).
     this.outermostDraft = draft;
     return events;
@@ -411,7 +420,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     let value = this.held;
     this.held = undefined;
     this.hasHeld = false;
-    const output = this.chain.output;
+    const output = this.#chain.output;
     if (output.length > 0) {
       // Written out here rather than in a helper: another async call would cost promise-job turns on every invoke.
       // The result the Output handlers receive is taken over (deep-frozen in place, MW-038), so a handler that
@@ -437,7 +446,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       }
       value = result.value;
     }
-    const schema = this.chain.stage.resultSchema as Schema<unknown> | undefined;
+    const schema = this.#chain.stage.resultSchema as Schema<unknown> | undefined;
     if (schema !== undefined) value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(this.stageName, 'result', issues));
     this.throwIfAborted();
     this.isolation?.writeBack();
@@ -562,7 +571,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   /** `ERR_NO_RESULT`, naming the outermost layer, where the missing result surfaced. */
   private noResult(eventCame: boolean): MiddlewareError {
-    return messages.noResult(this.stageName, eventCame ? { present: true, value: this.last } : { present: false }, this.chain.wrap[0]?.name);
+    return messages.noResult(this.stageName, eventCame ? { present: true, value: this.last } : { present: false }, this.#chain.wrap[0]?.name);
   }
 
   private culprit(phase: Culprit['phase'], handler: string): Culprit {

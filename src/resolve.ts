@@ -100,14 +100,10 @@ export function resolveChain(
       }
     });
   }
-  // The chain is cached and shared by every invoke until the registry changes, so nothing in it may change.
-  return Object.freeze({
-    stage,
-    input: Object.freeze(chain.input),
-    wrap: Object.freeze(chain.wrap),
-    output: Object.freeze(chain.output),
-    instrumentations: Object.freeze([...instrumentations]),
-  });
+  // The chain is cached and shared by every invoke until the registry changes. Its entries and the chain
+  // itself are frozen; its arrays are not (frozen arrays slow every invoke that walks them by about 10%),
+  // and nothing public hands them out: describe() copies them, the invoke keeps them in private fields.
+  return Object.freeze({ stage, input: chain.input, wrap: chain.wrap, output: chain.output, instrumentations: [...instrumentations] });
 }
 
 /** For each replaced id: the deepest replacing registration, and the shallowest one it hides. */
