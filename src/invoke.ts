@@ -422,7 +422,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     this.hasHeld = false;
     const output = this.#chain.output;
     if (output.length > 0) {
-      // Written out here rather than in a helper: another async call would cost promise-job turns on every invoke.
+      // Written out here rather than in a function of its own: another async call would cost promise-job turns on every invoke.
       // The result the Output handlers receive is taken over (deep-frozen in place, MW-038), so a handler that
       // mutates it fails at once instead of changing a value another one holds.
       let result = new MiddlewareResult<unknown>(value);

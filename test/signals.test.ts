@@ -10,7 +10,7 @@ const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'ab
 async function collectGarbage(): Promise<void> {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
-  for (let round = 0; round < 5; round++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     gc();
     await new Promise((resolve) => setTimeout(resolve, 0));
   }

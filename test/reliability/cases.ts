@@ -295,7 +295,7 @@ async function abandoned(testCase: Record<string, unknown>): Promise<Json> {
 async function collectGarbage(): Promise<void> {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
-  for (let round = 0; round < 5; round++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     gc();
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
