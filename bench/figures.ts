@@ -184,6 +184,48 @@ const stateVsClone: Figure = {
   },
 };
 
+const CONSTRAINED_ADDS = 10_000;
+
+/**
+ * Registers `count` Wrap handlers on a fresh registry, then resolves the chain
+ * once. With constraints they form two interleaved pipelines: `a<i>` runs after
+ * `a<i-1>` and before `b<i-1>`, `b<i>` runs after `b<i-1>`, so half the adds
+ * have an edge in and an edge out when they are added.
+ */
+function addThenResolve(count: number, constrained: boolean): Operation {
+  const handler = passThrough();
+  return () => {
+    const registry = new MiddlewareRegistry({ onWarning: () => undefined });
+    for (let index = 0; index < count / 2; index++) {
+      if (!constrained) {
+        registry.add(PlainStage.Wrap, handler, { id: `a${index}` });
+        registry.add(PlainStage.Wrap, handler, { id: `b${index}` });
+        continue;
+      }
+      const previous = index - 1;
+      registry.add(PlainStage.Wrap, handler, index === 0 ? { id: 'a0' } : { id: `a${index}`, after: [`a${previous}`], before: [`b${previous}`] });
+      registry.add(PlainStage.Wrap, handler, index === 0 ? { id: 'b0' } : { id: `b${index}`, after: [`b${previous}`] });
+    }
+    return registry.describe(PlainStage).length;
+  };
+}
+
+/** Adding handlers with ordering constraints against adding the same handlers without. */
+const constrainedAdd: Figure = {
+  name: 'constrained_add',
+  baseline: `${CONSTRAINED_ADDS} adds without constraints, then one resolve`,
+  goal: 3,
+  rounds: 15,
+  setup(quick) {
+    const count = quick ? 200 : CONSTRAINED_ADDS;
+    return {
+      ours: addThenResolve(count, true),
+      baseline: addThenResolve(count, false),
+      detail: { adds: count, constraintsPerAdd: 'after the previous handler of its pipeline; half also before one of the other pipeline' },
+    };
+  },
+};
+
 /** Every figure, in report order. */
 export const FIGURES: readonly Figure[] = [
   streamFigure('stream_k0', 0, 1.3),
@@ -193,5 +235,6 @@ export const FIGURES: readonly Figure[] = [
   outputGuard,
   stateScaling,
   stateVsClone,
+  constrainedAdd,
   ...contextFigures,
 ];

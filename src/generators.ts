@@ -7,6 +7,7 @@
  */
 import * as messages from './messages';
 import type { Culprit } from './messages';
+import type { Link } from './signals';
 import type { StateIsolation } from './state';
 
 /** One layer of the onion as the invoke drives it. */
@@ -48,12 +49,41 @@ async function* adapt(iterable: AsyncIterable<unknown>): LayerGenerator {
 }
 
 /**
+ * One pull from a layer that may be hand-written: whatever its `next()` does
+ * (returns a plain result instead of a promise, or throws synchronously), the
+ * caller gets a promise. A native generator's promise is returned as it is.
+ */
+export function pullFrom(events: LayerGenerator): Promise<IteratorResult<unknown, void>> {
+  let pulled: IteratorResult<unknown, void> | PromiseLike<IteratorResult<unknown, void>>;
+  try {
+    pulled = events.next();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return pulled instanceof Promise ? pulled : Promise.resolve(pulled);
+}
+
+/**
+ * Calls a method of a layer that may be hand-written (`return` or `throw`)
+ * so that a synchronous throw or a plain result still gives a promise.
+ */
+function callSafely(events: LayerGenerator, method: 'return' | 'throw', argument: unknown): Promise<IteratorResult<unknown, void>> {
+  try {
+    return Promise.resolve(events[method](argument as never));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
  * Records the draft's state when the terminal call completes (and only then:
  * not when it is closed early or throws).
  *
  * Why a hand-written iterator rather than an `async function*` around the
  * terminal: with a state binding this sits on every event of the model
  * stream, and one `.then` per event costs about half of a generator layer.
+ * The terminal may be any async iterable (MW-012): its `next()` may return
+ * plain results or throw synchronously, and it may have no `throw()`.
  */
 export class StateRecorder implements LayerGenerator {
   private readonly record: (pulled: IteratorResult<unknown, void>) => IteratorResult<unknown, void>;
@@ -77,18 +107,28 @@ export class StateRecorder implements LayerGenerator {
 
   /** Pulls the next event; the end of the terminal call records its state. */
   next(): Promise<IteratorResult<unknown, void>> {
-    return this.events.next().then(this.record);
+    return pullFrom(this.events).then(this.record);
   }
 
   /** Closes the terminal call; a closed call records nothing. */
   return(value?: void | PromiseLike<void>): Promise<IteratorResult<unknown, void>> {
     this.settled = true;
-    return this.events.return(value as void);
+    return callSafely(this.events, 'return', value);
   }
 
-  /** Throws into the terminal call; if it still completes, its state is recorded. */
+  /**
+   * Throws into the terminal call; if it still completes, its state is
+   * recorded. A terminal without `throw()` is closed and the error passes on,
+   * as `yield*` does with such an iterator.
+   */
   throw(error: unknown): Promise<IteratorResult<unknown, void>> {
-    return this.events.throw(error).then(this.record);
+    if (typeof this.events.throw !== 'function') {
+      return this.return().then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
+      );
+    }
+    return callSafely(this.events, 'throw', error).then(this.record);
   }
 
   /** Supports `await using`, like a native generator. */
@@ -99,6 +139,79 @@ export class StateRecorder implements LayerGenerator {
   /** The recorder is its own iterator, so `yield*` and `for await` drive it directly. */
   [Symbol.asyncIterator](): this {
     return this;
+  }
+}
+
+/** What a {@link ReleasingChain} reports to when it has ended. */
+export interface ChainOwner {
+  /** Forgets `chain`: it completed, threw or was closed, so there is nothing left to close. */
+  forget(chain: ReleasingChain): void;
+}
+
+/**
+ * An inner chain that tells its invoke when it has ended, so the invoke can
+ * let go of it at once instead of at settle (MW-016). Used only past the first
+ * inner chains of an invoke: it costs a promise reaction per event, which the
+ * common case (a few `next()` calls) does not pay. Like `StateRecorder`, it
+ * accepts any async iterator shape (MW-012).
+ */
+export class ReleasingChain implements LayerGenerator {
+  private readonly onPulled: (pulled: IteratorResult<unknown, void>) => IteratorResult<unknown, void>;
+  private readonly onFailed: (error: unknown) => never;
+  private released = false;
+
+  /** Wraps the generator `next()` entered; `link` ties its narrowed signal, released with it. */
+  constructor(
+    private readonly events: LayerGenerator,
+    private readonly owner: ChainOwner,
+    private readonly link: Link | undefined,
+  ) {
+    this.onPulled = (pulled) => {
+      if (pulled.done === true) this.release();
+      return pulled;
+    };
+    this.onFailed = (error) => {
+      this.release();
+      throw error;
+    };
+  }
+
+  /** Pulls the next event; the end of the chain releases it. */
+  next(): Promise<IteratorResult<unknown, void>> {
+    return pullFrom(this.events).then(this.onPulled, this.onFailed);
+  }
+
+  /** Closes the chain; once it has ended (or failed closing) it is released. */
+  return(value?: void | PromiseLike<void>): Promise<IteratorResult<unknown, void>> {
+    return callSafely(this.events, 'return', value).then(this.onPulled, this.onFailed);
+  }
+
+  /** Throws into the chain; a chain without `throw()` is closed and the error passes on. */
+  throw(error: unknown): Promise<IteratorResult<unknown, void>> {
+    if (typeof this.events.throw !== 'function') {
+      return this.return().then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
+      );
+    }
+    return callSafely(this.events, 'throw', error).then(this.onPulled, this.onFailed);
+  }
+
+  /** Supports `await using`, like a native generator. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  /** The chain is its own iterator, so `yield*` and `for await` drive it directly. */
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.owner.forget(this);
+    this.link?.release();
   }
 }
 

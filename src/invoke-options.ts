@@ -6,6 +6,7 @@
  */
 import { MiddlewareError } from './errors';
 import { createRegistration, type StoredRegistration } from './registration';
+import { isAbortSignal } from './signals';
 import { describeValue } from './stage';
 import type { AnyStage, InvokeOptions, Registration } from './types';
 
@@ -22,7 +23,7 @@ function invalidOptions(stage: string, problem: string): MiddlewareError {
 export function checkInvokeOptions(stage: string, options: InvokeOptions<unknown>): void {
   if (options === null || typeof options !== 'object') throw invalidOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function')) {
+  if (signal !== undefined && !isAbortSignal(signal)) {
     throw invalidOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
   const state = options.state as unknown;

@@ -1,14 +1,16 @@
 import type { ResolvedChain, ResolvedEntry } from './chain';
 import { MiddlewareError } from './errors';
-import { asGenerator, isThenable, nativeNext, requireACall, StateRecorder, type LayerGenerator } from './generators';
+import { asGenerator, isThenable, nativeNext, ReleasingChain, requireACall, StateRecorder, type ChainOwner, type LayerGenerator } from './generators';
 import type { InvokeOutcome, LayerInfo } from './instrumentation';
 import { InvokeObservation } from './invoke-observation';
 import * as messages from './messages';
 import type { Culprit } from './messages';
 import { MiddlewareResult } from './result';
 import { parseWithSchema } from './schema';
-import { narrowSignal, neverSignal } from './signals';
+import { isAbortSignal, narrowSignal, neverSignal, type Link } from './signals';
+import { describeValue } from './stage';
 import { StateIsolation } from './state';
+import { takeOver } from './take-over';
 import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types';
 
 /**
@@ -23,7 +25,8 @@ import type { InvokeOptions, Next, NextOptions, Schema, Terminal } from './types
  * event of every model stream. An extra generator layer of our own doubles the
  * cost of a stage with no handlers; this shell adds one promise reaction per event.
  * For the same reason `next()` returns the inner layer's own generator, not a
- * wrapper around it, and nothing is allocated per event.
+ * wrapper around it (past the first HELD_CHAINS chains of an invoke, see
+ * there), and nothing is allocated per event.
  */
 
 type ErasedWrap = (context: unknown, next: unknown, run: unknown) => unknown;
@@ -38,6 +41,22 @@ const DONE = 3;
 
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
+/** How an invoke settled (see `settle`). */
+const SUCCESS = 0;
+const FAILURE = 1;
+const CLOSED = 2;
+const CLOSED_OUTCOME: InvokeOutcome = Object.freeze({ status: 'closed' });
+
+/**
+ * How many inner chains an invoke remembers as they are, until it settles
+ * (MW-016). Past these, `next()` returns each chain wrapped, so that it can
+ * be forgotten as soon as it ends: a handler making thousands of sequential
+ * calls keeps only the open ones. The bound is well above the chains of an
+ * ordinary invoke (one per Wrap handler, a few more per retry), which thus
+ * pay nothing per event.
+ */
+const HELD_CHAINS = 32;
+
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
   private status = IDLE;
@@ -46,9 +65,14 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   private inner: LayerGenerator | undefined;
   private chainOpen = false;
   private chainSettled = false;
-  /** Inner chains started by `next()`, closed when the invoke settles (most recent first). */
+  /** The first inner chains started by `next()` (at most HELD_CHAINS), closed when the invoke settles. */
   private started: LayerGenerator[] = [];
-  private cleanups: (() => void)[] | undefined;
+  /** Later inner chains that have not ended yet; each removes itself when it ends. */
+  private open: Set<ReleasingChain> | undefined;
+  /** What the later inner chains report their end to (created with the first of them). */
+  private owner: ChainOwner | undefined;
+  /** Links of narrowed signals given to the first inner chains, released when the invoke settles. */
+  private links: Link[] | undefined;
   private isolation: StateIsolation<unknown> | undefined;
   /** The draft of a terminal that is the outermost layer (no Wrap handlers): recorded when the chain completes. */
   private outermostDraft: unknown;
@@ -73,13 +97,21 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** Whether the outermost layer is a native async generator (see `pull`). */
   private native = false;
 
+  /**
+   * The resolved chain, shared with every invoke resolved from the same
+   * registry version. A private field of the language, so that the generator
+   * `invoke()` returns gives no way to reach (and change) it (MW-037).
+   */
+  readonly #chain: ResolvedChain;
+
   /** Prepares the invoke; nothing runs until the first `next()`. */
   constructor(
-    private readonly chain: ResolvedChain,
+    chain: ResolvedChain,
     private readonly context: unknown,
     private readonly terminal: Terminal<unknown, unknown, unknown>,
     private readonly options: InvokeOptions<unknown>,
   ) {
+    this.#chain = chain;
     this.signal = options.signal;
     this.stageName = chain.stage.name;
     this.guard = chain.stage.isResult;
@@ -267,7 +299,8 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
   /** Input phase, context schema, state snapshot and the outermost layer. */
   private async start(): Promise<void> {
     this.status = RUNNING;
-    const { chain, signal } = this;
+    const chain = this.#chain;
+    const signal = this.signal;
     this.throwIfAborted();
     if (chain.instrumentations.length > 0) this.observation = InvokeObservation.start(chain, this.context, signal);
     let context = this.context;
@@ -297,7 +330,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   /** Creates layer `index` of the onion (the terminal when past the last Wrap handler). */
   private enter(index: number, context: unknown, signal: AbortSignal, parent: LayerInfo | undefined): LayerGenerator {
-    const wrap = this.chain.wrap;
+    const wrap = this.#chain.wrap;
     // Created before the handler runs, so that the layers it enters can name it as their parent.
     const observation = this.observation;
     const info = observation === undefined ? undefined : observation.layerInfo(index, context, parent);
@@ -308,7 +341,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       const entry = wrap[index] as ResolvedEntry;
       const activation = { calls: 0 };
       const next = this.nextFor(index, context, signal, entry, activation, info);
-      const produced = (entry.handler as ErasedWrap)(context, next, { stage: this.chain.stage, signal, handler: entry.name });
+      const produced = (entry.handler as ErasedWrap)(context, next, { stage: this.#chain.stage, signal, handler: entry.name });
       generator = asGenerator(produced, this.stageName, 'wrap', entry.name);
       if (entry.next === 'once') generator = requireACall(generator, activation, () => this.culprit('wrap', entry.name));
     }
@@ -324,22 +357,45 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       if (entry.next !== 'many' && activation.calls > 1) {
         throw messages.nextPolicy(this.culprit('wrap', entry.name), entry.next, activation.calls);
       }
-      const innerSignal = options?.signal === undefined ? signal : this.narrow(signal, options.signal);
+      let innerSignal = signal;
+      let link: Link | undefined;
+      if (options !== undefined) {
+        if (options === null || typeof options !== 'object') throw messages.invalidNextOptions(this.culprit('wrap', entry.name), `options that are ${describeValue(options)}, not an object`);
+        const given = (options as NextOptions).signal as unknown;
+        if (given !== undefined) {
+          if (!isAbortSignal(given)) throw messages.invalidNextOptions(this.culprit('wrap', entry.name), `options.signal set to ${describeValue(given)}, not an AbortSignal`);
+          const narrowing = narrowSignal(signal, given);
+          innerSignal = narrowing.signal;
+          link = narrowing.link;
+        }
+      }
       if (innerSignal.aborted) throw messages.aborted(this.stageName, innerSignal.reason);
-      const generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal, info);
-      this.started.push(generator);
-      return generator;
+      let generator: LayerGenerator;
+      try {
+        generator = this.enter(index + 1, nextContext === undefined ? context : nextContext, innerSignal, info);
+      } catch (error) {
+        link?.release();
+        throw error;
+      }
+      if (this.started.length < HELD_CHAINS) {
+        this.started.push(generator);
+        if (link !== undefined) (this.links ??= []).push(link);
+        return generator;
+      }
+      const chain = new ReleasingChain(generator, (this.owner ??= { forget: (ended) => void this.open?.delete(ended) }), link);
+      (this.open ??= new Set()).add(chain);
+      return chain;
     };
   }
 
   private enterTerminal(context: unknown, signal: AbortSignal): LayerGenerator {
     const isolation = this.isolation;
     if (isolation === undefined) {
-      return asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: undefined }), this.stageName, 'terminal', 'terminal');
+      return asGenerator(this.terminal(context, { stage: this.#chain.stage, signal, state: undefined }), this.stageName, 'terminal', 'terminal');
     }
     const draft = isolation.draft();
-    const events = asGenerator(this.terminal(context, { stage: this.chain.stage, signal, state: draft }), this.stageName, 'terminal', 'terminal');
-    if (this.chain.wrap.length > 0) return new StateRecorder(events, isolation, draft);
+    const events = asGenerator(this.terminal(context, { stage: this.#chain.stage, signal, state: draft }), this.stageName, 'terminal', 'terminal');
+    if (this.#chain.wrap.length > 0) return new StateRecorder(events, isolation, draft);
     // The terminal is the outermost layer: the invoke sees its end itself (see complete()).
     this.outermostDraft = draft;
     return events;
@@ -356,37 +412,45 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (this.last === undefined) throw this.noResult(false);
     if (!this.hold) {
       if (this.guard !== undefined && !this.guard(this.last)) throw this.noResult(true);
-      this.settle({ status: 'success', result: this.last });
+      this.settle(SUCCESS, this.last);
       this.status = DONE;
       return END;
     }
     if (!this.hasHeld) throw this.noResult(true);
-    let result = new MiddlewareResult<unknown>(this.held);
+    let value = this.held;
     this.held = undefined;
     this.hasHeld = false;
-    const output = this.chain.output;
-    // The first-registered Output handler is outermost, so it transforms last.
-    for (let position = output.length - 1; position >= 0; position--) {
-      const entry = output[position] as ResolvedEntry;
-      const info = this.observation === undefined ? undefined : this.observation.handlerStart('output', entry, position);
-      try {
-        let produced = (entry.handler as ErasedOutput)(result);
-        if (isThenable(produced)) produced = await produced;
-        if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
-        result = produced;
-      } catch (error) {
-        if (info !== undefined) (this.observation as InvokeObservation).handlerFailed(info, error);
-        throw error;
+    const output = this.#chain.output;
+    if (output.length > 0) {
+      // Written out here rather than in a function of its own: another async call would cost promise-job turns on every invoke.
+      // The result the Output handlers receive is taken over (deep-frozen in place, MW-038), so a handler that
+      // mutates it fails at once instead of changing a value another one holds.
+      let result = new MiddlewareResult<unknown>(value);
+      // The first-registered Output handler is outermost, so it transforms last.
+      for (let position = output.length - 1; position >= 0; position--) {
+        const entry = output[position] as ResolvedEntry;
+        const info = this.observation === undefined ? undefined : this.observation.handlerStart('output', entry, position);
+        try {
+          // A result of another installed copy of the library may hold a value its constructor did not freeze.
+          takeOver(result.value);
+          let produced = (entry.handler as ErasedOutput)(result);
+          if (isThenable(produced)) produced = await produced;
+          if (!MiddlewareResult.isInstance(produced)) throw messages.outputContract(this.culprit('output', entry.name), produced);
+          result = produced;
+        } catch (error) {
+          if (info !== undefined) (this.observation as InvokeObservation).handlerFailed(info, error);
+          throw error;
+        }
+        if (info !== undefined) (this.observation as InvokeObservation).handlerEnd(info);
+        this.throwIfAborted();
       }
-      if (info !== undefined) (this.observation as InvokeObservation).handlerEnd(info);
-      this.throwIfAborted();
+      value = result.value;
     }
-    let value = result.value;
-    const schema = this.chain.stage.resultSchema as Schema<unknown> | undefined;
+    const schema = this.#chain.stage.resultSchema as Schema<unknown> | undefined;
     if (schema !== undefined) value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(this.stageName, 'result', issues));
     this.throwIfAborted();
     this.isolation?.writeBack();
-    this.settle({ status: 'success', result: value });
+    this.settle(SUCCESS, value);
     this.status = RELEASED;
     return { value: value as TEvent, done: false };
   }
@@ -404,7 +468,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       // or a narrowed signal's abort (with another reason) reached the consumer first.
       outcome = messages.aborted(this.stageName, signal.reason);
     }
-    this.settle({ status: 'error', error: outcome });
+    this.settle(FAILURE, outcome);
     return outcome;
   }
 
@@ -414,7 +478,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
       this.status = DONE;
       if (wasRunning) {
         const failure = await this.closeAll();
-        this.settle({ status: 'closed' });
+        this.settle(CLOSED, undefined);
         if (failure !== undefined) throw failure.error;
       }
       if (rethrow) throw error;
@@ -447,7 +511,11 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     return failure;
   }
 
-  /** Closes inner chains that handlers started and left open, most recent first. */
+  /**
+   * Closes inner chains that handlers started and left open, most recent
+   * first: the later ones still open, then the first ones (all of them; closing
+   * one that ended changes nothing).
+   */
   private async closeStarted(): Promise<void> {
     this.chainSettled = true;
     const started = this.started;
@@ -455,6 +523,18 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     this.started = [];
     // Every chain is closed even when one's `finally` throws; the last such error wins, as in nested finallys.
     let failure: { error: unknown } | undefined;
+    const open = this.open;
+    if (open !== undefined) {
+      this.open = undefined;
+      const later = [...open];
+      for (let index = later.length - 1; index >= 0; index--) {
+        try {
+          await (later[index] as ReleasingChain).return(undefined);
+        } catch (closeError) {
+          failure = { error: closeError };
+        }
+      }
+    }
     for (let index = started.length - 1; index >= 0; index--) {
       try {
         await (started[index] as LayerGenerator).return(undefined);
@@ -465,24 +545,22 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
     if (failure !== undefined) throw failure.error;
   }
 
-  /** Releases listeners and reports the outcome; runs once. */
-  private settle(outcome: InvokeOutcome): void {
+  /** Releases the links of narrowed signals and reports the outcome (built only when observed); runs once. */
+  private settle(status: typeof SUCCESS | typeof FAILURE | typeof CLOSED, value: unknown): void {
     this.chainSettled = true;
-    const cleanups = this.cleanups;
-    if (cleanups !== undefined) {
-      this.cleanups = undefined;
-      for (const cleanup of cleanups) cleanup();
+    const links = this.links;
+    if (links !== undefined) {
+      this.links = undefined;
+      for (const link of links) link.release();
     }
     const observation = this.observation;
     if (observation !== undefined) {
       this.observation = undefined;
+      let outcome: InvokeOutcome = CLOSED_OUTCOME;
+      if (status === SUCCESS) outcome = Object.freeze({ status: 'success', result: value });
+      else if (status === FAILURE) outcome = Object.freeze({ status: 'error', error: value });
       observation.end(outcome);
     }
-  }
-
-  /** A signal that aborts when either `outer` or `extra` does; its listeners go when the invoke settles. */
-  private narrow(outer: AbortSignal, extra: AbortSignal): AbortSignal {
-    return narrowSignal(outer, extra, (cleanup) => (this.cleanups ??= []).push(cleanup));
   }
 
   /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
@@ -493,7 +571,7 @@ export class Invocation<TEvent> implements AsyncGenerator<TEvent, void, undefine
 
   /** `ERR_NO_RESULT`, naming the outermost layer, where the missing result surfaced. */
   private noResult(eventCame: boolean): MiddlewareError {
-    return messages.noResult(this.stageName, eventCame ? { present: true, value: this.last } : { present: false }, this.chain.wrap[0]?.name);
+    return messages.noResult(this.stageName, eventCame ? { present: true, value: this.last } : { present: false }, this.#chain.wrap[0]?.name);
   }
 
   private culprit(phase: Culprit['phase'], handler: string): Culprit {

@@ -40,10 +40,14 @@ export function notAsyncIterable(culprit: Culprit, produced: unknown): Middlewar
   // A terminal has no next(): it yields its own events.
   const forward = culprit.phase === 'terminal' ? 'yield its events' : 'forward the inner events with `yield* next()`';
   let hint = `Write it as \`async function*\` and ${forward}.`;
-  if (typeof (produced as { then?: unknown } | null)?.then === 'function') {
-    hint = `It looks like a plain async function: write it as \`async function*\` and ${forward}.`;
-  } else if (produced !== null && typeof produced === 'object' && Symbol.iterator in produced) {
-    hint = 'A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.';
+  try {
+    if (typeof (produced as { then?: unknown } | null)?.then === 'function') {
+      hint = `It looks like a plain async function: write it as \`async function*\` and ${forward}.`;
+    } else if (produced !== null && typeof produced === 'object' && Symbol.iterator in produced) {
+      hint = 'A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.';
+    }
+  } catch {
+    // A value that cannot be inspected gets the general hint.
   }
   return error('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} returned ${got}, not an async iterable. ${hint}`);
 }
@@ -112,6 +116,26 @@ export function nextAfterSettle(culprit: Culprit): MiddlewareError {
   );
 }
 
+/** A Wrap handler called next() with options of the wrong shape. */
+export function invalidNextOptions(culprit: Culprit, problem: string): MiddlewareError {
+  return error(
+    'ERR_INVALID_OPTIONS',
+    culprit,
+    `${capitalise(where(culprit))} called next() with ${problem}. Pass next(context, { signal }) with an AbortSignal, or leave the options out.`,
+  );
+}
+
+/** An instrumentation's `invoke()` or `layer()` returned something the invoke cannot use. */
+export function invalidInstrumentation(stage: string, instrumentation: string, hook: 'invoke' | 'layer', produced: unknown, layer?: string): MiddlewareError {
+  const expected = hook === 'invoke' ? 'undefined or an observer object (whose hooks, when present, are functions)' : 'an async generator (next, return and Symbol.asyncIterator)';
+  const where = layer === undefined ? '' : ` for ${layer}`;
+  return error(
+    'ERR_INVALID_HANDLER',
+    { stage, handler: instrumentation },
+    `Instrumentation "${instrumentation}" returned ${describeValue(produced)} from ${hook}()${where} in an invoke of stage "${stage}", but it must return ${expected}. ${hook === 'layer' ? 'Wrap the events in an `async function*` that does `yield* events`.' : 'Return an object with the hooks it needs, or undefined to skip the invoke.'}`,
+  );
+}
+
 /** A Wrap handler broke its next() policy. */
 export function nextPolicy(culprit: Culprit, policy: string, calls: number): MiddlewareError {
   const expected = policy === 'once' ? 'exactly once' : 'at most once';
@@ -134,9 +158,17 @@ export function schemaFailed(stage: string, which: 'context' | 'result', cause: 
   );
 }
 
+/** The reason's text for the message; never throws (a throwing `message` getter, a proxy), so the abort error is always built. */
 function reasonText(reason: unknown): string {
-  if (reason instanceof Error) return `: ${reason.message}`;
   if (typeof reason === 'string') return `: ${reason}`;
+  try {
+    if (reason instanceof Error) {
+      const text = reason.message;
+      return typeof text === 'string' ? `: ${text}` : '';
+    }
+  } catch {
+    // Said nothing about: the reason itself stays the cause.
+  }
   return '';
 }
 

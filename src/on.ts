@@ -14,5 +14,5 @@ import type { AddOptions, HandlerOf, Registration, Target } from './types';
  */
 export function on<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Registration {
   // The tuple is checked again when the invoke resolves it, like any registration.
-  return (options === undefined ? [target, handler] : [target, handler, options]) as unknown as Registration;
+  return Object.freeze(options === undefined ? [target, handler] : [target, handler, options]) as unknown as Registration;
 }

@@ -35,6 +35,9 @@ export function tick(): number {
 
 const POLICIES: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
 
+/** The constraint lists of a registration without any; shared, so frozen like every list `describe()` returns. */
+const NO_IDS: readonly string[] = Object.freeze([]);
+
 /**
  * Turns a target into its stage and phase.
  *
@@ -43,10 +46,14 @@ const POLICIES: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
 export function resolveTarget(target: unknown, where: string): { stage: AnyStage; phase: Phase } {
   if (isStage(target)) return { stage: target, phase: 'wrap' };
   if (isPhaseToken(target)) return { stage: target.stage, phase: target.phase };
-  const looksLike =
-    target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)
-      ? ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).'
-      : '';
+  let looksLike = '';
+  try {
+    if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
+      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
+    }
+  } catch {
+    // A proxy whose traps throw gets the plain message.
+  }
   throw new MiddlewareError({
     code: 'ERR_UNKNOWN_PHASE',
     phase: 'register',
@@ -68,7 +75,7 @@ export function createRegistration(
 ): StoredRegistration {
   const { stage, phase } = resolveTarget(target, where);
   const given = options ?? {};
-  const fallbackName = typeof handler === 'function' && handler.name.length > 0 ? handler.name : `anonymous ${phase} handler`;
+  const fallbackName = functionName(handler) ?? `anonymous ${phase} handler`;
   const name = typeof given.name === 'string' && given.name.length > 0 ? given.name : fallbackName;
   if (typeof handler !== 'function') throw messages.notAFunction({ stage: stage.name, phase, handler: name }, handler);
   const invalid = (problem: string): MiddlewareError =>
@@ -106,12 +113,23 @@ export function createRegistration(
     id: given.id,
     order: given.order ?? 0,
     orderGiven: given.order !== undefined,
-    before: given.before ? [...given.before] : [],
-    after: given.after ? [...given.after] : [],
+    before: given.before ? Object.freeze([...given.before]) : NO_IDS,
+    after: given.after ? Object.freeze([...given.after]) : NO_IDS,
     next: given.next ?? 'many',
     replace: given.replace === true,
     bundle,
   };
+}
+
+/** A function's own non-empty `name`, or undefined (a throwing or non-string `name` included). */
+function functionName(value: unknown): string | undefined {
+  if (typeof value !== 'function') return undefined;
+  try {
+    const name: unknown = value.name;
+    return typeof name === 'string' && name.length > 0 ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The error for an id registered twice without `replace: true`, or twice in one per-invoke list. */
@@ -133,20 +151,4 @@ export function duplicateId(registration: StoredRegistration, where: string, sib
 /** A registration taking `replaced`'s place: its sequence number and, unless given, its order. */
 export function takePlace(registration: StoredRegistration, replaced: StoredRegistration): StoredRegistration {
   return { ...registration, seq: replaced.seq, order: registration.orderGiven ? registration.order : replaced.order };
-}
-
-/**
- * Whether adding `stored` can close an ordering cycle. The registrations
- * already stored have none (each add was checked, and removals only drop
- * edges), so a new cycle must run through `stored`: it needs a constraint of
- * its own, or another same-phase registration naming its id.
- */
-export function mayCloseCycle(stored: StoredRegistration, set: ReadonlySet<StoredRegistration>, replaced: StoredRegistration | undefined): boolean {
-  if (stored.before.length > 0 || stored.after.length > 0) return true;
-  const id = stored.id;
-  if (id === undefined) return false;
-  for (const other of set) {
-    if (other !== replaced && other.phase === stored.phase && (other.before.includes(id) || other.after.includes(id))) return true;
-  }
-  return false;
 }

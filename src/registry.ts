@@ -7,7 +7,8 @@ import { Invocation } from './invoke';
 import * as messages from './messages';
 import { checkInvokeOptions, perInvokeRegistrations } from './invoke-options';
 import { sortByConstraints } from './order';
-import { createRegistration, duplicateId, mayCloseCycle, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
+import { ConstraintIndex } from './constraint-index';
+import { createRegistration, duplicateId, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
 import { resolveChain, type Level, type MiddlewareWarning } from './resolve';
 import { describeValue, isStage } from './stage';
 import type {
@@ -48,6 +49,8 @@ export class MiddlewareRegistry {
   private parent: MiddlewareRegistry | undefined;
   private readonly byStage = new Map<AnyStage, Set<StoredRegistration>>();
   private readonly ids = new Map<string, StoredRegistration>();
+  /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
+  private readonly constraints = new ConstraintIndex();
   private readonly instrumentations = new Set<Instrumentation>();
   private version = tick();
   private readonly cache = new WeakMap<AnyStage, { version: number; chain: ResolvedChain }>();
@@ -193,7 +196,7 @@ export class MiddlewareRegistry {
    */
   describe(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): ChainEntry[] {
     const chain = this.resolve(this.checkStage(stage, 'registry.describe'), options.use);
-    return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => entry);
+    return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => Object.freeze(entry));
   }
 
   /**
@@ -273,15 +276,15 @@ export class MiddlewareRegistry {
     }
     const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
     // Reject a cycle before anything changes, so a failed add leaves no trace.
-    // Only a registration with an ordering edge can close one; skipping the
-    // sort otherwise keeps adding n handlers linear per add instead of n log n.
-    if (mayCloseCycle(stored, set, existing)) {
+    if (this.constraints.closesCycle(stored, existing, (id) => this.ids.get(id))) {
+      // Sorting the whole phase names the cycle exactly as resolution would (MW-042).
       const samePhase = [...set].filter((other) => other.phase === stored.phase && other !== existing);
       sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
     }
     if (existing !== undefined) this.unregister(existing);
     set.add(stored);
     this.byStage.set(stored.stage, set);
+    this.constraints.add(stored);
     if (stored.id !== undefined) this.ids.set(stored.id, stored);
     this.version = tick();
     return () => {
@@ -293,6 +296,7 @@ export class MiddlewareRegistry {
     const set = this.byStage.get(registration.stage);
     if (set === undefined || !set.delete(registration)) return false;
     if (set.size === 0) this.byStage.delete(registration.stage);
+    this.constraints.remove(registration);
     if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);
     this.version = tick();
     return true;

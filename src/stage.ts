@@ -22,7 +22,10 @@ export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
   options: StageOptions<TContext, TResult, TEvent> = {},
 ): MiddlewareStage<TContext, TResult, TEvent> {
   if (typeof name !== 'string' || name.length === 0) {
-    throw invalidStage(String(name), `its name must be a non-empty string, got ${describeValue(name)}`);
+    throw invalidStage(safeString(name), `its name must be a non-empty string, got ${describeValue(name)}`);
+  }
+  if (options === null || typeof options !== 'object') {
+    throw invalidStage(name, `options must be an object (or left out), got ${describeValue(options)}`);
   }
   if (options.isResult !== undefined && typeof options.isResult !== 'function') {
     throw invalidStage(name, `options.isResult must be a function, got ${describeValue(options.isResult)}`);
@@ -74,8 +77,29 @@ function invalidStage(name: string, problem: string): MiddlewareError {
   });
 }
 
-/** A short, safe description of any value for error messages. */
+/**
+ * A short description of any value for error messages. It never throws:
+ * building the message of an error must not replace that error with another
+ * one (a throwing getter, a revoked proxy, an object without a prototype).
+ */
 export function describeValue(value: unknown): string {
+  try {
+    return describeUnguarded(value);
+  } catch {
+    return typeof value === 'function' ? 'a function that cannot be inspected' : 'an object that cannot be inspected (a proxy, or a throwing getter)';
+  }
+}
+
+/** `String(value)`, or its description when the value cannot be converted (a null-prototype object, a throwing `toString`). */
+export function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return describeValue(value);
+  }
+}
+
+function describeUnguarded(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (typeof value === 'function') return `a function${value.name ? ` (${value.name})` : ''}`;

@@ -1,6 +1,7 @@
-import { createDraft, enableMapSet, finishDraft, freeze, isDraftable, type Draft } from 'immer';
+import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
 import { MiddlewareError } from './errors';
 import { describeValue } from './stage';
+import { takeOver } from './take-over';
 import type { StateBinding } from './types';
 
 /** Whether immer's Map/Set plugin has been switched on (once per process, on first use). */
@@ -13,9 +14,11 @@ let mapSetEnabled = false;
  *
  * Why drafts of a frozen snapshot rather than copies: immer shares every
  * untouched branch, so the cost per invoke follows what the terminal changes,
- * not the size of the state. Freezing is deep only the first time; immer
- * stops at objects that are already frozen, and the states it produces are
- * frozen already.
+ * not the size of the state. Freezing is deep only the first time: the walk
+ * stops at objects that are already frozen, and the states immer produces are
+ * frozen already. The same walk rejects a reference cycle, which immer would
+ * write back inconsistently (a change reached through one path but not the
+ * other).
  */
 export class StateIsolation<TState> {
   private readonly snapshot: TState;
@@ -23,9 +26,10 @@ export class StateIsolation<TState> {
   private completed = false;
 
   /**
-   * Reads the binding once and freezes the value.
+   * Reads the binding once and takes the value over: deep-frozen in place
+   * (parts already frozen are taken as they are).
    *
-   * @throws MiddlewareError `ERR_INVALID_STATE` when the value is not draftable.
+   * @throws MiddlewareError `ERR_INVALID_STATE` when the value is not draftable, or its unfrozen part holds a reference cycle.
    */
   constructor(
     private readonly binding: StateBinding<TState>,
@@ -45,7 +49,16 @@ export class StateIsolation<TState> {
         message: `Stage "${stageName}": state.get() returned ${describeValue(value)}, which immer cannot draft. Keep the state in a plain object, array, Map or Set.`,
       });
     }
-    this.snapshot = freeze(value, true);
+    const cycle = takeOver(value, true);
+    if (cycle !== undefined) {
+      throw new MiddlewareError({
+        code: 'ERR_INVALID_STATE',
+        stage: stageName,
+        phase: 'terminal',
+        message: `Stage "${stageName}": state.get() returned a value with a reference cycle: the value at ${cycle} is one that contains it. A cyclic state cannot be written back consistently (a change would show through one path and not the other); keep each object in the state at one place, and link by id instead.`,
+      });
+    }
+    this.snapshot = value;
   }
 
   /** A fresh draft of the snapshot for one terminal call. */

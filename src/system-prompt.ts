@@ -32,7 +32,7 @@ export interface SplitSystemPrompt {
  * block; blocks are returned as they are (the same array, cache points kept).
  */
 export function toSystemBlocks(prompt: SystemPrompt): readonly SystemContentBlock[] {
-  return typeof prompt === 'string' ? [{ text: prompt }] : prompt;
+  return typeof prompt === 'string' ? Object.freeze([Object.freeze({ text: prompt })]) : prompt;
 }
 
 /** True for a text block. */
@@ -54,5 +54,5 @@ export function splitSystemPrompt(prompt: SystemPrompt): SplitSystemPrompt {
   const blocks = toSystemBlocks(prompt);
   const texts: string[] = [];
   for (const block of blocks) if (isSystemTextBlock(block)) texts.push(block.text);
-  return { text: texts.join('\n'), blocks };
+  return Object.freeze({ text: texts.join('\n'), blocks });
 }

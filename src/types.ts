@@ -157,11 +157,17 @@ export type Terminal<TContext, TEvent, TState = unknown> = (
   run: TerminalRun<TState>,
 ) => AsyncIterable<TEvent>;
 
-/** Read and write access to state the terminal may change (model state, say). */
+/**
+ * Read and write access to state the terminal may change (model state, say).
+ * `get()` hands the value over to the library: it is deep-frozen in place
+ * (parts you froze yourself are taken as they are; a value with a reference
+ * cycle is rejected with `ERR_INVALID_STATE`), so do not mutate it afterwards.
+ * `set()` gives you the value to continue with.
+ */
 export interface StateBinding<TState> {
-  /** Reads the current state; called once per invoke. */
+  /** Reads the current state, once per invoke, and hands it over: it is deep-frozen in place and must not be mutated afterwards. */
   get(): TState;
-  /** Receives the new state after a successful invoke. */
+  /** Receives the new state after a successful invoke: a new frozen value (untouched parts shared), the one to continue with. */
   set(next: TState): void;
 }
 

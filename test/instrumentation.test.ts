@@ -135,6 +135,42 @@ describe('MiddlewareRegistry.instrument', () => {
     });
   });
 
+  describe('layer returning something that is not an async generator', () => {
+    it.each([
+      ['a number', 42, 'number 42'],
+      ['a promise', Promise.resolve(), 'a promise'],
+      ['an object with next only', { next: () => Promise.resolve({ done: true, value: undefined }) }, 'a plain object'],
+    ])('fails where the layer is entered with ERR_INVALID_HANDLER naming the instrumentation (%s)', async (_label, produced, described) => {
+      const registry = new MiddlewareRegistry();
+      registry.instrument({ name: 'broken layers', invoke: () => ({ layer: () => produced as never }) });
+      let terminalCalls = 0;
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* counted() {
+          terminalCalls++;
+          yield 'x';
+        }),
+      );
+      const { code, stage, phase, handler } = error as MiddlewareError;
+      expect({ code, stage, phase, handler, terminalCalls }).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: undefined, handler: 'broken layers', terminalCalls: 0 });
+      expect((error as Error).message).toBe(
+        `[ERR_INVALID_HANDLER] Instrumentation "broken layers" returned ${described} from layer() for the terminal in an invoke of stage "model", but it must return an async generator (next, return and Symbol.asyncIterator). Wrap the events in an \`async function*\` that does \`yield* events\`.`,
+      );
+    });
+
+    it('can be caught by the Wrap handler whose next() entered the layer', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.instrument({ name: 'terminal only', invoke: () => ({ layer: (info, events) => (info.kind === 'terminal' ? (7 as never) : events) }) });
+      registry.add(Stage.Wrap, async function* fallback(_context, next) {
+        try {
+          yield* next();
+        } catch (error) {
+          yield `caught ${(error as MiddlewareError).code}`;
+        }
+      });
+      expect(await registry.run(Stage, { prompt: 'x' }, terminal)).toBe('caught ERR_INVALID_HANDLER');
+    });
+  });
+
   describe('handlerStart and handlerEnd', () => {
     it('report each Input and Output handler, with the error when one fails', async () => {
       const registry = new MiddlewareRegistry();
@@ -282,8 +318,24 @@ describe('MiddlewareRegistry.instrument', () => {
     });
 
     it.each([
+      ['a number', 42, 'rec'],
+      ['null', null, 'rec'],
+      ['an observer whose end is not a function', { end: 'later' }, 'rec'],
+      ['a number, from an instrumentation without a name', 42, 'anonymous instrumentation'],
+    ])('fails the invoke at its start with ERR_INVALID_HANDLER when it returns %s', async (_label, produced, named) => {
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      registry.instrument({ name: named === 'rec' ? 'rec' : (undefined as never), invoke: () => produced as never });
+      registry.add(Stage.Input, (context) => (trace.push('input'), context));
+      const error = await failure(registry.run(Stage, { prompt: 'x' }, terminal));
+      const { code, stage, phase, handler } = error as MiddlewareError;
+      expect({ code, stage, phase, handler, trace }).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: undefined, handler: named, trace: [] });
+    });
+
+    it.each([
       ['null', null],
       ['an object without invoke', { name: 'x' }],
+      ['a function carrying invoke', Object.assign(function instrumentation() {}, { invoke: () => undefined })],
     ])('rejects %s with ERR_INVALID_HANDLER', (_label, value) => {
       let thrown: unknown;
       try {
@@ -291,7 +343,8 @@ describe('MiddlewareRegistry.instrument', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(MiddlewareError.isInstance(thrown) && thrown.code).toBe('ERR_INVALID_HANDLER');
+      const { code, phase } = thrown as MiddlewareError;
+      expect({ isError: MiddlewareError.isInstance(thrown), code, phase }).toEqual({ isError: true, code: 'ERR_INVALID_HANDLER', phase: 'register' });
       expect((thrown as Error).message).toContain('registry.instrument expects { name, invoke(info) }');
     });
   });

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { getEventListeners } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
 import { createStage, MiddlewareError, MiddlewareRegistry, type WrapHandler } from '../src/index';
 import { failure } from './assertions';
 import { ModelStage as Stage, echo, type PromptContext as Context } from './fixtures';
@@ -45,6 +46,35 @@ describe('MiddlewareRegistry.invoke', () => {
       const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, echo, { signal: AbortSignal.abort(reason) }));
       expectAborted(error, reason);
       expect((error as Error).message).toBe(`[ERR_ABORTED] The invoke of stage "model" was aborted${text}. The abort reason is the cause.`);
+    });
+  });
+
+  describe('signal aborted with a reason that is hard to describe', () => {
+    function throwingMessage(): Error {
+      const reason = new Error('hidden');
+      Object.defineProperty(reason, 'message', {
+        get() {
+          throw new Error('the message getter throws');
+        },
+      });
+      return reason;
+    }
+    function revokedProxy(): object {
+      const { proxy, revoke } = Proxy.revocable(new Error('gone'), {});
+      revoke();
+      return proxy;
+    }
+
+    it.each([
+      ['an Error whose message getter throws', throwingMessage],
+      ['a revoked proxy', revokedProxy],
+      ['an object without a prototype', () => Object.create(null) as object],
+      ['an Error whose message is not a string', () => Object.assign(new Error(), { message: 42 })],
+    ])('still fails with ERR_ABORTED carrying %s as the cause', async (_label, make) => {
+      const reason = make();
+      const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, echo, { signal: AbortSignal.abort(reason) }));
+      expectAborted(error, reason);
+      expect((error as Error).message).toBe('[ERR_ABORTED] The invoke of stage "model" was aborted. The abort reason is the cause.');
     });
   });
 
@@ -131,6 +161,30 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('signal aborted and the abort rethrown as another error', () => {
+    it('still gives the consumer ERR_ABORTED when a handler wraps the abort in an error whose cause is the reason', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      let wrapped: unknown;
+      registry.add(Stage.Wrap, async function* rewrapping(_context, next) {
+        try {
+          yield* next();
+        } catch (error) {
+          wrapped = new Error('request cancelled', { cause: error });
+          throw wrapped;
+        }
+      });
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+          controller.abort('user left');
+          throw run.signal.reason;
+        }, { signal: controller.signal }),
+      );
+      expect((wrapped as Error).cause).toBe('user left');
+      expectAborted(error, 'user left');
+    });
+  });
+
   describe('signal aborted during the Output phase', () => {
     it('stops after the Output handler that aborted', async () => {
       const controller = new AbortController();
@@ -150,6 +204,36 @@ describe('MiddlewareRegistry.invoke', () => {
       });
       const error = await failure(new MiddlewareRegistry().run(Checked, { prompt: 'x' }, echo, { signal: controller.signal }));
       expectAborted(error, 'during parse');
+    });
+  });
+
+  describe('next() with options of the wrong shape', () => {
+    it.each([
+      ['a signal that is a string', { signal: 'junk' }, 'options.signal set to the string "junk", not an AbortSignal'],
+      ['a signal that is a plain object', { signal: { aborted: false } }, 'options.signal set to a plain object, not an AbortSignal'],
+      ['options that are a number', 5, 'options that are number 5, not an object'],
+      ['options that are null', null, 'options that are null, not an object'],
+    ])('throws ERR_INVALID_OPTIONS naming the handler for %s, entering nothing', async (_label, options, problem) => {
+      const registry = new MiddlewareRegistry();
+      let thrown: unknown;
+      let terminalCalls = 0;
+      registry.add(Stage.Wrap, async function* narrow(_context, next) {
+        try {
+          next(undefined, options as never);
+        } catch (error) {
+          thrown = error;
+        }
+        yield 'own';
+      });
+      await registry.run(Stage, { prompt: 'x' }, async function* terminal() {
+        terminalCalls++;
+        yield 'x';
+      }, { signal: new AbortController().signal });
+      const { code, stage, phase, handler } = thrown as MiddlewareError;
+      expect({ code, stage, phase, handler, terminalCalls }).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'wrap', handler: 'narrow', terminalCalls: 0 });
+      expect((thrown as Error).message).toBe(
+        `[ERR_INVALID_OPTIONS] Wrap handler "narrow" of stage "model" called next() with ${problem}. Pass next(context, { signal }) with an AbortSignal, or leave the options out.`,
+      );
     });
   });
 
@@ -229,33 +313,21 @@ describe('MiddlewareRegistry.invoke', () => {
       expectAborted(thrown, 'too late');
       expect(terminalCalls).toBe(0);
     });
-
-    it('links the signals weakly where AbortSignal.any exists: no listener, yet the inner chain sees either abort', async () => {
-      const invokeController = new AbortController();
-      const given = new AbortController();
-      const adds = [vi.spyOn(invokeController.signal, 'addEventListener'), vi.spyOn(given.signal, 'addEventListener')];
-      const inner: AbortSignal[] = [];
-      const registry = new MiddlewareRegistry();
-      registry.add(Stage.Wrap, async function* narrow(_context, next) {
-        yield* next(undefined, { signal: given.signal });
-      });
-      await registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-        inner.push(run.signal);
-        yield 'x';
-      }, { signal: invokeController.signal });
-      expect(adds.map((add) => add.mock.calls.length)).toEqual([0, 0]);
-      given.abort('given reason');
-      expect([inner[0]?.aborted, inner[0]?.reason]).toEqual([true, 'given reason']);
-    });
   });
 
-  describe('next() with a signal, where AbortSignal.any is missing', () => {
-    const any = AbortSignal.any;
-    beforeEach(() => {
-      (AbortSignal as { any?: unknown }).any = undefined;
-    });
-    afterEach(() => {
-      AbortSignal.any = any;
+  describe('next() with a signal: what it registers on the signals', () => {
+    it('unties the signal of an inner chain past the first 32 as soon as that chain ends, the others when the invoke settles', async () => {
+      const locals = Array.from({ length: 40 }, () => new AbortController());
+      const registry = new MiddlewareRegistry();
+      let during: number[] = [];
+      registry.add(Stage.Wrap, async function* deadlines(_context, next) {
+        for (const local of locals) for await (const _event of next(undefined, { signal: local.signal })) void _event;
+        during = locals.map((local) => getEventListeners(local.signal, 'abort').length);
+        yield 'own';
+      });
+      await registry.run(Stage, { prompt: 'x' }, echo, { signal: new AbortController().signal });
+      const after = locals.map((local) => getEventListeners(local.signal, 'abort').length);
+      expect({ during, after }).toEqual({ during: [...Array<number>(32).fill(1), ...Array<number>(8).fill(0)], after: Array<number>(40).fill(0) });
     });
 
     it.each([
@@ -343,8 +415,9 @@ describe('MiddlewareRegistry.invoke', () => {
         yield* next(undefined, { signal: given });
       });
       await registry.run(Stage, { prompt: 'x' }, echo, { signal: invokeSignal });
+      // One listener per signal, shared by both narrowed signals, removed once.
       for (const { add, remove } of spies) {
-        expect(add).toHaveBeenCalledTimes(2);
+        expect(add).toHaveBeenCalledTimes(1);
         expect(remove.mock.calls.map((call) => call[1])).toEqual(add.mock.calls.map((call) => call[1]));
       }
     });

@@ -128,6 +128,74 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('many inner chains', () => {
+    it('hands out the inner layers\' own generators for the first 32 chains, and wrappers forwarding them after', async () => {
+      const registry = new MiddlewareRegistry();
+      const own: unknown[] = [];
+      const received: unknown[] = [];
+      registry.add(Stage.Wrap, async function* many(_context, next) {
+        for (let call = 0; call < 34; call++) {
+          const inner = next();
+          received.push(inner);
+          for await (const event of inner) if (call === 33) yield event;
+        }
+      });
+      const result = await registry.run(Stage, { prompt: 'x' }, (context) => {
+        const generator = (async function* terminal() {
+          yield context.prompt;
+        })();
+        own.push(generator);
+        return generator;
+      });
+      expect(result).toBe('x');
+      expect(received.map((generator, index) => generator === own[index])).toEqual([...Array<boolean>(32).fill(true), false, false]);
+    });
+
+    it('fails with the error a later chain throws while it is closed at settle, after closing the first ones', async () => {
+      const registry = new MiddlewareRegistry();
+      const trace: string[] = [];
+      const closing = new Error('finally failed');
+      registry.add(Stage.Wrap, async function* many(_context, next) {
+        for (let call = 0; call < 33; call++) await next({ prompt: String(call) }).next();
+        yield 'own';
+      });
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal(context) {
+          try {
+            yield context.prompt;
+            yield 'more';
+          } finally {
+            trace.push(context.prompt);
+            // eslint-disable-next-line no-unsafe-finally
+            if (context.prompt === '32') throw closing;
+          }
+        }),
+      );
+      expect({ error, closed: trace.length, first: trace[0], last: trace.at(-1) }).toEqual({ error: closing, closed: 33, first: '32', last: '0' });
+    });
+
+    it('regression: closes again at settle only the first 32 chains, not the later ones that ended', async () => {
+      const registry = new MiddlewareRegistry();
+      let closings = 0;
+      registry.add(Stage.Wrap, async function* many(_context, next) {
+        for (let call = 0; call < 40; call++) for await (const _event of next()) void _event;
+        yield 'own';
+      });
+      const result = await registry.run(Stage, { prompt: 'x' }, (context) => {
+        const inner = (async function* terminal() {
+          yield context.prompt;
+        })();
+        const iterator = {
+          [Symbol.asyncIterator]: () => iterator,
+          next: () => inner.next(),
+          return: () => ((closings++), inner.return(undefined)),
+        };
+        return iterator as unknown as AsyncGenerator<string, void, undefined>;
+      });
+      expect({ result, closings }).toEqual({ result: 'own', closings: 32 });
+    });
+  });
+
   describe('next() after the invoke settled', () => {
     it('throws ERR_NEXT_AFTER_SETTLE naming the handler', async () => {
       const registry = new MiddlewareRegistry();
@@ -147,6 +215,38 @@ describe('MiddlewareRegistry.invoke', () => {
       expect((thrown as Error).message).toBe(
         '[ERR_NEXT_AFTER_SETTLE] Wrap handler "keeper" of stage "model" called next() after the invoke had settled. Call next() only while the handler runs; do not keep it for later (in a timer or a stored callback).',
       );
+    });
+
+    it.each([
+      ['after the handler started an inner chain', true],
+      ['when the handler started no inner chain', false],
+    ])('throws when an Output handler calls a kept next after the chain ended, before the invoke settled, %s', async (_label, calls) => {
+      const registry = new MiddlewareRegistry();
+      let kept: Next<Context, string> | undefined;
+      let thrown: unknown;
+      let terminalCalls = 0;
+      registry.add(Stage.Output, (result) => {
+        try {
+          (kept as Next<Context, string>)();
+        } catch (error) {
+          thrown = error;
+        }
+        return result;
+      });
+      registry.add(Stage.Wrap, async function* keeper(_context, next) {
+        kept = next;
+        if (calls) yield* next();
+        else yield 'own';
+      });
+      const result = await registry.run(Stage, { prompt: 'x' }, async function* counted(context) {
+        terminalCalls++;
+        yield context.prompt;
+      });
+      expect({ result, thrown: fields(thrown), terminalCalls }).toEqual({
+        result: calls ? 'x' : 'own',
+        thrown: { code: 'ERR_NEXT_AFTER_SETTLE', stage: 'model', phase: 'wrap', handler: 'keeper' },
+        terminalCalls: calls ? 1 : 0,
+      });
     });
 
     it('throws after an error or a close too', async () => {

@@ -145,6 +145,52 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('a hand-written outermost layer', () => {
+    function handWritten(next: () => unknown, closed: string[]): AsyncGenerator<string, void, undefined> {
+      const iterator = {
+        [Symbol.asyncIterator]: () => iterator,
+        next,
+        return: () => (closed.push('return'), Promise.resolve({ value: undefined, done: true })),
+        throw: () => Promise.resolve({ value: undefined, done: true }),
+      };
+      return iterator as unknown as AsyncGenerator<string, void, undefined>;
+    }
+
+    it('gives a rejected next(), not a synchronous throw, when its next() throws synchronously', async () => {
+      const thrown = new Error('thrown by next');
+      const closed: string[] = [];
+      let pulls = 0;
+      const events = new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, () =>
+        handWritten(() => {
+          if (pulls++ === 0) return Promise.resolve({ value: 'first', done: false });
+          throw thrown;
+        }, closed),
+      );
+      // The second pull is the one a per-event shortcut would take.
+      expect(await events.next()).toEqual({ value: 'first', done: false });
+      let pending: Promise<unknown> | undefined;
+      let synchronous: unknown;
+      try {
+        pending = events.next();
+      } catch (error) {
+        synchronous = error;
+      }
+      expect({ synchronous, rejection: await failure(pending as Promise<unknown>), closed }).toEqual({ synchronous: undefined, rejection: thrown, closed: [] });
+    });
+
+    it.each([
+      ['rejected', (thrown: Error) => () => Promise.reject(thrown)],
+      ['threw synchronously', (thrown: Error) => () => { throw thrown; }],
+    ])('is not closed with return() after its next() %s: it has ended', async (_label, make) => {
+      const thrown = new Error('failed pull');
+      const closed: string[] = [];
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Output, (result) => result);
+      const error = await failure(registry.run(Stage, { prompt: 'x' }, () => handWritten(make(thrown), closed)));
+      expect({ error, closed }).toEqual({ error: thrown, closed: [] });
+    });
+  });
+
   describe('contract errors', () => {
     it.each([
       ['a plain async function', async () => 'value', 'returned a promise, not an async iterable. It looks like a plain async function: write it as `async function*`'],
@@ -175,6 +221,20 @@ describe('MiddlewareRegistry.invoke', () => {
       registry.add(Stage.Wrap, (() => 42) as never, { name: 'numeric' });
       await expect(registry.run(Stage, { prompt: 'x' }, echo)).resolves.toBe('recovered');
       expect(fields(thrownAtNext)).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'wrap', handler: 'numeric' });
+    });
+
+    it.each([
+      ['null', 'Wrap handler', null],
+      ['undefined', 'terminal', undefined],
+      ['null', 'terminal', null],
+    ])('reject a %s returned by a %s with ERR_INVALID_HANDLER', async (got, which, produced) => {
+      const registry = new MiddlewareRegistry();
+      if (which === 'Wrap handler') registry.add(Stage.Wrap, (() => produced) as never, { name: 'wrong' });
+      const error = await failure(registry.run(Stage, { prompt: 'x' }, which === 'terminal' ? ((() => produced) as never) : echo));
+      expect(fields(error)).toEqual(which === 'terminal'
+        ? { code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'terminal', handler: 'terminal' }
+        : { code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'wrap', handler: 'wrong' });
+      expect((error as Error).message).toContain(`returned ${got}, not an async iterable.`);
     });
 
     it('rejects a terminal returning a non-iterable with ERR_INVALID_HANDLER', async () => {

@@ -156,6 +156,41 @@ describe('MiddlewareRegistry.invoke', () => {
       expect({ native: await outcome(scenario, true), handWritten: await outcome(scenario, false) }).toEqual({ native: expected, handWritten: expected });
     });
 
+    it.each([
+      // Each stream is long enough that the pull meeting the end is one the shortcut makes (not the first).
+      ['ERR_NO_RESULT in pass mode', Guarded, [{ type: 'delta', n: 1 }, { type: 'delta', n: 2 }], 2, 'none', 'ERR_NO_RESULT'],
+      ['ERR_NO_RESULT in hold mode', Guarded, [{ type: 'result', n: 1 }, { type: 'delta', n: 2 }], 2, 'output', 'ERR_NO_RESULT'],
+      ['an Output handler that throws', Unguarded, [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }], 1, 'failing output', 'output failed'],
+      ['a result schema that rejects', createStage<unknown, Event, Event>('fastSchema', { result: { safeParse: () => ({ success: false, error: 'no' }) } }), [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }], 1, 'none', 'ERR_RESULT_INVALID'],
+    ] as const)('reports a failure at completion on the shortcut (%s) to instrumentation and then ends', async (_label, stage, events, deliveredCount, output, failure) => {
+      const registry = new MiddlewareRegistry();
+      const outcomes: string[] = [];
+      registry.instrument({ name: 'ends', invoke: () => ({ end: (outcome) => outcomes.push(outcome.status === 'error' ? `error ${text(outcome.error)}` : outcome.status) }) });
+      if (output === 'output') registry.add(stage.Output, (result) => result);
+      if (output === 'failing output') {
+        registry.add(stage.Output, () => {
+          throw new Error('output failed');
+        });
+      }
+      const invoke = registry.invoke(stage as typeof Unguarded, {}, async function* terminal() {
+        yield* events;
+      });
+      const pulls: unknown[] = [];
+      for (let pull = 0; pull < deliveredCount + 2; pull++) {
+        try {
+          pulls.push(await invoke.next());
+        } catch (error) {
+          pulls.push(`rejected ${text(error)}`);
+        }
+      }
+      const delivered = pulls.slice(0, deliveredCount).map((pulled) => (pulled as IteratorResult<Event>).value);
+      expect({ delivered, rest: pulls.slice(deliveredCount), outcomes }).toEqual({
+        delivered: events.slice(0, deliveredCount),
+        rest: [`rejected ${failure}`, { value: undefined, done: true }],
+        outcomes: [`error ${failure}`],
+      });
+    });
+
     it('calls the guard once per event', async () => {
       const seen: number[] = [];
       const Counted = createStage<unknown, Final, Event>('fastCounted', {
@@ -177,3 +212,7 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 });
+
+function text(error: unknown): string {
+  return MiddlewareError.isInstance(error) ? error.code : (error as Error).message;
+}

@@ -141,6 +141,47 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('the result the Output phase takes over', () => {
+    it('regression: an Output handler mutating result.value in place gets a TypeError instead of changing a value another handler holds', async () => {
+      const registry = new MiddlewareRegistry();
+      const held: Final[] = [];
+      registry.add(Guarded.Output, (result) => (held.push(result.value), result));
+      registry.add(Guarded.Output, (result) => {
+        (result.value as { text: string }).text = 'rewritten in place';
+        return result;
+      });
+      const outcome = await consume(registry.invoke(Guarded, { prompt: 'x' }, emitting([delta('d'), final('r')])));
+      expect({ events: outcome.events, error: (outcome.error as Error).constructor.name, held }).toEqual({ events: [delta('d')], error: 'TypeError', held: [] });
+    });
+
+    it('delivers the final result frozen and the earlier events as they came', async () => {
+      const first = delta('d');
+      const last = final('r');
+      await consume(holding().invoke(Guarded, { prompt: 'x' }, emitting([first, last])));
+      expect([Object.isFrozen(first), Object.isFrozen(last)]).toEqual([false, true]);
+    });
+
+    it('freezes the value each Output handler receives, also one a result of another installed copy carries', async () => {
+      const registry = new MiddlewareRegistry();
+      const seen: boolean[] = [];
+      registry.add(Guarded.Output, (result) => (seen.push(Object.isFrozen(result.value)), result));
+      registry.add(Guarded.Output, () => ({ [Symbol.for('staged-middleware.result')]: true, value: final('foreign') }) as never);
+      registry.add(Guarded.Output, (result) => (seen.push(Object.isFrozen(result.value)), result));
+      expect(await registry.run(Guarded, { prompt: 'x' }, emitting([final('r')]))).toEqual(final('foreign'));
+      expect(seen).toEqual([true, true]);
+    });
+
+    it.each([
+      ['a state binding', { state: { get: () => ({ n: 0 }), set: () => undefined } }, Guarded],
+      ['a result schema', {}, createStage<Context, Final, Event>('schema', { isResult: (event): event is Final => event.type === 'result', result: z.any() })],
+      ['no Output handler at all', {}, Guarded],
+    ])('freezes nothing without Output handlers, with %s', async (_label, options, stage) => {
+      const last = final('r');
+      await new MiddlewareRegistry().run(stage, { prompt: 'x' }, emitting([last]), options);
+      expect(Object.isFrozen(last)).toBe(false);
+    });
+  });
+
   describe('result in both modes', () => {
     it.each([
       [[delta('a'), final('b')]],

@@ -59,7 +59,7 @@ describe('AddOptions.next', () => {
     const registry = new MiddlewareRegistry();
     registry.add(Stage.Wrap, calling(0), { next: 'once', name: 'lazy' });
     const error = (await outcome(registry.run(Stage, { prompt: 'x' }, terminal))) as MiddlewareError;
-    expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_NEXT_POLICY', handler: 'lazy' });
+    expect({ code: error.code, stage: error.stage, phase: error.phase, handler: error.handler }).toEqual({ code: 'ERR_NEXT_POLICY', stage: 'model', phase: 'wrap', handler: 'lazy' });
     expect(error.message).toContain("must call next() exactly once, but called it 0 times.");
   });
 

@@ -136,6 +136,7 @@ describe('MiddlewareRegistry.use', () => {
     it.each([
       ['null', null, 'got null'],
       ['a function', function setup() {}, 'got a function (setup)'],
+      ['a function carrying name and setup', Object.assign(function bundled() {}, { setup() {} }), 'got a function (bundled)'],
       ['a bundle without setup', { name: 'x' }, 'got a plain object'],
       ['a bundle without a name', { setup() {} }, 'got a plain object'],
     ])('rejects %s with ERR_INVALID_HANDLER', (_label, value, got) => {

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sortByConstraints } from '../src/order';
 import { createStage, MiddlewareRegistry, type MiddlewareWarning, type WrapHandler } from '../src/index';
 import { caught } from './assertions';
-import { ModelStage as Stage, type PromptContext as Context } from './fixtures';
+import { ModelStage as Stage, OtherStage as Other, type PromptContext as Context } from './fixtures';
 
 function tracing(trace: string[], name: string): WrapHandler<Context, string> {
   return async function* traced(_context, next) {
@@ -72,6 +74,81 @@ describe('MiddlewareRegistry.add', () => {
       registry.add(Stage.Output, (result) => result, { id: 'out', name: 'out', after: ['wrap'] });
       registry.add(Stage.Wrap, tracing([], 'w'), { id: 'wrap', name: 'wrap', after: ['out'] });
       expect(wrapNames(registry)).toEqual(['out', 'wrap']);
+    });
+
+    it('accepts a replacement whose constraints reverse those of the handler it replaces', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, tracing([], 'c'), { id: 'c', name: 'c' });
+      registry.add(Stage.Wrap, tracing([], 'd'), { id: 'd', name: 'd' });
+      registry.add(Stage.Wrap, tracing([], 'old'), { id: 'b', name: 'old', after: ['d'], before: ['c'] });
+      expect(wrapNames(registry)).toEqual(['d', 'old', 'c']);
+      registry.add(Stage.Wrap, tracing([], 'new'), { id: 'b', name: 'new', after: ['c'], before: ['d'], replace: true });
+      expect(wrapNames(registry)).toEqual(['c', 'new', 'd']);
+    });
+
+    it('rejects a replacement that closes a cycle with the others, keeping the replaced handler', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, tracing([], 'a'), { id: 'a', name: 'a', before: ['b'] });
+      registry.add(Stage.Wrap, tracing([], 'old'), { id: 'b', name: 'old' });
+      const error = caught(() => registry.add(Stage.Wrap, tracing([], 'new'), { id: 'b', name: 'new', before: ['a'], replace: true }));
+      expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_ORDER_CYCLE', handler: 'a' });
+      expect(error.message).toContain('form a cycle: a -> b -> a');
+      expect(wrapNames(registry)).toEqual(['a', 'old']);
+    });
+
+    it('forgets the constraints of a removed handler when checking later adds', () => {
+      const registry = new MiddlewareRegistry({ onWarning: () => undefined });
+      registry.add(Stage.Wrap, tracing([], 'a'), { id: 'a', name: 'a' });
+      registry.add(Stage.Wrap, tracing([], 'z'), { id: 'z', name: 'z' });
+      const dispose = registry.add(Stage.Wrap, tracing([], 'b'), { id: 'b', name: 'b', after: ['a'] });
+      dispose();
+      // With b's "after a" remembered, a -> b -> n -> a would look like a cycle.
+      registry.add(Stage.Wrap, tracing([], 'n'), { id: 'n', name: 'n', before: ['a'], after: ['b', 'z'] });
+      expect(wrapNames(registry)).toEqual(['z', 'n', 'a']);
+    });
+
+    it('agrees with sorting the whole phase on every add, for generated registrations', () => {
+      const ids = ['a', 'b', 'c', 'd', 'e'];
+      const registration = fc.record({
+        id: fc.option(fc.constantFrom(...ids), { nil: undefined }),
+        before: fc.subarray(ids, { maxLength: 2 }),
+        after: fc.subarray(ids, { maxLength: 2 }),
+        phase: fc.constantFrom('wrap' as const, 'input' as const),
+        order: fc.integer({ min: -1, max: 1 }),
+        replace: fc.boolean(),
+      });
+      fc.assert(
+        fc.property(fc.array(registration, { maxLength: 12 }), (registrations) => {
+          const registry = new MiddlewareRegistry({ onWarning: () => undefined });
+          // The reference: the registrations this registry holds, checked by sorting each phase whole.
+          let held: { id: string | undefined; before: string[]; after: string[]; phase: 'wrap' | 'input'; order: number; seq: number; name: string }[] = [];
+          registrations.forEach((options, seq) => {
+            const { phase, replace, ...rest } = options;
+            const existing = rest.id === undefined ? undefined : held.find((other) => other.id === rest.id);
+            if (existing !== undefined && !replace) return;
+            const candidate = { ...rest, phase, seq: existing?.seq ?? seq, name: `h${seq}` };
+            const next = [...held.filter((other) => other !== existing), candidate];
+            let expected = 'ok';
+            try {
+              sortByConstraints(next.filter((other) => other.phase === phase), { stage: 'model', phase });
+            } catch (error) {
+              expected = (error as Error).message;
+            }
+            let actual = 'ok';
+            const handler = phase === 'wrap' ? tracing([], candidate.name) : (context: Context): Context => context;
+            const { id, ...constraints } = rest;
+            const addOptions = { ...constraints, name: candidate.name, ...(id === undefined ? {} : { id }), ...(replace && id !== undefined ? { replace: true } : {}) };
+            try {
+              registry.add((phase === 'wrap' ? Stage.Wrap : Stage.Input) as typeof Stage.Wrap, handler as never, addOptions);
+            } catch (error) {
+              actual = (error as Error).message;
+            }
+            expect(actual).toBe(expected);
+            if (expected === 'ok') held = next;
+          });
+        }),
+        { numRuns: 300 },
+      );
     });
 
     it('rejects a cycle found only at resolution, among per-invoke handlers', () => {
@@ -164,6 +241,15 @@ describe('MiddlewareRegistry.add', () => {
       const error = caught(() => child.describe(Stage));
       expect(error.code).toBe('ERR_ORDER_CONFLICT');
       expect(error.message).toContain('must run after "c", but "c" belongs to an inner scope');
+    });
+
+    it('ignores a constraint naming a parent id on another stage instead of reporting a conflict', () => {
+      const parent = new MiddlewareRegistry();
+      parent.add(Other.Wrap, tracing([], 'elsewhere'), { id: 'elsewhere' });
+      parent.add(Stage.Wrap, tracing([], 'p'), { id: 'p', name: 'p' });
+      const child = parent.child();
+      child.add(Stage.Wrap, tracing([], 'c'), { id: 'c', name: 'c', before: ['elsewhere'] });
+      expect(wrapNames(child)).toEqual(['p', 'c']);
     });
 
     it('accepts constraints that agree with the nesting', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry, type WrapHandler } from '../src/index';
 import { caught } from './assertions';
-import { ModelStage as Stage, echo as terminal, type PromptContext as Context } from './fixtures';
+import { ModelStage as Stage, OtherStage as Other, echo as terminal, type PromptContext as Context } from './fixtures';
 
 function tracing(trace: string[], name: string): WrapHandler<Context, string> {
   return async function* traced(_context, next) {
@@ -98,6 +98,25 @@ describe('MiddlewareRegistry.child', () => {
       const error = caught(() => child.add(Stage.Wrap, tracing([], 'c'), { id: 'retry', name: 'mine' }));
       expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_DUPLICATE_ID', handler: 'mine' });
       expect(entries(child)).toEqual(['wrap:traced@1/scope']);
+    });
+
+    it('rejects a grandchild registration reusing an id of its grandparent without replace', () => {
+      const root = new MiddlewareRegistry();
+      root.add(Stage.Wrap, tracing([], 'r'), { id: 'retry' });
+      const grandchild = root.child().child();
+      const error = caught(() => grandchild.add(Stage.Wrap, tracing([], 'g'), { id: 'retry', name: 'mine' }));
+      expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_DUPLICATE_ID', handler: 'mine' });
+      expect(entries(grandchild)).toEqual(['wrap:traced@2/scope']);
+    });
+
+    it('lets a child replace a parent id on another stage: the parent one disappears and the replacement shows on its own stage', () => {
+      const parent = new MiddlewareRegistry();
+      parent.add(Other.Wrap, tracing([], 'p'), { id: 'x', name: 'parentOther' });
+      parent.add(Stage.Wrap, tracing([], 'kept'), { name: 'kept' });
+      const child = parent.child();
+      child.add(Stage.Wrap, tracing([], 'c'), { id: 'x', name: 'childWrap', replace: true });
+      expect([entries(child), child.describe(Other).map((entry) => entry.name)]).toEqual([['wrap:kept@1/scope', 'wrap:childWrap@0/registry'], []]);
+      expect(parent.describe(Other).map((entry) => entry.name)).toEqual(['parentOther']);
     });
 
     it('lets a child replace a parent id for the child only, in the parent handler position', async () => {

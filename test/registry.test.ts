@@ -47,6 +47,19 @@ describe('MiddlewareRegistry', () => {
       expect(shape(registry)).toEqual(['input:anonymous input handler', 'input:named', 'input:given']);
     });
 
+    it('names a handler by its phase when reading its function name throws or gives no string', () => {
+      const registry = new MiddlewareRegistry();
+      const throwing = Object.defineProperty((context: Context) => context, 'name', {
+        get() {
+          throw new Error('name getter');
+        },
+      });
+      const numbered = Object.defineProperty((context: Context) => context, 'name', { value: 7 });
+      registry.add(Stage.Input, throwing);
+      registry.add(Stage.Input, numbered);
+      expect(shape(registry)).toEqual(['input:anonymous input handler', 'input:anonymous input handler']);
+    });
+
     it('keeps registrations of different stages apart', () => {
       const registry = new MiddlewareRegistry();
       registry.add(Other, tracing([], 'x'), { name: 'onOther' });
@@ -147,6 +160,18 @@ describe('MiddlewareRegistry', () => {
         expect(shape(registry)).toEqual(['wrap:second', 'wrap:other']);
       });
 
+      it('removes the earliest registration of the handler after a replace took an earlier place', () => {
+        const registry = new MiddlewareRegistry();
+        const handler = tracing([], 'same');
+        registry.add(Stage.Wrap, tracing([], 'old'), { name: 'old', id: 'x' });
+        registry.add(Stage.Wrap, handler, { name: 'first' });
+        registry.add(Stage.Wrap, handler, { name: 'replacement', id: 'x', replace: true });
+        // The replacement took the place (and sequence number) of "old", before "first".
+        expect(shape(registry)).toEqual(['wrap:replacement', 'wrap:first']);
+        expect(registry.remove(Stage.Wrap, handler)).toBe(true);
+        expect([shape(registry), registry.remove('x')]).toEqual([['wrap:first'], false]);
+      });
+
       it('treats a bare stage as Wrap and matches phase and handler', () => {
         const registry = new MiddlewareRegistry();
         const handler = tracing([], 'w');
@@ -202,6 +227,16 @@ describe('MiddlewareRegistry', () => {
       ]);
       expect(registry.remove('x')).toBe(true);
       expect(shape(registry)).toEqual(['wrap:a', 'wrap:b']);
+    });
+
+    it('lets replace move an id to another stage and phase: the old registration leaves its own stage', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, tracing([], 'old'), { name: 'old', id: 'x' });
+      registry.add(Stage.Wrap, tracing([], 'b'), { name: 'b' });
+      registry.add(Other.Input, (context) => context, { name: 'moved', id: 'x', replace: true });
+      expect([shape(registry), shape(registry, Other)]).toEqual([['wrap:b'], ['input:moved']]);
+      expect(registry.remove('x')).toBe(true);
+      expect(shape(registry, Other)).toEqual([]);
     });
 
     it('lets replace give its own order', () => {

@@ -15,6 +15,13 @@ describe('MiddlewareResult', () => {
       expect(result.value).toBe(value);
       expect(Object.isFrozen(result)).toBe(true);
     });
+
+    it('takes the value over: deep-frozen in place', () => {
+      const value: Reply = { text: 'hi', tags: ['a'], usage: { tokens: 1 } };
+      new MiddlewareResult(value);
+      expect([Object.isFrozen(value), Object.isFrozen(value.tags), Object.isFrozen(value.usage)]).toEqual([true, true, true]);
+      expect(() => value.tags.push('b')).toThrow(TypeError);
+    });
   });
 
   describe('replace', () => {
@@ -28,6 +35,20 @@ describe('MiddlewareResult', () => {
   });
 
   describe('update', () => {
+    it('regression: freezes the whole original when it is wrapped, not only the branches a recipe left untouched', () => {
+      const value: Reply = { text: 'hi', tags: ['a'], usage: { tokens: 3 } };
+      const original = new MiddlewareResult(value);
+      const frozenBefore = [Object.isFrozen(value), Object.isFrozen(value.tags), Object.isFrozen(value.usage)];
+      const updated = original.update((draft) => {
+        draft.tags.push('b');
+      });
+      expect({ frozenBefore, sharesUsage: updated.value.usage === value.usage, newTags: Object.isFrozen(updated.value.tags) }).toEqual({
+        frozenBefore: [true, true, true],
+        sharesUsage: true,
+        newTags: true,
+      });
+    });
+
     it('applies a mutating recipe to a copy, sharing untouched branches', () => {
       const value: Reply = { text: 'hi', tags: ['a'], usage: { tokens: 3 } };
       const original = new MiddlewareResult(value);

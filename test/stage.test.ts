@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createStage, isPhaseToken, isStage } from '../src/index';
+import { describeValue, safeString } from '../src/stage';
 import { caught } from './assertions';
 
 describe('createStage', () => {
@@ -38,6 +39,7 @@ describe('createStage', () => {
     it.each([
       ['an empty name', () => createStage(''), ''],
       ['a non-string name', () => createStage(42 as unknown as string), '42'],
+      ['a name that cannot become a string', () => createStage(Object.create(null) as string), 'a plain object'],
     ])('rejects %s with ERR_INVALID_STAGE', (_label, action, stage) => {
       const error = caught(action);
       expect({ code: error.code, stage: error.stage }).toEqual({ code: 'ERR_INVALID_STAGE', stage });
@@ -54,6 +56,8 @@ describe('createStage', () => {
       ['array result', { result: [1, 2] }, 'options.result must be a schema with safeParse (a zod schema), got an array of length 2'],
       ['promise context', { context: Promise.resolve(1) }, 'options.context must be a schema with safeParse (a zod schema), got a promise'],
       ['class instance context', { context: new Date(0) }, 'options.context must be a schema with safeParse (a zod schema), got an instance of Date'],
+      ['null options object', null, 'options must be an object (or left out), got null'],
+      ['string options object', 'strict', 'options must be an object (or left out), got the string "strict"'],
     ])('rejects a malformed %s option naming the stage and the problem', (_label, options, problem) => {
       const error = caught(() => createStage('model', options as never));
       expect({ code: error.code, stage: error.stage, phase: error.phase }).toEqual({ code: 'ERR_INVALID_STAGE', stage: 'model', phase: undefined });
@@ -81,5 +85,49 @@ describe('isPhaseToken', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('describeValue', () => {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const throwingThen = Object.defineProperty({}, 'then', {
+    get() {
+      throw new Error('then getter');
+    },
+  });
+  const throwingName = Object.defineProperty(function named() {}, 'name', {
+    get() {
+      throw new Error('name getter');
+    },
+  });
+  const hostileProxy = new Proxy(
+    {},
+    {
+      get() {
+        throw new Error('get trap');
+      },
+    },
+  );
+
+  it.each([
+    ['a revoked proxy', revoked.proxy, 'an object that cannot be inspected (a proxy, or a throwing getter)'],
+    ['an object whose then getter throws', throwingThen, 'an object that cannot be inspected (a proxy, or a throwing getter)'],
+    ['a function whose name getter throws', throwingName, 'a function that cannot be inspected'],
+    ['a proxy whose get trap throws', hostileProxy, 'an object that cannot be inspected (a proxy, or a throwing getter)'],
+    ['an object without a prototype', Object.create(null), 'a plain object'],
+    ['a symbol', Symbol('s'), 'symbol Symbol(s)'],
+  ])('never throws, describing %s', (_label, value, described) => {
+    expect(describeValue(value)).toBe(described);
+  });
+});
+
+describe('safeString', () => {
+  it.each([
+    ['a number', 42, '42'],
+    ['an object without a prototype', Object.create(null), 'a plain object'],
+    ['an object whose toString throws', { toString: () => { throw new Error('no'); } }, 'a plain object'],
+  ])('converts %s, or describes it when it cannot be converted', (_label, value, text) => {
+    expect(safeString(value)).toBe(text);
   });
 });

@@ -106,20 +106,33 @@ export function outputHandler(steps: readonly OutputStep[], environment: Environ
       else if ('update' in step) current = (current as MiddlewareResult<unknown>).update((draft) => void Object.assign(draft as object, step.update));
       else if ('updateReturn' in step) current = (current as MiddlewareResult<unknown>).update(() => step.updateReturn);
       else if ('returnRaw' in step) current = step.returnRaw;
-      else environment.trace.push(`${step.recordOriginal}=${JSON.stringify(received.value)}`);
+      else if ('mutate' in step) {
+        try {
+          Object.assign(value as object, step.mutate);
+          environment.trace.push('mutate:applied');
+        } catch {
+          environment.trace.push('mutate:rejected');
+        }
+      } else environment.trace.push(`${step.recordOriginal}=${JSON.stringify(received.value)}`);
     }
     return isAsync ? Promise.resolve(current) : current;
   }, fnName);
 }
 
 /** How a handler returns the events its script produces. */
-export type Returns = 'generator' | 'iterable' | 'promise' | 'array' | 'number' | undefined;
+export type Returns = 'generator' | 'iterable' | 'no-return' | 'sync-next' | 'promise' | 'array' | 'number' | undefined;
 
 function deliver(make: () => Generator, returns: Returns): unknown {
   switch (returns) {
     case 'iterable':
       // An async iterable that is not a generator: the library must adapt it.
       return { [Symbol.asyncIterator]: () => make() };
+    case 'no-return': {
+      // An async iterator with next() only: the library adapts it and cannot close it.
+      const generator = make();
+      const iterator = { [Symbol.asyncIterator]: () => iterator, next: () => generator.next() };
+      return iterator;
+    }
     case 'promise':
       return Promise.resolve([]);
     case 'array':
@@ -131,12 +144,47 @@ function deliver(make: () => Generator, returns: Returns): unknown {
   }
 }
 
+/**
+ * A terminal call as a hand-written async iterator whose `next()` runs the
+ * script synchronously: it returns plain `{ value, done }` results, not
+ * promises, and a `throw` step throws from `next()` itself.
+ */
+function synchronousCall(steps: readonly TerminalStep[], environment: Environment, finallyLabel: string | undefined, values: Values & { readonly state: unknown }): unknown {
+  const generator = (function* synchronousSteps(): Iterator<unknown, void, undefined> {
+    try {
+      for (const step of steps) {
+        if ('record' in step) environment.trace.push(fill(step.record, values));
+        else if ('throw' in step) throw userError(environment, step.throw);
+        else if ('abort' in step) abortInvoke(environment, step.abort);
+        else if ('yield' in step) yield step.yield;
+        else if ('yieldUndefined' in step) yield undefined;
+        else if ('echo' in step) yield { result: true, context: values.context };
+        else if ('state' in step) {
+          const draft = values.state as Record<string, unknown>;
+          Object.assign(draft, step.state.set ?? {});
+          for (const key of step.state.delete ?? []) delete draft[key];
+        } else if ('bindingSet' in step) environment.bindingSet?.(step.bindingSet);
+        else throw new Error('A "sync-next" terminal cannot wait: use only steps that run synchronously.');
+      }
+    } finally {
+      if (finallyLabel !== undefined) environment.trace.push(`${finallyLabel}#${String(values.call)}`);
+    }
+  })();
+  const iterator = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => generator.next(),
+    return: () => (generator.return as (value?: undefined) => IteratorResult<unknown, void>)(undefined),
+  };
+  return iterator;
+}
+
 /** A terminal running the script of each call (calls past the end repeat the last script). */
 export function terminal(calls: readonly (readonly TerminalStep[])[], environment: Environment, finallyLabel: string | undefined, returns: Returns) {
   let count = 0;
   return (context: unknown, run: { signal: AbortSignal; state: unknown }): unknown => {
     const call = ++count;
     const steps = calls[Math.min(call, calls.length) - 1] as readonly TerminalStep[];
+    if (returns === 'sync-next') return synchronousCall(steps, environment, finallyLabel, { context, state: run.state, signal: run.signal, call });
     return deliver(async function* terminalCall(): Generator {
       try {
         for (const step of steps) {
@@ -266,7 +314,9 @@ async function* consume(spec: Extract<WrapStep, { next: unknown }>['next'], acti
   let signal: AbortSignal | undefined;
   if (spec.signal === 'aborted') signal = AbortSignal.abort('narrowed');
   else if (spec.signal !== undefined) signal = local(environment, spec.signal).signal;
-  const generator = signal === undefined ? activation.next(context) : activation.next(context, { signal });
+  let generator: Generator;
+  if ('rawOptions' in spec) generator = activation.next(context, spec.rawOptions as never);
+  else generator = signal === undefined ? activation.next(context) : activation.next(context, { signal });
   if (spec.keep !== undefined) {
     activation.kept.set(spec.keep, generator);
     return;

@@ -39,21 +39,41 @@ export function makeStage(spec: ChainCase['stage']): AnyStage {
   if (spec.guard === true) options.isResult = isResultEvent;
   if (spec.context !== undefined) options.context = objectSchema(spec.context);
   if (spec.result !== undefined) options.result = objectSchema(spec.result);
+  if (spec.badOption === 'options') return createStage(spec.name, null as never);
   if (spec.badOption !== undefined) options[spec.badOption] = 42;
   return createStage(spec.name, options);
 }
 
-/** Whether a value and everything in it is frozen. */
-export function deeplyFrozen(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true;
-  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
+/** Whether a value and everything in it is frozen (each object looked at once, so cycles end). */
+export function deeplyFrozen(value: unknown, seen = new Set<unknown>()): boolean {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return true;
+  seen.add(value);
+  return Object.isFrozen(value) && Object.values(value).every((child) => deeplyFrozen(child, seen));
+}
+
+/** The value at a dotted path of `root` ("" is the root itself). */
+export function at(root: unknown, path: string): unknown {
+  return path === '' ? root : path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], root);
+}
+
+/** A copy of a case's initial state with its links made and its frozen parts frozen. */
+export function initialState(spec: { initial: unknown; link?: { from: string; to: string }[] | undefined; frozen?: string[] | undefined }): unknown {
+  const state = structuredClone(spec.initial);
+  for (const { from, to } of spec.link ?? []) {
+    const keys = from.split('.');
+    const last = keys.pop() as string;
+    (at(state, keys.join('.')) as Record<string, unknown>)[last] = at(state, to);
+  }
+  for (const path of spec.frozen ?? []) Object.freeze(at(state, path));
+  return state;
 }
 
 /** An observer that writes every hook into the trace. */
-export function observer(name: string, environment: Environment): InvokeObserver {
+export function observer(name: string, environment: Environment, layerReturns?: { readonly value: unknown }): InvokeObserver {
   return {
     layer(info, events) {
       environment.trace.push(`${name}:layer ${info.handler}#${info.attempt}@${info.position}`);
+      if (layerReturns !== undefined) return layerReturns.value as never;
       return (async function* observed() {
         try {
           yield* events;

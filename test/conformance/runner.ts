@@ -10,7 +10,7 @@
 import { MiddlewareRegistry, createStage, type AnyStage, type Disposer, type MiddlewareWarning, type Registration } from '../../src/index';
 import { builtin } from './builtins';
 import { errorText, inputHandler, isResultEvent, outputHandler, terminal, wrapHandler, type Environment } from './handlers';
-import { deeplyFrozen, makeStage, observer, projectError } from './observe';
+import { deeplyFrozen, initialState, makeStage, observer, projectError } from './observe';
 import type { AddOperation, ChainCase, ErrorExpectation, Operation } from './schema';
 
 /** What a run observed, keyed like `expect`. */
@@ -149,8 +149,14 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
           if (removed !== operation.expect) throw new Error(`remove returned ${String(removed)}, the case expects ${String(operation.expect)}`);
           return;
         }
-        case 'instrument':
-          registryOf(operation.scope).instrument({ name: operation.name, invoke: () => observer(operation.name, environment) });
+        case 'instrument': {
+          const layerReturns = 'layerReturns' in operation ? { value: operation.layerReturns } : undefined;
+          const invokeReturns = 'invokeReturns' in operation ? { value: operation.invokeReturns } : undefined;
+          registryOf(operation.scope).instrument({
+            name: operation.name,
+            invoke: () => (invokeReturns === undefined ? observer(operation.name, environment, layerReturns) : (invokeReturns.value as never)),
+          });
+        }
       }
     };
 
@@ -172,11 +178,11 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
     const invokedStage: unknown = testCase.invokeWith === 'input-token' ? stage.Input : testCase.invokeWith === 'forged' ? { ...stage } : stage;
     if (testCase.signal?.invalid === true) options.signal = 'not a signal';
     if (environment.controller !== undefined) {
-      if (testCase.signal?.abortBefore !== undefined) environment.controller.abort(testCase.signal.abortBefore);
+      if (testCase.signal?.abortBefore !== undefined) environment.controller.abort(abortReason(testCase.signal.abortBefore, testCase.signal.reasonKind));
       options.signal = environment.controller.signal;
     }
     if (testCase.state !== undefined) {
-      snapshot = 'initial' in testCase.state ? structuredClone(testCase.state.initial) : { number: 7, string: 'text', null: null }[testCase.state.invalid];
+      snapshot = 'initial' in testCase.state ? initialState(testCase.state) : { number: 7, string: 'text', null: null }[testCase.state.invalid];
       let current = snapshot;
       const binding = {
         get: () => {
@@ -260,7 +266,28 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
   if (expected.stateWrites !== undefined) observed.stateWrites = stateWrites;
   if (expected.stateGets !== undefined) observed.stateGets = stateGets;
   if (expected.snapshotFrozen !== undefined) observed.snapshotFrozen = deeplyFrozen(snapshot);
+  if (expected.frozenEvents !== undefined) observed.frozenEvents = events.map((event) => deeplyFrozen(event));
   if (expected.warnings !== undefined) observed.warnings = warnings.map(({ code, id, handler }) => ({ code, id, handler }));
   if (failure !== undefined) observed.error = expected.error === undefined ? { unexpected: failure.at, text: errorText(failure.error), stack: (failure.error as Error)?.stack } : projectError(failure.error, expected.error, failure.at);
   return { observed, error: failure?.error, environment };
+}
+
+/** The abort reason of `signal.abortBefore`: the string, or a reason that is hard to describe. */
+function abortReason(text: string, kind: 'throwing-message' | 'revoked-proxy' | 'null-prototype' | undefined): unknown {
+  if (kind === 'throwing-message') {
+    const reason = new Error(text);
+    Object.defineProperty(reason, 'message', {
+      get() {
+        throw new Error('the message getter throws');
+      },
+    });
+    return reason;
+  }
+  if (kind === 'revoked-proxy') {
+    const { proxy, revoke } = Proxy.revocable(new Error(text), {});
+    revoke();
+    return proxy;
+  }
+  if (kind === 'null-prototype') return Object.assign(Object.create(null) as object, { message: text });
+  return text;
 }

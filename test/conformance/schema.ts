@@ -38,6 +38,7 @@ const nextSpec = z
     abandon: z.boolean().optional().describe('Leave the inner chain open when stopping early (it is not closed by the handler)'),
     signal: z.string().optional().describe('"aborted" for an already-aborted signal, else the name of a local controller'),
     keep: z.string().optional().describe('Do not consume: keep the inner generator under this name'),
+    rawOptions: json.optional().describe('Passed to next() as its options object, as is (to test validation); replaces signal'),
   })
   .describe('Calls next() and consumes the inner events');
 
@@ -98,6 +99,9 @@ const outputStep = z.union([
   z.strictObject({ updateReturn: json }).describe('result = result.update(() => value)'),
   z.strictObject({ returnRaw: json }).describe('Returns this raw value instead of a MiddlewareResult'),
   z.strictObject({ recordOriginal: z.string() }).describe('Records "<label>=<JSON of the value the handler received>"'),
+  z
+    .strictObject({ mutate: z.record(z.string(), json) })
+    .describe('Assigns these keys into the received result value in place; records "mutate:rejected" when that throws, "mutate:applied" when it works'),
 ]);
 
 const terminalStep = z.union([
@@ -114,7 +118,12 @@ const terminalStep = z.union([
 ]);
 
 /** How a handler or terminal returns its events. */
-const returns = z.enum(['generator', 'iterable', 'promise', 'array', 'number']).optional().describe("'generator' (default), a non-generator async 'iterable', or a wrong value");
+const returns = z
+  .enum(['generator', 'iterable', 'no-return', 'sync-next', 'promise', 'array', 'number'])
+  .optional()
+  .describe(
+    "'generator' (default); a non-generator async 'iterable'; 'no-return', an async iterator with next() only; 'sync-next' (terminal only), an async iterator whose next() runs the script synchronously, returning plain results (not promises) and throwing a throw step's error from next() itself; or a wrong value",
+  );
 
 const common = {
   fnName: z.string().optional().describe('The function name (default: none, so the name is derived)'),
@@ -170,7 +179,13 @@ const operation = z.union([
     scope: z.enum(['parent', 'child']).optional(),
     expect: z.boolean().describe('The value remove returns'),
   }),
-  z.strictObject({ op: z.literal('instrument'), name: z.string(), scope: z.enum(['parent', 'child']).optional() }),
+  z.strictObject({
+    op: z.literal('instrument'),
+    name: z.string(),
+    scope: z.enum(['parent', 'child']).optional(),
+    invokeReturns: json.optional().describe("invoke() returns this value instead of the recording observer"),
+    layerReturns: json.optional().describe("The observer's layer hook records its line, then returns this value instead of the observed generator"),
+  }),
   z
     .strictObject({
       op: z.literal('use'),
@@ -187,7 +202,7 @@ const stageSpec = z.strictObject({
   guard: z.boolean().optional().describe('isResult: objects with "result": true are results'),
   context: objectSchema.optional(),
   result: objectSchema.optional(),
-  badOption: z.enum(['isResult', 'context', 'result']).optional().describe('Passes a non-function / non-schema for this option'),
+  badOption: z.enum(['isResult', 'context', 'result', 'options']).optional().describe("Passes 42 for this option; 'options' passes null as the whole options object"),
 });
 
 const terminalSpec = z.strictObject({
@@ -219,9 +234,28 @@ const chainCase = z.strictObject({
   invokeOn: z.enum(['parent', 'child']).optional(),
   terminal: terminalSpec,
   context: json.default({}),
-  state: z.union([z.strictObject({ initial: json }), z.strictObject({ invalid: z.enum(['number', 'string', 'null']) })]).optional(),
+  state: z
+    .union([
+      z.strictObject({
+        initial: json,
+        link: z
+          .array(z.strictObject({ from: z.string(), to: z.string() }))
+          .optional()
+          .describe('After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references'),
+        frozen: z.array(z.string()).optional().describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
+      }),
+      z.strictObject({ invalid: z.enum(['number', 'string', 'null']) }),
+    ])
+    .optional(),
   signal: z
-    .strictObject({ abortBefore: z.string().optional(), invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal') })
+    .strictObject({
+      abortBefore: z.string().optional(),
+      reasonKind: z
+        .enum(['throwing-message', 'revoked-proxy', 'null-prototype'])
+        .optional()
+        .describe('With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string'),
+      invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal'),
+    })
     .optional()
     .describe('Gives the invoke a signal'),
   invokeWith: z.enum(['stage', 'input-token', 'forged']).optional().describe('What invoke() receives in place of the stage (default: the stage)'),
@@ -234,6 +268,7 @@ const chainCase = z.strictObject({
     stateWrites: z.array(json).optional().describe("Values passed to the binding's set(), in order"),
     stateGets: z.number().int().optional(),
     snapshotFrozen: z.boolean().optional().describe('Whether the value state.get() returned is deeply frozen afterwards'),
+    frozenEvents: z.array(z.boolean()).optional().describe('For each delivered event, whether it is deeply frozen'),
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
     describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),
     explain: z.string().optional(),

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, type MiddlewareResult } from '../../src/index';
 import {
   abortListeners,
@@ -299,26 +299,7 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   describe('a narrowed signal (next(context, { signal }))', () => {
-    it('adds no listener to either signal where AbortSignal.any links them weakly', async () => {
-      const stage = modelStage();
-      const registry = new MiddlewareRegistry();
-      const controller = new AbortController();
-      const extra = new AbortController();
-      const counts: number[] = [];
-      registry.add(stage.Wrap, async function* narrowing(_context, next) {
-        yield* next(undefined, { signal: extra.signal });
-        counts.push(abortListeners(controller.signal), abortListeners(extra.signal));
-      });
-      await collect(registry.invoke(stage, 'c', tracedTerminal([], 1), { signal: controller.signal }));
-      expect(counts).toEqual([0, 0]);
-    });
-
-    it('removes its listeners from both signals when the invoke settles, where AbortSignal.any is missing', async () => {
-      const any = AbortSignal.any;
-      (AbortSignal as { any?: unknown }).any = undefined;
-      onTestFinished(() => {
-        AbortSignal.any = any;
-      });
+    it('adds one listener to each signal while the invoke runs, and removes both when it settles', async () => {
       const stage = modelStage();
       const registry = new MiddlewareRegistry();
       const controller = new AbortController();
@@ -334,6 +315,20 @@ describe('MiddlewareRegistry.invoke', () => {
         counts: [1, 1],
         after: [0, 0],
       });
+    });
+
+    it('shares the one listener of a signal among concurrent invokes narrowing under it', async () => {
+      const stage = modelStage();
+      const registry = new MiddlewareRegistry();
+      const controller = new AbortController();
+      registry.add(stage.Wrap, async function* narrowing(_context, next) {
+        yield* next(undefined, { signal: new AbortController().signal });
+      });
+      const invokes = Array.from({ length: 15 }, () => registry.invoke(stage, 'c', tracedTerminal([], 2), { signal: controller.signal }));
+      await Promise.all(invokes.map((events) => events.next()));
+      const during = abortListeners(controller.signal);
+      await Promise.all(invokes.map((events) => collect(events)));
+      expect([during, abortListeners(controller.signal)]).toEqual([1, 0]);
     });
 
     it('makes next() throw ERR_ABORTED with the given signal reason when it is already aborted, which the handler may catch', async () => {

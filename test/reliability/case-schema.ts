@@ -119,7 +119,11 @@ const abandoned = z
     pulls: z.number().int().nonnegative().describe('Events pulled before the consumer stops pulling without return()'),
     narrowed: z.boolean().describe('The Wrap handler calls next() with a local signal'),
     expect: z.strictObject({
-      listeners: z.number().int().nonnegative().describe("Abort listeners left on the invoke's signal"),
+      listeners: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Abort listeners left on the invoke's signal once the abandoned invoke was garbage-collected (the runner drops every reference to it and forces a collection)"),
       trace: z.array(z.string()).describe('"layer-f" and "tf" when the finally blocks ran'),
     }),
   })
@@ -170,8 +174,19 @@ const secondCopy = z
   })
   .describe('Two copies of the library loaded in one realm: handlers registered through one, an agent of the other');
 
+const handedOutValues = z
+  .strictObject({
+    ...common,
+    scenario: z.literal('handed-out-values'),
+    expect: z.strictObject({
+      mutable: z.array(z.string()).describe('Paths of handed-out values where a write, an added or deleted property or an array push took effect'),
+      unchanged: z.boolean().describe('Whether describe(), explain() and a second invoke (its events and what instrumentation saw) are as before the mutation attempts'),
+    }),
+  })
+  .describe('Every value the library hands out, mutated where possible');
+
 /** A `"kind": "reliability"` case: one of the fixed scenarios, its parameters and what it must observe. */
-export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain, secondCopy]);
+export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain, secondCopy, handedOutValues]);
 
 /** A parsed reliability case. */
 export type ReliabilityCase = z.infer<typeof ReliabilityCaseSchema>;

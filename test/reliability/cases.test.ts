@@ -105,6 +105,7 @@ describe('ReliabilityCaseSchema', () => {
         'abandoned',
         'deep-chain',
         'second-copy',
+        'handed-out-values',
       ]);
     });
   });

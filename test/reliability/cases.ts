@@ -16,15 +16,18 @@
  * | `throw-when-called` | `thrower`: `"outer"`/`"inner"`/`"terminal"` (a plain function throwing `Error("thrown when called")`), `recover` (the outer Wrap handler catches and yields `{"result": true, "v": "recovered"}`) | `events`, `trace`, `error` |
  * | `concurrent-invokes` | `steps`: `{ "add": tag }` / `{ "remove": tag }` / `{ "invoke": name, "turns"?: n, "deltas"?: k }` / `{ "pull": name }` (one event of a running invoke), then every invoke is drained at once | per invoke name, its delivered events |
  * | `concurrent-writeback` | `invokes` (n), `finishOrder` (invoke indexes); state `{ count: 0, writer: -1 }`, terminal call i sets `count += 1`, `writer = i` | `writes`, `final` |
- * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal after the consumer stopped), `trace` |
+ * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal once the abandoned invoke was garbage-collected), `trace` |
  * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
  * | `second-copy` | `registerThrough`, `agentFrom`: `"first"`/`"second"` of two fresh copies of the library; handlers registered through one copy's standard stages and registry, an agent of the other asking for the tool `deleteFiles` once | `sameStages`, `trace`, `toolCalls`, `stopReason`, `recognised` |
+ * | `handed-out-values` | none | `mutable` (paths of handed-out values where a mutation took effect), `unchanged` (describe, explain and a second invoke as before) |
  */
 import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { vi } from 'vitest';
 import { z } from 'zod';
-import { createStage, MiddlewareError, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+import { createStage, MiddlewareError, MiddlewareRegistry, MiddlewareResult, on, splitSystemPrompt, toSystemBlocks, type Disposer, type Next } from '../../src/index';
 import type { ReliabilityCase } from './case-schema';
 import { secondCopy, type LibraryCopy } from './second-copy';
 
@@ -269,21 +272,36 @@ async function abandoned(testCase: Record<string, unknown>): Promise<Json> {
     }
   });
   const controller = new AbortController();
-  const events = registry.invoke(
-    stage,
-    {},
-    async function* terminal() {
-      try {
-        for (let index = 0; ; index++) yield index;
-      } finally {
-        trace.push('tf');
-      }
-    },
-    { signal: controller.signal },
-  );
-  for (let pull = 0; pull < (testCase['pulls'] as number); pull++) await events.next();
+  // Pulled in a function of its own, so that nothing here refers to the invoke afterwards.
+  const abandon = async (): Promise<void> => {
+    const events = registry.invoke(
+      stage,
+      {},
+      async function* terminal() {
+        try {
+          for (let index = 0; ; index++) yield index;
+        } finally {
+          trace.push('tf');
+        }
+      },
+      { signal: controller.signal },
+    );
+    for (let pull = 0; pull < (testCase['pulls'] as number); pull++) await events.next();
+  };
+  await abandon();
   await turns(1);
+  await collectGarbage();
   return { listeners: getEventListeners(controller.signal, 'abort').length, trace };
+}
+
+/** Forces garbage collection a few times, letting finalisation callbacks run in between. */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 }
 
 async function deepChain(testCase: Record<string, unknown>): Promise<Json> {
@@ -332,6 +350,116 @@ async function twoCopies(testCase: Record<string, unknown>): Promise<Json> {
   return secondCopy(testCase, { first: await loadCopy(), second: await loadCopy() });
 }
 
+/** Paths under `value` where a write, an added or deleted property or an array push took effect (each undone); `foreign` objects are not walked. */
+function mutablePaths(value: unknown, path: string, foreign: ReadonlySet<unknown>, seen: Set<unknown>): string[] {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || foreign.has(value) || seen.has(value)) return [];
+  seen.add(value);
+  const target = value as Record<PropertyKey, unknown>;
+  const found: string[] = [];
+  let mutated = false;
+  const probe = Symbol('probe');
+  try {
+    target[probe] = 1;
+    mutated = target[probe] === 1;
+    delete target[probe];
+  } catch {
+    // Refused: frozen.
+  }
+  for (const key of Reflect.ownKeys(target)) {
+    const before = target[key];
+    try {
+      target[key] = 'changed';
+      if (target[key] !== before) {
+        mutated = true;
+        target[key] = before;
+      }
+    } catch {
+      // Refused: frozen.
+    }
+  }
+  if (Array.isArray(target)) {
+    try {
+      (target as unknown[]).push('pushed');
+      (target as unknown[]).pop();
+      mutated = true;
+    } catch {
+      // Refused: frozen.
+    }
+  }
+  if (mutated) found.push(path);
+  for (const key of Reflect.ownKeys(target)) found.push(...mutablePaths(target[key], `${path}.${String(key)}`, foreign, seen));
+  return found;
+}
+
+async function handedOutValues(): Promise<Json> {
+  const stage = createStage<Json, Json>('handed-out', { isResult });
+  const registry = new MiddlewareRegistry({ onWarning: (warning) => seen.warnings?.push(warning) });
+  const seen: Record<string, unknown[]> = { invokes: [], layers: [], handlers: [], outcomes: [], warnings: [], results: [] };
+  const input = (context: Json): Json => context;
+  const wrap = async function* wrap(_context: Json, next: Next<Json, Json>): Events {
+    yield* next();
+  };
+  const output = (result: MiddlewareResult<Json>): MiddlewareResult<Json> => (seen.results?.push(result), result);
+  const instrumentation = {
+    name: 'observer',
+    invoke(info: unknown) {
+      seen.invokes?.push(info);
+      return {
+        layer: (layer: unknown, events: AsyncGenerator<unknown, void, undefined>) => (seen.layers?.push(layer), events),
+        handlerStart: (handler: unknown) => seen.handlers?.push(handler),
+        end: (outcome: unknown) => seen.outcomes?.push(outcome),
+      };
+    },
+  };
+  registry.instrument(instrumentation);
+  registry.add(stage.Input, input, { id: 'input', before: ['unknown'] });
+  registry.add(stage.Wrap, wrap, { id: 'outer', before: ['inner'] });
+  registry.add(stage.Wrap, wrap, { id: 'inner', after: ['outer'] });
+  registry.add(stage.Output, output);
+  const context = { prompt: 'x' };
+  const terminal = async function* terminal(): Events {
+    yield { delta: 1 };
+    yield { result: true, text: 'done' };
+  };
+  const run = async (): Promise<string> => {
+    for (const [name, list] of Object.entries(seen)) if (name !== 'warnings') list.length = 0;
+    const events = registry.invoke(stage, context, terminal);
+    const delivered = await drain(events);
+    const end = await events.next();
+    const infos = JSON.stringify(
+      // Warnings come once per resolution, and the second run reuses the cached chain: they are walked, not compared.
+      Object.fromEntries(Object.entries(seen).filter(([name]) => name !== 'warnings').map(([name, list]) => [name, list.map((item) => (MiddlewareResult.isInstance(item) ? item.value : item))])),
+      (key, value: unknown) => (key === 'stage' ? undefined : value),
+    );
+    return JSON.stringify({ describe: registry.describe(stage), explain: registry.explain(stage), delivered, end, infos });
+  };
+  const before = await run();
+  const blocks = [{ text: 'a' }, { cachePoint: { type: 'default' } }];
+  const perInvoke = async function* perInvoke(_context: Json, next: Next<Json, Json>): Events {
+    yield* next();
+  };
+  const events = registry.invoke(stage, context, terminal);
+  await drain(events);
+  const handedOut: Record<string, unknown> = {
+    stage,
+    describe: [...registry.describe(stage)],
+    ...Object.fromEntries(Object.entries(seen).map(([name, list]) => [name, [...list]])),
+    end: await events.next(),
+    toSystemBlocks: toSystemBlocks('be terse'),
+    splitSystemPrompt: splitSystemPrompt('be terse'),
+    splitSystemPromptOfBlocks: splitSystemPrompt(blocks),
+    on: on(stage.Wrap, perInvoke),
+  };
+  const foreign = new Set<unknown>([context, input, wrap, output, instrumentation, terminal, isResult, blocks, perInvoke]);
+  const visited = new Set<unknown>();
+  // The arrays the scenario collected into are its own: their items are walked, not the arrays.
+  const own = new Set(['describe', ...Object.keys(seen)]);
+  const mutable = Object.entries(handedOut).flatMap(([name, value]) =>
+    own.has(name) ? (value as unknown[]).flatMap((item, index) => mutablePaths(item, `${name}[${index}]`, foreign, visited)) : mutablePaths(value, name, foreign, visited),
+  );
+  return { mutable, unchanged: (await run()) === before };
+}
+
 const scenarios = {
   'queued-calls': queuedCalls,
   'guard-throws': guardThrows,
@@ -341,6 +469,7 @@ const scenarios = {
   abandoned,
   'deep-chain': deepChain,
   'second-copy': twoCopies,
+  'handed-out-values': handedOutValues,
 } as const;
 
 /** Runs one reliability case and returns what it observed, shaped like its `expect`. */

@@ -8,7 +8,8 @@
  * Rules modelled, in the order they apply:
  * 1. abort checked before start; Input handlers in order (each result awaited
  *    only when thenable; undefined/null is ERR_INPUT_CONTRACT), abort checked
- *    after each; context schema; state read once and deep-frozen;
+ *    after each; context schema; state read once and deep-frozen (a cycle in
+ *    its unfrozen part is ERR_INVALID_STATE);
  * 2. the onion: layer i calls next() to enter layer i+1 afresh; the last layer
  *    is the terminal; non-iterables are ERR_INVALID_HANDLER; `next` policies;
  * 3. events of the outermost layer: abort checked before and after each pull; undefined is
@@ -147,7 +148,7 @@ export async function* referenceInvoke(
     if (stage.contextSchema !== undefined) context = await check(stage.contextSchema, context, 'ERR_CONTEXT_INVALID');
     if (state !== undefined) {
       const value = state.get();
-      if (!isDraftable(value)) throw new ReferenceEngineError('ERR_INVALID_STATE');
+      if (!isDraftable(value) || cyclic(value, new Set())) throw new ReferenceEngineError('ERR_INVALID_STATE');
       snapshot = freeze(value, true);
     }
     outer = enter(0, context, signal ?? new AbortController().signal);
@@ -253,4 +254,15 @@ export async function* referenceInvoke(
       if (failure !== undefined) throw failure.error;
     }
   }
+}
+
+/** Whether the unfrozen, draftable part of `value` contains an object that contains itself (MW-027). */
+function cyclic(value: unknown, ancestors: Set<unknown>): boolean {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || !isDraftable(value)) return false;
+  if (ancestors.has(value)) return true;
+  ancestors.add(value);
+  const children = value instanceof Map || value instanceof Set ? [...value.values()] : Object.values(value);
+  const found = children.some((child) => cyclic(child, ancestors));
+  ancestors.delete(value);
+  return found;
 }

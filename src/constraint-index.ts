@@ -1,0 +1,115 @@
+/**
+ * The ordering constraints of one registry, indexed by the ids they name, so
+ * that `add` can tell whether a new registration closes a cycle by looking
+ * only at what that registration reaches.
+ *
+ * @packageDocumentation
+ */
+import type { StoredRegistration } from './registration';
+
+/**
+ * Who names which id in `before` and `after`, over every registration of
+ * one registry (any stage and phase).
+ *
+ * Why an index: checking each add by sorting every registration of its phase
+ * made n constrained adds cost O(n² log n); with the index an add costs what
+ * its own constraints reach.
+ */
+export class ConstraintIndex {
+  /** id -> registrations whose `before` names it. */
+  private readonly namedBefore = new Map<string, Set<StoredRegistration>>();
+  /** id -> registrations whose `after` names it. */
+  private readonly namedAfter = new Map<string, Set<StoredRegistration>>();
+
+  /** Records the constraints of a registration that was stored. */
+  add(registration: StoredRegistration): void {
+    for (const id of registration.before) file(this.namedBefore, id, registration);
+    for (const id of registration.after) file(this.namedAfter, id, registration);
+  }
+
+  /** Forgets the constraints of a registration that was removed; empty entries go, so removal releases everything. */
+  remove(registration: StoredRegistration): void {
+    for (const id of registration.before) unfile(this.namedBefore, id, registration);
+    for (const id of registration.after) unfile(this.namedAfter, id, registration);
+  }
+
+  /**
+   * Whether storing `stored` (in place of `replaced`, if any) closes an
+   * ordering cycle among the registrations of its stage and phase. `byId`
+   * finds a registration of this registry by id.
+   *
+   * The registrations already stored have no cycle (each add was checked, and
+   * removals only drop edges), so a new cycle runs through `stored`: it needs
+   * an edge into `stored` and one out of it, and a path from one of its
+   * successors back to it. Only that path is searched.
+   */
+  closesCycle(stored: StoredRegistration, replaced: StoredRegistration | undefined, byId: (id: string) => StoredRegistration | undefined): boolean {
+    const peer = (candidate: StoredRegistration | undefined): boolean =>
+      candidate !== undefined && candidate !== replaced && candidate.stage === stored.stage && candidate.phase === stored.phase;
+    const named = (id: string): StoredRegistration | undefined => {
+      if (id === stored.id) return stored;
+      const found = byId(id);
+      return peer(found) ? found : undefined;
+    };
+    // `stored` is not in the index yet: the ids its own `after` names lead back to it.
+    const backToStored = new Set(stored.after);
+    const successors = (node: StoredRegistration, visit: (next: StoredRegistration) => void): void => {
+      for (const id of node.before) {
+        const other = named(id);
+        if (other !== undefined && other !== node) visit(other);
+      }
+      if (node.id === undefined) return;
+      if (node !== stored && backToStored.has(node.id)) visit(stored);
+      for (const other of this.namedAfter.get(node.id) ?? []) {
+        if (other !== node && peer(other)) visit(other);
+      }
+    };
+    if (!this.hasPredecessor(stored, named, peer)) return false;
+    const seen = new Set<StoredRegistration>();
+    const pending: StoredRegistration[] = [];
+    let closes = false;
+    const visit = (next: StoredRegistration): void => {
+      if (next === stored) closes = true;
+      else if (!seen.has(next)) {
+        seen.add(next);
+        pending.push(next);
+      }
+    };
+    successors(stored, visit);
+    while (!closes && pending.length > 0) successors(pending.pop() as StoredRegistration, visit);
+    return closes;
+  }
+
+  /** Whether some peer must come before `stored` (it names the peer in `after`, or the peer names it in `before`). */
+  private hasPredecessor(
+    stored: StoredRegistration,
+    named: (id: string) => StoredRegistration | undefined,
+    peer: (candidate: StoredRegistration | undefined) => boolean,
+  ): boolean {
+    for (const id of stored.after) {
+      const other = named(id);
+      if (other !== undefined && other !== stored) return true;
+    }
+    if (stored.id === undefined) return false;
+    for (const other of this.namedBefore.get(stored.id) ?? []) {
+      if (other !== stored && peer(other)) return true;
+    }
+    return false;
+  }
+}
+
+function file(index: Map<string, Set<StoredRegistration>>, id: string, registration: StoredRegistration): void {
+  let holders = index.get(id);
+  if (holders === undefined) {
+    holders = new Set();
+    index.set(id, holders);
+  }
+  holders.add(registration);
+}
+
+function unfile(index: Map<string, Set<StoredRegistration>>, id: string, registration: StoredRegistration): void {
+  const holders = index.get(id);
+  if (holders === undefined) return;
+  holders.delete(registration);
+  if (holders.size === 0) index.delete(id);
+}

@@ -1,0 +1,217 @@
+/**
+ * Taking a value over: deep-freezing it in place, as the library does with
+ * the state snapshot (SPEC MW-027) and with the result the Output phase
+ * receives (MW-038), so that no one can change it while the library relies on it.
+ *
+ * @packageDocumentation
+ */
+import { freeze, isDraft, isDraftable } from 'immer';
+
+/** What the walk finds in a value: nothing to visit, or the kind of container. */
+const SKIP = 0;
+const RECORD = 1;
+const LIST = 2;
+const COLLECTION = 3;
+type Kind = typeof SKIP | typeof RECORD | typeof LIST | typeof COLLECTION;
+
+/**
+ * Deep-freezes `value` in place, visiting what immer drafts (plain objects'
+ * own enumerable string keys, array items, Map values, Set members, immerable
+ * instances) and skipping everything else (class instances, functions,
+ * primitives). An object that is already frozen is taken as it is: its
+ * contents are not visited, so a value the library produced costs one check.
+ *
+ * @param rejectCycles - When true and the unfrozen part holds a reference
+ *   cycle, the path where the cycle closes is returned (`a.back.a`: the value
+ *   at `a.back.a` is the one at `a`; a cycle closing at the root itself is
+ *   named by its last key), and the objects on that path, the root among
+ *   them, are left unfrozen. When false, a cycle is frozen as it is.
+ * @returns The path where a cycle closes when `rejectCycles` found one, else undefined.
+ */
+export function takeOver(value: unknown, rejectCycles = false): string | undefined {
+  const kind = kindOf(value);
+  if (kind === SKIP) return undefined;
+  if (!rejectCycles) {
+    freezeDown(value as object, kind, 0);
+    return undefined;
+  }
+  return freezeUnlessCyclic(value as object, kind);
+}
+
+/** Below this depth the cycle-tolerant walk recurses; deeper parts go through a walk with its own stack. */
+const RECURSION_LIMIT = 500;
+
+/**
+ * The walk without the cycle check, for results (MW-038). Each object is
+ * frozen before its children are visited, so a cycle ends at the object that
+ * was frozen first. Why recursion here: a result is small and shallow, and
+ * this costs a few property reads and one `Object.freeze` per object.
+ */
+function freezeDown(node: object, kind: Kind, depth: number): void {
+  if (depth > RECURSION_LIMIT) {
+    freezeWithStack(node);
+    return;
+  }
+  freezeOne(node, kind);
+  if (kind === LIST) {
+    const items = node as readonly unknown[];
+    for (let index = 0; index < items.length; index++) {
+      const child: unknown = items[index];
+      const childKind = kindOf(child);
+      if (childKind !== SKIP) freezeDown(child as object, childKind, depth + 1);
+    }
+  } else if (kind === COLLECTION) {
+    (node as Map<unknown, unknown> | Set<unknown>).forEach((child: unknown) => {
+      const childKind = kindOf(child);
+      if (childKind !== SKIP) freezeDown(child as object, childKind, depth + 1);
+    });
+  } else {
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const child = record[key];
+      const childKind = kindOf(child);
+      if (childKind !== SKIP) freezeDown(child as object, childKind, depth + 1);
+    }
+  }
+}
+
+/** The cycle-tolerant walk with an explicit stack, for parts deeper than the recursion limit. */
+function freezeWithStack(root: object): void {
+  const pending: object[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop() as object;
+    const kind = kindOf(node);
+    if (kind === SKIP) continue;
+    freezeOne(node, kind);
+    for (const [, child] of childrenOf(node, kind)) if (kindOf(child) !== SKIP) pending.push(child as object);
+  }
+}
+
+/**
+ * The walk with the cycle check, for the state snapshot (MW-027): depth
+ * first, remembering the objects on the current path; an unfrozen object met
+ * again while it is on the path closes a cycle. Each object is frozen when
+ * everything under it is done, so an object frozen already is either done or
+ * the caller's, and is skipped; when a cycle is found, the parts finished
+ * before it are frozen and the objects on the path (the root among them) are not.
+ */
+function freezeUnlessCyclic(root: object, rootKind: Kind): string | undefined {
+  const onPath = new Set<object>();
+  const path: unknown[] = [];
+  const cycle = checkDown(root, rootKind, onPath, path, 0);
+  return cycle === undefined ? undefined : cycle.map(segmentText).join('.');
+}
+
+/** Recursive part of `freezeUnlessCyclic`; returns the path of a cycle (keys as found), else undefined. */
+function checkDown(node: object, kind: Kind, onPath: Set<object>, path: unknown[], depth: number): unknown[] | undefined {
+  if (depth > RECURSION_LIMIT) return checkWithStack(node, kind, onPath, path);
+  onPath.add(node);
+  let found: unknown[] | undefined;
+  if (kind === LIST) {
+    const items = node as readonly unknown[];
+    for (let index = 0; index < items.length && found === undefined; index++) found = checkChild(index, items[index], onPath, path, depth);
+  } else if (node instanceof Map) {
+    for (const [key, child] of node) if ((found = checkChild(key, child, onPath, path, depth)) !== undefined) break;
+  } else if (node instanceof Set) {
+    let index = 0;
+    for (const child of node) if ((found = checkChild(index++, child, onPath, path, depth)) !== undefined) break;
+  } else {
+    const record = node as Record<string, unknown>;
+    const keys = Object.keys(record);
+    for (let index = 0; index < keys.length && found === undefined; index++) {
+      const key = keys[index] as string;
+      found = checkChild(key, record[key], onPath, path, depth);
+    }
+  }
+  if (found !== undefined) return found;
+  onPath.delete(node);
+  freezeOne(node, kind);
+  return undefined;
+}
+
+/** One child of a node `checkDown` walks: skipped, a cycle closing, or walked in turn. */
+function checkChild(key: unknown, child: unknown, onPath: Set<object>, path: unknown[], depth: number): unknown[] | undefined {
+  const kind = kindOf(child);
+  if (kind === SKIP) return undefined;
+  path.push(key);
+  const found = onPath.has(child as object) ? [...path] : checkDown(child as object, kind, onPath, path, depth + 1);
+  path.pop();
+  return found;
+}
+
+/** One object being walked by `checkWithStack`: its children as [key, value] pairs. */
+interface Frame {
+  readonly node: object;
+  readonly kind: Kind;
+  readonly children: readonly (readonly [unknown, unknown])[];
+  next: number;
+}
+
+/** The same walk as `checkDown` with its own stack, for parts too deep to recurse into. */
+function checkWithStack(root: object, rootKind: Kind, onPath: Set<object>, path: unknown[]): unknown[] | undefined {
+  const base = path.length;
+  onPath.add(root);
+  const stack: Frame[] = [{ node: root, kind: rootKind, children: childrenOf(root, rootKind), next: 0 }];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame;
+    if (frame.next === frame.children.length) {
+      onPath.delete(frame.node);
+      freezeOne(frame.node, frame.kind);
+      stack.pop();
+      if (path.length > base) path.pop();
+      continue;
+    }
+    const [key, child] = frame.children[frame.next++] as readonly [unknown, unknown];
+    const kind = kindOf(child);
+    if (kind === SKIP) continue;
+    path.push(key);
+    if (onPath.has(child as object)) return [...path];
+    onPath.add(child as object);
+    stack.push({ node: child as object, kind, children: childrenOf(child as object, kind), next: 0 });
+  }
+  return undefined;
+}
+
+/**
+ * What the walk does with `value`: skip it (not an object, frozen already, a
+ * live draft, or something immer does not draft), or visit it as a record,
+ * an array, or a Map or Set. Plain objects and arrays, the common case, are
+ * recognised by their prototype without asking immer.
+ */
+function kindOf(value: unknown): Kind {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || isDraft(value)) return SKIP;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === null) return RECORD;
+  if (Array.isArray(value)) return LIST;
+  if (value instanceof Map || value instanceof Set) return COLLECTION;
+  return isDraftable(value) ? RECORD : SKIP;
+}
+
+/** Freezes one object; a Map or Set also gets mutators that throw (immer's frozen collections). */
+function freezeOne(node: object, kind: Kind): void {
+  if (kind === COLLECTION) freeze(node);
+  else Object.freeze(node);
+}
+
+function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
+  const children: (readonly [unknown, unknown])[] = [];
+  if (kind === LIST) {
+    const items = node as readonly unknown[];
+    for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
+  } else if (node instanceof Map) {
+    for (const entry of node) children.push(entry);
+  } else if (node instanceof Set) {
+    let index = 0;
+    for (const item of node) children.push([index++, item]);
+  } else {
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) children.push([key, record[key]]);
+  }
+  return children;
+}
+
+/** A key as a path segment: strings and numbers as they are, other Map keys described. */
+function segmentText(key: unknown): string {
+  if (typeof key === 'string' || typeof key === 'number') return String(key);
+  return `<${typeof key === 'object' && key !== null ? 'object' : typeof key} key>`;
+}
