@@ -6,6 +6,7 @@
  */
 export { retry } from './retry';
 export type { BackoffOptions, RetryInfo, RetryOptions } from './retry';
+export { isRetryableError } from './retryable';
 export { fallback } from './fallback';
 export type { Alternative, FallbackOptions } from './fallback';
 export { regenerate } from './regenerate';

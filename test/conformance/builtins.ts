@@ -6,7 +6,7 @@ import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace
 import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
 import type { AnyStage, Middleware, Schema, WrapHandler } from '../../src/index';
-import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore } from '../../src/middleware/index';
+import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../src/middleware/index';
 import { errorText, type Environment } from './handlers';
 
 /** Makes a bundle from a case's JSON options. */
@@ -22,7 +22,7 @@ export interface BuiltinRun {
 
 /** Every built-in a case may name, by name. */
 export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>([
-  ['retry', (options, { stage }) => wrapBundle('retry', stage, options, retry({ attempts: number(options.attempts, 3), backoff: () => number(options.delayMs, 0), stream: stream(options.stream) } as never))],
+  ['retry', (options, { stage, environment }) => wrapBundle('retry', stage, options, retry(retryOptions(options, environment) as never))],
   ['fallback', (options, { stage }) => wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
   ['regenerate', (options, { stage }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options)))],
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
@@ -62,6 +62,23 @@ function stream(value: unknown): AttemptStream | undefined {
     };
   }
   return value as AttemptStream | undefined;
+}
+
+/**
+ * `attempts`, `delayMs` (a constant backoff, default 0), `stream` and `maxRetryAfterMs` as the factory takes them;
+ * `"recordWaits": true` records `retry <attempt> wait <delayMs>` before each wait and ends every wait at once,
+ * with `"wallClock": <ms since the epoch>` as the clock `Retry-After` dates are measured against.
+ */
+function retryOptions(options: Record<string, unknown>, environment: Environment): RetryOptions {
+  const recordWaits = options.recordWaits === true;
+  const immediate = { setTimeout: (callback: () => void) => void queueMicrotask(callback), clearTimeout: () => undefined, wallClock: () => number(options.wallClock, 0) };
+  return {
+    attempts: number(options.attempts, 3),
+    backoff: () => number(options.delayMs, 0),
+    stream: stream(options.stream) as AttemptStream,
+    ...(options.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: number(options.maxRetryAfterMs, 0) }),
+    ...(recordWaits ? { timers: immediate, onRetry: (info: RetryInfo) => void environment.trace.push(`retry ${info.attempt} wait ${info.delayMs}`) } : {}),
+  };
 }
 
 /** `alternatives`: a context is used as it is; `{ "merge": {...} }` is a function alternative merging keys into the original context. */
