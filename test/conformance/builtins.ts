@@ -91,7 +91,8 @@ function alternatives(options: Record<string, unknown>): unknown[] {
 
 /**
  * `key` names the context field used as the cache key; `store`: `"rejects"` (every method returns a promise
- * rejected with `Error("store down")`), `"hangs"` (every method returns a promise that never settles) or
+ * rejected with `Error("store down")`), `"hangs"` (every method returns a promise that never settles),
+ * `"json"` (keeps each entry as JSON text, recording `store set <key> ttl <ttlMs>`) or
  * `{ "entries": { key: entry } }` (an in-memory store holding those entries); `"onError": true` records
  * `cache-error <operation> <key> <error>` for each store failure.
  */
@@ -100,13 +101,26 @@ function cacheOptions(options: Record<string, unknown>, environment: Environment
   return {
     key: (context) => (context[field] === undefined ? undefined : String(context[field])),
     ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }),
-    ...(options.store === undefined ? {} : { store: cacheStore(options.store) }),
+    ...(options.store === undefined ? {} : { store: cacheStore(options.store, environment) }),
     ...(options.onError === true ? { onError: (error, info) => void environment.trace.push(`cache-error ${info.operation} ${info.key} ${errorText(error)}`) } : {}),
   };
 }
 
 /** The store a case names (see {@link cacheOptions}). */
-function cacheStore(spec: unknown): CacheStore {
+function cacheStore(spec: unknown, environment: Environment): CacheStore {
+  if (spec === 'json') {
+    const saved = new Map<string, string>();
+    return {
+      get: async (key) => {
+        const text = saved.get(key);
+        return text === undefined ? undefined : (JSON.parse(text) as CacheEntry);
+      },
+      set: async (key, entry, ttlMs) => {
+        environment.trace.push(`store set ${key} ttl ${String(ttlMs)}`);
+        saved.set(key, JSON.stringify(entry));
+      },
+    };
+  }
   if (spec === 'rejects') {
     const down = (): Promise<never> => Promise.reject(new Error('store down'));
     return { get: down, set: down, delete: down };
