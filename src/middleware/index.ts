@@ -23,6 +23,7 @@ export { timeout } from './timeout';
 export type { TimeoutOptions } from './timeout';
 export { rateLimit } from './rate-limit';
 export type { MinIntervalLimit, RateLimitOptions, TokenBucketLimit } from './rate-limit';
+export type { SharedLimit, SharedLimiter } from './shared-limit';
 export { cache } from './cache';
 export type { CacheEntry, CacheErrorInfo, CacheOptions, CacheStore } from './cache';
 export { LruStore } from './lru-store';

@@ -7,7 +7,7 @@ import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
 import type { AnyStage, Middleware, Schema, WrapHandler } from '../../src/index';
 import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../src/middleware/index';
-import { errorText, type Environment } from './handlers';
+import { errorText, userError, type Environment } from './handlers';
 
 /** Makes a bundle from a case's JSON options. */
 export type BuiltinFactory = (options: Record<string, unknown>, run: BuiltinRun) => Middleware;
@@ -26,7 +26,7 @@ export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, Bui
   ['fallback', (options, { stage }) => wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
   ['regenerate', (options, { stage }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options)))],
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
-  ['rateLimit', (options, { stage }) => wrapBundle('rateLimit', stage, options, rateLimit(withoutName(options) as never))],
+  ['rateLimit', (options, { stage, environment }) => wrapBundle('rateLimit', stage, options, rateLimit((options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment)) as never))],
   ['cache', (options, { stage, environment }) => wrapBundle('cache', stage, options, cache(cacheOptions(options, environment)))],
   ['validate', (options, { stage }) => validate({ ...(options.context === undefined ? {} : { context: objectSchema(options.context) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result) }) }).on(stage as never)],
   ['tracing', (options, { environment }) => recordedTracing(environment, options.api !== false)],
@@ -78,6 +78,46 @@ function retryOptions(options: Record<string, unknown>, environment: Environment
     stream: stream(options.stream) as AttemptStream,
     ...(options.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: number(options.maxRetryAfterMs, 0) }),
     ...(recordWaits ? { timers: immediate, onRetry: (info: RetryInfo) => void environment.trace.push(`retry ${info.attempt} wait ${info.delayMs}`) } : {}),
+  };
+}
+
+/** One answer of a scripted shared limiter (see {@link sharedLimitOptions}). */
+type LimiterAnswer = 'grant' | { readonly msBeforeNext: number } | { readonly fail: string } | { readonly abort: string; readonly then: LimiterAnswer };
+
+/**
+ * `{ "limiter": { "answers": [...] }, "key"?, "points"? }`: a shared limiter whose `consume` records
+ * `consume <key> <points>` and gives the next answer (the last repeating): `"grant"` resolves,
+ * `{ "msBeforeNext": n }` rejects with that spent answer, `{ "fail": "m" }` rejects with `Error("m")`,
+ * `{ "abort": "r", "then": answer }` aborts the invoke's signal with reason `r`, then gives `answer`;
+ * `reward` records `reward <key> <points>`. Waits are recorded as `wait <ms>` and end at once.
+ */
+function sharedLimitOptions(options: Record<string, unknown>, environment: Environment): Record<string, unknown> {
+  const answers = (options.limiter as { answers: LimiterAnswer[] }).answers;
+  let calls = 0;
+  const answer = (given: LimiterAnswer): Promise<unknown> => {
+    if (given === 'grant') return Promise.resolve({ remainingPoints: 0 });
+    if ('msBeforeNext' in given) return Promise.reject({ msBeforeNext: given.msBeforeNext, remainingPoints: 0 });
+    if ('fail' in given) return Promise.reject(userError(environment, given.fail));
+    environment.controller?.abort(given.abort);
+    return answer(given.then);
+  };
+  return {
+    ...(options.key === undefined ? {} : { key: options.key }),
+    ...(options.points === undefined ? {} : { points: options.points }),
+    limiter: {
+      consume: (key: string, points: number) => {
+        environment.trace.push(`consume ${key} ${points}`);
+        return answer(answers[Math.min(calls++, answers.length - 1)] as LimiterAnswer);
+      },
+      reward: (key: string, points: number) => void environment.trace.push(`reward ${key} ${points}`),
+    },
+    timers: {
+      setTimeout: (callback: () => void, ms: number) => {
+        environment.trace.push(`wait ${ms}`);
+        queueMicrotask(callback);
+      },
+      clearTimeout: () => undefined,
+    },
   };
 }
 

@@ -58,7 +58,8 @@ function fill(text: string, values: Values): string {
     .replaceAll('{call}', () => String(values.call));
 }
 
-function userError(environment: Environment, message: string, properties?: Record<string, unknown>): Error {
+/** A user error thrown by a case's script, remembered so the runner can check it arrives unchanged. */
+export function userError(environment: Environment, message: string, properties?: Record<string, unknown>): Error {
   const error = Object.assign(new Error(message), properties);
   environment.userErrors.add(error);
   return error;
