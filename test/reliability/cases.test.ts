@@ -105,6 +105,7 @@ describe('ReliabilityCaseSchema', () => {
         'abandoned',
         'deep-chain',
         'second-copy',
+        'bare-realm',
       ]);
     });
   });

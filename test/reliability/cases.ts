@@ -19,6 +19,7 @@
  * | `abandoned` | `pulls`, `narrowed` (the Wrap handler narrows the signal) | `listeners` (on the invoke's signal after the consumer stopped), `trace` |
  * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
  * | `second-copy` | `registerThrough`, `agentFrom`: `"first"`/`"second"` of two fresh copies of the library; handlers registered through one copy's standard stages and registry, an agent of the other asking for the tool `deleteFiles` once | `sameStages`, `trace`, `toolCalls`, `stopReason`, `recognised` |
+ * | `bare-realm` | none: the library bundled and run in an edge-runtime realm, with no `process` (`bare-realm.ts`) | `globalProcess`, `invoke`, `agent`, `globals` |
  */
 import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
@@ -26,6 +27,7 @@ import { vi } from 'vitest';
 import { z } from 'zod';
 import { createStage, MiddlewareError, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
 import type { ReliabilityCase } from './case-schema';
+import { bareRealmOfSource } from './bare-realm-source';
 import { secondCopy, type LibraryCopy } from './second-copy';
 
 const json = z.json();
@@ -341,6 +343,7 @@ const scenarios = {
   abandoned,
   'deep-chain': deepChain,
   'second-copy': twoCopies,
+  'bare-realm': bareRealmOfSource,
 } as const;
 
 /** Runs one reliability case and returns what it observed, shaped like its `expect`. */
