@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blocks, quickStart, readme, root } from './readme-blocks';
+import { blocks, quickStart, readme, readmeSection, root } from './readme-blocks';
 
 const scratch = mkdtempSync(join(tmpdir(), 'readme-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -59,6 +59,21 @@ describe('README', () => {
         .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
       expect(body).toBe(code?.body);
       expect(body.split('\n').length).toBeLessThan(80);
+    });
+  });
+
+  describe('Shared stores for many processes', () => {
+    it('is the type-checked examples/shared-stores.ts, which npm run test:integration runs against Redis', () => {
+      const section = readmeSection('Built-in middleware');
+      const start = section.indexOf('\n### Shared stores for many processes\n');
+      const [, code] = /```ts\n([\s\S]*?)```/.exec(section.slice(start)) ?? [];
+      const example = readFileSync(join(root, 'examples/shared-stores.ts'), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
+        .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
+      expect([start > 0, body]).toEqual([true, code]);
     });
   });
 
