@@ -10,6 +10,7 @@ import type { SystemContentBlock } from '../system-prompt';
 import type { History } from './history';
 import type { Model } from './model-types';
 import type { PendingTurn } from './pending-turn';
+import type { AgentView } from './stage-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
 
 /** The agent's setup and its committed conversation state, as the run functions see them. */
@@ -26,6 +27,8 @@ export interface AgentCore {
   readonly systemPrompt: readonly SystemContentBlock[] | undefined;
   /** The tool choice passed to every model call. */
   readonly toolChoice: ToolChoice | undefined;
+  /** What handlers see of the agent (frozen, the same object in every context). */
+  readonly view: AgentView;
   /** The committed history. */
   history: History;
   /** The committed model state (frozen); `agent.modelState = value` replaces it. */

@@ -24,6 +24,8 @@ export interface AgentOptions {
   readonly messages?: readonly Message[];
   /** Tool choice passed to every model call. */
   readonly toolChoice?: ToolChoice;
+  /** The agent's name, for handlers (`context.agent.name`) and traces. Default `'agent'`. */
+  readonly name?: string;
 }
 
 /** What a run takes: a user text, one message, several messages, or nothing (on a resume). */

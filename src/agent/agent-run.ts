@@ -12,7 +12,7 @@ import { prepareResume } from './pending-turn';
 import { link } from './run-signal';
 import type { Conversation, RunState, RunTally } from './run-state';
 import type { AgentEvent, AgentStreamContext } from './stage-types';
-import { AgentStreamStage } from './stages';
+import { AgentStreamStage, isAgentResult } from './stages';
 import { agentResult, NO_INTERRUPTS, turnLoop, type LoopRun } from './turn-loop';
 import { ZERO_USAGE } from './usage';
 
@@ -38,11 +38,11 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   const unlink = link(settings, controller);
   core.running = controller;
   const start: Conversation = { history: core.history, modelState: core.modelState, pending: core.pending };
-  const tally: RunTally = { usage: ZERO_USAGE };
+  const tally: RunTally = { usage: ZERO_USAGE, closed: undefined };
   const loop: LoopRun = { core, start, resume: resumed, tally };
   let committed = false;
   try {
-    const context: AgentStreamContext = Object.freeze({ messages, invocationState: settings.invocationState });
+    const context: AgentStreamContext = Object.freeze({ messages, invocationState: settings.invocationState, agent: core.view });
     const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> => turnLoop(loop, runContext, run);
     const conversation: StateBinding<RunState> = {
       get: () => ({ outcome: undefined }),
@@ -53,8 +53,16 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       },
     };
     try {
-      for await (const event of core.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) yield event;
+      for await (const event of core.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) {
+        // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
+        if (tally.closed !== undefined && !committed && isAgentResult(event)) {
+          commit(core, tally.closed);
+          committed = true;
+        }
+        yield event;
+      }
     } catch (error) {
+      committed = false;
       if (!controller.signal.aborted) throw error;
       commit(core, start);
       yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage);

@@ -25,6 +25,8 @@ export interface AgentSetup {
   readonly messages: readonly Message[];
   /** The initial model state, frozen. */
   readonly modelState: Record<string, unknown>;
+  /** The agent's name. */
+  readonly name: string;
 }
 
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
@@ -38,8 +40,9 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 export function readAgentOptions(options: AgentOptions): AgentSetup {
   const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
   if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${safeDescription(options)}`);
-  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice'], 'options');
-  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice } = given;
+  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice', 'name'], 'options');
+  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name } = given;
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw invalid(`options.name must be a non-empty string, got ${safeDescription(name)}`);
   if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${safeDescription(model)}`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${safeDescription(tools)}`);
   const prompt = adopt(systemPrompt, 'options.systemPrompt');
@@ -68,6 +71,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     registry: registry as MiddlewareRegistry | undefined,
     messages: checkMessages(copiedMessages, (index) => `options.messages[${index}]`, 'options.messages must be an array of messages'),
     modelState: adoptRecord(modelState ?? {}, 'options.modelState'),
+    name: (name as string | undefined) ?? 'agent',
   };
 }
 

@@ -52,6 +52,7 @@ export class Agent {
       toolSpecs: setup.toolSpecs,
       systemPrompt: setup.systemPrompt,
       toolChoice: setup.toolChoice,
+      view: Object.freeze({ name: setup.name, sessionId: undefined, tools: setup.toolSpecs }),
       history: new History(setup.messages),
       modelState: setup.modelState,
       pending: undefined,

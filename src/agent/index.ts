@@ -8,7 +8,10 @@
  */
 export { Agent } from './agent';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
-export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult } from './stages';
+export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
+export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
+export type { TurnDecider } from './turn-action';
+export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnInfo, TurnResultEvent } from './turn-types';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
@@ -60,6 +63,7 @@ export type {
   AgentEvent,
   AgentResultEvent,
   AgentStreamContext,
+  AgentView,
   ExecuteToolContext,
   InvokeModelContext,
   InvokeModelEvent,

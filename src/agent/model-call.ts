@@ -26,6 +26,7 @@ export async function* callModel(core: AgentCore, attempt: Attempt, invocationSt
     toolSpecs: core.toolSpecs,
     toolChoice: core.toolChoice,
     invocationState,
+    agent: core.view,
   });
   let last: AgentEvent | undefined;
   try {

@@ -13,6 +13,8 @@ import type { PendingTurn } from './pending-turn';
 export interface RunTally {
   /** Token counts summed over every model call of the run that completed so far. */
   usage: Usage;
+  /** The last checkpoint of the terminal call closed last before it completed (MW-128), if any. */
+  closed: Conversation | undefined;
 }
 
 /** The conversation state a run starts from and, when it succeeds, leaves behind. */

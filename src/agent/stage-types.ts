@@ -7,6 +7,17 @@ import type { SystemContentBlock } from '../system-prompt';
 import type { Message, ToolResultBlock } from './message-types';
 import type { Model, ModelStreamEvent, StopReason, Usage } from './model-types';
 import type { Interrupt, InterruptFunction, Tool, ToolChoice, ToolSpec } from './tool-types';
+import type { StoppedBy } from './turn-types';
+
+/** What handlers may read of the running agent: frozen, and holding nothing that changes it. */
+export interface AgentView {
+  /** The agent's name (`options.name`, default `'agent'`). */
+  readonly name: string;
+  /** The id of the agent's session, when it has one. */
+  readonly sessionId: string | undefined;
+  /** The tool specs the model receives. */
+  readonly tools: readonly ToolSpec[];
+}
 
 /** The result of InvokeModelStage: the assembled message. */
 export interface ModelResultEvent {
@@ -43,8 +54,10 @@ export interface AgentResultEvent {
   readonly message: Message | undefined;
   /** The interrupts waiting for responses (empty unless `stopReason` is `'interrupt'`). */
   readonly interrupts: readonly Interrupt[];
-  /** Token counts summed over the run's model calls. */
+  /** Token counts summed over the model calls of the loop pass that produced it (every pass, for a cancelled or halted run). */
   readonly usage: Usage;
+  /** Who stopped the run; present exactly when `stopReason` is `'stopped'`. */
+  readonly stoppedBy?: StoppedBy;
 }
 
 /** Everything AgentStreamStage (and so `agent.stream()`) yields. */
@@ -64,6 +77,8 @@ export interface InvokeModelContext<TModelState = Record<string, unknown>> {
   readonly toolChoice?: ToolChoice;
   /** The run's invocation state (shared by reference, not frozen). */
   readonly invocationState: Record<string, unknown>;
+  /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
+  readonly agent?: AgentView;
 }
 
 /** Context of ExecuteToolStage. */
@@ -78,6 +93,8 @@ export interface ExecuteToolContext {
   readonly signal: AbortSignal;
   /** Asks a human; see {@link InterruptFunction}. */
   readonly interrupt: InterruptFunction;
+  /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
+  readonly agent?: AgentView;
 }
 
 /** Context of AgentStreamStage. */
@@ -86,4 +103,6 @@ export interface AgentStreamContext {
   readonly messages: readonly Message[];
   /** The run's invocation state (shared by reference, not frozen). */
   readonly invocationState: Record<string, unknown>;
+  /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
+  readonly agent?: AgentView;
 }

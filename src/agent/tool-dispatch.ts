@@ -23,6 +23,7 @@ export async function* callTools(core: AgentCore, turn: PendingTurn, invocationS
       invocationState,
       signal,
       interrupt: createInterrupt(ExecuteToolStage.name, toolUse.toolUseId, turn.stored),
+      agent: core.view,
     });
     try {
       let last: AgentEvent | undefined;

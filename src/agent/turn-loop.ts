@@ -1,8 +1,9 @@
 /**
- * The terminal of AgentStreamStage in the reference agent: the loop of model
- * calls and tool calls. Each terminal call works on its own {@link Attempt},
+ * The terminal of AgentStreamStage in the reference agent: the loop of turns
+ * (a model call and the tool calls it asked for), each followed by the
+ * TurnStage decision. Each terminal call works on its own {@link Attempt},
  * started from the run's start, and hands it to the core as its state just
- * before it ends.
+ * before it ends; a call closed before that leaves its last checkpoint (MW-128).
  */
 import { castDraft, type Draft } from 'immer';
 import type { TerminalRun } from '../types';
@@ -16,6 +17,8 @@ import type { Attempt, Conversation, RunState, RunTally } from './run-state';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext } from './stage-types';
 import { callTools } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
+import { decideTurn } from './turn-decision';
+import type { StoppedBy, TurnInfo } from './turn-types';
 import { addUsage, ZERO_USAGE } from './usage';
 
 /** What every terminal call of one run shares. */
@@ -30,54 +33,91 @@ export interface LoopRun {
   readonly tally: RunTally;
 }
 
-/** The loop of model calls and tool calls, as the AgentStreamStage terminal. */
+/** The loop of turns, as the AgentStreamStage terminal. */
 export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> {
   const { core, start, resume, tally } = loop;
   const { invocationState } = context;
   const { signal } = run;
   const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, pending: start.pending, usage: ZERO_USAGE };
+  let outcome: 'running' | 'completed' | 'failed' = 'running';
+  let checkpoint = conversationOf(attempt);
+  /** Hands the attempt to the core as the terminal call's state, and returns the result to yield last. */
   const finish = (result: AgentResultEvent): AgentResultEvent => {
-    const outcome: Conversation = Object.freeze({ history: attempt.history, modelState: attempt.modelState, pending: attempt.pending });
-    (run.state as Draft<RunState>).outcome = castDraft(outcome);
+    checkpoint = conversationOf(attempt);
+    (run.state as Draft<RunState>).outcome = castDraft(checkpoint);
     return result;
   };
-  let lastMessage: Message | undefined;
-  // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.
-  let turn = resume === undefined ? undefined : { ...resume, results: new Map(resume.results) };
-  if (turn === undefined) attempt.history.append(...context.messages);
-  for (;;) {
-    if (turn === undefined) {
-      const result = yield* callModel(core, attempt, invocationState, signal);
-      attempt.history.append(result.message);
-      attempt.usage = addUsage(attempt.usage, result.usage);
-      tally.usage = addUsage(tally.usage, result.usage);
-      lastMessage = attempt.history.messages[attempt.history.messages.length - 1] as Message;
-      const toolUses = lastMessage.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
-      if (result.stopReason !== 'toolUse' || toolUses.length === 0) {
-        attempt.pending = undefined;
-        yield finish(agentResult(result.stopReason, lastMessage, NO_INTERRUPTS, attempt.usage));
+  /** Acts on the TurnStage decision for a completed turn; returns the agent result when it ends the call. */
+  const settle = async (turn: TurnInfo): Promise<AgentResultEvent | undefined> => {
+    const decided = await decideTurn(core, attempt, turn, invocationState, signal);
+    attempt.history.append(...decided.inject);
+    checkpoint = conversationOf(attempt);
+    const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
+    if (!ends) return undefined;
+    attempt.history.append(...decided.onRunEnd);
+    attempt.pending = undefined;
+    if (decided.stoppedBy !== undefined) return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy));
+    return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage));
+  };
+  try {
+    // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.
+    let turn = resume === undefined ? undefined : { ...resume, results: new Map(resume.results) };
+    if (turn === undefined) attempt.history.append(...context.messages);
+    checkpoint = conversationOf(attempt);
+    for (let index = 1; ; index++) {
+      if (turn === undefined) {
+        const result = yield* callModel(core, attempt, invocationState, signal);
+        attempt.history.append(result.message);
+        attempt.usage = addUsage(attempt.usage, result.usage);
+        tally.usage = addUsage(tally.usage, result.usage);
+        const message = attempt.history.messages[attempt.history.messages.length - 1] as Message;
+        const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
+        if (result.stopReason !== 'toolUse' || toolUses.length === 0) {
+          const ended = await settle({ index, message, toolResults: NO_RESULTS, stopReason: result.stopReason });
+          if (ended === undefined) continue;
+          yield ended;
+          outcome = 'completed';
+          return;
+        }
+        turn = { message, toolUses, results: new Map(), stored: new Map(), interrupts: [] };
+      }
+      const interrupts = yield* callTools(core, turn, invocationState, signal);
+      if (interrupts.length > 0) {
+        attempt.pending = { ...turn, interrupts };
+        yield finish(agentResult('interrupt', turn.message, interrupts, attempt.usage));
+        outcome = 'completed';
         return;
       }
-      turn = { message: lastMessage, toolUses, results: new Map(), stored: new Map(), interrupts: [] };
-    }
-    lastMessage = turn.message;
-    const interrupts = yield* callTools(core, turn, invocationState, signal);
-    if (interrupts.length > 0) {
-      attempt.pending = { ...turn, interrupts };
-      yield finish(agentResult('interrupt', lastMessage, interrupts, attempt.usage));
+      attempt.pending = undefined;
+      const { toolUses, results } = turn;
+      const toolResults = Object.freeze(toolUses.map((toolUse) => results.get(toolUse.toolUseId) as ToolResultBlock));
+      attempt.history.append({ role: 'user', content: toolResults });
+      const ended = await settle({ index, message: turn.message, toolResults, stopReason: 'toolUse' });
+      turn = undefined;
+      if (ended === undefined) continue;
+      yield ended;
+      outcome = 'completed';
       return;
     }
-    attempt.pending = undefined;
-    const results = turn.toolUses.map((toolUse) => turn?.results.get(toolUse.toolUseId) as ToolResultBlock);
-    attempt.history.append({ role: 'user', content: results });
-    turn = undefined;
+  } catch (error) {
+    outcome = 'failed';
+    throw error;
+  } finally {
+    // Closed before it completed (a Wrap handler stopped pulling it): what it reached stays available to the run.
+    if (outcome === 'running') tally.closed = checkpoint;
   }
+}
+
+/** The attempt's conversation state as it is now (frozen; the history's array is shared, not copied). */
+function conversationOf(attempt: Attempt): Conversation {
+  return Object.freeze({ history: new History(attempt.history.messages), modelState: attempt.modelState, pending: attempt.pending });
 }
 
 /** No interrupts (frozen, shared). */
 export const NO_INTERRUPTS: readonly Interrupt[] = Object.freeze([]);
+const NO_RESULTS: readonly ToolResultBlock[] = Object.freeze([]);
 
-/** The result event of AgentStreamStage (frozen, as its interrupts, message and usage are). */
-export function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage): AgentResultEvent {
-  return Object.freeze({ type: 'agentResult', stopReason, message, interrupts, usage });
+/** The result event of AgentStreamStage (frozen, as its interrupts, message, usage and `stoppedBy` are). */
+export function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage, stoppedBy?: StoppedBy): AgentResultEvent {
+  return Object.freeze(stoppedBy === undefined ? { type: 'agentResult', stopReason, message, interrupts, usage } : { type: 'agentResult', stopReason, message, interrupts, usage, stoppedBy });
 }

@@ -14,6 +14,9 @@ import {
   toModelRequest,
   toResultContent,
   toolUseTurn,
+  TurnStage,
+  mergeTurnAction,
+  turnAction,
   type AgentEvent,
   type Model,
   type ModelCallOptions,
@@ -167,6 +170,28 @@ describe('Agent', () => {
         'handedOut.turns',
       ]);
       expect(mutableParts(received.options, 'modelCallOptions', new Set([...SHARED, 'state']))).toEqual([]);
+    });
+    it('hands out the turn decisions, their contexts, the agent view and a stopped run\'s result frozen', async () => {
+      const registry = new MiddlewareRegistry();
+      const seen: { contexts: unknown[]; decisions: unknown[]; views: unknown[] } = { contexts: [], decisions: [], views: [] };
+      registry.add(TurnStage.Input, (context) => {
+        seen.contexts.push(context);
+        seen.views.push(context.agent);
+        return context;
+      });
+      registry.add(TurnStage.Output, (result) => {
+        seen.decisions.push(result.value);
+        return result;
+      });
+      registry.add(TurnStage.Wrap, turnAction(function reminder(context) {
+        return context.turn.index === 1 ? { inject: [user('remember')], onRunEnd: [user('bye')] } : { decision: 'stop', reason: 'enough', onRunEnd: [user('bye')] };
+      }));
+      const tool = new ScriptedTool({ name: 'a' });
+      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }]), textTurn('done')]), tools: [tool], registry, name: 'frozen' });
+      const events = await collect(agent.stream('go'));
+      const handedOut = { ...seen, events, merged: mergeTurnAction({ type: 'turnResult', decision: 'natural', inject: [], onRunEnd: [] }, { decision: 'stop', inject: [user('x')] }, 'h') };
+      expect([events.at(-1)?.type, (events.at(-1) as { stoppedBy?: unknown }).stoppedBy, seen.decisions.length, agent.messages.length]).toEqual(['agentResult', { handler: 'reminder', reason: 'enough' }, 2, 6]);
+      expect(mutableParts(handedOut, 'handedOut')).toEqual(['handedOut', 'handedOut.contexts', 'handedOut.decisions', 'handedOut.views', 'handedOut.events']);
     });
   });
 });

@@ -11,6 +11,7 @@ import {
   InvokeModelStage,
   ScriptedModel,
   ScriptedTool,
+  TurnStage,
   failingTurn,
   textTurn,
   toolUseTurn,
@@ -22,6 +23,7 @@ import {
   type Usage,
 } from '../../src/agent/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
+import { registerLoopHandler } from './case-loop-handlers';
 import { hedging, retrying } from './fixtures';
 
 /** Everything a case's doubles and handlers record. */
@@ -211,7 +213,7 @@ function errorText(event: { readonly error?: unknown }): string {
   return `(${typeof event.error})`;
 }
 
-const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage } as const;
+const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage } as const;
 
 /** Registers one vocabulary handler. The stage/phase pairs each "do" supports are listed in case-schema.ts. */
 export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
@@ -219,6 +221,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
   const unsupported = (): never => {
     throw new Error(`Case handler "${spec.do}" is not defined for ${spec.stage}.${spec.phase}.`);
   };
+  if (registerLoopHandler(world, registry, spec)) return;
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 const json = z.json();
-const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled']);
+const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled', 'stopped']);
 const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 const systemBlocks = z.array(z.record(z.string(), json));
 
@@ -57,7 +57,7 @@ const tool = z.strictObject({
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
 });
 
-const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool']);
+const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn']);
 
 /** One handler from the vocabulary. */
 const handler = z
@@ -84,6 +84,10 @@ const handler = z
       'replaceInput',
       'respond',
       'passThrough',
+      'action',
+      'badResult',
+      'stopAfter',
+      'observeAgent',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -96,6 +100,16 @@ const handler = z
     name: z.string().optional(),
     reason: json.optional(),
     presupplied: z.string().optional().describe('invocationState key holding a pre-supplied response'),
+    action: z
+      .strictObject({
+        decision: z.string().optional(),
+        inject: z.array(json).optional(),
+        onRunEnd: z.array(json).optional(),
+        reason: z.string().optional(),
+      })
+      .optional()
+      .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
+    turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
   })
   .describe('A handler; see the runner for what each "do" means');
 
@@ -136,6 +150,7 @@ const run = z.strictObject({
         .describe('The run rejects: a MiddlewareError code (and the listed fields), or the user error with this message (the same object)'),
       eventTypes: z.array(z.string()).optional(),
       invocationState: json.optional(),
+      stoppedBy: json.optional().describe("The agent result's stoppedBy"),
       frozen: z
         .boolean()
         .optional()
@@ -148,9 +163,10 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-1[01]\d$/)).min(1),
+  rules: z.array(z.string().regex(/^MW-1[0-5]\d$/)).min(1),
   kind: z.literal('agent'),
   agent: z.strictObject({
+    name: z.string().optional().describe("The agent's name (options.name)"),
     systemPrompt: z.union([z.string(), systemBlocks]).optional(),
     messages: z.array(json).optional(),
     modelState: z.record(z.string(), json).optional(),
