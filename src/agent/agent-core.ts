@@ -9,7 +9,7 @@ import type { MiddlewareRegistry } from '../registry';
 import type { SystemContentBlock } from '../system-prompt';
 import type { History } from './history';
 import type { Model } from './model-types';
-import type { PendingTurn } from './pending-turn';
+import type { Halt } from './halt';
 import type { AgentView } from './stage-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
 
@@ -33,8 +33,8 @@ export interface AgentCore {
   history: History;
   /** The committed model state (frozen); `agent.modelState = value` replaces it. */
   modelState: Record<string, unknown>;
-  /** The turn halted on interrupts, if any. */
-  pending: PendingTurn | undefined;
+  /** The halted run, if any. */
+  halt: Halt | undefined;
   /** The controller of the running run, if one is going. */
   running: AbortController | undefined;
 }

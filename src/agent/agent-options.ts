@@ -47,8 +47,8 @@ export interface RunSettings {
   readonly signal: AbortSignal | undefined;
   /** Whether that signal was aborted when it was read. */
   readonly aborted: boolean;
-  /** The run's invocation state (the caller's object, or a new one). */
-  readonly invocationState: Record<string, unknown>;
+  /** The caller's invocation state, when given. */
+  readonly invocationState: Record<string, unknown> | undefined;
   /** The interrupt responses by id, when the run is a resume. */
   readonly responses: ReadonlyMap<string, unknown> | undefined;
 }
@@ -101,7 +101,7 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   return {
     signal: signal as AbortSignal | undefined,
     aborted,
-    invocationState: (invocationState as Record<string, unknown> | undefined) ?? {},
+    invocationState: invocationState as Record<string, unknown> | undefined,
     responses: responses === undefined ? undefined : readResponses(responses as object, root),
   };
 }

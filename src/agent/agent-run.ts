@@ -1,18 +1,22 @@
 /**
  * One run of the reference agent, from the moment it starts to the moment it
  * commits its conversation state (or puts it back): the AgentStreamStage
- * invoke around the turn loop, cancellation, and the commit.
+ * invoke around the turn loop, cancellation, halts on questions about the
+ * whole run, and the commit.
  */
 import { MiddlewareError } from '../errors';
 import type { StateBinding, TerminalRun } from '../types';
 import type { AgentCore } from './agent-core';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
 import { readInput } from './agent-setup';
-import { prepareResume } from './pending-turn';
+import { prepareRun, type RunStart } from './halt';
+import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
 import { link } from './run-signal';
 import type { Conversation, RunState, RunTally } from './run-state';
 import type { AgentEvent, AgentStreamContext } from './stage-types';
 import { AgentStreamStage, isAgentResult } from './stages';
+import { interruptEvent } from './tool-dispatch';
+import type { Interrupt } from './tool-types';
 import { agentResult, NO_INTERRUPTS, turnLoop, type LoopRun } from './turn-loop';
 import { ZERO_USAGE } from './usage';
 
@@ -32,17 +36,24 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   // Everything read from the caller is read here, before the agent counts as running, so a
   // value that fails to read or copy rejects this run and leaves the agent free for the next.
   const settings = readRunOptions(options, resume);
-  const messages = readInput(input);
-  const resumed = prepareResume(core.pending, messages, settings.responses);
+  const begin = prepareRun(core.halt, readInput(input), settings.responses, settings.invocationState);
   const controller = new AbortController();
   const unlink = link(settings, controller);
   core.running = controller;
-  const start: Conversation = { history: core.history, modelState: core.modelState, pending: core.pending };
-  const tally: RunTally = { usage: ZERO_USAGE, closed: undefined };
-  const loop: LoopRun = { core, start, resume: resumed, tally };
+  const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt };
+  const tally: RunTally = { usage: ZERO_USAGE, closed: undefined, produced: false, ended: false };
+  const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
+  const runStore: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined) };
+  const raised = new WeakSet<object>();
+  const loop: LoopRun = { core, start, begin, store, tally };
   let committed = false;
   try {
-    const context: AgentStreamContext = Object.freeze({ messages, invocationState: settings.invocationState, agent: core.view });
+    const context: AgentStreamContext = Object.freeze({
+      messages: begin.messages,
+      invocationState: begin.invocationState,
+      interrupt: interruptFor(AgentStreamStage.name, undefined, runStore, (signal) => raised.add(signal)),
+      agent: core.view,
+    });
     const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> => turnLoop(loop, runContext, run);
     const conversation: StateBinding<RunState> = {
       get: () => ({ outcome: undefined }),
@@ -63,11 +74,21 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       }
     } catch (error) {
       committed = false;
-      if (!controller.signal.aborted) throw error;
-      commit(core, start);
-      yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage);
+      if (controller.signal.aborted) {
+        commit(core, start);
+        yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage);
+        return;
+      }
+      if (!(InterruptSignal.isInstance(error) && raised.has(error))) throw error;
+      // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
+      const interrupts = error.interrupts;
+      commit(core, { ...start, halt: haltedRun(begin, interrupts) });
+      committed = true;
+      for (const interrupt of interrupts) yield interruptEvent(interrupt);
+      yield agentResult('interrupt', undefined, interrupts, tally.usage);
     }
   } finally {
+    tally.ended = true;
     // A run that committed nothing (it failed, was cancelled or closed, or no terminal call completed)
     // leaves the conversation as it started, dropping whatever was assigned to agent.modelState meanwhile.
     if (!committed) commit(core, start);
@@ -76,9 +97,14 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   }
 }
 
+/** The halt of a run stopped by a question about the whole run: the run as it started, to be replayed. */
+function haltedRun(begin: RunStart, interrupts: readonly Interrupt[]): Conversation['halt'] {
+  return Object.freeze({ interrupts, responses: begin.responses, input: begin.messages, turn: begin.turn, invocationState: begin.invocationState });
+}
+
 /** Makes `conversation` the agent's conversation state. */
 function commit(core: AgentCore, conversation: Conversation): void {
   core.history = conversation.history;
   core.modelState = conversation.modelState;
-  core.pending = conversation.pending;
+  core.halt = conversation.halt;
 }

@@ -55,7 +55,7 @@ export class Agent {
       view: Object.freeze({ name: setup.name, sessionId: undefined, tools: setup.toolSpecs }),
       history: new History(setup.messages),
       modelState: setup.modelState,
-      pending: undefined,
+      halt: undefined,
       running: undefined,
     };
   }
@@ -85,7 +85,7 @@ export class Agent {
 
   /** The interrupts a halted run is waiting on (frozen; empty when none); during a run, those of its start. */
   get pendingInterrupts(): readonly Interrupt[] {
-    return this.core.pending?.interrupts ?? NO_INTERRUPTS;
+    return this.core.halt?.interrupts ?? NO_INTERRUPTS;
   }
 
   /**

@@ -51,6 +51,7 @@ export type {
 } from './model-types';
 export type {
   Interrupt,
+  InterruptAnswer,
   InterruptFunction,
   InterruptRequest,
   JsonSchema,
@@ -65,6 +66,7 @@ export type {
   AgentStreamContext,
   AgentView,
   ExecuteToolContext,
+  InterruptEvent,
   InvokeModelContext,
   InvokeModelEvent,
   ModelResultEvent,

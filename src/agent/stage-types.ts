@@ -60,8 +60,16 @@ export interface AgentResultEvent {
   readonly stoppedBy?: StoppedBy;
 }
 
+/** An interrupt raised during the run, yielded the moment it is raised (the run halts when its tool calls are done). */
+export interface InterruptEvent {
+  /** Event kind. */
+  readonly type: 'interrupt';
+  /** The interrupt, as the agent result's `interrupts` lists it. */
+  readonly interrupt: Interrupt;
+}
+
 /** Everything AgentStreamStage (and so `agent.stream()`) yields. */
-export type AgentEvent = InvokeModelEvent | ToolResultEvent | AgentResultEvent;
+export type AgentEvent = InvokeModelEvent | ToolResultEvent | InterruptEvent | AgentResultEvent;
 
 /** Context of InvokeModelStage. */
 export interface InvokeModelContext<TModelState = Record<string, unknown>> {
@@ -99,10 +107,12 @@ export interface ExecuteToolContext {
 
 /** Context of AgentStreamStage. */
 export interface AgentStreamContext {
-  /** The messages this run adds to the history first (empty on a resume). */
+  /** The messages this run adds to the history first (on a resume, what it replays: empty for a halted turn). */
   readonly messages: readonly Message[];
   /** The run's invocation state (shared by reference, not frozen). */
   readonly invocationState: Record<string, unknown>;
+  /** Asks a human about the whole run (ids `agentStream:<name>`); keeps working in a spread copy of the context. */
+  readonly interrupt: InterruptFunction;
   /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
   readonly agent?: AgentView;
 }

@@ -12,10 +12,11 @@ import { History } from './history';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
 import { callModel } from './model-call';
 import type { StopReason, Usage } from './model-types';
-import type { PendingTurn } from './pending-turn';
+import type { RunStart } from './halt';
+import type { ResponseStore } from './interrupts';
 import type { Attempt, Conversation, RunState, RunTally } from './run-state';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext } from './stage-types';
-import { callTools } from './tool-dispatch';
+import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
 import { decideTurn } from './turn-decision';
 import type { StoppedBy, TurnInfo } from './turn-types';
@@ -27,22 +28,25 @@ export interface LoopRun {
   readonly core: AgentCore;
   /** The conversation state as it was when the run started. */
   readonly start: Conversation;
-  /** The halted turn the run resumes, if it is a resume. */
-  readonly resume: PendingTurn | undefined;
+  /** How the run starts: the turn it resumes, if any, and its responses. */
+  readonly begin: RunStart;
+  /** Where the run's tool calls find interrupt responses. */
+  readonly store: ResponseStore;
   /** What the run accumulates over all its terminal calls. */
   readonly tally: RunTally;
 }
 
 /** The loop of turns, as the AgentStreamStage terminal. */
 export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> {
-  const { core, start, resume, tally } = loop;
+  const { core, start, begin, store, tally } = loop;
   const { invocationState } = context;
   const { signal } = run;
-  const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, pending: start.pending, usage: ZERO_USAGE };
+  const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, halt: start.halt, usage: ZERO_USAGE };
   let outcome: 'running' | 'completed' | 'failed' = 'running';
   let checkpoint = conversationOf(attempt);
   /** Hands the attempt to the core as the terminal call's state, and returns the result to yield last. */
   const finish = (result: AgentResultEvent): AgentResultEvent => {
+    tally.produced = true;
     checkpoint = conversationOf(attempt);
     (run.state as Draft<RunState>).outcome = castDraft(checkpoint);
     return result;
@@ -55,14 +59,17 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
     const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
     if (!ends) return undefined;
     attempt.history.append(...decided.onRunEnd);
-    attempt.pending = undefined;
     if (decided.stoppedBy !== undefined) return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy));
     return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage));
   };
   try {
     // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.
-    let turn = resume === undefined ? undefined : { ...resume, results: new Map(resume.results) };
-    if (turn === undefined) attempt.history.append(...context.messages);
+    let turn: WorkingTurn | undefined = begin.turn === undefined ? undefined : { ...begin.turn, results: new Map(begin.turn.results) };
+    if (turn === undefined) {
+      attempt.history.append(...context.messages);
+      // A replayed run is under way again: the halt it resumes no longer holds.
+      attempt.halt = undefined;
+    }
     checkpoint = conversationOf(attempt);
     for (let index = 1; ; index++) {
       if (turn === undefined) {
@@ -79,16 +86,17 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
           outcome = 'completed';
           return;
         }
-        turn = { message, toolUses, results: new Map(), stored: new Map(), interrupts: [] };
+        turn = { message, toolUses, results: new Map() };
       }
-      const interrupts = yield* callTools(core, turn, invocationState, signal);
+      const interrupts = yield* callTools(core, turn, store, invocationState, signal);
       if (interrupts.length > 0) {
-        attempt.pending = { ...turn, interrupts };
+        const pending = { message: turn.message, toolUses: turn.toolUses, results: new Map(turn.results) };
+        attempt.halt = Object.freeze({ interrupts, responses: begin.responses, input: NO_MESSAGES, turn: pending, invocationState });
         yield finish(agentResult('interrupt', turn.message, interrupts, attempt.usage));
         outcome = 'completed';
         return;
       }
-      attempt.pending = undefined;
+      attempt.halt = undefined;
       const { toolUses, results } = turn;
       const toolResults = Object.freeze(toolUses.map((toolUse) => results.get(toolUse.toolUseId) as ToolResultBlock));
       attempt.history.append({ role: 'user', content: toolResults });
@@ -110,12 +118,13 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
 
 /** The attempt's conversation state as it is now (frozen; the history's array is shared, not copied). */
 function conversationOf(attempt: Attempt): Conversation {
-  return Object.freeze({ history: new History(attempt.history.messages), modelState: attempt.modelState, pending: attempt.pending });
+  return Object.freeze({ history: new History(attempt.history.messages), modelState: attempt.modelState, halt: attempt.halt });
 }
 
 /** No interrupts (frozen, shared). */
 export const NO_INTERRUPTS: readonly Interrupt[] = Object.freeze([]);
 const NO_RESULTS: readonly ToolResultBlock[] = Object.freeze([]);
+const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
 /** The result event of AgentStreamStage (frozen, as its interrupts, message, usage and `stoppedBy` are). */
 export function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage, stoppedBy?: StoppedBy): AgentResultEvent {

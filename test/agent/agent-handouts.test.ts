@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
 import {
   Agent,
+  AgentStreamStage,
   ExecuteToolStage,
   History,
   InvokeModelStage,
@@ -192,6 +193,22 @@ describe('Agent', () => {
       const handedOut = { ...seen, events, merged: mergeTurnAction({ type: 'turnResult', decision: 'natural', inject: [], onRunEnd: [] }, { decision: 'stop', inject: [user('x')] }, 'h') };
       expect([events.at(-1)?.type, (events.at(-1) as { stoppedBy?: unknown }).stoppedBy, seen.decisions.length, agent.messages.length]).toEqual(['agentResult', { handler: 'reminder', reason: 'enough' }, 2, 6]);
       expect(mutableParts(handedOut, 'handedOut')).toEqual(['handedOut', 'handedOut.contexts', 'handedOut.decisions', 'handedOut.views', 'handedOut.events']);
+    });
+    it('hands out interrupt events, several answers at once and a halted run\'s result frozen', async () => {
+      const registry = new MiddlewareRegistry();
+      const answers: unknown[] = [];
+      registry.add(AgentStreamStage.Wrap, async function* gate(context, next) {
+        answers.push(context.interrupt([{ name: 'budget', reason: { limit: [1] } }, { name: 'approve' }]));
+        yield* next();
+      });
+      const asking = new ScriptedTool({ name: 'ask', respond: (_input, context) => context.interrupt([{ name: 'size' }, { name: 'color' }]).map((answer) => answer.response) });
+      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'q1' }]), textTurn('done')]), tools: [asking], registry });
+      const runHalt = await collect(agent.stream('go'));
+      const toolHalt = await collect(agent.stream(undefined, { interruptResponses: { 'agentStream:budget': 'ok', 'agentStream:approve': 'yes' } }));
+      const finished = await collect(agent.stream(undefined, { interruptResponses: { 'executeTool:q1:size': 'M', 'executeTool:q1:color': 'red' } }));
+      expect([runHalt.length, toolHalt.filter((event) => event.type === 'interrupt').length, finished.at(-1)?.type]).toEqual([3, 2, 'agentResult']);
+      // The interrupt's reason is the handler's own value, shared on purpose.
+      expect(mutableParts({ runHalt, toolHalt, finished, answers }, 'handedOut')).toEqual(['handedOut', 'handedOut.runHalt', 'handedOut.toolHalt', 'handedOut.finished', 'handedOut.answers']);
     });
   });
 });

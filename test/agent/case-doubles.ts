@@ -191,6 +191,7 @@ export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
       if (spec.observeSignal === true) world.observations.push(`tool ${spec.name} signal aborted=${context.signal.aborted}`);
       if (spec.hang === true) return new Promise(() => undefined);
       if (spec.interrupt !== undefined) return context.interrupt({ name: spec.interrupt.name, reason: spec.interrupt.reason }).response;
+      if (spec.interruptMany !== undefined) return context.interrupt(spec.interruptMany).map((answer) => answer.response);
       const outcomes = spec.outcomes ?? [{ value: 'ok' }];
       const outcome = outcomes[Math.min(++call, outcomes.length) - 1] as NonNullable<AgentCaseTool['outcomes']>[number];
       if ('error' in outcome) throw userError(world, outcome.error);

@@ -69,6 +69,34 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
         yield ended;
       });
       return true;
+    case 'agentStream.wrap.gate':
+      registry.add(AgentStreamStage.Wrap, async function* gate(context, next) {
+        const asking = spec.spread === true ? { ...context } : context;
+        const presupplied = spec.presupplied === undefined ? undefined : context.invocationState[spec.presupplied];
+        const { response } = asking.interrupt({ name: spec.name ?? 'approve', reason: spec.reason, response: presupplied });
+        world.observations.push(`gate ${String(response)}`);
+        yield* next();
+      });
+      return true;
+    case 'agentStream.input.gate':
+      registry.add(AgentStreamStage.Input, (context) => {
+        const { response } = context.interrupt({ name: spec.name ?? 'approve', reason: spec.reason });
+        world.observations.push(`input gate ${String(response)}`);
+        return context;
+      });
+      return true;
+    case 'agentStream.wrap.lateInterrupt':
+      registry.add(AgentStreamStage.Wrap, async function* lateInterrupt(context, next) {
+        yield* next();
+        context.interrupt({ name: spec.name ?? 'late' });
+      });
+      return true;
+    case 'agentStream.input.observeState':
+      registry.add(AgentStreamStage.Input, (context) => {
+        world.observations.push(`state ${JSON.stringify(context.invocationState)}`);
+        return context;
+      });
+      return true;
     case 'agentStream.input.observeAgent':
       registry.add(AgentStreamStage.Input, (context) => {
         world.observations.push(`agentStream ${describeView(world, context.agent)}`);

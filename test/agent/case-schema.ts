@@ -51,6 +51,10 @@ const tool = z.strictObject({
     .optional()
     .describe('Answers of calls 1, 2, ...; the last repeats; errors are new Error(message)'),
   interrupt: z.strictObject({ name: z.string(), reason: json.optional() }).optional().describe('The tool calls interrupt() and returns the response'),
+  interruptMany: z
+    .array(z.strictObject({ name: z.string(), reason: json.optional() }))
+    .optional()
+    .describe('The tool asks these questions at once with interrupt([...]) and returns the array of responses'),
   observeSignal: z.boolean().optional().describe('Observes "tool <name> signal aborted=<bool>"'),
   cancelAgent: z.boolean().optional().describe('The tool calls agent.cancel() first'),
   cancelLater: cancelLater.optional(),
@@ -88,6 +92,9 @@ const handler = z
       'badResult',
       'stopAfter',
       'observeAgent',
+      'gate',
+      'lateInterrupt',
+      'observeState',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -110,6 +117,7 @@ const handler = z
       .optional()
       .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
     turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
+    spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
   })
   .describe('A handler; see the runner for what each "do" means');
 
@@ -125,7 +133,7 @@ const modelCall = z.strictObject({
 /** One run of the agent and what it must end with. */
 const run = z.strictObject({
   input: z.union([z.string(), z.array(json)]).optional().describe('User text or messages; absent on a resume'),
-  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id: the run is agent.resume(responses)'),
+  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance'),
   invocationState: z.record(z.string(), json).optional(),
   signal: z.enum(['aborted', 'abortable']).optional().describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
   inputDefect: z

@@ -41,19 +41,19 @@ async function runCase(testCase: AgentCase): Promise<void> {
   world.agent = agent;
 
   for (const [index, run] of testCase.runs.entries()) {
-    const invocationState = structuredClone(run.invocationState ?? {});
+    const invocationState = run.invocationState === undefined ? undefined : structuredClone(run.invocationState);
     const input = run.input === undefined ? undefined : structuredClone(run.input);
     if (typeof input === 'object') callerObjects.push(input, ...(input as object[]));
     if (run.inputDefect !== undefined) spoil(input as unknown as Message[], run.inputDefect);
     const controller = new AbortController();
     world.abortRun = run.signal === 'abortable' ? () => controller.abort('aborted by the case') : undefined;
     const signal = run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
-    const options = { invocationState, ...(signal === undefined ? {} : { signal }) };
+    const options = { ...(invocationState === undefined ? {} : { invocationState }), ...(signal === undefined ? {} : { signal }) };
     const events: AgentEvent[] = [];
     let failure: unknown;
     let failed = false;
     try {
-      const stream = run.resume !== undefined ? agent.stream(undefined, { ...options, interruptResponses: run.resume }) : agent.stream(input as string | Message[] | undefined, options);
+      const stream = agent.stream(input as string | Message[] | undefined, run.resume === undefined ? options : { ...options, interruptResponses: run.resume });
       for await (const event of stream) events.push(event);
     } catch (error) {
       failed = true;
