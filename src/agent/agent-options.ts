@@ -175,7 +175,7 @@ export function invalidModelStream(stream: unknown, returned?: { readonly value:
 
 /** The error of a tool whose `run` is not a function when the agent calls it. */
 export function invalidToolRun(name: string, run: unknown): MiddlewareError {
-  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${safeDescription(run)}); a tool needs run(input, context) returning its result or a promise of it.`);
+  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${safeDescription(run)}); a tool needs run(input, context) returning its result or a promise of it, or no run at all for an external tool the caller runs.`);
 }
 
 /** A model or tool the terminal cannot call, reported on the terminal. */

@@ -86,8 +86,8 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
     const parts = isObject(tool) ? readFields(tool, ['spec', 'run'], root) : undefined;
     const spec = parts === undefined ? undefined : adopt(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
-    if (parts === undefined || typeof parts.run !== 'function' || typeof name !== 'string') {
-      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) }; got ${safeDescription(tool)}`);
+    if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
+      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${safeDescription(tool)}`);
     }
     if (byName.has(name)) throw invalid(`two tools are named "${name}"; tool names must be unique because the model calls tools by name`);
     byName.set(name, tool as Tool);

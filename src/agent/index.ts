@@ -17,7 +17,7 @@ export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
 export { ZERO_USAGE } from './usage';
-export { errorResult, toolTerminal, toResultContent } from './tool-terminal';
+export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
 export { adopt } from './freeze';
 export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
 export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';

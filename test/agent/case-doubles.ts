@@ -20,6 +20,7 @@ import {
   type ModelStreamEvent,
   type ScriptedTurn,
   type StopReason,
+  type Tool,
   type Usage,
 } from '../../src/agent/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
@@ -180,7 +181,8 @@ function oddThrown(kind: string): unknown {
 }
 
 /** The scripted tool a case tool describes; its calls are recorded in the world. */
-export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
+export function buildTool(world: World, spec: AgentCaseTool): Tool {
+  if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
   let call = 0;
   return new ScriptedTool({
     name: spec.name,

@@ -59,6 +59,7 @@ const tool = z.strictObject({
   cancelAgent: z.boolean().optional().describe('The tool calls agent.cancel() first'),
   cancelLater: cancelLater.optional(),
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
+  external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
 });
 
 const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn']);
