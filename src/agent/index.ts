@@ -10,6 +10,8 @@ export { Agent } from './agent';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
 export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
+export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
+export type { AnswerWrap, ErrorsAsAnswersOptions } from './errors-as-answers';
 export type { TurnDecider } from './turn-action';
 export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnInfo, TurnResultEvent } from './turn-types';
 export { createModelContext, History } from './history';

@@ -26,6 +26,14 @@ export function errorResult(toolUseId: string, text: string, error?: unknown): T
   return failure(toolUseId, text, error === undefined ? undefined : { value: error });
 }
 
+/**
+ * The result of a tool call that threw `error` (frozen): `Tool "<name>" failed: <message>`,
+ * with `error` kept as it is (MW-112), whatever was thrown (`undefined` included).
+ */
+export function toolFailure(toolUse: { readonly toolUseId: string; readonly name: string }, error: unknown): ToolResultEvent {
+  return failure(toolUse.toolUseId, `Tool "${toolUse.name}" failed: ${thrownText(error)}`, { value: error });
+}
+
 /** An error result; `thrown`, when given, is kept as `error` (even a thrown `undefined`). */
 function failure(toolUseId: string, text: string, thrown: { readonly value: unknown } | undefined): ToolResultEvent {
   const toolResult = adopt({ type: 'toolResult', toolUseId, status: 'error', content: [{ type: 'text', text }] } as const);
@@ -104,7 +112,7 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
   } catch (error) {
     // A cancelled call has no result: what the tool threw then is not an answer for the model.
     if (signal.aborted || InterruptSignal.isInstance(error)) throw error;
-    yield failure(toolUse.toolUseId, `Tool "${toolUse.name}" failed: ${thrownText(error)}`, { value: error });
+    yield toolFailure(toolUse, error);
     return;
   } finally {
     race.dispose();

@@ -52,7 +52,7 @@ function later(world: World, how: 'agent' | 'signal'): void {
 }
 
 /** A user error the case names by its message, kept so the test can check it arrives unchanged. */
-function userError(world: World, message: string): Error {
+export function userError(world: World, message: string): Error {
   const error = new Error(message);
   world.errors.set(message, error);
   return error;

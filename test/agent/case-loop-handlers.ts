@@ -3,12 +3,15 @@
  * section 5b: turn decisions, runs ended early, the agent view. Registered
  * by `register` in `case-doubles.ts`.
  */
-import type { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, type MiddlewareRegistry } from '../../src/index';
 import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
   TurnStage,
+  errorsAsAnswers,
+  modelErrorAnswer,
+  toolErrorAnswer,
   turnAction,
   type AgentResultEvent,
   type AgentView,
@@ -17,7 +20,7 @@ import {
   type TurnResultEvent,
 } from '../../src/agent/index';
 import type { AgentCaseHandler } from './case-schema';
-import type { World } from './case-doubles';
+import { userError, type World } from './case-doubles';
 
 /** The agent views the handlers saw, so every observation can say whether it is the first one's object. */
 const views = new WeakMap<World, AgentView>();
@@ -95,6 +98,35 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
       registry.add(AgentStreamStage.Input, (context) => {
         world.observations.push(`state ${JSON.stringify(context.invocationState)}`);
         return context;
+      });
+      return true;
+    case 'executeTool.wrap.errorsAsAnswers':
+      registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer, critical: (error) => spec.critical?.includes((error as Error).message) === true }));
+      return true;
+    case 'invokeModel.wrap.errorsAsAnswers':
+      registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => spec.critical?.includes((error as Error).message) === true }));
+      return true;
+    case 'executeTool.wrap.fail':
+      registry.add(ExecuteToolStage.Wrap, async function* fail(context, next) {
+        if (spec.tool !== undefined && context.toolUse.name !== spec.tool) return yield* next();
+        throw userError(world, spec.message ?? 'guard failed');
+      });
+      return true;
+    case 'invokeModel.wrap.fail':
+      registry.add(InvokeModelStage.Wrap, async function* fail() {
+        throw userError(world, spec.message ?? 'guard failed');
+      });
+      return true;
+    case 'executeTool.wrap.dropResult':
+      registry.add(ExecuteToolStage.Wrap, async function* dropResult(_context, next) {
+        for await (const event of next()) void event;
+      });
+      return true;
+    case 'executeTool.output.observeCode':
+      registry.add(ExecuteToolStage.Output, (result) => {
+        const { toolResult, error } = result.value;
+        world.observations.push(`result ${toolResult.toolUseId} ${toolResult.status} code=${MiddlewareError.isInstance(error) ? error.code : 'none'}`);
+        return result;
       });
       return true;
     case 'agentStream.input.observeAgent':

@@ -96,6 +96,9 @@ const handler = z
       'gate',
       'lateInterrupt',
       'observeState',
+      'errorsAsAnswers',
+      'dropResult',
+      'observeCode',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -119,6 +122,7 @@ const handler = z
       .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
     turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
     spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
+    critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
   })
   .describe('A handler; see the runner for what each "do" means');
 
