@@ -8,8 +8,9 @@
 import type { MiddlewareRegistry } from '../registry';
 import type { SystemContentBlock } from '../system-prompt';
 import type { History } from './history';
-import type { Model } from './model-types';
+import type { Model, Usage } from './model-types';
 import type { Halt } from './halt';
+import type { AgentSession } from './snapshot-types';
 import type { AgentView } from './stage-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
 
@@ -29,12 +30,16 @@ export interface AgentCore {
   readonly toolChoice: ToolChoice | undefined;
   /** What handlers see of the agent (frozen, the same object in every context). */
   readonly view: AgentView;
+  /** Where the agent saves its snapshot, if it has a session. */
+  readonly session: AgentSession | undefined;
   /** The committed history. */
   history: History;
   /** The committed model state (frozen); `agent.modelState = value` replaces it. */
   modelState: Record<string, unknown>;
   /** The halted run, if any. */
   halt: Halt | undefined;
+  /** Token counts summed over the agent results of the runs that committed. */
+  usage: Usage;
   /** The controller of the running run, if one is going. */
   running: AbortController | undefined;
 }

@@ -3,6 +3,7 @@ import type { MiddlewareRegistry } from '../registry';
 import { describeValue } from '../stage';
 import type { SystemPrompt } from '../system-prompt';
 import type { Message } from './message-types';
+import type { AgentSession, AgentSnapshot } from './snapshot-types';
 import type { Model } from './model-types';
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
 import type { Tool, ToolChoice } from './tool-types';
@@ -26,6 +27,10 @@ export interface AgentOptions {
   readonly toolChoice?: ToolChoice;
   /** The agent's name, for handlers (`context.agent.name`) and traces. Default `'agent'`. */
   readonly name?: string;
+  /** Where the agent saves its snapshot after every completed turn and at the end of every run. */
+  readonly session?: AgentSession;
+  /** The state to start from, as `agent.snapshot()` made it (instead of `messages` and `modelState`). */
+  readonly snapshot?: AgentSnapshot;
 }
 
 /** What a run takes: a user text, one message, several messages, or nothing (on a resume). */

@@ -17,6 +17,7 @@ import type { AgentEvent, AgentStreamContext } from './stage-types';
 import { AgentStreamStage, isAgentResult } from './stages';
 import { interruptEvent } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
+import { toSnapshot } from './snapshot';
 import { agentResult, NO_INTERRUPTS, turnLoop, type LoopRun } from './turn-loop';
 import { ZERO_USAGE } from './usage';
 
@@ -40,13 +41,26 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   const controller = new AbortController();
   const unlink = link(settings, controller);
   core.running = controller;
-  const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt };
+  const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
   const tally: RunTally = { usage: ZERO_USAGE, closed: undefined, produced: false, ended: false };
   const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
   const runStore: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined) };
   const raised = new WeakSet<object>();
-  const loop: LoopRun = { core, start, begin, store, tally };
+  const { session } = core;
+  // The conversation state last saved to the session during this run, if any.
+  let saved: Conversation | undefined;
+  const persist =
+    session === undefined
+      ? undefined
+      : async (conversation: Conversation): Promise<void> => {
+          saved = conversation;
+          await session.store.save(session.id, toSnapshot(conversation, `the session "${session.id}"`));
+        };
+  const loop: LoopRun = { core, start, begin, store, tally, persist };
   let committed = false;
+  // Set when a commit is to be saved before the next event reaches the caller.
+  let unsaved = false;
+  let failing = false;
   try {
     const context: AgentStreamContext = Object.freeze({
       messages: begin.messages,
@@ -61,6 +75,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
         // Called by the core before the final event is delivered, and only when a terminal call completed.
         commit(core, next.outcome as Conversation);
         committed = true;
+        unsaved = persist !== undefined;
       },
     };
     try {
@@ -69,6 +84,11 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
         if (tally.closed !== undefined && !committed && isAgentResult(event)) {
           commit(core, tally.closed);
           committed = true;
+          unsaved = persist !== undefined;
+        }
+        if (unsaved) {
+          unsaved = false;
+          await persist?.(current(core));
         }
         yield event;
       }
@@ -76,14 +96,19 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       committed = false;
       if (controller.signal.aborted) {
         commit(core, start);
+        if (saved !== undefined) await persist?.(start);
         yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage);
         return;
       }
-      if (!(InterruptSignal.isInstance(error) && raised.has(error))) throw error;
+      if (!(InterruptSignal.isInstance(error) && raised.has(error))) {
+        failing = true;
+        throw error;
+      }
       // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
       const interrupts = error.interrupts;
       commit(core, { ...start, halt: haltedRun(begin, interrupts) });
       committed = true;
+      await persist?.(current(core));
       for (const interrupt of interrupts) yield interruptEvent(interrupt);
       yield agentResult('interrupt', undefined, interrupts, tally.usage);
     }
@@ -94,7 +119,23 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
     if (!committed) commit(core, start);
     core.running = undefined;
     unlink();
+    // The session got turns of a run that did not commit: it goes back to the state the agent is in.
+    if (!committed && saved !== undefined && saved !== start) await restoreSession(persist, start, failing);
   }
+}
+
+/** Saves `start` again after a run that did not commit; a failure of it gives way to the error the run already fails with. */
+async function restoreSession(persist: ((conversation: Conversation) => Promise<void>) | undefined, start: Conversation, failing: boolean): Promise<void> {
+  try {
+    await persist?.(start);
+  } catch (error) {
+    if (!failing) throw error;
+  }
+}
+
+/** The agent's conversation state as it is now. */
+function current(core: AgentCore): Conversation {
+  return { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
 }
 
 /** The halt of a run stopped by a question about the whole run: the run as it started, to be replayed. */
@@ -107,4 +148,5 @@ function commit(core: AgentCore, conversation: Conversation): void {
   core.history = conversation.history;
   core.modelState = conversation.modelState;
   core.halt = conversation.halt;
+  core.usage = conversation.usage;
 }

@@ -2,12 +2,16 @@ import { MiddlewareRegistry } from '../registry';
 import type { AgentCore } from './agent-core';
 import type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 import { runAgent } from './agent-run';
-import { adoptRecord, readAgentOptions } from './agent-setup';
+import { adoptRecord, readAgentOptions, readSession } from './agent-setup';
 import { History } from './history';
 import type { Message } from './message-types';
+import type { Usage } from './model-types';
 import type { AgentEvent, AgentResultEvent } from './stage-types';
 import type { Interrupt } from './tool-types';
+import { toSnapshot } from './snapshot';
+import type { AgentSession, AgentSnapshot } from './snapshot-types';
 import { NO_INTERRUPTS } from './turn-loop';
+import { ZERO_USAGE } from './usage';
 
 /**
  * The reference agent loop: AgentStreamStage around the whole run; inside it,
@@ -45,6 +49,7 @@ export class Agent {
   constructor(options: AgentOptions) {
     const setup = readAgentOptions(options);
     this.registry = setup.registry ?? new MiddlewareRegistry();
+    const { restored, session } = setup;
     this.core = {
       registry: this.registry,
       model: setup.model,
@@ -52,12 +57,46 @@ export class Agent {
       toolSpecs: setup.toolSpecs,
       systemPrompt: setup.systemPrompt,
       toolChoice: setup.toolChoice,
-      view: Object.freeze({ name: setup.name, sessionId: undefined, tools: setup.toolSpecs }),
-      history: new History(setup.messages),
-      modelState: setup.modelState,
-      halt: undefined,
+      view: Object.freeze({ name: setup.name, sessionId: session?.id, tools: setup.toolSpecs }),
+      session,
+      history: restored?.history ?? new History(setup.messages),
+      modelState: restored?.modelState ?? setup.modelState,
+      halt: restored?.halt,
+      usage: restored?.usage ?? ZERO_USAGE,
       running: undefined,
     };
+  }
+
+  /**
+   * Creates an agent that goes on from the snapshot its session's store holds
+   * (a new agent when it holds none) and saves to it.
+   *
+   * @throws MiddlewareError As `new Agent()`; `ERR_SNAPSHOT_VERSION` when the stored snapshot is of a newer format.
+   *   The store's own errors pass through unchanged.
+   * @example
+   * ```ts
+   * const agent = await Agent.fromSession({ model, tools, registry, session: { store, id: 'chat-1' } });
+   * await agent.resume({ 'agentStream:approve': 'yes' });
+   * ```
+   */
+  static async fromSession(options: AgentOptions & { readonly session: AgentSession }): Promise<Agent> {
+    const session = readSession(options?.session);
+    const snapshot = await session.store.load(session.id);
+    return new Agent({ ...options, session, ...(snapshot === undefined ? {} : { snapshot }) });
+  }
+
+  /**
+   * The agent's state as plain JSON (frozen): the history, the model state,
+   * the token counts and the halted run, if any; during a run, as it was when
+   * the run started. `new Agent({ ..., snapshot })` goes on from it, in this
+   * process or another.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the history, model state or interrupt responses hold a value
+   *   JSON cannot carry, naming it.
+   */
+  snapshot(): AgentSnapshot {
+    const { history, modelState, halt, usage } = this.core;
+    return toSnapshot({ history, modelState, halt, usage }, 'agent.snapshot()');
   }
 
   /**
@@ -81,6 +120,11 @@ export class Agent {
    */
   set modelState(value: Record<string, unknown>) {
     this.core.modelState = adoptRecord(value, 'agent.modelState');
+  }
+
+  /** Token counts summed over the agent results of the runs that committed (frozen). */
+  get usage(): Usage {
+    return this.core.usage;
   }
 
   /** The interrupts a halted run is waiting on (frozen; empty when none); during a run, those of its start. */

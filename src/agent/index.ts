@@ -11,6 +11,9 @@ export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options'
 export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
 export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
+export { FileSessionStore, MemorySessionStore } from './session-store';
+export type { FileSessionStoreOptions, SessionFiles } from './session-store';
+export type { AgentSession, AgentSnapshot, AgentSnapshotVersion, HaltedRunSnapshot, HaltedTurnSnapshot, SessionStore } from './snapshot-types';
 export type { AnswerWrap, ErrorsAsAnswersOptions } from './errors-as-answers';
 export type { TurnDecider } from './turn-action';
 export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnInfo, TurnResultEvent } from './turn-types';

@@ -29,6 +29,8 @@ export interface Conversation {
   readonly modelState: Record<string, unknown>;
   /** The halted run, if any. */
   readonly halt: Halt | undefined;
+  /** Token counts summed over the agent results of the runs that committed. */
+  readonly usage: Usage;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { castDraft, type Draft } from 'immer';
 import type { TerminalRun } from '../types';
+import { AbortRace } from './abort-race';
 import type { AgentCore } from './agent-core';
 import { History } from './history';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
@@ -32,22 +33,26 @@ export interface LoopRun {
   readonly begin: RunStart;
   /** Where the run's tool calls find interrupt responses. */
   readonly store: ResponseStore;
+  /** Saves a conversation state to the agent's session, when it has one. */
+  readonly persist: ((conversation: Conversation) => Promise<void>) | undefined;
   /** What the run accumulates over all its terminal calls. */
   readonly tally: RunTally;
 }
 
 /** The loop of turns, as the AgentStreamStage terminal. */
 export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> {
-  const { core, start, begin, store, tally } = loop;
+  const { core, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
   const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, halt: start.halt, usage: ZERO_USAGE };
   let outcome: 'running' | 'completed' | 'failed' = 'running';
-  let checkpoint = conversationOf(attempt);
+  const conversationOf = (): Conversation =>
+    Object.freeze({ history: new History(attempt.history.messages), modelState: attempt.modelState, halt: attempt.halt, usage: addUsage(start.usage, attempt.usage) });
+  let checkpoint = conversationOf();
   /** Hands the attempt to the core as the terminal call's state, and returns the result to yield last. */
   const finish = (result: AgentResultEvent): AgentResultEvent => {
     tally.produced = true;
-    checkpoint = conversationOf(attempt);
+    checkpoint = conversationOf();
     (run.state as Draft<RunState>).outcome = castDraft(checkpoint);
     return result;
   };
@@ -55,7 +60,9 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
   const settle = async (turn: TurnInfo): Promise<AgentResultEvent | undefined> => {
     const decided = await decideTurn(core, attempt, turn, invocationState, signal);
     attempt.history.append(...decided.inject);
-    checkpoint = conversationOf(attempt);
+    checkpoint = conversationOf();
+    // Saved after every completed turn, so a crash loses at most the turn in progress.
+    if (persist !== undefined) await saveRacing(persist(checkpoint), signal);
     const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
     if (!ends) return undefined;
     attempt.history.append(...decided.onRunEnd);
@@ -70,7 +77,7 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
       // A replayed run is under way again: the halt it resumes no longer holds.
       attempt.halt = undefined;
     }
-    checkpoint = conversationOf(attempt);
+    checkpoint = conversationOf();
     for (let index = 1; ; index++) {
       if (turn === undefined) {
         const result = yield* callModel(core, attempt, invocationState, signal);
@@ -116,9 +123,14 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
   }
 }
 
-/** The attempt's conversation state as it is now (frozen; the history's array is shared, not copied). */
-function conversationOf(attempt: Attempt): Conversation {
-  return Object.freeze({ history: new History(attempt.history.messages), modelState: attempt.modelState, halt: attempt.halt });
+/** Waits for a save, or throws the signal's reason as soon as it aborts (a store that hangs cannot hold a cancelled run). */
+async function saveRacing(saving: Promise<void>, signal: AbortSignal): Promise<void> {
+  const race = new AbortRace(signal);
+  try {
+    await race.wait(saving);
+  } finally {
+    race.dispose();
+  }
 }
 
 /** No interrupts (frozen, shared). */

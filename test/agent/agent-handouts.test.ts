@@ -15,10 +15,15 @@ import {
   toModelRequest,
   toResultContent,
   toolUseTurn,
+  toolErrorAnswer,
+  modelErrorAnswer,
   TurnStage,
   mergeTurnAction,
   turnAction,
   type AgentEvent,
+  type AgentSnapshot,
+  type ExecuteToolContext,
+  type InvokeModelContext,
   type Model,
   type ModelCallOptions,
   type ToolRunContext,
@@ -209,6 +214,20 @@ describe('Agent', () => {
       expect([runHalt.length, toolHalt.filter((event) => event.type === 'interrupt').length, finished.at(-1)?.type]).toEqual([3, 2, 'agentResult']);
       // The interrupt's reason is the handler's own value, shared on purpose.
       expect(mutableParts({ runHalt, toolHalt, finished, answers }, 'handedOut')).toEqual(['handedOut', 'handedOut.runHalt', 'handedOut.toolHalt', 'handedOut.finished', 'handedOut.answers']);
+    });
+    it('hands out the standard answers, snapshots, restored state and usage frozen', async () => {
+      const tool = new ScriptedTool({ name: 'pay', respond: (_input, context) => context.interrupt({ name: 'confirm', reason: { amount: [5] } }).response });
+      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'pay', input: { to: ['bob'] }, toolUseId: 'p1' }], { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } })]), tools: [tool] });
+      await agent.invoke('pay', { invocationState: { user: { name: 'ana' } } });
+      const restored = new Agent({ model: new ScriptedModel([]), tools: [tool], snapshot: JSON.parse(JSON.stringify(agent.snapshot())) as AgentSnapshot });
+      const handedOut = {
+        snapshot: agent.snapshot(),
+        usage: agent.usage,
+        restored: { messages: restored.messages, modelState: restored.modelState, pendingInterrupts: restored.pendingInterrupts, usage: restored.usage, snapshot: restored.snapshot() },
+        toolAnswer: toolErrorAnswer(new Error('x'), { toolUse: { name: 'pay', toolUseId: 'p1', input: {} } } as ExecuteToolContext),
+        modelAnswer: modelErrorAnswer(new Error('x'), {} as InvokeModelContext),
+      };
+      expect(mutableParts(handedOut, 'handedOut')).toEqual(['handedOut', 'handedOut.restored']);
     });
   });
 });

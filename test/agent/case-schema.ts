@@ -141,6 +141,11 @@ const run = z.strictObject({
   resume: z.record(z.string(), json).optional().describe('Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance'),
   invocationState: z.record(z.string(), json).optional(),
   signal: z.enum(['aborted', 'abortable']).optional().describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
+  restore: z
+    .enum(['snapshot', 'session'])
+    .optional()
+    .describe("Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession"),
+  snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
@@ -180,6 +185,7 @@ export const agentCase = z.strictObject({
   kind: z.literal('agent'),
   agent: z.strictObject({
     name: z.string().optional().describe("The agent's name (options.name)"),
+    session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
     systemPrompt: z.union([z.string(), systemBlocks]).optional(),
     messages: z.array(json).optional(),
     modelState: z.record(z.string(), json).optional(),
@@ -197,6 +203,8 @@ export const agentCase = z.strictObject({
       observations: z.array(z.string()).optional(),
       pendingInterrupts: z.array(z.string()).optional(),
       callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
+      snapshot: json.optional().describe('agent.snapshot() after the runs'),
+      agentUsage: usage.optional().describe('agent.usage after the runs'),
     })
     .optional(),
 });
