@@ -42,6 +42,12 @@ describe('README', () => {
       expect(dateless(runTypeScript(join(root, 'examples/demo.ts')))).toBe(dateless(printed?.body ?? ''));
     });
 
+    it('prints the human-in-the-loop run across two processes the README shows with --hitl', () => {
+      const shown = blocks('The demo').filter((block) => block.lang === 'text')[2];
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--hitl'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(output).toBe(shown?.body);
+    });
+
     it('prints the resolved chains the README shows with --explain', () => {
       const explained = blocks('The demo').filter((block) => block.lang === 'text')[1];
       const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--explain'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });

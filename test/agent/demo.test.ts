@@ -92,6 +92,9 @@ describe('runDemo', () => {
           '└─ wrap    1. toolGuard',
           '   └─ terminal',
           '',
+          'stage "turn"',
+          '└─ terminal',
+          '',
         ].join('\n'),
       );
     });
