@@ -68,6 +68,24 @@ describe('README', () => {
     });
   });
 
+  describe.each([
+    ['Turn control', 'examples/turn-control.ts'],
+    ['Errors as answers', 'examples/errors-as-answers.ts'],
+    ['Asking a human, and tools the caller runs', 'examples/agent-interrupts.ts'],
+    ['Durable runs', 'examples/durable-runs.ts'],
+    ['What handlers see of the agent', 'examples/agent-view.ts'],
+  ])('%s', (section, file) => {
+    it(`is the type-checked and tested ${file}`, () => {
+      const [code] = blocks(section).filter((block) => block.lang === 'ts');
+      const example = readFileSync(join(root, file), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
+      expect(code?.body).toBe(body);
+    });
+  });
+
   describe('Testing middleware', () => {
     it('is the tested example in test/testing/readme-example.test.ts', () => {
       const [code] = blocks('Testing middleware');
