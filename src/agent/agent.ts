@@ -15,16 +15,19 @@ import { ZERO_USAGE } from './usage';
 
 /**
  * The reference agent loop: AgentStreamStage around the whole run; inside it,
- * InvokeModelStage, then ExecuteToolStage for each tool use, until the model
- * stops for another reason than `'toolUse'`.
+ * turns of InvokeModelStage, then ExecuteToolStage for each tool use, each
+ * turn followed by the TurnStage decision, until the model stops for another
+ * reason than `'toolUse'` or a decision ends the run.
  *
  * Contexts are frozen and share the history's frozen messages, so handing one
  * to a handler costs nothing per message; `model` and `invocationState` are
- * shared by reference. A run is all or nothing for the conversation (history,
- * model state, pending interrupts): each AgentStreamStage terminal call works
- * on its own copy, and the copy of the last one that completed is committed
- * when the run succeeds; a run that fails, is cancelled or is stopped early
- * changes none of them.
+ * shared by reference, and every context carries the same frozen agent view.
+ * A run commits the conversation (history, model state, pending interrupts)
+ * as a whole: each AgentStreamStage terminal call works on its own copy, and
+ * the copy of the last one that completed is committed when the run
+ * succeeds; a run that a Wrap handler ends early keeps its input and
+ * completed turns; a run that fails or is cancelled changes none of them. A
+ * session, when given, keeps the state across processes.
  *
  * @example
  * ```ts
@@ -171,7 +174,8 @@ export class Agent {
 
   /**
    * Runs the agent, yielding every event of the run: model stream events,
-   * model results, tool results and, last, the agent result.
+   * model results, tool results, interrupt events (the moment a question is
+   * raised) and, last, the agent result.
    *
    * @throws MiddlewareError `ERR_AGENT_BUSY` when another run of this agent is going,
    *   `ERR_INTERRUPT_PENDING` for new input while interrupts are pending (or responses

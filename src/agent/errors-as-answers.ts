@@ -5,7 +5,7 @@
  * call the agent's reply, and the run goes on (MW-129, MW-130).
  */
 import { MiddlewareError, type Next, type WrapRun } from '../index';
-import { safeDescription } from './agent-options';
+import { droppedResult, invalidAnswerOption } from './agent-options';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';
 import type { ExecuteToolContext, InvokeModelContext, ModelResultEvent, ToolResultEvent } from './stage-types';
@@ -57,7 +57,7 @@ export function errorsAsAnswers<TContext, TEvent>(options: ErrorsAsAnswersOption
     if (failure === undefined) {
       const { isResult } = run.stage;
       if (pulled && (isResult === undefined || isResult(last))) return;
-      failure = { error: noResult(run) };
+      failure = { error: droppedResult(run.stage.name, run.handler) };
     }
     const { error } = failure;
     if (run.signal.aborted || isAbort(error) || InterruptSignal.isInstance(error) || critical?.(error, context) === true) throw error;
@@ -95,27 +95,14 @@ export function modelErrorAnswer(error: unknown, _context: InvokeModelContext): 
 
 /** The options, checked now rather than when an error comes. */
 function readOptions<TContext, TResult>(options: ErrorsAsAnswersOptions<TContext, TResult>): ErrorsAsAnswersOptions<TContext, TResult> {
-  const invalid = (problem: string, value: unknown): MiddlewareError =>
-    new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'errorsAsAnswers', message: `errorsAsAnswers(): ${problem}, got ${safeDescription(value)}.` });
-  if (options === null || typeof options !== 'object') throw invalid('options must be { toResult(error, context), critical?(error, context) }', options);
+  if (options === null || typeof options !== 'object') throw invalidAnswerOption('options must be { toResult(error, context), critical?(error, context) }', options);
   const { toResult, critical } = options;
-  if (typeof toResult !== 'function') throw invalid('options.toResult must be a function (error, context) => the result that answers in place of the error', toResult);
-  if (critical !== undefined && typeof critical !== 'function') throw invalid('options.critical must be a function (error, context) => boolean', critical);
+  if (typeof toResult !== 'function') throw invalidAnswerOption('options.toResult must be a function (error, context) => the result that answers in place of the error', toResult);
+  if (critical !== undefined && typeof critical !== 'function') throw invalidAnswerOption('options.critical must be a function (error, context) => boolean', critical);
   return critical === undefined ? { toResult } : { toResult, critical };
 }
 
 /** True for an `ERR_ABORTED` error of any copy of the package. */
 function isAbort(error: unknown): boolean {
   return MiddlewareError.isInstance(error) && error.code === 'ERR_ABORTED';
-}
-
-/** The error answered for layers that ended without a result. */
-function noResult(run: WrapRun): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_NO_RESULT',
-    stage: run.stage.name,
-    phase: 'wrap',
-    handler: run.handler,
-    message: `The layers inside "${run.handler}" of stage "${run.stage.name}" ended without a result (no event, or a last event the stage does not take as its result); "${run.handler}" answers for them. A Wrap handler must yield the result of next() (or one of its own).`,
-  });
 }

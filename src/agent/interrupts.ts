@@ -1,4 +1,5 @@
 import { MiddlewareError } from '../errors';
+import { interruptTooLate, repeatedQuestion } from './agent-options';
 import type { Interrupt, InterruptAnswer, InterruptFunction, InterruptRequest } from './tool-types';
 
 /** Marks interrupt signals across two installed copies of the package. */
@@ -110,7 +111,7 @@ export function interruptFor(stage: string, toolUseId: string | undefined, store
         });
       }
       if (names.has(request.name)) {
-        throw new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `interrupt() ${where} was asked "${request.name}" twice in one call; give each question of one call its own name, so each has its own id.` });
+        throw repeatedQuestion(stage, where, request.name);
       }
       names.add(request.name);
       const id = interruptId(stage, toolUseId, request.name);
@@ -120,13 +121,7 @@ export function interruptFor(stage: string, toolUseId: string | undefined, store
     }
     if (missing.length > 0) {
       const late = store.late();
-      if (late !== undefined) {
-        throw new MiddlewareError({
-          code: 'ERR_INTERRUPT_AFTER_RESULT',
-          stage,
-          message: `interrupt() ${where} asked ${missing.map((interrupt) => `"${interrupt.id}"`).join(', ')} after ${late}, when halting can no longer take effect. Ask before the result exists: in a Wrap handler, before calling next().`,
-        });
-      }
+      if (late !== undefined) throw interruptTooLate(stage, where, missing.map((interrupt) => interrupt.id), late);
       const signal = new InterruptSignal(missing);
       raised?.(signal);
       throw signal;

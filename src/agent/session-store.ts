@@ -3,10 +3,8 @@
  * processes. The file store takes its file functions from the caller, so the
  * agent kit loads in browsers and edge runtimes with no Node.js module.
  */
-import { MiddlewareError } from '../errors';
-import { safeDescription } from './agent-options';
+import { invalidSessionStore, safeDescription } from './agent-options';
 import type { AgentSnapshot, SessionStore } from './snapshot-types';
-import { AgentStreamStage } from './stages';
 
 /**
  * Keeps snapshots in memory, as JSON text, so what `load` returns is a new
@@ -79,9 +77,9 @@ export class FileSessionStore implements SessionStore {
     const given = options as Partial<FileSessionStoreOptions> | null | undefined;
     const directory = given?.directory;
     const fs = given?.fs;
-    if (typeof directory !== 'string' || directory.length === 0) throw invalidStore(`options.directory must be a non-empty string, got ${safeDescription(directory)}`);
+    if (typeof directory !== 'string' || directory.length === 0) throw invalidSessionStore(`options.directory must be a non-empty string, got ${safeDescription(directory)}`);
     if (fs === null || typeof fs !== 'object' || (['readFile', 'writeFile', 'rename', 'mkdir'] as const).some((name) => typeof fs[name] !== 'function')) {
-      throw invalidStore(`options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${safeDescription(fs)}`);
+      throw invalidSessionStore(`options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${safeDescription(fs)}`);
     }
     this.directory = directory.replace(/[\\/]+$/, '');
     this.fs = fs;
@@ -112,9 +110,4 @@ export class FileSessionStore implements SessionStore {
   private fileOf(sessionId: string): string {
     return `${this.directory}/${encodeURIComponent(sessionId)}.json`;
   }
-}
-
-/** The error of a session store built with options it cannot use. */
-function invalidStore(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `new FileSessionStore(options): ${problem}.` });
 }

@@ -2,8 +2,7 @@
  * The agent's conversation state as plain JSON and back (MW-136): what a
  * session store keeps, so a run halted in one process resumes in another.
  */
-import { MiddlewareError } from '../errors';
-import { checkMessages, invalid, safeDescription } from './agent-options';
+import { checkMessages, invalid, safeDescription, snapshotTooNew } from './agent-options';
 import { adoptRecord } from './agent-setup';
 import { adopt } from './freeze';
 import type { Halt, PendingTurn } from './halt';
@@ -13,7 +12,6 @@ import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
 import type { Usage } from './model-types';
 import type { Conversation } from './run-state';
 import type { AgentSnapshot, HaltedRunSnapshot } from './snapshot-types';
-import { AgentStreamStage } from './stages';
 import type { Interrupt } from './tool-types';
 
 /** The format version this copy writes, and the only one it reads. */
@@ -98,11 +96,7 @@ export function readSnapshot(value: unknown, path: string): Conversation {
   const { version } = snapshot;
   if (version !== SNAPSHOT_VERSION) {
     if (typeof version === 'number' && Number.isInteger(version) && version > SNAPSHOT_VERSION) {
-      throw new MiddlewareError({
-        code: 'ERR_SNAPSHOT_VERSION',
-        stage: AgentStreamStage.name,
-        message: `Agent: ${path} has format version ${version}, newer than this copy of staged-middleware reads (${SNAPSHOT_VERSION}). Upgrade staged-middleware where the snapshot is restored.`,
-      });
+      throw snapshotTooNew(path, version, SNAPSHOT_VERSION);
     }
     throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${safeDescription(version)}`);
   }

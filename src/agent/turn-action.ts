@@ -5,10 +5,10 @@
  */
 import { MiddlewareError } from '../errors';
 import type { TerminalRun, WrapHandler } from '../types';
-import { safeDescription } from './agent-options';
+import { invalidTurn, invalidTurnDecider, safeDescription } from './agent-options';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
-import { isTurnResult, TurnStage } from './stages';
+import { isTurnResult } from './stages';
 import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnResultEvent } from './turn-types';
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
@@ -81,7 +81,7 @@ export type TurnDecider = (context: TurnContext, decided: TurnResultEvent) => Tu
  * ```
  */
 export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnResultEvent> {
-  if (typeof decide !== 'function') throw new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, phase: 'register', handler: 'turnAction', message: `turnAction(decide): decide must be a function (context, decided) => TurnAction | undefined, got ${safeDescription(decide)}.` });
+  if (typeof decide !== 'function') throw invalidTurnDecider(decide);
   const handler = async function* (context: TurnContext, next: () => AsyncGenerator<TurnResultEvent, void, undefined>, run: { readonly handler: string }): AsyncGenerator<TurnResultEvent, void, undefined> {
     let last: TurnResultEvent | undefined;
     let pulled = false;
@@ -148,9 +148,4 @@ function concat(first: readonly Message[], second: readonly Message[]): readonly
   if (second.length === 0) return first;
   if (first.length === 0) return second;
   return Object.freeze([...first, ...second]);
-}
-
-/** The error of a turn decision the loop cannot act on. */
-function invalidTurn(problem: string, cause?: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, message: `TurnStage: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
 }

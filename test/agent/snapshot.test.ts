@@ -90,6 +90,8 @@ describe('Agent', () => {
       ['messages that are not messages', { ...snapshot, messages: [{ role: 'robot', content: [] }] }, 'ERR_INVALID_OPTIONS', 'options.snapshot.messages'],
       ['a halted run without interrupts', { ...snapshot, halted: { interrupts: [], responses: {}, input: [], turn: null, invocationState: {} } }, 'ERR_INVALID_OPTIONS', 'options.snapshot.halted.interrupts'],
       ['usage that is not counts', { ...snapshot, usage: { inputTokens: 'one' } }, 'ERR_INVALID_OPTIONS', 'options.snapshot.usage'],
+      ['a halted turn whose results are not tool results', { ...snapshot, halted: { interrupts: [{ id: 'a', name: 'a', reason: null }], responses: {}, input: [], turn: { message: assistant('x'), results: [{ type: 'text' }] }, invocationState: {} } }, 'ERR_INVALID_OPTIONS', 'options.snapshot.halted.turn.results'],
+      ['a halted run whose turn is not an object', { ...snapshot, halted: { interrupts: [{ id: 'a', name: 'a', reason: null }], responses: {}, input: [], turn: 5, invocationState: {} } }, 'ERR_INVALID_OPTIONS', 'options.snapshot.halted.turn'],
     ])('refuses %s', (_name, given, code, says) => {
       expect(failure(() => new Agent({ model: new ScriptedModel([]), snapshot: given as AgentSnapshot }), says)).toEqual({ code, stage: 'agentStream', says: true });
     });
@@ -110,6 +112,13 @@ describe('Agent', () => {
       const agent = await Agent.fromSession({ model: new ScriptedModel([textTurn('hi')]), registry, session: { store: new MemorySessionStore(), id: 'chat-7' } });
       await agent.invoke('hello');
       expect([sessions, agent.messages.length]).toEqual([['chat-7'], 2]);
+    });
+
+    it.each<[string, unknown]>([
+      ['a store without save', { store: { load: () => undefined }, id: 'a' }],
+      ['no session object', 'chat-1'],
+    ])('refuses %s', (_name, session) => {
+      expect(failure(() => new Agent({ model: new ScriptedModel([]), session: session as never }), 'options.session must be')).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', says: true });
     });
 
     it('refuses a session without an id', async () => {

@@ -92,6 +92,7 @@ describe('mergeTurnAction', () => {
       ['a message without a role', { onRunEnd: [{ content: [] }] }],
       ['a reason that is not a string', { decision: 'stop', reason: 42 }],
       ['an action that is not an object', 'stop'],
+      ['a message that refers back to itself', { inject: [(() => { const message: Record<string, unknown> = { role: 'user', content: [] }; message.self = message; return message; })()] }],
     ])('throws ERR_INVALID_OPTIONS on the turn stage for %s', (_name, action) => {
       expect(failure(() => mergeTurnAction(natural, action as TurnAction, 'handler'))).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'turn' });
     });
