@@ -42,7 +42,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   const unlink = link(settings, controller);
   core.running = controller;
   const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
-  const tally: RunTally = { usage: ZERO_USAGE, closed: undefined, produced: false, ended: false };
+  const tally: RunTally = { usage: ZERO_USAGE, closed: undefined, completed: false, produced: false, ended: false };
   const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
   const runStore: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined) };
   const raised = new WeakSet<object>();
@@ -81,7 +81,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
     try {
       for await (const event of core.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) {
         // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
-        if (tally.closed !== undefined && !committed && isAgentResult(event)) {
+        if (tally.closed !== undefined && !tally.completed && !committed && isAgentResult(event)) {
           commit(core, tally.closed);
           committed = true;
           unsaved = persist !== undefined;
@@ -106,9 +106,17 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       }
       // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
       const interrupts = error.interrupts;
-      commit(core, { ...start, halt: haltedRun(begin, interrupts) });
+      const halted: Conversation = { ...start, halt: haltedRun(begin, interrupts) };
+      commit(core, halted);
       committed = true;
-      await persist?.(current(core));
+      try {
+        await persist?.(halted);
+      } catch (saveError) {
+        // The halt is not kept when it cannot be saved: the run fails as a whole.
+        committed = false;
+        failing = true;
+        throw saveError;
+      }
       for (const interrupt of interrupts) yield interruptEvent(interrupt);
       yield agentResult('interrupt', undefined, interrupts, tally.usage);
     }

@@ -15,6 +15,8 @@ export interface RunTally {
   usage: Usage;
   /** The last checkpoint of the terminal call closed last before it completed (MW-128), if any. */
   closed: Conversation | undefined;
+  /** Whether a terminal call of the run completed (its generator finished normally). */
+  completed: boolean;
   /** Whether a terminal call of the run yielded its agent result: a question about the whole run comes too late then. */
   produced: boolean;
   /** Whether the run ended: no interrupt of it can halt anything any more. */

@@ -120,6 +120,7 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
   } finally {
     // Closed before it completed (a Wrap handler stopped pulling it): what it reached stays available to the run.
     if (outcome === 'running') tally.closed = checkpoint;
+    else if (outcome === 'completed') tally.completed = true;
   }
 }
 

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
-import { Agent, FileSessionStore, MemorySessionStore, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type AgentSnapshot, type SessionStore } from '../../src/agent/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { Agent, AgentStreamStage, FileSessionStore, MemorySessionStore, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type AgentSnapshot, type SessionStore } from '../../src/agent/index';
 import { user, ZERO } from './fixtures';
 
 const scratch = mkdtempSync(join(tmpdir(), 'session-store-'));
@@ -71,6 +71,19 @@ describe('Agent', () => {
       const agent = new Agent({ model: new ScriptedModel([textTurn('hi')]), session: { store, id: 's' } });
       await expect(agent.invoke('go')).rejects.toBe(failure);
       expect(agent.messages).toEqual([]);
+    });
+
+    it('rejects a run halted on a question about the whole run when the halt cannot be saved, and stays as it was', async () => {
+      const failure = new Error('disk full');
+      const store: SessionStore = { load: () => undefined, save: (_id, saved) => (saved.halted === null ? undefined : Promise.reject(failure)) };
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, async function* gate(context, next) {
+        context.interrupt({ name: 'approve' });
+        yield* next();
+      });
+      const agent = new Agent({ model: new ScriptedModel([]), registry, session: { store, id: 's' } });
+      await expect(agent.invoke('go')).rejects.toBe(failure);
+      expect([agent.pendingInterrupts, agent.messages]).toEqual([[], []]);
     });
 
     it('ends a cancelled run whose save never settles, as cancelled', async () => {
