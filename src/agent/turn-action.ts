@@ -1,5 +1,5 @@
 /**
- * TurnStage's terminal and the helpers handlers decide with: a turn action
+ * TurnStage's terminal and the functions handlers decide with: a turn action
  * merges into the decision the layers inside reached, so several handlers
  * compose without one undoing another (MW-127).
  */

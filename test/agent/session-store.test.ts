@@ -23,7 +23,7 @@ describe('MemorySessionStore', () => {
 
 describe('FileSessionStore', () => {
   it('saves each session to its own file, which a new store over the directory loads', async () => {
-    const directory = join(scratch, 'round-trip');
+    const directory = join(scratch, 'save-and-load');
     await new FileSessionStore({ directory: `${directory}/`, fs }).save('chat/1 ü', snapshot);
     const loaded = await new FileSessionStore({ directory, fs }).load('chat/1 ü');
     expect([loaded, readdirSync(directory)]).toEqual([snapshot, ['chat%2F1%20%C3%BC.json']]);

@@ -1,6 +1,6 @@
 /**
  * AgentScope's onion hooks, ported: `on_reply` around a whole reply (every
- * ReAct round, every tool call and the final output), `on_model_call` and
+ * ReAct step, every tool call and the final output), `on_model_call` and
  * `on_acting` inside it, `on_system_prompt` as a transformer, each hook
  * given the agent; two middlewares nest with the first outermost. And its
  * external execution: a tool the caller runs, which `on_acting` still sees.
