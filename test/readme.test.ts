@@ -42,6 +42,12 @@ describe('README', () => {
       expect(dateless(runTypeScript(join(root, 'examples/demo.ts')))).toBe(dateless(printed?.body ?? ''));
     });
 
+    it('prints the human-in-the-loop run across two processes the README shows with --hitl', () => {
+      const shown = blocks('The demo').filter((block) => block.lang === 'text')[2];
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--hitl'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(output).toBe(shown?.body);
+    });
+
     it('prints the resolved chains the README shows with --explain', () => {
       const explained = blocks('The demo').filter((block) => block.lang === 'text')[1];
       const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--explain'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -74,6 +80,24 @@ describe('README', () => {
         .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
         .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
       expect([start > 0, body]).toEqual([true, code]);
+    });
+  });
+
+  describe.each([
+    ['Turn control', 'examples/turn-control.ts'],
+    ['Errors as answers', 'examples/errors-as-answers.ts'],
+    ['Asking a human, and tools the caller runs', 'examples/agent-interrupts.ts'],
+    ['Durable runs', 'examples/durable-runs.ts'],
+    ['What handlers see of the agent', 'examples/agent-view.ts'],
+  ])('%s', (section, file) => {
+    it(`is the type-checked and tested ${file}`, () => {
+      const [code] = blocks(section).filter((block) => block.lang === 'ts');
+      const example = readFileSync(join(root, file), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
+      expect(code?.body).toBe(body);
     });
   });
 
