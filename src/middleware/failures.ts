@@ -77,6 +77,26 @@ export function isAbortError(error: unknown): boolean {
   return MiddlewareError.isInstance(error) && error.code === 'ERR_ABORTED';
 }
 
+/**
+ * The realm-wide marker of the agent kit's `InterruptSignal` (MW-201). Read
+ * here rather than imported, so the built-in middleware never load the agent kit.
+ */
+const INTERRUPT_SIGNAL_MARKER = Symbol.for('staged-middleware.interrupt-signal');
+
+/**
+ * True for an interrupt signal of any installed copy of the agent kit (false
+ * for a value whose marker cannot be read): a question to a human, which
+ * `retry`, `fallback` and `regenerate` pass through and never count as a failure.
+ */
+export function isInterruptSignal(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  try {
+    return (error as Record<symbol, unknown>)[INTERRUPT_SIGNAL_MARKER] === true;
+  } catch {
+    return false;
+  }
+}
+
 /** A built-in gave up after every attempt failed. */
 export function middlewareFailed(run: WrapRun, problem: string, cause: unknown): MiddlewareError {
   return new MiddlewareError({
