@@ -68,12 +68,22 @@ export interface ToolUseStartEvent {
   readonly name: string;
 }
 
-/** A piece of a tool use's input, as JSON text; the pieces are joined and parsed. */
+/**
+ * A piece of a tool use's input, as JSON text; the pieces of one tool use are
+ * joined and parsed. With parallel tool uses the pieces may interleave, so a
+ * delta names its tool use by `toolUseId` (or, for providers that number tool
+ * calls, by `index`); a delta naming neither belongs to the last block when
+ * that block is a tool use.
+ */
 export interface ToolUseDeltaEvent {
   /** Event kind. */
   readonly type: 'toolUseDelta';
   /** The JSON text piece. */
   readonly input: string;
+  /** The id of the tool use it belongs to (the `toolUseId` of its `toolUseStart`). */
+  readonly toolUseId?: string;
+  /** The position of that tool use among the message's tool uses, from 0; read only when `toolUseId` is absent. */
+  readonly index?: number;
 }
 
 /** The model's token counts for this call. */
