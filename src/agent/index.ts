@@ -16,13 +16,14 @@ export type { FileSessionStoreOptions, SessionFiles } from './session-store';
 export type { AgentSession, AgentSnapshot, AgentSnapshotVersion, HaltedRunSnapshot, HaltedTurnSnapshot, SessionStore } from './snapshot-types';
 export type { AnswerWrap, ErrorsAsAnswersOptions } from './errors-as-answers';
 export type { TurnDecider } from './turn-action';
-export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnInfo, TurnResultEvent } from './turn-types';
+export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnInfo, TurnResultEvent } from './turn-types';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
 export { ZERO_USAGE } from './usage';
 export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
+export type { ToolUseReference } from './tool-terminal';
 export { adopt } from './freeze';
 export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
 export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
@@ -40,6 +41,7 @@ export type {
   ToolUseBlock,
 } from './message-types';
 export type {
+  AttemptBoundaryEvent,
   MessageStartEvent,
   MessageStopEvent,
   Model,
@@ -71,6 +73,7 @@ export type {
   AgentStreamContext,
   AgentView,
   ExecuteToolContext,
+  ExecuteToolEvent,
   InterruptEvent,
   InvokeModelContext,
   InvokeModelEvent,

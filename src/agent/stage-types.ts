@@ -5,7 +5,7 @@
  */
 import type { SystemContentBlock } from '../system-prompt';
 import type { Message, ToolResultBlock } from './message-types';
-import type { Model, ModelStreamEvent, StopReason, Usage } from './model-types';
+import type { AttemptBoundaryEvent, Model, ModelStreamEvent, StopReason, Usage } from './model-types';
 import type { Interrupt, InterruptFunction, Tool, ToolChoice, ToolSpec } from './tool-types';
 import type { StoppedBy } from './turn-types';
 
@@ -31,8 +31,8 @@ export interface ModelResultEvent {
   readonly usage: Usage;
 }
 
-/** Everything InvokeModelStage yields. */
-export type InvokeModelEvent = ModelStreamEvent | ModelResultEvent;
+/** Everything InvokeModelStage yields: the model's events, its result, and the boundaries of live attempts (MW-184). */
+export type InvokeModelEvent = ModelStreamEvent | ModelResultEvent | AttemptBoundaryEvent;
 
 /** The result of ExecuteToolStage. */
 export interface ToolResultEvent {
@@ -43,6 +43,9 @@ export interface ToolResultEvent {
   /** What the tool threw, when it threw (so middleware can see it); absent otherwise. */
   readonly error?: unknown;
 }
+
+/** Everything ExecuteToolStage yields: its result, and the boundaries of live attempts (MW-184). */
+export type ExecuteToolEvent = ToolResultEvent | AttemptBoundaryEvent;
 
 /** The result of AgentStreamStage: how the run ended. */
 export interface AgentResultEvent {
@@ -68,7 +71,7 @@ export interface InterruptEvent {
   readonly interrupt: Interrupt;
 }
 
-/** Everything AgentStreamStage (and so `agent.stream()`) yields. */
+/** Everything AgentStreamStage (and so `agent.stream()`) yields, the boundaries of live attempts included (MW-184). */
 export type AgentEvent = InvokeModelEvent | ToolResultEvent | InterruptEvent | AgentResultEvent;
 
 /** Context of InvokeModelStage. */

@@ -43,7 +43,7 @@ export async function* callTools(core: AgentCore, turn: WorkingTurn, store: Resp
         last = kept(event);
         yield event;
       }
-      turn.results.set(toolUse.toolUseId, (last as { toolResult: ToolResultBlock }).toolResult);
+      turn.results.set(toolUse.toolUseId, withName((last as { toolResult: ToolResultBlock }).toolResult, toolUse.name));
       continue;
     } catch (error) {
       if (!InterruptSignal.isInstance(error)) throw error;
@@ -56,6 +56,15 @@ export async function* callTools(core: AgentCore, turn: WorkingTurn, store: Resp
     }
   }
   return Object.freeze(interrupts);
+}
+
+/**
+ * The result block as the history keeps it: with the tool's name (MW-183),
+ * filled in from the tool use when a handler's result (of untyped code, or of
+ * an older copy of the package) has none.
+ */
+function withName(toolResult: ToolResultBlock, name: string): ToolResultBlock {
+  return typeof toolResult.name === 'string' ? toolResult : Object.freeze({ ...toolResult, name });
 }
 
 /** The event that announces an interrupt (frozen; the interrupt is the one the agent result lists). */

@@ -21,8 +21,10 @@ import {
   type ScriptedTurn,
   type StopReason,
   type Tool,
+  type ToolResultBlock,
   type Usage,
 } from '../../src/agent/index';
+import { retry } from '../../src/middleware/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
 import { registerLoopHandler } from './case-loop-handlers';
 import { hedging, retrying } from './fixtures';
@@ -305,7 +307,15 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
     case 'executeTool.wrap.block':
       registry.add(ExecuteToolStage.Wrap, async function* block(context, next) {
         if (context.toolUse.name !== spec.tool) return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } };
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } };
+      });
+      return;
+    case 'executeTool.wrap.blockWithoutName':
+      registry.add(ExecuteToolStage.Wrap, async function* blockWithoutName(context, next) {
+        if (context.toolUse.name !== spec.tool) return yield* next();
+        // As untyped code, or an older copy of the package, builds it: no name.
+        const toolResult = { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } as unknown as ToolResultBlock;
+        yield { type: 'toolResult', toolResult };
       });
       return;
     case 'executeTool.wrap.approval':
@@ -315,7 +325,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
         const { response } = context.interrupt({ name: spec.name ?? 'approve', reason: spec.reason, response: presupplied });
         world.observations.push(`approval ${context.toolUse.toolUseId} ${String(response)}`);
         if (response === 'yes') return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
       });
       return;
     case 'executeTool.output.observe':
@@ -348,6 +358,10 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
         registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, async function* passThrough(_context, next) {
           yield* next();
         });
+        return;
+      }
+      if (spec.do === 'liveRetry' && spec.phase === 'wrap') {
+        registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, retry({ stream: 'live', attempts: spec.attempts ?? 2, retryOn: () => true, backoff: () => 0 }));
         return;
       }
       if (spec.do === 'countInvocationState' && spec.phase === 'input') {

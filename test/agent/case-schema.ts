@@ -99,6 +99,8 @@ const handler = z
       'errorsAsAnswers',
       'dropResult',
       'observeCode',
+      'blockWithoutName',
+      'liveRetry',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -181,7 +183,7 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-1[0-5]\d$/)).min(1),
+  rules: z.array(z.string().regex(/^MW-1(?:[0-5]\d|8\d)$/)).min(1),
   kind: z.literal('agent'),
   agent: z.strictObject({
     name: z.string().optional().describe("The agent's name (options.name)"),

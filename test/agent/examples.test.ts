@@ -51,7 +51,7 @@ describe('examples/errors-as-answers.ts', () => {
     expect([result.stopReason, refund.calls.length, model.calls[1]?.request.messages.at(-1)?.content]).toEqual([
       'endTurn',
       0,
-      [{ type: 'toolResult', toolUseId: 'tool-1', status: 'error', content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager.' }] }],
+      [{ type: 'toolResult', toolUseId: 'tool-1', name: 'refund', status: 'error', content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager.' }] }],
     ]);
   });
 

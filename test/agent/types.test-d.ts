@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf, type WrapHandler } from '../../src/index';
+import { fallback, regenerate, retry, type AttemptBoundaryEvent as MiddlewareBoundary } from '../../src/middleware/index';
 import {
   Agent,
   AgentStreamStage,
@@ -11,7 +12,10 @@ import {
   type AgentEvent,
   type InterruptAnswer,
   type TurnContext,
+  type TurnEvent,
   type TurnResultEvent,
+  type AttemptBoundaryEvent,
+  type ExecuteToolEvent,
   type AgentResultEvent,
   type AgentStreamContext,
   type ExecuteToolContext,
@@ -34,13 +38,35 @@ describe('agent stages', () => {
       expectTypeOf<EventOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentEvent>();
       expectTypeOf<ContextOf<typeof TurnStage>>().toEqualTypeOf<TurnContext>();
       expectTypeOf<ResultOf<typeof TurnStage>>().toEqualTypeOf<TurnResultEvent>();
+      expectTypeOf<EventOf<typeof ExecuteToolStage>>().toEqualTypeOf<ExecuteToolEvent>();
+      expectTypeOf<EventOf<typeof TurnStage>>().toEqualTypeOf<TurnEvent>();
+    });
+  });
+
+  describe('attempt boundaries (MW-184)', () => {
+    it('give the kit the boundary shape the built-in middleware yield', () => {
+      expectTypeOf<AttemptBoundaryEvent>().toEqualTypeOf<MiddlewareBoundary>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof InvokeModelStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof ExecuteToolStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof TurnStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<AgentEvent>();
+    });
+
+    it('let live retry, fallback and regenerate register on every standard stage', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(InvokeModelStage.Wrap, retry({ stream: 'live' }));
+      registry.add(ExecuteToolStage.Wrap, retry({ stream: 'live' }));
+      registry.add(TurnStage.Wrap, retry({ stream: 'live' }));
+      registry.add(AgentStreamStage.Wrap, retry({ stream: 'live' }));
+      registry.add(InvokeModelStage.Wrap, fallback([(context: InvokeModelContext) => context], { stream: 'live' }));
+      registry.add(InvokeModelStage.Wrap, regenerate({ check: () => undefined, feedback: (context: InvokeModelContext) => context, stream: 'live' }));
     });
 
     it('lets a turn action decide only what a turn action is', () => {
       turnAction(() => ({ decision: 'loopToModel' }));
       // @ts-expect-error: 'sideways' is no decision
       turnAction(() => ({ decision: 'sideways' }));
-      expectTypeOf(turnAction(() => undefined)).toEqualTypeOf<WrapHandler<TurnContext, TurnResultEvent>>();
+      expectTypeOf(turnAction(() => undefined)).toEqualTypeOf<WrapHandler<TurnContext, TurnEvent>>();
     });
 
     it('asks several questions at once and gets one answer per question', () => {
