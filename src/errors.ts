@@ -54,7 +54,9 @@ export type MiddlewareErrorCode =
   /** An agent snapshot is of a format version this copy of the library does not read (a newer one, say). */
   | 'ERR_SNAPSHOT_VERSION'
   /** A scripted model was called more times than its script has turns. */
-  | 'ERR_SCRIPT_EXHAUSTED';
+  | 'ERR_SCRIPT_EXHAUSTED'
+  /** A tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result. */
+  | 'ERR_TOOL_INPUT_INVALID';
 
 /** Constructor options of {@link MiddlewareError}. */
 export interface MiddlewareErrorOptions {

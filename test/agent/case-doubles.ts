@@ -12,6 +12,7 @@ import {
   ScriptedModel,
   ScriptedTool,
   TurnStage,
+  defineTool,
   failingTurn,
   textTurn,
   toolUseTurn,
@@ -25,6 +26,7 @@ import {
   type Usage,
 } from '../../src/agent/index';
 import { retry } from '../../src/middleware/index';
+import { z } from 'zod';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
 import { registerLoopHandler } from './case-loop-handlers';
 import { hedging, retrying } from './fixtures';
@@ -185,6 +187,14 @@ function oddThrown(kind: string): unknown {
 /** The scripted tool a case tool describes; its calls are recorded in the world. */
 export function buildTool(world: World, spec: AgentCaseTool): Tool {
   if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
+  const scripted = scriptedTool(world, spec);
+  if (spec.inputSchema === undefined) return scripted;
+  // defineTool with a zod schema built from the case's JSON Schema: the scripted tool sees only validated input.
+  return defineTool({ name: spec.name, description: scripted.spec.description, input: z.fromJSONSchema(spec.inputSchema as never), run: (input, context) => scripted.run(input, context) });
+}
+
+/** The scripted tool answering a case tool's calls. */
+function scriptedTool(world: World, spec: AgentCaseTool): ScriptedTool {
   let call = 0;
   return new ScriptedTool({
     name: spec.name,

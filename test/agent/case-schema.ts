@@ -60,6 +60,10 @@ const tool = z.strictObject({
   cancelLater: cancelLater.optional(),
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
   external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
+  inputSchema: z
+    .record(z.string(), json)
+    .optional()
+    .describe("A tool made by defineTool (MW-185) whose input schema is this JSON Schema (here z.fromJSONSchema); its calls record and answer the validated input"),
 });
 
 const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn']);

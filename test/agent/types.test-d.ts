@@ -1,4 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
 import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf, type WrapHandler } from '../../src/index';
 import { fallback, regenerate, retry, type AttemptBoundaryEvent as MiddlewareBoundary } from '../../src/middleware/index';
 import {
@@ -9,6 +10,8 @@ import {
   ScriptedModel,
   TurnStage,
   turnAction,
+  defineTool,
+  type Tool,
   type AgentEvent,
   type InterruptAnswer,
   type TurnContext,
@@ -120,6 +123,29 @@ describe('Agent', () => {
       expectTypeOf(agent.stream('hi')).toEqualTypeOf<AsyncGenerator<AgentEvent, void, undefined>>();
       // @ts-expect-error: the history is readonly; it changes only through runs.
       agent.messages.push({ role: 'user', content: [] });
+    });
+  });
+});
+
+describe('defineTool', () => {
+  describe('run', () => {
+    it('gets the input the zod schema parses to', () => {
+      defineTool({
+        name: 'forecast',
+        description: 'Forecast.',
+        input: z.object({ city: z.string(), days: z.number().default(3), at: z.string().transform((text) => text.length) }),
+        run: (input) => {
+          expectTypeOf(input).toEqualTypeOf<{ city: string; days: number; at: number }>();
+          // @ts-expect-error: the schema has no country.
+          return input.country;
+        },
+      });
+    });
+
+    it('returns a tool the agent takes', () => {
+      expectTypeOf(defineTool({ name: 't', description: 'd', input: z.object({}) })).toEqualTypeOf<Tool>();
+      // @ts-expect-error: a JSON Schema is not a zod schema; describe the input with zod.
+      defineTool({ name: 't', description: 'd', input: { type: 'object' } });
     });
   });
 });

@@ -1,0 +1,136 @@
+/**
+ * Tools defined by a zod schema: the model sees the schema's JSON Schema, and
+ * `run` gets typed, validated input, while input the schema rejects becomes an
+ * error result the model can read (MW-185).
+ *
+ * Why zod is reached through the schema's own methods (`toJSONSchema`,
+ * `safeParseAsync`) and imported for its types only: loading zod defines
+ * properties on the global object, which loading the agent kit must not do
+ * (MW-204); the user's schema brings its own copy of zod, already loaded.
+ */
+import type { z } from 'zod';
+import { MiddlewareError } from '../errors';
+import { describeValue } from '../stage';
+import { adopt } from './freeze';
+import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
+import { pathText, thrownText } from './value-walk';
+
+/** What {@link defineTool} takes. */
+export interface ToolDefinition<TSchema extends z.ZodType> {
+  /** The name the model calls the tool by. */
+  readonly name: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** The zod schema (zod 4.2 or later) of the tool's input; the model sees its JSON Schema. */
+  readonly input: TSchema;
+  /**
+   * Runs the tool with the validated input (defaults applied, transforms run).
+   * A string result becomes a text block, anything else a JSON block; a throw
+   * an error result. Leave it out for an external tool, run by the caller.
+   */
+  run?(input: z.output<TSchema>, context: ToolRunContext): unknown;
+}
+
+/** One issue of a schema's error, as zod reports it. */
+interface SchemaIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/** The methods of a zod 4 schema the tool uses. */
+interface ZodMethods {
+  toJSONSchema(options: { readonly io: 'input'; readonly target: 'draft-07' }): unknown;
+  safeParseAsync(value: unknown): Promise<{ success: true; data: unknown } | { success: false; error: { readonly issues: readonly SchemaIssue[] } }>;
+}
+
+/**
+ * A tool whose input is described and checked by a zod schema. The spec's
+ * `inputSchema` is the JSON Schema of what the model must send
+ * (`input.toJSONSchema({ io: 'input', target: 'draft-07' })`), frozen; `run`
+ * gets the parsed input. Input the schema rejects never reaches `run`: the
+ * call fails with `ERR_TOOL_INPUT_INVALID`, which the agent sends back as the
+ * error result `Tool "<name>" failed: [ERR_TOOL_INPUT_INVALID] The input of
+ * tool "<name>" does not match its schema: input.city: Invalid input: ...`,
+ * one `<path>: <message>` per issue, so the model can correct the call.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a definition without a name, a description, a zod 4 schema
+ *   with `toJSONSchema()` and `safeParseAsync()`, or with a `run` that is not a function; or for a schema zod
+ *   cannot express as JSON Schema (zod's error is the `cause`).
+ * @example
+ * ```ts
+ * const forecast = defineTool({
+ *   name: 'forecast',
+ *   description: 'The weather forecast for a city.',
+ *   input: z.object({ city: z.string(), days: z.number().int().min(1).default(3) }),
+ *   run: ({ city, days }) => `${days} days of sun in ${city}`,
+ * });
+ * ```
+ */
+export function defineTool<TSchema extends z.ZodType>(definition: ToolDefinition<TSchema>): Tool {
+  const { name, description, input, run } = readDefinition(definition);
+  const spec: ToolSpec = Object.freeze({ name, description, inputSchema: inputSchemaOf(name, input) });
+  if (run === undefined) return Object.freeze({ spec });
+  return Object.freeze({
+    spec,
+    async run(value: unknown, context: ToolRunContext): Promise<unknown> {
+      const parsed = await input.safeParseAsync(value);
+      if (!parsed.success) throw invalidInput(name, parsed.error);
+      return run.call(definition, parsed.data as z.output<TSchema>, context);
+    },
+  });
+}
+
+/** The definition's parts, each read once and checked. */
+function readDefinition<TSchema extends z.ZodType>(definition: ToolDefinition<TSchema>): {
+  name: string;
+  description: string;
+  input: ZodMethods;
+  run: ToolDefinition<TSchema>['run'];
+} {
+  if (typeof definition !== 'object' || definition === null) throw invalidDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
+  const { name, description, input, run } = definition as Partial<ToolDefinition<TSchema>>;
+  if (typeof name !== 'string' || name.length === 0) throw invalidDefinition(undefined, `name must be a non-empty string, got ${describeValue(name)}`);
+  if (typeof description !== 'string') throw invalidDefinition(name, `description must be a string, got ${describeValue(description)}`);
+  const methods = input as Partial<ZodMethods> | undefined;
+  if (typeof methods?.toJSONSchema !== 'function' || typeof methods.safeParseAsync !== 'function') {
+    throw invalidDefinition(name, `input must be a zod 4 schema with toJSONSchema() and safeParseAsync() (zod 4.2 or later; z.object({ ... }), say), got ${describeValue(input)}`);
+  }
+  if (run !== undefined && typeof run !== 'function') throw invalidDefinition(name, `run must be a function (or left out for a tool the caller runs), got ${describeValue(run)}`);
+  return { name, description, input: methods as ZodMethods, run };
+}
+
+/** The frozen JSON Schema of what the model must send. */
+function inputSchemaOf(name: string, input: ZodMethods): JsonSchema {
+  let schema: unknown;
+  try {
+    schema = input.toJSONSchema({ io: 'input', target: 'draft-07' });
+  } catch (error) {
+    throw invalidDefinition(name, `zod cannot express the input schema as JSON Schema (${thrownText(error)}); describe the input with types JSON carries`, error);
+  }
+  return adopt(schema as JsonSchema, 'inputSchema');
+}
+
+function invalidDefinition(name: string | undefined, problem: string, cause?: unknown): MiddlewareError {
+  const which = name === undefined ? 'defineTool()' : `defineTool({ name: ${JSON.stringify(name)} })`;
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool', message: `${which}: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+}
+
+/**
+ * The error of a call whose input the schema rejected: its message is what
+ * the model reads in the error result, one `<path>: <message>` per issue.
+ */
+function invalidInput(name: string, error: { readonly issues: readonly SchemaIssue[] }): MiddlewareError {
+  const issues = error.issues.map((issue) => `${pathText('input', issue.path.map(pathStep))}: ${issue.message}`).join('; ');
+  return new MiddlewareError({
+    code: 'ERR_TOOL_INPUT_INVALID',
+    stage: 'executeTool',
+    phase: 'terminal',
+    message: `The input of tool "${name}" does not match its schema: ${issues}. Call the tool again with input that matches its input schema.`,
+    cause: error,
+  });
+}
+
+/** A step of an issue's path as a path text shows it (a symbol key by its description). */
+function pathStep(key: PropertyKey): string | number {
+  return typeof key === 'symbol' ? (key.description ?? 'Symbol()') : key;
+}
