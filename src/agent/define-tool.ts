@@ -4,43 +4,57 @@
  * error result the model can read (MW-185).
  *
  * Why zod is reached through the schema's own methods (`toJSONSchema`,
- * `safeParseAsync`) and imported for its types only: loading zod defines
- * properties on the global object, which loading the agent kit must not do
- * (MW-204); the user's schema brings its own copy of zod, already loaded.
+ * `safeParseAsync`) and named by none of the kit's code or declarations:
+ * loading zod defines properties on the global object, which loading the
+ * agent kit must not do (MW-204), and zod's declarations need
+ * `esModuleInterop` under `node10` resolution; the user's schema brings its
+ * own copy of zod, already loaded, and its types.
  */
-import type { z } from 'zod';
 import { MiddlewareError } from '../errors';
 import { describeValue } from '../stage';
 import { adopt } from './freeze';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
 import { pathText, thrownText } from './value-walk';
 
+/** One issue of a schema's error: where in the input, and what is wrong. */
+export interface ToolInputIssue {
+  /** The path from the input to the part at fault (empty for the input itself). */
+  readonly path: readonly PropertyKey[];
+  /** What is wrong, in the schema library's words. */
+  readonly message: string;
+}
+
+/** What parsing an input gives: the parsed value, or the issues. */
+export type ToolInputParse<TOutput> =
+  | { readonly success: true; readonly data: TOutput }
+  | { readonly success: false; readonly error: { readonly issues: readonly ToolInputIssue[] } };
+
+/**
+ * The schema `defineTool` takes, seen through the two methods it calls: a zod
+ * 4 schema (4.2 or later, where schemas have `toJSONSchema()`) fits as it is,
+ * its output type becoming `run`'s input type.
+ */
+export interface ToolInputSchema<TOutput> {
+  /** Validates and parses a value, awaiting asynchronous checks. */
+  safeParseAsync(value: unknown): PromiseLike<ToolInputParse<TOutput>>;
+  /** The JSON Schema of the schema. */
+  toJSONSchema(options: { readonly io: 'input'; readonly target: 'draft-07' }): unknown;
+}
+
 /** What {@link defineTool} takes. */
-export interface ToolDefinition<TSchema extends z.ZodType> {
+export interface ToolDefinition<TInput> {
   /** The name the model calls the tool by. */
   readonly name: string;
   /** What the tool does, for the model. */
   readonly description: string;
   /** The zod schema (zod 4.2 or later) of the tool's input; the model sees its JSON Schema. */
-  readonly input: TSchema;
+  readonly input: ToolInputSchema<TInput>;
   /**
    * Runs the tool with the validated input (defaults applied, transforms run).
    * A string result becomes a text block, anything else a JSON block; a throw
    * an error result. Leave it out for an external tool, run by the caller.
    */
-  run?(input: z.output<TSchema>, context: ToolRunContext): unknown;
-}
-
-/** One issue of a schema's error, as zod reports it. */
-interface SchemaIssue {
-  readonly path: readonly PropertyKey[];
-  readonly message: string;
-}
-
-/** The methods of a zod 4 schema the tool uses. */
-interface ZodMethods {
-  toJSONSchema(options: { readonly io: 'input'; readonly target: 'draft-07' }): unknown;
-  safeParseAsync(value: unknown): Promise<{ success: true; data: unknown } | { success: false; error: { readonly issues: readonly SchemaIssue[] } }>;
+  run?(input: TInput, context: ToolRunContext): unknown;
 }
 
 /**
@@ -66,7 +80,7 @@ interface ZodMethods {
  * });
  * ```
  */
-export function defineTool<TSchema extends z.ZodType>(definition: ToolDefinition<TSchema>): Tool {
+export function defineTool<TInput>(definition: ToolDefinition<TInput>): Tool {
   const { name, description, input, run } = readDefinition(definition);
   const spec: ToolSpec = Object.freeze({ name, description, inputSchema: inputSchemaOf(name, input) });
   if (run === undefined) return Object.freeze({ spec });
@@ -75,32 +89,32 @@ export function defineTool<TSchema extends z.ZodType>(definition: ToolDefinition
     async run(value: unknown, context: ToolRunContext): Promise<unknown> {
       const parsed = await input.safeParseAsync(value);
       if (!parsed.success) throw invalidInput(name, parsed.error);
-      return run.call(definition, parsed.data as z.output<TSchema>, context);
+      return run.call(definition, parsed.data, context);
     },
   });
 }
 
 /** The definition's parts, each read once and checked. */
-function readDefinition<TSchema extends z.ZodType>(definition: ToolDefinition<TSchema>): {
+function readDefinition<TInput>(definition: ToolDefinition<TInput>): {
   name: string;
   description: string;
-  input: ZodMethods;
-  run: ToolDefinition<TSchema>['run'];
+  input: ToolInputSchema<TInput>;
+  run: ToolDefinition<TInput>['run'];
 } {
   if (typeof definition !== 'object' || definition === null) throw invalidDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
-  const { name, description, input, run } = definition as Partial<ToolDefinition<TSchema>>;
+  const { name, description, input, run } = definition as Partial<ToolDefinition<TInput>>;
   if (typeof name !== 'string' || name.length === 0) throw invalidDefinition(undefined, `name must be a non-empty string, got ${describeValue(name)}`);
   if (typeof description !== 'string') throw invalidDefinition(name, `description must be a string, got ${describeValue(description)}`);
-  const methods = input as Partial<ZodMethods> | undefined;
+  const methods = input as Partial<ToolInputSchema<TInput>> | undefined;
   if (typeof methods?.toJSONSchema !== 'function' || typeof methods.safeParseAsync !== 'function') {
     throw invalidDefinition(name, `input must be a zod 4 schema with toJSONSchema() and safeParseAsync() (zod 4.2 or later; z.object({ ... }), say), got ${describeValue(input)}`);
   }
   if (run !== undefined && typeof run !== 'function') throw invalidDefinition(name, `run must be a function (or left out for a tool the caller runs), got ${describeValue(run)}`);
-  return { name, description, input: methods as ZodMethods, run };
+  return { name, description, input: methods as ToolInputSchema<TInput>, run };
 }
 
 /** The frozen JSON Schema of what the model must send. */
-function inputSchemaOf(name: string, input: ZodMethods): JsonSchema {
+function inputSchemaOf(name: string, input: ToolInputSchema<unknown>): JsonSchema {
   let schema: unknown;
   try {
     schema = input.toJSONSchema({ io: 'input', target: 'draft-07' });
@@ -119,7 +133,7 @@ function invalidDefinition(name: string | undefined, problem: string, cause?: un
  * The error of a call whose input the schema rejected: its message is what
  * the model reads in the error result, one `<path>: <message>` per issue.
  */
-function invalidInput(name: string, error: { readonly issues: readonly SchemaIssue[] }): MiddlewareError {
+function invalidInput(name: string, error: { readonly issues: readonly ToolInputIssue[] }): MiddlewareError {
   const issues = error.issues.map((issue) => `${pathText('input', issue.path.map(pathStep))}: ${issue.message}`).join('; ');
   return new MiddlewareError({
     code: 'ERR_TOOL_INPUT_INVALID',

@@ -24,7 +24,7 @@ export { modelTerminal, toModelRequest } from './model-terminal';
 export { ZERO_USAGE } from './usage';
 export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
 export { defineTool } from './define-tool';
-export type { ToolDefinition } from './define-tool';
+export type { ToolDefinition, ToolInputIssue, ToolInputParse, ToolInputSchema } from './define-tool';
 export type { ToolUseReference } from './tool-terminal';
 export { adopt } from './freeze';
 export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
