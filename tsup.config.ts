@@ -5,6 +5,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'agent/index': 'src/agent/index.ts',
+    'ai-sdk/index': 'src/ai-sdk/index.ts',
     'middleware/index': 'src/middleware/index.ts',
     'testing/index': 'src/testing/index.ts',
   },
@@ -18,7 +19,7 @@ export default defineConfig({
   splitting: true,
   target: 'es2022',
   platform: 'neutral',
-  external: ['zod', '@opentelemetry/api'],
+  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai'],
   // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
   noExternal: ['immer'],
   inject: [processShim],

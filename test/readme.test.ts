@@ -89,6 +89,7 @@ describe('README', () => {
     ['Asking a human, and tools the caller runs', 'examples/agent-interrupts.ts'],
     ['Durable runs', 'examples/durable-runs.ts'],
     ['What handlers see of the agent', 'examples/agent-view.ts'],
+    ['Running on the Vercel AI SDK', 'examples/ai-sdk.ts'],
   ])('%s', (section, file) => {
     it(`is the type-checked and tested ${file}`, () => {
       const [code] = blocks(section).filter((block) => block.lang === 'ts');
@@ -96,7 +97,9 @@ describe('README', () => {
       const body = example
         .slice(example.indexOf('import '))
         .replace("from '../src/index'", "from 'staged-middleware'")
-        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
+        .replace("from '../src/ai-sdk/index'", "from 'staged-middleware/ai-sdk'")
+        .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
       expect(code?.body).toBe(body);
     });
   });

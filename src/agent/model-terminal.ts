@@ -63,7 +63,7 @@ export function toModelRequest(context: InvokeModelContext): ModelRequest {
  */
 export async function* modelTerminal(
   context: InvokeModelContext,
-  run: TerminalRun<Record<string, unknown>>,
+  run: TerminalRun<unknown>,
 ): AsyncGenerator<InvokeModelEvent, void, undefined> {
   const { signal } = run;
   const { model } = context;

@@ -48,7 +48,7 @@ export interface World {
 }
 
 /** Runs `cancelLater` once the run waits on the call: a macrotask later, after every pending promise job. */
-function later(world: World, how: 'agent' | 'signal'): void {
+export function later(world: World, how: 'agent' | 'signal'): void {
   setTimeout(() => {
     if (how === 'agent') world.agent?.cancel();
     else world.abortRun?.();
@@ -372,6 +372,11 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       }
       if (spec.do === 'liveRetry' && spec.phase === 'wrap') {
         registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, retry({ stream: 'live', attempts: spec.attempts ?? 2, retryOn: () => true, backoff: () => 0 }));
+        return;
+      }
+      if (spec.do === 'builtinRetry' && spec.phase === 'wrap') {
+        const onRetry = (info: { readonly error: unknown }): void => void world.observations.push(`retry after: ${(info.error as Error).message}`);
+        registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, retry({ attempts: spec.attempts ?? 3, backoff: () => 0, onRetry }));
         return;
       }
       if (spec.do === 'countInvocationState' && spec.phase === 'input') {

@@ -36,6 +36,45 @@ const turn = z
   })
   .describe('One scripted model call');
 
+/** An error a provider's client throws: an AI SDK `APICallError` when it has a status. */
+const providerError = z
+  .strictObject({
+    message: z.string(),
+    statusCode: z.number().int().optional().describe('The HTTP status: the error is an APICallError of @ai-sdk/provider with this statusCode'),
+    isRetryable: z.boolean().optional().describe("The APICallError's isRetryable (by default what APICallError derives from the status)"),
+  })
+  .describe('A provider error, kept by message so the run can be checked to reject with the very object');
+
+/** One doStream call of the AI SDK model. */
+const aiSdkResponse = z.union([
+  z
+    .strictObject({
+      parts: z.array(z.record(z.string(), json)).describe('The stream parts of LanguageModelV3, sent as they are'),
+      failWith: providerError.optional().describe('After the parts, an error part carrying this error'),
+      hang: z.boolean().optional().describe('The stream stays open after the parts, until it is cancelled'),
+      cancelLater: cancelLater.optional(),
+    })
+    .describe('doStream resolves to a stream of these parts; its cancellation is observed as "provider stream cancelled"'),
+  z.strictObject({ error: providerError }).describe('doStream rejects with this error'),
+]);
+
+/** The agent's model as an AI SDK language model through fromAiSdk (MW-186 - MW-188). */
+const aiSdkModel = z
+  .strictObject({
+    responses: z.array(aiSdkResponse).describe('The doStream calls in order'),
+    settings: z.record(z.string(), json).optional().describe('fromAiSdk options.settings'),
+  })
+  .describe("Instead of model: MockLanguageModelV3 of ai/test answering doStream calls in order, given to the agent as fromAiSdk(mock, { settings })");
+
+/** What one doStream call received: only the listed keys are compared. */
+const aiSdkCall = z.strictObject({
+  prompt: z.array(json).optional(),
+  tools: z.array(json).optional(),
+  toolChoice: json.optional(),
+  settings: z.record(z.string(), json).optional().describe('Every other key of the call options, abortSignal excepted'),
+  aborted: z.boolean().optional().describe('Whether the abortSignal it received was aborted once the runs ended'),
+});
+
 /** One scripted tool. */
 const tool = z.strictObject({
   name: z.string(),
@@ -105,6 +144,7 @@ const handler = z
       'observeCode',
       'blockWithoutName',
       'liveRetry',
+      'builtinRetry',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -196,8 +236,11 @@ export const agentCase = z.strictObject({
     messages: z.array(json).optional(),
     modelState: z.record(z.string(), json).optional(),
     tools: z.array(tool).optional(),
-    model: z.array(turn),
-  }),
+    toolChoice: z.record(z.string(), json).optional().describe('options.toolChoice'),
+    model: z.array(turn).optional().describe('The scripted model turns; exactly one of model and aiSdk'),
+    aiSdk: aiSdkModel.optional(),
+  })
+  .refine((agent) => (agent.model === undefined) !== (agent.aiSdk === undefined), 'give exactly one of model and aiSdk'),
   handlers: z.array(handler).optional(),
   runs: z.array(run).min(1),
   expect: z
@@ -211,6 +254,7 @@ export const agentCase = z.strictObject({
       callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
       snapshot: json.optional().describe('agent.snapshot() after the runs'),
       agentUsage: usage.optional().describe('agent.usage after the runs'),
+      aiSdkCalls: z.array(aiSdkCall).optional().describe("The AI SDK model's doStream calls, in order"),
     })
     .optional(),
 });
@@ -221,6 +265,8 @@ export type AgentCase = z.infer<typeof agentCase>;
 export type AgentCaseHandler = z.infer<typeof handler>;
 /** One model turn of a case. */
 export type AgentCaseTurn = z.infer<typeof turn>;
+/** The AI SDK model of a case. */
+export type AgentCaseAiSdk = z.infer<typeof aiSdkModel>;
 /** One tool of a case. */
 export type AgentCaseTool = z.infer<typeof tool>;
 

@@ -15,8 +15,11 @@ import {
   type AgentSession,
   type AgentSnapshot,
   type Message,
+  type Model,
   type SessionStore,
+  type ToolChoice,
 } from '../../src/agent/index';
+import { aiSdkCallView, buildAiSdkModel } from './case-ai-sdk';
 import { buildModel, buildTool, register, type World } from './case-doubles';
 import { agentCase, agentCaseJsonSchema, type AgentCase } from './case-schema';
 
@@ -27,7 +30,8 @@ async function runCase(testCase: AgentCase): Promise<void> {
   const world: World = { agent: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined };
   const registry = new MiddlewareRegistry();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
-  const { model, scripted } = buildModel(world, testCase.agent.model);
+  const { model, scripted } = testCase.agent.aiSdk === undefined ? buildModel(world, testCase.agent.model ?? []) : { model: undefined, scripted: undefined };
+  const aiSdk = testCase.agent.aiSdk === undefined ? undefined : buildAiSdkModel(world, testCase.agent.aiSdk);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
   const messages = structuredClone(testCase.agent.messages ?? []) as unknown as Message[];
@@ -35,8 +39,9 @@ async function runCase(testCase: AgentCase): Promise<void> {
   callerObjects.push(messages, modelState, ...messages);
   if (typeof systemPrompt === 'object') callerObjects.push(systemPrompt, ...systemPrompt);
   const agentOptions: AgentOptions = {
-    model,
+    model: (aiSdk?.model ?? model) as Model,
     registry,
+    ...(testCase.agent.toolChoice === undefined ? {} : { toolChoice: testCase.agent.toolChoice as unknown as ToolChoice }),
     tools: (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool)),
     ...(systemPrompt === undefined ? {} : { systemPrompt: systemPrompt as SystemContentBlock[] | string }),
     ...(testCase.agent.name === undefined ? {} : { name: testCase.agent.name }),
@@ -106,10 +111,16 @@ async function runCase(testCase: AgentCase): Promise<void> {
   if (expected.observations !== undefined) expect(world.observations, 'observations').toEqual(expected.observations);
   if (expected.pendingInterrupts !== undefined) expect(agent.pendingInterrupts.map((interrupt) => interrupt.id), 'pending interrupts').toEqual(expected.pendingInterrupts);
   if (expected.callerObjectsUnfrozen === true) expect(callerObjects.map((object) => Object.isFrozen(object)), 'caller objects frozen').toEqual(callerObjects.map(() => false));
+  if (expected.aiSdkCalls !== undefined) {
+    const calls = aiSdk?.calls ?? [];
+    expect(calls.length, 'doStream calls').toEqual(expected.aiSdkCalls.length);
+    expected.aiSdkCalls.forEach((call, index) => expect(aiSdkCallView(calls[index], call), `doStream call ${index + 1}`).toEqual(call));
+  }
   if (expected.modelCalls !== undefined) {
-    expect(scripted.calls.length, 'model calls').toEqual(expected.modelCalls.length);
+    const calls = scripted?.calls ?? [];
+    expect(calls.length, 'model calls').toEqual(expected.modelCalls.length);
     expected.modelCalls.forEach((call, index) => {
-      const actual = scripted.calls[index];
+      const actual = calls[index];
       const view: Record<string, unknown> = {};
       if (call.systemPrompt !== undefined) view.systemPrompt = actual?.request.systemPrompt;
       if (call.systemBlocks !== undefined) view.systemBlocks = actual?.request.systemBlocks;
