@@ -5,15 +5,15 @@
  *
  * @packageDocumentation
  */
-export { createStage, isStage, isPhaseToken } from './stage';
-export { MiddlewareRegistry } from './registry';
-export { on } from './on';
-export type { Middleware, Registrar } from './bundle';
-export type { RegistryOptions } from './registry';
-export { MiddlewareResult } from './result';
-export type { ResultRecipe } from './result';
-export { MiddlewareError } from './errors';
-export type { MiddlewareErrorCode, MiddlewareErrorOptions } from './errors';
+export { createStage, isStage, isPhaseToken } from './stage/create-stage';
+export { MiddlewareRegistry } from './registry/registry';
+export { on } from './registry/on';
+export type { Middleware, Registrar } from './registry/bundle';
+export type { RegistryOptions } from './registry/registry';
+export { MiddlewareResult } from './stage/result';
+export type { ResultRecipe } from './stage/result';
+export { MiddlewareError } from './errors/middleware-error';
+export type { MiddlewareErrorCode, MiddlewareErrorOptions } from './errors/middleware-error';
 export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';
 export type {
   SystemCachePointBlock,
@@ -22,8 +22,8 @@ export type {
   SystemTextBlock,
   SplitSystemPrompt,
 } from './system-prompt';
-export type { ChainEntry, ChainSource } from './chain';
-export type { MiddlewareWarning } from './resolve';
+export type { ChainEntry, ChainSource } from './registry/chain';
+export type { MiddlewareWarning } from './registry/resolve';
 export type {
   HandlerInfo,
   Instrumentation,
@@ -31,7 +31,7 @@ export type {
   InvokeObserver,
   InvokeOutcome,
   LayerInfo,
-} from './instrumentation';
+} from './invoke/instrumentation';
 export type {
   AddOptions,
   AnyStage,
@@ -61,4 +61,4 @@ export type {
   TerminalRun,
   WrapHandler,
   WrapRun,
-} from './types';
+} from './stage/types';

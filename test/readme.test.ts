@@ -92,7 +92,7 @@ describe('README', () => {
 
   describe('Error codes', () => {
     it('lists every code of MiddlewareErrorCode', () => {
-      const codes = [...readFileSync(join(root, 'src/errors.ts'), 'utf8').matchAll(/\| '(ERR_[A-Z_]+)'/g)].map((match) => match[1]);
+      const codes = [...readFileSync(join(root, 'src/errors/middleware-error.ts'), 'utf8').matchAll(/\| '(ERR_[A-Z_]+)'/g)].map((match) => match[1]);
       const start = readme.indexOf('\n## Error codes\n');
       const section = readme.slice(start);
       expect(codes.length).toBeGreaterThan(15);

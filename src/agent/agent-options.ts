@@ -1,6 +1,6 @@
-import { MiddlewareError } from '../errors';
-import type { MiddlewareRegistry } from '../registry';
-import { describeValue } from '../stage';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { MiddlewareRegistry } from '../registry/registry';
+import { describeValue } from '../stage/create-stage';
 import type { SystemPrompt } from '../system-prompt';
 import type { Message } from './message-types';
 import type { Model } from './model-types';

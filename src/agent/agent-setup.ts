@@ -1,4 +1,4 @@
-import type { MiddlewareRegistry } from '../registry';
+import type { MiddlewareRegistry } from '../registry/registry';
 import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
 import { cannotCopy, checkMessages, invalid, readFields, readPart, safeDescription, type AgentInput, type AgentOptions } from './agent-options';
 import { adopt } from './freeze';

@@ -1,8 +1,8 @@
 import { castDraft, type Draft } from 'immer';
-import { MiddlewareError } from '../errors';
-import { MiddlewareRegistry } from '../registry';
+import { MiddlewareError } from '../errors/middleware-error';
+import { MiddlewareRegistry } from '../registry/registry';
 import type { SystemContentBlock } from '../system-prompt';
-import type { StateBinding, TerminalRun } from '../types';
+import type { StateBinding, TerminalRun } from '../stage/types';
 import { readRunOptions, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
 import { adoptRecord, readAgentOptions, readInput } from './agent-setup';
 import { adopt } from './freeze';

@@ -1,4 +1,4 @@
-import { MiddlewareError } from '../errors';
+import { MiddlewareError } from '../errors/middleware-error';
 import type { Interrupt, InterruptFunction, InterruptRequest } from './tool-types';
 
 /** Marks interrupt signals across two installed copies of the package. */

@@ -1,5 +1,5 @@
 import { splitSystemPrompt } from '../system-prompt';
-import type { TerminalRun } from '../types';
+import type { TerminalRun } from '../stage/types';
 import { AbortRace, ignore } from './abort-race';
 import { invalidModelStream } from './agent-options';
 import { adopt } from './freeze';

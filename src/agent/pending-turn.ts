@@ -1,4 +1,4 @@
-import { MiddlewareError } from '../errors';
+import { MiddlewareError } from '../errors/middleware-error';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
 import { AgentStreamStage } from './stages';
 import type { Interrupt } from './tool-types';

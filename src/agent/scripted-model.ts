@@ -1,6 +1,6 @@
 import { current, freeze, isDraft } from 'immer';
-import { MiddlewareError } from '../errors';
-import { describeValue } from '../stage';
+import { MiddlewareError } from '../errors/middleware-error';
+import { describeValue } from '../stage/create-stage';
 import { adopt } from './freeze';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
 import { InvokeModelStage } from './stages';

@@ -1,6 +1,6 @@
-import { MiddlewareError } from '../errors';
-import { createStage, describeValue, isStage } from '../stage';
-import type { MiddlewareStage } from '../types';
+import { MiddlewareError } from '../errors/middleware-error';
+import { createStage, describeValue, isStage } from '../stage/create-stage';
+import type { MiddlewareStage } from '../stage/types';
 import type {
   AgentEvent,
   AgentResultEvent,

@@ -1,5 +1,5 @@
-import { MiddlewareError } from '../errors';
-import type { TerminalRun } from '../types';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { TerminalRun } from '../stage/types';
 import { AbortRace } from './abort-race';
 import { invalidToolRun } from './agent-options';
 import { adopt } from './freeze';

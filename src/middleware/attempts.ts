@@ -1,4 +1,4 @@
-import type { Next, WrapRun } from '../types';
+import type { Next, WrapRun } from '../stage/types';
 import { invalidOption, isAbortError } from './failures';
 
 /**

@@ -1,5 +1,5 @@
-import { isThenable } from '../generators';
-import type { Next, WrapRun } from '../types';
+import { isThenable } from '../invoke/generators';
+import type { Next, WrapRun } from '../stage/types';
 import type { ContextWrap } from './attempts';
 import { invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
 import { LruStore } from './lru-store';

@@ -1,6 +1,6 @@
-import { MiddlewareError } from '../errors';
-import { describeValue } from '../stage';
-import type { WrapRun } from '../types';
+import { MiddlewareError } from '../errors/middleware-error';
+import { describeValue } from '../stage/create-stage';
+import type { WrapRun } from '../stage/types';
 import type { Timers } from './sleep';
 
 /**

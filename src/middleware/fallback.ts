@@ -1,4 +1,4 @@
-import type { Next, WrapRun } from '../types';
+import type { Next, WrapRun } from '../stage/types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type ContextWrap, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
 import { named } from './named';

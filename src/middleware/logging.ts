@@ -1,5 +1,5 @@
-import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
-import type { Middleware } from '../registry';
+import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
+import type { Middleware } from '../registry/registry';
 import { invalidOption, optionalFunction } from './failures';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from './sleep';

@@ -1,4 +1,4 @@
-import type { WrapRun } from '../types';
+import type { WrapRun } from '../stage/types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
 import { named } from './named';

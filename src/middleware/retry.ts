@@ -1,5 +1,5 @@
-import { MiddlewareError } from '../errors';
-import type { WrapRun } from '../types';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { WrapRun } from '../stage/types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
 import { named } from './named';

@@ -1,4 +1,4 @@
-import { MiddlewareError } from '../errors';
+import { MiddlewareError } from '../errors/middleware-error';
 
 /**
  * The clocks the built-in middleware read and wait on. Injectable so tests run

@@ -1,5 +1,5 @@
-import type { MiddlewareError } from '../errors';
-import type { WrapRun } from '../types';
+import type { MiddlewareError } from '../errors/middleware-error';
+import type { WrapRun } from '../stage/types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
 import { named } from './named';

@@ -1,6 +1,6 @@
 import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
-import type { InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
-import type { Middleware } from '../registry';
+import type { InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
+import type { Middleware } from '../registry/registry';
 import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from './sleep';

@@ -1,7 +1,7 @@
-import { MiddlewareError } from '../errors';
-import type { Middleware } from '../registry';
-import type { MiddlewareResult } from '../result';
-import type { AnyStage, MiddlewareStage, Schema } from '../types';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { Middleware } from '../registry/registry';
+import type { MiddlewareResult } from '../stage/result';
+import type { AnyStage, MiddlewareStage, Schema } from '../stage/types';
 import { invalidOption } from './failures';
 import { named } from './named';
 

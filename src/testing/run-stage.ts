@@ -1,6 +1,6 @@
 import { checkOptionsObject, invalidOption } from '../middleware/failures';
-import { MiddlewareRegistry, type Middleware, type Registrar } from '../registry';
-import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../types';
+import { MiddlewareRegistry, type Middleware, type Registrar } from '../registry/registry';
+import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../stage/types';
 
 /** What happened to one handler during {@link runStage}. */
 export interface HandlerCalls {

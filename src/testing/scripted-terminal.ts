@@ -2,7 +2,7 @@ import type { Draft } from 'immer';
 import { invalidOption, optionalTimers } from '../middleware/failures';
 import { named } from '../middleware/named';
 import { schedule, systemTimers, type Timers } from '../middleware/sleep';
-import type { TerminalRun } from '../types';
+import type { TerminalRun } from '../stage/types';
 
 /** Marks script actions so they are never mistaken for events. */
 const ACTION: unique symbol = Symbol.for('staged-middleware.testing.script-action') as never;

@@ -1,0 +1,154 @@
+import { MiddlewareError } from '../errors/middleware-error';
+import * as messages from '../errors/messages';
+import type { Orderable } from './order';
+import { describeValue, isPhaseToken, isStage } from '../stage/create-stage';
+import type { AddOptions, AnyStage, NextPolicy, Phase } from '../stage/types';
+
+/**
+ * One stored registration: the handler with everything resolution needs.
+ * Created by `add`, `registrar.add` (bundles) and `InvokeOptions.use`.
+ */
+export interface StoredRegistration extends Orderable {
+  /** The stage it belongs to. */
+  readonly stage: AnyStage;
+  /** Its phase. */
+  readonly phase: Phase;
+  /** The handler, type-erased. */
+  readonly handler: (...args: never[]) => unknown;
+  /** `next()` policy. */
+  readonly next: NextPolicy;
+  /** Whether it was added with `replace: true`. */
+  readonly replace: boolean;
+  /** Whether `order` was given explicitly (a replacement otherwise inherits the replaced one's). */
+  readonly orderGiven: boolean;
+  /** The bundle that added it, if any. */
+  readonly bundle: string | undefined;
+}
+
+/** Global registration clock: every registration gets a later number than all before it. */
+let clock = 0;
+
+/** Next value of the registration clock (also used as the registries' version stamp). */
+export function tick(): number {
+  return ++clock;
+}
+
+const POLICIES: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
+
+/** The constraint lists of a registration without any; shared, so frozen like every list `describe()` returns. */
+const NO_IDS: readonly string[] = Object.freeze([]);
+
+/**
+ * Turns a target into its stage and phase.
+ *
+ * @throws MiddlewareError `ERR_UNKNOWN_PHASE` for anything that is not a genuine stage or phase token.
+ */
+export function resolveTarget(target: unknown, where: string): { stage: AnyStage; phase: Phase } {
+  if (isStage(target)) return { stage: target, phase: 'wrap' };
+  if (isPhaseToken(target)) return { stage: target.stage, phase: target.phase };
+  let looksLike = '';
+  try {
+    if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
+      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
+    }
+  } catch {
+    // A proxy whose traps throw gets the plain message.
+  }
+  throw new MiddlewareError({
+    code: 'ERR_UNKNOWN_PHASE',
+    phase: 'register',
+    message: `${where} expects a stage from createStage() or one of its phase tokens (Stage.Input, Stage.Wrap, Stage.Output), got ${describeValue(target)}.${looksLike}`,
+  });
+}
+
+/**
+ * Validates a registration and stores what resolution needs.
+ *
+ * @throws MiddlewareError `ERR_UNKNOWN_PHASE`, `ERR_INVALID_HANDLER` or `ERR_INVALID_OPTIONS`.
+ */
+export function createRegistration(
+  target: unknown,
+  handler: unknown,
+  options: AddOptions | undefined,
+  bundle: string | undefined,
+  where: string,
+): StoredRegistration {
+  const { stage, phase } = resolveTarget(target, where);
+  const given = options ?? {};
+  const fallbackName = functionName(handler) ?? `anonymous ${phase} handler`;
+  const name = typeof given.name === 'string' && given.name.length > 0 ? given.name : fallbackName;
+  if (typeof handler !== 'function') throw messages.notAFunction({ stage: stage.name, phase, handler: name }, handler);
+  const invalid = (problem: string): MiddlewareError =>
+    new MiddlewareError({
+      code: 'ERR_INVALID_OPTIONS',
+      stage: stage.name,
+      phase,
+      handler: name,
+      message: `${where}: ${problem} (${phase} handler "${name}" of stage "${stage.name}").`,
+    });
+  if (typeof given !== 'object' || given === null) throw invalid(`options must be an object, got ${describeValue(given)}`);
+  if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0)) throw invalid('options.name must be a non-empty string');
+  if (given.order !== undefined && (typeof given.order !== 'number' || !Number.isFinite(given.order))) {
+    throw invalid(`options.order must be a finite number, got ${describeValue(given.order)}`);
+  }
+  if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0)) throw invalid('options.id must be a non-empty string');
+  for (const key of ['before', 'after'] as const) {
+    const list = given[key];
+    if (list !== undefined && (!Array.isArray(list) || list.some((id) => typeof id !== 'string' || id.length === 0))) {
+      throw invalid(`options.${key} must be an array of ids (non-empty strings)`);
+    }
+  }
+  if (given.next !== undefined && !POLICIES.includes(given.next)) {
+    throw invalid(`options.next must be 'many', 'once' or 'at-most-once', got ${describeValue(given.next)}`);
+  }
+  if (given.next !== undefined && given.next !== 'many' && phase !== 'wrap') throw invalid('options.next applies to Wrap handlers only');
+  if (given.replace !== undefined && typeof given.replace !== 'boolean') throw invalid('options.replace must be a boolean');
+  if (given.replace === true && given.id === undefined) throw invalid('options.replace needs an id to replace');
+  return {
+    seq: tick(),
+    stage,
+    phase,
+    handler: handler as (...args: never[]) => unknown,
+    name,
+    id: given.id,
+    order: given.order ?? 0,
+    orderGiven: given.order !== undefined,
+    before: given.before ? Object.freeze([...given.before]) : NO_IDS,
+    after: given.after ? Object.freeze([...given.after]) : NO_IDS,
+    next: given.next ?? 'many',
+    replace: given.replace === true,
+    bundle,
+  };
+}
+
+/** A function's own non-empty `name`, or undefined (a throwing or non-string `name` included). */
+function functionName(value: unknown): string | undefined {
+  if (typeof value !== 'function') return undefined;
+  try {
+    const name: unknown = value.name;
+    return typeof name === 'string' && name.length > 0 ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error for an id registered twice without `replace: true`, or twice in one per-invoke list. */
+export function duplicateId(registration: StoredRegistration, where: string, sibling = false): MiddlewareError {
+  // `replace` only reaches ids of enclosing scopes, so suggesting it for two
+  // entries of one per-invoke list would send the user round in circles.
+  const advice = sibling
+    ? 'Ids must be unique within one use list ({ replace: true } only replaces an id registered in an enclosing registry): drop one entry or choose another id.'
+    : 'Pass { replace: true } to put this handler in its place, or choose another id.';
+  return new MiddlewareError({
+    code: 'ERR_DUPLICATE_ID',
+    stage: registration.stage.name,
+    phase: registration.phase,
+    handler: registration.name,
+    message: `${where}: the id "${registration.id}" is already registered, so ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" cannot take it. ${advice}`,
+  });
+}
+
+/** A registration taking `replaced`'s place: its sequence number and, unless given, its order. */
+export function takePlace(registration: StoredRegistration, replaced: StoredRegistration): StoredRegistration {
+  return { ...registration, seq: replaced.seq, order: registration.orderGiven ? registration.order : replaced.order };
+}

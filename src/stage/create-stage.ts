@@ -1,0 +1,115 @@
+import { markGenuine, isGenuine } from '../util/brand';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { AnyStage, MiddlewareStage, Phase, PhaseToken, StageOptions } from './types';
+
+/**
+ * Creates a stage token for one step of a loop. The token is frozen and
+ * compared by identity: two stages with the same name are different stages.
+ *
+ * @param name - Used in errors, traces and `describe()`.
+ * @param options - Result guard and zod schemas for the context and result.
+ * @throws MiddlewareError `ERR_INVALID_STAGE` for an empty name or malformed options.
+ * @example
+ * ```ts
+ * const InvokeModelStage = createStage<ModelContext, ModelResult, ModelEvent>('invokeModel', {
+ *   isResult: (event): event is ModelResult => event.type === 'result',
+ * });
+ * registry.add(InvokeModelStage.Input, (context) => ({ ...context, temperature: 0 }));
+ * ```
+ */
+export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
+  name: string,
+  options: StageOptions<TContext, TResult, TEvent> = {},
+): MiddlewareStage<TContext, TResult, TEvent> {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw invalidStage(safeString(name), `its name must be a non-empty string, got ${describeValue(name)}`);
+  }
+  if (options === null || typeof options !== 'object') {
+    throw invalidStage(name, `options must be an object (or left out), got ${describeValue(options)}`);
+  }
+  if (options.isResult !== undefined && typeof options.isResult !== 'function') {
+    throw invalidStage(name, `options.isResult must be a function, got ${describeValue(options.isResult)}`);
+  }
+  for (const key of ['context', 'result'] as const) {
+    const schema = options[key];
+    if (schema !== undefined && typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
+      throw invalidStage(name, `options.${key} must be a schema with safeParse (a zod schema), got ${describeValue(schema)}`);
+    }
+  }
+  const stage = {
+    name,
+    isResult: options.isResult as ((event: TEvent) => boolean) | undefined,
+    contextSchema: options.context,
+    resultSchema: options.result,
+  } as { -readonly [K in keyof MiddlewareStage<TContext, TResult, TEvent>]: MiddlewareStage<TContext, TResult, TEvent>[K] };
+  stage.Input = phaseToken('input', stage);
+  stage.Wrap = phaseToken('wrap', stage);
+  stage.Output = phaseToken('output', stage);
+  Object.freeze(stage);
+  markGenuine(stage);
+  return stage;
+}
+
+function phaseToken<TPhase extends Phase, TContext, TResult extends TEvent, TEvent>(
+  phase: TPhase,
+  stage: MiddlewareStage<TContext, TResult, TEvent>,
+): PhaseToken<TPhase, TContext, TResult, TEvent> {
+  const token = Object.freeze({ phase, stage });
+  markGenuine(token);
+  return token;
+}
+
+/** True for a stage created by {@link createStage} (from any installed copy). */
+export function isStage(value: unknown): value is AnyStage {
+  return isGenuine(value) && 'Input' in value && 'Wrap' in value && 'Output' in value;
+}
+
+/** True for a phase token (`Stage.Input`, `Stage.Wrap`, `Stage.Output`) of a genuine stage. */
+export function isPhaseToken(value: unknown): value is AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'] {
+  return isGenuine(value) && 'phase' in value && 'stage' in value;
+}
+
+function invalidStage(name: string, problem: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_STAGE',
+    stage: name,
+    message: `createStage("${name}"): ${problem}.`,
+  });
+}
+
+/**
+ * A short description of any value for error messages. It never throws:
+ * building the message of an error must not replace that error with another
+ * one (a throwing getter, a revoked proxy, an object without a prototype).
+ */
+export function describeValue(value: unknown): string {
+  try {
+    return describeUnguarded(value);
+  } catch {
+    return typeof value === 'function' ? 'a function that cannot be inspected' : 'an object that cannot be inspected (a proxy, or a throwing getter)';
+  }
+}
+
+/** `String(value)`, or its description when the value cannot be converted (a null-prototype object, a throwing `toString`). */
+export function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return describeValue(value);
+  }
+}
+
+function describeUnguarded(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'function') return `a function${value.name ? ` (${value.name})` : ''}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (typeof value === 'object') {
+    if (typeof (value as { then?: unknown }).then === 'function') return 'a promise';
+    if (typeof (value as { next?: unknown }).next === 'function' && Symbol.iterator in value) return 'a synchronous iterator (a `function*` generator?)';
+    const constructorName = (value as object).constructor?.name;
+    return constructorName && constructorName !== 'Object' ? `an instance of ${constructorName}` : 'a plain object';
+  }
+  return `${typeof value} ${String(value)}`;
+}
