@@ -1,6 +1,7 @@
 import { MiddlewareError } from '../errors/middleware-error';
 import type { MiddlewareRegistry } from '../registry/registry';
-import { describeValue } from '../stage/create-stage';
+import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
+import { describeValue } from '../util/describe-value';
 import type { SystemPrompt } from '../system-prompt';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
@@ -83,15 +84,15 @@ export function readPart(source: object, key: PathStep, root: string, steps: rea
  *   AbortSignal, state or responses that are not a plain object, or a value whose reading throws.
  */
 export function readRunOptions(options: AgentRunOptions, resume?: { readonly responses: unknown }): RunSettings {
-  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${safeDescription(options)}`);
+  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
   const { signal, invocationState, interruptResponses } = readFields(options, ['signal', 'invocationState', 'interruptResponses'], 'options');
   let aborted = false;
   if (signal !== undefined) {
-    const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, ['aborted', 'addEventListener', 'removeEventListener'], 'options.signal');
-    if (parts === undefined || typeof parts.aborted !== 'boolean' || typeof parts.addEventListener !== 'function' || typeof parts.removeEventListener !== 'function') {
-      throw invalid(`options.signal must be an AbortSignal, got ${safeDescription(signal)}`);
+    const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, SIGNAL_MEMBERS, 'options.signal');
+    if (parts === undefined || !hasSignalMembers(parts)) {
+      throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
     }
-    aborted = parts.aborted;
+    aborted = parts.aborted as boolean;
   }
   checkRecord(invocationState, 'options.invocationState');
   const [responses, root] = resume === undefined ? [interruptResponses, 'options.interruptResponses'] : [resume.responses, 'responses'];
@@ -106,7 +107,7 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
 
 /** Fails unless the value is undefined or a non-array object. */
 function checkRecord(value: unknown, name: string): void {
-  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`${name} must be a plain object, got ${safeDescription(value)}`);
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
 }
 
 /** The interrupt responses, each read once. */
@@ -135,18 +136,9 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
     } catch (error) {
       throw cannotCopy(readProblem(pathOf(index), [], error), error);
     }
-    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${safeDescription(message)}`);
+    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`);
   });
   return messages;
-}
-
-/** `describeValue`, for values whose own getters may throw. */
-export function safeDescription(value: unknown): string {
-  try {
-    return describeValue(value);
-  } catch {
-    return 'a value that cannot be read';
-  }
 }
 
 /** The error of a malformed agent option or run input, on AgentStreamStage. */
@@ -163,8 +155,8 @@ export function cannotCopy(problem: string, cause: unknown): MiddlewareError {
 export function invalidModelStream(stream: unknown, returned?: { readonly value: unknown; readonly isPromise: boolean }): MiddlewareError {
   const problem =
     returned === undefined
-      ? `the model's stream must be a method stream(request, options), got ${safeDescription(stream)}`
-      : `the model's stream() returned ${safeDescription(returned.value)}, not an async iterable of stream events`;
+      ? `the model's stream must be a method stream(request, options), got ${describeValue(stream)}`
+      : `the model's stream() returned ${describeValue(returned.value)}, not an async iterable of stream events`;
   const hint = returned?.isPromise === true
     ? 'An async method returns a promise: write it as an async generator method, `async *stream(request, options) { yield event }`'
     : 'Write it as an async generator method, `async *stream(request, options) { yield event }`';
@@ -173,7 +165,7 @@ export function invalidModelStream(stream: unknown, returned?: { readonly value:
 
 /** The error of a tool whose `run` is not a function when the agent calls it. */
 export function invalidToolRun(name: string, run: unknown): MiddlewareError {
-  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${safeDescription(run)}); a tool needs run(input, context) returning its result or a promise of it.`);
+  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${describeValue(run)}); a tool needs run(input, context) returning its result or a promise of it.`);
 }
 
 /** A model or tool the terminal cannot call, reported on the terminal. */

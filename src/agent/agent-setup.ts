@@ -1,6 +1,7 @@
 import type { MiddlewareRegistry } from '../registry/registry';
 import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
-import { cannotCopy, checkMessages, invalid, readFields, readPart, safeDescription, type AgentInput, type AgentOptions } from './agent-options';
+import { describeValue } from '../util/describe-value';
+import { cannotCopy, checkMessages, invalid, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
@@ -37,25 +38,25 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
  */
 export function readAgentOptions(options: AgentOptions): AgentSetup {
   const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
-  if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${safeDescription(options)}`);
+  if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${describeValue(options)}`);
   const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice'], 'options');
   const { model, tools, systemPrompt, registry, modelState, messages, toolChoice } = given;
-  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${safeDescription(model)}`);
-  if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${safeDescription(tools)}`);
+  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${describeValue(model)}`);
+  if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
   const prompt = adopt(systemPrompt, 'options.systemPrompt');
   if (prompt !== undefined && typeof prompt !== 'string' && !(Array.isArray(prompt) && prompt.every(isObject))) {
-    throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${safeDescription(prompt)}`);
+    throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(prompt)}`);
   }
   if (registry !== undefined && !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry', ['invoke']) === 'function')) {
-    throw invalid(`options.registry must be a MiddlewareRegistry, got ${safeDescription(registry)}`);
+    throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
   }
   if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
-    throw invalid(`options.modelState must be a plain object, got ${safeDescription(modelState)}`);
+    throw invalid(`options.modelState must be a plain object, got ${describeValue(modelState)}`);
   }
-  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${safeDescription(messages)}`);
+  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${describeValue(messages)}`);
   const choice = adopt(toolChoice, 'options.toolChoice');
   if (choice !== undefined && !isToolChoice(choice)) {
-    throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${safeDescription(choice)}`);
+    throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(choice)}`);
   }
   const copiedMessages = adopt((messages ?? NO_MESSAGES) as readonly Message[], 'options.messages');
   const { byName, specs } = readTools((tools ?? []) as readonly unknown[]);
@@ -83,7 +84,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
     const spec = parts === undefined ? undefined : adopt(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
     if (parts === undefined || typeof parts.run !== 'function' || typeof name !== 'string') {
-      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) }; got ${safeDescription(tool)}`);
+      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) }; got ${describeValue(tool)}`);
     }
     if (byName.has(name)) throw invalid(`two tools are named "${name}"; tool names must be unique because the model calls tools by name`);
     byName.set(name, tool as Tool);
@@ -99,7 +100,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
  */
 export function adoptRecord(value: unknown, path: string): Record<string, unknown> {
-  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${safeDescription(value)}`);
+  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
   let plain: object = value;
   try {
     const prototype = Object.getPrototypeOf(value) as unknown;

@@ -1,5 +1,5 @@
 import { MiddlewareError } from '../errors/middleware-error';
-import { describeValue } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../system-prompt';
 import { adopt } from './freeze';
 import type { Message } from './message-types';

@@ -1,6 +1,6 @@
 import { current, freeze, isDraft } from 'immer';
 import { MiddlewareError } from '../errors/middleware-error';
-import { describeValue } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import { adopt } from './freeze';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
 import { InvokeModelStage } from './stages';

@@ -1,5 +1,5 @@
 import { MiddlewareError } from '../errors/middleware-error';
-import { describeValue } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import { adopt } from './freeze';
 import { ExecuteToolStage } from './stages';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';

@@ -1,5 +1,6 @@
 import { MiddlewareError } from '../errors/middleware-error';
-import { createStage, describeValue, isStage } from '../stage/create-stage';
+import { createStage, isStage } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import type { MiddlewareStage } from '../stage/types';
 import type {
   AgentEvent,

@@ -1,5 +1,5 @@
 import { MiddlewareError } from './middleware-error';
-import { describeValue } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import type { ErrorPhase } from '../stage/types';
 
 /**

@@ -20,11 +20,6 @@ export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;
  */
 export const nativeNext = (Object.getPrototypeOf(Object.getPrototypeOf((async function* probe() {})())) as LayerGenerator).next;
 
-/** Whether `value` must be awaited: non-thenables never are, since awaiting them would cost promise-job turns. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
-}
-
 /**
  * Returns the generator itself when it is one; adapts other async iterables;
  * rejects the rest. Takes the culprit's parts rather than a culprit so the

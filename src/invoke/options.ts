@@ -6,8 +6,8 @@
  */
 import { MiddlewareError } from '../errors/middleware-error';
 import { createRegistration, type StoredRegistration } from '../registry/registration';
-import { isAbortSignal } from './signals';
-import { describeValue } from '../stage/create-stage';
+import { isAbortSignal } from '../util/abort-signal';
+import { describeValue } from '../util/describe-value';
 import type { AnyStage, InvokeOptions, Registration } from '../stage/types';
 
 function invalidOptions(stage: string, problem: string): MiddlewareError {

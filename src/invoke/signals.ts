@@ -7,13 +7,6 @@
 
 let neverAborting: AbortSignal | undefined;
 
-/** Whether `value` can serve as a signal: an object with a boolean `aborted` and listener methods (any realm's AbortSignal). */
-export function isAbortSignal(value: unknown): value is AbortSignal {
-  if (value === null || typeof value !== 'object') return false;
-  const candidate = value as Partial<AbortSignal>;
-  return typeof candidate.aborted === 'boolean' && typeof candidate.addEventListener === 'function' && typeof candidate.removeEventListener === 'function';
-}
-
 /** One shared signal for invokes without one, so handlers can always read `run.signal`. */
 export function neverSignal(): AbortSignal {
   if (neverAborting === undefined) neverAborting = new AbortController().signal;

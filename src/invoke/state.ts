@@ -1,6 +1,6 @@
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
 import { MiddlewareError } from '../errors/middleware-error';
-import { describeValue } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import { takeOver } from '../util/take-over';
 import type { StateBinding } from '../stage/types';
 

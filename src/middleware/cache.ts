@@ -1,10 +1,11 @@
-import { isThenable } from '../invoke/generators';
+import { isThenable } from '../util/thenable';
 import type { Next, WrapRun } from '../stage/types';
 import type { ContextWrap } from './attempts';
 import { invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
 import { LruStore } from './lru-store';
 import { named } from './named';
-import { systemTimers, untilAborted, type Timers } from './sleep';
+import { systemTimers, type Timers } from '../util/timers';
+import { untilAborted } from './sleep';
 
 /** What a cache store holds per key: the events of one inner chain run, the result last. */
 export interface CacheEntry {

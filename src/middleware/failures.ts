@@ -1,7 +1,7 @@
 import { MiddlewareError } from '../errors/middleware-error';
-import { describeValue } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import type { WrapRun } from '../stage/types';
-import type { Timers } from './sleep';
+import type { Timers } from '../util/timers';
 
 /**
  * Builders for the errors the built-in middleware raise, so that each names

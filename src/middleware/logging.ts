@@ -2,7 +2,7 @@ import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../invo
 import type { Middleware } from '../registry/registry';
 import { invalidOption, optionalFunction } from './failures';
 import { observeLayer } from './observed-layer';
-import { systemTimers } from './sleep';
+import { systemTimers } from '../util/timers';
 
 /** One structured log record. */
 export interface LogRecord {

@@ -2,7 +2,8 @@ import type { WrapRun } from '../stage/types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
 import { named } from './named';
-import { schedule, systemTimers, throwIfAborted, untilAborted, type Timers, type Waiter } from './sleep';
+import { schedule, systemTimers, type Timers } from '../util/timers';
+import { throwIfAborted, untilAborted, type Waiter } from './sleep';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
 export interface MinIntervalLimit {

@@ -3,7 +3,8 @@ import type { WrapRun } from '../stage/types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
 import { named } from './named';
-import { sleep, systemTimers, type Timers } from './sleep';
+import { systemTimers, type Timers } from '../util/timers';
+import { sleep } from './sleep';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
 export interface BackoffOptions {

@@ -3,7 +3,7 @@ import type { WrapRun } from '../stage/types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
 import { named } from './named';
-import { schedule, systemTimers, type Timers } from './sleep';
+import { schedule, systemTimers, type Timers } from '../util/timers';
 
 /** Options of {@link timeout}. */
 export interface TimeoutOptions {

@@ -3,7 +3,7 @@ import type { InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrument
 import type { Middleware } from '../registry/registry';
 import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
 import { observeLayer } from './observed-layer';
-import { systemTimers } from './sleep';
+import { systemTimers } from '../util/timers';
 
 /**
  * The parts of `@opentelemetry/api` tracing uses. Passed in rather than

@@ -2,6 +2,7 @@ import { MiddlewareError } from '../errors/middleware-error';
 import type { Middleware } from '../registry/registry';
 import type { MiddlewareResult } from '../stage/result';
 import type { AnyStage, MiddlewareStage, Schema } from '../stage/types';
+import { isSchema, parseWithSchema } from '../stage/schema';
 import { invalidOption } from './failures';
 import { named } from './named';
 
@@ -64,7 +65,7 @@ export function validate<TContextOut = never, TResultOut = never>(schemas: Valid
   if (schemas === null || typeof schemas !== 'object') throw invalidOption('validate', 'expects { context?, result? } schemas', schemas);
   for (const which of ['context', 'result'] as const) {
     const schema = schemas[which];
-    if (schema !== undefined && typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
+    if (schema !== undefined && !isSchema(schema)) {
       throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
     }
   }
@@ -94,11 +95,14 @@ export function validate<TContextOut = never, TResultOut = never>(schemas: Valid
 
 /** Parses a value with a schema; a failure becomes the validator's `ERR_CONTEXT_INVALID` or `ERR_RESULT_INVALID`. */
 async function parse<T>(schema: Schema<T>, value: unknown, stage: string | undefined, which: 'context' | 'result'): Promise<T> {
-  const outcome = schema.safeParseAsync !== undefined ? await schema.safeParseAsync(value) : schema.safeParse(value);
-  if (outcome.success) return outcome.data;
+  return (await parseWithSchema(schema, value, (issues) => validationFailed(stage, which, issues))) as T;
+}
+
+/** The error of a value `validate`'s schema rejected. */
+function validationFailed(stage: string | undefined, which: 'context' | 'result', issues: unknown): MiddlewareError {
   const handler = which === 'context' ? 'validateContext' : 'validateResult';
   const where = `${which === 'context' ? 'Input' : 'Output'} handler "${handler}"${stage === undefined ? '' : ` of stage "${stage}"`}`;
-  throw new MiddlewareError({
+  return new MiddlewareError({
     code: which === 'context' ? 'ERR_CONTEXT_INVALID' : 'ERR_RESULT_INVALID',
     stage,
     phase: which === 'context' ? 'input' : 'output',
@@ -107,6 +111,6 @@ async function parse<T>(schema: Schema<T>, value: unknown, stage: string | undef
       which === 'context'
         ? `${where} rejected the context. The schema's issues are in the cause; fix the caller's context or the Input handler that produced it.`
         : `${where} rejected the result. The schema's issues are in the cause; fix the terminal, the Wrap handler or the Output handler that produced it.`,
-    cause: outcome.error,
+    cause: issues,
   });
 }

@@ -1,7 +1,8 @@
 import { MiddlewareError } from '../errors/middleware-error';
 import * as messages from '../errors/messages';
 import type { Orderable } from './order';
-import { describeValue, isPhaseToken, isStage } from '../stage/create-stage';
+import { isPhaseToken, isStage } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import type { AddOptions, AnyStage, NextPolicy, Phase } from '../stage/types';
 
 /**
@@ -75,8 +76,7 @@ export function createRegistration(
 ): StoredRegistration {
   const { stage, phase } = resolveTarget(target, where);
   const given = options ?? {};
-  const fallbackName = functionName(handler) ?? `anonymous ${phase} handler`;
-  const name = typeof given.name === 'string' && given.name.length > 0 ? given.name : fallbackName;
+  const name = handlerName(handler, phase, given.name);
   if (typeof handler !== 'function') throw messages.notAFunction({ stage: stage.name, phase, handler: name }, handler);
   const invalid = (problem: string): MiddlewareError =>
     new MiddlewareError({
@@ -119,6 +119,15 @@ export function createRegistration(
     replace: given.replace === true,
     bundle,
   };
+}
+
+/**
+ * The name a registration goes by: the `name` option when it is a non-empty
+ * string, else the function's own name, else `anonymous <phase> handler`.
+ */
+export function handlerName(handler: unknown, phase: Phase, given: unknown): string {
+  if (typeof given === 'string' && given.length > 0) return given;
+  return functionName(handler) ?? `anonymous ${phase} handler`;
 }
 
 /** A function's own non-empty `name`, or undefined (a throwing or non-string `name` included). */

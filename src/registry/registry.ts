@@ -10,7 +10,8 @@ import { sortByConstraints } from './order';
 import { ConstraintIndex } from './constraint-index';
 import { createRegistration, duplicateId, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
 import { resolveChain, type Level, type MiddlewareWarning } from './resolve';
-import { describeValue, isStage } from '../stage/create-stage';
+import { isStage } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
 import type {
   AddOptions,
   AnyStage,

@@ -1,5 +1,7 @@
 import { markGenuine, isGenuine } from '../util/brand';
 import { MiddlewareError } from '../errors/middleware-error';
+import { describeValue, safeString } from '../util/describe-value';
+import { isSchema } from './schema';
 import type { AnyStage, MiddlewareStage, Phase, PhaseToken, StageOptions } from './types';
 
 /**
@@ -32,7 +34,7 @@ export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
   }
   for (const key of ['context', 'result'] as const) {
     const schema = options[key];
-    if (schema !== undefined && typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
+    if (schema !== undefined && !isSchema(schema)) {
       throw invalidStage(name, `options.${key} must be a schema with safeParse (a zod schema), got ${describeValue(schema)}`);
     }
   }
@@ -75,41 +77,4 @@ function invalidStage(name: string, problem: string): MiddlewareError {
     stage: name,
     message: `createStage("${name}"): ${problem}.`,
   });
-}
-
-/**
- * A short description of any value for error messages. It never throws:
- * building the message of an error must not replace that error with another
- * one (a throwing getter, a revoked proxy, an object without a prototype).
- */
-export function describeValue(value: unknown): string {
-  try {
-    return describeUnguarded(value);
-  } catch {
-    return typeof value === 'function' ? 'a function that cannot be inspected' : 'an object that cannot be inspected (a proxy, or a throwing getter)';
-  }
-}
-
-/** `String(value)`, or its description when the value cannot be converted (a null-prototype object, a throwing `toString`). */
-export function safeString(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return describeValue(value);
-  }
-}
-
-function describeUnguarded(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'function') return `a function${value.name ? ` (${value.name})` : ''}`;
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  if (typeof value === 'object') {
-    if (typeof (value as { then?: unknown }).then === 'function') return 'a promise';
-    if (typeof (value as { next?: unknown }).next === 'function' && Symbol.iterator in value) return 'a synchronous iterator (a `function*` generator?)';
-    const constructorName = (value as object).constructor?.name;
-    return constructorName && constructorName !== 'Object' ? `an instance of ${constructorName}` : 'a plain object';
-  }
-  return `${typeof value} ${String(value)}`;
 }

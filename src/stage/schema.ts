@@ -1,10 +1,16 @@
 /**
- * Checking a value against a stage's context or result schema.
+ * Schemas (zod's, or anything with `safeParse`): recognising one, and
+ * parsing a value with it, for a stage's own schemas and for `validate`.
  *
  * @packageDocumentation
  */
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { Schema } from './types';
+
+/** Whether `value` can serve as a schema: it has a `safeParse` method. */
+export function isSchema(value: unknown): value is Schema<unknown> {
+  return ((value !== null && typeof value === 'object') || typeof value === 'function') && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+}
 
 /**
  * Parses `value` with `schema`, asynchronously when the schema can (so async

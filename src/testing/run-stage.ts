@@ -1,4 +1,5 @@
 import { checkOptionsObject, invalidOption } from '../middleware/failures';
+import { handlerName } from '../registry/registration';
 import { MiddlewareRegistry, type Middleware, type Registrar } from '../registry/registry';
 import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../stage/types';
 
@@ -76,24 +77,25 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   }
   const registry = new MiddlewareRegistry();
   const calls: Record<string, HandlerCalls> = {};
-  const observe = (target: Target, handler: unknown, addOptions: AddOptions | undefined): Erased => {
+  /** The observing wrapper of a handler, and the options that register it under the handler's own name. */
+  const observe = (target: Target, handler: unknown, addOptions: AddOptions | undefined): readonly [Erased, AddOptions | undefined] => {
     const phase = 'phase' in target ? (target.phase as HandlerCalls['phase']) : 'wrap';
-    const base = addOptions?.name ?? (typeof handler === 'function' && handler.name.length > 0 ? handler.name : `anonymous ${phase} handler`);
+    const base = handlerName(handler, phase, addOptions?.name);
     let name = base;
     for (let index = 2; name in calls; index++) name = `${base}#${index}`;
     const record: HandlerCalls = { phase, activations: 0, received: [], nextCalls: 0, nextContexts: [], finallyRan: false };
     calls[name] = record;
     // A non-function is registered as it is, so the registry reports it.
-    if (typeof handler !== 'function') return handler as Erased;
+    if (typeof handler !== 'function') return [handler as Erased, addOptions];
     const original = handler as (...args: unknown[]) => unknown;
-    return phase === 'wrap' ? observeWrap(original, record) : observeCall(original, record, phase === 'output');
+    const wrapper = phase === 'wrap' ? observeWrap(original, record) : observeCall(original, record, phase === 'output');
+    return [wrapper, addOptions?.name === undefined ? { ...addOptions, name: base } : addOptions];
   };
-  const withName = (handler: unknown, addOptions: AddOptions | undefined): AddOptions | undefined =>
-    addOptions?.name !== undefined || typeof handler !== 'function' || handler.name.length === 0 ? addOptions : { ...addOptions, name: handler.name };
 
   for (const registration of options.handlers ?? []) {
     const [target, handler, addOptions] = registration as readonly [Target, unknown, AddOptions?];
-    registry.add(target, observe(target, handler, addOptions) as never, withName(handler, addOptions));
+    const [observed, observedOptions] = observe(target, handler, addOptions);
+    registry.add(target, observed as never, observedOptions);
   }
   for (const bundle of options.use ?? []) {
     // A malformed bundle is registered as it is, so the registry reports what was passed.
@@ -105,7 +107,10 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
       name: bundle.name,
       setup: (registrar: Registrar) =>
         bundle.setup({
-          add: (target, handler, addOptions) => registrar.add(target, observe(target, handler, addOptions) as never, withName(handler, addOptions)),
+          add: (target, handler, addOptions) => {
+            const [observed, observedOptions] = observe(target, handler, addOptions);
+            return registrar.add(target, observed as never, observedOptions);
+          },
           instrument: (instrumentation) => registrar.instrument(instrumentation),
         }),
     });

@@ -1,7 +1,7 @@
 import type { Draft } from 'immer';
 import { invalidOption, optionalTimers } from '../middleware/failures';
 import { named } from '../middleware/named';
-import { schedule, systemTimers, type Timers } from '../middleware/sleep';
+import { schedule, systemTimers, type Timers } from '../util/timers';
 import type { TerminalRun } from '../stage/types';
 
 /** Marks script actions so they are never mistaken for events. */

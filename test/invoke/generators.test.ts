@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asGenerator, isThenable, nativeNext, pullFrom, ReleasingChain, requireACall, StateRecorder, type LayerGenerator } from '../../src/invoke/generators';
+import { asGenerator, nativeNext, pullFrom, ReleasingChain, requireACall, StateRecorder, type LayerGenerator } from '../../src/invoke/generators';
 import { StateIsolation } from '../../src/invoke/state';
 import { caught, collect, failure, fields } from '../assertions';
 
@@ -90,19 +90,6 @@ describe('pullFrom', () => {
       synchronous = true;
     }
     expect([synchronous, await failure(pulled as Promise<unknown>)]).toEqual([false, thrown]);
-  });
-});
-
-describe('isThenable', () => {
-  it.each([
-    ['a promise', Promise.resolve(1), true],
-    ['an object with a then method', { then: () => undefined }, true],
-    ['an object whose then is not a function', { then: 1 }, false],
-    ['null', null, false],
-    ['a function with a then method', Object.assign(() => undefined, { then: () => undefined }), false],
-    ['a string', 'then', false],
-  ])('tells whether %s must be awaited', (_label, value, expected) => {
-    expect(isThenable(value)).toBe(expected);
   });
 });
 

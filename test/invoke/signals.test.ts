@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { isAbortSignal, narrowSignal, neverSignal } from '../../src/invoke/signals';
+import { narrowSignal, neverSignal } from '../../src/invoke/signals';
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
 
@@ -20,18 +20,6 @@ describe('neverSignal', () => {
   it('returns one shared signal that is not aborted', () => {
     expect(neverSignal()).toBe(neverSignal());
     expect(neverSignal().aborted).toBe(false);
-  });
-});
-
-describe('isAbortSignal', () => {
-  it.each([
-    ['an AbortSignal', new AbortController().signal, true],
-    ['a string', 'junk', false],
-    ['null', null, false],
-    ['an object with aborted only', { aborted: false }, false],
-    ['an object without removeEventListener', { aborted: false, addEventListener: () => undefined }, false],
-  ])('tells whether %s can serve as a signal', (_label, value, expected) => {
-    expect(isAbortSignal(value)).toBe(expected);
   });
 });
 

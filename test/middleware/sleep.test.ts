@@ -2,7 +2,8 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
 import { sleep, systemTimers } from '../../src/middleware/index';
-import { MAX_TIMER_DELAY_MS, untilAborted } from '../../src/middleware/sleep';
+import { untilAborted } from '../../src/middleware/sleep';
+import { MAX_TIMER_DELAY_MS } from '../../src/util/timers';
 import { manualTimers, settle } from './fixtures';
 
 const waiter = { stage: 'model', handler: 'retry' };
