@@ -1,8 +1,6 @@
 import { MiddlewareError } from '../errors/middleware-error';
+import { brand, isBranded } from '../util/brand';
 import type { Interrupt, InterruptFunction, InterruptRequest } from './tool-types';
-
-/** Marks interrupt signals across two installed copies of the package. */
-const SIGNAL_MARKER: unique symbol = Symbol.for('staged-middleware.interrupt-signal') as never;
 
 /**
  * Thrown by `interrupt()` when no response is known: it travels through the
@@ -14,8 +12,6 @@ const SIGNAL_MARKER: unique symbol = Symbol.for('staged-middleware.interrupt-sig
  * `interrupt()` was called.
  */
 export class InterruptSignal extends Error {
-  /** Cross-copy marker checked by {@link InterruptSignal.isInstance}. */
-  readonly [SIGNAL_MARKER] = true;
   /** The interrupt raised. */
   readonly interrupt: Interrupt;
 
@@ -24,16 +20,12 @@ export class InterruptSignal extends Error {
     super(`Interrupt "${interrupt.id}" is waiting for a response. Resume the agent with agent.resume({ "${interrupt.id}": response }).`);
     this.name = 'InterruptSignal';
     this.interrupt = interrupt;
+    brand(this, 'interrupt-signal');
   }
 
-  /** True for an `InterruptSignal` from any installed copy of this package (false for a value whose marker cannot be read). */
+  /** True for an `InterruptSignal` created by any copy of this package in the realm; never for a lookalike, and it reads nothing of `value`. */
   static isInstance(value: unknown): value is InterruptSignal {
-    if (typeof value !== 'object' || value === null) return false;
-    try {
-      return (value as Record<symbol, unknown>)[SIGNAL_MARKER] === true;
-    } catch {
-      return false;
-    }
+    return isBranded(value, 'interrupt-signal');
   }
 }
 

@@ -1,7 +1,5 @@
 import type { ErrorPhase } from '../stage/types';
-
-/** Marks errors of this package across two installed copies, where `instanceof` fails. */
-const ERROR_MARKER: unique symbol = Symbol.for('staged-middleware.error') as never;
+import { brand, isBranded } from '../util/brand';
 
 /**
  * Stable codes of {@link MiddlewareError}. Each is a rule in `spec/SPEC.md`.
@@ -80,8 +78,6 @@ export interface MiddlewareErrorOptions {
  * ```
  */
 export class MiddlewareError extends Error {
-  /** Cross-copy marker checked by {@link MiddlewareError.isInstance}. */
-  readonly [ERROR_MARKER] = true;
   /** The stable code. */
   readonly code: MiddlewareErrorCode;
   /** Name of the stage involved, if any. */
@@ -99,13 +95,15 @@ export class MiddlewareError extends Error {
     this.stage = options.stage;
     this.phase = options.phase;
     this.handler = options.handler;
+    brand(this, 'error');
   }
 
   /**
-   * True for a `MiddlewareError` from any installed copy of this package.
-   * Use it instead of `instanceof`.
+   * True for a `MiddlewareError` created by any copy of this package in the
+   * realm; never for a lookalike. Use it instead of `instanceof`, which fails
+   * across two installed copies.
    */
   static isInstance(value: unknown): value is MiddlewareError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ERROR_MARKER] === true;
+    return isBranded(value, 'error');
   }
 }

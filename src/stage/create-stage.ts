@@ -1,4 +1,4 @@
-import { markGenuine, isGenuine } from '../util/brand';
+import { brand, isBranded } from '../util/brand';
 import { MiddlewareError } from '../errors/middleware-error';
 import { describeValue, safeString } from '../util/describe-value';
 import { isSchema } from './schema';
@@ -47,28 +47,24 @@ export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
   stage.Input = phaseToken('input', stage);
   stage.Wrap = phaseToken('wrap', stage);
   stage.Output = phaseToken('output', stage);
-  Object.freeze(stage);
-  markGenuine(stage);
-  return stage;
+  return brand(Object.freeze(stage), 'stage');
 }
 
 function phaseToken<TPhase extends Phase, TContext, TResult extends TEvent, TEvent>(
   phase: TPhase,
   stage: MiddlewareStage<TContext, TResult, TEvent>,
 ): PhaseToken<TPhase, TContext, TResult, TEvent> {
-  const token = Object.freeze({ phase, stage });
-  markGenuine(token);
-  return token;
+  return brand(Object.freeze({ phase, stage }), 'phase-token');
 }
 
 /** True for a stage created by {@link createStage} (from any installed copy). */
 export function isStage(value: unknown): value is AnyStage {
-  return isGenuine(value) && 'Input' in value && 'Wrap' in value && 'Output' in value;
+  return isBranded(value, 'stage');
 }
 
 /** True for a phase token (`Stage.Input`, `Stage.Wrap`, `Stage.Output`) of a genuine stage. */
 export function isPhaseToken(value: unknown): value is AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'] {
-  return isGenuine(value) && 'phase' in value && 'stage' in value;
+  return isBranded(value, 'phase-token');
 }
 
 function invalidStage(name: string, problem: string): MiddlewareError {

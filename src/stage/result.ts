@@ -1,8 +1,6 @@
 import { produce, type Draft } from 'immer';
+import { brand, isBranded } from '../util/brand';
 import { takeOver } from '../util/take-over';
-
-/** Marks genuine results across two installed copies of the package. */
-const RESULT_MARKER: unique symbol = Symbol.for('staged-middleware.result') as never;
 
 /** An immer recipe over a result value: mutate the draft, or return a replacement. */
 export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | undefined;
@@ -23,8 +21,6 @@ export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | 
  * ```
  */
 export class MiddlewareResult<TResult> {
-  /** Cross-copy marker checked by {@link MiddlewareResult.isInstance}. */
-  readonly [RESULT_MARKER] = true;
   /** The result value. */
   readonly value: TResult;
 
@@ -32,7 +28,7 @@ export class MiddlewareResult<TResult> {
   constructor(value: TResult) {
     takeOver(value);
     this.value = value;
-    Object.freeze(this);
+    brand(Object.freeze(this), 'result');
   }
 
   /** Returns a new wrapper holding `value` (taken over like the constructor's). */
@@ -51,8 +47,8 @@ export class MiddlewareResult<TResult> {
     return new MiddlewareResult(next);
   }
 
-  /** True for a `MiddlewareResult` from any installed copy of this package. */
+  /** True for a `MiddlewareResult` created by any copy of this package in the realm (`instanceof` fails across copies); never for a lookalike object. */
   static isInstance(value: unknown): value is MiddlewareResult<unknown> {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RESULT_MARKER] === true;
+    return isBranded(value, 'result');
   }
 }

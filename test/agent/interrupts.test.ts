@@ -164,5 +164,11 @@ describe('InterruptSignal', () => {
       expect([InterruptSignal.isInstance(signal), InterruptSignal.isInstance(new Error('x')), InterruptSignal.isInstance(null)]).toEqual([true, false, false]);
       expect(signal.message).toEqual('Interrupt "executeTool:t:n" is waiting for a response. Resume the agent with agent.resume({ "executeTool:t:n": response }).');
     });
+
+    it('rejects a lookalike carrying a marker property, and reads nothing of a hostile value', () => {
+      const lookalike = Object.assign(new Error('x'), { [Symbol.for('staged-middleware.interrupt-signal')]: true, interrupt: { id: 'i', name: 'n' } });
+      const hostile = new Proxy({}, { get: () => { throw new Error('get trap'); }, has: () => { throw new Error('has trap'); } });
+      expect([InterruptSignal.isInstance(lookalike), InterruptSignal.isInstance(hostile)]).toEqual([false, false]);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry, MiddlewareResult, type Terminal, type WrapHandler } from '../../src/index';
 import { failure, fields } from '../assertions';
+import { anotherCopy } from '../copies';
 import { ModelStage as Stage, echo, tracing, type PromptContext as Context } from '../fixtures';
 
 /** A Wrap handler named `leaky` whose `finally` throws `replacement`, whatever the inner layers did. */
@@ -9,7 +10,6 @@ function throwingOnClose(replacement: Error): WrapHandler<Context, string> {
     try {
       yield* next();
     } finally {
-      // eslint-disable-next-line no-unsafe-finally
       throw replacement;
     }
   };
@@ -274,11 +274,19 @@ describe('MiddlewareRegistry.invoke', () => {
       );
     });
 
-    it('accepts a MiddlewareResult from a second installed copy', async () => {
+    it('accepts a MiddlewareResult of another copy of the package', async () => {
+      const other = await anotherCopy();
       const registry = new MiddlewareRegistry();
-      const foreign = { [Symbol.for('staged-middleware.result')]: true, value: 'foreign' };
-      registry.add(Stage.Output, () => foreign as unknown as MiddlewareResult<string>);
+      registry.add(Stage.Output, () => new other.MiddlewareResult('foreign'));
       await expect(registry.run(Stage, { prompt: 'x' }, echo)).resolves.toBe('foreign');
+    });
+
+    it('rejects a lookalike result carrying a marker property with ERR_OUTPUT_CONTRACT', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Output, function forger() {
+        return { [Symbol.for('staged-middleware.result')]: true, value: 'forged' } as unknown as MiddlewareResult<string>;
+      });
+      expect(fields(await failure(registry.run(Stage, { prompt: 'x' }, echo)))).toEqual({ code: 'ERR_OUTPUT_CONTRACT', stage: 'model', phase: 'output', handler: 'forger' });
     });
 
     it('passes on a context with a non-function then property as it is', async () => {

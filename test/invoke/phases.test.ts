@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createStage, MiddlewareRegistry, type Schema, type Terminal } from '../../src/index';
+import { brand } from '../../src/util/brand';
 import { fields } from '../assertions';
 
 interface Context {
@@ -161,11 +162,12 @@ describe('MiddlewareRegistry.invoke', () => {
       expect([Object.isFrozen(first), Object.isFrozen(last)]).toEqual([false, true]);
     });
 
-    it('freezes the value each Output handler receives, also one a result of another installed copy carries', async () => {
+    it('freezes the value each Output handler receives, also one a result of another copy carries unfrozen', async () => {
       const registry = new MiddlewareRegistry();
       const seen: boolean[] = [];
       registry.add(Guarded.Output, (result) => (seen.push(Object.isFrozen(result.value)), result));
-      registry.add(Guarded.Output, () => ({ [Symbol.for('staged-middleware.result')]: true, value: final('foreign') }) as never);
+      // A result as a copy of the package that does not freeze its value would make it.
+      registry.add(Guarded.Output, () => brand({ value: final('foreign') }, 'result') as never);
       registry.add(Guarded.Output, (result) => (seen.push(Object.isFrozen(result.value)), result));
       expect(await registry.run(Guarded, { prompt: 'x' }, emitting([final('r')]))).toEqual(final('foreign'));
       expect(seen).toEqual([true, true]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareResult } from '../../src/index';
+import { anotherCopy } from '../copies';
 
 interface Reply {
   text: string;
@@ -79,14 +80,16 @@ describe('MiddlewareResult', () => {
   });
 
   describe('isInstance', () => {
-    it('accepts a result from a second installed copy carrying the shared marker', () => {
-      const foreign = { [Symbol.for('staged-middleware.result')]: true, value: 1 };
-      expect(MiddlewareResult.isInstance(foreign)).toBe(true);
+    it('accepts a result of another copy of the package, whose class is not this one', async () => {
+      const other = await anotherCopy();
+      const foreign = new other.MiddlewareResult(1);
+      expect([foreign instanceof MiddlewareResult, MiddlewareResult.isInstance(foreign)]).toEqual([false, true]);
     });
 
     it.each([
       ['a plain object with a value', { value: 1 }],
-      ['a marker that is not true', { [Symbol.for('staged-middleware.result')]: 1 }],
+      ['an object carrying a marker property under a shared symbol', { [Symbol.for('staged-middleware.result')]: true, value: 1 }],
+      ['an object whose prototype is MiddlewareResult.prototype', Object.create(MiddlewareResult.prototype) as unknown],
       ['null', null],
       ['a number', 3],
     ])('rejects %s', (_label, value) => {
