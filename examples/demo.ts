@@ -16,13 +16,15 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
+  type AgentResultEvent,
+} from '../src/agent/index';
+import {
   ScriptedModel,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
-  type AgentResultEvent,
-} from '../src/agent/index';
+} from '../src/testing/index';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';
 
 /** How the demo prints. */

@@ -1,6 +1,7 @@
 /**
  * staged-middleware/agent: provider-neutral message types, the three agent
- * stages, a reference agent loop, and a scripted model and tools for tests.
+ * stages and a reference agent loop (its test doubles are in
+ * staged-middleware/testing).
  *
  * Every public name of this entry point is listed here.
  *
@@ -15,11 +16,6 @@ export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
 export { ZERO_USAGE } from './usage';
 export { errorResult, toolTerminal, toResultContent } from './tool-terminal';
-export { adopt } from './freeze';
-export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
-export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
-export { ScriptedTool } from './scripted-tools';
-export type { ScriptedToolCall, ScriptedToolOptions, ScriptedToolOutcome } from './scripted-tools';
 export type {
   CachePointBlock,
   ContentBlock,

@@ -1,6 +1,6 @@
 /**
- * staged-middleware/testing: a scripted terminal and a one-call stage runner
- * for testing middleware.
+ * staged-middleware/testing: test doubles for middleware and agents: a
+ * scripted terminal, a one-call stage runner, and a scripted model and tools.
  *
  * @packageDocumentation
  */
@@ -8,3 +8,7 @@ export { scriptedTerminal, throws, waits, updatesState } from './scripted-termin
 export type { EventsOf, ScriptAction, ScriptStep, ScriptedTerminal, ScriptedTerminalOptions, TerminalCall } from './scripted-terminal';
 export { runStage } from './run-stage';
 export type { HandlerCalls, RunStageOptions, StageRun } from './run-stage';
+export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
+export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
+export { ScriptedTool } from './scripted-tool';
+export type { ScriptedToolCall, ScriptedToolOptions, ScriptedToolOutcome } from './scripted-tool';

@@ -5,20 +5,22 @@ import {
   ExecuteToolStage,
   History,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   createModelContext,
   errorResult,
-  failingTurn,
-  textTurn,
   toModelRequest,
   toResultContent,
-  toolUseTurn,
   type AgentEvent,
   type Model,
   type ModelCallOptions,
   type ToolRunContext,
 } from '../../src/agent/index';
+import {
+  ScriptedModel,
+  ScriptedTool,
+  failingTurn,
+  textTurn,
+  toolUseTurn,
+} from '../../src/testing/index';
 import { collect, user } from './fixtures';
 
 /** Keys whose values the agent shares by reference on purpose (MW-105, MW-112): not walked. */

@@ -9,18 +9,20 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
+  type Message,
+  type Model,
+  type ModelStreamEvent,
+  type StopReason,
+  type Usage,
+} from '../../src/agent/index';
+import {
   ScriptedModel,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
-  type Message,
-  type Model,
-  type ModelStreamEvent,
   type ScriptedTurn,
-  type StopReason,
-  type Usage,
-} from '../../src/agent/index';
+} from '../../src/testing/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
 import { hedging, retrying } from './fixtures';
 

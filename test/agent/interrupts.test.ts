@@ -4,14 +4,16 @@ import {
   Agent,
   ExecuteToolStage,
   InterruptSignal,
-  ScriptedModel,
-  ScriptedTool,
   createInterrupt,
   interruptId,
-  textTurn,
-  toolUseTurn,
   type Message,
 } from '../../src/agent/index';
+import {
+  ScriptedModel,
+  ScriptedTool,
+  textTurn,
+  toolUseTurn,
+} from '../../src/testing/index';
 import { ZERO } from './fixtures';
 
 /** An agent whose ExecuteToolStage handler asks for approval of every `delete` call. */

@@ -5,7 +5,6 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
   type AgentEvent,
   type AgentResultEvent,
   type AgentStreamContext,
@@ -15,6 +14,7 @@ import {
   type ModelResultEvent,
   type ToolResultEvent,
 } from '../../src/agent/index';
+import { ScriptedModel } from '../../src/testing/index';
 
 describe('agent stages', () => {
   describe('type extraction', () => {

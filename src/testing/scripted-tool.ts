@@ -1,8 +1,8 @@
 import { MiddlewareError } from '../errors/middleware-error';
 import { describeValue } from '../util/describe-value';
-import { adopt } from './freeze';
-import { ExecuteToolStage } from './stages';
-import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
+import { adopt } from '../agent/freeze';
+import { ExecuteToolStage } from '../agent/stages';
+import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from '../agent/tool-types';
 
 /** What a scripted tool does on one call. */
 export type ScriptedToolOutcome =

@@ -1,9 +1,9 @@
 import { current, freeze, isDraft } from 'immer';
 import { MiddlewareError } from '../errors/middleware-error';
 import { describeValue } from '../util/describe-value';
-import { adopt } from './freeze';
-import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
-import { InvokeModelStage } from './stages';
+import { adopt } from '../agent/freeze';
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from '../agent/model-types';
+import { InvokeModelStage } from '../agent/stages';
 
 /** One scripted model call: the events to play back, or a failure. */
 export interface ScriptedTurn {
