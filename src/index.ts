@@ -13,7 +13,8 @@ export type { RegistryOptions } from './registry/registry';
 export { MiddlewareResult } from './stage/result';
 export type { ResultRecipe } from './stage/result';
 export { MiddlewareError } from './errors/middleware-error';
-export type { MiddlewareErrorCode, MiddlewareErrorOptions } from './errors/middleware-error';
+export type { MiddlewareErrorOptions } from './errors/middleware-error';
+export type { MiddlewareErrorCode } from './errors/codes';
 export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';
 export type {
   SystemCachePointBlock,

@@ -1,11 +1,10 @@
-import { MiddlewareError } from '../errors/middleware-error';
 import type { MiddlewareRegistry } from '../registry/registry';
 import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import type { SystemPrompt } from '../system-prompt';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
+import { cannotCopy, invalid } from './errors';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';
 
@@ -139,36 +138,4 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
     if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`);
   });
   return messages;
-}
-
-/** The error of a malformed agent option or run input, on AgentStreamStage. */
-export function invalid(problem: string, cause?: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
-}
-
-/** The error of a value the agent could not copy or read: a cycle, too deep a nesting, or a read that threw. */
-export function cannotCopy(problem: string, cause: unknown): MiddlewareError {
-  return invalid(`${problem}; pass plain data: arrays and objects without cycles, whose properties read without throwing`, cause);
-}
-
-/** The error of a model whose `stream` is not a method returning an async iterable, raised when it is called. */
-export function invalidModelStream(stream: unknown, returned?: { readonly value: unknown; readonly isPromise: boolean }): MiddlewareError {
-  const problem =
-    returned === undefined
-      ? `the model's stream must be a method stream(request, options), got ${describeValue(stream)}`
-      : `the model's stream() returned ${describeValue(returned.value)}, not an async iterable of stream events`;
-  const hint = returned?.isPromise === true
-    ? 'An async method returns a promise: write it as an async generator method, `async *stream(request, options) { yield event }`'
-    : 'Write it as an async generator method, `async *stream(request, options) { yield event }`';
-  return invalidCallee(InvokeModelStage.name, `InvokeModelStage: ${problem}. ${hint}.`);
-}
-
-/** The error of a tool whose `run` is not a function when the agent calls it. */
-export function invalidToolRun(name: string, run: unknown): MiddlewareError {
-  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${describeValue(run)}); a tool needs run(input, context) returning its result or a promise of it.`);
-}
-
-/** A model or tool the terminal cannot call, reported on the terminal. */
-function invalidCallee(stage: string, message: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_HANDLER', stage, phase: 'terminal', handler: 'terminal', message });
 }

@@ -1,7 +1,8 @@
 import type { MiddlewareRegistry } from '../registry/registry';
 import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
 import { describeValue } from '../util/describe-value';
-import { cannotCopy, checkMessages, invalid, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
+import { checkMessages, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
+import { cannotCopy, invalid } from './errors';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';

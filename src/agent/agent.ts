@@ -1,10 +1,10 @@
 import { castDraft, type Draft } from 'immer';
-import { MiddlewareError } from '../errors/middleware-error';
 import { MiddlewareRegistry } from '../registry/registry';
 import type { SystemContentBlock } from '../system-prompt';
 import type { StateBinding, TerminalRun } from '../stage/types';
 import { readRunOptions, type AgentInput, type AgentOptions, type AgentRunOptions } from './agent-options';
 import { adoptRecord, readAgentOptions, readInput } from './agent-setup';
+import { agentBusy } from './errors';
 import { adopt } from './freeze';
 import { createModelContext, History } from './history';
 import { createInterrupt, InterruptSignal } from './interrupts';
@@ -157,11 +157,7 @@ export class Agent {
   /** One run; `resume` holds the responses of `agent.resume()`, which replace `options.interruptResponses`. */
   private async *run(input: AgentInput, options: AgentRunOptions, resume: { readonly responses: unknown } | undefined): AsyncGenerator<AgentEvent, void, undefined> {
     if (this.running !== undefined) {
-      throw new MiddlewareError({
-        code: 'ERR_AGENT_BUSY',
-        stage: AgentStreamStage.name,
-        message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
-      });
+      throw agentBusy();
     }
     // Everything read from the caller is read here, before the agent counts as running, so a
     // value that fails to read or copy rejects this run and leaves the agent free for the next.

@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 export { Agent } from './agent';
+export type { AgentErrorCode } from './errors';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult } from './stages';
 export { createModelContext, History } from './history';

@@ -1,5 +1,5 @@
-import { MiddlewareError } from '../errors/middleware-error';
 import { brand, isBranded } from '../util/brand';
+import { invalidInterruptRequest } from './errors';
 import type { Interrupt, InterruptFunction, InterruptRequest } from './tool-types';
 
 /**
@@ -56,11 +56,7 @@ export function interruptId(stage: string, toolUseId: string, name: string): str
 export function createInterrupt(stage: string, toolUseId: string, stored: ReadonlyMap<string, unknown>): InterruptFunction {
   return function interrupt(request: InterruptRequest): { readonly response: unknown } {
     if (request === null || typeof request !== 'object' || typeof request.name !== 'string' || request.name.length === 0) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_OPTIONS',
-        stage,
-        message: `interrupt() of tool use "${toolUseId}" needs { name: string, reason?, response? } with a non-empty name; the name identifies the question across a resume.`,
-      });
+      throw invalidInterruptRequest(stage, toolUseId);
     }
     const id = interruptId(stage, toolUseId, request.name);
     if (stored.has(id)) return Object.freeze({ response: stored.get(id) });

@@ -1,6 +1,5 @@
-import { MiddlewareError } from '../errors/middleware-error';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
-import { AgentStreamStage } from './stages';
+import { interruptPending } from './errors';
 import type { Interrupt } from './tool-types';
 
 /** A turn halted on interrupts, kept until a resume finishes it. */
@@ -44,9 +43,4 @@ export function prepareResume(
   }
   // Copies, so a resume that fails leaves the halted turn as it was.
   return { ...pending, results: new Map(pending.results), stored };
-}
-
-/** The error of a run's input that does not fit the pending interrupts. */
-function interruptPending(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INTERRUPT_PENDING', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
 }

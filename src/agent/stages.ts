@@ -1,7 +1,6 @@
-import { MiddlewareError } from '../errors/middleware-error';
 import { createStage, isStage } from '../stage/create-stage';
-import { describeValue } from '../util/describe-value';
 import type { MiddlewareStage } from '../stage/types';
+import { foreignStandardStage } from './errors';
 import type {
   AgentEvent,
   AgentResultEvent,
@@ -76,11 +75,7 @@ function checkPublished(published: unknown): StandardStages {
   for (const name of ['invokeModel', 'executeTool', 'agentStream'] as const) {
     const stage = typeof published === 'object' && published !== null ? (published as Record<string, unknown>)[name] : undefined;
     if (!isStage(stage) || stage.name !== name) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_STAGE',
-        stage: name,
-        message: `staged-middleware/agent found ${describeValue(stage)} as the "${name}" standard stage under globalThis[Symbol.for('staged-middleware.agent.standard-stages.v1')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
-      });
+      throw foreignStandardStage(name, stage);
     }
   }
   return published as StandardStages;

@@ -1,11 +1,16 @@
-import { MiddlewareError } from './middleware-error';
-import { describeValue } from '../util/describe-value';
-import type { ErrorPhase } from '../stage/types';
-
 /**
- * Builders for every contract error, kept in one place so that each message
- * says what happened, where (stage, phase, handler) and what to do.
+ * Every message builder of the core, so that each error says what happened,
+ * where (stage, phase, handler) and what to do, in one voice: the errors of
+ * registration first (stages, `add`, bundles, ordering), then those of an
+ * invoke (options, layers, handlers, state, abort). The codes and their rules
+ * are in `codes.ts`.
+ *
+ * @packageDocumentation
  */
+import type { MiddlewareWarning } from '../registry/resolve';
+import type { ErrorPhase, Phase } from '../stage/types';
+import { describeValue } from '../util/describe-value';
+import { MiddlewareError } from './middleware-error';
 
 /** Who a message is about. */
 export interface Culprit {
@@ -32,6 +37,124 @@ function error(code: MiddlewareError['code'], culprit: Partial<Culprit>, message
     handler: culprit.handler,
     ...(cause === undefined ? {} : { cause }),
   });
+}
+
+/** `createStage` was given a bad name or bad options. */
+export function invalidStage(name: string, problem: string): MiddlewareError {
+  return error('ERR_INVALID_STAGE', { stage: name }, `createStage("${name}"): ${problem}.`);
+}
+
+/** A call that takes a stage or phase token got something else. */
+export function unknownTarget(call: string, target: unknown): MiddlewareError {
+  let looksLike = '';
+  try {
+    if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
+      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
+    }
+  } catch {
+    // A proxy whose traps throw gets the plain message.
+  }
+  return error(
+    'ERR_UNKNOWN_PHASE',
+    { phase: 'register' },
+    `${call} expects a stage from createStage() or one of its phase tokens (Stage.Input, Stage.Wrap, Stage.Output), got ${describeValue(target)}.${looksLike}`,
+  );
+}
+
+/** A call that runs or describes a stage got one of its phase tokens. */
+export function phaseTokenNotStage(call: string, stage: string, phase: Phase): MiddlewareError {
+  return error('ERR_UNKNOWN_PHASE', { stage, phase: 'register' }, `${call} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`);
+}
+
+/** A registration's options are of the wrong shape. */
+export function invalidRegistration(call: string, culprit: Culprit, problem: string): MiddlewareError {
+  return error('ERR_INVALID_OPTIONS', culprit, `${call}: ${problem} (${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}").`);
+}
+
+/** An id registered twice without `replace: true`, or twice in one per-invoke list (`sibling`). */
+export function duplicateId(culprit: Culprit, id: string | undefined, call: string, sibling = false): MiddlewareError {
+  // `replace` only reaches ids of enclosing scopes, so suggesting it for two
+  // entries of one per-invoke list would send the user round in circles.
+  const advice = sibling
+    ? 'Ids must be unique within one use list ({ replace: true } only replaces an id registered in an enclosing registry): drop one entry or choose another id.'
+    : 'Pass { replace: true } to put this handler in its place, or choose another id.';
+  return error(
+    'ERR_DUPLICATE_ID',
+    culprit,
+    `${call}: the id "${id}" is already registered, so ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" cannot take it. ${advice}`,
+  );
+}
+
+/** `registry.use` got something that is not a bundle. */
+export function notABundle(value: unknown): MiddlewareError {
+  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`);
+}
+
+/** `registry.instrument` got something that is not an instrumentation. */
+export function notAnInstrumentation(value: unknown): MiddlewareError {
+  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.instrument expects { name, invoke(info) }, got ${describeValue(value)}.`);
+}
+
+/** Ordering constraints of one stage and phase form a cycle; `cycle` names it, each before the next, its first again at the end. */
+export function orderCycle(stage: string, phase: Phase, handler: string, cycle: readonly string[]): MiddlewareError {
+  return error(
+    'ERR_ORDER_CYCLE',
+    { stage, phase, handler },
+    `The ordering constraints of the ${phase} handlers of stage "${stage}" form a cycle: ${cycle.join(' -> ')} (each must run before the next). Remove one of these before/after constraints.`,
+  );
+}
+
+/** A constraint names a handler of another scope level, which the nesting places the other way round. */
+export function orderConflict(culprit: Culprit, id: string, outside: boolean, inOuterScope: boolean): MiddlewareError {
+  return error(
+    'ERR_ORDER_CONFLICT',
+    culprit,
+    `The ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" must run ${outside ? 'before' : 'after'} "${id}", but "${id}" belongs to ${inOuterScope ? 'an outer' : 'an inner'} scope, and handlers of an outer scope (a parent registry) always run outside those of an inner one (a child registry, then per-invoke handlers). Register both in the same scope.`,
+  );
+}
+
+/** The warning of a constraint naming an id that no handler has. */
+export function unknownId(culprit: Culprit & { readonly phase: Phase }, id: string, outside: boolean): MiddlewareWarning {
+  return Object.freeze({
+    code: 'WARN_UNKNOWN_ID',
+    stage: culprit.stage,
+    phase: culprit.phase,
+    handler: culprit.handler,
+    id,
+    message: `The ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" must run ${outside ? 'before' : 'after'} "${id}", but no handler has that id; the constraint is ignored. Check the id, or register that handler.`,
+  });
+}
+
+/** The options of an invoke are of the wrong shape. */
+export function invalidInvokeOptions(stage: string, problem: string): MiddlewareError {
+  return error('ERR_INVALID_OPTIONS', { stage }, `Invoke of stage "${stage}": ${problem}.`);
+}
+
+/** A per-invoke registration targets another stage than the one invoked. */
+export function useForAnotherStage(culprit: Culprit, targetStage: string): MiddlewareError {
+  return error(
+    'ERR_INVALID_OPTIONS',
+    culprit,
+    `invoke options.use: handler "${culprit.handler}" targets stage "${targetStage}", but this invoke runs stage "${culprit.stage}". Pass per-invoke handlers only for the stage being invoked.`,
+  );
+}
+
+/** The state binding returned a value immer cannot draft. */
+export function stateNotDraftable(stage: string, value: unknown): MiddlewareError {
+  return error(
+    'ERR_INVALID_STATE',
+    { stage, phase: 'terminal' },
+    `Stage "${stage}": state.get() returned ${describeValue(value)}, which immer cannot draft. Keep the state in a plain object, array, Map or Set.`,
+  );
+}
+
+/** The state binding returned a value with a reference cycle; `path` is where it closes. */
+export function stateCyclic(stage: string, path: string): MiddlewareError {
+  return error(
+    'ERR_INVALID_STATE',
+    { stage, phase: 'terminal' },
+    `Stage "${stage}": state.get() returned a value with a reference cycle: the value at ${path} is one that contains it. A cyclic state cannot be written back consistently (a change would show through one path and not the other); keep each object in the state at one place, and link by id instead.`,
+  );
 }
 
 /** A Wrap handler or terminal returned something that is not an async iterable. */

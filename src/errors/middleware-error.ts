@@ -1,58 +1,10 @@
 import type { ErrorPhase } from '../stage/types';
 import { brand, isBranded } from '../util/brand';
-
-/**
- * Stable codes of {@link MiddlewareError}. Each is a rule in `spec/SPEC.md`.
- */
-export type MiddlewareErrorCode =
-  /** The chain yielded no event, or its last event failed the stage's `isResult`. */
-  | 'ERR_NO_RESULT'
-  /** An Output handler returned something that is not a `MiddlewareResult`. */
-  | 'ERR_OUTPUT_CONTRACT'
-  /** An Input handler returned undefined or null. */
-  | 'ERR_INPUT_CONTRACT'
-  /** A handler or terminal is not a function, or did not return an async iterable. */
-  | 'ERR_INVALID_HANDLER'
-  /** `add` or `invoke` was given something that is not a genuine stage or phase token. */
-  | 'ERR_UNKNOWN_PHASE'
-  /** `createStage` was given a bad name or bad options, or the realm's standard agent stages are not genuine (MW-200). */
-  | 'ERR_INVALID_STAGE'
-  /** `add` or `invoke` was given bad options. */
-  | 'ERR_INVALID_OPTIONS'
-  /** The stage's context schema rejected the context after the Input phase. */
-  | 'ERR_CONTEXT_INVALID'
-  /** The stage's result schema rejected the final result after the Output phase. */
-  | 'ERR_RESULT_INVALID'
-  /** The invoke's signal was aborted. */
-  | 'ERR_ABORTED'
-  /** A layer yielded `undefined`, which is never a valid event. */
-  | 'ERR_INVALID_EVENT'
-  /** `next()` was called after the invoke had settled. */
-  | 'ERR_NEXT_AFTER_SETTLE'
-  /** A Wrap handler broke its `next()` policy. */
-  | 'ERR_NEXT_POLICY'
-  /** The state binding returned a value immer cannot draft. */
-  | 'ERR_INVALID_STATE'
-  /** Ordering constraints form a cycle. */
-  | 'ERR_ORDER_CYCLE'
-  /** An ordering constraint contradicts the nesting of scopes. */
-  | 'ERR_ORDER_CONFLICT'
-  /** An id is registered twice without `replace: true`. */
-  | 'ERR_DUPLICATE_ID'
-  /** A built-in middleware gave up (every attempt failed). */
-  | 'ERR_MIDDLEWARE_FAILED'
-  /** A built-in timeout expired. */
-  | 'ERR_TIMEOUT'
-  /** An agent was asked to run while one of its runs was still going. */
-  | 'ERR_AGENT_BUSY'
-  /** An agent halted on interrupts was given new input, or resume responses that fit no pending interrupt. */
-  | 'ERR_INTERRUPT_PENDING'
-  /** A scripted model was called more times than its script has turns. */
-  | 'ERR_SCRIPT_EXHAUSTED';
+import type { MiddlewareErrorCode } from './codes';
 
 /** Constructor options of {@link MiddlewareError}. */
 export interface MiddlewareErrorOptions {
-  /** The stable code. */
+  /** The stable code (see the error tables, `errors/codes.ts` and one per subsystem). */
   readonly code: MiddlewareErrorCode;
   /** What happened and what to do about it. */
   readonly message: string;

@@ -4,15 +4,12 @@
  *
  * @packageDocumentation
  */
-import { MiddlewareError } from '../errors/middleware-error';
+import { invalidInvokeOptions, useForAnotherStage } from '../errors/messages';
 import { createRegistration, type StoredRegistration } from '../registry/registration';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import type { AnyStage, InvokeOptions, Registration } from '../stage/types';
 
-function invalidOptions(stage: string, problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `Invoke of stage "${stage}": ${problem}.` });
-}
 
 /**
  * Rejects options of the wrong shape before anything runs. Runs on every
@@ -21,16 +18,16 @@ function invalidOptions(stage: string, problem: string): MiddlewareError {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the option and what it must be.
  */
 export function checkInvokeOptions(stage: string, options: InvokeOptions<unknown>): void {
-  if (options === null || typeof options !== 'object') throw invalidOptions(stage, `options must be an object, got ${describeValue(options)}`);
+  if (options === null || typeof options !== 'object') throw invalidInvokeOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw invalidOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
+    throw invalidInvokeOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
   const state = options.state as unknown;
   if (state !== undefined && (state === null || typeof state !== 'object' || typeof (state as { get?: unknown }).get !== 'function' || typeof (state as { set?: unknown }).set !== 'function')) {
-    throw invalidOptions(stage, `options.state must be { get(), set(next) }, got ${describeValue(state)}`);
+    throw invalidInvokeOptions(stage, `options.state must be { get(), set(next) }, got ${describeValue(state)}`);
   }
-  if (options.use !== undefined && !Array.isArray(options.use)) throw invalidOptions(stage, `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`);
+  if (options.use !== undefined && !Array.isArray(options.use)) throw invalidInvokeOptions(stage, `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`);
 }
 
 /**
@@ -43,21 +40,11 @@ export function checkInvokeOptions(stage: string, options: InvokeOptions<unknown
 export function perInvokeRegistrations(stage: AnyStage, use: readonly Registration[]): StoredRegistration[] {
   return use.map((registration) => {
     if (!Array.isArray(registration)) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_OPTIONS',
-        stage: stage.name,
-        message: `Invoke of stage "${stage.name}": options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}.`,
-      });
+      throw invalidInvokeOptions(stage.name, `options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}`);
     }
     const created = createRegistration(registration[0], registration[1], registration[2], undefined, 'invoke options.use');
     if (created.stage !== stage) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_OPTIONS',
-        stage: stage.name,
-        phase: created.phase,
-        handler: created.name,
-        message: `invoke options.use: handler "${created.name}" targets stage "${created.stage.name}", but this invoke runs stage "${stage.name}". Pass per-invoke handlers only for the stage being invoked.`,
-      });
+      throw useForAnotherStage({ stage: stage.name, phase: created.phase, handler: created.name }, created.stage.name);
     }
     return created;
   });

@@ -1,6 +1,5 @@
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
-import { MiddlewareError } from '../errors/middleware-error';
-import { describeValue } from '../util/describe-value';
+import { stateCyclic, stateNotDraftable } from '../errors/messages';
 import { takeOver } from '../util/take-over';
 import type { StateBinding } from '../stage/types';
 
@@ -42,21 +41,11 @@ export class StateIsolation<TState> {
       mapSetEnabled = true;
     }
     if (!isDraftable(value)) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_STATE',
-        stage: stageName,
-        phase: 'terminal',
-        message: `Stage "${stageName}": state.get() returned ${describeValue(value)}, which immer cannot draft. Keep the state in a plain object, array, Map or Set.`,
-      });
+      throw stateNotDraftable(stageName, value);
     }
     const cycle = takeOver(value, true);
     if (cycle !== undefined) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_STATE',
-        stage: stageName,
-        phase: 'terminal',
-        message: `Stage "${stageName}": state.get() returned a value with a reference cycle: the value at ${cycle} is one that contains it. A cyclic state cannot be written back consistently (a change would show through one path and not the other); keep each object in the state at one place, and link by id instead.`,
-      });
+      throw stateCyclic(stageName, cycle);
     }
     this.snapshot = value;
   }

@@ -1,5 +1,5 @@
 import type { Next, WrapRun } from '../stage/types';
-import { invalidOption, isAbortError } from './failures';
+import { invalidOption, isAbortError } from './errors';
 
 /**
  * Attempt-scoped streams: how `retry`, `fallback` and `regenerate` let the

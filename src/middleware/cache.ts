@@ -1,7 +1,8 @@
 import { isThenable } from '../util/thenable';
 import type { Next, WrapRun } from '../stage/types';
 import type { ContextWrap } from './attempts';
-import { invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
+import { invalidOption } from './errors';
+import { optionalFunction, optionalTimers, positiveInteger } from './options';
 import { LruStore } from './lru-store';
 import { named } from './named';
 import { systemTimers, type Timers } from '../util/timers';

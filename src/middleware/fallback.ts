@@ -1,6 +1,7 @@
 import type { Next, WrapRun } from '../stage/types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type ContextWrap, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
+import { invalidOption } from './errors';
+import { checkOptionsObject, optionalFunction } from './options';
 import { named } from './named';
 
 /** One alternative: a context, or a function of the original context returning one. */

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+export type { BuiltInErrorCode } from './errors';
 export { retry } from './retry';
 export type { BackoffOptions, RetryInfo, RetryOptions } from './retry';
 export { fallback } from './fallback';

@@ -1,6 +1,7 @@
 import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
 import type { Middleware } from '../registry/registry';
-import { invalidOption, optionalFunction } from './failures';
+import { invalidOption } from './errors';
+import { optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from '../util/timers';
 

@@ -1,6 +1,6 @@
 import type { WrapRun } from '../stage/types';
 import type { AnyStageWrap } from './attempts';
-import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
+import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';
 import { schedule, systemTimers, type Timers } from '../util/timers';
 import { throwIfAborted, untilAborted, type Waiter } from './sleep';

@@ -1,6 +1,7 @@
 import type { Next, WrapRun } from '../stage/types';
 import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, middlewareFailed, positiveInteger } from './failures';
+import { invalidOption, middlewareFailed } from './errors';
+import { checkOptionsObject, positiveInteger } from './options';
 import { named } from './named';
 
 /**

@@ -1,7 +1,8 @@
 import { MiddlewareError } from '../errors/middleware-error';
 import type { WrapRun } from '../stage/types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
+import { invalidOption } from './errors';
+import { checkOptionsObject, optionalFunction, optionalTimers, positiveInteger } from './options';
 import { named } from './named';
 import { systemTimers, type Timers } from '../util/timers';
 import { sleep } from './sleep';

@@ -1,5 +1,5 @@
-import { MiddlewareError } from '../errors/middleware-error';
 import { schedule, systemTimers, type Timers } from '../util/timers';
+import { abortedWait } from './errors';
 
 /** Who is waiting, for the error raised when the wait is aborted. */
 export interface Waiter {
@@ -81,16 +81,4 @@ export function untilAborted<T>(pending: PromiseLike<T>, signal: AbortSignal, wa
  */
 export function throwIfAborted(signal: AbortSignal, waiter: Waiter): void {
   if (signal.aborted) throw abortedWait(waiter, signal.reason);
-}
-
-/** The error of a wait cut short by its signal. */
-function abortedWait(waiter: Waiter, reason: unknown): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_ABORTED',
-    stage: waiter.stage,
-    phase: 'wrap',
-    handler: waiter.handler,
-    message: `Wrap handler "${waiter.handler}" of stage "${waiter.stage}" was waiting when its signal aborted; the wait ended at once. The abort reason is the cause.`,
-    cause: reason,
-  });
 }

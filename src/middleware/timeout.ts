@@ -1,7 +1,8 @@
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { WrapRun } from '../stage/types';
 import type { AnyStageWrap } from './attempts';
-import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
+import { timedOut } from './errors';
+import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';
 import { schedule, systemTimers, type Timers } from '../util/timers';
 

@@ -1,7 +1,8 @@
 import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
 import type { InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
 import type { Middleware } from '../registry/registry';
-import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
+import { invalidOption } from './errors';
+import { checkOptionsObject, optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from '../util/timers';
 

@@ -1,9 +1,8 @@
-import { MiddlewareError } from '../errors/middleware-error';
 import type { Middleware } from '../registry/registry';
 import type { MiddlewareResult } from '../stage/result';
 import type { AnyStage, MiddlewareStage, Schema } from '../stage/types';
 import { isSchema, parseWithSchema } from '../stage/schema';
-import { invalidOption } from './failures';
+import { invalidOption, validationFailed } from './errors';
 import { named } from './named';
 
 /** Options of {@link validate}: zod schemas (or anything with `safeParse`). */
@@ -96,21 +95,4 @@ export function validate<TContextOut = never, TResultOut = never>(schemas: Valid
 /** Parses a value with a schema; a failure becomes the validator's `ERR_CONTEXT_INVALID` or `ERR_RESULT_INVALID`. */
 async function parse<T>(schema: Schema<T>, value: unknown, stage: string | undefined, which: 'context' | 'result'): Promise<T> {
   return (await parseWithSchema(schema, value, (issues) => validationFailed(stage, which, issues))) as T;
-}
-
-/** The error of a value `validate`'s schema rejected. */
-function validationFailed(stage: string | undefined, which: 'context' | 'result', issues: unknown): MiddlewareError {
-  const handler = which === 'context' ? 'validateContext' : 'validateResult';
-  const where = `${which === 'context' ? 'Input' : 'Output'} handler "${handler}"${stage === undefined ? '' : ` of stage "${stage}"`}`;
-  return new MiddlewareError({
-    code: which === 'context' ? 'ERR_CONTEXT_INVALID' : 'ERR_RESULT_INVALID',
-    stage,
-    phase: which === 'context' ? 'input' : 'output',
-    handler,
-    message:
-      which === 'context'
-        ? `${where} rejected the context. The schema's issues are in the cause; fix the caller's context or the Input handler that produced it.`
-        : `${where} rejected the result. The schema's issues are in the cause; fix the terminal, the Wrap handler or the Output handler that produced it.`,
-    cause: issues,
-  });
 }

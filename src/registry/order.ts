@@ -1,4 +1,5 @@
-import { MiddlewareError } from '../errors/middleware-error';
+import { orderCycle } from '../errors/messages';
+import type { MiddlewareError } from '../errors/middleware-error';
 
 /** What ordering needs to know about a registration. */
 export interface Orderable {
@@ -180,11 +181,5 @@ function cycleError<T extends Orderable>(items: readonly T[], successors: readon
     const item = items[index] as T;
     return item.id ?? item.name;
   });
-  return new MiddlewareError({
-    code: 'ERR_ORDER_CYCLE',
-    stage: scope.stage,
-    phase: scope.phase,
-    handler: first.name,
-    message: `The ordering constraints of the ${scope.phase} handlers of stage "${scope.stage}" form a cycle: ${cycle.join(' -> ')} (each must run before the next). Remove one of these before/after constraints.`,
-  });
+  return orderCycle(scope.stage, scope.phase, first.name, cycle);
 }

@@ -1,5 +1,5 @@
-import { MiddlewareError } from '../errors/middleware-error';
-import * as messages from '../errors/messages';
+import { invalidRegistration, notAFunction, unknownTarget, type Culprit } from '../errors/messages';
+import type { MiddlewareError } from '../errors/middleware-error';
 import type { Orderable } from './order';
 import { isPhaseToken, isStage } from '../stage/create-stage';
 import { describeValue } from '../util/describe-value';
@@ -47,19 +47,7 @@ const NO_IDS: readonly string[] = Object.freeze([]);
 export function resolveTarget(target: unknown, where: string): { stage: AnyStage; phase: Phase } {
   if (isStage(target)) return { stage: target, phase: 'wrap' };
   if (isPhaseToken(target)) return { stage: target.stage, phase: target.phase };
-  let looksLike = '';
-  try {
-    if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
-      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
-    }
-  } catch {
-    // A proxy whose traps throw gets the plain message.
-  }
-  throw new MiddlewareError({
-    code: 'ERR_UNKNOWN_PHASE',
-    phase: 'register',
-    message: `${where} expects a stage from createStage() or one of its phase tokens (Stage.Input, Stage.Wrap, Stage.Output), got ${describeValue(target)}.${looksLike}`,
-  });
+  throw unknownTarget(where, target);
 }
 
 /**
@@ -77,15 +65,8 @@ export function createRegistration(
   const { stage, phase } = resolveTarget(target, where);
   const given = options ?? {};
   const name = handlerName(handler, phase, given.name);
-  if (typeof handler !== 'function') throw messages.notAFunction({ stage: stage.name, phase, handler: name }, handler);
-  const invalid = (problem: string): MiddlewareError =>
-    new MiddlewareError({
-      code: 'ERR_INVALID_OPTIONS',
-      stage: stage.name,
-      phase,
-      handler: name,
-      message: `${where}: ${problem} (${phase} handler "${name}" of stage "${stage.name}").`,
-    });
+  if (typeof handler !== 'function') throw notAFunction({ stage: stage.name, phase, handler: name }, handler);
+  const invalid = (problem: string): MiddlewareError => invalidRegistration(where, { stage: stage.name, phase, handler: name }, problem);
   if (typeof given !== 'object' || given === null) throw invalid(`options must be an object, got ${describeValue(given)}`);
   if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0)) throw invalid('options.name must be a non-empty string');
   if (given.order !== undefined && (typeof given.order !== 'number' || !Number.isFinite(given.order))) {
@@ -141,20 +122,9 @@ function functionName(value: unknown): string | undefined {
   }
 }
 
-/** The error for an id registered twice without `replace: true`, or twice in one per-invoke list. */
-export function duplicateId(registration: StoredRegistration, where: string, sibling = false): MiddlewareError {
-  // `replace` only reaches ids of enclosing scopes, so suggesting it for two
-  // entries of one per-invoke list would send the user round in circles.
-  const advice = sibling
-    ? 'Ids must be unique within one use list ({ replace: true } only replaces an id registered in an enclosing registry): drop one entry or choose another id.'
-    : 'Pass { replace: true } to put this handler in its place, or choose another id.';
-  return new MiddlewareError({
-    code: 'ERR_DUPLICATE_ID',
-    stage: registration.stage.name,
-    phase: registration.phase,
-    handler: registration.name,
-    message: `${where}: the id "${registration.id}" is already registered, so ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" cannot take it. ${advice}`,
-  });
+/** Who the errors about a registration name. */
+export function culpritOf(registration: StoredRegistration): Culprit {
+  return { stage: registration.stage.name, phase: registration.phase, handler: registration.name };
 }
 
 /** A registration taking `replaced`'s place: its sequence number and, unless given, its order. */

@@ -1,17 +1,15 @@
 import type { Middleware, Registrar } from './bundle';
 import type { ChainEntry, ResolvedChain } from './chain';
 import { explainChain } from './explain';
-import { MiddlewareError } from '../errors/middleware-error';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { Invocation } from '../invoke/invocation';
 import * as messages from '../errors/messages';
 import { checkInvokeOptions, perInvokeRegistrations } from '../invoke/options';
 import { sortByConstraints } from './order';
 import { ConstraintIndex } from './constraint-index';
-import { createRegistration, duplicateId, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
+import { createRegistration, culpritOf, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
 import { resolveChain, type Level, type MiddlewareWarning } from './resolve';
 import { isStage } from '../stage/create-stage';
-import { describeValue } from '../util/describe-value';
 import type {
   AddOptions,
   AnyStage,
@@ -116,11 +114,7 @@ export class MiddlewareRegistry {
    */
   use(middleware: Middleware): Disposer {
     if (middleware === null || typeof middleware !== 'object' || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_HANDLER',
-        phase: 'register',
-        message: `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(middleware)}.`,
-      });
+      throw messages.notABundle(middleware);
     }
     const disposers: Disposer[] = [];
     const where = `bundle "${middleware.name}"`;
@@ -165,11 +159,7 @@ export class MiddlewareRegistry {
    */
   instrument(instrumentation: Instrumentation): Disposer {
     if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_HANDLER',
-        phase: 'register',
-        message: `registry.instrument expects { name, invoke(info) }, got ${describeValue(instrumentation)}.`,
-      });
+      throw messages.notAnInstrumentation(instrumentation);
     }
     this.instrumentations.add(instrumentation);
     this.version = tick();
@@ -270,10 +260,10 @@ export class MiddlewareRegistry {
     let stored = registration;
     const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
     if (existing !== undefined) {
-      if (!registration.replace) throw duplicateId(registration, where);
+      if (!registration.replace) throw messages.duplicateId(culpritOf(registration), registration.id, where);
       stored = takePlace(registration, existing);
     } else if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id)) {
-      throw duplicateId(registration, where);
+      throw messages.duplicateId(culpritOf(registration), registration.id, where);
     }
     const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
     // Reject a cycle before anything changes, so a failed add leaves no trace.
@@ -317,12 +307,7 @@ export class MiddlewareRegistry {
     if (isStage(stage)) return stage;
     const { stage: owner, phase } = resolveTarget(stage, where);
     // A phase token names a stage but is not one: running or describing it would match no handler.
-    throw new MiddlewareError({
-      code: 'ERR_UNKNOWN_PHASE',
-      stage: owner.name,
-      phase: 'register',
-      message: `${where} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`,
-    });
+    throw messages.phaseTokenNotStage(where, owner.name, phase);
   }
 
   /** The chain of a stage, cached until this registry or an ancestor changes. */
@@ -351,7 +336,7 @@ export class MiddlewareRegistry {
       const ids = new Map<string, StoredRegistration>();
       for (const registration of perInvoke) {
         if (registration.id === undefined) continue;
-        if (ids.has(registration.id)) throw duplicateId(registration, 'invoke options.use', true);
+        if (ids.has(registration.id)) throw messages.duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
         ids.set(registration.id, registration);
       }
       levels.push({ depth: -1, registrations: perInvoke, ids });

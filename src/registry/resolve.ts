@@ -1,8 +1,8 @@
 import type { ChainSource, ResolvedChain, ResolvedEntry } from './chain';
-import { MiddlewareError } from '../errors/middleware-error';
+import { duplicateId, orderConflict, unknownId } from '../errors/messages';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { sortByConstraints } from './order';
-import { duplicateId, takePlace, type StoredRegistration } from './registration';
+import { culpritOf, takePlace, type StoredRegistration } from './registration';
 import type { AnyStage, Phase } from '../stage/types';
 
 /** A warning a registry reports through `RegistryOptions.onWarning`. */
@@ -119,7 +119,7 @@ function replacements(levels: readonly Level[]) {
         shallowest.set(id, registration);
         continue;
       }
-      if (!registration.replace) throw duplicateId(registration, 'Resolving a scoped registry');
+      if (!registration.replace) throw duplicateId(culpritOf(registration), registration.id, 'Resolving a scoped registry');
       winners.set(id, registration);
     }
   });
@@ -136,29 +136,14 @@ function checkConstraints(
   const check = (id: string, outside: boolean): void => {
     const found = levelOfId.get(id) ?? findAnywhere(levels, id);
     if (found === undefined) {
-      onWarning(Object.freeze({
-        code: 'WARN_UNKNOWN_ID',
-        stage: registration.stage.name,
-        phase: registration.phase,
-        handler: registration.name,
-        id,
-        message: `The ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" must run ${outside ? 'before' : 'after'} "${id}", but no handler has that id; the constraint is ignored. Check the id, or register that handler.`,
-      }));
+      onWarning(unknownId({ stage: registration.stage.name, phase: registration.phase, handler: registration.name }, id, outside));
       return;
     }
     const other = found.registration;
     if (other.stage !== registration.stage || other.phase !== registration.phase || found.level === level) return;
     // Across levels the nesting decides: a shallower level is always outside.
     const holds = outside ? level < found.level : level > found.level;
-    if (!holds) {
-      throw new MiddlewareError({
-        code: 'ERR_ORDER_CONFLICT',
-        stage: registration.stage.name,
-        phase: registration.phase,
-        handler: registration.name,
-        message: `The ${registration.phase} handler "${registration.name}" of stage "${registration.stage.name}" must run ${outside ? 'before' : 'after'} "${id}", but "${id}" belongs to ${found.level < level ? 'an outer' : 'an inner'} scope, and handlers of an outer scope (a parent registry) always run outside those of an inner one (a child registry, then per-invoke handlers). Register both in the same scope.`,
-      });
-    }
+    if (!holds) throw orderConflict(culpritOf(registration), id, outside, found.level < level);
   };
   for (const id of registration.before) check(id, true);
   for (const id of registration.after) check(id, false);

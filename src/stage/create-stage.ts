@@ -1,5 +1,5 @@
 import { brand, isBranded } from '../util/brand';
-import { MiddlewareError } from '../errors/middleware-error';
+import { invalidStage } from '../errors/messages';
 import { describeValue, safeString } from '../util/describe-value';
 import { isSchema } from './schema';
 import type { AnyStage, MiddlewareStage, Phase, PhaseToken, StageOptions } from './types';
@@ -65,12 +65,4 @@ export function isStage(value: unknown): value is AnyStage {
 /** True for a phase token (`Stage.Input`, `Stage.Wrap`, `Stage.Output`) of a genuine stage. */
 export function isPhaseToken(value: unknown): value is AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'] {
   return isBranded(value, 'phase-token');
-}
-
-function invalidStage(name: string, problem: string): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_INVALID_STAGE',
-    stage: name,
-    message: `createStage("${name}"): ${problem}.`,
-  });
 }

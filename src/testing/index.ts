@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+export type { TestingErrorCode } from './errors';
 export { scriptedTerminal, throws, waits, updatesState } from './scripted-terminal';
 export type { EventsOf, ScriptAction, ScriptStep, ScriptedTerminal, ScriptedTerminalOptions, TerminalCall } from './scripted-terminal';
 export { runStage } from './run-stage';

@@ -1,4 +1,5 @@
-import { checkOptionsObject, invalidOption } from '../middleware/failures';
+import { invalidOption } from '../middleware/errors';
+import { checkOptionsObject } from '../middleware/options';
 import { handlerName } from '../registry/registration';
 import { MiddlewareRegistry, type Middleware, type Registrar } from '../registry/registry';
 import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../stage/types';

@@ -1,9 +1,8 @@
 import { current, freeze, isDraft } from 'immer';
-import { MiddlewareError } from '../errors/middleware-error';
 import { describeValue } from '../util/describe-value';
 import { adopt } from '../agent/freeze';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from '../agent/model-types';
-import { InvokeModelStage } from '../agent/stages';
+import { invalidTurn, scriptExhausted } from './errors';
 
 /** One scripted model call: the events to play back, or a failure. */
 export interface ScriptedTurn {
@@ -79,11 +78,7 @@ export class ScriptedModel implements Model {
     this.snapshot = undefined;
     const turn = this.turns[index];
     if (turn === undefined) {
-      throw new MiddlewareError({
-        code: 'ERR_SCRIPT_EXHAUSTED',
-        stage: InvokeModelStage.name,
-        message: `ScriptedModel was called ${index + 1} times, but its script has ${this.turns.length} turn${this.turns.length === 1 ? '' : 's'}. Add a turn for every model call the test makes (retries included).`,
-      });
+      throw scriptExhausted(index + 1, this.turns.length);
     }
     turn.onCall?.(request);
     for (const [key, value] of Object.entries(turn.stateWrites ?? {})) state[key] = value;
@@ -170,9 +165,4 @@ export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnO
 export function failingTurn(error: unknown, events: readonly ModelStreamEvent[] = []): ScriptedTurn {
   // The error is thrown as the very object given, so only the events are copied.
   return Object.freeze({ events: adopt(events, 'events'), error });
-}
-
-/** The error of a script the scripted model cannot play. */
-function invalidTurn(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${problem}.` });
 }

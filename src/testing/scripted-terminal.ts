@@ -1,5 +1,6 @@
 import type { Draft } from 'immer';
-import { invalidOption, optionalTimers } from '../middleware/failures';
+import { invalidOption } from '../middleware/errors';
+import { optionalTimers } from '../middleware/options';
 import { brand, isBranded } from '../util/brand';
 import { named } from '../middleware/named';
 import { schedule, systemTimers, type Timers } from '../util/timers';

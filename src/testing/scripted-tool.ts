@@ -1,7 +1,6 @@
-import { MiddlewareError } from '../errors/middleware-error';
 import { describeValue } from '../util/describe-value';
 import { adopt } from '../agent/freeze';
-import { ExecuteToolStage } from '../agent/stages';
+import { invalidToolOptions } from './errors';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from '../agent/tool-types';
 
 /** What a scripted tool does on one call. */
@@ -99,6 +98,6 @@ function checkToolOptions(options: ScriptedToolOptions): void {
     problem = `options.outcomes must be an array of { value } or { error }; got ${describeValue(options.outcomes)}`;
   }
   if (problem !== undefined) {
-    throw new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `new ScriptedTool(options): ${problem}.` });
+    throw invalidToolOptions(problem);
   }
 }

@@ -1,22 +1,12 @@
-import { MiddlewareError } from '../errors/middleware-error';
-import { describeValue } from '../util/describe-value';
-import type { WrapRun } from '../stage/types';
-import type { Timers } from '../util/timers';
-
 /**
- * Builders for the errors the built-in middleware raise, so that each names
- * the stage and handler and says what to do.
+ * Checks of the options the built-in middleware factories take, so that a
+ * wrong value is reported when the factory is called, naming the option,
+ * rather than as a TypeError in the middle of an invoke.
+ *
+ * @packageDocumentation
  */
-
-/** A factory was given an option it cannot work with. */
-export function invalidOption(factory: string, problem: string, value: unknown): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_INVALID_OPTIONS',
-    phase: 'register',
-    handler: factory,
-    message: `${factory}(): ${problem}, got ${describeValue(value)}.`,
-  });
-}
+import type { Timers } from '../util/timers';
+import { invalidOption } from './errors';
 
 /**
  * Checks that a factory's options argument is an object, so reading its
@@ -70,32 +60,4 @@ export function optionalTimers<TTimers extends Partial<Timers>>(factory: string,
     throw invalidOption(factory, `options.timers must have ${needs.map((method) => `${method}()`).join(', ')}`, value);
   }
   return value;
-}
-
-/** True for an `ERR_ABORTED` error from any installed copy of the package. */
-export function isAbortError(error: unknown): boolean {
-  return MiddlewareError.isInstance(error) && error.code === 'ERR_ABORTED';
-}
-
-/** A built-in gave up after every attempt failed. */
-export function middlewareFailed(run: WrapRun, problem: string, cause: unknown): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_MIDDLEWARE_FAILED',
-    stage: run.stage.name,
-    phase: 'wrap',
-    handler: run.handler,
-    message: `Wrap handler "${run.handler}" of stage "${run.stage.name}" gave up: ${problem}. The cause is an AggregateError holding every attempt's error, first attempt first.`,
-    cause,
-  });
-}
-
-/** A timeout expired before the inner chain finished. */
-export function timedOut(run: WrapRun, ms: number): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_TIMEOUT',
-    stage: run.stage.name,
-    phase: 'wrap',
-    handler: run.handler,
-    message: `Wrap handler "${run.handler}" of stage "${run.stage.name}" timed out: the inner chain did not finish within ${ms} ms, so its signal was aborted. Raise the limit, or make the terminal honour run.signal so it stops promptly.`,
-  });
 }
