@@ -1,5 +1,5 @@
 import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
-import type { Middleware } from '../registry/registry';
+import type { Middleware } from '../registry/bundle';
 import { invalidOption } from './errors';
 import { optionalFunction } from './options';
 import { observeLayer } from './observed-layer';

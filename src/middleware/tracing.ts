@@ -1,6 +1,6 @@
 import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
 import type { InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
-import type { Middleware } from '../registry/registry';
+import type { Middleware } from '../registry/bundle';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
 import { observeLayer } from './observed-layer';

@@ -1,4 +1,4 @@
-import type { Middleware } from '../registry/registry';
+import type { Middleware } from '../registry/bundle';
 import type { MiddlewareResult } from '../stage/result';
 import type { AnyStage, MiddlewareStage, Schema } from '../stage/types';
 import { isSchema, parseWithSchema } from '../stage/schema';

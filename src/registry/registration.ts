@@ -1,4 +1,4 @@
-import { invalidRegistration, notAFunction, unknownTarget, type Culprit } from '../errors/messages';
+import { invalidRegistration, notAFunction, phaseTokenNotStage, unknownTarget, type Culprit } from '../errors/messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { Orderable } from './order';
 import { isPhaseToken, isStage } from '../stage/create-stage';
@@ -48,6 +48,18 @@ export function resolveTarget(target: unknown, where: string): { stage: AnyStage
   if (isStage(target)) return { stage: target, phase: 'wrap' };
   if (isPhaseToken(target)) return { stage: target.stage, phase: target.phase };
   throw unknownTarget(where, target);
+}
+
+/**
+ * The stage a call that runs or describes a stage was given.
+ *
+ * @throws MiddlewareError `ERR_UNKNOWN_PHASE` for anything but a genuine stage, one of its phase tokens included.
+ */
+export function stageOf(value: unknown, where: string): AnyStage {
+  if (isStage(value)) return value;
+  const { stage, phase } = resolveTarget(value, where);
+  // A phase token names a stage but is not one: running or describing it would match no handler.
+  throw phaseTokenNotStage(where, stage.name, phase);
 }
 
 /**

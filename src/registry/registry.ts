@@ -1,4 +1,4 @@
-import type { Middleware, Registrar } from './bundle';
+import { useBundle, type Middleware } from './bundle';
 import type { ChainEntry, ResolvedChain } from './chain';
 import { explainChain } from './explain';
 import type { Instrumentation } from '../invoke/instrumentation';
@@ -7,9 +7,8 @@ import * as messages from '../errors/messages';
 import { checkInvokeOptions, perInvokeRegistrations } from '../invoke/options';
 import { sortByConstraints } from './order';
 import { ConstraintIndex } from './constraint-index';
-import { createRegistration, culpritOf, resolveTarget, takePlace, tick, type StoredRegistration } from './registration';
-import { resolveChain, type Level, type MiddlewareWarning } from './resolve';
-import { isStage } from '../stage/create-stage';
+import { createRegistration, culpritOf, resolveTarget, stageOf, takePlace, tick, type StoredRegistration } from './registration';
+import { resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
 import type {
   AddOptions,
   AnyStage,
@@ -21,9 +20,6 @@ import type {
   Target,
   Terminal,
 } from '../stage/types';
-
-// Bundle types are re-exported here because the subsystems import them from the registry.
-export type { Middleware, Registrar } from './bundle';
 
 /** Options of {@link MiddlewareRegistry}. */
 export interface RegistryOptions {
@@ -54,6 +50,8 @@ export class MiddlewareRegistry {
   private version = tick();
   private readonly cache = new WeakMap<AnyStage, { version: number; chain: ResolvedChain }>();
   private readonly onWarning: (warning: MiddlewareWarning) => void;
+  /** What resolution reads of this registry. */
+  private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations };
 
   /** Creates an empty registry. */
   constructor(private readonly options: RegistryOptions = {}) {
@@ -113,33 +111,13 @@ export class MiddlewareRegistry {
    * ```
    */
   use(middleware: Middleware): Disposer {
-    if (middleware === null || typeof middleware !== 'object' || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
-      throw messages.notABundle(middleware);
-    }
-    const disposers: Disposer[] = [];
-    const where = `bundle "${middleware.name}"`;
-    const registrar: Registrar = {
-      add: (target, handler, options) => {
-        const disposer = this.register(createRegistration(target, handler, options, middleware.name, where), where);
-        disposers.push(disposer);
-        return disposer;
-      },
-      instrument: (instrumentation) => {
-        const disposer = this.instrument(instrumentation);
-        disposers.push(disposer);
-        return disposer;
-      },
-    };
-    const disposeAll = (): void => {
-      for (let index = disposers.length - 1; index >= 0; index--) (disposers[index] as Disposer)();
-    };
-    try {
-      middleware.setup(registrar);
-    } catch (error) {
-      disposeAll();
-      throw error;
-    }
-    return disposeAll;
+    return useBundle(middleware, (bundle) => {
+      const where = `bundle "${bundle}"`;
+      return {
+        add: (target, handler, options) => this.register(createRegistration(target, handler, options, bundle, where), where),
+        instrument: (instrumentation) => this.instrument(instrumentation),
+      };
+    });
   }
 
   /**
@@ -186,7 +164,7 @@ export class MiddlewareRegistry {
    *   `ERR_ORDER_CONFLICT` or `ERR_DUPLICATE_ID` when the chain cannot be resolved; `ERR_INVALID_OPTIONS` for a bad `use`.
    */
   describe(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): ChainEntry[] {
-    const chain = this.resolve(this.checkStage(stage, 'registry.describe'), options.use);
+    const chain = this.resolve(stageOf(stage, 'registry.describe'), options.use);
     return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => Object.freeze(entry));
   }
 
@@ -224,7 +202,7 @@ export class MiddlewareRegistry {
     terminal: Terminal<TContext, TEvent, TState>,
     options: InvokeOptions<TState> = {},
   ): AsyncGenerator<TEvent, void, undefined> {
-    this.checkStage(stage, 'registry.invoke');
+    stageOf(stage, 'registry.invoke');
     if (typeof terminal !== 'function') throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
     checkInvokeOptions(stage.name, options);
     const chain = this.resolve(stage, options.use);
@@ -303,44 +281,16 @@ export class MiddlewareRegistry {
     return parentVersion > this.version ? parentVersion : this.version;
   }
 
-  private checkStage(stage: unknown, where: string): AnyStage {
-    if (isStage(stage)) return stage;
-    const { stage: owner, phase } = resolveTarget(stage, where);
-    // A phase token names a stage but is not one: running or describing it would match no handler.
-    throw messages.phaseTokenNotStage(where, owner.name, phase);
-  }
-
-  /** The chain of a stage, cached until this registry or an ancestor changes. */
+  /** The chain of a stage, cached until this registry or an ancestor changes (a chain with per-invoke handlers is not cached). */
   private resolve(stage: AnyStage, use: readonly Registration[] | undefined): ResolvedChain {
-    if (use === undefined || use.length === 0) {
-      const version = this.effectiveVersion();
-      const cached = this.cache.get(stage);
-      if (cached !== undefined && cached.version === version) return cached.chain;
-      const chain = this.build(stage, []);
-      this.cache.set(stage, { version, chain });
-      return chain;
-    }
-    return this.build(stage, perInvokeRegistrations(stage, use));
-  }
-
-  private build(stage: AnyStage, perInvoke: readonly StoredRegistration[]): ResolvedChain {
-    const registries: MiddlewareRegistry[] = [];
-    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) registries.unshift(registry);
-    const levels: Level[] = registries.map((registry, index) => ({
-      depth: registries.length - 1 - index,
-      registrations: [...(registry.byStage.get(stage) ?? [])],
-      ids: registry.ids,
-    }));
-    const instrumentations = registries.flatMap((registry) => [...registry.instrumentations]);
-    if (perInvoke.length > 0) {
-      const ids = new Map<string, StoredRegistration>();
-      for (const registration of perInvoke) {
-        if (registration.id === undefined) continue;
-        if (ids.has(registration.id)) throw messages.duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
-        ids.set(registration.id, registration);
-      }
-      levels.push({ depth: -1, registrations: perInvoke, ids });
-    }
-    return resolveChain(stage, levels, instrumentations, this.onWarning);
+    const perInvoke = use === undefined || use.length === 0 ? undefined : perInvokeRegistrations(stage, use);
+    const version = this.effectiveVersion();
+    const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
+    if (cached !== undefined && cached.version === version) return cached.chain;
+    const scopes: Scope[] = [];
+    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) scopes.unshift(registry.scope);
+    const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
+    if (perInvoke === undefined) this.cache.set(stage, { version, chain });
+    return chain;
   }
 }

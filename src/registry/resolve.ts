@@ -22,7 +22,7 @@ export interface MiddlewareWarning {
 }
 
 /** One scope level of a chain: a registry (root first) or the per-invoke handlers. */
-export interface Level {
+interface Level {
   /** 0 for the registry asked, 1 for its parent and so on; -1 for per-invoke handlers. */
   readonly depth: number;
   /** This level's registrations on the stage being resolved. */
@@ -31,7 +31,49 @@ export interface Level {
   readonly ids: ReadonlyMap<string, StoredRegistration>;
 }
 
+/** One registry of a scope chain, as resolution reads it. */
+export interface Scope {
+  /** Its registrations, by stage. */
+  readonly byStage: ReadonlyMap<AnyStage, ReadonlySet<StoredRegistration>>;
+  /** Every registration of it with an id, on any stage. */
+  readonly ids: ReadonlyMap<string, StoredRegistration>;
+  /** Its instrumentations. */
+  readonly instrumentations: ReadonlySet<Instrumentation>;
+}
+
 const PHASES: readonly Phase[] = ['input', 'wrap', 'output'];
+
+/**
+ * Resolves the chain of one stage for a registry and its ancestors (`scopes`,
+ * root first) and an invoke's own registrations: one level per registry, and
+ * the per-invoke handlers as the deepest level.
+ *
+ * @throws MiddlewareError `ERR_DUPLICATE_ID` for an id given twice in the per-invoke registrations;
+ *   the codes of {@link resolveChain}.
+ */
+export function resolveScopes(
+  stage: AnyStage,
+  scopes: readonly Scope[],
+  perInvoke: readonly StoredRegistration[],
+  onWarning: (warning: MiddlewareWarning) => void,
+): ResolvedChain {
+  const levels: Level[] = scopes.map((scope, index) => ({
+    depth: scopes.length - 1 - index,
+    registrations: [...(scope.byStage.get(stage) ?? [])],
+    ids: scope.ids,
+  }));
+  const instrumentations = scopes.flatMap((scope) => [...scope.instrumentations]);
+  if (perInvoke.length > 0) {
+    const ids = new Map<string, StoredRegistration>();
+    for (const registration of perInvoke) {
+      if (registration.id === undefined) continue;
+      if (ids.has(registration.id)) throw duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
+      ids.set(registration.id, registration);
+    }
+    levels.push({ depth: -1, registrations: perInvoke, ids });
+  }
+  return resolveChain(stage, levels, instrumentations, onWarning);
+}
 
 /**
  * Resolves the chain of one stage from its scope levels (SPEC MW-040 to MW-046).
@@ -44,7 +86,7 @@ const PHASES: readonly Phase[] = ['input', 'wrap', 'output'];
  *
  * @throws MiddlewareError `ERR_ORDER_CYCLE`, `ERR_ORDER_CONFLICT` or `ERR_DUPLICATE_ID`.
  */
-export function resolveChain(
+function resolveChain(
   stage: AnyStage,
   levels: readonly Level[],
   instrumentations: readonly Instrumentation[],

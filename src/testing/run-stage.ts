@@ -1,7 +1,8 @@
 import { invalidOption } from '../middleware/errors';
 import { checkOptionsObject } from '../middleware/options';
 import { handlerName } from '../registry/registration';
-import { MiddlewareRegistry, type Middleware, type Registrar } from '../registry/registry';
+import { mapRegistrar, type Middleware } from '../registry/bundle';
+import { MiddlewareRegistry } from '../registry/registry';
 import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../stage/types';
 
 /** What happened to one handler during {@link runStage}. */
@@ -93,10 +94,10 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
     return [wrapper, addOptions?.name === undefined ? { ...addOptions, name: base } : addOptions];
   };
 
+  const observing = mapRegistrar(registry, observe);
   for (const registration of options.handlers ?? []) {
     const [target, handler, addOptions] = registration as readonly [Target, unknown, AddOptions?];
-    const [observed, observedOptions] = observe(target, handler, addOptions);
-    registry.add(target, observed as never, observedOptions);
+    observing.add(target, handler as never, addOptions);
   }
   for (const bundle of options.use ?? []) {
     // A malformed bundle is registered as it is, so the registry reports what was passed.
@@ -104,17 +105,7 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
       registry.use(bundle);
       continue;
     }
-    registry.use({
-      name: bundle.name,
-      setup: (registrar: Registrar) =>
-        bundle.setup({
-          add: (target, handler, addOptions) => {
-            const [observed, observedOptions] = observe(target, handler, addOptions);
-            return registrar.add(target, observed as never, observedOptions);
-          },
-          instrument: (instrumentation) => registrar.instrument(instrumentation),
-        }),
-    });
+    registry.use({ name: bundle.name, setup: (registrar) => bundle.setup(mapRegistrar(registrar, observe)) });
   }
 
   let state = options.state;
