@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 import type { ResolvedChain, ResolvedEntry } from '../registry/chain';
-import type { LayerGenerator } from './generators';
+import type { LayerGenerator } from './layer';
 import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
 import * as messages from '../errors/messages';
 
