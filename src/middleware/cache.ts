@@ -1,6 +1,6 @@
 import { isThenable } from '../util/thenable';
 import type { Next, WrapRun } from '../stage/types';
-import type { ContextWrap } from './attempts';
+import type { ContextWrap } from './wrap-types';
 import { invalidOption } from './errors';
 import { optionalFunction, optionalTimers, positiveInteger } from './options';
 import { LruStore } from './lru-store';

@@ -1,5 +1,7 @@
 import type { Next, WrapRun } from '../stage/types';
-import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type ContextWrap, type LiveStream } from './attempts';
+import { runAttempts } from './attempts';
+import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
+import { type ContextWrap } from './wrap-types';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
 import { named } from './named';

@@ -10,15 +10,9 @@ export type { BackoffOptions, RetryInfo, RetryOptions } from './retry';
 export { fallback } from './fallback';
 export type { Alternative, FallbackOptions } from './fallback';
 export { regenerate } from './regenerate';
-export type { RegenerateOptions, StageWrap } from './regenerate';
-export type {
-  AnyStageWrap,
-  AttemptBoundaryEvent,
-  AttemptBoundaryInfo,
-  AttemptStream,
-  ContextWrap,
-  LiveStream,
-} from './attempts';
+export type { RegenerateOptions } from './regenerate';
+export type { AttemptBoundaryEvent, AttemptBoundaryInfo, AttemptStream, LiveStream } from './attempt-stream';
+export type { AnyStageWrap, ContextWrap, StageWrap } from './wrap-types';
 export { timeout } from './timeout';
 export type { TimeoutOptions } from './timeout';
 export { rateLimit } from './rate-limit';

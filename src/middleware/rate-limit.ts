@@ -1,5 +1,5 @@
 import type { WrapRun } from '../stage/types';
-import type { AnyStageWrap } from './attempts';
+import type { AnyStageWrap } from './wrap-types';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';
 import { schedule, systemTimers, type Timers } from '../util/timers';

@@ -1,6 +1,8 @@
 import { MiddlewareError } from '../errors/middleware-error';
 import type { WrapRun } from '../stage/types';
-import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
+import { runAttempts } from './attempts';
+import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
+import { type AnyStageWrap } from './wrap-types';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction, optionalTimers, positiveInteger } from './options';
 import { named } from './named';

@@ -1,6 +1,6 @@
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { WrapRun } from '../stage/types';
-import type { AnyStageWrap } from './attempts';
+import type { AnyStageWrap } from './wrap-types';
 import { timedOut } from './errors';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';

@@ -2,24 +2,9 @@ import { invalidOption } from '../middleware/errors';
 import { checkOptionsObject } from '../middleware/options';
 import { handlerName } from '../registry/registration';
 import { mapRegistrar, type Middleware } from '../registry/bundle';
+import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
 import { MiddlewareRegistry } from '../registry/registry';
 import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../stage/types';
-
-/** What happened to one handler during {@link runStage}. */
-export interface HandlerCalls {
-  /** The handler's phase. */
-  readonly phase: 'input' | 'wrap' | 'output';
-  /** How many times it was called (Wrap: activations). */
-  activations: number;
-  /** What each call received: the context (Input, Wrap) or the result value (Output). */
-  readonly received: unknown[];
-  /** How many times it called `next()` (Wrap handlers), over all activations. */
-  nextCalls: number;
-  /** The context of each `next()` call, as the inner chain received it (`undefined` passes the handler's own context on). */
-  readonly nextContexts: unknown[];
-  /** Whether every activation has finished: its `finally` ran (Wrap) or it returned or threw (Input, Output). False when never called. */
-  finallyRan: boolean;
-}
 
 /** Options of {@link runStage}. */
 export interface RunStageOptions<TContext, TEvent, TState> {
@@ -52,9 +37,6 @@ export interface StageRun<TResult, TEvent, TState> {
   /** How many times the state was written back (0 or 1). */
   readonly stateWrites: number;
 }
-
-/** A handler with its types erased, as the observing wrappers register it. */
-type Erased = (...args: never[]) => unknown;
 
 /**
  * Runs a stage once in a fresh registry and reports what happened: events,
@@ -140,57 +122,5 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
     calls,
     state,
     stateWrites,
-  };
-}
-
-/** Wraps an Input or Output handler to count its calls and record what it received. */
-function observeCall(original: (...args: unknown[]) => unknown, record: HandlerCalls, isOutput: boolean): Erased {
-  let settled = 0;
-  const done = (): void => {
-    settled++;
-    record.finallyRan = settled === record.activations;
-  };
-  return function observed(value: unknown): unknown {
-    record.activations++;
-    record.finallyRan = false;
-    record.received.push(isOutput ? (value as { value: unknown }).value : value);
-    let produced: unknown;
-    try {
-      produced = original(value);
-    } catch (error) {
-      done();
-      throw error;
-    }
-    if (produced !== null && typeof produced === 'object' && typeof (produced as { then?: unknown }).then === 'function') {
-      return Promise.resolve(produced).finally(done);
-    }
-    done();
-    return produced;
-  };
-}
-
-/** Wraps a Wrap handler to count activations and `next()` calls and to see its `finally` run. */
-function observeWrap(original: (...args: unknown[]) => unknown, record: HandlerCalls): Erased {
-  let settled = 0;
-  return function observed(context: unknown, next: (context?: unknown, options?: unknown) => unknown, run: unknown): unknown {
-    record.activations++;
-    record.finallyRan = false;
-    record.received.push(context);
-    const countingNext = (nextContext?: unknown, nextOptions?: unknown): unknown => {
-      record.nextCalls++;
-      record.nextContexts.push(nextContext);
-      return nextOptions === undefined ? next(nextContext) : next(nextContext, nextOptions);
-    };
-    const produced = original(context, countingNext, run);
-    // Anything but an async iterable goes back as it is, so the registry reports it.
-    if (produced === null || typeof produced !== 'object' || typeof (produced as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') return produced;
-    return (async function* finallyProbe() {
-      try {
-        yield* produced as AsyncIterable<unknown>;
-      } finally {
-        settled++;
-        record.finallyRan = settled === record.activations;
-      }
-    })();
   };
 }
