@@ -1,7 +1,9 @@
 /**
- * staged-middleware/agent: provider-neutral message types, the three agent
- * stages and a reference agent loop (its test doubles are in
- * staged-middleware/testing).
+ * staged-middleware/agent: for a framework's agent loop: provider-neutral
+ * message, model and tool types, the three standard agent stages, the
+ * reference agent loop, and the pieces to embed the stages in a loop of your
+ * own (terminals, history, interrupts). Its test doubles are in
+ * `staged-middleware/testing`; system prompts in `staged-middleware`.
  *
  * Every public name of this entry point is listed here.
  *
@@ -15,7 +17,6 @@ export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
-export { ZERO_USAGE } from './usage';
 export { errorResult, toolTerminal, toResultContent } from './tool-terminal';
 export type {
   CachePointBlock,
@@ -23,7 +24,6 @@ export type {
   JsonBlock,
   Message,
   ReasoningBlock,
-  Role,
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
@@ -45,9 +45,6 @@ export type {
 } from './model-types';
 export type {
   Interrupt,
-  InterruptFunction,
-  InterruptRequest,
-  JsonSchema,
   Tool,
   ToolChoice,
   ToolRunContext,
@@ -63,5 +60,3 @@ export type {
   ModelResultEvent,
   ToolResultEvent,
 } from './stage-types';
-export type { SystemContentBlock, SystemPrompt } from '../system-prompt';
-export { splitSystemPrompt, toSystemBlocks } from '../system-prompt';

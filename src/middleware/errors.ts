@@ -77,9 +77,9 @@ export function abortedWait(waiter: Waiter, reason: unknown): MiddlewareError {
 }
 
 /** The error of a value `validate`'s schema rejected. */
-export function validationFailed(stage: string | undefined, which: 'context' | 'result', issues: unknown): MiddlewareError {
+export function validationFailed(stage: string, which: 'context' | 'result', issues: unknown): MiddlewareError {
   const handler = which === 'context' ? 'validateContext' : 'validateResult';
-  const where = `${which === 'context' ? 'Input' : 'Output'} handler "${handler}"${stage === undefined ? '' : ` of stage "${stage}"`}`;
+  const where = `${which === 'context' ? 'Input' : 'Output'} handler "${handler}" of stage "${stage}"`;
   return new MiddlewareError({
     code: which === 'context' ? 'ERR_CONTEXT_INVALID' : 'ERR_RESULT_INVALID',
     stage,

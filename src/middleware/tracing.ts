@@ -1,6 +1,5 @@
 import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
-import type { InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
-import type { Middleware } from '../registry/bundle';
+import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
@@ -92,11 +91,11 @@ interface LayerRecord {
  * @example
  * ```ts
  * import * as otel from '@opentelemetry/api';
- * registry.use(tracing({ api: otel }));
+ * registry.instrument(tracing({ api: otel }));
  * // or, with a tracer of your own: tracing({ tracer: provider.getTracer('my-app') })
  * ```
  */
-export function tracing(options: TracingOptions): Middleware {
+export function tracing(options: TracingOptions): Instrumentation {
   checkOptionsObject('tracing', options, '{ tracer?, api?, now? } with tracer or api');
   const { api, tracer: given } = options;
   if (api !== undefined && (api === null || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function')) {
@@ -115,12 +114,7 @@ export function tracing(options: TracingOptions): Middleware {
   }
   const now = optionalFunction('tracing', 'now', options.now) ?? systemTimers.now;
   const parenting = parentingFor(api);
-  return {
-    name: 'tracing',
-    setup(registrar) {
-      registrar.instrument({ name: 'tracing', invoke: (info) => observeInvoke(info, tracer, parenting, now) });
-    },
-  };
+  return Object.freeze({ name: 'tracing', invoke: (info: InvokeInfo) => observeInvoke(info, tracer, parenting, now) });
 }
 
 /** Starts the invoke span and returns its observer, or nothing when the span does not record. */

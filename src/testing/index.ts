@@ -1,16 +1,18 @@
 /**
- * staged-middleware/testing: test doubles for middleware and agents: a
- * scripted terminal, a one-call stage runner, and a scripted model and tools.
+ * staged-middleware/testing: test doubles, for testing middleware and agents
+ * without a network: a scripted terminal and its steps, a one-call stage
+ * runner, and a scripted model and tools for the agent kit.
+ *
+ * Every public name of this entry point is listed here.
  *
  * @packageDocumentation
  */
-export type { TestingErrorCode } from './errors';
 export { scriptedTerminal, throws, waits, updatesState } from './scripted-terminal';
-export type { EventsOf, ScriptAction, ScriptStep, ScriptedTerminal, ScriptedTerminalOptions, TerminalCall } from './scripted-terminal';
+export type { ScriptedTerminalOptions } from './scripted-terminal';
 export { runStage } from './run-stage';
-export type { RunStageOptions, StageRun } from './run-stage';
-export type { HandlerCalls } from './handler-calls';
+export type { RunStageOptions } from './run-stage';
 export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
-export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
+export type { ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
 export { ScriptedTool } from './scripted-tool';
-export type { ScriptedToolCall, ScriptedToolOptions, ScriptedToolOutcome } from './scripted-tool';
+export type { ScriptedToolOptions } from './scripted-tool';
+export type { TestingErrorCode } from './errors';

@@ -1,6 +1,7 @@
 import { invalidOption } from '../middleware/errors';
 import { checkOptionsObject } from '../middleware/options';
 import { handlerName } from '../registry/registration';
+import type { Instrumentation } from '../invoke/instrumentation';
 import { mapRegistrar, type Middleware } from '../registry/bundle';
 import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
 import { MiddlewareRegistry } from '../registry/registry';
@@ -14,8 +15,10 @@ export interface RunStageOptions<TContext, TEvent, TState> {
   readonly context: TContext;
   /** Handlers to register, as `[target, handler, options?]` tuples (like `InvokeOptions.use`). */
   readonly handlers?: readonly Registration[];
-  /** Bundles to register (`tracing`, `validate(...).on(stage)`); their handlers are observed too. */
+  /** Bundles to register (`validate(stage, schemas)`, say); their handlers are observed too. */
   readonly use?: readonly Middleware[];
+  /** Instrumentations to register (`tracing`, `logging`). */
+  readonly instrument?: readonly Instrumentation[];
   /** The invoke's signal. */
   readonly signal?: AbortSignal;
   /** Initial state: when given, the invoke gets a state binding starting from it. */
@@ -44,7 +47,7 @@ export interface StageRun<TResult, TEvent, TState> {
  * `next()` and whether its `finally` ran. Never throws for errors of the
  * invoke: they are in `error`.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `options` is not an object or `handlers` / `use` is not an array.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `options` is not an object or `handlers`, `use` or `instrument` is not an array.
  * @example
  * ```ts
  * const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry()]] });
@@ -55,8 +58,8 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   stage: MiddlewareStage<TContext, TResult, TEvent>,
   options: RunStageOptions<TContext, TEvent, TState>,
 ): Promise<StageRun<TResult, TEvent, TState>> {
-  checkOptionsObject('runStage', options, '{ terminal, context, handlers?, use?, signal?, state? }');
-  for (const key of ['handlers', 'use'] as const) {
+  checkOptionsObject('runStage', options, '{ terminal, context, handlers?, use?, instrument?, signal?, state? }');
+  for (const key of ['handlers', 'use', 'instrument'] as const) {
     if (options[key] !== undefined && !Array.isArray(options[key])) throw invalidOption('runStage', `options.${key} must be an array`, options[key]);
   }
   const registry = new MiddlewareRegistry();
@@ -89,6 +92,7 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
     }
     registry.use({ name: bundle.name, setup: (registrar) => bundle.setup(mapRegistrar(registrar, observe)) });
   }
+  for (const instrumentation of options.instrument ?? []) registry.instrument(instrumentation);
 
   let state = options.state;
   let stateWrites = 0;
