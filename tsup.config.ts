@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { immerWithoutProcess, processShim } from './build/immer-without-process';
 
 export default defineConfig({
   entry: {
@@ -10,11 +11,16 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { types: [] } },
   tsconfig: 'tsconfig.src.json',
-  sourcemap: true,
+  // Not shipped: the maps would point at sources the package does not contain; the built code is readable as it is.
+  sourcemap: false,
   clean: true,
   treeshake: true,
   splitting: true,
   target: 'es2022',
   platform: 'neutral',
-  external: ['immer', 'zod', '@opentelemetry/api'],
+  external: ['zod', '@opentelemetry/api'],
+  // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
+  noExternal: ['immer'],
+  inject: [processShim],
+  esbuildPlugins: [immerWithoutProcess],
 });

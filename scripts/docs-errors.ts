@@ -50,13 +50,24 @@ export function ruleHeadings(spec: string): ReadonlyMap<string, string> {
   return new Map([...spec.matchAll(/^### (MW-\d{3}) (.*)$/gm)].map((match) => [match[1] as string, `${match[1] as string} ${match[2] as string}`]));
 }
 
+/**
+ * Where the README links the spec: the file as this version of the published
+ * package serves it, since the README is read on the npm website and in
+ * `node_modules`, where there is no repository to resolve a relative link against.
+ */
+function specUrl(): string {
+  const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+  return `https://unpkg.com/${name}@${version}/spec/SPEC.md`;
+}
+
 /** The generated part of the README: one row per code, each linking its rule. */
 export function errorCodesTable(spec: string): string {
   const headings = ruleHeadings(spec);
+  const url = specUrl();
   const rows = ERROR_TABLES.flatMap(({ subsystem, codes }) =>
     Object.entries(codes).map(([code, { rule, meaning }]) => {
       const heading = headings.get(rule);
-      const link = heading === undefined ? rule : `[${rule}](spec/SPEC.md#${anchor(heading)})`;
+      const link = heading === undefined ? rule : `[${rule}](${url}#${anchor(heading)})`;
       return `| \`${code}\` | ${subsystem} | ${link} | ${meaning.replace(/\|/g, '\\|')} |`;
     }),
   );

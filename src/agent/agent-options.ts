@@ -1,10 +1,11 @@
 import type { MiddlewareRegistry } from '../registry/registry';
+import type { SystemPrompt } from '../system-prompt';
 import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
-import type { SystemPrompt } from '../system-prompt';
-import type { Message } from './message-types';
-import type { Model } from './model-types';
 import { cannotCopy, invalid } from './errors';
+import type { Message } from './message-types';
+import type { AgentSession, AgentSnapshot } from './snapshot-types';
+import type { Model } from './model-types';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';
 
@@ -24,6 +25,12 @@ export interface AgentOptions {
   readonly messages?: readonly Message[];
   /** Tool choice passed to every model call. */
   readonly toolChoice?: ToolChoice;
+  /** The agent's name, for handlers (`context.agent.name`) and traces. Default `'agent'`. */
+  readonly name?: string;
+  /** Where the agent saves its snapshot after every completed turn and at the end of every run. */
+  readonly session?: AgentSession;
+  /** The state to start from, as `agent.snapshot()` made it (instead of `messages` and `modelState`). */
+  readonly snapshot?: AgentSnapshot;
 }
 
 /** What a run takes: a user text, one message, several messages, or nothing (on a resume). */
@@ -45,8 +52,8 @@ export interface RunSettings {
   readonly signal: AbortSignal | undefined;
   /** Whether that signal was aborted when it was read. */
   readonly aborted: boolean;
-  /** The run's invocation state (the caller's object, or a new one). */
-  readonly invocationState: Record<string, unknown>;
+  /** The caller's invocation state, when given. */
+  readonly invocationState: Record<string, unknown> | undefined;
   /** The interrupt responses by id, when the run is a resume. */
   readonly responses: ReadonlyMap<string, unknown> | undefined;
 }
@@ -99,7 +106,7 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   return {
     signal: signal as AbortSignal | undefined,
     aborted,
-    invocationState: (invocationState as Record<string, unknown> | undefined) ?? {},
+    invocationState: invocationState as Record<string, unknown> | undefined,
     responses: responses === undefined ? undefined : readResponses(responses as object, root),
   };
 }

@@ -1,9 +1,10 @@
 /**
  * staged-middleware/agent: for a framework's agent loop: provider-neutral
- * message, model and tool types, the three standard agent stages, the
- * reference agent loop, and the pieces to embed the stages in a loop of your
- * own (terminals, history, interrupts). Its test doubles are in
- * `staged-middleware/testing`; system prompts in `staged-middleware`.
+ * message, model and tool types, the standard agent stages, the reference
+ * agent loop with its turn control, errors as answers and durable sessions,
+ * and the pieces to embed the stages in a loop of your own (terminals,
+ * history, interrupts). Its test doubles are in `staged-middleware/testing`;
+ * system prompts in `staged-middleware`.
  *
  * Every public name of this entry point is listed here.
  *
@@ -12,12 +13,20 @@
 export { Agent } from './agent';
 export type { AgentErrorCode } from './errors';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
-export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult } from './stages';
+export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
+export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
+export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
+export { FileSessionStore, MemorySessionStore } from './session-store';
+export type { FileSessionStoreOptions, SessionFiles } from './session-store';
+export type { AgentSession, AgentSnapshot, SessionStore } from './snapshot-types';
+export type { ErrorsAsAnswersOptions } from './errors-as-answers';
+export type { TurnDecider } from './turn-action';
+export type { TurnAction, TurnContext, TurnResultEvent } from './turn-types';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
-export { errorResult, toolTerminal, toResultContent } from './tool-terminal';
+export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
 export type {
   CachePointBlock,
   ContentBlock,
@@ -45,6 +54,9 @@ export type {
 } from './model-types';
 export type {
   Interrupt,
+  InterruptAnswer,
+  InterruptFunction,
+  InterruptRequest,
   Tool,
   ToolChoice,
   ToolRunContext,
@@ -54,7 +66,9 @@ export type {
   AgentEvent,
   AgentResultEvent,
   AgentStreamContext,
+  AgentView,
   ExecuteToolContext,
+  InterruptEvent,
   InvokeModelContext,
   InvokeModelEvent,
   ModelResultEvent,

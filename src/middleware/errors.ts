@@ -92,3 +92,15 @@ export function validationFailed(stage: string, which: 'context' | 'result', iss
     cause: issues,
   });
 }
+
+/** The error `cache` reports for an answer of its store's `get` that is not an entry; like the default warning, it names neither the key nor what the store holds. */
+export function notACacheEntry(answer: unknown, run: WrapRun): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: run.stage.name,
+    phase: 'wrap',
+    handler: run.handler,
+    // No closing full stop: the default warning quotes this message mid-sentence.
+    message: `options.store.get() of Wrap handler "${run.handler}" of stage "${run.stage.name}" answered ${Array.isArray(answer) ? 'an array' : `a value of type ${typeof answer}`}, which is not a cache entry { events: [...], expiresAt?: number }; a store shared with other programs may hold other values under the same key, so give the cache its own namespace or key prefix`,
+  });
+}

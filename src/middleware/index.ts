@@ -17,6 +17,7 @@
  */
 export { retry } from './retry';
 export type { RetryInfo, RetryOptions } from './retry';
+export { isRetryableError } from './retryable';
 export { fallback } from './fallback';
 export type { FallbackOptions } from './fallback';
 export { regenerate } from './regenerate';
@@ -27,6 +28,7 @@ export { timeout } from './timeout';
 export type { TimeoutOptions } from './timeout';
 export { rateLimit } from './rate-limit';
 export type { RateLimitOptions } from './rate-limit';
+export type { SharedLimiter } from './shared-limit';
 export { cache } from './cache';
 export type { CacheEntry, CacheErrorInfo, CacheOptions, CacheStore } from './cache';
 export { LruStore } from './lru-store';

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { Context, Span } from '@opentelemetry/api';
+import type { Context, Span } from './otel-types';
 import type { TracingApi } from './tracing';
 
 /**

@@ -1,4 +1,4 @@
-import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
+import type { Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
 import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';

@@ -9,21 +9,17 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
+  TurnStage,
   type Message,
   type Model,
   type ModelStreamEvent,
   type StopReason,
+  type Tool,
   type Usage,
 } from '../../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
-  type ScriptedTurn,
-} from '../../src/testing/index';
+import { failingTurn, ScriptedModel, ScriptedTool, type ScriptedTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
+import { registerLoopHandler } from './case-loop-handlers';
 import { hedging, retrying } from './fixtures';
 
 /** Everything a case's doubles and handlers record. */
@@ -51,7 +47,7 @@ function later(world: World, how: 'agent' | 'signal'): void {
 }
 
 /** A user error the case names by its message, kept so the test can check it arrives unchanged. */
-function userError(world: World, message: string): Error {
+export function userError(world: World, message: string): Error {
   const error = new Error(message);
   world.errors.set(message, error);
   return error;
@@ -180,7 +176,8 @@ function oddThrown(kind: string): unknown {
 }
 
 /** The scripted tool a case tool describes; its calls are recorded in the world. */
-export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
+export function buildTool(world: World, spec: AgentCaseTool): Tool {
+  if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
   let call = 0;
   return new ScriptedTool({
     name: spec.name,
@@ -191,6 +188,7 @@ export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
       if (spec.observeSignal === true) world.observations.push(`tool ${spec.name} signal aborted=${context.signal.aborted}`);
       if (spec.hang === true) return new Promise(() => undefined);
       if (spec.interrupt !== undefined) return context.interrupt({ name: spec.interrupt.name, reason: spec.interrupt.reason }).response;
+      if (spec.interruptMany !== undefined) return context.interrupt(spec.interruptMany).map((answer) => answer.response);
       const outcomes = spec.outcomes ?? [{ value: 'ok' }];
       const outcome = outcomes[Math.min(++call, outcomes.length) - 1] as NonNullable<AgentCaseTool['outcomes']>[number];
       if ('error' in outcome) throw userError(world, outcome.error);
@@ -213,7 +211,7 @@ function errorText(event: { readonly error?: unknown }): string {
   return `(${typeof event.error})`;
 }
 
-const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage } as const;
+const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage } as const;
 
 /** Registers one vocabulary handler. The stage/phase pairs each "do" supports are listed in case-schema.ts. */
 export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
@@ -221,6 +219,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
   const unsupported = (): never => {
     throw new Error(`Case handler "${spec.do}" is not defined for ${spec.stage}.${spec.phase}.`);
   };
+  if (registerLoopHandler(world, registry, spec)) return;
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':

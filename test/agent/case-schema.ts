@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 const json = z.json();
-const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled']);
+const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled', 'stopped']);
 const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 const systemBlocks = z.array(z.record(z.string(), json));
 
@@ -51,13 +51,18 @@ const tool = z.strictObject({
     .optional()
     .describe('Answers of calls 1, 2, ...; the last repeats; errors are new Error(message)'),
   interrupt: z.strictObject({ name: z.string(), reason: json.optional() }).optional().describe('The tool calls interrupt() and returns the response'),
+  interruptMany: z
+    .array(z.strictObject({ name: z.string(), reason: json.optional() }))
+    .optional()
+    .describe('The tool asks these questions at once with interrupt([...]) and returns the array of responses'),
   observeSignal: z.boolean().optional().describe('Observes "tool <name> signal aborted=<bool>"'),
   cancelAgent: z.boolean().optional().describe('The tool calls agent.cancel() first'),
   cancelLater: cancelLater.optional(),
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
+  external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
 });
 
-const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool']);
+const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn']);
 
 /** One handler from the vocabulary. */
 const handler = z
@@ -84,6 +89,16 @@ const handler = z
       'replaceInput',
       'respond',
       'passThrough',
+      'action',
+      'badResult',
+      'stopAfter',
+      'observeAgent',
+      'gate',
+      'lateInterrupt',
+      'observeState',
+      'errorsAsAnswers',
+      'dropResult',
+      'observeCode',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -96,6 +111,18 @@ const handler = z
     name: z.string().optional(),
     reason: json.optional(),
     presupplied: z.string().optional().describe('invocationState key holding a pre-supplied response'),
+    action: z
+      .strictObject({
+        decision: z.string().optional(),
+        inject: z.array(json).optional(),
+        onRunEnd: z.array(json).optional(),
+        reason: z.string().optional(),
+      })
+      .optional()
+      .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
+    turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
+    spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
+    critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
   })
   .describe('A handler; see the runner for what each "do" means');
 
@@ -111,9 +138,14 @@ const modelCall = z.strictObject({
 /** One run of the agent and what it must end with. */
 const run = z.strictObject({
   input: z.union([z.string(), z.array(json)]).optional().describe('User text or messages; absent on a resume'),
-  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id: the run is agent.resume(responses)'),
+  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance'),
   invocationState: z.record(z.string(), json).optional(),
   signal: z.enum(['aborted', 'abortable']).optional().describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
+  restore: z
+    .enum(['snapshot', 'session'])
+    .optional()
+    .describe("Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession"),
+  snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
@@ -136,6 +168,7 @@ const run = z.strictObject({
         .describe('The run rejects: a MiddlewareError code (and the listed fields), or the user error with this message (the same object)'),
       eventTypes: z.array(z.string()).optional(),
       invocationState: json.optional(),
+      stoppedBy: json.optional().describe("The agent result's stoppedBy"),
       frozen: z
         .boolean()
         .optional()
@@ -148,9 +181,11 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-1[01]\d$/)).min(1),
+  rules: z.array(z.string().regex(/^MW-1[0-5]\d$/)).min(1),
   kind: z.literal('agent'),
   agent: z.strictObject({
+    name: z.string().optional().describe("The agent's name (options.name)"),
+    session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
     systemPrompt: z.union([z.string(), systemBlocks]).optional(),
     messages: z.array(json).optional(),
     modelState: z.record(z.string(), json).optional(),
@@ -168,6 +203,8 @@ export const agentCase = z.strictObject({
       observations: z.array(z.string()).optional(),
       pendingInterrupts: z.array(z.string()).optional(),
       callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
+      snapshot: json.optional().describe('agent.snapshot() after the runs'),
+      agentUsage: usage.optional().describe('agent.usage after the runs'),
     })
     .optional(),
 });

@@ -9,8 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/index';
 import {
   Agent,
+  MemorySessionStore,
   type AgentEvent,
+  type AgentOptions,
+  type AgentSession,
+  type AgentSnapshot,
   type Message,
+  type SessionStore,
 } from '../../src/agent/index';
 import { buildModel, buildTool, register, type World } from './case-doubles';
 import { agentCase, agentCaseJsonSchema, type AgentCase } from './case-schema';
@@ -29,30 +34,35 @@ async function runCase(testCase: AgentCase): Promise<void> {
   const modelState = structuredClone(testCase.agent.modelState ?? {});
   callerObjects.push(messages, modelState, ...messages);
   if (typeof systemPrompt === 'object') callerObjects.push(systemPrompt, ...systemPrompt);
-  const agent = new Agent({
+  const agentOptions: AgentOptions = {
     model,
     registry,
     tools: (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool)),
-    messages,
-    modelState,
     ...(systemPrompt === undefined ? {} : { systemPrompt: systemPrompt as SystemContentBlock[] | string }),
-  });
+    ...(testCase.agent.name === undefined ? {} : { name: testCase.agent.name }),
+    ...(testCase.agent.session === true ? { session: { store: recordingStore(world), id: 'case' } } : {}),
+  };
+  let agent = new Agent({ ...agentOptions, messages, modelState });
   world.agent = agent;
 
   for (const [index, run] of testCase.runs.entries()) {
-    const invocationState = structuredClone(run.invocationState ?? {});
+    const invocationState = run.invocationState === undefined ? undefined : structuredClone(run.invocationState);
     const input = run.input === undefined ? undefined : structuredClone(run.input);
     if (typeof input === 'object') callerObjects.push(input, ...(input as object[]));
     if (run.inputDefect !== undefined) spoil(input as unknown as Message[], run.inputDefect);
     const controller = new AbortController();
     world.abortRun = run.signal === 'abortable' ? () => controller.abort('aborted by the case') : undefined;
     const signal = run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
-    const options = { invocationState, ...(signal === undefined ? {} : { signal }) };
+    const options = { ...(invocationState === undefined ? {} : { invocationState }), ...(signal === undefined ? {} : { signal }) };
     const events: AgentEvent[] = [];
     let failure: unknown;
     let failed = false;
     try {
-      const stream = run.resume !== undefined ? agent.stream(undefined, { ...options, interruptResponses: run.resume }) : agent.stream(input as string | Message[] | undefined, options);
+      if (run.restore !== undefined) {
+        agent = await restored(agent, agentOptions, run.restore, run.snapshotPatch);
+        world.agent = agent;
+      }
+      const stream = agent.stream(input as string | Message[] | undefined, run.resume === undefined ? options : { ...options, interruptResponses: run.resume });
       for await (const event of stream) events.push(event);
     } catch (error) {
       failed = true;
@@ -80,6 +90,7 @@ async function runCase(testCase: AgentCase): Promise<void> {
     if (expected.stopReason !== undefined) expect(result.stopReason, label).toEqual(expected.stopReason);
     if (expected.interrupts !== undefined) expect(result.interrupts, label).toEqual(expected.interrupts);
     if (expected.usage !== undefined) expect(result.usage, label).toEqual(expected.usage);
+    if (expected.stoppedBy !== undefined) expect(result.stoppedBy, label).toEqual(expected.stoppedBy);
     if (expected.eventTypes !== undefined) expect(events.map((event) => event.type), label).toEqual(expected.eventTypes);
     if (expected.invocationState !== undefined) expect(invocationState, label).toEqual(expected.invocationState);
     if (expected.frozen !== undefined) expect(frozenAfter(agent, result, events), label).toEqual(expected.frozen);
@@ -87,6 +98,8 @@ async function runCase(testCase: AgentCase): Promise<void> {
   await Promise.all(world.pending);
 
   const expected = testCase.expect ?? {};
+  if (expected.snapshot !== undefined) expect(agent.snapshot(), 'snapshot').toEqual(expected.snapshot);
+  if (expected.agentUsage !== undefined) expect(agent.usage, 'agent usage').toEqual(expected.agentUsage);
   if (expected.history !== undefined) expect(agent.messages, 'history').toEqual(expected.history);
   if (expected.modelState !== undefined) expect(agent.modelState, 'model state').toEqual(expected.modelState);
   if (expected.toolCalls !== undefined) expect(world.toolCalls, 'tool calls').toEqual(expected.toolCalls);
@@ -106,6 +119,25 @@ async function runCase(testCase: AgentCase): Promise<void> {
       expect(view, `model call ${index + 1}`).toEqual(call);
     });
   }
+}
+
+/** A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved. */
+function recordingStore(world: World): SessionStore {
+  const store = new MemorySessionStore();
+  return {
+    load: (id) => store.load(id),
+    save: (id, snapshot) => {
+      world.observations.push(`save ${snapshot.messages.length} messages${snapshot.halted === null ? '' : ' halted'}`);
+      store.save(id, snapshot);
+    },
+  };
+}
+
+/** A new agent with the same options that goes on from the old one's state: its JSON snapshot (patched), or its session. */
+async function restored(agent: Agent, options: AgentOptions, how: 'snapshot' | 'session', patch: Record<string, unknown> | undefined): Promise<Agent> {
+  if (how === 'session') return Agent.fromSession(options as AgentOptions & { session: AgentSession });
+  const snapshot = { ...(JSON.parse(JSON.stringify(agent.snapshot())) as Record<string, unknown>), ...patch } as unknown as AgentSnapshot;
+  return new Agent({ ...options, snapshot });
 }
 
 /** Changes the last block of the last input message as `inputDefect` says. */
@@ -164,10 +196,10 @@ describe('agent conformance cases', () => {
   });
 });
 
-describe('spec section 5', () => {
-  it('has at least one agent case for every rule MW-100 to MW-119 it defines', () => {
+describe('spec sections 5 and 5b', () => {
+  it('has at least one agent case for every rule MW-100 to MW-159 it defines', () => {
     const spec = readFileSync(join(casesDirectory, '..', 'SPEC.md'), 'utf8');
-    const defined = [...spec.matchAll(/^### (MW-1[01]\d) /gm)].map((match) => match[1] as string);
+    const defined = [...spec.matchAll(/^### (MW-1[0-5]\d) /gm)].map((match) => match[1] as string);
     const covered = new Set(files.flatMap((file) => (JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as { rules: string[] }).rules));
     expect(defined.length).toBeGreaterThan(0);
     expect(defined.filter((rule) => !covered.has(rule))).toEqual([]);

@@ -58,8 +58,9 @@ function fill(text: string, values: Values): string {
     .replaceAll('{call}', () => String(values.call));
 }
 
-function userError(environment: Environment, message: string): Error {
-  const error = new Error(message);
+/** A user error thrown by a case's script, remembered so the runner can check it arrives unchanged. */
+export function userError(environment: Environment, message: string, properties?: Record<string, unknown>): Error {
+  const error = Object.assign(new Error(message), properties);
   environment.userErrors.add(error);
   return error;
 }
@@ -81,7 +82,7 @@ export function inputHandler(steps: readonly InputStep[], environment: Environme
     let returned: unknown = current;
     for (const step of steps) {
       if ('record' in step) environment.trace.push(fill(step.record, { context: current }));
-      else if ('throw' in step) throw userError(environment, step.throw);
+      else if ('throw' in step) throw userError(environment, step.throw, step.with);
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('set' in step) current = { ...(current as object), ...step.set };
       else if ('return' in step) current = step.return === 'null' ? null : undefined;
@@ -100,7 +101,7 @@ export function outputHandler(steps: readonly OutputStep[], environment: Environ
     for (const step of steps) {
       const value = MiddlewareResult.isInstance(current) ? current.value : current;
       if ('record' in step) environment.trace.push(fill(step.record, { result: value }));
-      else if ('throw' in step) throw userError(environment, step.throw);
+      else if ('throw' in step) throw userError(environment, step.throw, step.with);
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('replace' in step) current = (current as MiddlewareResult<unknown>).replace(step.replace);
       else if ('update' in step) current = (current as MiddlewareResult<unknown>).update((draft) => void Object.assign(draft as object, step.update));
@@ -190,7 +191,7 @@ export function terminal(calls: readonly (readonly TerminalStep[])[], environmen
         for (const step of steps) {
           const values = { context, state: run.state, signal: run.signal, call };
           if ('record' in step) environment.trace.push(fill(step.record, values));
-          else if ('throw' in step) throw userError(environment, step.throw);
+          else if ('throw' in step) throw userError(environment, step.throw, step.with);
           else if ('abort' in step) abortInvoke(environment, step.abort);
           else if ('yield' in step) yield step.yield;
           else if ('yieldUndefined' in step) yield undefined;
@@ -247,7 +248,7 @@ const RETURN = Symbol('return');
 async function* runSteps(steps: readonly WrapStep[], activation: Activation, environment: Environment): Generator {
   for (const step of steps) {
     if ('record' in step) environment.trace.push(fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal }));
-    else if ('throw' in step) throw userError(environment, step.throw);
+    else if ('throw' in step) throw userError(environment, step.throw, step.with);
     else if ('abort' in step) abortInvoke(environment, step.abort);
     else if ('abortLocal' in step) local(environment, step.abortLocal).abort('local');
     else if ('yield' in step) yield step.yield;

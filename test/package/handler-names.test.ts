@@ -19,8 +19,8 @@ const documented = readmeSection('Built-in middleware')
   .map((line) => /^\| `(\w+)` \|/.exec(line)?.[1])
   .filter((name): name is string => name !== undefined);
 
-/** Exports of `/middleware` that are not middleware factories (a store, a constant). */
-const notFactories = ['LruStore', 'TRACING_ATTRIBUTES'];
+/** Exports of `/middleware` that are not middleware factories (a store, a constant, retry's default classification). */
+const notFactories = ['LruStore', 'TRACING_ATTRIBUTES', 'isRetryableError'];
 
 /** Wrap handler factories: registered with `add`, named after the factory. */
 const wrapFactories = ['retry', 'fallback', 'regenerate', 'timeout', 'rateLimit', 'cache'];

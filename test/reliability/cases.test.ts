@@ -106,6 +106,7 @@ describe('ReliabilityCaseSchema', () => {
         'deep-chain',
         'second-copy',
         'handed-out-values',
+        'bare-realm',
       ]);
     });
   });

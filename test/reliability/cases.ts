@@ -20,6 +20,7 @@
  * | `deep-chain` | `layers`, `events`, `stop`: `"drain"`/`"return-after-first"`/`"terminal-throws"` | `delivered` (count), `finallys` (`"innermost-first"`, `"none"` or the raw order), `error` |
  * | `second-copy` | `registerThrough`, `agentFrom`: `"first"`/`"second"` of two fresh copies of the library; handlers registered through one copy's standard stages and registry, an agent of the other asking for the tool `deleteFiles` once | `sameStages`, `trace`, `toolCalls`, `stopReason`, `recognised` |
  * | `handed-out-values` | none | `mutable` (paths of handed-out values where a mutation took effect), `unchanged` (describe, explain and a second invoke as before) |
+ * | `bare-realm` | none: the library bundled and run in an edge-runtime realm, with no `process` (`bare-realm.ts`) | `globalProcess`, `invoke`, `agent`, `globals` |
  */
 import { getEventListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
@@ -29,6 +30,7 @@ import { vi } from 'vitest';
 import { z } from 'zod';
 import { createStage, MiddlewareError, MiddlewareRegistry, MiddlewareResult, on, splitSystemPrompt, toSystemBlocks, type Disposer, type Next } from '../../src/index';
 import type { ReliabilityCase } from './case-schema';
+import { bareRealmOfSource } from './bare-realm-source';
 import { secondCopy, type LibraryCopy } from './second-copy';
 
 const json = z.json();
@@ -471,6 +473,7 @@ const scenarios = {
   'deep-chain': deepChain,
   'second-copy': twoCopies,
   'handed-out-values': handedOutValues,
+  'bare-realm': bareRealmOfSource,
 } as const;
 
 /** Runs one reliability case and returns what it observed, shaped like its `expect`. */

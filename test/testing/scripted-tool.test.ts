@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolRunContext } from '../../src/agent/index';
+import { createInterrupt, type ToolRunContext } from '../../src/agent/index';
 import { ScriptedTool } from '../../src/testing/index';
 
 const never = new AbortController().signal;
@@ -8,7 +8,7 @@ const toolContext = (overrides: Partial<ToolRunContext> = {}): ToolRunContext =>
   toolUse: { type: 'toolUse', toolUseId: 't1', name: 'x', input: {} },
   signal: never,
   invocationState: {},
-  interrupt: () => ({ response: undefined }),
+  interrupt: createInterrupt('executeTool', 't1', new Map()),
   ...overrides,
 });
 
