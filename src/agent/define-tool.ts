@@ -10,11 +10,11 @@
  * `esModuleInterop` under `node10` resolution; the user's schema brings its
  * own copy of zod, already loaded, and its types.
  */
-import { MiddlewareError } from '../errors';
-import { describeValue } from '../stage';
+import { describeValue } from '../util/describe-value';
+import { invalidToolDefinition, invalidToolInput } from './errors';
 import { adopt } from './freeze';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
-import { pathText, thrownText } from './value-walk';
+import { thrownText } from './value-walk';
 
 /** One issue of a schema's error: where in the input, and what is wrong. */
 export interface ToolInputIssue {
@@ -88,7 +88,7 @@ export function defineTool<TInput>(definition: ToolDefinition<TInput>): Tool {
     spec,
     async run(value: unknown, context: ToolRunContext): Promise<unknown> {
       const parsed = await input.safeParseAsync(value);
-      if (!parsed.success) throw invalidInput(name, parsed.error);
+      if (!parsed.success) throw invalidToolInput(name, parsed.error);
       return run.call(definition, parsed.data, context);
     },
   });
@@ -101,15 +101,15 @@ function readDefinition<TInput>(definition: ToolDefinition<TInput>): {
   input: ToolInputSchema<TInput>;
   run: ToolDefinition<TInput>['run'];
 } {
-  if (typeof definition !== 'object' || definition === null) throw invalidDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
+  if (typeof definition !== 'object' || definition === null) throw invalidToolDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
   const { name, description, input, run } = definition as Partial<ToolDefinition<TInput>>;
-  if (typeof name !== 'string' || name.length === 0) throw invalidDefinition(undefined, `name must be a non-empty string, got ${describeValue(name)}`);
-  if (typeof description !== 'string') throw invalidDefinition(name, `description must be a string, got ${describeValue(description)}`);
+  if (typeof name !== 'string' || name.length === 0) throw invalidToolDefinition(undefined, `name must be a non-empty string, got ${describeValue(name)}`);
+  if (typeof description !== 'string') throw invalidToolDefinition(name, `description must be a string, got ${describeValue(description)}`);
   const methods = input as Partial<ToolInputSchema<TInput>> | undefined;
   if (typeof methods?.toJSONSchema !== 'function' || typeof methods.safeParseAsync !== 'function') {
-    throw invalidDefinition(name, `input must be a zod 4 schema with toJSONSchema() and safeParseAsync() (zod 4.2 or later; z.object({ ... }), say), got ${describeValue(input)}`);
+    throw invalidToolDefinition(name, `input must be a zod 4 schema with toJSONSchema() and safeParseAsync() (zod 4.2 or later; z.object({ ... }), say), got ${describeValue(input)}`);
   }
-  if (run !== undefined && typeof run !== 'function') throw invalidDefinition(name, `run must be a function (or left out for a tool the caller runs), got ${describeValue(run)}`);
+  if (run !== undefined && typeof run !== 'function') throw invalidToolDefinition(name, `run must be a function (or left out for a tool the caller runs), got ${describeValue(run)}`);
   return { name, description, input: methods as ToolInputSchema<TInput>, run };
 }
 
@@ -119,32 +119,7 @@ function inputSchemaOf(name: string, input: ToolInputSchema<unknown>): JsonSchem
   try {
     schema = input.toJSONSchema({ io: 'input', target: 'draft-07' });
   } catch (error) {
-    throw invalidDefinition(name, `zod cannot express the input schema as JSON Schema (${thrownText(error)}); describe the input with types JSON carries`, error);
+    throw invalidToolDefinition(name, `zod cannot express the input schema as JSON Schema (${thrownText(error)}); describe the input with types JSON carries`, error);
   }
   return adopt(schema as JsonSchema, 'inputSchema');
-}
-
-function invalidDefinition(name: string | undefined, problem: string, cause?: unknown): MiddlewareError {
-  const which = name === undefined ? 'defineTool()' : `defineTool({ name: ${JSON.stringify(name)} })`;
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool', message: `${which}: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
-}
-
-/**
- * The error of a call whose input the schema rejected: its message is what
- * the model reads in the error result, one `<path>: <message>` per issue.
- */
-function invalidInput(name: string, error: { readonly issues: readonly ToolInputIssue[] }): MiddlewareError {
-  const issues = error.issues.map((issue) => `${pathText('input', issue.path.map(pathStep))}: ${issue.message}`).join('; ');
-  return new MiddlewareError({
-    code: 'ERR_TOOL_INPUT_INVALID',
-    stage: 'executeTool',
-    phase: 'terminal',
-    message: `The input of tool "${name}" does not match its schema: ${issues}. Call the tool again with input that matches its input schema.`,
-    cause: error,
-  });
-}
-
-/** A step of an issue's path as a path text shows it (a symbol key by its description). */
-function pathStep(key: PropertyKey): string | number {
-  return typeof key === 'symbol' ? (key.description ?? 'Symbol()') : key;
 }

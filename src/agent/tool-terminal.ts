@@ -1,14 +1,11 @@
-import { MiddlewareError } from '../errors';
-import { describeValue } from '../stage';
-import type { TerminalRun } from '../types';
+import type { TerminalRun } from '../stage/types';
 import { AbortRace } from './abort-race';
-import { invalidToolRun } from './agent-options';
+import { invalidToolRun, invalidToolUseReference, notJson } from './errors';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';
 import { toJsonValue } from './json-value';
 import type { JsonBlock, TextBlock } from './message-types';
 import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
-import { ExecuteToolStage } from './stages';
 import type { Tool } from './tool-types';
 import { thrownText } from './value-walk';
 
@@ -37,13 +34,7 @@ export interface ToolUseReference {
  */
 export function errorResult(toolUse: ToolUseReference, text: string, error?: unknown): ToolResultEvent {
   const { toolUseId, name } = (typeof toolUse === 'object' && toolUse !== null ? toolUse : {}) as Partial<ToolUseReference>;
-  if (typeof toolUseId !== 'string' || typeof name !== 'string') {
-    throw new MiddlewareError({
-      code: 'ERR_INVALID_OPTIONS',
-      stage: ExecuteToolStage.name,
-      message: `errorResult(toolUse, text) needs the tool use it answers, { toolUseId, name } (pass context.toolUse), got ${describeValue(toolUse)}: a tool result carries the tool's name, which provider APIs send beside the id.`,
-    });
-  }
+  if (typeof toolUseId !== 'string' || typeof name !== 'string') throw invalidToolUseReference(toolUse);
   return failure({ toolUseId, name }, text, error === undefined ? undefined : { value: error });
 }
 
@@ -75,7 +66,7 @@ function failure(toolUse: ToolUseReference, text: string, thrown: { readonly val
 export function toResultContent(value: unknown): readonly (TextBlock | JsonBlock)[] {
   const content = resultContent(value);
   if (typeof content === 'string') {
-    throw new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `toResultContent(value): the value is not JSON: ${content}.` });
+    throw notJson(content);
   }
   return content;
 }

@@ -1,7 +1,7 @@
-import { MiddlewareError } from '../errors';
-import { describeValue } from '../stage';
+import { describeValue } from '../util/describe-value';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/model-types';
 import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader } from './ai-sdk-types';
+import { invalidAdapterOptions } from './errors';
 import { providerCachePoint, toCallOptions, type CachePointOptions } from './prompt';
 import { ResponseParts } from './stream-parts';
 
@@ -122,24 +122,20 @@ function release(reader: AiSdkStreamReader, reason: unknown): void {
 function checkModel(model: unknown): void {
   const candidate = model as Partial<AiSdkLanguageModel> | null | undefined;
   if (typeof candidate !== 'object' || candidate === null || typeof candidate.doStream !== 'function') {
-    throw invalid(`model must be an AI SDK language model with doStream() (openai('gpt-4.1'), say), got ${describeValue(model)}`);
+    throw invalidAdapterOptions(`model must be an AI SDK language model with doStream() (openai('gpt-4.1'), say), got ${describeValue(model)}`);
   }
   const version = candidate.specificationVersion as unknown;
   if (version !== 'v3') {
     const shown = typeof version === 'string' ? `"${version}"` : describeValue(version);
-    throw invalid(`model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package`);
+    throw invalidAdapterOptions(`model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package`);
   }
 }
 
 /** The options, checked. */
 function readOptions(options: FromAiSdkOptions): { settings: AiSdkCallSettings | undefined; cachePoint: CachePointOptions } {
-  if (typeof options !== 'object' || options === null) throw invalid(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);
+  if (typeof options !== 'object' || options === null) throw invalidAdapterOptions(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);
   const { settings, cachePoint } = options;
-  if (settings !== undefined && (typeof settings !== 'object' || settings === null)) throw invalid(`options.settings must be an object of call settings, got ${describeValue(settings)}`);
-  if (cachePoint !== undefined && typeof cachePoint !== 'function') throw invalid(`options.cachePoint must be a function of the cache type, got ${describeValue(cachePoint)}`);
+  if (settings !== undefined && (typeof settings !== 'object' || settings === null)) throw invalidAdapterOptions(`options.settings must be an object of call settings, got ${describeValue(settings)}`);
+  if (cachePoint !== undefined && typeof cachePoint !== 'function') throw invalidAdapterOptions(`options.cachePoint must be a function of the cache type, got ${describeValue(cachePoint)}`);
   return { settings, cachePoint: cachePoint ?? providerCachePoint };
-}
-
-function invalid(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'fromAiSdk', message: `fromAiSdk(): ${problem}.` });
 }

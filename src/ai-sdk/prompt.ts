@@ -2,7 +2,6 @@
  * The request side of the AI SDK adapter: a `ModelRequest` of the agent kit
  * as the call options of `LanguageModelV3.doStream` (MW-187).
  */
-import { MiddlewareError } from '../errors';
 import { isSystemTextBlock, type SystemContentBlock } from '../system-prompt';
 import type { ContentBlock, Message, ToolResultBlock } from '../agent/message-types';
 import type { ModelRequest } from '../agent/model-types';
@@ -20,6 +19,7 @@ import type {
   AiSdkToolResultOutput,
   AiSdkToolResultPart,
 } from './ai-sdk-types';
+import { namelessToolResult } from './errors';
 
 /** The provider options a cache point puts on the prompt part or system message before it. */
 export type CachePointOptions = (cacheType: string) => AiSdkProviderOptions | undefined;
@@ -90,12 +90,7 @@ function toolNameOf(block: ToolResultBlock, names: ReadonlyMap<string, string>):
   if (typeof block.name === 'string' && block.name.length > 0) return block.name;
   const name = names.get(block.toolUseId);
   if (name !== undefined) return name;
-  throw new MiddlewareError({
-    code: 'ERR_INVALID_OPTIONS',
-    stage: 'invokeModel',
-    phase: 'terminal',
-    message: `fromAiSdk: the tool result for tool use "${block.toolUseId}" has no name, and no earlier message has a tool use with that id. AI SDK providers send a tool result with its tool's name: give the result the name of the tool called.`,
-  });
+  throw namelessToolResult(block.toolUseId);
 }
 
 /** The parts of an assistant message; a cache point marks the part before it, tool results are dropped. */

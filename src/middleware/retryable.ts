@@ -1,5 +1,5 @@
-import { MiddlewareError } from '../errors';
-import { isInterruptSignal } from './failures';
+import { MiddlewareError } from '../errors/middleware-error';
+import { isInterruptSignal } from './errors';
 
 /**
  * How `retry` tells a transient failure from a permanent one, and how long

@@ -9,17 +9,11 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   TurnStage,
   defineTool,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
   type Message,
   type Model,
   type ModelStreamEvent,
-  type ScriptedTurn,
   type StopReason,
   type Tool,
   type ToolResultBlock,
@@ -27,6 +21,7 @@ import {
 } from '../../src/agent/index';
 import { retry } from '../../src/middleware/index';
 import { z } from 'zod';
+import { failingTurn, ScriptedModel, ScriptedTool, type ScriptedTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
 import { registerLoopHandler } from './case-loop-handlers';
 import { hedging, retrying } from './fixtures';

@@ -6,13 +6,11 @@ import {
   defineTool,
   EXTERNAL_TOOL,
   ExecuteToolStage,
-  ScriptedModel,
-  textTurn,
-  toolUseTurn,
   type ToolResultBlock,
   type ToolResultEvent,
   type ToolRunContext,
 } from '../../src/agent/index';
+import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 
 const forecastInput = z.object({
   city: z.string().describe('City name'),

@@ -7,7 +7,6 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
   TurnStage,
   turnAction,
   defineTool,
@@ -15,7 +14,6 @@ import {
   type AgentEvent,
   type InterruptAnswer,
   type TurnContext,
-  type TurnEvent,
   type TurnResultEvent,
   type AttemptBoundaryEvent,
   type ExecuteToolEvent,
@@ -27,6 +25,7 @@ import {
   type ModelResultEvent,
   type ToolResultEvent,
 } from '../../src/agent/index';
+import { ScriptedModel } from '../../src/testing/index';
 
 describe('agent stages', () => {
   describe('type extraction', () => {
@@ -42,7 +41,7 @@ describe('agent stages', () => {
       expectTypeOf<ContextOf<typeof TurnStage>>().toEqualTypeOf<TurnContext>();
       expectTypeOf<ResultOf<typeof TurnStage>>().toEqualTypeOf<TurnResultEvent>();
       expectTypeOf<EventOf<typeof ExecuteToolStage>>().toEqualTypeOf<ExecuteToolEvent>();
-      expectTypeOf<EventOf<typeof TurnStage>>().toEqualTypeOf<TurnEvent>();
+      expectTypeOf<EventOf<typeof TurnStage>>().toEqualTypeOf<TurnResultEvent | AttemptBoundaryEvent>();
     });
   });
 
@@ -69,7 +68,7 @@ describe('agent stages', () => {
       turnAction(() => ({ decision: 'loopToModel' }));
       // @ts-expect-error: 'sideways' is no decision
       turnAction(() => ({ decision: 'sideways' }));
-      expectTypeOf(turnAction(() => undefined)).toEqualTypeOf<WrapHandler<TurnContext, TurnEvent>>();
+      expectTypeOf(turnAction(() => undefined)).toEqualTypeOf<WrapHandler<TurnContext, TurnResultEvent | AttemptBoundaryEvent>>();
     });
 
     it('asks several questions at once and gets one answer per question', () => {

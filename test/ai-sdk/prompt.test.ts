@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
-import { splitSystemPrompt, type Message, type ModelRequest, type SystemContentBlock, type ToolChoice, type ToolResultBlock } from '../../src/agent/index';
+import { MiddlewareError, splitSystemPrompt, type SystemContentBlock } from '../../src/index';
+import type { Message, ModelRequest, ToolChoice, ToolResultBlock } from '../../src/agent/index';
 import { fromAiSdk, providerCachePoint, type FromAiSdkOptions } from '../../src/ai-sdk/index';
 import { mockModel, textParts, withoutSignal } from './fixtures';
 

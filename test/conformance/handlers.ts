@@ -5,6 +5,7 @@
  * files, so every behaviour a case needs must be expressible as data.
  */
 import { MiddlewareError, MiddlewareResult, splitSystemPrompt, toSystemBlocks, type SystemPrompt } from '../../src/index';
+import { brand } from '../../src/util/brand';
 import type { InputStep, OutputStep, TerminalStep, WrapStep } from './schema';
 
 type Generator = AsyncGenerator<unknown, void, undefined>;
@@ -61,7 +62,8 @@ function fill(text: string, values: Values): string {
 /** A user error thrown by a case's script, remembered so the runner can check it arrives unchanged. */
 export function userError(environment: Environment, message: string, properties?: Record<string, unknown>, interruptSignal?: boolean): Error {
   const error = Object.assign(new Error(message), properties);
-  if (interruptSignal === true) Object.defineProperty(error, Symbol.for('staged-middleware.interrupt-signal'), { value: true });
+  // Recorded as the agent kit records its interrupt signals, so the built-in middleware take it for one (MW-083, MW-201).
+  if (interruptSignal === true) brand(error, 'interrupt-signal');
   environment.userErrors.add(error);
   return error;
 }

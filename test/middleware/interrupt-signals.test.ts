@@ -7,28 +7,33 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, ExecuteToolStage, InterruptSignal, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ExecuteToolContext } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, InterruptSignal, type ExecuteToolContext } from '../../src/agent/index';
 import { fallback, isRetryableError, regenerate, retry } from '../../src/middleware/index';
-import { runStage, scriptedTerminal, throws } from '../../src/testing/index';
+import { runStage, ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, throws, toolUseTurn } from '../../src/testing/index';
+import { brand } from '../../src/util/brand';
 import { ModelStage, answer, chunk } from './fixtures';
 
 const question = { id: 'executeTool:t1:approve', name: 'approve', reason: 'Refunds 40 EUR' } as const;
 
-/** An interrupt signal as another installed copy of the package makes it: the realm-wide marker, no shared class. */
+/** An interrupt signal as another installed copy of the package makes it: recorded in the realm-wide brands, no shared class. */
 function foreignSignal(): Error {
-  return Object.defineProperty(new Error('approve?'), Symbol.for('staged-middleware.interrupt-signal'), { value: true });
+  return brand(new Error('approve?'), 'interrupt-signal');
 }
 
 describe('isRetryableError', () => {
   describe('for interrupt signals', () => {
     it.each([
       ['an InterruptSignal of this copy', new InterruptSignal(question)],
-      ['a signal of another copy (the marker alone)', foreignSignal()],
+      ['a signal of another copy (its brand alone)', foreignSignal()],
       ['a signal that also carries a retryable status', Object.assign(new InterruptSignal(question), { status: 503, isRetryable: true })],
     ])('refuses %s', (_name, error) => {
       expect(isRetryableError(error)).toBe(false);
     });
 
+    it('takes an error carrying only the old marker property for an ordinary error, which is retried', () => {
+      const forged = Object.defineProperty(new Error('approve?'), Symbol.for('staged-middleware.interrupt-signal'), { value: true });
+      expect(isRetryableError(forged)).toBe(true);
+    });
   });
 });
 
