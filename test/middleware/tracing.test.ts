@@ -251,7 +251,7 @@ describe('tracing', () => {
     it('makes the invoke span a child of the active span the API reports', async () => {
       const { exporter, tracer } = recordingTracer();
       const caller = tracer.startSpan('caller');
-      const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller) } };
+      const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller), with: <T>(active: Context, fn: () => T): T => otel.context.with(active, fn) } };
       await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), instrument: [tracing({ api, tracer })] });
       caller.end();
       expect(tree(exporter.getFinishedSpans()).map((span) => [span.name, span.parent])).toEqual([
