@@ -177,14 +177,33 @@ const run = z.strictObject({
     .optional(),
 });
 
+/** One finished span, as a backend reads it (MW-190 – MW-192). */
+const span = z
+  .strictObject({
+    name: z.string(),
+    parent: z.string().nullable().describe("The parent span's name; null for a span without a parent"),
+    kind: z.enum(['internal', 'client']),
+    status: z.enum(['unset', 'error']),
+    exception: z.string().optional().describe("The message of the span's exception event; absent when it has none (at most one)"),
+    attributes: z
+      .record(z.string(), json)
+      .describe("The span's attributes whose names start with 'gen_ai.', and 'error.type' and 'staged.interrupted' (the staged.* attributes of MW-093 are not compared)"),
+  })
+  .describe('One span, in the order spans end');
+
 /** An agent conformance case. */
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-1[0-5]\d$/)).min(1),
+  rules: z.array(z.string().regex(/^MW-1(?:[0-5]|9)\d$/)).min(1),
   kind: z.literal('agent'),
   agent: z.strictObject({
     name: z.string().optional().describe("The agent's name (options.name)"),
+    modelId: z.string().optional().describe("The model's modelId"),
+    tracing: z
+      .enum(['api', 'tracer'])
+      .optional()
+      .describe("The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone"),
     session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
     systemPrompt: z.union([z.string(), systemBlocks]).optional(),
     messages: z.array(json).optional(),
@@ -205,6 +224,7 @@ export const agentCase = z.strictObject({
       callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
       snapshot: json.optional().describe('agent.snapshot() after the runs'),
       agentUsage: usage.optional().describe('agent.usage after the runs'),
+      spans: z.array(span).optional().describe('Every span of every run (agent.tracing), in the order they end'),
     })
     .optional(),
 });

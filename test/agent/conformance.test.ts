@@ -5,7 +5,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as otel from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
+import { tracing } from '../../src/middleware/index';
 import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/index';
 import {
   Agent,
@@ -27,7 +30,8 @@ async function runCase(testCase: AgentCase): Promise<void> {
   const world: World = { agent: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined };
   const registry = new MiddlewareRegistry();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
-  const { model, scripted } = buildModel(world, testCase.agent.model);
+  const { model, scripted } = buildModel(world, testCase.agent.model, testCase.agent.modelId);
+  const exporter = testCase.agent.tracing === undefined ? undefined : traced(registry, testCase.agent.tracing);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
   const messages = structuredClone(testCase.agent.messages ?? []) as unknown as Message[];
@@ -106,6 +110,7 @@ async function runCase(testCase: AgentCase): Promise<void> {
   if (expected.observations !== undefined) expect(world.observations, 'observations').toEqual(expected.observations);
   if (expected.pendingInterrupts !== undefined) expect(agent.pendingInterrupts.map((interrupt) => interrupt.id), 'pending interrupts').toEqual(expected.pendingInterrupts);
   if (expected.callerObjectsUnfrozen === true) expect(callerObjects.map((object) => Object.isFrozen(object)), 'caller objects frozen').toEqual(callerObjects.map(() => false));
+  if (expected.spans !== undefined) expect(spansOf(exporter?.getFinishedSpans() ?? []), 'spans').toEqual(expected.spans);
   if (expected.modelCalls !== undefined) {
     expect(scripted.calls.length, 'model calls').toEqual(expected.modelCalls.length);
     expected.modelCalls.forEach((call, index) => {
@@ -119,6 +124,31 @@ async function runCase(testCase: AgentCase): Promise<void> {
       expect(view, `model call ${index + 1}`).toEqual(call);
     });
   }
+}
+
+/** Instruments the registry with tracing into an in-memory exporter. */
+function traced(registry: MiddlewareRegistry, how: 'api' | 'tracer'): InMemorySpanExporter {
+  const exporter = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('conformance');
+  registry.instrument(tracing(how === 'api' ? { api: otel, tracer } : { tracer }));
+  return exporter;
+}
+
+/** The spans as the case format states them. */
+function spansOf(spans: readonly ReadableSpan[]): unknown[] {
+  const names = new Map(spans.map((span) => [span.spanContext().spanId, span.name]));
+  return spans.map((span) => {
+    const exception = span.events.find((event) => event.name === 'exception')?.attributes?.['exception.message'];
+    return {
+      name: span.name,
+      parent: span.parentSpanContext === undefined ? null : (names.get(span.parentSpanContext.spanId) ?? '?'),
+      kind: span.kind === otel.SpanKind.CLIENT ? 'client' : span.kind === otel.SpanKind.INTERNAL ? 'internal' : String(span.kind),
+      status: span.status.code === otel.SpanStatusCode.ERROR ? 'error' : span.status.code === otel.SpanStatusCode.UNSET ? 'unset' : String(span.status.code),
+      ...(exception === undefined ? {} : { exception }),
+      ...(span.events.filter((event) => event.name === 'exception').length > 1 ? { exceptions: 'more than one' } : {}),
+      attributes: Object.fromEntries(Object.entries(span.attributes).filter(([key]) => key.startsWith('gen_ai.') || key === 'error.type' || key === 'staged.interrupted')),
+    };
+  });
 }
 
 /** A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved. */

@@ -202,7 +202,7 @@ function objectSchema(spec: unknown): Schema<unknown> {
   return z.looseObject(shape) as Schema<unknown>;
 }
 
-/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name> <- <parent>`; `"api": false` gives it the tracer alone. */
+/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name> <- <parent>[ error][ exception]`; `"api": false` gives it the tracer alone. */
 function recordedTracing(environment: Environment, withApi: boolean): Instrumentation {
   const names = new Map<string, string>();
   const provider = new BasicTracerProvider({
@@ -212,7 +212,9 @@ function recordedTracing(environment: Environment, withApi: boolean): Instrument
         onEnd: (span: ReadableSpan) => {
           const parent = span.parentSpanContext === undefined ? '-' : (names.get(span.parentSpanContext.spanId) ?? '?');
           const attempt = span.attributes['staged.attempt'];
-          environment.trace.push(`span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`} <- ${parent}${span.status.code === otel.SpanStatusCode.ERROR ? ' error' : ''}`);
+          const failed = span.status.code === otel.SpanStatusCode.ERROR ? ' error' : '';
+          const recorded = span.events.some((event) => event.name === 'exception') ? ' exception' : '';
+          environment.trace.push(`span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`} <- ${parent}${failed}${recorded}`);
         },
         forceFlush: async () => undefined,
         shutdown: async () => undefined,
