@@ -85,6 +85,17 @@ interface LayerRecord {
  * API), and the layer spans are parented through contexts of our own
  * holding the span under the API's span key, so they nest exactly as with `api`.
  *
+ * With `api`, each layer span is the active span while its layer's own code
+ * runs (each pull), so your spans and an HTTP client's nest under it when a
+ * context manager is registered.
+ *
+ * The agent kit's standard stages get GenAI span names and attributes
+ * (`invoke_agent <agent>`, `chat <model>`, `execute_tool <tool>`, with
+ * usage, finish reasons, tool call ids), and the model, tool and turn invokes
+ * of one agent run nest under its AgentStreamStage terminal span, with or
+ * without `api`. An error's `exception` event is recorded once, on the span
+ * where it was thrown; an interrupt is no error (`staged.interrupted`).
+ *
  * When the invoke span does not record (no tracer provider registered, or the
  * invoke is not sampled), that one non-recording span is started and ended,
  * no observer is returned and no layer is wrapped.
