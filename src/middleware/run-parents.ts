@@ -15,18 +15,21 @@ import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from 
 import type { AnyStage } from '../stage/types';
 
 /** The open AgentStreamStage terminal entries of one `tracing()` instance, by the invocation state of their run. */
-export interface RunParents<TEntry> {
+export interface RunParents<TEntry extends { readonly span: unknown }> {
   /** Notes an AgentStreamStage terminal entry opening; returns what undoes it when the entry settles, or undefined for another layer. */
   readonly open: (stage: AnyStage, kind: 'wrap' | 'terminal', context: unknown, entry: TEntry) => (() => void) | undefined;
-  /** The entry an invoke of a nested standard stage belongs to: the latest open one of its run, or undefined. */
-  readonly of: (stage: AnyStage, context: unknown) => TEntry | undefined;
+  /**
+   * The entry an invoke of a nested standard stage belongs to, or undefined: of the open entries of its run, the one
+   * whose span is `activeSpan` (the caller's active span, when a context manager tells it), else the latest opened.
+   */
+  readonly of: (stage: AnyStage, context: unknown, activeSpan: unknown) => TEntry | undefined;
 }
 
 /** The stages whose invokes happen inside an agent run's terminal. */
 const NESTED: ReadonlySet<AnyStage> = new Set<AnyStage>([InvokeModelStage, ExecuteToolStage, TurnStage]);
 
 /** The open entries of one `tracing()` instance. */
-export function runParents<TEntry>(): RunParents<TEntry> {
+export function runParents<TEntry extends { readonly span: unknown }>(): RunParents<TEntry> {
   // Weak: a run's invocation state that nobody holds any more takes its entry list with it.
   const open = new WeakMap<object, TEntry[]>();
   return {
@@ -43,11 +46,13 @@ export function runParents<TEntry>(): RunParents<TEntry> {
         if (index >= 0) list.splice(index, 1);
       };
     },
-    of: (stage, context) => {
+    of: (stage, context, activeSpan) => {
       if (!NESTED.has(stage)) return undefined;
       const state = invocationState(context);
       const entries = state === undefined ? undefined : open.get(state);
-      return entries === undefined ? undefined : entries[entries.length - 1];
+      if (entries === undefined) return undefined;
+      // Two terminal calls of one run open at once (a hedging handler): the context manager knows whose code this is.
+      return entries.find((entry) => entry.span === activeSpan) ?? entries[entries.length - 1];
     },
   };
 }

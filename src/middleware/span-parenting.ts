@@ -39,6 +39,11 @@ class SpanContext implements Context {
   }
 }
 
+/** The span a context holds, if any (read the way the API reads it, so any copy of the API agrees). */
+export function spanOf(context: Context | undefined): unknown {
+  return context?.getValue(SPAN_KEY);
+}
+
 /** The empty context the invoke span's context is built on when no API is given. */
 const EMPTY_CONTEXT: Context = new SpanContext(new Map());
 

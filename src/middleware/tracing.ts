@@ -4,7 +4,7 @@ import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from '../util/timers';
-import { parentingFor, type Parenting } from './span-parenting';
+import { parentingFor, spanOf, type Parenting } from './span-parenting';
 import { errorMessage, INTERRUPTED_ATTRIBUTE, spanFailures, type FailSpan } from './span-failures';
 import { genAiSpan } from './gen-ai-spans';
 import { runParents, type RunParents } from './run-parents';
@@ -147,7 +147,8 @@ interface Instance {
 /** Starts the invoke span and returns its observer, or nothing when the span does not record. */
 function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | undefined {
   const { tracer, parenting, fail } = instance;
-  const active = instance.runs.of(info.stage, info.context)?.context ?? parenting.active();
+  const callerContext = parenting.active();
+  const active = instance.runs.of(info.stage, info.context, spanOf(callerContext))?.context ?? callerContext;
   const genAi = genAiSpan(info);
   const root = tracer.startSpan(
     genAi?.name ?? info.stage.name,

@@ -2,8 +2,9 @@ import * as otel from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hedging } from '../agent/fixtures';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, MemorySessionStore, type AgentEvent, type Tool } from '../../src/agent/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, MemorySessionStore, type AgentEvent, type Model, type ModelStreamEvent, type Tool } from '../../src/agent/index';
 import { retry, tracing, type TracingOptions } from '../../src/middleware/index';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';
 
@@ -198,6 +199,113 @@ describe('tracing', () => {
       ]);
       const agentSpan = tree(exporter.getFinishedSpans()).find((span) => span.name === 'invoke_agent agent');
       expect([agentSpan?.status, agentSpan?.events]).toEqual([UNSET, []]);
+    });
+  });
+
+  describe('two agent runs at once, traced by one tracing instance', () => {
+    it.each(setups)('nests each run\'s model and tool spans under its own run ($setup)', async ({ contextManager, options }) => {
+      if (contextManager) useContextManager();
+      const { exporter, tracer } = recording();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing(options(tracer)));
+      const agentNamed = (name: string) =>
+        new Agent({
+          name,
+          model: new NamedModel([toolUseTurn([{ name: 'weather', input: {} }]), textTurn('Done.')]),
+          tools: [new ScriptedTool({ name: 'weather', outcomes: [{ value: name }] })],
+          registry,
+        });
+      await Promise.all([agentNamed('first').invoke('Go'), agentNamed('second').invoke('Go')]);
+      const spans = exporter.getFinishedSpans();
+      const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+      /** The name of the root span above a span. */
+      const rootOf = (span: ReadableSpan): string => {
+        let current = span;
+        for (let parent = byId.get(current.parentSpanContext?.spanId ?? ''); parent !== undefined; parent = byId.get(current.parentSpanContext?.spanId ?? '')) current = parent;
+        return current.name;
+      };
+      const roots = (name: string) => spans.filter((span) => span.name === name).map(rootOf).sort();
+      expect([roots('chat test-model'), roots('execute_tool weather'), roots('turn')]).toEqual([
+        ['invoke_agent first', 'invoke_agent first', 'invoke_agent second', 'invoke_agent second'],
+        ['invoke_agent first', 'invoke_agent second'],
+        ['invoke_agent first', 'invoke_agent first', 'invoke_agent second', 'invoke_agent second'],
+      ]);
+    });
+  });
+
+  describe('a run whose AgentStreamStage handler runs two terminal calls at once', () => {
+    /** Each chat and turn span with its parent span and the parent's attempt number. */
+    async function nestedParents(options: TracingOptions, exporter: InMemorySpanExporter): Promise<string[]> {
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing(options));
+      registry.add(AgentStreamStage.Wrap, hedging());
+      await new Agent({ model: new NamedModel([textTurn('one'), textTurn('two')]), registry }).invoke('Go');
+      const spans = exporter.getFinishedSpans();
+      const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+      const parentOf = (span: ReadableSpan): string => {
+        const parent = byId.get(span.parentSpanContext?.spanId ?? '');
+        return `${parent?.name ?? 'none'}#${String(parent?.attributes['staged.attempt'])}`;
+      };
+      return spans.filter((span) => span.name === 'chat test-model' || span.name === 'turn').map((span) => `${span.name} <- ${parentOf(span)}`);
+    }
+
+    it('with a context manager, nests each model call and turn under the terminal call that made it', async () => {
+      useContextManager();
+      const { exporter, tracer } = recording();
+      // Spans in the order they end: each terminal call's model call, then each one's turn decision.
+      expect(await nestedParents({ api: otel, tracer }, exporter)).toEqual([
+        'chat test-model <- agentStream terminal#1',
+        'chat test-model <- agentStream terminal#2',
+        'turn <- agentStream terminal#1',
+        'turn <- agentStream terminal#2',
+      ]);
+    });
+
+    it('without one, nests each invoke under the terminal call of its run opened last when the invoke starts', async () => {
+      const { exporter, tracer } = recording();
+      // The first model call starts before the second terminal call opens; both turn decisions start after it did.
+      expect(await nestedParents({ tracer }, exporter)).toEqual([
+        'chat test-model <- agentStream terminal#1',
+        'chat test-model <- agentStream terminal#2',
+        'turn <- agentStream terminal#2',
+        'turn <- agentStream terminal#2',
+      ]);
+    });
+  });
+
+  describe('a failed standard-stage invoke', () => {
+    /** A model whose stream() breaks its contract: the kit fails the call with a MiddlewareError. */
+    const brokenModel: Model = { modelId: 'test-model', stream: () => null as unknown as AsyncIterable<ModelStreamEvent> };
+    it.each([
+      { thrown: 'a MiddlewareError', model: () => brokenModel, type: 'ERR_INVALID_HANDLER' },
+      { thrown: 'a TypeError', model: () => new NamedModel([failingTurn(new TypeError('bad'))]), type: 'TypeError' },
+      { thrown: 'a string', model: () => new NamedModel([failingTurn('plain')]), type: '_OTHER' },
+      { thrown: 'an error with a code', model: () => new NamedModel([failingTurn(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))]), type: 'ECONNRESET' },
+    ])('sets error.type from $thrown', async ({ model, type }) => {
+      const { exporter, tracer } = recording();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing({ tracer }));
+      await expect(new Agent({ model: model(), registry }).invoke('Hi')).rejects.toBeDefined();
+      const chat = exporter.getFinishedSpans().find((span) => span.name === 'chat test-model');
+      expect([chat?.status.code, chat?.attributes['error.type']]).toEqual([ERROR, type]);
+    });
+  });
+
+  describe('a context whose getters throw', () => {
+    it('leaves the attribute out and runs the invoke unchanged', async () => {
+      const { exporter, tracer } = recording();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing({ tracer }));
+      const model = new ScriptedModel([textTurn('Hi.')]);
+      Object.defineProperty(model, 'modelId', {
+        get() {
+          throw new Error('no name');
+        },
+      });
+      const result = await new Agent({ model, registry }).invoke('Hi');
+      expect(result.stopReason).toBe('endTurn');
+      const chat = exporter.getFinishedSpans().find((span) => span.attributes['gen_ai.operation.name'] === 'chat');
+      expect([chat?.name, chat?.attributes['gen_ai.request.model']]).toEqual(['chat', undefined]);
     });
   });
 

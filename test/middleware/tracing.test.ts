@@ -329,7 +329,7 @@ describe('tracing', () => {
   });
 
   describe('options', () => {
-    it.each([null, {}, { trace: {} }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
+    it.each([null, {}, { trace: {} }, { trace: otel.trace, context: { active: () => otel.ROOT_CONTEXT } }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
       expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options.api must be the OpenTelemetry API') }));
     });
 
