@@ -17,15 +17,25 @@ import type { FailSpan } from './span-failures';
 
 /** The GenAI attribute names `tracing` sets. */
 export const GEN_AI = {
+  /** `chat`, `execute_tool` or `invoke_agent`. */
   operation: 'gen_ai.operation.name',
+  /** The model's `modelId`. */
   requestModel: 'gen_ai.request.model',
+  /** Tokens sent. */
   inputTokens: 'gen_ai.usage.input_tokens',
+  /** Tokens generated. */
   outputTokens: 'gen_ai.usage.output_tokens',
+  /** The model result's stop reason, as a one-element array. */
   finishReasons: 'gen_ai.response.finish_reasons',
+  /** The tool's name. */
   toolName: 'gen_ai.tool.name',
+  /** The tool use's id. */
   toolCallId: 'gen_ai.tool.call.id',
+  /** The agent's name. */
   agentName: 'gen_ai.agent.name',
+  /** The agent's session id. */
   conversationId: 'gen_ai.conversation.id',
+  /** A low-cardinality name of the error a span failed with. */
   errorType: 'error.type',
 } as const;
 

@@ -162,11 +162,12 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
   const rootContext = parenting.setSpan(active, root);
   // Keyed by the core's layer info, whose `parent` names the entry that called next(): exact under hedging too.
   const records = new WeakMap<LayerInfo, LayerRecord>();
+  const shared: Shared = { ...instance, records, rootContext };
 
   return {
     layer(layer, events) {
       const parent = layer.parent === undefined ? undefined : records.get(layer.parent);
-      return traceLayer(layer, events, parent, { ...instance, records, rootContext });
+      return traceLayer(layer, events, parent, shared);
     },
     // Rest parameter: a handler may throw `undefined`, so the failure is told by the argument's presence.
     handlerEnd(handler, ...failure: unknown[]) {
