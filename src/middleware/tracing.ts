@@ -1,4 +1,4 @@
-import type { Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
+import type { Attributes, Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
 import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
@@ -8,6 +8,7 @@ import { parentingFor, spanOf, type Parenting } from './span-parenting';
 import { errorMessage, INTERRUPTED_ATTRIBUTE, spanFailures, type FailSpan } from './span-failures';
 import { genAiSpan } from './gen-ai-spans';
 import { runParents, type RunParents } from './run-parents';
+import { InterruptSignal } from '../agent/interrupts';
 
 /**
  * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
@@ -175,7 +176,7 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
         [TRACING_ATTRIBUTES.phase]: handler.phase,
         [TRACING_ATTRIBUTES.handler]: handler.handler,
         [TRACING_ATTRIBUTES.order]: handler.order,
-        ...(failure.length === 0 ? {} : { 'exception.message': errorMessage(failure[0]) }),
+        ...(failure.length === 0 ? {} : failureAttributes(failure[0])),
       });
     },
     end(outcome) {
@@ -185,6 +186,11 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
       root.end();
     },
   };
+}
+
+/** What a handler event says of the handler's failure; an interrupt is none. */
+function failureAttributes(error: unknown): Attributes {
+  return InterruptSignal.isInstance(error) ? { [TRACING_ATTRIBUTES.interrupted]: true } : { 'exception.message': errorMessage(error) };
 }
 
 /** What every layer entry of one invoke shares. */

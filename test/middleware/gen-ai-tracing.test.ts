@@ -309,6 +309,27 @@ describe('tracing', () => {
     });
   });
 
+  describe('when an Input handler asks a human about the whole run', () => {
+    it('records the handler event and the agent span as interrupted, with no exception', async () => {
+      const { exporter, tracer } = recording();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing({ tracer }));
+      registry.add(AgentStreamStage.Input, function askFirst(context) {
+        context.interrupt({ name: 'proceed' });
+        return context;
+      });
+      const result = await new Agent({ model: new NamedModel([textTurn('never')]), registry }).invoke('Go');
+      expect(result.stopReason).toBe('interrupt');
+      const [agentSpan] = exporter.getFinishedSpans();
+      expect([agentSpan?.name, agentSpan?.status.code, agentSpan?.attributes['staged.interrupted'], agentSpan?.events.map((event) => [event.name, event.attributes])]).toEqual([
+        'invoke_agent agent',
+        UNSET,
+        true,
+        [['input askFirst', { 'staged.phase': 'input', 'staged.handler': 'askFirst', 'staged.order': 0, 'staged.interrupted': true }]],
+      ]);
+    });
+  });
+
   describe('a model without a modelId', () => {
     it('names the span chat alone and sets no request model', async () => {
       const { exporter, tracer } = recording();
