@@ -14,7 +14,7 @@ import { consumer, runScript } from './consumer';
 type Surface = Record<string, { values: string[]; types: string[] }>;
 
 const checkedIn = JSON.parse(readFileSync(join(import.meta.dirname, 'exports.json'), 'utf8')) as Surface;
-const entryPoints = ['.', './agent', './middleware', './testing'];
+const entryPoints = ['.', './agent', './middleware', './testing', './conformance'];
 
 /** The names the type declarations of each entry point export, resolved as a TypeScript consumer in that module format resolves them. */
 function declaredNames(format: 'esm' | 'cjs'): Record<string, string[]> {

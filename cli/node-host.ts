@@ -1,0 +1,37 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { LibraryCopy, LibraryHost } from '../src/conformance/index';
+
+/**
+ * What Node.js gives the reliability scenarios: a forced garbage collection
+ * (`--expose-gc` turned on at run time), and a second copy of the library
+ * that is the other module format of this very package: the ESM build
+ * first, the CommonJS build second, as a program that both imports and
+ * requires the package loads them. From the TypeScript sources (under tsx)
+ * the two copies are the sources loaded as ESM and as CommonJS.
+ */
+export function nodeHost(): LibraryHost {
+  return { collectGarbage, loadCopies };
+}
+
+/** Forces garbage collection a few times, letting finalisation callbacks run in between. */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+/** The package's main and agent entry points, imported and required. */
+async function loadCopies(): Promise<{ first: LibraryCopy; second: LibraryCopy }> {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const entry = (name: string, format: 'esm' | 'cjs'): string => new URL(fromSources ? `../src/${name}.ts` : `./${name}.${format === 'esm' ? 'js' : 'cjs'}`, import.meta.url).href;
+  const require = createRequire(import.meta.url);
+  const first = { core: (await import(entry('index', 'esm'))) as LibraryCopy['core'], agent: (await import(entry('agent/index', 'esm'))) as LibraryCopy['agent'] };
+  const second = { core: require(fileURLToPath(entry('index', 'cjs'))) as LibraryCopy['core'], agent: require(fileURLToPath(entry('agent/index', 'cjs'))) as LibraryCopy['agent'] };
+  return { first, second };
+}
