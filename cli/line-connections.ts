@@ -36,12 +36,17 @@ export function childProcessConnection(command: string, cwd: string, stderr: (te
   return {
     ...streamLines(child.stdout, child.stdin),
     async close() {
+      // A port ends at the end of its stdin; one that does not (it is stuck) is ended after a moment.
       child.stdin.end();
-      const timer = setTimeout(() => child.kill(), 2_000);
+      const timer = setTimeout(() => child.kill(), 500);
       await exited;
       clearTimeout(timer);
     },
-    diagnostics: () => [`the command ${exit ?? 'is running'}`, tail.trim() === '' ? '' : `its stderr ended with:\n${tail.trim()}`].filter((part) => part !== '').join('; '),
+    async diagnostics() {
+      // Its stdout closed: the exit follows at once, unless it closed stdout and goes on.
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 500))]);
+      return [`the command ${exit ?? 'is still running'}`, tail.trim() === '' ? '' : `its stderr ended with:\n${tail.trim()}`].filter((part) => part !== '').join('; ');
+    },
   };
 }
 

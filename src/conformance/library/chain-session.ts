@@ -103,8 +103,9 @@ export class ChainSession {
 
   /** Registers a built-in middleware (`chain.use`). */
   useBuiltin(request: RequestOf<'chain.use'>): ReplyOf<'chain.use'> {
+    const factory = builtin(request.builtin);
     return this.attempt(() => {
-      const dispose = this.registry(request.scope).use(builtin(request.builtin)(request.options, { stage: this.stages.get(undefined) as AnyStage, environment: this.environment }));
+      const dispose = this.registry(request.scope).use(factory(request.options, { stage: this.stages.get(undefined) as AnyStage, environment: this.environment }));
       if (request.label !== undefined) this.labels.set(request.label, { dispose });
     });
   }
@@ -174,8 +175,9 @@ export class ChainSession {
 
   /** Pulls one event (`chain.next`). */
   async next(): Promise<ReplyOf<'chain.next'>> {
+    const iterator = this.invoked();
     try {
-      const pulled = await this.invoked().next();
+      const pulled = await iterator.next();
       if (pulled.done === true) return this.traced({ done: true });
       return this.traced({ done: false, ...(pulled.value === undefined ? {} : { value: asJson(pulled.value) }), frozen: deeplyFrozen(pulled.value) });
     } catch (error) {

@@ -14,13 +14,16 @@ export interface LineConnection {
   /** Closes the connection. */
   close(): Promise<void>;
   /** What the other side left for people when it ended (an exit code, the end of its stderr), for the report. */
-  diagnostics?(): string;
+  diagnostics?(): string | Promise<string>;
 }
 
-/** A request waiting for its reply. */
-interface Pending {
-  readonly id: number;
-  readonly resolve: (reply: unknown) => void;
+/** One connection and the request waiting on it. */
+interface Link {
+  readonly connection: LineConnection;
+  /** Resolves the waiting request, if any. */
+  waiting?: { readonly id: number; readonly resolve: (reply: unknown) => void } | undefined;
+  /** Why the connection can carry no more replies, once it cannot. */
+  ended?: string | undefined;
 }
 
 /**
@@ -38,81 +41,77 @@ interface Pending {
  * ```
  */
 export function protocolTarget(connect: () => LineConnection | Promise<LineConnection>): ConformanceTarget {
-  let connection: Promise<LineConnection> | undefined;
-  // The connection replies are read from; lines of one that was reset are ignored.
-  let active: LineConnection | undefined;
+  let current: Promise<Link> | undefined;
   let hello: ProtocolRequest | undefined;
-  let pending: Pending | undefined;
   let nextId = 1;
 
-  const listen = async (opened: LineConnection): Promise<void> => {
+  const end = (link: Link, reason: string): void => {
+    link.ended ??= reason;
+    link.waiting?.resolve({ failure: link.ended });
+  };
+
+  const listen = async (link: Link): Promise<void> => {
     try {
-      await readReplies(opened);
+      for await (const line of link.connection.lines) if (line.trim() !== '') receive(link, line);
     } catch (error) {
-      if (active === opened) pending?.resolve({ failure: `reading the port's replies failed: ${error instanceof Error ? error.message : String(error)}` });
+      return end(link, `reading the port's replies failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const diagnostics = await link.connection.diagnostics?.();
+    end(link, `the port closed the connection${diagnostics === undefined || diagnostics === '' ? '' : `: ${diagnostics}`}`);
+  };
+
+  const receive = (link: Link, line: string): void => {
+    let reply: unknown;
+    try {
+      reply = JSON.parse(line);
+    } catch {
+      link.waiting?.resolve({ failure: `the port wrote a line that is not JSON: ${line.slice(0, 200)}` });
       return;
     }
-    if (active !== opened) return;
-    const diagnostics = opened.diagnostics?.();
-    pending?.resolve({ failure: `the port closed the connection${diagnostics === undefined || diagnostics === '' ? '' : `: ${diagnostics}`}` });
+    const { id, ...rest } = (reply ?? {}) as { id?: unknown };
+    if (link.waiting === undefined) return;
+    link.waiting.resolve(id === link.waiting.id ? rest : { failure: `the port replied with id ${JSON.stringify(id)} while request ${link.waiting.id} was waiting` });
   };
 
-  const readReplies = async (opened: LineConnection): Promise<void> => {
-    for await (const line of opened.lines) {
-      if (active !== opened || line.trim() === '') continue;
-      let reply: unknown;
-      try {
-        reply = JSON.parse(line);
-      } catch {
-        pending?.resolve({ failure: `the port wrote a line that is not JSON: ${line.slice(0, 200)}` });
-        continue;
-      }
-      const { id, ...rest } = (reply ?? {}) as { id?: unknown };
-      if (pending !== undefined && id === pending.id) pending.resolve(rest);
-      else pending?.resolve({ failure: `the port replied with id ${JSON.stringify(id)} while request ${pending.id} was waiting` });
-    }
-  };
-
-  const send = async (opened: LineConnection, request: ProtocolRequest): Promise<unknown> => {
+  const send = async (link: Link, request: ProtocolRequest): Promise<unknown> => {
+    if (link.ended !== undefined) return { failure: link.ended };
     const id = nextId++;
     const reply = new Promise<unknown>((resolve) => {
-      pending = { id, resolve };
+      link.waiting = { id, resolve };
     });
-    opened.write(JSON.stringify({ id, ...request }));
+    link.connection.write(JSON.stringify({ id, ...request }));
     try {
       return await reply;
     } finally {
-      pending = undefined;
+      link.waiting = undefined;
     }
   };
 
-  const open = async (): Promise<LineConnection> => {
-    const opened = await connect();
-    active = opened;
-    void listen(opened);
-    if (hello !== undefined) await send(opened, hello);
-    return opened;
+  const open = async (): Promise<Link> => {
+    const link: Link = { connection: await connect() };
+    void listen(link);
+    // A new connection after a reset: the port learns again who it talks to.
+    if (hello !== undefined) await send(link, hello);
+    return link;
+  };
+
+  const drop = async (reason: string): Promise<void> => {
+    const link = await current;
+    current = undefined;
+    if (link === undefined) return;
+    end(link, reason);
+    await link.connection.close();
   };
 
   return {
     async request(request) {
+      current ??= open();
+      const reply = await send(await current, request);
       if (request.op === 'hello') hello = request;
-      connection ??= open();
-      return send(await connection, request);
+      return reply;
     },
-    async reset() {
-      const current = connection;
-      connection = undefined;
-      active = undefined;
-      pending?.resolve({ failure: 'the connection was reset' });
-      await (await current)?.close();
-    },
-    async close() {
-      const current = connection;
-      connection = undefined;
-      active = undefined;
-      await (await current)?.close();
-    },
+    reset: () => drop('the connection was reset'),
+    close: () => drop('the connection was closed'),
   };
 }
 
