@@ -31,19 +31,22 @@ function verdict(stdout: string): { summary: unknown; conformance: unknown; stat
   return { summary: report.summary, conformance: report.conformance, statuses: Object.fromEntries(report.cases.map((outcome) => [outcome.id, outcome.status])) };
 }
 
+/** A whole run of the cases takes seconds, more on a busy machine or under coverage. */
+const WHOLE_RUN = { timeout: 60_000 };
+
 /** Every case passed. */
 const allPassed = { summary: { passed: caseFiles.length, failed: 0, notClaimed: 0 }, conformance: { core: true, full: true }, statuses: Object.fromEntries(caseFiles.map(({ raw }) => [raw.id, 'passed'])) };
 
 describe('staged-middleware conformance', () => {
   describe('against this library', () => {
-    it('passes every case of every kind, with core and full conformance', async () => {
+    it('passes every case of every kind, with core and full conformance', WHOLE_RUN, async () => {
       const { code, stdout, stderr } = await command(['--json']);
       expect({ code, stderr, verdict: verdict(stdout) }).toEqual({ code: 0, stderr: '', verdict: allPassed });
     });
   });
 
   describe('against this library serving the protocol in a child process', () => {
-    it('passes every case of every kind', async () => {
+    it('passes every case of every kind', WHOLE_RUN, async () => {
       const { code, stdout, stderr } = await command(['--json', '--spawn', `"${process.execPath}" --import tsx cli/main.ts conformance serve`]);
       expect({ code, stderr, verdict: verdict(stdout) }).toEqual({ code: 0, stderr: '', verdict: allPassed });
     });
