@@ -43,7 +43,7 @@ export interface AgentResultEvent {
   readonly message: Message | undefined;
   /** The interrupts waiting for responses (empty unless `stopReason` is `'interrupt'`). */
   readonly interrupts: readonly Interrupt[];
-  /** Token counts summed over the run's model calls. */
+  /** Token counts summed over the model calls of the attempt (AgentStreamStage terminal call) that made this result, MW-119; for a cancelled run, over every model call of the run that completed. */
   readonly usage: Usage;
 }
 

@@ -60,7 +60,7 @@ describe('libraryTarget', () => {
       const replies = [await target.request({ ...begin, stage: { name: '' } }), await target.request({ op: 'chain.end' })];
       expect(replies).toEqual([
         { error: { code: 'ERR_INVALID_STAGE', genuine: true, message: expect.stringContaining('[ERR_INVALID_STAGE]'), thrownByCase: false, stage: '', phase: null, handler: null } },
-        { warnings: [], stateWrites: [], stateGets: 0, snapshotFrozen: true },
+        { warnings: [], stateWrites: [], stateGets: 0, snapshotFrozen: false },
       ]);
     });
   });

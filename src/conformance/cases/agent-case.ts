@@ -171,7 +171,7 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-1[01]\d$/)).min(1),
+  rules: z.array(z.string().regex(/^MW-(1[01]|21)\d$/)).min(1).describe('Rules of section 5 (MW-100 – MW-119) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)

@@ -283,7 +283,7 @@ const chainCase = z.strictObject({
     trace: z.array(z.string()).optional(),
     stateWrites: z.array(json).optional().describe("Values passed to the binding's set(), in order"),
     stateGets: z.number().int().optional(),
-    snapshotFrozen: z.boolean().optional().describe('Whether the value state.get() returned is deeply frozen afterwards'),
+    snapshotFrozen: z.boolean().optional().describe('Whether the state snapshot the library took (the value state.get() returned, or the frozen copy a library that cannot freeze in place takes) is deeply frozen afterwards'),
     frozenEvents: z.array(z.boolean()).optional().describe('For each delivered event, whether it is deeply frozen'),
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
     describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),

@@ -221,7 +221,8 @@ export class ChainSession {
       warnings: this.warnings.map(({ code, id, handler }) => ({ code, id, handler })),
       stateWrites: this.stateWrites.map(asJson),
       stateGets: this.stateGets,
-      snapshotFrozen: deeplyFrozen(this.snapshot),
+      // Without a state binding there is no snapshot, so none is frozen.
+      snapshotFrozen: this.state !== undefined && deeplyFrozen(this.snapshot),
     });
   }
 

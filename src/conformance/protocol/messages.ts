@@ -200,7 +200,7 @@ export const protocolReplies = {
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })),
     stateWrites: z.array(json).describe("Values given to the binding's set(), in order"),
     stateGets: z.number().int().describe('Calls of get()'),
-    snapshotFrozen: z.boolean().describe('The value get() returned is deeply frozen now'),
+    snapshotFrozen: z.boolean().describe('The state snapshot the library took (the value get() returned, or the frozen copy it took of it) is deeply frozen now; false without a state binding'),
     trace,
   }),
   'reliability.run': z.strictObject({ observed: json.describe("The scenario's observation, keyed like its expect") }),
