@@ -17,14 +17,19 @@ type Registrant = Omit<RequestOf<'chain.add'>, 'op' | 'scope' | 'label'>;
 
 /** A registration kept under a label. */
 interface Labelled {
+  /** What `add` or `use` returned. */
   readonly dispose: Disposer;
+  /** The target it was registered on (an add). */
   readonly target?: unknown;
+  /** The function registered (an add). */
   readonly handler?: unknown;
+  /** The registry it was added to (an add). */
   readonly scope?: 'parent' | 'child';
 }
 
 /** What every reply of a session may carry. */
 interface Traced {
+  /** The trace lines recorded since the previous reply. */
   trace?: string[];
 }
 

@@ -53,7 +53,7 @@ function projectCause(cause: unknown): Json {
 }
 
 /** What the protocol reports for a value JSON cannot carry (a cycle, a BigInt). */
-export const NOT_JSON = '(not JSON)';
+const NOT_JSON = '(not JSON)';
 
 /** The value when JSON can carry it, else {@link NOT_JSON}. */
 export function asJson(value: unknown): Json {

@@ -88,7 +88,7 @@ function synchronousCall(steps: readonly TerminalStep[], environment: Environmen
 }
 
 /** A terminal running the script of each call (calls past the end repeat the last script). */
-export function terminal(calls: readonly (readonly TerminalStep[])[], environment: Environment, finallyLabel: string | undefined, returns: Returns) {
+export function terminal(calls: readonly (readonly TerminalStep[])[], environment: Environment, finallyLabel: string | undefined, returns: Returns): (context: unknown, run: { signal: AbortSignal; state: unknown }) => unknown {
   let count = 0;
   return (context: unknown, run: { signal: AbortSignal; state: unknown }): unknown => {
     const call = ++count;

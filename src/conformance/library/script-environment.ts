@@ -10,6 +10,7 @@ import type { Returns } from '../cases/chain-case';
 export type Generator = AsyncGenerator<unknown, void, undefined>;
 /** The `next` a Wrap handler receives. */
 export type NextFunction = (context?: unknown, options?: { signal?: AbortSignal }) => Generator;
+
 /** What every script shares during one case. */
 export interface Environment {
   /** The trace of recorded labels, in order. */
@@ -28,11 +29,17 @@ export interface Environment {
 
 /** Placeholders a recorded text may use. */
 export interface Values {
+  /** `{context}`: the context, as JSON. */
   readonly context?: unknown;
+  /** `{result}`: the result's value, as JSON. */
   readonly result?: unknown;
+  /** `{state}`: the terminal call's state draft, as JSON. */
   readonly state?: unknown;
+  /** `{error}`: the caught error, by code or message. */
   readonly error?: unknown;
+  /** `{aborted}`: whether this signal is aborted. */
   readonly signal?: AbortSignal;
+  /** `{call}`: the terminal call number, from 1. */
   readonly call?: number;
 }
 

@@ -7,15 +7,20 @@ import { abortInvoke, deliver, fill, isResultEvent, named, userError, type Envir
 
 /** One activation of a Wrap handler: its context, `next`, run info and kept generators. */
 interface Activation {
+  /** The context the handler received. */
   readonly context: unknown;
+  /** The `next` it received. */
   readonly next: NextFunction;
+  /** Its `run.signal`. */
   readonly signal: AbortSignal;
+  /** Inner generators kept by name (`next.keep`). */
   readonly kept: Map<string, Generator>;
+  /** The error the last `catch` or `retry` caught. */
   error: unknown;
 }
 
 /** A Wrap handler running `steps`. */
-export function wrapHandler(steps: readonly WrapStep[], environment: Environment, fnName: string | undefined, finallyLabel: string | undefined, returns: Returns) {
+export function wrapHandler(steps: readonly WrapStep[], environment: Environment, fnName: string | undefined, finallyLabel: string | undefined, returns: Returns): (context: unknown, next: NextFunction, run: { signal: AbortSignal }) => unknown {
   return named((context: unknown, next: NextFunction, run: { signal: AbortSignal }): unknown => {
     const activation: Activation = { context, next, signal: run.signal, kept: new Map(), error: undefined };
     return deliver(async function* wrapActivation(): Generator {

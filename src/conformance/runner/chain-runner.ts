@@ -24,7 +24,9 @@ export interface ChainObservation {
 
 /** An error seen by the runner, with where it arose. */
 interface Failure {
+  /** Before `invoke()` or from it on. */
   readonly at: 'setup' | 'invoke';
+  /** The error the target reported, or what the runner found wrong. */
   readonly error: ErrorReport | string;
 }
 

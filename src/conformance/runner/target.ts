@@ -47,7 +47,7 @@ export async function call<TOp extends ProtocolOp>(target: ConformanceTarget, re
 }
 
 /** The first few issues of a zod error, one line each, deepest first for unions. */
-export function issuesText(error: z.ZodError): string {
+function issuesText(error: z.ZodError): string {
   const lines = error.issues.slice(0, 3).map((issue) => `${issue.path.length === 0 ? '(the value)' : issue.path.join('.')}: ${issue.message}`);
   return lines.join('; ') + (error.issues.length > 3 ? `; and ${error.issues.length - 3} more` : '');
 }
