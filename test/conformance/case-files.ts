@@ -4,9 +4,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { vi } from 'vitest';
+import { nodeHost } from '../../cli/node-host';
 import type { LibraryCopy, LibraryHost } from '../../src/conformance/index';
 
 /** The `spec/` directory. */
@@ -42,15 +41,5 @@ async function loadCopy(): Promise<LibraryCopy> {
   return { core, agent };
 }
 
-/** Forces garbage collection a few times, letting finalisation callbacks run in between. */
-async function collectGarbage(): Promise<void> {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
-
-/** The host of in-process runs under vitest: a real collector, and copies as fresh module instances. */
-export const vitestHost: LibraryHost = { collectGarbage, loadCopies: async () => ({ first: await loadCopy(), second: await loadCopy() }) };
+/** The host of in-process runs under vitest: Node.js's collector, and copies as fresh module instances (vitest cannot require the sources). */
+export const vitestHost: LibraryHost = { collectGarbage: nodeHost().collectGarbage, loadCopies: async () => ({ first: await loadCopy(), second: await loadCopy() }) };
