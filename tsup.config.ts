@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { immerWithoutProcess, processShim } from './build/immer-without-process';
 
 /** The library's entry points: each gets both module formats and type declarations. */
 const entryPoints = {
@@ -15,13 +16,21 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: { entry: entryPoints, compilerOptions: { types: [] } },
   tsconfig: 'tsconfig.src.json',
-  sourcemap: true,
+  // Not shipped: the maps would point at sources the package does not contain; the built code is readable as it is.
+  sourcemap: false,
   clean: true,
   treeshake: true,
   splitting: true,
   target: 'es2022',
   platform: 'neutral',
-  // Only the command line imports Node.js modules; `shims` gives its CommonJS copy an import.meta.url.
-  shims: true,
-  external: ['immer', 'zod', '@opentelemetry/api', /^node:/],
+  // The command line is an ES module only (what `bin` runs), so no CommonJS chunk of the library carries an import.meta.url shim for it.
+  esbuildOptions(options, { format }) {
+    if (format === 'cjs') options.entryPoints = entryPoints;
+  },
+  // Only the command line imports Node.js modules (`process` included, so the shim below leaves it alone).
+  external: ['zod', '@opentelemetry/api', /^node:/],
+  // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
+  noExternal: ['immer'],
+  inject: [processShim],
+  esbuildPlugins: [immerWithoutProcess],
 });

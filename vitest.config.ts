@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The packed-package tier needs a build and has its own config (test/package/vitest.config.ts).
-    exclude: [...configDefaults.exclude, 'test/package/**'],
+    // The packed-package tier needs a build and has its own config (test/package/vitest.config.ts); the
+    // integration tier needs Redis and Chromium (test/integration/vitest.config.ts, npm run test:integration).
+    exclude: [...configDefaults.exclude, 'test/package/**', 'test/integration/**'],
     setupFiles: ['test/setup.ts'],
     typecheck: {
       include: ['test/**/*.test-d.ts'],

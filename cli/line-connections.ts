@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import process from 'node:process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { LineConnection } from '../src/conformance/index';

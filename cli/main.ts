@@ -3,6 +3,8 @@
  * The `staged-middleware` command: `staged-middleware conformance …` runs
  * the conformance cases (see `conformance-command.ts` and `--help`).
  */
+// Imported, not the global: the build injects a module-local `process` for immer wherever the global is named.
+import process from 'node:process';
 import { conformanceCommand, EXIT, USAGE } from './conformance-command';
 
 /** Runs the command line's arguments and returns the exit code. */

@@ -3,17 +3,19 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { LibraryCopy, LibraryHost } from '../src/conformance/index';
+import { runInBareRealm } from './bare-realm';
 
 /**
  * What Node.js gives the reliability scenarios: a forced garbage collection
- * (`--expose-gc` turned on at run time), and a second copy of the library
- * that is the other module format of this very package: the ESM build
+ * (`--expose-gc` turned on at run time), a second copy of the library
+ * that is the other module format of this very package (the ESM build
  * first, the CommonJS build second, as a program that both imports and
- * requires the package loads them. From the TypeScript sources (under tsx)
- * the two copies are the sources loaded as ESM and as CommonJS.
+ * requires the package loads them; from the TypeScript sources, under tsx,
+ * the sources loaded as ESM and as CommonJS), and a realm without `process`
+ * to load the library in (`bare-realm.ts`).
  */
 export function nodeHost(): LibraryHost {
-  return { collectGarbage, loadCopies };
+  return { collectGarbage, loadCopies, runInBareRealm };
 }
 
 /** Forces garbage collection a few times, letting finalisation callbacks run in between. */

@@ -5,6 +5,7 @@
  *   npm run demo                 coloured timeline (plain when NO_COLOR is set or stdout is not a terminal)
  *   npm run demo -- --json       the same timeline as JSON lines
  *   npm run demo -- --explain    the resolved chain of each stage
+ *   npm run demo -- --hitl       a human approval across two processes (examples/hitl.ts)
  *
  * In your own code, import from 'staged-middleware' and 'staged-middleware/agent';
  * the demo imports the sources so it runs without a build.
@@ -17,12 +18,14 @@ import {
   ExecuteToolStage,
   InvokeModelStage,
   ScriptedModel,
+  TurnStage,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
   type AgentResultEvent,
 } from '../src/agent/index';
+import { runHitl } from './hitl';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';
 
 /** How the demo prints. */
@@ -128,7 +131,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   ];
 
   if (options.mode === 'explain') {
-    for (const stage of [AgentStreamStage, InvokeModelStage, ExecuteToolStage]) {
+    for (const stage of [AgentStreamStage, InvokeModelStage, ExecuteToolStage, TurnStage]) {
       options.write(registry.explain(stage));
       options.write('');
     }
@@ -154,7 +157,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
 }
 
 /** The command line: picks the mode from `argv` and colours from the environment. */
-export async function main(argv: readonly string[], environment: Readonly<Record<string, string | undefined>>, isTTY: boolean, write: (line: string) => void): Promise<DemoOutcome> {
+export async function main(argv: readonly string[], environment: Readonly<Record<string, string | undefined>>, isTTY: boolean, write: (line: string) => void): Promise<DemoOutcome | undefined> {
+  if (argv.includes('--hitl')) {
+    await runHitl({ write });
+    return undefined;
+  }
   const mode = argv.includes('--json') ? 'json' : argv.includes('--explain') ? 'explain' : 'pretty';
   const color = isTTY && (environment.NO_COLOR === undefined || environment.NO_COLOR === '');
   return runDemo({ mode, color, now: () => new Date(), write });

@@ -29,7 +29,7 @@ export interface TimelineEntry {
 }
 
 /** What the terminal of each agent stage is, for the timeline. */
-const TERMINALS: Readonly<Record<string, string>> = { agentStream: 'agent loop', invokeModel: 'model.stream', executeTool: 'tool.run' };
+const TERMINALS: Readonly<Record<string, string>> = { agentStream: 'agent loop', invokeModel: 'model.stream', executeTool: 'tool.run', turn: 'natural decision' };
 
 /** Summarises an event in a few words. */
 export function describeEvent(event: unknown): string {
@@ -56,6 +56,14 @@ export function describeEvent(event: unknown): string {
       const result = value.toolResult as { status: string; content: { text?: string; json?: unknown }[] };
       const first = result.content[0];
       return `toolResult ${result.status}: ${first?.text ?? JSON.stringify(first?.json)}`;
+    }
+    case 'turnResult': {
+      const stoppedBy = value.stoppedBy as { handler: string } | undefined;
+      return `turnResult ${String(value.decision)}${stoppedBy === undefined ? '' : ` by ${stoppedBy.handler}`}`;
+    }
+    case 'interrupt': {
+      const interrupt = value.interrupt as { id: string };
+      return `interrupt ${interrupt.id}`;
     }
     case 'agentResult':
       return `agentResult stopReason=${String(value.stopReason)}`;

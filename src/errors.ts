@@ -49,6 +49,10 @@ export type MiddlewareErrorCode =
   | 'ERR_AGENT_BUSY'
   /** An agent halted on interrupts was given new input, or resume responses that fit no pending interrupt. */
   | 'ERR_INTERRUPT_PENDING'
+  /** `interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect. */
+  | 'ERR_INTERRUPT_AFTER_RESULT'
+  /** An agent snapshot is of a format version this copy of the library does not read (a newer one, say). */
+  | 'ERR_SNAPSHOT_VERSION'
   /** A scripted model was called more times than its script has turns. */
   | 'ERR_SCRIPT_EXHAUSTED';
 

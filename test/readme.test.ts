@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blocks, quickStart, readme, root } from './readme-blocks';
+import { blocks, quickStart, readme, readmeSection, root } from './readme-blocks';
 
 const scratch = mkdtempSync(join(tmpdir(), 'readme-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -42,6 +42,12 @@ describe('README', () => {
       expect(dateless(runTypeScript(join(root, 'examples/demo.ts')))).toBe(dateless(printed?.body ?? ''));
     });
 
+    it('prints the human-in-the-loop run across two processes the README shows with --hitl', () => {
+      const shown = blocks('The demo').filter((block) => block.lang === 'text')[2];
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--hitl'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(output).toBe(shown?.body);
+    });
+
     it('prints the resolved chains the README shows with --explain', () => {
       const explained = blocks('The demo').filter((block) => block.lang === 'text')[1];
       const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--explain'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -59,6 +65,39 @@ describe('README', () => {
         .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
       expect(body).toBe(code?.body);
       expect(body.split('\n').length).toBeLessThan(80);
+    });
+  });
+
+  describe('Shared stores for many processes', () => {
+    it('is the type-checked examples/shared-stores.ts, which npm run test:integration runs against Redis', () => {
+      const section = readmeSection('Built-in middleware');
+      const start = section.indexOf('\n### Shared stores for many processes\n');
+      const [, code] = /```ts\n([\s\S]*?)```/.exec(section.slice(start)) ?? [];
+      const example = readFileSync(join(root, 'examples/shared-stores.ts'), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
+        .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
+      expect([start > 0, body]).toEqual([true, code]);
+    });
+  });
+
+  describe.each([
+    ['Turn control', 'examples/turn-control.ts'],
+    ['Errors as answers', 'examples/errors-as-answers.ts'],
+    ['Asking a human, and tools the caller runs', 'examples/agent-interrupts.ts'],
+    ['Durable runs', 'examples/durable-runs.ts'],
+    ['What handlers see of the agent', 'examples/agent-view.ts'],
+  ])('%s', (section, file) => {
+    it(`is the type-checked and tested ${file}`, () => {
+      const [code] = blocks(section).filter((block) => block.lang === 'ts');
+      const example = readFileSync(join(root, file), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
+      expect(code?.body).toBe(body);
     });
   });
 

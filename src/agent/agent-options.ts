@@ -3,8 +3,9 @@ import type { MiddlewareRegistry } from '../registry';
 import { describeValue } from '../stage';
 import type { SystemPrompt } from '../system-prompt';
 import type { Message } from './message-types';
+import type { AgentSession, AgentSnapshot } from './snapshot-types';
 import type { Model } from './model-types';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from './stages';
+import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';
 
@@ -24,6 +25,12 @@ export interface AgentOptions {
   readonly messages?: readonly Message[];
   /** Tool choice passed to every model call. */
   readonly toolChoice?: ToolChoice;
+  /** The agent's name, for handlers (`context.agent.name`) and traces. Default `'agent'`. */
+  readonly name?: string;
+  /** Where the agent saves its snapshot after every completed turn and at the end of every run. */
+  readonly session?: AgentSession;
+  /** The state to start from, as `agent.snapshot()` made it (instead of `messages` and `modelState`). */
+  readonly snapshot?: AgentSnapshot;
 }
 
 /** What a run takes: a user text, one message, several messages, or nothing (on a resume). */
@@ -45,8 +52,8 @@ export interface RunSettings {
   readonly signal: AbortSignal | undefined;
   /** Whether that signal was aborted when it was read. */
   readonly aborted: boolean;
-  /** The run's invocation state (the caller's object, or a new one). */
-  readonly invocationState: Record<string, unknown>;
+  /** The caller's invocation state, when given. */
+  readonly invocationState: Record<string, unknown> | undefined;
   /** The interrupt responses by id, when the run is a resume. */
   readonly responses: ReadonlyMap<string, unknown> | undefined;
 }
@@ -99,7 +106,7 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   return {
     signal: signal as AbortSignal | undefined,
     aborted,
-    invocationState: (invocationState as Record<string, unknown> | undefined) ?? {},
+    invocationState: invocationState as Record<string, unknown> | undefined,
     responses: responses === undefined ? undefined : readResponses(responses as object, root),
   };
 }
@@ -173,7 +180,61 @@ export function invalidModelStream(stream: unknown, returned?: { readonly value:
 
 /** The error of a tool whose `run` is not a function when the agent calls it. */
 export function invalidToolRun(name: string, run: unknown): MiddlewareError {
-  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${safeDescription(run)}); a tool needs run(input, context) returning its result or a promise of it.`);
+  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${safeDescription(run)}); a tool needs run(input, context) returning its result or a promise of it, or no run at all for an external tool the caller runs.`);
+}
+
+/** The error of a turn decision or action the loop cannot act on (MW-126, MW-127). */
+export function invalidTurn(problem: string, cause?: unknown): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, message: `TurnStage: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+}
+
+/** The error of `turnAction()` given something other than a function. */
+export function invalidTurnDecider(decide: unknown): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, phase: 'register', handler: 'turnAction', message: `turnAction(decide): decide must be a function (context, decided) => TurnAction | undefined, got ${safeDescription(decide)}.` });
+}
+
+/** The error of `interrupt()` asked one name twice in one call (MW-133). */
+export function repeatedQuestion(stage: string, where: string, name: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `interrupt() ${where} was asked "${name}" twice in one call; give each question of one call its own name, so each has its own id.` });
+}
+
+/** The error of `interrupt()` asked to halt when halting can no longer take effect (MW-134). */
+export function interruptTooLate(stage: string, where: string, ids: readonly string[], late: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INTERRUPT_AFTER_RESULT',
+    stage,
+    message: `interrupt() ${where} asked ${ids.map((id) => `"${id}"`).join(', ')} after ${late}, when halting can no longer take effect. Ask before the result exists: in a Wrap handler, before calling next().`,
+  });
+}
+
+/** The error of a snapshot whose format is newer than this copy reads (MW-136). */
+export function snapshotTooNew(path: string, version: number, supported: number): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_SNAPSHOT_VERSION',
+    stage: AgentStreamStage.name,
+    message: `Agent: ${path} has format version ${version}, newer than this copy of staged-middleware reads (${supported}). Upgrade staged-middleware where the snapshot is restored.`,
+  });
+}
+
+/** The error of a file session store built with options it cannot use (MW-137). */
+export function invalidSessionStore(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `new FileSessionStore(options): ${problem}.` });
+}
+
+/** The error of `errorsAsAnswers()` given options it cannot use (MW-129). */
+export function invalidAnswerOption(problem: string, value: unknown): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'errorsAsAnswers', message: `errorsAsAnswers(): ${problem}, got ${safeDescription(value)}.` });
+}
+
+/** The error `errorsAsAnswers` answers for layers inside it that ended without a result (MW-129). */
+export function droppedResult(stage: string, handler: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_NO_RESULT',
+    stage,
+    phase: 'wrap',
+    handler,
+    message: `The layers inside "${handler}" of stage "${stage}" ended without a result (no event, or a last event the stage does not take as its result); "${handler}" answers for them. A Wrap handler must yield the result of next() (or one of its own).`,
+  });
 }
 
 /** A model or tool the terminal cannot call, reported on the terminal. */

@@ -5,6 +5,9 @@ import { adopt } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
+import type { Conversation } from './run-state';
+import { readSnapshot } from './snapshot';
+import type { AgentSession, SessionStore } from './snapshot-types';
 import { readProblem } from './value-walk';
 
 /** What `new Agent()` keeps of its options: each read once, checked, and copied. */
@@ -25,6 +28,12 @@ export interface AgentSetup {
   readonly messages: readonly Message[];
   /** The initial model state, frozen. */
   readonly modelState: Record<string, unknown>;
+  /** The agent's name. */
+  readonly name: string;
+  /** The session it saves to, if any. */
+  readonly session: AgentSession | undefined;
+  /** The state restored from a snapshot, if one was given. */
+  readonly restored: Conversation | undefined;
 }
 
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
@@ -38,8 +47,10 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 export function readAgentOptions(options: AgentOptions): AgentSetup {
   const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
   if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${safeDescription(options)}`);
-  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice'], 'options');
-  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice } = given;
+  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice', 'name', 'session', 'snapshot'], 'options');
+  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name, session, snapshot } = given;
+  if (snapshot !== undefined && (messages !== undefined || modelState !== undefined)) throw invalid('give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state');
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw invalid(`options.name must be a non-empty string, got ${safeDescription(name)}`);
   if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${safeDescription(model)}`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${safeDescription(tools)}`);
   const prompt = adopt(systemPrompt, 'options.systemPrompt');
@@ -68,6 +79,9 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     registry: registry as MiddlewareRegistry | undefined,
     messages: checkMessages(copiedMessages, (index) => `options.messages[${index}]`, 'options.messages must be an array of messages'),
     modelState: adoptRecord(modelState ?? {}, 'options.modelState'),
+    name: (name as string | undefined) ?? 'agent',
+    session: session === undefined ? undefined : readSession(session),
+    restored: snapshot === undefined ? undefined : readSnapshot(snapshot, 'options.snapshot'),
   };
 }
 
@@ -82,8 +96,8 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
     const parts = isObject(tool) ? readFields(tool, ['spec', 'run'], root) : undefined;
     const spec = parts === undefined ? undefined : adopt(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
-    if (parts === undefined || typeof parts.run !== 'function' || typeof name !== 'string') {
-      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) }; got ${safeDescription(tool)}`);
+    if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
+      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${safeDescription(tool)}`);
     }
     if (byName.has(name)) throw invalid(`two tools are named "${name}"; tool names must be unique because the model calls tools by name`);
     byName.set(name, tool as Tool);
@@ -122,6 +136,21 @@ export function readInput(input: AgentInput): readonly Message[] {
   const many = Array.isArray(copy);
   const messages = many ? (copy as readonly Message[]) : Object.freeze([copy as Message]);
   return checkMessages(messages, (index) => (many ? `input[${index}]` : 'input'), 'the input must be a string, a message or an array of messages');
+}
+
+/**
+ * A session `{ store, id }`, each part read once.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `store` has `load` and `save` and `id` is a non-empty string.
+ */
+export function readSession(session: unknown): AgentSession {
+  const parts = isObject(session) ? readFields(session, ['store', 'id'], 'options.session') : undefined;
+  const store = parts?.store;
+  const methods = isObject(store) ? readFields(store, ['load', 'save'], 'options.session.store') : undefined;
+  if (parts === undefined || typeof parts.id !== 'string' || parts.id.length === 0 || typeof methods?.load !== 'function' || typeof methods.save !== 'function') {
+    throw invalid(`options.session must be { store: { load(id), save(id, snapshot) }, id: non-empty string }, got ${safeDescription(session)}`);
+  }
+  return Object.freeze({ store: store as SessionStore, id: parts.id });
 }
 
 /** True for a non-null object. */

@@ -5,7 +5,7 @@ import { adopt } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
-import type { InvokeModelContext } from './stage-types';
+import type { AgentView, InvokeModelContext } from './stage-types';
 import { InvokeModelStage } from './stages';
 
 /**
@@ -79,6 +79,8 @@ export interface ModelContextParts {
   readonly toolChoice?: ToolChoice | undefined;
   /** Invocation state, shared by reference. */
   readonly invocationState: Record<string, unknown>;
+  /** The agent view handlers may read, if any (frozen, shared). */
+  readonly agent?: AgentView | undefined;
 }
 
 /** Shared by every context built without a system prompt. */
@@ -112,6 +114,7 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
     invocationState: parts.invocationState,
   };
   if (parts.toolChoice !== undefined) context.toolChoice = adopt(parts.toolChoice, 'parts.toolChoice');
+  if (parts.agent !== undefined) context.agent = adopt(parts.agent, 'parts.agent');
   return Object.freeze(context);
 }
 

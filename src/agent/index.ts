@@ -8,13 +8,21 @@
  */
 export { Agent } from './agent';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
-export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult } from './stages';
+export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
+export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
+export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
+export { FileSessionStore, MemorySessionStore } from './session-store';
+export type { FileSessionStoreOptions, SessionFiles } from './session-store';
+export type { AgentSession, AgentSnapshot, AgentSnapshotVersion, HaltedRunSnapshot, HaltedTurnSnapshot, SessionStore } from './snapshot-types';
+export type { AnswerWrap, ErrorsAsAnswersOptions } from './errors-as-answers';
+export type { TurnDecider } from './turn-action';
+export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnInfo, TurnResultEvent } from './turn-types';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
 export { ZERO_USAGE } from './usage';
-export { errorResult, toolTerminal, toResultContent } from './tool-terminal';
+export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
 export { adopt } from './freeze';
 export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
 export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
@@ -48,6 +56,7 @@ export type {
 } from './model-types';
 export type {
   Interrupt,
+  InterruptAnswer,
   InterruptFunction,
   InterruptRequest,
   JsonSchema,
@@ -60,7 +69,9 @@ export type {
   AgentEvent,
   AgentResultEvent,
   AgentStreamContext,
+  AgentView,
   ExecuteToolContext,
+  InterruptEvent,
   InvokeModelContext,
   InvokeModelEvent,
   ModelResultEvent,

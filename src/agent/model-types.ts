@@ -10,8 +10,9 @@ import type { Message, Role } from './message-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
 
 /**
- * Why a model turn or an agent run stopped. `interrupt` and `cancelled` are
- * set by the agent (a tool asked a human; the run was cancelled); the others come from the model.
+ * Why a model turn or an agent run stopped. `interrupt`, `cancelled` and
+ * `stopped` are set by the agent (a tool or handler asked a human; the run
+ * was cancelled; a TurnStage handler stopped it); the others come from the model.
  */
 export type StopReason =
   | 'endTurn'
@@ -20,7 +21,8 @@ export type StopReason =
   | 'stopSequence'
   | 'contentFiltered'
   | 'interrupt'
-  | 'cancelled';
+  | 'cancelled'
+  | 'stopped';
 
 /** Token counts of a model call (or summed over a run). */
 export interface Usage {

@@ -7,12 +7,20 @@
  */
 import type { History } from './history';
 import type { Usage } from './model-types';
-import type { PendingTurn } from './pending-turn';
+import type { Halt } from './halt';
 
 /** What a run accumulates over all its terminal calls, readable even when the run is cancelled. */
 export interface RunTally {
   /** Token counts summed over every model call of the run that completed so far. */
   usage: Usage;
+  /** The last checkpoint of the terminal call closed last before it completed (MW-128), if any. */
+  closed: Conversation | undefined;
+  /** Whether a terminal call of the run completed (its generator finished normally). */
+  completed: boolean;
+  /** Whether a terminal call of the run yielded its agent result: a question about the whole run comes too late then. */
+  produced: boolean;
+  /** Whether the run ended: no interrupt of it can halt anything any more. */
+  ended: boolean;
 }
 
 /** The conversation state a run starts from and, when it succeeds, leaves behind. */
@@ -21,8 +29,10 @@ export interface Conversation {
   readonly history: History;
   /** The model state (frozen). */
   readonly modelState: Record<string, unknown>;
-  /** The turn halted on interrupts, if any. */
-  readonly pending: PendingTurn | undefined;
+  /** The halted run, if any. */
+  readonly halt: Halt | undefined;
+  /** Token counts summed over the agent results of the runs that committed. */
+  readonly usage: Usage;
 }
 
 /**
@@ -35,8 +45,8 @@ export interface Attempt {
   readonly history: History;
   /** Its model state, replaced by each of its model calls whose chain succeeds. */
   modelState: Record<string, unknown>;
-  /** The turn it leaves halted on interrupts, if any. */
-  pending: PendingTurn | undefined;
+  /** The halted run it leaves behind, if any. */
+  halt: Halt | undefined;
   /** Token counts of its own model calls (what its agent result reports). */
   usage: Usage;
 }

@@ -11,6 +11,7 @@ import type {
   ModelResultEvent,
   ToolResultEvent,
 } from './stage-types';
+import type { TurnContext, TurnResultEvent } from './turn-types';
 
 /** Marks an event object of the given kind; every guard below is built from it. */
 function hasType(event: unknown, type: string): boolean {
@@ -32,6 +33,11 @@ export function isAgentResult(event: unknown): event is AgentResultEvent {
   return hasType(event, 'agentResult');
 }
 
+/** Result guard of {@link TurnStage}. */
+export function isTurnResult(event: unknown): event is TurnResultEvent {
+  return hasType(event, 'turnResult');
+}
+
 /** The three standard stages, as one copy of the package publishes them for the realm. */
 interface StandardStages {
   /** {@link InvokeModelStage}. */
@@ -42,50 +48,65 @@ interface StandardStages {
   readonly agentStream: MiddlewareStage<AgentStreamContext, AgentResultEvent, AgentEvent>;
 }
 
+/** The standard stages the loop controls added, published apart from the first three (MW-200). */
+interface LoopStages {
+  /** {@link TurnStage}. */
+  readonly turn: MiddlewareStage<TurnContext, TurnResultEvent, TurnResultEvent>;
+}
+
 /**
  * Where the standard stages of a realm live (MW-200). Handlers are matched to
  * stages by identity, so stages created per copy would let a guard registered
  * through the ESM build (or one installed copy) be skipped by an agent of the
  * CommonJS build (or another copy). `v1` names the stages' contract: a copy
  * whose stage contexts, events or results differ publishes under another key.
+ * TurnStage has a key of its own, so a copy from before it existed and a
+ * later one still share the first three.
  */
-const STANDARD_STAGES_KEY = Symbol.for('staged-middleware.agent.standard-stages.v1');
+const STANDARD_STAGES_KEY = 'staged-middleware.agent.standard-stages.v1';
+const LOOP_STAGES_KEY = 'staged-middleware.agent.loop-stages.v1';
 
 /**
- * The realm's standard stages: the ones a copy loaded earlier published, else
- * new ones, published for every copy loaded later.
+ * The stages published under `key`: the ones a copy loaded earlier published,
+ * else the ones `create` makes, published for every copy loaded later.
  *
- * @throws MiddlewareError `ERR_INVALID_STAGE` when the key holds anything but three genuine stages with the standard names.
+ * @throws MiddlewareError `ERR_INVALID_STAGE` when the key holds anything but genuine stages with the standard names.
  */
-function realmStandardStages(): StandardStages {
-  const published = (globalThis as unknown as Record<symbol, unknown>)[STANDARD_STAGES_KEY];
-  if (published !== undefined) return checkPublished(published);
-  const stages: StandardStages = Object.freeze({
-    invokeModel: createStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>('invokeModel', { isResult: isModelResult }),
-    executeTool: createStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent>('executeTool', { isResult: isToolResult }),
-    agentStream: createStage<AgentStreamContext, AgentResultEvent, AgentEvent>('agentStream', { isResult: isAgentResult }),
-  });
+function realmStages<TStages extends object>(key: string, names: readonly (keyof TStages & string)[], create: () => TStages): TStages {
+  const symbol = Symbol.for(key);
+  const published = (globalThis as unknown as Record<symbol, unknown>)[symbol];
+  if (published !== undefined) return checkPublished(published, key, names);
+  const stages = Object.freeze(create());
   // Not writable, not configurable: once published, no code can swap the
   // stages out from under handlers registered on them.
-  Object.defineProperty(globalThis, STANDARD_STAGES_KEY, { value: stages, writable: false, enumerable: false, configurable: false });
+  Object.defineProperty(globalThis, symbol, { value: stages, writable: false, enumerable: false, configurable: false });
   return stages;
 }
 
-function checkPublished(published: unknown): StandardStages {
-  for (const name of ['invokeModel', 'executeTool', 'agentStream'] as const) {
+function checkPublished<TStages>(published: unknown, key: string, names: readonly string[]): TStages {
+  for (const name of names) {
     const stage = typeof published === 'object' && published !== null ? (published as Record<string, unknown>)[name] : undefined;
     if (!isStage(stage) || stage.name !== name) {
       throw new MiddlewareError({
         code: 'ERR_INVALID_STAGE',
         stage: name,
-        message: `staged-middleware/agent found ${describeValue(stage)} as the "${name}" standard stage under globalThis[Symbol.for('staged-middleware.agent.standard-stages.v1')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
+        message: `staged-middleware/agent found ${describeValue(stage)} as the "${name}" standard stage under globalThis[Symbol.for('${key}')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
       });
     }
   }
-  return published as StandardStages;
+  return published as TStages;
 }
 
-const standardStages = realmStandardStages();
+const standardStages = realmStages<StandardStages>(STANDARD_STAGES_KEY, ['invokeModel', 'executeTool', 'agentStream'], () => ({
+  invokeModel: createStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>('invokeModel', { isResult: isModelResult }),
+  executeTool: createStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent>('executeTool', { isResult: isToolResult }),
+  agentStream: createStage<AgentStreamContext, AgentResultEvent, AgentEvent>('agentStream', { isResult: isAgentResult }),
+}));
+
+const loopStages = realmStages<LoopStages>(LOOP_STAGES_KEY, ['turn'], () => ({
+  turn: createStage<TurnContext, TurnResultEvent, TurnResultEvent>('turn', { isResult: isTurnResult }),
+}));
+
 
 /**
  * One model call: the context is what the model will see, the events are the
@@ -123,3 +144,17 @@ export const ExecuteToolStage: MiddlewareStage<ExecuteToolContext, ToolResultEve
  * the run's input, the events are everything the run yields, the result says how it ended.
  */
 export const AgentStreamStage: MiddlewareStage<AgentStreamContext, AgentResultEvent, AgentEvent> = standardStages.agentStream;
+
+/**
+ * The decision after each turn (one model call and the tool calls it asked
+ * for): the context describes the turn, the result says whether the loop goes
+ * on, calls the model again or stops, and which messages it adds.
+ *
+ * @example
+ * ```ts
+ * registry.add(TurnStage.Wrap, turnAction(function maxTurns(context) {
+ *   return context.turn.index >= 10 ? { decision: 'stop', reason: 'ten turns' } : undefined;
+ * }));
+ * ```
+ */
+export const TurnStage: MiddlewareStage<TurnContext, TurnResultEvent, TurnResultEvent> = loopStages.turn;

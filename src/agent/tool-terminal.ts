@@ -8,6 +8,7 @@ import { toJsonValue } from './json-value';
 import type { JsonBlock, TextBlock } from './message-types';
 import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
 import { ExecuteToolStage } from './stages';
+import type { Tool } from './tool-types';
 import { thrownText } from './value-walk';
 
 /**
@@ -23,6 +24,14 @@ import { thrownText } from './value-walk';
  */
 export function errorResult(toolUseId: string, text: string, error?: unknown): ToolResultEvent {
   return failure(toolUseId, text, error === undefined ? undefined : { value: error });
+}
+
+/**
+ * The result of a tool call that threw `error` (frozen): `Tool "<name>" failed: <message>`,
+ * with `error` kept as it is (MW-112), whatever was thrown (`undefined` included).
+ */
+export function toolFailure(toolUse: { readonly toolUseId: string; readonly name: string }, error: unknown): ToolResultEvent {
+  return failure(toolUse.toolUseId, `Tool "${toolUse.name}" failed: ${thrownText(error)}`, { value: error });
 }
 
 /** An error result; `thrown`, when given, is kept as `error` (even a thrown `undefined`). */
@@ -64,9 +73,11 @@ function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | str
  * throws and a value that is not JSON all end as error results (a thrown
  * value is kept in `error`), so the model hears about the failure and
  * middleware can inspect it. An {@link InterruptSignal} is not a failure: it
- * passes through to halt the agent. When the signal aborts while the tool's
- * promise is pending, the terminal stops waiting at once and throws the
- * signal's reason; whatever the tool does afterwards is ignored.
+ * passes through to halt the agent. An external tool (no `run`) asks
+ * `interrupt({ name: EXTERNAL_TOOL })` and answers with the response the
+ * caller resumes with. When the signal aborts while the tool's promise is
+ * pending, the terminal stops waiting at once and throws the signal's
+ * reason; whatever the tool does afterwards is ignored.
  *
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `tool.run` is not a function.
  * @example
@@ -81,7 +92,11 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
     yield errorResult(toolUse.toolUseId, `Unknown tool "${toolUse.name}": the agent has no tool by that name.`);
     return;
   }
-  const runTool = tool.run;
+  const runTool = tool.run as unknown;
+  if (runTool === undefined) {
+    yield answer(toolUse, context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse } as const) }).response);
+    return;
+  }
   if (typeof runTool !== 'function') throw invalidToolRun(toolUse.name, runTool);
   if (signal.aborted) throw signal.reason;
   const race = new AbortRace(signal);
@@ -93,19 +108,32 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
       invocationState: context.invocationState,
       interrupt: context.interrupt,
     });
-    value = await race.wait(Promise.resolve(runTool.call(tool, toolUse.input, runContext)));
+    value = await race.wait(Promise.resolve((runTool as Tool['run'] & {}).call(tool, toolUse.input, runContext)));
   } catch (error) {
     // A cancelled call has no result: what the tool threw then is not an answer for the model.
     if (signal.aborted || InterruptSignal.isInstance(error)) throw error;
-    yield failure(toolUse.toolUseId, `Tool "${toolUse.name}" failed: ${thrownText(error)}`, { value: error });
+    yield toolFailure(toolUse, error);
     return;
   } finally {
     race.dispose();
   }
+  yield answer(toolUse, value);
+}
+
+/**
+ * The name of the interrupt an external tool's call halts on (MW-135): the
+ * caller runs the tool and resumes with `{ [interrupt.id]: value }`.
+ *
+ * @example
+ * ```ts
+ * const calls = result.interrupts.filter((interrupt) => interrupt.name === EXTERNAL_TOOL);
+ * ```
+ */
+export const EXTERNAL_TOOL = 'externalTool';
+
+/** The result of a call whose tool returned `value` (frozen): its content, or an error result when it is not JSON. */
+function answer(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
   const content = resultContent(value);
-  if (typeof content === 'string') {
-    yield errorResult(toolUse.toolUseId, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`);
-    return;
-  }
-  yield Object.freeze({ type: 'toolResult', toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content } as const) });
+  if (typeof content === 'string') return errorResult(toolUse.toolUseId, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`);
+  return Object.freeze({ type: 'toolResult', toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content } as const) });
 }

@@ -37,20 +37,21 @@ export interface ToolRunContext {
   readonly interrupt: InterruptFunction;
 }
 
-/** A tool the agent can run. */
+/** A tool the agent can run, or (without `run`) one the caller runs itself. */
 export interface Tool {
   /** How the model sees it. */
   readonly spec: ToolSpec;
   /**
    * Runs it. A string result becomes a text block, anything else a JSON
-   * block; a throw becomes an error result.
+   * block; a throw becomes an error result. Leave it out for an external
+   * tool: the run halts with the call, and the caller resumes it with the result.
    */
-  run(input: unknown, context: ToolRunContext): unknown;
+  run?(input: unknown, context: ToolRunContext): unknown;
 }
 
-/** A pending question to a human, raised by `interrupt()` in ExecuteToolStage. */
+/** A pending question to a human, raised by `interrupt()` in ExecuteToolStage or AgentStreamStage. */
 export interface Interrupt {
-  /** Deterministic: `<stage name>:<tool-use id>:<name>`. */
+  /** Deterministic: `executeTool:<tool-use id>:<name>`, or `agentStream:<name>` for the whole run. */
   readonly id: string;
   /** What is asked (`'approve'`, say). */
   readonly name: string;
@@ -68,9 +69,22 @@ export interface InterruptRequest {
   readonly response?: unknown;
 }
 
+/** What `interrupt()` returns for a question whose response is known. */
+export interface InterruptAnswer {
+  /** The response (stored by a resume, or pre-supplied). */
+  readonly response: unknown;
+}
+
 /**
  * Asks a human. Returns `{ response }` when a response is known (stored by
  * a resume, or pre-supplied); otherwise throws an `InterruptSignal` that halts
- * the agent with stop reason `'interrupt'`.
+ * the agent with stop reason `'interrupt'`. Given several requests, it asks
+ * them all at once: it returns their answers when every response is known,
+ * and otherwise halts on every question without one.
  */
-export type InterruptFunction = (request: InterruptRequest) => { readonly response: unknown };
+export interface InterruptFunction {
+  /** Asks one question. */
+  (request: InterruptRequest): InterruptAnswer;
+  /** Asks several questions at once (each name once). */
+  (requests: readonly InterruptRequest[]): readonly InterruptAnswer[];
+}

@@ -1,3 +1,4 @@
+import { MiddlewareError } from '../errors';
 import { isThenable } from '../generators';
 import type { Next, WrapRun } from '../types';
 import type { ContextWrap } from './attempts';
@@ -15,18 +16,21 @@ export interface CacheEntry {
 }
 
 /**
- * Where `cache` keeps entries. Either method may return a promise, so a
- * remote store (Redis, a KV service) plugs in; serialise `entry` as you like.
- * A method that throws or rejects is reported through `onError` and does not
- * fail the call.
+ * Where `cache` keeps entries. Any method may return a promise, so a remote
+ * store shared by many processes plugs in: a `Keyv` instance (for instance
+ * `new Keyv<CacheEntry>(new KeyvRedis(url))`) is a store as it is. A store may
+ * serialise entries; it must give back `expiresAt` as set and the events
+ * equal as JSON values (MW-180). A method that throws or rejects, or a `get`
+ * answering something that is not an entry, is reported through `onError`
+ * and does not fail the call.
  */
 export interface CacheStore {
-  /** The entry for `key`, or undefined on a miss. */
-  get(key: string): CacheEntry | undefined | PromiseLike<CacheEntry | undefined>;
-  /** Stores an entry. */
-  set(key: string, entry: CacheEntry): void | PromiseLike<void>;
+  /** The entry for `key`, or undefined (or null) on a miss. */
+  get(key: string): CacheEntry | null | undefined | PromiseLike<CacheEntry | null | undefined>;
+  /** Stores an entry; `ttlMs` (the `ttlMs` option, undefined without one) says when the store may drop it. */
+  set(key: string, entry: CacheEntry, ttlMs: number | undefined): unknown;
   /** Removes an entry (used for expired ones when present). */
-  delete?(key: string): void | PromiseLike<void>;
+  delete?(key: string): unknown;
 }
 
 /** What `onError` learns about a failed store call. */
@@ -64,6 +68,25 @@ const CONSEQUENCES = {
   set: 'the result was not stored',
   delete: 'the expired entry stays in the store',
 } as const;
+
+/** True for a value `cache` can replay: `events` an array, `expiresAt` absent, null or a finite number (null is what some serialisers make of undefined). */
+function isEntry(value: unknown): value is CacheEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const { events, expiresAt } = value as { events?: unknown; expiresAt?: unknown };
+  return Array.isArray(events) && (expiresAt === undefined || expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)));
+}
+
+/** The error reported for an answer of `get` that is not an entry; like the default warning, it names neither the key nor what the store holds. */
+function notAnEntry(answer: unknown, run: WrapRun): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: run.stage.name,
+    phase: 'wrap',
+    handler: run.handler,
+    // No closing full stop: the default warning quotes this message mid-sentence.
+    message: `options.store.get() of Wrap handler "${run.handler}" of stage "${run.stage.name}" answered ${Array.isArray(answer) ? 'an array' : `a value of type ${typeof answer}`}, which is not a cache entry { events: [...], expiresAt?: number }; a store shared with other programs may hold other values under the same key, so give the cache its own namespace or key prefix`,
+  });
+}
 
 /**
  * The default `onError`: one warning line, naming the operation, stage and
@@ -130,15 +153,23 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
     return undefined;
   };
 
+  /** Reports an answer of `get` that is not an entry as a failed `get`; the call goes on as a miss. */
+  const reportNotEntry = (answer: unknown, cacheKey: string, run: WrapRun): undefined => {
+    onError(notAnEntry(answer, run), { operation: 'get', key: cacheKey, run });
+    return undefined;
+  };
+
   const handler = async function* cache<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
     const cacheKey = key(context);
     if (cacheKey === undefined) {
       yield* next(context);
       return;
     }
-    const entry = await callStore('get', cacheKey, run, () => store.get(cacheKey));
+    const answer = await callStore('get', cacheKey, run, () => store.get(cacheKey));
+    const entry = answer === null || answer === undefined || isEntry(answer) ? (answer ?? undefined) : reportNotEntry(answer, cacheKey, run);
     if (entry !== undefined) {
-      if (entry.expiresAt === undefined || clock.wallClock() < entry.expiresAt) {
+      // null is what some serialisers make of an undefined expiresAt (MW-180).
+      if (entry.expiresAt === undefined || entry.expiresAt === null || clock.wallClock() < entry.expiresAt) {
         for (const event of entry.events) yield event as TEvent;
         return;
       }
@@ -152,7 +183,7 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
     }
     // The invoke ends with ERR_ABORTED when its signal is aborted, however the chain ended.
     if (run.signal.aborted) return;
-    await callStore('set', cacheKey, run, () => store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.wallClock() + ttlMs }));
+    await callStore('set', cacheKey, run, () => store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.wallClock() + ttlMs }, ttlMs));
   };
   return named('cache', handler);
 }

@@ -6,6 +6,7 @@
  */
 export { retry } from './retry';
 export type { BackoffOptions, RetryInfo, RetryOptions } from './retry';
+export { isRetryableError } from './retryable';
 export { fallback } from './fallback';
 export type { Alternative, FallbackOptions } from './fallback';
 export { regenerate } from './regenerate';
@@ -22,6 +23,7 @@ export { timeout } from './timeout';
 export type { TimeoutOptions } from './timeout';
 export { rateLimit } from './rate-limit';
 export type { MinIntervalLimit, RateLimitOptions, TokenBucketLimit } from './rate-limit';
+export type { SharedLimit, SharedLimiter } from './shared-limit';
 export { cache } from './cache';
 export type { CacheEntry, CacheErrorInfo, CacheOptions, CacheStore } from './cache';
 export { LruStore } from './lru-store';

@@ -2,6 +2,7 @@ import type { WrapRun } from '../types';
 import type { AnyStageWrap } from './attempts';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
 import { named } from './named';
+import { sharedRateLimit, type SharedLimit } from './shared-limit';
 import { schedule, systemTimers, throwIfAborted, untilAborted, type Timers, type Waiter } from './sleep';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
@@ -19,8 +20,8 @@ export interface TokenBucketLimit {
 }
 
 /** Options of {@link rateLimit}. */
-export type RateLimitOptions = (MinIntervalLimit | TokenBucketLimit) & {
-  /** Clock for the bucket (`now()`) and its waits (`setTimeout` / `clearTimeout`). Default: the runtime's timers. */
+export type RateLimitOptions = (MinIntervalLimit | TokenBucketLimit | SharedLimit) & {
+  /** Clock for the bucket (`now()`) and its waits (`setTimeout` / `clearTimeout`; a shared limiter needs only these two). Default: the runtime's timers. */
   readonly timers?: Pick<Timers, 'now' | 'setTimeout' | 'clearTimeout'>;
 };
 
@@ -49,8 +50,14 @@ interface Queued {
  * queue at once (`ERR_ABORTED`) and the ones behind it move up, and an
  * activation aborted before it starts never keeps a token.
  *
+ * With `{ limiter }` the quota lives in a {@link SharedLimiter} (Redis through
+ * `rate-limiter-flexible`, say) and holds across every process using it:
+ * each activation consumes `points` under `key` before it starts and waits
+ * out every "quota spent" answer (`msBeforeNext`), signal-aware.
+ *
  * @throws MiddlewareError `ERR_ABORTED` when aborted before it starts.
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once for bad options.
+ * @throws What a shared limiter's `consume` fails with (not a "quota spent" answer), unchanged.
  * @example
  * ```ts
  * const providerQuota = rateLimit({ tokensPerInterval: 60, intervalMs: 60_000 });
@@ -58,7 +65,11 @@ interface Queued {
  * ```
  */
 export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
-  checkOptionsObject('rateLimit', options, '{ minIntervalMs } or { tokensPerInterval, intervalMs }');
+  checkOptionsObject('rateLimit', options, '{ minIntervalMs }, { tokensPerInterval, intervalMs } or { limiter, key?, points? }');
+  if ('limiter' in options) {
+    const waits = optionalTimers('rateLimit', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
+    return sharedRateLimit(options, waits);
+  }
   const timers = optionalTimers('rateLimit', options.timers, ['now', 'setTimeout', 'clearTimeout']) ?? systemTimers;
   let capacity: number;
   let intervalMs: number;

@@ -1,8 +1,8 @@
-import { MiddlewareError } from '../errors';
 import type { WrapRun } from '../types';
 import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
 import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
 import { named } from './named';
+import { isRetryableError, retryAfterMs } from './retryable';
 import { sleep, systemTimers, type Timers } from './sleep';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
@@ -39,18 +39,25 @@ export interface RetryOptions {
   /** Backoff between attempts: options, or a function of the failed attempt number returning ms (any length; `Infinity` waits until abort; 0 or less, or NaN, does not wait). */
   readonly backoff?: BackoffOptions | ((attempt: number, error: unknown) => number);
   /**
-   * Whether an error is worth another attempt. Default: every error except the
-   * package's own contract errors (`ERR_TIMEOUT` is retried). `ERR_ABORTED` is never retried.
+   * Whether an error is worth another attempt. Default {@link isRetryableError}: 408, 429,
+   * 5xx, network and other status-less errors and `ERR_TIMEOUT` are retried; other 4xx and
+   * the package's contract errors are not; an `isRetryable` boolean on the error wins.
+   * `ERR_ABORTED` is never retried.
    */
   readonly retryOn?: (error: unknown, attempt: number) => boolean;
+  /**
+   * The longest server-requested wait (`Retry-After`, `retry-after-ms`) honoured, in ms;
+   * an error asking for longer is not retried. Default 60 000.
+   */
+  readonly maxRetryAfterMs?: number;
   /** Called before each wait; a throw ends the retries with that error. */
   readonly onRetry?: (info: RetryInfo) => void;
   /** How a failed attempt's events reach the consumer (see {@link AttemptStream}). Default `'commit'`. */
   readonly stream?: AttemptStream;
   /** Source of jitter in `[0, 1)`. Default `Math.random`. */
   readonly random?: () => number;
-  /** Clock for the waits (`setTimeout` / `clearTimeout`). Default: the runtime's timers. */
-  readonly timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>;
+  /** Clock for the waits (`setTimeout` / `clearTimeout`) and, when present, for `Retry-After` dates (`wallClock`, else `Date.now()`). Default: the runtime's timers. */
+  readonly timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'> & Partial<Pick<Timers, 'wallClock'>>;
 }
 
 /** The backoff when `options.backoff` leaves a field out. */
@@ -58,10 +65,13 @@ const DEFAULT_BACKOFF = { initialMs: 200, factor: 2, maxMs: 10_000, jitter: 0.5 
 
 /**
  * Runs the inner chain again after an error, with exponential backoff and
- * jitter. The waits end at once when the invoke's signal aborts.
+ * jitter. By default it retries only what may succeed next time (see
+ * {@link isRetryableError}) and waits at least what the server asked for in
+ * `Retry-After`. The waits end at once when the invoke's signal aborts.
  *
- * @throws The last attempt's error, unchanged, when every attempt failed or
- *   `retryOn` declined; `ERR_ABORTED` when aborted during a wait.
+ * @throws The last attempt's error, unchanged, when every attempt failed,
+ *   `retryOn` declined, or the server asked for a wait above `maxRetryAfterMs`;
+ *   `ERR_ABORTED` when aborted during a wait.
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once for bad options.
  * @example
  * ```ts
@@ -74,12 +84,15 @@ export function retry(options: RetryOptions & { readonly stream: 'live' }): AnyS
 /** With a boundary factory: fits stages whose event type admits what it returns. */
 export function retry<TBoundary>(options: RetryOptions & { readonly stream: LiveStream<TBoundary> }): AnyStageWrap<TBoundary>;
 export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
-  checkOptionsObject('retry', options, '{ attempts?, backoff?, retryOn?, onRetry?, stream?, random?, timers? }');
+  checkOptionsObject('retry', options, '{ attempts?, backoff?, retryOn?, maxRetryAfterMs?, onRetry?, stream?, random?, timers? }');
   const attempts = positiveInteger('retry', 'options.attempts', options.attempts ?? 3);
   const delay = backoffFunction(options.backoff, optionalFunction('retry', 'random', options.random) ?? Math.random);
-  const retryOn = optionalFunction('retry', 'retryOn', options.retryOn) ?? isTransient;
+  const retryOn = optionalFunction('retry', 'retryOn', options.retryOn) ?? isRetryableError;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
+  if (typeof maxRetryAfterMs !== 'number' || !(maxRetryAfterMs >= 0)) throw invalidOption('retry', 'options.maxRetryAfterMs must be a number >= 0 (Infinity honours any wait)', maxRetryAfterMs);
   const stream = resolveStream(options.stream, 'retry');
   const timers = optionalTimers('retry', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
+  const wallClock = typeof timers.wallClock === 'function' ? timers.wallClock.bind(timers) : () => Date.now();
   const onRetry = optionalFunction('retry', 'onRetry', options.onRetry);
   const handler = async function* retry<TContext, TEvent>(context: TContext, next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>, run: WrapRun) {
     yield* runAttempts<TContext, TEvent>({
@@ -89,18 +102,17 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
       stream,
       recover: ({ error, attempt }) => {
         if (attempt >= attempts || !retryOn(error, attempt)) throw error;
-        const delayMs = delay(attempt, error);
+        const requested = retryAfterMs(error, wallClock);
+        // A server asking for a longer pause than allowed will refuse an earlier attempt too.
+        if (requested !== undefined && requested > maxRetryAfterMs) throw error;
+        const computed = delay(attempt, error);
+        const delayMs = requested === undefined ? computed : Math.max(Number.isNaN(computed) ? 0 : computed, requested);
         onRetry?.({ attempt, error, delayMs, run });
         return { retry: context, wait: () => sleep(delayMs, run.signal, { stage: run.stage.name, handler: run.handler }, timers) };
       },
     });
   };
   return named('retry', handler) as AnyStageWrap<unknown>;
-}
-
-/** Default `retryOn`: contract errors of this package are bugs that a retry only repeats. */
-function isTransient(error: unknown): boolean {
-  return !MiddlewareError.isInstance(error) || error.code === 'ERR_TIMEOUT';
 }
 
 /** The delay before the attempt after `attempt`, from the `backoff` option. */

@@ -1,4 +1,4 @@
-import type { Context, ContextAPI, Span, TraceAPI, Tracer } from '@opentelemetry/api';
+import type { Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
 import type { InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
 import type { Middleware } from '../registry';
 import { checkOptionsObject, invalidOption, optionalFunction } from './failures';

@@ -96,7 +96,8 @@ describe('Agent', () => {
     it.each([
       ['no model', {}],
       ['a model without stream', { model: {} }],
-      ['a malformed tool', { model: new ScriptedModel([]), tools: [{ spec: { name: 'x' } }] }],
+      ['a tool whose run is not a function', { model: new ScriptedModel([]), tools: [{ spec: { name: 'x' }, run: 'not a function' }] }],
+      ['a tool without a name', { model: new ScriptedModel([]), tools: [{ spec: {}, run: () => 'ok' }] }],
       ['two tools with one name', { model: new ScriptedModel([]), tools: [new ScriptedTool({ name: 'x' }), new ScriptedTool({ name: 'x' })] }],
       ['a malformed initial message', { model: new ScriptedModel([]), messages: [{ role: 'system', content: [] }] }],
     ])('rejects %s with ERR_INVALID_OPTIONS', (_label, options) => {
@@ -179,8 +180,8 @@ describe('Agent', () => {
       it('rejects a tool whose run is no longer a function when it is called', async () => {
         const tool = new ScriptedTool({ name: 'a' });
         const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }])]), tools: [tool] });
-        (tool as { run: unknown }).run = undefined;
-        expect(await rejection(agent, 'tool "a" has no run function when it is called (run is undefined)')).toEqual(expected('executeTool'));
+        (tool as { run: unknown }).run = 42;
+        expect(await rejection(agent, 'tool "a" has no run function when it is called (run is ')).toEqual(expected('executeTool'));
         expect(agent.messages).toEqual([]);
       });
     });

@@ -175,7 +175,7 @@ describe('Agent', () => {
       expect([model.calls[0]?.state, agent.modelState]).toEqual([{ start: true }, expected]);
     });
 
-    it('commits nothing when a handler stops the terminal call before it finishes and ends the run itself', async () => {
+    it('keeps the input and nothing of the turn in progress when a handler stops the terminal call before it finishes and ends the run itself (regression: the stopped run lost the user turn)', async () => {
       const registry = new MiddlewareRegistry();
       registry.add(AgentStreamStage.Wrap, async function* cutShort(_context, next) {
         for await (const event of next()) {
@@ -187,7 +187,38 @@ describe('Agent', () => {
       });
       const agent = new Agent({ model: new ScriptedModel([{ ...textTurn('ok'), stateWrites: { n: 1 } }]), registry, messages: [user('old')] });
       const result = await agent.invoke('go');
-      expect([result.stopReason, agent.messages, agent.modelState]).toEqual(['endTurn', [user('old')], {}]);
+      expect([result.stopReason, agent.messages, agent.modelState]).toEqual(['endTurn', [user('old'), user('go')], {}]);
+    });
+
+    it('commits the stopped run before its result reaches a consumer that stops there', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, async function* cutShort(_context, next) {
+        for await (const event of next()) if (event.type === 'toolResult') break;
+        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
+        yield { type: 'agentResult', stopReason: 'maxTokens', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
+      });
+      const tool = new ScriptedTool({ name: 'a' });
+      const agent = new Agent({ model: new ScriptedModel([{ ...toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), stateWrites: { n: 1 } }, textTurn('done')]), tools: [tool], registry });
+      const seen: unknown[] = [];
+      for await (const event of agent.stream('go')) {
+        if (event.type !== 'agentResult') continue;
+        seen.push(agent.messages.length);
+        break;
+      }
+      expect([seen, agent.messages.length, agent.modelState]).toEqual([[1], 1, {}]);
+    });
+
+    it('rolls the stopped run back when its invoke fails after the result', async () => {
+      const registry = new MiddlewareRegistry();
+      const late = new Error('late failure');
+      registry.add(AgentStreamStage.Wrap, async function* cutShort(_context, next) {
+        for await (const event of next()) if (event.type === 'modelResult') break;
+        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
+        throw late;
+      });
+      const agent = new Agent({ model: new ScriptedModel([textTurn('ok')]), registry });
+      await expect(agent.invoke('go')).rejects.toBe(late);
+      expect(agent.messages).toEqual([]);
     });
   });
 });

@@ -29,12 +29,18 @@ describe('runDemo', () => {
         '    invoke executeTool',
         '      layer executeTool wrap toolGuard 1',
         '    end executeTool',
+        '    invoke turn',
+        '      layer turn terminal natural decision 1',
+        '    end turn',
         '    invoke invokeModel',
         '      handler invokeModel input addDate',
         '      layer invokeModel wrap retryOnce 1',
         '        layer invokeModel terminal model.stream 1',
         '      handler invokeModel output redactEmail',
         '    end invokeModel',
+        '    invoke turn',
+        '      layer turn terminal natural decision 1',
+        '    end turn',
         'end agentStream',
       ]);
       expect(outcome.systemPrompts).toEqual([
@@ -85,6 +91,9 @@ describe('runDemo', () => {
           'stage "executeTool"',
           '└─ wrap    1. toolGuard',
           '   └─ terminal',
+          '',
+          'stage "turn"',
+          '└─ terminal',
           '',
         ].join('\n'),
       );

@@ -118,19 +118,10 @@ describe('createModelContext', () => {
   });
 
   describe('cost', () => {
-    it('does not grow with the history: 10,000 messages cost no more than a few times 10', () => {
-      const build = (size: number): number => {
-        const history = new History(Array.from({ length: size }, (_, index) => user(`m${index}`)));
-        const parts = { model, messages: history.messages, systemPrompt: 'sys', toolSpecs: [], invocationState: {} };
-        for (let warm = 0; warm < 2_000; warm++) createModelContext(parts);
-        const start = performance.now();
-        for (let round = 0; round < 20_000; round++) createModelContext(parts);
-        return performance.now() - start;
-      };
-      const small = Math.min(build(10), build(10));
-      const large = Math.min(build(10_000), build(10_000));
-      // A generous bound so a noisy machine cannot fail it; a copy per build would be about 1,000 times slower.
-      expect(large / small).toBeLessThan(10);
+    it('copies nothing of a 10,000-message history, so its cost does not grow with the history (the benchmark measures it: context_scaling)', () => {
+      const history = new History(Array.from({ length: 10_000 }, (_, index) => user(`m${index}`)));
+      const context = createModelContext({ model, messages: history.messages, systemPrompt: 'sys', toolSpecs: [], invocationState: {} });
+      expect([context.messages === history.messages, context.messages[9_999] === history.messages[9_999]]).toEqual([true, true]);
     });
   });
 

@@ -4,6 +4,7 @@ import { MiddlewareError } from '../../src/index';
 import {
   ScriptedModel,
   ScriptedTool,
+  createInterrupt,
   errorResult,
   failingTurn,
   isAgentResult,
@@ -37,7 +38,7 @@ const toolContext = (overrides: Partial<ToolRunContext> = {}): ToolRunContext =>
   toolUse: { type: 'toolUse', toolUseId: 't1', name: 'x', input: {} },
   signal: never,
   invocationState: {},
-  interrupt: () => ({ response: undefined }),
+  interrupt: createInterrupt('executeTool', 't1', new Map()),
   ...overrides,
 });
 

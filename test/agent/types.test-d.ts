@@ -1,12 +1,17 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf } from '../../src/index';
+import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf, type WrapHandler } from '../../src/index';
 import {
   Agent,
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
   ScriptedModel,
+  TurnStage,
+  turnAction,
   type AgentEvent,
+  type InterruptAnswer,
+  type TurnContext,
+  type TurnResultEvent,
   type AgentResultEvent,
   type AgentStreamContext,
   type ExecuteToolContext,
@@ -27,6 +32,22 @@ describe('agent stages', () => {
       expectTypeOf<ContextOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentStreamContext>();
       expectTypeOf<ResultOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentResultEvent>();
       expectTypeOf<EventOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentEvent>();
+      expectTypeOf<ContextOf<typeof TurnStage>>().toEqualTypeOf<TurnContext>();
+      expectTypeOf<ResultOf<typeof TurnStage>>().toEqualTypeOf<TurnResultEvent>();
+    });
+
+    it('lets a turn action decide only what a turn action is', () => {
+      turnAction(() => ({ decision: 'loopToModel' }));
+      // @ts-expect-error: 'sideways' is no decision
+      turnAction(() => ({ decision: 'sideways' }));
+      expectTypeOf(turnAction(() => undefined)).toEqualTypeOf<WrapHandler<TurnContext, TurnResultEvent>>();
+    });
+
+    it('asks several questions at once and gets one answer per question', () => {
+      const ask = (context: AgentStreamContext) => context.interrupt([{ name: 'a' }, { name: 'b' }]);
+      expectTypeOf<ReturnType<typeof ask>>().toEqualTypeOf<readonly InterruptAnswer[]>();
+      const askOne = (context: AgentStreamContext) => context.interrupt({ name: 'a' });
+      expectTypeOf<ReturnType<typeof askOne>>().toEqualTypeOf<InterruptAnswer>();
     });
   });
 

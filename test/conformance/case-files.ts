@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { vi } from 'vitest';
 import { nodeHost } from '../../cli/node-host';
 import type { LibraryCopy, LibraryHost } from '../../src/conformance/index';
+import { bareRealmOfSource } from '../reliability/bare-realm-source';
 
 /** The `spec/` directory. */
 export const specDirectory = join(import.meta.dirname, '..', '..', 'spec');
@@ -41,5 +42,12 @@ async function loadCopy(): Promise<LibraryCopy> {
   return { core, agent };
 }
 
-/** The host of in-process runs under vitest: Node.js's collector, and copies as fresh module instances (vitest cannot require the sources). */
-export const vitestHost: LibraryHost = { collectGarbage: nodeHost().collectGarbage, loadCopies: async () => ({ first: await loadCopy(), second: await loadCopy() }) };
+/**
+ * The host of in-process runs under vitest: Node.js's collector, copies as fresh module instances (vitest cannot
+ * require the sources), and `src/` bundled into Vercel's edge-runtime as the bare realm.
+ */
+export const vitestHost: LibraryHost = {
+  collectGarbage: nodeHost().collectGarbage,
+  loadCopies: async () => ({ first: await loadCopy(), second: await loadCopy() }),
+  runInBareRealm: bareRealmOfSource,
+};

@@ -32,6 +32,7 @@ describe('the ESM and CommonJS builds in one process', () => {
       expect(observed).toEqual({
         loadedFirst,
         twoBuilds: true,
+        sameTurnStage: true,
         cases: Object.fromEntries(cases.map((testCase) => [testCase.id, testCase.expect])),
         mixed: { 'esm registry, cjs middleware': mixedOutcome, 'cjs registry, esm middleware': mixedOutcome },
       });

@@ -83,7 +83,8 @@ function linkDependencies(manifest: PackageJson, modules: string): void {
 /**
  * Packs `dist/`, installs the tarball into a new consumer project and puts
  * the consumer scripts of `test/package/consumer/` into it, with the
- * reliability runner's `second-copy` scenario as `second-copy.cjs`.
+ * reliability runner's `second-copy` scenario as `second-copy.cjs` and its
+ * `bare-realm` scenario as `bare-realm.mjs`.
  */
 export function createConsumerProject(): ConsumerProject {
   checkBuild();
@@ -102,6 +103,8 @@ export function createConsumerProject(): ConsumerProject {
     for (const script of readdirSync(scriptsDirectory)) writeFileSync(join(directory, script), readFileSync(join(scriptsDirectory, script)));
     // The second-copy scenario of the reliability cases, run on both builds by both-builds.cjs.
     writeFileSync(join(directory, 'second-copy.cjs'), transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'second-copy.ts'), 'utf8'), 'cjs'));
+    // The bare-realm scenario, run on the ESM build by edge.mjs (and in Chromium by the integration tier).
+    writeFileSync(join(directory, 'bare-realm.mjs'), transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'bare-realm.ts'), 'utf8'), 'esm'));
     return { directory, remove };
   } catch (error) {
     remove();

@@ -18,8 +18,8 @@ const documented = readmeSection('Built-in middleware')
   .map((line) => /^\| `(\w+)` \|/.exec(line)?.[1])
   .filter((name): name is string => name !== undefined);
 
-/** Exports of `/middleware` that are not middleware factories (a store, constants, the timers). */
-const notFactories = ['LruStore', 'TRACING_ATTRIBUTES', 'sleep', 'systemTimers'];
+/** Exports of `/middleware` that are not middleware factories (a store, constants, the timers, retry's default classification). */
+const notFactories = ['LruStore', 'TRACING_ATTRIBUTES', 'isRetryableError', 'sleep', 'systemTimers'];
 
 /** Wrap handler factories: registered with `add`, named after the factory. */
 const wrapFactories = ['retry', 'fallback', 'regenerate', 'timeout', 'rateLimit', 'cache'];

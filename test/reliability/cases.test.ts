@@ -102,6 +102,7 @@ describe('ReliabilityCaseSchema', () => {
         'deep-chain',
         'second-copy',
         'handed-out-values',
+        'bare-realm',
       ]);
     });
   });

@@ -1,5 +1,5 @@
 import type { MiddlewareRegistry, SystemPrompt } from '../../index';
-import type { AgentEvent, Interrupt, Message, Model, Tool } from '../../agent/index';
+import type { AgentEvent, AgentSession, AgentSnapshot, Interrupt, Message, Model, Tool, Usage } from '../../agent/index';
 import type { AgentCapability } from '../cases/agent-case';
 
 /**
@@ -29,8 +29,10 @@ export interface AgentLoopAdapter {
   readonly name: string;
   /** What the loop can do beyond the base loop. */
   readonly capabilities: readonly AgentCapability[];
-  /** Starts one conversation of the loop; every run of a case goes to the session it returns. */
+  /** Starts one conversation of the loop; every run of a case goes to the session it returns. A setup the loop refuses (a snapshot of a newer format, say) throws. */
   readonly start: (setup: AgentLoopSetup) => AgentLoopSession;
+  /** Starts a conversation that goes on from what `setup.session` holds (capability `snapshots`). */
+  readonly fromSession?: ((setup: AgentLoopSetup) => Promise<AgentLoopSession>) | undefined;
 }
 
 /** What a conversation starts with. Fields belonging to a capability are given only to a loop that claims it. */
@@ -47,13 +49,19 @@ export interface AgentLoopSetup {
   readonly messages?: readonly Message[] | undefined;
   /** The model state the conversation starts from (capability `modelState`). */
   readonly modelState?: Record<string, unknown> | undefined;
+  /** The name the agent view carries (capability `agentView`); undefined: the loop's default. */
+  readonly name?: string | undefined;
+  /** The session store and id the conversation saves its snapshot to (capability `snapshots`). */
+  readonly session?: AgentSession | undefined;
+  /** The snapshot the conversation goes on from, given instead of messages and model state (capability `snapshots`). */
+  readonly snapshot?: AgentSnapshot | undefined;
 }
 
 /** One run (one turn of the conversation). */
 export interface AgentLoopRun {
   /** The user's text or messages; undefined on a resume. */
   readonly input?: string | readonly Message[] | undefined;
-  /** Interrupt responses by id: the run resumes a halted run (capability `interrupts`). */
+  /** Interrupt responses by id: without input the run resumes a halted run (capability `interrupts`); with input they are given in advance (capability `agentInterrupts`). */
   readonly resume?: Record<string, unknown> | undefined;
   /** The run's invocation state (capability `invocationState`). */
   readonly invocationState?: Record<string, unknown> | undefined;
@@ -76,4 +84,8 @@ export interface AgentLoopSession {
   readonly pendingInterrupts?: readonly Interrupt[];
   /** Cancels the running run (capability `cancel`); false when none is going. */
   cancel?(): boolean;
+  /** The conversation state as a versioned JSON snapshot (capability `snapshots`). */
+  snapshot?(): AgentSnapshot;
+  /** Token counts summed over the runs the conversation kept (capability `snapshots`). */
+  readonly usage?: Usage;
 }

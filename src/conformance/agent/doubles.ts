@@ -13,6 +13,7 @@ import {
   type ModelStreamEvent,
   type ScriptedTurn,
   type StopReason,
+  type Tool,
   type Usage,
 } from '../../agent/index';
 import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-case';
@@ -171,8 +172,9 @@ function oddThrown(kind: string): unknown {
   }
 }
 
-/** The scripted tool a case tool describes; its calls are recorded in the world. */
-export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
+/** The scripted tool a case tool describes, or an external one (no `run`); its calls are recorded in the world. */
+export function buildTool(world: World, spec: AgentCaseTool): Tool {
+  if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
   let call = 0;
   return new ScriptedTool({
     name: spec.name,
@@ -183,6 +185,7 @@ export function buildTool(world: World, spec: AgentCaseTool): ScriptedTool {
       if (spec.observeSignal === true) world.observations.push(`tool ${spec.name} signal aborted=${context.signal.aborted}`);
       if (spec.hang === true) return new Promise(() => undefined);
       if (spec.interrupt !== undefined) return context.interrupt({ name: spec.interrupt.name, reason: spec.interrupt.reason }).response;
+      if (spec.interruptMany !== undefined) return context.interrupt(spec.interruptMany).map((answer) => answer.response);
       const outcomes = spec.outcomes ?? [{ value: 'ok' }];
       const outcome = outcomes[Math.min(++call, outcomes.length) - 1] as NonNullable<AgentCaseTool['outcomes']>[number];
       if ('error' in outcome) throw userError(world, outcome.error);

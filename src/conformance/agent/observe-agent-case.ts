@@ -4,12 +4,12 @@
  * port for. The runner compares the observation with the case's expectations.
  */
 import { MiddlewareRegistry, type SystemPrompt } from '../../index';
-import type { AgentEvent, Message } from '../../agent/index';
+import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, type SessionStore } from '../../agent/index';
 import type { AgentCase } from '../cases/agent-case';
 import type { Json } from '../cases/chain-case';
 import { reportError } from '../library/chain-values';
 import type { AgentObservation, AgentRunObservation } from '../protocol/messages';
-import type { AgentLoopAdapter, AgentLoopSession } from './adapter';
+import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
 import { buildModel, buildTool, type World } from './doubles';
 import { register } from './vocabulary';
 
@@ -25,19 +25,21 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   const modelState = testCase.agent.modelState === undefined ? undefined : structuredClone(testCase.agent.modelState);
   callerObjects.push(...(messages === undefined ? [] : [messages, ...messages]), ...(modelState === undefined ? [] : [modelState]));
   if (typeof systemPrompt === 'object') callerObjects.push(systemPrompt, ...systemPrompt);
-  const session = adapter.start({
+  // What a conversation restored later starts with too: the same doubles, registry and session, no messages or model state.
+  const setup: AgentLoopSetup = {
     registry,
     model,
     tools: (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool)),
     systemPrompt: systemPrompt as SystemPrompt | undefined,
-    messages,
-    modelState,
-  });
+    name: testCase.agent.name,
+    session: testCase.agent.session === true ? { store: recordingStore(world), id: 'case' } : undefined,
+  };
+  let session = adapter.start({ ...setup, messages, modelState });
   world.session = session;
 
   const runs: AgentRunObservation[] = [];
   for (const run of testCase.runs) {
-    const invocationState = structuredClone(run.invocationState ?? {});
+    const invocationState = run.invocationState === undefined ? undefined : structuredClone(run.invocationState);
     const input = run.input === undefined ? undefined : structuredClone(run.input);
     if (typeof input === 'object') callerObjects.push(input, ...(input as object[]));
     if (run.inputDefect !== undefined) spoil(input as unknown as Message[], run.inputDefect);
@@ -47,14 +49,20 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     const events: AgentEvent[] = [];
     let error: AgentRunObservation['error'];
     try {
+      if (run.restore !== undefined) {
+        session = await restored(adapter, setup, session, run.restore, run.snapshotPatch);
+        world.session = session;
+      }
       for await (const event of session.run({ input: input as string | Message[] | undefined, resume: run.resume, invocationState, signal })) events.push(event);
     } catch (thrown) {
       error = reportError(thrown, new Set(world.errors.values()));
     }
-    runs.push(runObservation(events, error, invocationState, run.expect?.frozen === undefined ? undefined : () => frozenAfter(session, events)));
+    const current = session;
+    runs.push(runObservation(events, error, invocationState, run.expect?.frozen === undefined ? undefined : () => frozenAfter(current, events)));
   }
   await Promise.all(world.pending);
 
+  const expected = testCase.expect ?? {};
   return {
     runs,
     history: session.messages as unknown as Json[],
@@ -69,12 +77,37 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     })),
     observations: world.observations,
     ...(session.pendingInterrupts === undefined ? {} : { pendingInterrupts: session.pendingInterrupts.map((interrupt) => interrupt.id) }),
-    ...(testCase.expect?.callerObjectsUnfrozen === undefined ? {} : { callerObjectsUnfrozen: callerObjects.every((object) => !Object.isFrozen(object)) }),
+    ...(expected.callerObjectsUnfrozen === undefined ? {} : { callerObjectsUnfrozen: callerObjects.every((object) => !Object.isFrozen(object)) }),
+    ...(expected.snapshot === undefined || session.snapshot === undefined ? {} : { snapshot: session.snapshot() as unknown as Json }),
+    ...(expected.agentUsage === undefined || session.usage === undefined ? {} : { agentUsage: session.usage as unknown as Json }),
   };
 }
 
+/** A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved. */
+function recordingStore(world: World): SessionStore {
+  const store = new MemorySessionStore();
+  return {
+    load: (id) => store.load(id),
+    save: (id, snapshot) => {
+      world.observations.push(`save ${snapshot.messages.length} messages${snapshot.halted === null ? '' : ' halted'}`);
+      return store.save(id, snapshot);
+    },
+  };
+}
+
+/** A new conversation, with the same setup, that goes on from the old one's state: its JSON snapshot (patched), or its session. */
+async function restored(adapter: AgentLoopAdapter, setup: AgentLoopSetup, session: AgentLoopSession, how: 'snapshot' | 'session', patch: Record<string, unknown> | undefined): Promise<AgentLoopSession> {
+  if (how === 'session') {
+    if (adapter.fromSession === undefined) throw new Error(`${adapter.name} claims snapshots but has no fromSession().`);
+    return adapter.fromSession(setup);
+  }
+  if (session.snapshot === undefined) throw new Error(`${adapter.name} claims snapshots but its session has no snapshot().`);
+  const snapshot = { ...(JSON.parse(JSON.stringify(session.snapshot())) as Record<string, unknown>), ...patch } as unknown as AgentSnapshot;
+  return adapter.start({ ...setup, snapshot });
+}
+
 /** What one run showed; `frozen` runs its check only when the case expects it, since the check tries to change the result. */
-function runObservation(events: readonly AgentEvent[], error: AgentRunObservation['error'], invocationState: Record<string, unknown>, frozen: (() => boolean) | undefined): AgentRunObservation {
+function runObservation(events: readonly AgentEvent[], error: AgentRunObservation['error'], invocationState: Record<string, unknown> | undefined, frozen: (() => boolean) | undefined): AgentRunObservation {
   const last = events.at(-1);
   const result = last?.type === 'agentResult' ? last : undefined;
   const modelResult = [...events].reverse().find((event) => event.type === 'modelResult');
@@ -84,8 +117,10 @@ function runObservation(events: readonly AgentEvent[], error: AgentRunObservatio
     ...(stopReason === undefined ? {} : { stopReason }),
     ...(last === undefined ? {} : { lastEventType: last.type }),
     ...(result === undefined ? {} : { interrupts: result.interrupts as unknown as Json, usage: result.usage as unknown as Json }),
+    ...(result?.stoppedBy === undefined ? {} : { stoppedBy: result.stoppedBy as unknown as Json }),
     eventTypes: events.map((event) => event.type),
-    invocationState: invocationState as Json,
+    // A copy as the run left it: a resume without invocation state goes on with the halted run's very object (MW-114).
+    ...(invocationState === undefined ? {} : { invocationState: structuredClone(invocationState) as Json }),
     ...(frozen === undefined ? {} : { frozen: frozen() }),
   };
 }

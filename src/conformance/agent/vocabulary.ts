@@ -5,10 +5,11 @@
  */
 import { castDraft, produce } from 'immer';
 import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../index';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, type AgentEvent, type Message, type StopReason } from '../../agent/index';
+import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentEvent, type Message, type StopReason } from '../../agent/index';
 import type { AgentCaseHandler } from '../cases/agent-case';
 import type { AgentLoopSession } from './adapter';
 import { userError, type World } from './doubles';
+import { registerLoopHandler } from './loop-vocabulary';
 
 /** How an observation shows a tool result's error: none, its message, or its type when it has no readable message. */
 function errorText(event: { readonly error?: unknown }): string {
@@ -64,7 +65,7 @@ export function hedging<TContext>(onKept: (index: number) => void = () => undefi
   };
 }
 
-const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage } as const;
+const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage } as const;
 
 /** Registers one vocabulary handler; `spec/README.md` says what each stage, phase and `do` registers. */
 export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
@@ -72,6 +73,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
   const unsupported = (): never => {
     throw new Error(`Case handler "${spec.do}" is not defined for ${spec.stage}.${spec.phase}.`);
   };
+  if (registerLoopHandler(world, registry, spec)) return;
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':

@@ -20,16 +20,20 @@ export const AGENT_CAPABILITIES = {
   invocationState: "a run takes the caller's invocation state and shares it with every handler and tool (MW-105)",
   rollback: 'a run that fails leaves the conversation and the model state as they were (MW-116)',
   agentStream: 'a run is one AgentStreamStage invoke ending with an agentResult event (MW-103, MW-119), and what the loop hands out is frozen (MW-105)',
-  interrupts: 'tools and handlers can halt a run with interrupt() and a later run resumes it (MW-113, MW-114)',
+  interrupts: 'tools and handlers can halt a run with interrupt(), one question or several at once, external tools halt it for the caller, interrupt events come as questions are raised, and a later run resumes it (MW-113, MW-114, MW-132, MW-133, MW-135)',
   cancel: "a run ends with stopReason 'cancelled' when cancelled or when its signal aborts (MW-115)",
   runChecks: 'a run copies and checks what it is given and refuses a second run while one is going (MW-106, MW-117)',
+  turnControl: "the loop invokes TurnStage after each turn and acts on its decision, and a run stopped early (by a turn decision, stopReason 'stopped', or by an AgentStreamStage Wrap handler) keeps its input and completed turns (MW-125 – MW-128)",
+  agentInterrupts: "the AgentStreamStage context's interrupt() halts the whole run, responses may be given with a fresh run's input, a run's responses live as long as the run and its resumes, and a question after the result is refused (MW-131, MW-134)",
+  snapshots: 'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
+  agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
 } as const;
 
 /** One capability of an agent loop (see {@link AGENT_CAPABILITIES}). */
 export type AgentCapability = keyof typeof AGENT_CAPABILITIES;
 
 const capability = z.enum(Object.keys(AGENT_CAPABILITIES) as [AgentCapability, ...AgentCapability[]]);
-const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled']);
+const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled', 'stopped']);
 const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 const systemBlocks = z.array(z.record(z.string(), json));
 
@@ -74,13 +78,18 @@ const tool = z.strictObject({
     .optional()
     .describe('Answers of calls 1, 2, ...; the last repeats; errors are new Error(message)'),
   interrupt: z.strictObject({ name: z.string(), reason: json.optional() }).optional().describe('The tool calls interrupt() and returns the response'),
+  interruptMany: z
+    .array(z.strictObject({ name: z.string(), reason: json.optional() }))
+    .optional()
+    .describe('The tool asks these questions at once with interrupt([...]) and returns the array of responses'),
   observeSignal: z.boolean().optional().describe('Observes "tool <name> signal aborted=<bool>"'),
   cancelAgent: z.boolean().optional().describe('The tool calls agent.cancel() first'),
   cancelLater: cancelLater.optional(),
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
+  external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
 });
 
-const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool']);
+const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn']);
 
 /** One handler from the vocabulary. */
 const handler = z
@@ -107,6 +116,16 @@ const handler = z
       'replaceInput',
       'respond',
       'passThrough',
+      'action',
+      'badResult',
+      'stopAfter',
+      'observeAgent',
+      'gate',
+      'lateInterrupt',
+      'observeState',
+      'errorsAsAnswers',
+      'dropResult',
+      'observeCode',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -119,6 +138,18 @@ const handler = z
     name: z.string().optional(),
     reason: json.optional(),
     presupplied: z.string().optional().describe('invocationState key holding a pre-supplied response'),
+    action: z
+      .strictObject({
+        decision: z.string().optional(),
+        inject: z.array(json).optional(),
+        onRunEnd: z.array(json).optional(),
+        reason: z.string().optional(),
+      })
+      .optional()
+      .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
+    turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
+    spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
+    critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
   })
   .describe('A handler; see the runner for what each "do" means');
 
@@ -134,9 +165,14 @@ const modelCall = z.strictObject({
 /** One run of the agent and what it must end with. */
 const run = z.strictObject({
   input: z.union([z.string(), z.array(json)]).optional().describe('User text or messages; absent on a resume'),
-  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id: the run is agent.resume(responses)'),
+  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance'),
   invocationState: z.record(z.string(), json).optional(),
   signal: z.enum(['aborted', 'abortable']).optional().describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
+  restore: z
+    .enum(['snapshot', 'session'])
+    .optional()
+    .describe("Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession"),
+  snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
@@ -159,6 +195,7 @@ const run = z.strictObject({
         .describe('The run rejects: a MiddlewareError code (and the listed fields), or the user error with this message (the same object)'),
       eventTypes: z.array(z.string()).optional(),
       invocationState: json.optional(),
+      stoppedBy: json.optional().describe("The agent result's stoppedBy"),
       frozen: z
         .boolean()
         .optional()
@@ -171,12 +208,14 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-(1[01]|21)\d$/)).min(1).describe('Rules of section 5 (MW-100 – MW-119) and MW-210'),
+  rules: z.array(z.string().regex(/^MW-(1[0-5]|21)\d$/)).min(1).describe('Rules of sections 5 and 5b (MW-100 – MW-159) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
     .describe('The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed'),
   agent: z.strictObject({
+    name: z.string().optional().describe("The agent's name (options.name)"),
+    session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
     systemPrompt: z.union([z.string(), systemBlocks]).optional(),
     messages: z.array(json).optional(),
     modelState: z.record(z.string(), json).optional(),
@@ -194,6 +233,8 @@ export const agentCase = z.strictObject({
       observations: z.array(z.string()).optional(),
       pendingInterrupts: z.array(z.string()).optional(),
       callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
+      snapshot: json.optional().describe('agent.snapshot() after the runs'),
+      agentUsage: usage.optional().describe('agent.usage after the runs'),
     })
     .optional(),
 });

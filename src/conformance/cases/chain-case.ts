@@ -21,7 +21,12 @@ export const ruleId = z.string().regex(/^MW-\d{3}$/);
 
 /** A text recorded into the trace; `{context}`, `{result}`, `{state}`, `{error}`, `{aborted}` and `{call}` are filled in. */
 const record = z.strictObject({ record: z.string() }).describe('Appends the text to the trace, placeholders filled in');
-const throwStep = z.strictObject({ throw: z.string() }).describe('Throws a new Error with this message (a user error)');
+const throwStep = z
+  .strictObject({
+    throw: z.string(),
+    with: z.record(z.string(), z.json()).optional().describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
+  })
+  .describe('Throws a new Error with this message (a user error)');
 const abortStep = z.strictObject({ abort: z.string() }).describe("Aborts the invoke's signal with this string as the reason");
 const abortLocal = z.strictObject({ abortLocal: z.string() }).describe('Aborts the named local controller (see next.signal) with reason "local"');
 

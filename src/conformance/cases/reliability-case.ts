@@ -185,8 +185,31 @@ const handedOutValues = z
   })
   .describe('Every value the library hands out, mutated where possible');
 
+
+const bareRealm = z
+  .strictObject({
+    ...common,
+    scenario: z.literal('bare-realm'),
+    expect: z.strictObject({
+      globalProcess: z.string().describe('typeof globalThis.process inside the realm'),
+      invoke: z
+        .strictObject({ events: z.array(z.json()).describe('Events delivered'), terminalCalls: z.number().int().nonnegative().describe('Calls of the scripted terminal') })
+        .describe('A stage "reply" whose results have type "done": a retry with no backoff, an Output handler upper-casing the result text through result.update, a terminal failing once with an Error whose status is 503, then yielding {type: "text", text: "hel"} and {type: "done", text: "hello"}'),
+      agent: z
+        .strictObject({
+          stopReason: z.string().describe("The run's stop reason"),
+          messages: z.number().int().nonnegative().describe('Messages in the history after the run'),
+          toolCalls: z.number().int().nonnegative().describe('Calls that reached the tool'),
+          answer: z.string().nullable().describe('The text of the last message'),
+        })
+        .describe('An agent with model state {turns: 0}, a retry on InvokeModelStage, a ScriptedTool "lookup" answering "shipped", and a ScriptedModel asking for it (input {order: "A-1"}) then answering "Order A-1 has shipped.", run once with "Where is order A-1?"'),
+      globals: z.array(z.string()).describe('What loading and running the library added to the global object: its own keys as strings (a symbol as Symbol(<description>)), sorted'),
+    }),
+  })
+  .describe('The library loaded and run in a realm with the standard and web globals only: no process, no bundler define');
+
 /** A `"kind": "reliability"` case: one of the fixed scenarios, its parameters and what it must observe. */
-export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain, secondCopy, handedOutValues]);
+export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain, secondCopy, handedOutValues, bareRealm]);
 
 /** A parsed reliability case. */
 export type ReliabilityCase = z.infer<typeof ReliabilityCaseSchema>;

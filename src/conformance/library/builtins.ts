@@ -4,10 +4,10 @@
  * spec/README.md ("Built-in middleware in cases") states normatively.
  */
 import type { AnyStage, Middleware, WrapHandler } from '../../index';
-import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore } from '../../middleware/index';
+import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../middleware/index';
 import { objectSchema } from './chain-values';
 import { recordingTracing } from './recording-tracer';
-import { errorText, type Environment } from './script-environment';
+import { errorText, userError, type Environment } from './script-environment';
 
 /** Makes a bundle from a case's JSON options. */
 export type BuiltinFactory = (options: Record<string, unknown>, run: BuiltinRun) => Middleware;
@@ -22,11 +22,11 @@ export interface BuiltinRun {
 
 /** Every built-in a case may name, by name. */
 export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>([
-  ['retry', (options, { stage }) => wrapBundle('retry', stage, options, retry({ attempts: number(options.attempts, 3), backoff: () => number(options.delayMs, 0), stream: stream(options.stream) } as never))],
+  ['retry', (options, { stage, environment }) => wrapBundle('retry', stage, options, retry(retryOptions(options, environment) as never))],
   ['fallback', (options, { stage }) => wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
   ['regenerate', (options, { stage }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options)))],
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
-  ['rateLimit', (options, { stage }) => wrapBundle('rateLimit', stage, options, rateLimit(withoutName(options) as never))],
+  ['rateLimit', (options, { stage, environment }) => wrapBundle('rateLimit', stage, options, rateLimit((options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment)) as never))],
   ['cache', (options, { stage, environment }) => wrapBundle('cache', stage, options, cache(cacheOptions(options, environment)))],
   ['validate', (options, { stage }) => validate({ ...(options.context === undefined ? {} : { context: objectSchema(options.context as never) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result as never) }) }).on(stage as never)],
   ['tracing', (options, { environment }) => recordedTracing(environment, options.api !== false)],
@@ -64,6 +64,63 @@ function stream(value: unknown): AttemptStream | undefined {
   return value as AttemptStream | undefined;
 }
 
+/**
+ * `attempts`, `delayMs` (a constant backoff, default 0), `stream` and `maxRetryAfterMs` as the factory takes them;
+ * `"recordWaits": true` records `retry <attempt> wait <delayMs>` before each wait and ends every wait at once,
+ * with `"wallClock": <ms since the epoch>` as the clock `Retry-After` dates are measured against.
+ */
+function retryOptions(options: Record<string, unknown>, environment: Environment): RetryOptions {
+  const recordWaits = options.recordWaits === true;
+  const immediate = { setTimeout: (callback: () => void) => void queueMicrotask(callback), clearTimeout: () => undefined, wallClock: () => number(options.wallClock, 0) };
+  return {
+    attempts: number(options.attempts, 3),
+    backoff: () => number(options.delayMs, 0),
+    stream: stream(options.stream) as AttemptStream,
+    ...(options.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: number(options.maxRetryAfterMs, 0) }),
+    ...(recordWaits ? { timers: immediate, onRetry: (info: RetryInfo) => void environment.trace.push(`retry ${info.attempt} wait ${info.delayMs}`) } : {}),
+  };
+}
+
+/** One answer of a scripted shared limiter (see {@link sharedLimitOptions}). */
+type LimiterAnswer = 'grant' | { readonly msBeforeNext: number } | { readonly fail: string } | { readonly abort: string; readonly then: LimiterAnswer };
+
+/**
+ * `{ "limiter": { "answers": [...] }, "key"?, "points"? }`: a shared limiter whose `consume` records
+ * `consume <key> <points>` and gives the next answer (the last repeating): `"grant"` resolves,
+ * `{ "msBeforeNext": n }` rejects with that spent answer, `{ "fail": "m" }` rejects with `Error("m")`,
+ * `{ "abort": "r", "then": answer }` aborts the invoke's signal with reason `r`, then gives `answer`;
+ * `reward` records `reward <key> <points>`. Waits are recorded as `wait <ms>` and end at once.
+ */
+function sharedLimitOptions(options: Record<string, unknown>, environment: Environment): Record<string, unknown> {
+  const answers = (options.limiter as { answers: LimiterAnswer[] }).answers;
+  let calls = 0;
+  const answer = (given: LimiterAnswer): Promise<unknown> => {
+    if (given === 'grant') return Promise.resolve({ remainingPoints: 0 });
+    if ('msBeforeNext' in given) return Promise.reject({ msBeforeNext: given.msBeforeNext, remainingPoints: 0 });
+    if ('fail' in given) return Promise.reject(userError(environment, given.fail));
+    environment.controller?.abort(given.abort);
+    return answer(given.then);
+  };
+  return {
+    ...(options.key === undefined ? {} : { key: options.key }),
+    ...(options.points === undefined ? {} : { points: options.points }),
+    limiter: {
+      consume: (key: string, points: number) => {
+        environment.trace.push(`consume ${key} ${points}`);
+        return answer(answers[Math.min(calls++, answers.length - 1)] as LimiterAnswer);
+      },
+      reward: (key: string, points: number) => void environment.trace.push(`reward ${key} ${points}`),
+    },
+    timers: {
+      setTimeout: (callback: () => void, ms: number) => {
+        environment.trace.push(`wait ${ms}`);
+        queueMicrotask(callback);
+      },
+      clearTimeout: () => undefined,
+    },
+  };
+}
+
 /** `alternatives`: a context is used as it is; `{ "merge": {...} }` is a function alternative merging keys into the original context. */
 function alternatives(options: Record<string, unknown>): unknown[] {
   return ((options.alternatives as unknown[] | undefined) ?? []).map((alternative) => {
@@ -74,7 +131,8 @@ function alternatives(options: Record<string, unknown>): unknown[] {
 
 /**
  * `key` names the context field used as the cache key; `store`: `"rejects"` (every method returns a promise
- * rejected with `Error("store down")`), `"hangs"` (every method returns a promise that never settles) or
+ * rejected with `Error("store down")`), `"hangs"` (every method returns a promise that never settles),
+ * `"json"` (keeps each entry as JSON text, recording `store set <key> ttl <ttlMs>`) or
  * `{ "entries": { key: entry } }` (an in-memory store holding those entries); `"onError": true` records
  * `cache-error <operation> <key> <error>` for each store failure.
  */
@@ -83,13 +141,26 @@ function cacheOptions(options: Record<string, unknown>, environment: Environment
   return {
     key: (context) => (context[field] === undefined ? undefined : String(context[field])),
     ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }),
-    ...(options.store === undefined ? {} : { store: cacheStore(options.store) }),
+    ...(options.store === undefined ? {} : { store: cacheStore(options.store, environment) }),
     ...(options.onError === true ? { onError: (error, info) => void environment.trace.push(`cache-error ${info.operation} ${info.key} ${errorText(error)}`) } : {}),
   };
 }
 
 /** The store a case names (see {@link cacheOptions}). */
-function cacheStore(spec: unknown): CacheStore {
+function cacheStore(spec: unknown, environment: Environment): CacheStore {
+  if (spec === 'json') {
+    const saved = new Map<string, string>();
+    return {
+      get: async (key) => {
+        const text = saved.get(key);
+        return text === undefined ? undefined : (JSON.parse(text) as CacheEntry);
+      },
+      set: async (key, entry, ttlMs) => {
+        environment.trace.push(`store set ${key} ttl ${String(ttlMs)}`);
+        saved.set(key, JSON.stringify(entry));
+      },
+    };
+  }
   if (spec === 'rejects') {
     const down = (): Promise<never> => Promise.reject(new Error('store down'));
     return { get: down, set: down, delete: down };

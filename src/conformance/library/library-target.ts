@@ -9,7 +9,7 @@ import { ChainSession } from './chain-session';
 
 /** Options of {@link libraryTarget}. */
 export interface LibraryTargetOptions {
-  /** What the runtime provides to the `abandoned` and `second-copy` scenarios. */
+  /** What the runtime provides to the `abandoned`, `second-copy` and `bare-realm` scenarios. */
   readonly host?: LibraryHost | undefined;
   /** The agent loop the agent cases run on. Default: the reference `Agent`. */
   readonly agentLoop?: AgentLoopAdapter | undefined;

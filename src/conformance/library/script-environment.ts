@@ -66,9 +66,9 @@ export function fill(text: string, values: Values): string {
     .replaceAll('{call}', () => String(values.call));
 }
 
-/** A new user error the case throws, remembered so that it can be recognised when it arrives. */
-export function userError(environment: Environment, message: string): Error {
-  const error = new Error(message);
+/** A new user error the case throws, with `properties` assigned to it, remembered so that it can be recognised when it arrives. */
+export function userError(environment: Environment, message: string, properties?: Readonly<Record<string, unknown>>): Error {
+  const error = Object.assign(new Error(message), properties);
   environment.userErrors.add(error);
   return error;
 }

@@ -142,8 +142,9 @@ export const agentRunObservation = z.strictObject({
   lastEventType: z.string().optional().describe('The type of the last event'),
   interrupts: json.optional().describe("The agentResult's interrupts"),
   usage: json.optional().describe("The agentResult's usage"),
+  stoppedBy: json.optional().describe("The agentResult's stoppedBy, when it has one"),
   eventTypes: z.array(z.string()).describe('The type of every event'),
-  invocationState: json.optional().describe('The invocation state object given to the run, after it'),
+  invocationState: json.optional().describe('The invocation state object given to the run, after it; absent when the run gave none'),
   frozen: z.boolean().optional().describe('Only when the run expects frozen: the check that key describes'),
 });
 
@@ -159,6 +160,8 @@ export const agentObservation = z.strictObject({
   observations: z.array(z.string()),
   pendingInterrupts: z.array(z.string()).optional().describe('Ids of the pending interrupts'),
   callerObjectsUnfrozen: z.boolean().optional().describe('Only when the case expects callerObjectsUnfrozen'),
+  snapshot: json.optional().describe('Only when the case expects snapshot: the snapshot of the conversation state after the runs'),
+  agentUsage: json.optional().describe('Only when the case expects agentUsage: the token counts of the runs the conversation kept'),
 });
 
 /** The reply to each request, by op (besides the failure reply every request may get). */

@@ -11,13 +11,14 @@
  * plain JavaScript, against the installed builds loaded in one process.
  */
 import type { Json } from '../cases/chain-case';
+import type { AgentEntry, CoreEntry } from './library-entries';
 
 /** One loaded copy of the library: its main entry point and its agent kit. */
 export interface LibraryCopy {
   /** The copy's `staged-middleware`. */
-  readonly core: typeof import('../../index');
+  readonly core: CoreEntry;
   /** The copy's `staged-middleware/agent`. */
-  readonly agent: typeof import('../../agent/index');
+  readonly agent: AgentEntry;
 }
 
 /** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */

@@ -11,10 +11,10 @@ import { call, type ConformanceTarget } from './target';
 type RunExpectation = NonNullable<AgentCase['runs'][number]['expect']>;
 
 /** The keys of a run's `expect` compared with the observation as they are. */
-const RUN_KEYS = ['stopReason', 'interrupts', 'usage', 'eventTypes', 'invocationState', 'frozen'] as const;
+const RUN_KEYS = ['stopReason', 'interrupts', 'usage', 'stoppedBy', 'eventTypes', 'invocationState', 'frozen'] as const;
 
 /** The keys of a case's `expect` compared with the observation as they are. */
-const CASE_KEYS = ['history', 'modelState', 'toolCalls', 'observations', 'pendingInterrupts', 'callerObjectsUnfrozen'] as const;
+const CASE_KEYS = ['snapshot', 'agentUsage', 'history', 'modelState', 'toolCalls', 'observations', 'pendingInterrupts', 'callerObjectsUnfrozen'] as const;
 
 /** Runs one agent case against `target` and returns what differed from its expectations. */
 export async function runAgentCase(testCase: AgentCase, target: ConformanceTarget, timeoutMs: number): Promise<Difference[]> {

@@ -45,6 +45,7 @@ async function observeBothBuilds(loadedFirst, builds) {
   return {
     loadedFirst,
     twoBuilds: builds.esm.agent.Agent !== builds.cjs.agent.Agent && builds.esm.core.MiddlewareRegistry !== builds.cjs.core.MiddlewareRegistry,
+    sameTurnStage: builds.esm.agent.TurnStage === builds.cjs.agent.TurnStage && builds.esm.core.isStage(builds.cjs.agent.TurnStage),
     cases,
     mixed: { 'esm registry, cjs middleware': await mixed(builds.esm, builds.cjs), 'cjs registry, esm middleware': await mixed(builds.cjs, builds.esm) },
   };

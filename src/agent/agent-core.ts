@@ -1,0 +1,45 @@
+/**
+ * What the run functions of the reference agent share with the `Agent`
+ * object: its setup, read once by `new Agent()`, and the conversation state
+ * it commits. Pure types.
+ *
+ * @packageDocumentation
+ */
+import type { MiddlewareRegistry } from '../registry';
+import type { SystemContentBlock } from '../system-prompt';
+import type { History } from './history';
+import type { Model, Usage } from './model-types';
+import type { Halt } from './halt';
+import type { AgentSession } from './snapshot-types';
+import type { AgentView } from './stage-types';
+import type { Tool, ToolChoice, ToolSpec } from './tool-types';
+
+/** The agent's setup and its committed conversation state, as the run functions see them. */
+export interface AgentCore {
+  /** The registry whose handlers run around every stage. */
+  readonly registry: MiddlewareRegistry;
+  /** The model. */
+  readonly model: Model;
+  /** The tools by name. */
+  readonly tools: ReadonlyMap<string, Tool>;
+  /** Frozen copies of the tools' specs. */
+  readonly toolSpecs: readonly ToolSpec[];
+  /** Frozen blocks, computed once, so building a model context copies nothing. */
+  readonly systemPrompt: readonly SystemContentBlock[] | undefined;
+  /** The tool choice passed to every model call. */
+  readonly toolChoice: ToolChoice | undefined;
+  /** What handlers see of the agent (frozen, the same object in every context). */
+  readonly view: AgentView;
+  /** Where the agent saves its snapshot, if it has a session. */
+  readonly session: AgentSession | undefined;
+  /** The committed history. */
+  history: History;
+  /** The committed model state (frozen); `agent.modelState = value` replaces it. */
+  modelState: Record<string, unknown>;
+  /** The halted run, if any. */
+  halt: Halt | undefined;
+  /** Token counts summed over the agent results of the runs that committed. */
+  usage: Usage;
+  /** The controller of the running run, if one is going. */
+  running: AbortController | undefined;
+}

@@ -1,0 +1,160 @@
+/**
+ * One run of the reference agent, from the moment it starts to the moment it
+ * commits its conversation state (or puts it back): the AgentStreamStage
+ * invoke around the turn loop, cancellation, halts on questions about the
+ * whole run, and the commit.
+ */
+import { MiddlewareError } from '../errors';
+import type { StateBinding, TerminalRun } from '../types';
+import type { AgentCore } from './agent-core';
+import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
+import { readInput } from './agent-setup';
+import { prepareRun, type RunStart } from './halt';
+import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
+import { link } from './run-signal';
+import type { Conversation, RunState, RunTally } from './run-state';
+import type { AgentEvent, AgentStreamContext } from './stage-types';
+import { AgentStreamStage, isAgentResult } from './stages';
+import { interruptEvent } from './tool-dispatch';
+import type { Interrupt } from './tool-types';
+import { toSnapshot } from './snapshot';
+import { agentResult, NO_INTERRUPTS, turnLoop, type LoopRun } from './turn-loop';
+import { ZERO_USAGE } from './usage';
+
+/**
+ * One run; `resume` holds the responses of `agent.resume()`, which replace `options.interruptResponses`.
+ *
+ * @throws MiddlewareError `ERR_AGENT_BUSY`, `ERR_INTERRUPT_PENDING` or `ERR_INVALID_OPTIONS` when it starts (see `Agent.stream`).
+ */
+export async function* runAgent(core: AgentCore, input: AgentInput, options: AgentRunOptions, resume: { readonly responses: unknown } | undefined): AsyncGenerator<AgentEvent, void, undefined> {
+  if (core.running !== undefined) {
+    throw new MiddlewareError({
+      code: 'ERR_AGENT_BUSY',
+      stage: AgentStreamStage.name,
+      message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
+    });
+  }
+  // Everything read from the caller is read here, before the agent counts as running, so a
+  // value that fails to read or copy rejects this run and leaves the agent free for the next.
+  const settings = readRunOptions(options, resume);
+  const begin = prepareRun(core.halt, readInput(input), settings.responses, settings.invocationState);
+  const controller = new AbortController();
+  const unlink = link(settings, controller);
+  core.running = controller;
+  const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
+  const tally: RunTally = { usage: ZERO_USAGE, closed: undefined, completed: false, produced: false, ended: false };
+  const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
+  const runStore: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined) };
+  const raised = new WeakSet<object>();
+  const { session } = core;
+  // The conversation state last saved to the session during this run, if any.
+  let saved: Conversation | undefined;
+  const persist =
+    session === undefined
+      ? undefined
+      : async (conversation: Conversation): Promise<void> => {
+          saved = conversation;
+          await session.store.save(session.id, toSnapshot(conversation, `the session "${session.id}"`));
+        };
+  const loop: LoopRun = { core, start, begin, store, tally, persist };
+  let committed = false;
+  // Set when a commit is to be saved before the next event reaches the caller.
+  let unsaved = false;
+  let failing = false;
+  try {
+    const context: AgentStreamContext = Object.freeze({
+      messages: begin.messages,
+      invocationState: begin.invocationState,
+      interrupt: interruptFor(AgentStreamStage.name, undefined, runStore, (signal) => raised.add(signal)),
+      agent: core.view,
+    });
+    const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> => turnLoop(loop, runContext, run);
+    const conversation: StateBinding<RunState> = {
+      get: () => ({ outcome: undefined }),
+      set: (next) => {
+        // Called by the core before the final event is delivered, and only when a terminal call completed.
+        commit(core, next.outcome as Conversation);
+        committed = true;
+        unsaved = persist !== undefined;
+      },
+    };
+    try {
+      for await (const event of core.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) {
+        // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
+        if (tally.closed !== undefined && !tally.completed && !committed && isAgentResult(event)) {
+          commit(core, tally.closed);
+          committed = true;
+          unsaved = persist !== undefined;
+        }
+        if (unsaved) {
+          unsaved = false;
+          await persist?.(current(core));
+        }
+        yield event;
+      }
+    } catch (error) {
+      committed = false;
+      if (controller.signal.aborted) {
+        commit(core, start);
+        if (saved !== undefined) await persist?.(start);
+        yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage);
+        return;
+      }
+      if (!(InterruptSignal.isInstance(error) && raised.has(error))) {
+        failing = true;
+        throw error;
+      }
+      // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
+      const interrupts = error.interrupts;
+      const halted: Conversation = { ...start, halt: haltedRun(begin, interrupts) };
+      commit(core, halted);
+      committed = true;
+      try {
+        await persist?.(halted);
+      } catch (saveError) {
+        // The halt is not kept when it cannot be saved: the run fails as a whole.
+        committed = false;
+        failing = true;
+        throw saveError;
+      }
+      for (const interrupt of interrupts) yield interruptEvent(interrupt);
+      yield agentResult('interrupt', undefined, interrupts, tally.usage);
+    }
+  } finally {
+    tally.ended = true;
+    // A run that committed nothing (it failed, was cancelled or closed, or no terminal call completed)
+    // leaves the conversation as it started, dropping whatever was assigned to agent.modelState meanwhile.
+    if (!committed) commit(core, start);
+    core.running = undefined;
+    unlink();
+    // The session got turns of a run that did not commit: it goes back to the state the agent is in.
+    if (!committed && saved !== undefined && saved !== start) await restoreSession(persist, start, failing);
+  }
+}
+
+/** Saves `start` again after a run that did not commit; a failure of it gives way to the error the run already fails with. */
+async function restoreSession(persist: ((conversation: Conversation) => Promise<void>) | undefined, start: Conversation, failing: boolean): Promise<void> {
+  try {
+    await persist?.(start);
+  } catch (error) {
+    if (!failing) throw error;
+  }
+}
+
+/** The agent's conversation state as it is now. */
+function current(core: AgentCore): Conversation {
+  return { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
+}
+
+/** The halt of a run stopped by a question about the whole run: the run as it started, to be replayed. */
+function haltedRun(begin: RunStart, interrupts: readonly Interrupt[]): Conversation['halt'] {
+  return Object.freeze({ interrupts, responses: begin.responses, input: begin.messages, turn: begin.turn, invocationState: begin.invocationState });
+}
+
+/** Makes `conversation` the agent's conversation state. */
+function commit(core: AgentCore, conversation: Conversation): void {
+  core.history = conversation.history;
+  core.modelState = conversation.modelState;
+  core.halt = conversation.halt;
+  core.usage = conversation.usage;
+}

@@ -1,0 +1,156 @@
+/**
+ * The agent's conversation state as plain JSON and back (MW-136): what a
+ * session store keeps, so a run halted in one process resumes in another.
+ */
+import { checkMessages, invalid, safeDescription, snapshotTooNew } from './agent-options';
+import { adoptRecord } from './agent-setup';
+import { adopt } from './freeze';
+import type { Halt, PendingTurn } from './halt';
+import { History } from './history';
+import { toJsonValue } from './json-value';
+import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
+import type { Usage } from './model-types';
+import type { Conversation } from './run-state';
+import type { AgentSnapshot, HaltedRunSnapshot } from './snapshot-types';
+import type { Interrupt } from './tool-types';
+
+/** The format version this copy writes, and the only one it reads. */
+export const SNAPSHOT_VERSION = 1;
+
+/**
+ * The JSON form of a conversation state (frozen). Values the snapshot needs
+ * whole (messages, model state, responses) must have a JSON form; an
+ * interrupt's `reason` without one is `null`, and the properties of the
+ * halted run's invocation state without one are left out.
+ *
+ * @param path - What the state is called in errors (`agent.snapshot()`).
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part of the messages, model state or responses that is not JSON.
+ */
+export function toSnapshot(conversation: Conversation, path: string): AgentSnapshot {
+  const { halt } = conversation;
+  return Object.freeze({
+    version: SNAPSHOT_VERSION,
+    messages: json(conversation.history.messages, 'messages', path) as readonly Message[],
+    modelState: json(conversation.modelState, 'modelState', path) as Record<string, unknown>,
+    usage: conversation.usage,
+    halted: halt === undefined ? null : haltedSnapshot(halt, path),
+  });
+}
+
+function haltedSnapshot(halt: Halt, path: string): HaltedRunSnapshot {
+  const interrupts = halt.interrupts.map((interrupt) => {
+    const reason = toJsonValue(interrupt.reason);
+    return Object.freeze({ id: interrupt.id, name: interrupt.name, reason: reason.ok ? reason.json : null });
+  });
+  const { turn } = halt;
+  return Object.freeze({
+    interrupts: Object.freeze(interrupts),
+    responses: json(Object.fromEntries(halt.responses), 'responses', path) as Record<string, unknown>,
+    input: json(halt.input, 'input', path) as readonly Message[],
+    turn: turn === undefined ? null : Object.freeze({ message: json(turn.message, 'turn.message', path) as Message, results: json([...turn.results.values()], 'turn.results', path) as readonly ToolResultBlock[] }),
+    invocationState: jsonProperties(halt.invocationState),
+  });
+}
+
+/** The JSON form of a value the snapshot needs whole; `root` names it in the problem's path. */
+function json(value: unknown, root: string, path: string): unknown {
+  const conversion = toJsonValue(value);
+  if (conversion.ok) return conversion.json;
+  const problem = conversion.problem.replace(/^(reading )?value/, `$1${root}`);
+  throw invalid(`${path}: ${problem}, so the state cannot be saved as JSON; a snapshot holds plain data only`);
+}
+
+/** The properties of an object that have a JSON form, converted (frozen); a property JSON drops or cannot carry is left out. */
+function jsonProperties(value: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  const kept: Record<string, unknown> = {};
+  let keys: string[];
+  try {
+    keys = Object.keys(value);
+  } catch {
+    return Object.freeze(kept);
+  }
+  for (const key of keys) {
+    let part: unknown;
+    try {
+      part = value[key];
+    } catch {
+      continue;
+    }
+    if (part === undefined || typeof part === 'function' || typeof part === 'symbol') continue;
+    const conversion = toJsonValue(part);
+    if (conversion.ok) kept[key] = conversion.json;
+  }
+  return Object.freeze(kept);
+}
+
+/**
+ * The conversation state a snapshot stands for, checked and copied.
+ *
+ * @param path - What the snapshot is called in errors (`options.snapshot`).
+ * @throws MiddlewareError `ERR_SNAPSHOT_VERSION` for a later format version; `ERR_INVALID_OPTIONS` naming the part
+ *   that does not fit the format (or cannot be copied).
+ */
+export function readSnapshot(value: unknown, path: string): Conversation {
+  if (!isRecord(value)) throw invalid(`${path} must be an agent snapshot { version, messages, modelState, usage, halted } (agent.snapshot() makes one), got ${safeDescription(value)}`);
+  const snapshot = adopt(value, path);
+  const { version } = snapshot;
+  if (version !== SNAPSHOT_VERSION) {
+    if (typeof version === 'number' && Number.isInteger(version) && version > SNAPSHOT_VERSION) {
+      throw snapshotTooNew(path, version, SNAPSHOT_VERSION);
+    }
+    throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${safeDescription(version)}`);
+  }
+  const halted = snapshot.halted;
+  if (halted !== null && !isRecord(halted)) throw invalid(`${path}.halted must be null or a halted run, got ${safeDescription(halted)}`);
+  return {
+    history: new History(messagesAt(snapshot.messages, `${path}.messages`)),
+    modelState: adoptRecord(snapshot.modelState, `${path}.modelState`),
+    usage: usageAt(snapshot.usage, `${path}.usage`),
+    halt: halted === null ? undefined : haltAt(halted, `${path}.halted`),
+  };
+}
+
+function haltAt(halted: Record<string, unknown>, path: string): Halt {
+  const { interrupts, responses, input, turn, invocationState } = halted;
+  if (!Array.isArray(interrupts) || interrupts.length === 0 || !interrupts.every((interrupt: unknown) => isRecord(interrupt) && typeof interrupt.id === 'string' && typeof interrupt.name === 'string')) {
+    throw invalid(`${path}.interrupts must be a non-empty array of interrupts { id, name, reason }, got ${safeDescription(interrupts)}`);
+  }
+  if (!isRecord(responses)) throw invalid(`${path}.responses must be an object of responses by interrupt id, got ${safeDescription(responses)}`);
+  if (turn !== null && !isRecord(turn)) throw invalid(`${path}.turn must be null or a halted turn { message, results }, got ${safeDescription(turn)}`);
+  if (!isRecord(invocationState)) throw invalid(`${path}.invocationState must be an object, got ${safeDescription(invocationState)}`);
+  return Object.freeze({
+    interrupts: Object.freeze((interrupts as readonly Interrupt[]).map((interrupt) => Object.freeze({ id: interrupt.id, name: interrupt.name, reason: interrupt.reason ?? null }))),
+    responses: new Map(Object.entries(responses)),
+    input: messagesAt(input, `${path}.input`),
+    turn: turn === null ? undefined : turnAt(turn, `${path}.turn`),
+    // Handlers share the invocation state by reference and may change it: a new, unfrozen copy.
+    invocationState: structuredClone(invocationState),
+  });
+}
+
+function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
+  const [message] = messagesAt([turn.message], `${path}.message`);
+  const { results } = turn;
+  if (!Array.isArray(results) || !results.every((block: unknown) => isRecord(block) && block.type === 'toolResult' && typeof block.toolUseId === 'string')) {
+    throw invalid(`${path}.results must be an array of toolResult blocks, got ${safeDescription(results)}`);
+  }
+  const toolUses = (message as Message).content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
+  return Object.freeze({ message: message as Message, toolUses: Object.freeze(toolUses), results: new Map((results as readonly ToolResultBlock[]).map((block) => [block.toolUseId, block])) });
+}
+
+function messagesAt(value: unknown, path: string): readonly Message[] {
+  if (!Array.isArray(value)) throw invalid(`${path} must be an array of messages, got ${safeDescription(value)}`);
+  return checkMessages(value as readonly Message[], (index) => `${path}[${index}]`, `${path} must be an array of messages`);
+}
+
+function usageAt(value: unknown, path: string): Usage {
+  const counts = isRecord(value) ? [value.inputTokens, value.outputTokens, value.totalTokens] : [];
+  if (counts.length !== 3 || !counts.every((count) => typeof count === 'number' && Number.isFinite(count))) {
+    throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${safeDescription(value)}`);
+  }
+  return value as unknown as Usage;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,64 @@
+/**
+ * The tool calls of one turn of the reference agent's loop: an
+ * ExecuteToolStage invoke per tool use, one after another, in message order.
+ * An interrupt does not stop the others: it is yielded at once and the turn
+ * halts when every call has run (MW-113, MW-132).
+ */
+import type { AgentCore } from './agent-core';
+import type { PendingTurn } from './halt';
+import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
+import { kept } from './kept';
+import type { ToolResultBlock } from './message-types';
+import type { AgentEvent, ExecuteToolContext, InterruptEvent } from './stage-types';
+import { ExecuteToolStage } from './stages';
+import type { Interrupt } from './tool-types';
+import { toolTerminal } from './tool-terminal';
+
+/** A turn being worked on: its pending part, with the results this terminal call found so far. */
+export interface WorkingTurn extends PendingTurn {
+  /** The results known, by tool-use id. */
+  readonly results: Map<string, ToolResultBlock>;
+}
+
+/**
+ * ExecuteToolStage for each tool use of the turn that has no result yet,
+ * yielding an interrupt event for each interrupt as it is raised; returns the interrupts raised.
+ */
+export async function* callTools(core: AgentCore, turn: WorkingTurn, store: ResponseStore, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, readonly Interrupt[], undefined> {
+  const interrupts: Interrupt[] = [];
+  for (const toolUse of turn.toolUses) {
+    if (turn.results.has(toolUse.toolUseId)) continue;
+    const context: ExecuteToolContext = Object.freeze({
+      tool: core.tools.get(toolUse.name),
+      toolUse: Object.freeze({ name: toolUse.name, toolUseId: toolUse.toolUseId, input: toolUse.input }),
+      invocationState,
+      signal,
+      interrupt: interruptFor(ExecuteToolStage.name, toolUse.toolUseId, store),
+      agent: core.view,
+    });
+    let raised: readonly Interrupt[];
+    try {
+      let last: AgentEvent | undefined;
+      for await (const event of core.registry.invoke(ExecuteToolStage, context, toolTerminal, { signal })) {
+        last = kept(event);
+        yield event;
+      }
+      turn.results.set(toolUse.toolUseId, (last as { toolResult: ToolResultBlock }).toolResult);
+      continue;
+    } catch (error) {
+      if (!InterruptSignal.isInstance(error)) throw error;
+      // A signal of an older copy of the package carries one interrupt only.
+      raised = (error.interrupts as readonly Interrupt[] | undefined) ?? [error.interrupt];
+    }
+    for (const interrupt of raised) {
+      interrupts.push(interrupt);
+      yield interruptEvent(interrupt);
+    }
+  }
+  return Object.freeze(interrupts);
+}
+
+/** The event that announces an interrupt (frozen; the interrupt is the one the agent result lists). */
+export function interruptEvent(interrupt: Interrupt): InterruptEvent {
+  return Object.freeze({ type: 'interrupt', interrupt });
+}

@@ -1,0 +1,151 @@
+/**
+ * TurnStage's terminal and the functions handlers decide with: a turn action
+ * merges into the decision the layers inside reached, so several handlers
+ * compose without one undoing another (MW-127).
+ */
+import { MiddlewareError } from '../errors';
+import type { TerminalRun, WrapHandler } from '../types';
+import { invalidTurn, invalidTurnDecider, safeDescription } from './agent-options';
+import { adopt } from './freeze';
+import type { Message } from './message-types';
+import { isTurnResult } from './stages';
+import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnResultEvent } from './turn-types';
+
+const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
+const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
+const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+
+/**
+ * The terminal of TurnStage: yields the natural decision (go on after tools,
+ * end when the model ended its turn) and adds no messages.
+ *
+ * @example
+ * ```ts
+ * const decided = await registry.run(TurnStage, context, turnTerminal);
+ * ```
+ */
+export async function* turnTerminal(_context: TurnContext, _run: TerminalRun<unknown>): AsyncGenerator<TurnResultEvent, void, undefined> {
+  // A new object per call: instrumentation that tells events apart by identity sees each decision.
+  yield Object.freeze({ type: 'turnResult', decision: 'natural', inject: NO_MESSAGES, onRunEnd: NO_MESSAGES });
+}
+
+/**
+ * Merges one handler's action into the decision reached so far: `'stop'`
+ * wins over `'loopToModel'`, which wins over `'natural'`; message lists
+ * concatenate, earlier first; `stoppedBy` names the first handler to stop.
+ * An undefined action returns `result` itself.
+ *
+ * @param handler - The name `stoppedBy` gives when this action stops the run.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for an unknown decision, message lists that are not
+ *   arrays of messages, or a reason that is not a string.
+ * @example
+ * ```ts
+ * registry.add(TurnStage.Output, (result) => result.replace(mergeTurnAction(result.value, { decision: 'stop' }, 'budget')));
+ * ```
+ */
+export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | undefined, handler: string): TurnResultEvent {
+  if (action === undefined) return result;
+  const decided = readTurnResult(result);
+  if (action === null || typeof action !== 'object') throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${safeDescription(action)}`);
+  const decision = action.decision ?? 'natural';
+  if (!DECISIONS.includes(decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${safeDescription(decision)}`);
+  if (action.reason !== undefined && typeof action.reason !== 'string') throw invalidTurn(`reason must be a string, got ${safeDescription(action.reason)}`);
+  const inject = turnMessages(action.inject ?? NO_MESSAGES, 'inject');
+  const onRunEnd = turnMessages(action.onRunEnd ?? NO_MESSAGES, 'onRunEnd');
+  const merged: TurnDecision = RANK[decision] > RANK[decided.decision] ? decision : decided.decision;
+  let stoppedBy = decided.stoppedBy;
+  if (stoppedBy === undefined && decision === 'stop') stoppedBy = Object.freeze(action.reason === undefined ? { handler } : { handler, reason: action.reason });
+  return Object.freeze({
+    type: 'turnResult',
+    decision: merged,
+    inject: concat(decided.inject, inject),
+    onRunEnd: concat(decided.onRunEnd, onRunEnd),
+    ...(stoppedBy === undefined ? {} : { stoppedBy }),
+  });
+}
+
+/** How a handler decides with {@link turnAction}: from the turn and the decision the layers inside it reached. */
+export type TurnDecider = (context: TurnContext, decided: TurnResultEvent) => TurnAction | undefined | PromiseLike<TurnAction | undefined>;
+
+/**
+ * A TurnStage Wrap handler, named after `decide`, that merges what `decide`
+ * returns into the decision of the layers inside it (see {@link mergeTurnAction}).
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `decide` is not a function.
+ * @example
+ * ```ts
+ * registry.add(TurnStage.Wrap, turnAction(function verifier(context) {
+ *   if (!context.ending || calledVerifier(context.messages)) return undefined;
+ *   return { decision: 'loopToModel', inject: [{ role: 'user', content: [{ type: 'text', text: 'Call the verifier first.' }] }] };
+ * }));
+ * ```
+ */
+export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnResultEvent> {
+  if (typeof decide !== 'function') throw invalidTurnDecider(decide);
+  const handler = async function* (context: TurnContext, next: () => AsyncGenerator<TurnResultEvent, void, undefined>, run: { readonly handler: string }): AsyncGenerator<TurnResultEvent, void, undefined> {
+    let last: TurnResultEvent | undefined;
+    let pulled = false;
+    for await (const event of next()) {
+      if (pulled) yield last as TurnResultEvent;
+      last = event;
+      pulled = true;
+    }
+    if (!pulled) return;
+    if (!isTurnResult(last)) {
+      // Not a decision: passed on as it is, for the core to judge (MW-006).
+      yield last as unknown as TurnResultEvent;
+      return;
+    }
+    yield mergeTurnAction(last, await decide(context, last), run.handler);
+  };
+  Object.defineProperty(handler, 'name', { value: decide.name.length > 0 ? decide.name : 'turnAction' });
+  return handler;
+}
+
+/**
+ * A TurnStage result checked and frozen: what the loop acts on.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) naming the field that does not fit MW-125.
+ */
+export function readTurnResult(result: TurnResultEvent): TurnResultEvent {
+  if (result === null || typeof result !== 'object' || result.type !== 'turnResult') throw invalidTurn(`the result must be a turnResult event, got ${safeDescription(result)}`);
+  if (!DECISIONS.includes(result.decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${safeDescription(result.decision)}`);
+  const inject = turnMessages(result.inject, 'inject');
+  const onRunEnd = turnMessages(result.onRunEnd, 'onRunEnd');
+  const stoppedBy = readStoppedBy(result);
+  return Object.freeze({ type: 'turnResult', decision: result.decision, inject, onRunEnd, ...(stoppedBy === undefined ? {} : { stoppedBy }) });
+}
+
+/** The `stoppedBy` of a result: required on a stop, absent otherwise. */
+function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
+  const { stoppedBy } = result;
+  if (result.decision !== 'stop') {
+    if (stoppedBy !== undefined) throw invalidTurn(`stoppedBy belongs to a 'stop' decision only; this one is '${result.decision}'`);
+    return undefined;
+  }
+  const valid = stoppedBy !== null && typeof stoppedBy === 'object' && typeof stoppedBy.handler === 'string' && (stoppedBy.reason === undefined || typeof stoppedBy.reason === 'string');
+  if (!valid) throw invalidTurn(`a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got ${safeDescription(stoppedBy)}`);
+  return adopt(stoppedBy, 'stoppedBy');
+}
+
+/** A list of messages from a turn result or action, copied and frozen. */
+function turnMessages(value: unknown, field: string): readonly Message[] {
+  if (!Array.isArray(value)) throw invalidTurn(`${field} must be an array of messages, got ${safeDescription(value)}`);
+  let copy: readonly Message[];
+  try {
+    copy = adopt(value as readonly Message[], field);
+  } catch (error) {
+    throw MiddlewareError.isInstance(error) ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause) : error;
+  }
+  copy.forEach((message, index) => {
+    const valid = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
+    if (!valid) throw invalidTurn(`${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${safeDescription(message)}`);
+  });
+  return copy;
+}
+
+function concat(first: readonly Message[], second: readonly Message[]): readonly Message[] {
+  if (second.length === 0) return first;
+  if (first.length === 0) return second;
+  return Object.freeze([...first, ...second]);
+}

@@ -1,0 +1,29 @@
+/**
+ * The decision after a turn (MW-126): a TurnStage invoke whose delivered
+ * result says whether the loop goes on, and which messages it adds.
+ */
+import type { AgentCore } from './agent-core';
+import type { Attempt } from './run-state';
+import { TurnStage } from './stages';
+import { readTurnResult, turnTerminal } from './turn-action';
+import type { TurnContext, TurnInfo, TurnResultEvent } from './turn-types';
+
+/**
+ * Invokes TurnStage for a completed turn and returns its result, checked and
+ * frozen. Its events are the loop's own business: none reaches the run's stream.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for a result the loop cannot act on.
+ */
+export async function decideTurn(core: AgentCore, attempt: Attempt, turn: TurnInfo, invocationState: Record<string, unknown>, signal: AbortSignal): Promise<TurnResultEvent> {
+  const context: TurnContext = Object.freeze({
+    messages: attempt.history.messages,
+    turn: Object.freeze(turn),
+    ending: turn.toolResults.length === 0,
+    usage: attempt.usage,
+    invocationState,
+    agent: core.view,
+  });
+  let last: TurnResultEvent | undefined;
+  for await (const event of core.registry.invoke(TurnStage, context, turnTerminal, { signal })) last = event;
+  return readTurnResult(last as TurnResultEvent);
+}

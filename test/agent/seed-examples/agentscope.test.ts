@@ -1,0 +1,86 @@
+/**
+ * AgentScope's onion hooks, ported: `on_reply` around a whole reply (every
+ * ReAct step, every tool call and the final output), `on_model_call` and
+ * `on_acting` inside it, `on_system_prompt` as a transformer, each hook
+ * given the agent; two middlewares nest with the first outermost. And its
+ * external execution: a tool the caller runs, which `on_acting` still sees.
+ */
+import { describe, expect, it } from 'vitest';
+import { MiddlewareRegistry, type Middleware } from '../../../src/index';
+import { Agent, AgentStreamStage, EXTERNAL_TOOL, ExecuteToolStage, InvokeModelStage, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type Tool } from '../../../src/agent/index';
+
+/** AgentScope's FullObservabilityMiddleware, named `label`: logs the start and end of each hook it wraps. */
+function fullObservability(label: string, log: string[]): Middleware {
+  return {
+    name: label,
+    setup(registrar) {
+      registrar.add(AgentStreamStage.Wrap, async function* onReply(context, next) {
+        log.push(`${label} [reply] start for ${context.agent?.name ?? '?'}`);
+        yield* next();
+        log.push(`${label} [reply] end for ${context.agent?.name ?? '?'}`);
+      });
+      registrar.add(InvokeModelStage.Wrap, async function* onModelCall(context, next) {
+        log.push(`${label} [model_call] ${context.messages.length} messages`);
+        yield* next();
+        log.push(`${label} [model_call] done`);
+      });
+      registrar.add(ExecuteToolStage.Wrap, async function* onActing(context, next) {
+        log.push(`${label} [acting] ${context.toolUse.name}`);
+        yield* next();
+        log.push(`${label} [acting] done`);
+      });
+      registrar.add(InvokeModelStage.Input, function onSystemPrompt(context) {
+        return { ...context, systemPrompt: [...context.systemPrompt, { text: `(${label} was here)` }] };
+      });
+    },
+  };
+}
+
+describe('AgentScope middleware, ported', () => {
+  it('nests two middlewares as an onion around the whole reply: mw1 pre, mw2 pre, inner, mw2 post, mw1 post', async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    registry.use(fullObservability('mw1', log));
+    registry.use(fullObservability('mw2', log));
+    const model = new ScriptedModel([toolUseTurn([{ name: 'clock', input: {} }]), textTurn('It is noon.')]);
+    const agent = new Agent({ name: 'assistant', systemPrompt: 'You are a helpful assistant.', model, tools: [new ScriptedTool({ name: 'clock', respond: () => 'noon' })], registry });
+    await agent.invoke('What time is it?');
+    expect([log, model.calls[0]?.request.systemPrompt]).toEqual([
+      [
+        'mw1 [reply] start for assistant',
+        'mw2 [reply] start for assistant',
+        'mw1 [model_call] 1 messages',
+        'mw2 [model_call] 1 messages',
+        'mw2 [model_call] done',
+        'mw1 [model_call] done',
+        'mw1 [acting] clock',
+        'mw2 [acting] clock',
+        'mw2 [acting] done',
+        'mw1 [acting] done',
+        'mw1 [model_call] 3 messages',
+        'mw2 [model_call] 3 messages',
+        'mw2 [model_call] done',
+        'mw1 [model_call] done',
+        'mw2 [reply] end for assistant',
+        'mw1 [reply] end for assistant',
+      ],
+      'You are a helpful assistant.\n(mw1 was here)\n(mw2 was here)',
+    ]);
+  });
+
+  it('halts on a tool executed outside the agent and resumes with its result, which on_acting sees', async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    registry.use(fullObservability('mw1', log));
+    const geolocate: Tool = { spec: { name: 'geolocate', description: "The browser's position.", inputSchema: { type: 'object' } } };
+    const agent = new Agent({ name: 'assistant', model: new ScriptedModel([toolUseTurn([{ name: 'geolocate', input: {}, toolUseId: 'g1' }]), textTurn('You are in Oslo.')]), tools: [geolocate], registry });
+    const halted = await agent.invoke('Where am I?');
+    const external = halted.interrupts.filter((interrupt) => interrupt.name === EXTERNAL_TOOL);
+    const result = await agent.resume(Object.fromEntries(external.map((interrupt) => [interrupt.id, { lat: 59.91, lon: 10.75 }])));
+    expect([external.map((interrupt) => interrupt.reason), result.stopReason, log.filter((line) => line.includes('[acting]'))]).toEqual([
+      [{ type: 'toolUse', toolUseId: 'g1', name: 'geolocate', input: {} }],
+      'endTurn',
+      ['mw1 [acting] geolocate', 'mw1 [acting] geolocate', 'mw1 [acting] done'],
+    ]);
+  });
+});

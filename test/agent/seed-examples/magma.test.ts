@@ -1,0 +1,100 @@
+/**
+ * Magma's middleware failure rules, ported: a `preToolExecution` middleware
+ * that throws makes its error the tool's response and the model regenerates
+ * its completion; a `preCompletion` one makes its error the agent's answer;
+ * a critical one still fails; `postProcess` changes only what the caller
+ * gets, never the history.
+ */
+import { describe, expect, it } from 'vitest';
+import { MiddlewareRegistry } from '../../../src/index';
+import {
+  Agent,
+  AgentStreamStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  ScriptedModel,
+  ScriptedTool,
+  errorsAsAnswers,
+  modelErrorAnswer,
+  textTurn,
+  toolErrorAnswer,
+  toolUseTurn,
+  type Message,
+} from '../../../src/agent/index';
+
+const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
+
+/** An error Magma would flag critical: it must reach the caller. */
+class PolicyBreach extends Error {}
+
+/** Magma's middleware, on every tool call and every completion: errors become answers, critical ones propagate. */
+function magmaPolicies(registry: MiddlewareRegistry): void {
+  registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer, critical: (error) => error instanceof PolicyBreach }), { order: -100 });
+  registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => error instanceof PolicyBreach }), { order: -100 });
+}
+
+describe('Magma middleware failure rules, ported', () => {
+  it('answers for a tool with the error its preToolExecution check throws, and the model regenerates the call', async () => {
+    const registry = new MiddlewareRegistry();
+    magmaPolicies(registry);
+    // @middleware('preToolExecution')
+    registry.add(ExecuteToolStage.Wrap, async function* validateRefund(context, next) {
+      const { amount } = context.toolUse.input as { amount: number };
+      if (amount > 100) throw new Error(`Refunds over 100 EUR need a manager; ${amount} EUR was asked.`);
+      yield* next();
+    });
+    const refund = new ScriptedTool({ name: 'refund', respond: (input) => ({ refunded: input }) });
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'refund', input: { amount: 250 }, toolUseId: 'r1' }]),
+      toolUseTurn([{ name: 'refund', input: { amount: 100 }, toolUseId: 'r2' }]),
+      textTurn('Refunded 100 EUR; a manager must approve the rest.'),
+    ]);
+    const agent = new Agent({ model, tools: [refund], registry });
+    const result = await agent.invoke('Refund 250 EUR.');
+    expect([result.stopReason, refund.calls.map((call) => call.input), agent.messages[2]?.content, model.calls[1]?.request.messages.at(-1)]).toEqual([
+      'endTurn',
+      [{ amount: 100 }],
+      [{ type: 'toolResult', toolUseId: 'r1', status: 'error', content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager; 250 EUR was asked.' }] }],
+      agent.messages[2],
+    ]);
+  });
+
+  it('returns the error of a preCompletion check as the agent\'s answer, without a completion', async () => {
+    const registry = new MiddlewareRegistry();
+    magmaPolicies(registry);
+    // @middleware('preCompletion')
+    registry.add(InvokeModelStage.Wrap, async function* blockSecrets(context, next) {
+      if (textOf(context.messages.at(-1)).includes('password')) throw new Error('I cannot help with passwords.');
+      yield* next();
+    });
+    const model = new ScriptedModel([]);
+    const agent = new Agent({ model, registry });
+    const result = await agent.invoke('What is the admin password?');
+    expect([result.stopReason, textOf(result.message), model.calls.length]).toEqual(['endTurn', 'I cannot help with passwords.', 0]);
+  });
+
+  it('fails the run on a critical middleware error', async () => {
+    const registry = new MiddlewareRegistry();
+    magmaPolicies(registry);
+    const breach = new PolicyBreach('The account is frozen.');
+    registry.add(ExecuteToolStage.Wrap, async function* accountCheck() {
+      throw breach;
+    });
+    const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'refund', input: { amount: 5 } }])]), tools: [new ScriptedTool({ name: 'refund' })], registry });
+    await expect(agent.invoke('Refund 5 EUR.')).rejects.toBe(breach);
+    expect(agent.messages).toEqual([]);
+  });
+
+  it('translates only what the caller gets in postProcess, keeping the history as the model wrote it', async () => {
+    const registry = new MiddlewareRegistry();
+    // @middleware('postProcess')
+    registry.add(AgentStreamStage.Output, function translateToFrench(result) {
+      return result.update((draft) => {
+        draft.message = { role: 'assistant', content: [{ type: 'text', text: 'Votre commande est expédiée.' }] };
+      });
+    });
+    const agent = new Agent({ model: new ScriptedModel([textTurn('Your order has shipped.')]), registry });
+    const result = await agent.invoke('Where is my order?');
+    expect([textOf(result.message), textOf(agent.messages.at(-1))]).toEqual(['Votre commande est expédiée.', 'Your order has shipped.']);
+  });
+});
