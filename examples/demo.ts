@@ -17,14 +17,16 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
   TurnStage,
+  type AgentResultEvent,
+} from '../src/agent/index';
+import {
+  ScriptedModel,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
-  type AgentResultEvent,
-} from '../src/agent/index';
+} from '../src/testing/index';
 import { runHitl } from './hitl';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';
 

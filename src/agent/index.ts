@@ -1,40 +1,38 @@
 /**
- * staged-middleware/agent: provider-neutral message types, the three agent
- * stages, a reference agent loop, and a scripted model and tools for tests.
+ * staged-middleware/agent: for a framework's agent loop: provider-neutral
+ * message, model and tool types, the standard agent stages, the reference
+ * agent loop with its turn control, errors as answers and durable sessions,
+ * and the pieces to embed the stages in a loop of your own (terminals,
+ * history, interrupts). Its test doubles are in `staged-middleware/testing`;
+ * system prompts in `staged-middleware`.
  *
  * Every public name of this entry point is listed here.
  *
  * @packageDocumentation
  */
 export { Agent } from './agent';
+export type { AgentErrorCode } from './errors';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
 export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session-store';
 export type { FileSessionStoreOptions, SessionFiles } from './session-store';
-export type { AgentSession, AgentSnapshot, AgentSnapshotVersion, HaltedRunSnapshot, HaltedTurnSnapshot, SessionStore } from './snapshot-types';
-export type { AnswerWrap, ErrorsAsAnswersOptions } from './errors-as-answers';
+export type { AgentSession, AgentSnapshot, SessionStore } from './snapshot-types';
+export type { ErrorsAsAnswersOptions } from './errors-as-answers';
 export type { TurnDecider } from './turn-action';
-export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnInfo, TurnResultEvent } from './turn-types';
+export type { TurnAction, TurnContext, TurnResultEvent } from './turn-types';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
-export { ZERO_USAGE } from './usage';
 export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
-export { adopt } from './freeze';
-export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
-export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
-export { ScriptedTool } from './scripted-tools';
-export type { ScriptedToolCall, ScriptedToolOptions, ScriptedToolOutcome } from './scripted-tools';
 export type {
   CachePointBlock,
   ContentBlock,
   JsonBlock,
   Message,
   ReasoningBlock,
-  Role,
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
@@ -59,7 +57,6 @@ export type {
   InterruptAnswer,
   InterruptFunction,
   InterruptRequest,
-  JsonSchema,
   Tool,
   ToolChoice,
   ToolRunContext,
@@ -77,5 +74,3 @@ export type {
   ModelResultEvent,
   ToolResultEvent,
 } from './stage-types';
-export type { SystemContentBlock, SystemPrompt } from '../system-prompt';
-export { splitSystemPrompt, toSystemBlocks } from '../system-prompt';

@@ -6,7 +6,7 @@
  * before it ends; a call closed before that leaves its last checkpoint (MW-128).
  */
 import { castDraft, type Draft } from 'immer';
-import type { TerminalRun } from '../types';
+import type { TerminalRun } from '../stage/types';
 import { AbortRace } from './abort-race';
 import type { AgentCore } from './agent-core';
 import { History } from './history';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { ExecuteToolStage, InvokeModelStage, ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/agent/index';
+import { ExecuteToolStage, InvokeModelStage } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import { ownLoop, type Conversation } from '../../examples/own-loop';
 import { collect } from './fixtures';
 

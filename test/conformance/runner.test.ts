@@ -88,7 +88,7 @@ describe('runConformance', () => {
     it('fails a library error that is not genuine', async () => {
       const target = answeringOp('chain.next', async () => ({ error: { code: 'ERR_NO_RESULT', genuine: false, message: '[ERR_NO_RESULT] x', thrownByCase: false, stage: 's', phase: null, handler: null } }));
       const report = await runConformance([chainCase({ terminal: { calls: [[]] }, expect: { error: { code: 'ERR_NO_RESULT' } } })], target);
-      expect(report.cases[0]?.differences).toEqual([{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error without the marker or the name' }]);
+      expect(report.cases[0]?.differences).toEqual([{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }]);
     });
 
     it('compares the runs of an agent case one by one', async () => {
@@ -269,7 +269,7 @@ describe('runConformance with agent cases', () => {
     [
       'a library error that is not genuine',
       (observed: { runs: Record<string, unknown>[] }) => void ((observed.runs[0] as Record<string, unknown>).error = { ...refusal, genuine: false }),
-      [{ key: 'runs[0].error.identity', expected: 'a genuine MiddlewareError', observed: 'an error without the marker or the name' }],
+      [{ key: 'runs[0].error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }],
     ],
     [
       'a run that failed although it should not',

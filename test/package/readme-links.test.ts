@@ -28,7 +28,7 @@ const anchors = new Set(
   ),
 );
 
-/** Where a link to a file of the package points inside the package (a section of it named by `#` left out), or undefined for an external link. */
+/** Where a link to a file of the package points inside the package (the file, without a section), or undefined for an external link. */
 function packagePath(link: string): string | undefined {
   if (link.startsWith(published)) return link.slice(published.length).replace(/^[^/]*\//, '').replace(/#.*$/, '');
   if (/^[a-z]+:/i.test(link) || link.startsWith('#')) return undefined;

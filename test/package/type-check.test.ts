@@ -15,9 +15,9 @@ import { consumer } from './consumer';
 
 /** A consumer using a value and a type of every entry point, the tracing, shared-store and agent loop adapter types included. */
 const source = `import { createStage, MiddlewareRegistry, type WrapHandler } from 'staged-middleware';
-import { Agent, InvokeModelStage, ScriptedModel, textTurn, type Message } from 'staged-middleware/agent';
+import { Agent, InvokeModelStage, type Message } from 'staged-middleware/agent';
 import { cache, isRetryableError, rateLimit, retry, tracing, type CacheStore, type SharedLimiter, type TracingOptions } from 'staged-middleware/middleware';
-import { runStage, scriptedTerminal } from 'staged-middleware/testing';
+import { runStage, ScriptedModel, scriptedTerminal, textTurn } from 'staged-middleware/testing';
 import { formatReport, libraryTarget, referenceAgentAdapter, runConformance, type AgentLoopAdapter } from 'staged-middleware/conformance';
 
 const AskStage = createStage<{ question: string }, string>('ask');
@@ -32,7 +32,7 @@ const limiter: SharedLimiter = { consume: () => Promise.resolve() };
 registry.add(InvokeModelStage.Wrap, cache({ key: (context) => String(context.messages.length), store }));
 registry.add(InvokeModelStage.Wrap, rateLimit({ limiter }));
 const tracingOptions: TracingOptions = { tracer: { startSpan: () => { throw new Error('not here'); } } };
-registry.use(tracing(tracingOptions));
+registry.instrument(tracing(tracingOptions));
 const history: readonly Message[] = new Agent({ model: new ScriptedModel([textTurn('hi')]), registry }).messages;
 const adapter: AgentLoopAdapter = { ...referenceAgentAdapter, name: 'mine', capabilities: ['systemPrompt', 'snapshots'] };
 const report: Promise<string> = runConformance([], libraryTarget({ agentLoop: adapter })).then(formatReport);

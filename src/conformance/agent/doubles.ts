@@ -3,19 +3,8 @@
  * scripted tools (MW-118), recording into one world.
  */
 import { MiddlewareError } from '../../index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
-  type Model,
-  type ModelStreamEvent,
-  type ScriptedTurn,
-  type StopReason,
-  type Tool,
-  type Usage,
-} from '../../agent/index';
+import type { Model, ModelStreamEvent, StopReason, Tool, Usage } from '../../agent/index';
+import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../testing/index';
 import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-case';
 import type { AgentLoopSession } from './adapter';
 

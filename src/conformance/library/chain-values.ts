@@ -22,7 +22,7 @@ export function reportError(error: unknown, userErrors: ReadonlySet<unknown>): E
   };
   if (MiddlewareError.isInstance(error)) {
     report.code = error.code;
-    report.genuine = (error as unknown as Record<symbol, unknown>)[Symbol.for('staged-middleware.error')] === true && error.name === 'MiddlewareError';
+    report.genuine = error.name === 'MiddlewareError';
   }
   if (fields.cause !== undefined) report.cause = projectCause(fields.cause);
   return report;

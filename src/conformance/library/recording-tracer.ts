@@ -1,4 +1,7 @@
-import type { TracingApi } from '../../middleware/index';
+import type { TracingOptions } from '../../middleware/index';
+
+/** What `tracing` takes as `api`. */
+type TracingApi = NonNullable<TracingOptions['api']>;
 
 /**
  * A tracer and a stand-in for `@opentelemetry/api` that write each finished

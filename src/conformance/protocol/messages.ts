@@ -27,7 +27,7 @@ const label = z.string().optional().describe('Names what this request registers,
 export const errorReport = z
   .strictObject({
     code: z.string().optional().describe("The error's code when it is an error of the library (recognised by its isInstance); absent for a user error"),
-    genuine: z.boolean().optional().describe('With code: isInstance accepts it, it carries the marker copies agree on and its name is "MiddlewareError"'),
+    genuine: z.boolean().optional().describe('With code: its name is also "MiddlewareError"'),
     message: z.string().describe("The error's message (String(value) for a thrown value without one)"),
     thrownByCase: z.boolean().describe('It is the very object a script step of the case threw (or the port threw for the case: "consumer stop", "setup failed")'),
     stage: z.string().nullable().describe("The error's stage field; null when it has none"),

@@ -9,9 +9,9 @@
  * compiling the declarations with `skipLibCheck: false` cannot compile.
  */
 import type { createStage, isPhaseToken, isStage, MiddlewareError, MiddlewareRegistry, MiddlewareResult } from '../../index';
-import type { Agent, AgentStreamStage, ExecuteToolStage, InterruptSignal, InvokeModelStage, ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../agent/index';
+import type { Agent, AgentStreamStage, ExecuteToolStage, InterruptSignal, InvokeModelStage } from '../../agent/index';
 import type { retry } from '../../middleware/index';
-import type { scriptedTerminal, throws } from '../../testing/index';
+import type { ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, throws, toolUseTurn } from '../../testing/index';
 
 /** The members of `staged-middleware` the scenarios use. */
 export interface CoreEntry {
@@ -41,14 +41,6 @@ export interface AgentEntry {
   readonly InvokeModelStage: typeof InvokeModelStage;
   /** `InterruptSignal`. */
   readonly InterruptSignal: typeof InterruptSignal;
-  /** `ScriptedModel`. */
-  readonly ScriptedModel: typeof ScriptedModel;
-  /** `ScriptedTool`. */
-  readonly ScriptedTool: typeof ScriptedTool;
-  /** `textTurn`. */
-  readonly textTurn: typeof textTurn;
-  /** `toolUseTurn`. */
-  readonly toolUseTurn: typeof toolUseTurn;
 }
 
 /** The members of `staged-middleware/middleware` the scenarios use. */
@@ -63,4 +55,12 @@ export interface TestingEntry {
   readonly scriptedTerminal: typeof scriptedTerminal;
   /** `throws`. */
   readonly throws: typeof throws;
+  /** `ScriptedModel`. */
+  readonly ScriptedModel: typeof ScriptedModel;
+  /** `ScriptedTool`. */
+  readonly ScriptedTool: typeof ScriptedTool;
+  /** `textTurn`. */
+  readonly textTurn: typeof textTurn;
+  /** `toolUseTurn`. */
+  readonly toolUseTurn: typeof toolUseTurn;
 }

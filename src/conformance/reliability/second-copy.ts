@@ -11,14 +11,16 @@
  * plain JavaScript, against the installed builds loaded in one process.
  */
 import type { Json } from '../cases/chain-case';
-import type { AgentEntry, CoreEntry } from './library-entries';
+import type { AgentEntry, CoreEntry, TestingEntry } from './library-entries';
 
-/** One loaded copy of the library: its main entry point and its agent kit. */
+/** One loaded copy of the library: its main entry point, its agent kit and its test kit. */
 export interface LibraryCopy {
   /** The copy's `staged-middleware`. */
   readonly core: CoreEntry;
   /** The copy's `staged-middleware/agent`. */
   readonly agent: AgentEntry;
+  /** The copy's `staged-middleware/testing`. */
+  readonly testing: TestingEntry;
 }
 
 /** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
@@ -40,8 +42,8 @@ export async function secondCopy(testCase: Readonly<Record<string, unknown>>, co
     trace.push(`output ${result.value.stopReason}`);
     return result;
   });
-  const tool = new runner.agent.ScriptedTool({ name: 'deleteFiles' });
-  const model = new runner.agent.ScriptedModel([runner.agent.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.agent.textTurn('done')]);
+  const tool = new runner.testing.ScriptedTool({ name: 'deleteFiles' });
+  const model = new runner.testing.ScriptedModel([runner.testing.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.testing.textTurn('done')]);
   const agent = new runner.agent.Agent({ model, tools: [tool], registry });
   const outcome = await agent.invoke('Clean up.');
   const probe = core.createStage('probe');

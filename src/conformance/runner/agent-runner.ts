@@ -57,7 +57,7 @@ function errorAsExpected(error: ErrorReport, expected: NonNullable<RunExpectatio
 /** A library error must be genuine; a user error the very object thrown (MW-116). */
 function identity(key: string, error: ErrorReport, expected: NonNullable<RunExpectation['error']>, compare: (key: string, expected: unknown, seen: unknown) => void): void {
   if (expected.message !== undefined) compare(key, 'the very object the case threw', error.thrownByCase ? 'the very object the case threw' : 'another object with that message');
-  else if (expected.code !== undefined || expected.stage !== undefined) compare(key, 'a genuine MiddlewareError', error.genuine === true ? 'a genuine MiddlewareError' : 'an error without the marker or the name');
+  else if (expected.code !== undefined || expected.stage !== undefined) compare(key, 'a genuine MiddlewareError', error.genuine === true ? 'a genuine MiddlewareError' : 'an error not named MiddlewareError');
 }
 
 /** Each model call with only the keys the expectation of that call lists (all keys past the expected calls). */

@@ -216,7 +216,7 @@ function project(error: ErrorReport, expected: ErrorExpectation): Record<string,
 
 /** A library error must be genuine (MW-032); a user error must be the very object the case threw (MW-019). */
 function identityProblems(error: ErrorReport, expected: ErrorExpectation): Difference[] {
-  if (expected.code !== undefined) return error.genuine === true ? [] : [{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error without the marker or the name' }];
+  if (expected.code !== undefined) return error.genuine === true ? [] : [{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }];
   return error.thrownByCase ? [] : [{ key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' }];
 }
 

@@ -7,7 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry, type Middleware } from '../../../src/index';
-import { Agent, AgentStreamStage, EXTERNAL_TOOL, ExecuteToolStage, InvokeModelStage, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type Tool } from '../../../src/agent/index';
+import {
+  Agent,
+  AgentStreamStage,
+  EXTERNAL_TOOL,
+  ExecuteToolStage,
+  InvokeModelStage,
+  type Tool,
+} from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 /** AgentScope's FullObservabilityMiddleware, named `label`: logs the start and end of each hook it wraps. */
 function fullObservability(label: string, log: string[]): Middleware {

@@ -12,15 +12,12 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   errorsAsAnswers,
   modelErrorAnswer,
-  textTurn,
   toolErrorAnswer,
-  toolUseTurn,
   type Message,
 } from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
 
