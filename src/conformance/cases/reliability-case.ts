@@ -124,7 +124,7 @@ const abandoned = z
         .int()
         .nonnegative()
         .describe("Abort listeners left on the invoke's signal once the abandoned invoke was garbage-collected (the runner drops every reference to it and forces a collection)"),
-      trace: z.array(z.string()).describe('"layer-f" and "tf" when the finally blocks ran'),
+      trace: z.array(z.string()).describe('"layer-f" and "tf" when the finally blocks ran, read before the collection (a runtime may finalise collected generators)'),
     }),
   })
   .describe('An invoke the consumer stops pulling');

@@ -1,13 +1,13 @@
 /**
  * Built-in middleware a case can name as `{ "builtin": "<name>", "options": {...} }`.
- * Each entry turns the case's JSON options into a bundle to register.
+ * Each entry turns the case's JSON options into a bundle to register, as
+ * spec/README.md ("Built-in middleware in cases") states normatively.
  */
-import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import * as otel from '@opentelemetry/api';
-import { z } from 'zod';
-import type { AnyStage, Instrumentation, Middleware, Schema, WrapHandler } from '../../src/index';
-import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../src/middleware/index';
-import { errorText, userError, type Environment } from './handlers';
+import type { AnyStage, Instrumentation, Middleware, WrapHandler } from '../../index';
+import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../middleware/index';
+import { objectSchema } from './chain-values';
+import { recordingTracing } from './recording-tracer';
+import { errorText, userError, type Environment } from './script-environment';
 
 /** Makes a bundle from a case's JSON options. */
 export type BuiltinFactory = (options: Record<string, unknown>, run: BuiltinRun) => Middleware;
@@ -28,7 +28,7 @@ export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, Bui
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
   ['rateLimit', (options, { stage, environment }) => wrapBundle('rateLimit', stage, options, rateLimit((options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment)) as never))],
   ['cache', (options, { stage, environment }) => wrapBundle('cache', stage, options, cache(cacheOptions(options, environment)))],
-  ['validate', (options, { stage }) => validate(stage, { ...(options.context === undefined ? {} : { context: objectSchema(options.context) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result) }) })],
+  ['validate', (options, { stage }) => validate(stage as never, { ...(options.context === undefined ? {} : { context: objectSchema(options.context as never) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result as never) }) })],
   ['tracing', (options, { environment }) => instrumentationBundle(recordedTracing(environment, options.api !== false))],
   ['logging', (_options, { environment }) => instrumentationBundle(logging({ logger: (record) => environment.trace.push(`log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`), now: () => 0 }))],
 ]);
@@ -195,32 +195,10 @@ function regenerateOptions(options: Record<string, unknown>) {
   } as never;
 }
 
-/** `{ "required": [...] }`: an object schema rejecting a missing key. */
-function objectSchema(spec: unknown): Schema<unknown> {
-  const shape: Record<string, z.ZodType> = {};
-  for (const key of (spec as { required?: string[] }).required ?? []) shape[key] = z.unknown().refine((value) => value !== undefined, { message: `${key} is required` });
-  return z.looseObject(shape) as Schema<unknown>;
-}
-
-/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name> <- <parent>`; `"api": false` gives it the tracer alone. */
+/** Tracing whose finished spans are written into the trace as `span:<name>[#<attempt>] <- <parent>[ error]`; `"api": false` gives it the tracer alone. */
 function recordedTracing(environment: Environment, withApi: boolean): Instrumentation {
-  const names = new Map<string, string>();
-  const provider = new BasicTracerProvider({
-    spanProcessors: [
-      {
-        onStart: (span) => void names.set(span.spanContext().spanId, span.name),
-        onEnd: (span: ReadableSpan) => {
-          const parent = span.parentSpanContext === undefined ? '-' : (names.get(span.parentSpanContext.spanId) ?? '?');
-          const attempt = span.attributes['staged.attempt'];
-          environment.trace.push(`span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`} <- ${parent}${span.status.code === otel.SpanStatusCode.ERROR ? ' error' : ''}`);
-        },
-        forceFlush: async () => undefined,
-        shutdown: async () => undefined,
-      },
-    ],
-  });
-  const tracer = provider.getTracer('conformance');
-  return tracing(withApi ? { api: otel, tracer } : { tracer });
+  const { tracer, api } = recordingTracing((line) => environment.trace.push(line));
+  return tracing(withApi ? { api, tracer } : { tracer });
 }
 
 /**
@@ -232,7 +210,7 @@ export function builtin(name: string): BuiltinFactory {
   const factory = builtins.get(name);
   if (factory === undefined) {
     const known = [...builtins.keys()];
-    throw new Error(`Unknown built-in middleware "${name}" in a conformance case. Known: ${known.length === 0 ? 'none yet' : known.join(', ')}. Add it to test/conformance/builtins.ts.`);
+    throw new Error(`Unknown built-in middleware "${name}" in a conformance case. Known: ${known.join(', ')}.`);
   }
   return factory;
 }

@@ -4,15 +4,20 @@
  *
  * Why one schema for every kind: the shared fields (`id`, `description`,
  * `rules`, `kind`) are checked for every case file, while only `"chain"`
- * cases are fully described here; other kinds are validated by their own suites.
+ * cases are fully described here; the other kinds have schemas of their own.
+ * The step and stage schemas are exported because the protocol's chain
+ * requests carry them as they are (`../protocol/messages.ts`).
  */
 import { z } from 'zod';
 
 /** Any JSON value (an event, a context, a result, a state). */
-const json = z.json();
+export const json = z.json();
+
+/** A JSON value. */
+export type Json = z.infer<typeof json>;
 
 /** Rule ids as they appear in `spec/SPEC.md`. */
-const ruleId = z.string().regex(/^MW-\d{3}$/);
+export const ruleId = z.string().regex(/^MW-\d{3}$/);
 
 /** A text recorded into the trace; `{context}`, `{result}`, `{state}`, `{error}`, `{aborted}` and `{call}` are filled in. */
 const record = z.strictObject({ record: z.string() }).describe('Appends the text to the trace, placeholders filled in');
@@ -26,7 +31,7 @@ const abortStep = z.strictObject({ abort: z.string() }).describe("Aborts the inv
 const abortLocal = z.strictObject({ abortLocal: z.string() }).describe('Aborts the named local controller (see next.signal) with reason "local"');
 
 /** Declarative object schema for a stage's context or result. */
-const objectSchema = z
+export const objectSchema = z
   .strictObject({
     required: z.array(z.string()).optional().describe('Keys that must be present (not undefined)'),
     defaults: z.record(z.string(), json).optional().describe('Keys filled in when missing'),
@@ -65,7 +70,8 @@ export type WrapStep =
   | { keepNext: string }
   | { return: true };
 
-const wrapStep: z.ZodType<WrapStep> = z.lazy(() =>
+/** One step of a Wrap handler script. */
+export const wrapStep: z.ZodType<WrapStep> = z.lazy(() =>
   z.union([
     record,
     throwStep,
@@ -85,7 +91,8 @@ const wrapStep: z.ZodType<WrapStep> = z.lazy(() =>
   ]),
 );
 
-const inputStep = z.union([
+/** One step of an Input handler script. */
+export const inputStep = z.union([
   record,
   throwStep,
   abortStep,
@@ -95,7 +102,8 @@ const inputStep = z.union([
   z.strictObject({ splitSystemPrompt: z.string() }).describe('Replaces context[key] with splitSystemPrompt(context[key])'),
 ]);
 
-const outputStep = z.union([
+/** One step of an Output handler script. */
+export const outputStep = z.union([
   record,
   throwStep,
   abortStep,
@@ -109,7 +117,8 @@ const outputStep = z.union([
     .describe('Assigns these keys into the received result value in place; records "mutate:rejected" when that throws, "mutate:applied" when it works'),
 ]);
 
-const terminalStep = z.union([
+/** One step of a terminal call's script. */
+export const terminalStep = z.union([
   record,
   throwStep,
   abortStep,
@@ -123,7 +132,7 @@ const terminalStep = z.union([
 ]);
 
 /** How a handler or terminal returns its events. */
-const returns = z
+export const returns = z
   .enum(['generator', 'iterable', 'no-return', 'sync-next', 'promise', 'array', 'number'])
   .optional()
   .describe(
@@ -154,7 +163,8 @@ const addWrap = z.strictObject({ op: z.literal('add'), phase: z.literal('wrap'),
 const addOutput = z.strictObject({ op: z.literal('add'), phase: z.literal('output'), steps: z.array(outputStep).default([]), async: z.boolean().optional(), ...common });
 const addOperation = z.discriminatedUnion('phase', [addInput, addWrap, addOutput]);
 
-const errorExpectation = z
+/** An expected error. */
+export const errorExpectation = z
   .strictObject({
     code: z.string().optional().describe('MiddlewareError code; absent for a user error'),
     message: z.string().optional().describe('For a user error: its message (the very object thrown must arrive)'),
@@ -165,7 +175,8 @@ const errorExpectation = z
   })
   .describe('An expected error');
 
-const operation = z.union([
+/** One registry operation. */
+export const operation = z.union([
   addOperation,
   z.strictObject({
     op: z.literal('bundle'),
@@ -199,10 +210,11 @@ const operation = z.union([
       label: z.string().optional(),
       scope: z.enum(['parent', 'child']).optional(),
     })
-    .describe('Registers a built-in middleware bundle from test/conformance/builtins.ts'),
+    .describe('Registers a built-in middleware bundle (the mapping of each built-in is in spec/README.md)'),
 ]);
 
-const stageSpec = z.strictObject({
+/** The case's stage. */
+export const stageSpec = z.strictObject({
   name: z.string(),
   guard: z.boolean().optional().describe('isResult: objects with "result": true are results'),
   context: objectSchema.optional(),
@@ -210,12 +222,38 @@ const stageSpec = z.strictObject({
   badOption: z.enum(['isResult', 'context', 'result', 'options']).optional().describe("Passes 42 for this option; 'options' passes null as the whole options object"),
 });
 
-const terminalSpec = z.strictObject({
+/** The scripted terminal. */
+export const terminalSpec = z.strictObject({
   calls: z.array(z.array(terminalStep)).min(1).describe('Steps per call; calls past the end repeat the last'),
   returns,
   finally: z.string().optional().describe('Records this label (with the call number) when the call ends, however it ends'),
   notAFunction: json.optional(),
 });
+
+/** The invoke's state binding: an initial value (with links and frozen parts) or a value that is no state. */
+export const stateSpec = z.union([
+  z.strictObject({
+    initial: json,
+    link: z
+      .array(z.strictObject({ from: z.string(), to: z.string() }))
+      .optional()
+      .describe('After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references'),
+    frozen: z.array(z.string()).optional().describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
+  }),
+  z.strictObject({ invalid: z.enum(['number', 'string', 'null']) }),
+]);
+
+/** The invoke's signal. */
+export const signalSpec = z
+  .strictObject({
+    abortBefore: z.string().optional(),
+    reasonKind: z
+      .enum(['throwing-message', 'revoked-proxy', 'null-prototype'])
+      .optional()
+      .describe('With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string'),
+    invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal'),
+  })
+  .describe('Gives the invoke a signal');
 
 const consumerSpec = z.strictObject({
   mode: z.enum(['drain', 'run', 'take', 'return-first', 'throw-first']).default('drain'),
@@ -239,30 +277,8 @@ const chainCase = z.strictObject({
   invokeOn: z.enum(['parent', 'child']).optional(),
   terminal: terminalSpec,
   context: json.default({}),
-  state: z
-    .union([
-      z.strictObject({
-        initial: json,
-        link: z
-          .array(z.strictObject({ from: z.string(), to: z.string() }))
-          .optional()
-          .describe('After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references'),
-        frozen: z.array(z.string()).optional().describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
-      }),
-      z.strictObject({ invalid: z.enum(['number', 'string', 'null']) }),
-    ])
-    .optional(),
-  signal: z
-    .strictObject({
-      abortBefore: z.string().optional(),
-      reasonKind: z
-        .enum(['throwing-message', 'revoked-proxy', 'null-prototype'])
-        .optional()
-        .describe('With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string'),
-      invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal'),
-    })
-    .optional()
-    .describe('Gives the invoke a signal'),
+  state: stateSpec.optional(),
+  signal: signalSpec.optional(),
   invokeWith: z.enum(['stage', 'input-token', 'forged']).optional().describe('What invoke() receives in place of the stage (default: the stage)'),
   consumer: consumerSpec.default({ mode: 'drain' }),
   expect: z.strictObject({
@@ -272,7 +288,7 @@ const chainCase = z.strictObject({
     trace: z.array(z.string()).optional(),
     stateWrites: z.array(json).optional().describe("Values passed to the binding's set(), in order"),
     stateGets: z.number().int().optional(),
-    snapshotFrozen: z.boolean().optional().describe('Whether the value state.get() returned is deeply frozen afterwards'),
+    snapshotFrozen: z.boolean().optional().describe('Whether the state snapshot the library took (the value state.get() returned, or the frozen copy a library that cannot freeze in place takes) is deeply frozen afterwards'),
     frozenEvents: z.array(z.boolean()).optional().describe('For each delivered event, whether it is deeply frozen'),
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
     describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),
@@ -303,6 +319,16 @@ export type InputStep = z.infer<typeof inputStep>;
 export type OutputStep = z.infer<typeof outputStep>;
 /** Terminal steps. */
 export type TerminalStep = z.infer<typeof terminalStep>;
+/** How a handler or terminal returns its events. */
+export type Returns = z.infer<typeof returns>;
+/** The state binding of a case. */
+export type StateSpec = z.infer<typeof stateSpec>;
+/** The signal of a case. */
+export type SignalSpec = z.infer<typeof signalSpec>;
+/** The stage of a case. */
+export type StageSpec = z.infer<typeof stageSpec>;
+/** The terminal of a case. */
+export type TerminalSpec = z.infer<typeof terminalSpec>;
 /** An expected error. */
 export type ErrorExpectation = z.infer<typeof errorExpectation>;
 

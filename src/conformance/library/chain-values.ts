@@ -1,32 +1,72 @@
 /**
- * What the runner builds from a case's declarations and how it reports what
- * it saw: stages with declarative schemas, error projections, and an
- * observer that writes every instrumentation hook into the trace.
+ * What a chain session builds from a case's declarations and how it reports
+ * what it saw: stages with declarative schemas, initial states, error
+ * reports, and an observer that writes every instrumentation hook into the trace.
  */
 import { z } from 'zod';
-import { createStage, MiddlewareError, type AnyStage, type InvokeObserver, type Schema } from '../../src/index';
-import { errorText, isResultEvent, type Environment } from './handlers';
-import type { ChainCase, ErrorExpectation } from './schema';
+import { createStage, MiddlewareError, type AnyStage, type InvokeObserver, type Schema } from '../../index';
+import type { Json, StageSpec } from '../cases/chain-case';
+import type { ErrorReport } from '../protocol/messages';
+import { errorText, isResultEvent, type Environment } from './script-environment';
 
-/** Describes an error in the shape of an `ErrorExpectation`: code (or message), and the other keys the case lists. */
-export function projectError(error: unknown, expected: ErrorExpectation, at: string): Record<string, unknown> {
-  const projected: Record<string, unknown> = { at };
-  const fields = error as Record<string, unknown> | null;
-  if (MiddlewareError.isInstance(error)) projected.code = error.code;
-  else projected.message = error instanceof Error ? error.message : String(error);
-  for (const key of ['stage', 'phase', 'handler'] as const) if (key in expected) projected[key] = fields?.[key] ?? null;
-  if ('cause' in expected) {
-    const cause = fields?.cause;
-    const issues = (cause as { issues?: { message: string }[] } | null)?.issues;
-    if (Array.isArray(issues)) projected.cause = { issues: issues.map((issue) => issue.message) };
-    else if (typeof cause === 'object' && cause !== null) projected.cause = MiddlewareError.isInstance(cause) ? { code: cause.code } : { message: (cause as Error).message };
-    else projected.cause = cause;
+/** An error as the protocol reports it (`ErrorReport`): the fields a case may compare, read once. */
+export function reportError(error: unknown, userErrors: ReadonlySet<unknown>): ErrorReport {
+  const fields = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
+  const text = (key: string): string | null => (typeof fields[key] === 'string' ? (fields[key] as string) : null);
+  const report: { -readonly [TKey in keyof ErrorReport]: ErrorReport[TKey] } = {
+    message: readMessage(error),
+    thrownByCase: userErrors.has(error),
+    stage: text('stage'),
+    phase: text('phase'),
+    handler: text('handler'),
+  };
+  if (MiddlewareError.isInstance(error)) {
+    report.code = error.code;
+    report.genuine = error.name === 'MiddlewareError';
   }
-  return projected;
+  if (fields.cause !== undefined) report.cause = projectCause(fields.cause);
+  return report;
+}
+
+/** The message of a thrown value: its `message`, else the value as a string. */
+function readMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return '(a value without a readable message)';
+  }
+}
+
+/** A cause as a case states it: schema issues, a library error's code, another object's message, or the value itself. */
+function projectCause(cause: unknown): Json {
+  if (typeof cause !== 'object' || cause === null) return cause as Json;
+  try {
+    const issues = (cause as { issues?: { message: string }[] }).issues;
+    if (Array.isArray(issues)) return { issues: issues.map((issue) => issue.message) };
+    if (MiddlewareError.isInstance(cause)) return { code: cause.code };
+    const { message } = cause as { message?: unknown };
+    return typeof message === 'string' ? { message } : {};
+  } catch {
+    // A revoked proxy or a throwing getter: a cause no case can state.
+    return { unreadable: true };
+  }
+}
+
+/** What the protocol reports for a value JSON cannot carry (a cycle, a BigInt). */
+const NOT_JSON = '(not JSON)';
+
+/** The value when JSON can carry it, else {@link NOT_JSON}. */
+export function asJson(value: unknown): Json {
+  try {
+    JSON.stringify(value);
+    return value as Json;
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 /** Reads a declarative object schema into a `Schema` (zod). */
-function objectSchema(spec: { required?: string[] | undefined; defaults?: Record<string, unknown> | undefined }): Schema<unknown> {
+export function objectSchema(spec: { required?: string[] | undefined; defaults?: Record<string, unknown> | undefined }): Schema<unknown> {
   const shape: Record<string, z.ZodType> = {};
   for (const key of spec.required ?? []) shape[key] = z.unknown().refine((value) => value !== undefined, { message: `${key} is required` });
   for (const [key, value] of Object.entries(spec.defaults ?? {})) shape[key] = z.unknown().default(value);
@@ -34,7 +74,7 @@ function objectSchema(spec: { required?: string[] | undefined; defaults?: Record
 }
 
 /** Creates the case's stage from its declaration. */
-export function makeStage(spec: ChainCase['stage']): AnyStage {
+export function makeStage(spec: StageSpec): AnyStage {
   const options: Record<string, unknown> = {};
   if (spec.guard === true) options.isResult = isResultEvent;
   if (spec.context !== undefined) options.context = objectSchema(spec.context);

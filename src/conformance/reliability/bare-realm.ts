@@ -6,29 +6,31 @@
  * Output handler, and one agent run with a scripted model and tool, whose
  * model state is an immer draft.
  *
- * Why the library is a parameter and this file imports nothing at run time:
- * the function must run inside the bare realm, with that realm's copy of the
- * library. The reliability runner bundles `src/` with it and evaluates both
- * in edge-runtime; the packed-package tier loads the installed ESM build
- * there, and the integration tier in headless Chromium.
+ * Why the library is a parameter and this function uses nothing but its
+ * parameter and the realm's standard globals: it must run inside the bare
+ * realm, with that realm's copy of the library, so a host may evaluate its
+ * source text there. The host makes the realm and loads the library into it
+ * (`LibraryHost.runInBareRealm`): under vitest `src/` bundled and run in
+ * edge-runtime; under the command line a Node.js realm of its own; the
+ * packed-package tier the installed ESM build in edge-runtime, and the
+ * integration tier the installed package in headless Chromium.
  */
-import type { z } from 'zod';
-
-type Json = z.infer<ReturnType<typeof z.json>>;
+import type { Json } from '../cases/chain-case';
+import type { AgentEntry, CoreEntry, MiddlewareEntry, TestingEntry } from './library-entries';
 
 /** The library's entry points, as loaded in the bare realm. */
 export interface LibraryEntries {
   /** `staged-middleware`. */
-  readonly core: typeof import('../../src/index');
+  readonly core: CoreEntry;
   /** `staged-middleware/agent`. */
-  readonly agent: typeof import('../../src/agent/index');
+  readonly agent: AgentEntry;
   /** `staged-middleware/middleware`. */
-  readonly middleware: typeof import('../../src/middleware/index');
+  readonly middleware: MiddlewareEntry;
   /** `staged-middleware/testing`. */
-  readonly testing: typeof import('../../src/testing/index');
+  readonly testing: TestingEntry;
 }
 
-/** Runs the scenario; the caller adds `globals`, what loading and running defined on the realm's global object. */
+/** Runs the scenario; the host adds `globals`, what loading and running defined on the realm's global object. */
 export async function bareRealm({ core, agent: kit, middleware, testing }: LibraryEntries): Promise<Json> {
   type Chunk = { readonly type: 'text' | 'done'; readonly text: string };
   const ReplyStage = core.createStage<{ readonly prompt: string }, Chunk, Chunk>('reply', { isResult: (event): event is Chunk => event.type === 'done' });

@@ -5,26 +5,26 @@
  * registry; an agent of the other copy runs with that registry.
  *
  * Why the copies are parameters and this file imports nothing at run time:
- * the reliability runner passes two fresh module instances of `src/`, and the
- * packed-package tier (`test/package/`) runs this very file against the
- * installed ESM and CommonJS builds loaded in one process.
+ * the host loads the copies its own way (two fresh module instances under
+ * vitest, the ESM and CommonJS builds under the command line), and the
+ * packed-package tier (`test/package/`) runs this very file, converted to
+ * plain JavaScript, against the installed builds loaded in one process.
  */
-import type { z } from 'zod';
-
-type Json = z.infer<ReturnType<typeof z.json>>;
+import type { Json } from '../cases/chain-case';
+import type { AgentEntry, CoreEntry, TestingEntry } from './library-entries';
 
 /** One loaded copy of the library: its main entry point, its agent kit and its test kit. */
 export interface LibraryCopy {
   /** The copy's `staged-middleware`. */
-  readonly core: typeof import('../../src/index');
+  readonly core: CoreEntry;
   /** The copy's `staged-middleware/agent`. */
-  readonly agent: typeof import('../../src/agent/index');
+  readonly agent: AgentEntry;
   /** The copy's `staged-middleware/testing`. */
-  readonly testing: typeof import('../../src/testing/index');
+  readonly testing: TestingEntry;
 }
 
 /** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
-export async function secondCopy(testCase: Record<string, unknown>, copies: { readonly first: LibraryCopy; readonly second: LibraryCopy }): Promise<Json> {
+export async function secondCopy(testCase: Readonly<Record<string, unknown>>, copies: { readonly first: LibraryCopy; readonly second: LibraryCopy }): Promise<Json> {
   const { core, agent: kit } = copies[testCase['registerThrough'] as 'first' | 'second'];
   const runner = copies[testCase['agentFrom'] as 'first' | 'second'];
   const trace: string[] = [];

@@ -1,9 +1,10 @@
 /**
  * The handlers of the agent case vocabulary for the loop controls of spec
- * section 5b: turn decisions, runs ended early, the agent view. Registered
- * by `register` in `case-doubles.ts`.
+ * section 5b: turn decisions, runs ended early, interrupts of the whole run,
+ * errors as answers, the agent view. Registered by `register` in
+ * `vocabulary.ts`; `spec/README.md` says what each one does.
  */
-import { MiddlewareError, type MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, type MiddlewareRegistry } from '../../index';
 import {
   AgentStreamStage,
   ExecuteToolStage,
@@ -18,9 +19,9 @@ import {
   type TurnAction,
   type TurnContext,
   type TurnResultEvent,
-} from '../../src/agent/index';
-import type { AgentCaseHandler } from './case-schema';
-import { userError, type World } from './case-doubles';
+} from '../../agent/index';
+import type { AgentCaseHandler } from '../cases/agent-case';
+import { userError, type World } from './doubles';
 
 /** The agent views the handlers saw, so every observation can say whether it is the first one's object. */
 const views = new WeakMap<World, AgentView>();

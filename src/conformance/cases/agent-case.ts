@@ -1,11 +1,38 @@
 /**
  * The format of agent conformance cases (`spec/cases/agent-*.json`, `"kind": "agent"`):
  * a scripted model, scripted tools, handlers from a small vocabulary, one or
- * more runs, and what must hold after them. Run by `test/agent/conformance.test.ts`.
+ * more runs, what must hold after them, and the capabilities of an agent
+ * loop the case needs. `spec/agent-case.schema.json` is generated from it.
  */
 import { z } from 'zod';
+import { json } from './chain-case';
 
-const json = z.json();
+/**
+ * What an agent loop can do beyond the base loop (model calls through
+ * InvokeModelStage, tool calls through ExecuteToolStage, with the registry,
+ * model and tools given, and a history to read afterwards). A case lists the
+ * ones it needs in `needs`; a loop claims the ones it has.
+ */
+export const AGENT_CAPABILITIES = {
+  systemPrompt: 'the loop takes a system prompt and puts it in every InvokeModelStage context (MW-109)',
+  initialMessages: 'a conversation can start from given messages (MW-104)',
+  modelState: 'the loop keeps a model state, readable and assignable, bound as the state of every InvokeModelStage invoke (MW-108)',
+  invocationState: "a run takes the caller's invocation state and shares it with every handler and tool (MW-105)",
+  rollback: 'a run that fails leaves the conversation and the model state as they were (MW-116)',
+  agentStream: 'a run is one AgentStreamStage invoke ending with an agentResult event (MW-103, MW-119), and what the loop hands out is frozen (MW-105)',
+  interrupts: 'tools and handlers can halt a run with interrupt(), one question or several at once, external tools halt it for the caller, interrupt events come as questions are raised, and a later run resumes it (MW-113, MW-114, MW-132, MW-133, MW-135)',
+  cancel: "a run ends with stopReason 'cancelled' when cancelled or when its signal aborts (MW-115)",
+  runChecks: 'a run copies and checks what it is given and refuses a second run while one is going (MW-106, MW-117)',
+  turnControl: "the loop invokes TurnStage after each turn and acts on its decision, and a run stopped early (by a turn decision, stopReason 'stopped', or by an AgentStreamStage Wrap handler) keeps its input and completed turns (MW-125 – MW-128)",
+  agentInterrupts: "the AgentStreamStage context's interrupt() halts the whole run, responses may be given with a fresh run's input, a run's responses live as long as the run and its resumes, and a question after the result is refused (MW-131, MW-134)",
+  snapshots: 'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
+  agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
+} as const;
+
+/** One capability of an agent loop (see {@link AGENT_CAPABILITIES}). */
+export type AgentCapability = keyof typeof AGENT_CAPABILITIES;
+
+const capability = z.enum(Object.keys(AGENT_CAPABILITIES) as [AgentCapability, ...AgentCapability[]]);
 const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled', 'stopped']);
 const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 const systemBlocks = z.array(z.record(z.string(), json));
@@ -181,8 +208,11 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-1[0-5]\d$/)).min(1),
+  rules: z.array(z.string().regex(/^MW-(1[0-5]|21)\d$/)).min(1).describe('Rules of sections 5 and 5b (MW-100 – MW-159) and MW-210'),
   kind: z.literal('agent'),
+  needs: z
+    .array(capability)
+    .describe('The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed'),
   agent: z.strictObject({
     name: z.string().optional().describe("The agent's name (options.name)"),
     session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
