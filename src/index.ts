@@ -46,6 +46,7 @@ export type {
   StateBinding,
   Target,
   Terminal,
+  TerminalArgument,
   TerminalOf,
   TerminalRun,
   WrapHandler,
