@@ -11,6 +11,7 @@ const entryPoints = [
   ['staged-middleware/agent', 'src/agent/index.ts'],
   ['staged-middleware/middleware', 'src/middleware/index.ts'],
   ['staged-middleware/testing', 'src/testing/index.ts'],
+  ['staged-middleware/conformance', 'src/conformance/index.ts'],
 ] as const;
 
 /** The names an entry point exports, read from its export list. */

@@ -67,3 +67,15 @@ declare const turnContext: import('staged-middleware/agent').TurnContext;
 declare const clock: import('staged-middleware/agent').Tool;
 /** Whether the model has called the verifier tool in these messages. */
 declare function calledVerifier(messages: readonly import('staged-middleware/agent').Message[]): boolean;
+/** The conformance cases a reader loaded (staged-middleware/conformance). */
+declare const cases: readonly unknown[];
+/** The reader's adapter for their own agent loop. */
+declare const myAdapter: import('staged-middleware/conformance').AgentLoopAdapter;
+/** One conversation of the reader's own agent loop. */
+declare class MyConversation implements import('staged-middleware/conformance').AgentLoopSession {
+  constructor(setup: import('staged-middleware/conformance').AgentLoopSetup);
+  run: import('staged-middleware/conformance').AgentLoopSession['run'];
+  readonly messages: import('staged-middleware/conformance').AgentLoopSession['messages'];
+}
+/** A line connection to the reader's port in another language, over a child process's stdio. */
+declare function myChildProcessConnection(command: string): import('staged-middleware/conformance').LineConnection;
