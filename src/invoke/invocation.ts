@@ -88,9 +88,9 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     } catch (error) {
       return this.failPull(error);
     }
-    // A held candidate: step() pulls on and ends this pull.
+    // A held candidate: step() pulls on and ends this pull. The event as it came in skips the prototype walk of `instanceof`.
     if (delivered === undefined) return this.step();
-    if (delivered instanceof Promise) return delivered.then(this.answered, this.failPull);
+    if (delivered !== pulled && delivered instanceof Promise) return delivered.then(this.answered, this.failPull);
     this.outstanding--;
     return delivered;
   };
