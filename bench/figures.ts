@@ -108,9 +108,10 @@ const invokeFixed: Figure = {
     const lastRun = terminalRun(GuardedStage);
     const handComposed = async (): Promise<unknown> => {
       let context = CONTEXT;
-      for (const input of inputs) context = (await input(context)) as BenchContext;
+      // A framework handing its hooks the signal makes a run object per call too.
+      for (const input of inputs) context = (await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' })) as BenchContext;
       const last = await drain(nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context));
-      return (await output(new MiddlewareResult(last as ResultEvent))).value;
+      return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' })).value;
     };
     return {
       ours: () => drain(registry.invoke(GuardedStage, CONTEXT, terminal)),

@@ -32,6 +32,7 @@ export type {
   Disposer,
   EventOf,
   HandlerOf,
+  HandlerRun,
   InputHandler,
   InvokeOptions,
   MiddlewareStage,

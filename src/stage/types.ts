@@ -101,8 +101,22 @@ export type AnyStage = MiddlewareStage<any, any, any>;
 /** Anything `add` accepts as a target: a phase token or a bare stage (meaning Wrap). */
 export type Target = AnyStage | AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'];
 
+/**
+ * What an Input or Output handler learns about the invoke it runs in: the
+ * invoke's own signal, so a handler that waits on I/O can stop when the
+ * invoke is cancelled.
+ */
+export interface HandlerRun {
+  /** The stage being invoked. */
+  readonly stage: AnyStage;
+  /** The invoke's signal (a never-aborting one when the invoke has none). */
+  readonly signal: AbortSignal;
+  /** The registered name of the running handler. */
+  readonly handler: string;
+}
+
 /** Transforms the context before the Wrap phase. Must return a context (not undefined or null). */
-export type InputHandler<TContext> = (context: TContext) => TContext | PromiseLike<TContext>;
+export type InputHandler<TContext> = (context: TContext, run: HandlerRun) => TContext | PromiseLike<TContext>;
 
 /** Options of `next()`. */
 export interface NextOptions {
@@ -139,6 +153,7 @@ export type WrapHandler<TContext, TEvent> = (
 /** Transforms the final result. Must return a {@link MiddlewareResult}. */
 export type OutputHandler<TResult> = (
   result: MiddlewareResult<TResult>,
+  run: HandlerRun,
 ) => MiddlewareResult<TResult> | PromiseLike<MiddlewareResult<TResult>>;
 
 /** What the terminal learns about the invoke it runs in. */

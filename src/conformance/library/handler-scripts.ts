@@ -4,17 +4,17 @@
  * Why scripts rather than code: a second implementation runs the same JSON
  * files, so every behaviour a case needs must be expressible as data.
  */
-import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type SystemPrompt } from '../../index';
+import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type HandlerRun, type SystemPrompt } from '../../index';
 import type { InputStep, OutputStep, Returns, TerminalStep } from '../cases/chain-case';
 import { abortInvoke, deliver, fill, named, userError, type Environment, type Generator, type Values } from './script-environment';
 
 /** An Input handler running `steps`. */
-export function inputHandler(steps: readonly InputStep[], environment: Environment, fnName: string | undefined, isAsync: boolean): (context: unknown) => unknown {
-  return named((context: unknown): unknown => {
+export function inputHandler(steps: readonly InputStep[], environment: Environment, fnName: string | undefined, isAsync: boolean): (context: unknown, run: HandlerRun) => unknown {
+  return named((context: unknown, run: HandlerRun): unknown => {
     let current = context;
     let returned: unknown = current;
     for (const step of steps) {
-      if ('record' in step) environment.trace.push(fill(step.record, { context: current }));
+      if ('record' in step) environment.trace.push(fill(step.record, { context: current, signal: run.signal, run }));
       else if ('throw' in step) throw userError(environment, step.throw, step.with);
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('set' in step) current = { ...(current as object), ...step.set };
@@ -28,12 +28,12 @@ export function inputHandler(steps: readonly InputStep[], environment: Environme
 }
 
 /** An Output handler running `steps`. */
-export function outputHandler(steps: readonly OutputStep[], environment: Environment, fnName: string | undefined, isAsync: boolean): (result: MiddlewareResult<unknown>) => unknown {
-  return named((received: MiddlewareResult<unknown>): unknown => {
+export function outputHandler(steps: readonly OutputStep[], environment: Environment, fnName: string | undefined, isAsync: boolean): (result: MiddlewareResult<unknown>, run: HandlerRun) => unknown {
+  return named((received: MiddlewareResult<unknown>, run: HandlerRun): unknown => {
     let current: unknown = received;
     for (const step of steps) {
       const value = MiddlewareResult.isInstance(current) ? current.value : current;
-      if ('record' in step) environment.trace.push(fill(step.record, { result: value }));
+      if ('record' in step) environment.trace.push(fill(step.record, { result: value, signal: run.signal, run }));
       else if ('throw' in step) throw userError(environment, step.throw, step.with);
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('replace' in step) current = (current as MiddlewareResult<unknown>).replace(step.replace);

@@ -3,7 +3,7 @@
  * step uses: recording into the trace, throwing user errors, aborting the
  * invoke, naming a function, returning events in the shape a case asks for.
  */
-import { MiddlewareError } from '../../index';
+import { MiddlewareError, type HandlerRun } from '../../index';
 import type { Returns } from '../cases/chain-case';
 
 /** An async generator of events. */
@@ -39,6 +39,8 @@ export interface Values {
   readonly error?: unknown;
   /** `{aborted}`: whether this signal is aborted. */
   readonly signal?: AbortSignal;
+  /** `{handler}` and `{stage}`: the running handler's name and its stage's name. */
+  readonly run?: HandlerRun;
   /** `{call}`: the terminal call number, from 1. */
   readonly call?: number;
 }
@@ -63,6 +65,8 @@ export function fill(text: string, values: Values): string {
     .replaceAll('{state}', () => JSON.stringify(values.state))
     .replaceAll('{error}', () => errorText(values.error))
     .replaceAll('{aborted}', () => String(values.signal?.aborted))
+    .replaceAll('{handler}', () => String(values.run?.handler))
+    .replaceAll('{stage}', () => String(values.run?.stage.name))
     .replaceAll('{call}', () => String(values.call));
 }
 

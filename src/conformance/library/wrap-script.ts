@@ -2,6 +2,7 @@
  * Wrap handler scripts of a chain case as real async generator functions:
  * calling `next()` and consuming inner chains in the ways the steps say.
  */
+import type { WrapRun } from '../../index';
 import type { Returns, WrapStep } from '../cases/chain-case';
 import { abortInvoke, deliver, fill, isResultEvent, named, userError, type Environment, type Generator, type NextFunction } from './script-environment';
 
@@ -13,6 +14,8 @@ interface Activation {
   readonly next: NextFunction;
   /** Its `run.signal`. */
   readonly signal: AbortSignal;
+  /** Its `run`. */
+  readonly run: WrapRun;
   /** Inner generators kept by name (`next.keep`). */
   readonly kept: Map<string, Generator>;
   /** The error the last `catch` or `retry` caught. */
@@ -20,9 +23,9 @@ interface Activation {
 }
 
 /** A Wrap handler running `steps`. */
-export function wrapHandler(steps: readonly WrapStep[], environment: Environment, fnName: string | undefined, finallyLabel: string | undefined, returns: Returns): (context: unknown, next: NextFunction, run: { signal: AbortSignal }) => unknown {
-  return named((context: unknown, next: NextFunction, run: { signal: AbortSignal }): unknown => {
-    const activation: Activation = { context, next, signal: run.signal, kept: new Map(), error: undefined };
+export function wrapHandler(steps: readonly WrapStep[], environment: Environment, fnName: string | undefined, finallyLabel: string | undefined, returns: Returns): (context: unknown, next: NextFunction, run: WrapRun) => unknown {
+  return named((context: unknown, next: NextFunction, run: WrapRun): unknown => {
+    const activation: Activation = { context, next, signal: run.signal, run, kept: new Map(), error: undefined };
     return deliver(async function* wrapActivation(): Generator {
       try {
         yield* runSteps(steps, activation, environment);
@@ -40,7 +43,7 @@ const RETURN = Symbol('return');
 
 async function* runSteps(steps: readonly WrapStep[], activation: Activation, environment: Environment): Generator {
   for (const step of steps) {
-    if ('record' in step) environment.trace.push(fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal }));
+    if ('record' in step) environment.trace.push(fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal, run: activation.run }));
     else if ('throw' in step) throw userError(environment, step.throw, step.with);
     else if ('abort' in step) abortInvoke(environment, step.abort);
     else if ('abortLocal' in step) local(environment, step.abortLocal).abort('local');
