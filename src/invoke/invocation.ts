@@ -54,6 +54,22 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   /** The once-per-invoke side; a private field of the language, so the generator users get cannot reach its chain (MW-037). */
   readonly #run: InvokeRun;
 
+  /**
+   * An invoke that lives as long as the class and never runs. Why: V8 holds
+   * the hidden classes of class instances only weakly; when a full collection
+   * finds no live invoke it drops them, and every function compiled against
+   * them is deoptimised ("weak objects" in `node --trace-deopt`) until it warms
+   * up again, which a process with allocation-heavy neighbours pays over and
+   * over (`gc_pressure`). A live instance, with its `InvokeRun`, keeps them.
+   * A static field, so that no bundler drops it as unused.
+   */
+  static readonly #shapeKeeper: unknown = new Invocation(
+    Object.freeze({ stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'], input: [], wrap: [], output: [], instrumentations: [] }),
+    undefined,
+    () => undefined as never,
+    {},
+  );
+
   /** Prepares the invoke; nothing runs until the first `next()`. */
   constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown, unknown>, options: InvokeOptions<unknown>) {
     super();
