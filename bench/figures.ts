@@ -21,6 +21,7 @@ import {
   type ModelState,
   type ResultEvent,
 } from './fixtures';
+import { agentFigures } from './agent-figures';
 import { contextFigures } from './context-figures';
 import { invokeFigures } from './invoke-figures';
 import { minimalShell } from './floor';
@@ -252,4 +253,5 @@ export const FIGURES: readonly Figure[] = [
   constrainedAdd,
   ...invokeFigures.slice(3),
   ...contextFigures,
+  ...agentFigures,
 ];
