@@ -88,6 +88,7 @@ const gcPressure: Figure = {
     return {
       ours: () => drain(registry.invoke(PlainStage, CONTEXT, terminal)),
       baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
+      floor: () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
       beforeBatch: allocateThenCollect,
       detail: { events: PRESSURE_EVENTS, wrapHandlers: PRESSURE_HANDLERS, allocatedPerBatch: PRESSURE_OBJECTS, collection: 'full, before every batch' },
     };
