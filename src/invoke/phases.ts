@@ -95,18 +95,36 @@ async function resumePhase(run: InvokeRun, phase: Phase, entries: readonly Resol
   return runPhase(run, phase, entries, value, step + 1);
 }
 
-/** Starts an invoke: its observers, the Input phase, the context schema, the state snapshot, and the outermost layer. */
-export async function start(run: InvokeRun): Promise<LayerGenerator> {
+/**
+ * Starts an invoke: its observers, the Input phase, the context schema, the
+ * state snapshot, and the outermost layer. Synchronous (the outermost layer
+ * itself) while the Input handlers are and the stage has no context schema,
+ * so that the first pull of most invokes awaits nothing here.
+ */
+export function start(run: InvokeRun): LayerGenerator | Promise<LayerGenerator> {
   const chain = run.chain;
   if (chain.instrumentations.length > 0) run.observation = InvokeObservation.start(chain, run.context, run.signal);
   let context = run.context;
   if (chain.input.length > 0) {
     // Only what the phase returns is awaited: a context that happens to be a thenable is passed on as it is.
-    context = runPhase(run, 'input', chain.input, context, 0);
-    if (isThenable(context)) context = await context;
+    const phased = runPhase(run, 'input', chain.input, context, 0);
+    if (isThenable(phased)) return startAsync(run, phased, undefined);
+    context = phased;
   }
-  const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
+  if (chain.stage.contextSchema !== undefined) return startAsync(run, undefined, context);
+  return enterOutermost(run, context);
+}
+
+/** {@link start} once something is asynchronous: `pending` is the Input phase still running, else `context` the context it ended with. */
+async function startAsync(run: InvokeRun, pending: PromiseLike<unknown> | undefined, context: unknown): Promise<LayerGenerator> {
+  if (pending !== undefined) context = await pending;
+  const schema = run.chain.stage.contextSchema as Schema<unknown> | undefined;
   if (schema !== undefined) context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues));
+  return enterOutermost(run, context);
+}
+
+/** The state snapshot, then the outermost layer entered with the final context. */
+function enterOutermost(run: InvokeRun, context: unknown): LayerGenerator {
   if (run.binding !== undefined) run.state = new StateIsolation(run.binding, run.stageName);
   return enter(run, 0, context, run.signal ?? neverSignal(), undefined);
 }

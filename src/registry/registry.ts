@@ -1,5 +1,6 @@
 import { useBundle, type Middleware } from './bundle';
 import type { ChainEntry, ResolvedChain } from './chain';
+import { holdsSameRegistrations, sourcesOf, type CachedChain } from './chain-cache';
 import { explainChain } from './explain';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { Invocation } from '../invoke/invocation';
@@ -48,11 +49,16 @@ export class MiddlewareRegistry {
   /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
   private readonly constraints = new ConstraintIndex();
   private readonly instrumentations = new Set<Instrumentation>();
+  /** Stamped by every change. */
   private version = tick();
-  private readonly cache = new WeakMap<AnyStage, { version: number; chain: ResolvedChain }>();
+  /** Stamped by the changes that can change the chain of any stage: ids coming or going, instrumentations. */
+  private structure = this.version;
+  private readonly cache = new WeakMap<AnyStage, CachedChain>();
   private readonly onWarning: (warning: MiddlewareWarning) => void;
   /** What resolution reads of this registry. */
   private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations };
+  /** This registry's scope and its ancestors', root first (a registry's ancestry never changes). */
+  private scopeChain: readonly Scope[] = [this.scope];
 
   /** Creates an empty registry. */
   constructor(private readonly options: RegistryOptions = {}) {
@@ -141,9 +147,9 @@ export class MiddlewareRegistry {
       throw messages.notAnInstrumentation(instrumentation);
     }
     this.instrumentations.add(instrumentation);
-    this.version = tick();
+    this.changed(true);
     return () => {
-      if (this.instrumentations.delete(instrumentation)) this.version = tick();
+      if (this.instrumentations.delete(instrumentation)) this.changed(true);
     };
   }
 
@@ -154,6 +160,7 @@ export class MiddlewareRegistry {
   child(): MiddlewareRegistry {
     const child = new MiddlewareRegistry(this.options);
     child.parent = this;
+    child.scopeChain = [...this.scopeChain, child.scope];
     return child;
   }
 
@@ -256,7 +263,7 @@ export class MiddlewareRegistry {
     this.byStage.set(stored.stage, set);
     this.constraints.add(stored);
     if (stored.id !== undefined) this.ids.set(stored.id, stored);
-    this.version = tick();
+    this.changed(stored.id !== undefined);
     return () => {
       this.unregister(stored);
     };
@@ -268,8 +275,14 @@ export class MiddlewareRegistry {
     if (set.size === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
     if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);
-    this.version = tick();
+    this.changed(registration.id !== undefined);
     return true;
+  }
+
+  /** Stamps a change; `structural` when it may change the chain of other stages than the registration's own. */
+  private changed(structural: boolean): void {
+    this.version = tick();
+    if (structural) this.structure = this.version;
   }
 
   private hasId(id: string): boolean {
@@ -282,16 +295,31 @@ export class MiddlewareRegistry {
     return parentVersion > this.version ? parentVersion : this.version;
   }
 
-  /** The chain of a stage, cached until this registry or an ancestor changes (a chain with per-invoke handlers is not cached). */
+  /** The newest structural change anywhere in this registry's ancestry. */
+  private effectiveStructure(): number {
+    const parentStructure = this.parent === undefined ? 0 : this.parent.effectiveStructure();
+    return parentStructure > this.structure ? parentStructure : this.structure;
+  }
+
+  /**
+   * The chain of a stage, cached until this registry or an ancestor changes (a chain with per-invoke handlers is
+   * not cached). After a change that was not structural, the cached chain still holds when every level has
+   * exactly the registrations on the stage it was resolved from (`chain-cache.ts`).
+   */
   private resolve(stage: AnyStage, use: readonly Registration[] | undefined): ResolvedChain {
     const perInvoke = use === undefined || use.length === 0 ? undefined : perInvokeRegistrations(stage, use);
     const version = this.effectiveVersion();
     const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
-    if (cached !== undefined && cached.version === version) return cached.chain;
-    const scopes: Scope[] = [];
-    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) scopes.unshift(registry.scope);
+    if (cached !== undefined) {
+      if (cached.version === version) return cached.chain;
+      if (cached.structure === this.effectiveStructure() && holdsSameRegistrations(this.scopeChain, stage, cached.sources)) {
+        cached.version = version;
+        return cached.chain;
+      }
+    }
+    const scopes = this.scopeChain;
     const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
-    if (perInvoke === undefined) this.cache.set(stage, { version, chain });
+    if (perInvoke === undefined) this.cache.set(stage, { version, structure: this.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
     return chain;
   }
 }
