@@ -15,7 +15,7 @@ import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from 
 /** The codes the agent kit adds. */
 export const AGENT_ERROR_CODES = {
   ERR_AGENT_BUSY: { rule: 'MW-117', meaning: 'a run of an `Agent` was started while another run of the same agent was going' },
-  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'new input reached an `Agent` with interrupts pending, or interrupt responses matched no pending interrupt' },
+  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`' },
   ERR_INTERRUPT_AFTER_RESULT: { rule: 'MW-134', meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect' },
   ERR_SNAPSHOT_VERSION: { rule: 'MW-136', meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)' },
 } as const satisfies ErrorTable;
