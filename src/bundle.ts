@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import type { ContributionKey } from './contribution';
 import type { Instrumentation } from './instrumentation';
 import type { AddOptions, Disposer, HandlerOf, Target } from './types';
 
@@ -14,6 +15,11 @@ export interface Registrar {
   add<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Disposer;
   /** Registers an instrumentation as part of the bundle. */
   instrument(instrumentation: Instrumentation): Disposer;
+  /**
+   * Provides a value under a contribution key (a tool, say), as part of the
+   * bundle; `registry.contributions(key)` lists it in this registry's scope.
+   */
+  provide<TValue>(key: ContributionKey<TValue>, value: TValue): Disposer;
 }
 
 /** A middleware bundle: any number of handlers on any stages, added and removed as one. */

@@ -23,6 +23,8 @@ export type {
   SplitSystemPrompt,
 } from './system-prompt';
 export type { ChainEntry, ChainSource } from './chain';
+export { createContributionKey } from './contribution';
+export type { Contribution, ContributionKey, ContributionKeyOptions } from './contribution';
 export type { MiddlewareWarning } from './resolve';
 export type {
   HandlerInfo,

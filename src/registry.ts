@@ -1,5 +1,6 @@
 import type { Middleware, Registrar } from './bundle';
 import type { ChainEntry, ResolvedChain } from './chain';
+import { checkKey, createContribution, duplicateContribution, explainContributions, resolveContributions, type Contribution, type ContributionKey, type StoredContribution } from './contribution';
 import { explainChain } from './explain';
 import { MiddlewareError } from './errors';
 import type { Instrumentation } from './instrumentation';
@@ -52,6 +53,9 @@ export class MiddlewareRegistry {
   /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
   private readonly constraints = new ConstraintIndex();
   private readonly instrumentations = new Set<Instrumentation>();
+  /** Contributions by key name, each set in the order they were provided. */
+  private readonly provided = new Map<string, Set<StoredContribution>>();
+  private readonly contributionCache = new Map<string, { version: number; entries: readonly Contribution<unknown>[] }>();
   private version = tick();
   private readonly cache = new WeakMap<AnyStage, { version: number; chain: ResolvedChain }>();
   private readonly onWarning: (warning: MiddlewareWarning) => void;
@@ -134,6 +138,11 @@ export class MiddlewareRegistry {
         disposers.push(disposer);
         return disposer;
       },
+      provide: (key, value) => {
+        const disposer = this.provide(createContribution(key, value, middleware.name));
+        disposers.push(disposer);
+        return disposer;
+      },
     };
     const disposeAll = (): void => {
       for (let index = disposers.length - 1; index >= 0; index--) (disposers[index] as Disposer)();
@@ -178,6 +187,32 @@ export class MiddlewareRegistry {
   }
 
   /**
+   * The values bundles provided under `key` in this registry's scope: the
+   * root registry's first, then each child's down to this one, each
+   * registry's in the order they were provided (frozen).
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `key` is not a contribution key; `ERR_DUPLICATE_ID` when an
+   *   ancestor provided, after this registry did, a value with an id this registry's scope already has.
+   *
+   * @example
+   * ```ts
+   * const tools = [...ownTools, ...registry.contributions(Tools).map((contribution) => contribution.value)];
+   * ```
+   */
+  contributions<TValue>(key: ContributionKey<TValue>): readonly Contribution<TValue>[] {
+    const { name } = checkKey(key, 'registry.contributions(key)');
+    const version = this.effectiveVersion();
+    const cached = this.contributionCache.get(name);
+    if (cached !== undefined && cached.version === version) return cached.entries as readonly Contribution<TValue>[];
+    const registries: MiddlewareRegistry[] = [];
+    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) registries.unshift(registry);
+    const levels = registries.map((registry, index) => ({ depth: registries.length - 1 - index, contributions: [...(registry.provided.get(name) ?? [])] }));
+    const entries = resolveContributions(name, levels);
+    this.contributionCache.set(name, { version, entries });
+    return entries as readonly Contribution<TValue>[];
+  }
+
+  /**
    * A child registry: it sees the parent's handlers live (added later
    * included) and runs its own inside them.
    */
@@ -207,7 +242,12 @@ export class MiddlewareRegistry {
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
     // describe() first: it rejects a value that is not a stage before its name is read.
     const entries = this.describe(stage, options);
-    return explainChain(stage.name, entries);
+    const lines = [explainChain(stage.name, entries)];
+    for (const name of this.keysShownWith(stage)) {
+      const provided = this.contributions({ name, identify: undefined, stage });
+      if (provided.length > 0) lines.push(...explainContributions(name, provided));
+    }
+    return lines.join('\n');
   }
 
   /**
@@ -290,6 +330,38 @@ export class MiddlewareRegistry {
     return () => {
       this.unregister(stored);
     };
+  }
+
+  private provide(contribution: StoredContribution): Disposer {
+    const { key, id } = contribution;
+    const set = this.provided.get(key.name) ?? new Set<StoredContribution>();
+    if (id !== undefined) {
+      for (const existing of set) if (existing.id === id) throw duplicateContribution(contribution, existing, false);
+      const inherited = this.parent?.providedWithId(key.name, id);
+      if (inherited !== undefined) throw duplicateContribution(contribution, inherited, true);
+    }
+    set.add(contribution);
+    this.provided.set(key.name, set);
+    this.version = tick();
+    return () => {
+      if (!set.delete(contribution)) return;
+      if (set.size === 0 && this.provided.get(key.name) === set) this.provided.delete(key.name);
+      this.version = tick();
+    };
+  }
+
+  private providedWithId(name: string, id: string): StoredContribution | undefined {
+    for (const existing of this.provided.get(name) ?? []) if (existing.id === id) return existing;
+    return this.parent?.providedWithId(name, id);
+  }
+
+  /** The names of the keys in scope whose `stage` is `stage`, sorted, for `explain()`. */
+  private keysShownWith(stage: AnyStage): string[] {
+    const names = new Set<string>();
+    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) {
+      for (const [name, set] of registry.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
+    }
+    return [...names].sort();
   }
 
   private unregister(registration: StoredRegistration): boolean {

@@ -107,6 +107,7 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
         bundle.setup({
           add: (target, handler, addOptions) => registrar.add(target, observe(target, handler, addOptions) as never, withName(handler, addOptions)),
           instrument: (instrumentation) => registrar.instrument(instrumentation),
+          provide: (key, value) => registrar.provide(key, value),
         }),
     });
   }

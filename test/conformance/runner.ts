@@ -7,7 +7,7 @@
  * throw), take `describe`/`explain`, invoke, apply `consumer.afterInvoke`,
  * consume, then call any kept `next` functions (recording `late:<code>`).
  */
-import { MiddlewareRegistry, createStage, type AnyStage, type Disposer, type MiddlewareWarning, type Registration } from '../../src/index';
+import { MiddlewareRegistry, createContributionKey, createStage, type AnyStage, type ContributionKey, type Disposer, type MiddlewareWarning, type Registration } from '../../src/index';
 import { builtin } from './builtins';
 import { errorText, inputHandler, isResultEvent, outputHandler, terminal, wrapHandler, type Environment } from './handlers';
 import { deeplyFrozen, initialState, makeStage, observer, projectError } from './observe';
@@ -57,6 +57,7 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
     const use: Registration[] = [];
     const labels = new Map<string, { dispose: Disposer; target?: unknown; handler?: unknown; scope?: string | undefined }>();
     const registryOf = (scope: string | undefined): MiddlewareRegistry => (scope === 'child' ? child : parent);
+    const keys = new Map<string, ContributionKey<unknown>>();
 
     const makeHandler = (operation: AddOperation): unknown => {
       if (operation.notAFunction !== undefined) return operation.notAFunction;
@@ -116,6 +117,14 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
                   registrar.add(targetOf(member) as AnyStage, makeHandler(member) as never, optionsOf(member) as never);
                   registered++;
                 }
+                for (const provided of operation.provides ?? []) {
+                  if (operation.throwAfter === registered) break;
+                  const key = 'rawKey' in provided ? provided.rawKey : keys.get(provided.key);
+                  if (key === undefined) throw new Error(`provide names the unknown key "${provided.key}"`);
+                  const disposeOne = registrar.provide(key as ContributionKey<unknown>, structuredClone(provided.value));
+                  if (provided.label !== undefined) labels.set(provided.label, { dispose: disposeOne });
+                  registered++;
+                }
                 if (operation.throwAfter !== undefined) {
                   const failed = new Error('setup failed');
                   environment.userErrors.add(failed);
@@ -160,7 +169,36 @@ export async function runChainCase(testCase: ChainCase): Promise<{ observed: Obs
       }
     };
 
+    for (const spec of testCase.keys ?? []) {
+      const identify = spec.identify === true ? (value: unknown) => (value as { id?: unknown }).id as string : spec.identify;
+      const keyStage = spec.stage === true ? stage : spec.stage;
+      const options = { ...(spec.identify === undefined ? {} : { identify }), ...(spec.stage === undefined ? {} : { stage: keyStage }) };
+      expectThrow(() => {
+        const key = createContributionKey(spec.name as string, (Object.keys(options).length === 0 ? undefined : options) as never);
+        keys.set(key.name, key);
+      }, spec.expectError);
+    }
     for (const operation of testCase.registry) apply(operation);
+    if (testCase.expect.contributions !== undefined) {
+      const seen: Record<string, unknown> = {};
+      for (const [name, expectedEntries] of Object.entries(testCase.expect.contributions)) {
+        try {
+          // A fresh key with the same name: keys are matched by name (MW-053).
+          const entries = invoked.contributions(createContributionKey(name));
+          const listed = Array.isArray(expectedEntries) ? expectedEntries : [];
+          seen[name] = entries.map((entry, index) => {
+            const fields = Object.keys(listed[index] ?? entry);
+            return Object.fromEntries(fields.map((field) => [field, (entry as unknown as Record<string, unknown>)[field] ?? null]));
+          });
+        } catch (error) {
+          const expectedError = Array.isArray(expectedEntries) ? {} : expectedEntries.error;
+          const projected = projectError(error, expectedError, 'setup');
+          delete projected.at;
+          seen[name] = { error: projected };
+        }
+      }
+      observed.contributions = seen;
+    }
     if (testCase.expect.describe !== undefined || testCase.expect.explain !== undefined) {
       const entries = invoked.describe(stage, { use });
       if (testCase.expect.describe !== undefined) {

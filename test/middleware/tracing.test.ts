@@ -312,7 +312,7 @@ describe('tracing', () => {
 
     it('returns no observer for the invoke, so no layer is wrapped', () => {
       let instrumentation: Instrumentation | undefined;
-      tracing({ api: otel }).setup({ add: () => () => undefined, instrument: (given) => ((instrumentation = given), () => undefined) });
+      tracing({ api: otel }).setup({ add: () => () => undefined, provide: () => () => undefined, instrument: (given) => ((instrumentation = given), () => undefined) });
       expect(instrumentation?.invoke({ stage: ModelStage, context, signal: undefined })).toBeUndefined();
     });
 
