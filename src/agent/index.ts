@@ -8,7 +8,30 @@
  */
 export { Agent } from './agent';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
-export { AgentStreamStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
+export { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isContextResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
+export { resolveTools, ToolsKey } from './agent-tools';
+export type { ResolvedTools, ResolveToolsOptions } from './agent-tools';
+export { compressTerminal, ContextBudgetKey, estimateTokens } from './context-budget';
+export { compaction } from './middleware/compaction';
+export type { CompactionOptions, SummarizeOptions } from './middleware/compaction';
+export { TODO_STATE_KEY, todoList } from './middleware/todo-list';
+export type { Todo, TodoListOptions, TodoStatus } from './middleware/todo-list';
+export { SUBAGENT_STATE_KEY, subagent } from './middleware/subagent';
+export type { SubagentInheritance, SubagentOptions } from './middleware/subagent';
+export { afterToolCall } from './middleware/after-tool-call';
+export type { AfterToolCallHook, ToolResultPatch } from './middleware/after-tool-call';
+export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
+export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
+export type {
+  CompressContextContext,
+  ContextBudget,
+  ContextCompressedEvent,
+  ContextResultEvent,
+  MiddlewareModelCall,
+  MiddlewareModelCaller,
+  MiddlewareUsage,
+  TokenCounter,
+} from './context-types';
 export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session-store';
@@ -67,6 +90,7 @@ export type {
 } from './tool-types';
 export type {
   AgentEvent,
+  AgentParent,
   AgentResultEvent,
   AgentStreamContext,
   AgentView,

@@ -7,6 +7,7 @@ import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '..
 import {
   Agent,
   AgentStreamStage,
+  CompressContextStage,
   ExecuteToolStage,
   InvokeModelStage,
   ScriptedModel,
@@ -25,6 +26,7 @@ import {
 } from '../../src/agent/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
 import { registerLoopHandler } from './case-loop-handlers';
+import { registerMiddlewareHandler } from './case-middleware';
 import { hedging, retrying } from './fixtures';
 
 /** Everything a case's doubles and handlers record. */
@@ -41,6 +43,8 @@ export interface World {
   readonly pending: Promise<unknown>[];
   /** Aborts the signal of the running run, when the run has one that is abortable. */
   abortRun: (() => void) | undefined;
+  /** The scripted models of the sub-agents, by name. */
+  readonly childModels: Map<string, ScriptedModel>;
 }
 
 /** Runs `cancelLater` once the run waits on the call: a macrotask later, after every pending promise job. */
@@ -216,7 +220,7 @@ function errorText(event: { readonly error?: unknown }): string {
   return `(${typeof event.error})`;
 }
 
-const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage } as const;
+const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage, compressContext: CompressContextStage } as const;
 
 /** Registers one vocabulary handler. The stage/phase pairs each "do" supports are listed in case-schema.ts. */
 export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
@@ -225,6 +229,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
     throw new Error(`Case handler "${spec.do}" is not defined for ${spec.stage}.${spec.phase}.`);
   };
   if (registerLoopHandler(world, registry, spec)) return;
+  if (registerMiddlewareHandler(world, registry, spec)) return;
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':

@@ -62,7 +62,7 @@ const tool = z.strictObject({
   external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
 });
 
-const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn']);
+const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn', 'compressContext']);
 
 /** One handler from the vocabulary. */
 const handler = z
@@ -99,6 +99,13 @@ const handler = z
       'errorsAsAnswers',
       'dropResult',
       'observeCode',
+      'afterToolCall',
+      'checkFinalAnswer',
+      'keepLast',
+      'observeCaller',
+      'observeModelState',
+      'convertToLlm',
+      'observeCompressed',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -123,6 +130,10 @@ const handler = z
     turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
     spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
     critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
+    id: z.string().optional().describe('The id the handler is registered with'),
+    replace: z.boolean().optional().describe('Registered with replace: true'),
+    patch: json.optional().describe('executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"'),
+    nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
   })
   .describe('A handler; see the runner for what each "do" means');
 
@@ -133,7 +144,26 @@ const modelCall = z.strictObject({
   messageCount: z.number().int().nonnegative().optional(),
   lastMessage: json.optional(),
   state: json.optional(),
+  toolNames: z.array(z.string()).optional().describe('The names of the tool specs of the request'),
 });
+
+/** A bundle of the agent middleware (section 5c) or of scripted tools. */
+const bundle = z
+  .strictObject({
+    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing']),
+    name: z.string().optional().describe("tools: the bundle's name; subagent: the tool's and child's name"),
+    tools: z.array(tool).optional().describe("tools: the scripted tools it contributes; subagent: the child's tools"),
+    maxTokens: z.number().optional().describe('compaction, budget: the budget'),
+    keepRecent: z.number().int().nonnegative().optional().describe('compaction'),
+    countMessages: z.boolean().optional().describe('compaction, budget: count one token per message instead of estimateTokens'),
+    instructions: z.string().optional().describe('compaction: summarize.instructions'),
+    description: z.string().optional().describe('subagent: the tool description (default "Delegates a task.")'),
+    systemPrompt: z.string().optional().describe("subagent: the child's system prompt"),
+    model: z.array(turn).optional().describe("subagent: the child's scripted model turns"),
+    inherit: z.enum(['handlers', 'none']).optional().describe('subagent'),
+    scope: z.enum(['agent', 'parent']).optional().describe("Where it is registered: the agent's registry (default) or its parent registry"),
+  })
+  .describe('A bundle registered with registry.use (throwing: its setup throws Error("setup failed"))');
 
 /** One run of the agent and what it must end with. */
 const run = z.strictObject({
@@ -146,6 +176,7 @@ const run = z.strictObject({
     .optional()
     .describe("Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession"),
   snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
+  use: z.array(bundle).optional().describe("The run's own bundles (options.use)"),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
@@ -169,6 +200,11 @@ const run = z.strictObject({
       eventTypes: z.array(z.string()).optional(),
       invocationState: json.optional(),
       stoppedBy: json.optional().describe("The agent result's stoppedBy"),
+      middlewareUsage: json.optional().describe("The agent result's middlewareUsage (null: absent)"),
+      compressed: z
+        .array(z.strictObject({ replaced: z.number().int(), messages: z.number().int(), tokens: z.number(), maxTokens: z.number() }))
+        .optional()
+        .describe('Each contextCompressed event of the run: the counts of its replaced and new messages, and its tokens and maxTokens'),
       frozen: z
         .boolean()
         .optional()
@@ -181,7 +217,7 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-1[0-5]\d$/)).min(1),
+  rules: z.array(z.string().regex(/^MW-1[0-7]\d$/)).min(1),
   kind: z.literal('agent'),
   agent: z.strictObject({
     name: z.string().optional().describe("The agent's name (options.name)"),
@@ -191,6 +227,8 @@ export const agentCase = z.strictObject({
     modelState: z.record(z.string(), json).optional(),
     tools: z.array(tool).optional(),
     model: z.array(turn),
+    inheritTools: z.boolean().optional().describe('options.inheritTools'),
+    bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
   }),
   handlers: z.array(handler).optional(),
   runs: z.array(run).min(1),
@@ -205,6 +243,8 @@ export const agentCase = z.strictObject({
       callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
       snapshot: json.optional().describe('agent.snapshot() after the runs'),
       agentUsage: usage.optional().describe('agent.usage after the runs'),
+      explain: z.partialRecord(stageName, z.string()).optional().describe("registry.explain(stage) of the agent's registry after the runs"),
+      childModelCalls: z.record(z.string(), z.array(modelCall)).optional().describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
     })
     .optional(),
 });
@@ -225,3 +265,5 @@ export function agentCaseJsonSchema(): unknown {
     title: 'staged-middleware agent conformance case',
   };
 }
+/** One bundle of a case. */
+export type AgentCaseBundle = z.infer<typeof bundle>;

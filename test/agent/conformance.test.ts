@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/index';
 import {
   Agent,
+  AgentStreamStage,
+  CompressContextStage,
+  ExecuteToolStage,
+  InvokeModelStage,
   MemorySessionStore,
+  ScriptedModel,
+  TurnStage,
   type AgentEvent,
   type AgentOptions,
   type AgentSession,
@@ -18,15 +24,19 @@ import {
   type SessionStore,
 } from '../../src/agent/index';
 import { buildModel, buildTool, register, type World } from './case-doubles';
+import { buildBundle } from './case-middleware';
 import { agentCase, agentCaseJsonSchema, type AgentCase } from './case-schema';
 
 const casesDirectory = fileURLToPath(new URL('../../spec/cases', import.meta.url));
 const files = readdirSync(casesDirectory).filter((file) => file.startsWith('agent-') && file.endsWith('.json')).sort();
 
 async function runCase(testCase: AgentCase): Promise<void> {
-  const world: World = { agent: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined };
-  const registry = new MiddlewareRegistry();
+  const world: World = { agent: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined, childModels: new Map() };
+  // The agent's registry is a child, so a case can register bundles on a registry it inherits from.
+  const parentRegistry = new MiddlewareRegistry();
+  const registry = parentRegistry.child();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
+  for (const bundle of testCase.agent.bundles ?? []) (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
   const { model, scripted } = buildModel(world, testCase.agent.model);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
@@ -41,6 +51,7 @@ async function runCase(testCase: AgentCase): Promise<void> {
     ...(systemPrompt === undefined ? {} : { systemPrompt: systemPrompt as SystemContentBlock[] | string }),
     ...(testCase.agent.name === undefined ? {} : { name: testCase.agent.name }),
     ...(testCase.agent.session === true ? { session: { store: recordingStore(world), id: 'case' } } : {}),
+    ...(testCase.agent.inheritTools === undefined ? {} : { inheritTools: testCase.agent.inheritTools }),
   };
   let agent = new Agent({ ...agentOptions, messages, modelState });
   world.agent = agent;
@@ -53,7 +64,11 @@ async function runCase(testCase: AgentCase): Promise<void> {
     const controller = new AbortController();
     world.abortRun = run.signal === 'abortable' ? () => controller.abort('aborted by the case') : undefined;
     const signal = run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
-    const options = { ...(invocationState === undefined ? {} : { invocationState }), ...(signal === undefined ? {} : { signal }) };
+    const options = {
+      ...(invocationState === undefined ? {} : { invocationState }),
+      ...(signal === undefined ? {} : { signal }),
+      ...(run.use === undefined ? {} : { use: run.use.map((bundle) => buildBundle(world, bundle)) }),
+    };
     const events: AgentEvent[] = [];
     let failure: unknown;
     let failed = false;
@@ -94,6 +109,11 @@ async function runCase(testCase: AgentCase): Promise<void> {
     if (expected.eventTypes !== undefined) expect(events.map((event) => event.type), label).toEqual(expected.eventTypes);
     if (expected.invocationState !== undefined) expect(invocationState, label).toEqual(expected.invocationState);
     if (expected.frozen !== undefined) expect(frozenAfter(agent, result, events), label).toEqual(expected.frozen);
+    if (expected.middlewareUsage !== undefined) expect(result.middlewareUsage ?? null, label).toEqual(expected.middlewareUsage);
+    if (expected.compressed !== undefined) {
+      const compressed = events.flatMap((event) => (event.type === 'contextCompressed' ? [{ replaced: event.replaced.length, messages: event.messages.length, tokens: event.tokens, maxTokens: event.maxTokens }] : []));
+      expect(compressed, label).toEqual(expected.compressed);
+    }
   }
   await Promise.all(world.pending);
 
@@ -106,19 +126,27 @@ async function runCase(testCase: AgentCase): Promise<void> {
   if (expected.observations !== undefined) expect(world.observations, 'observations').toEqual(expected.observations);
   if (expected.pendingInterrupts !== undefined) expect(agent.pendingInterrupts.map((interrupt) => interrupt.id), 'pending interrupts').toEqual(expected.pendingInterrupts);
   if (expected.callerObjectsUnfrozen === true) expect(callerObjects.map((object) => Object.isFrozen(object)), 'caller objects frozen').toEqual(callerObjects.map(() => false));
-  if (expected.modelCalls !== undefined) {
-    expect(scripted.calls.length, 'model calls').toEqual(expected.modelCalls.length);
-    expected.modelCalls.forEach((call, index) => {
-      const actual = scripted.calls[index];
-      const view: Record<string, unknown> = {};
-      if (call.systemPrompt !== undefined) view.systemPrompt = actual?.request.systemPrompt;
-      if (call.systemBlocks !== undefined) view.systemBlocks = actual?.request.systemBlocks;
-      if (call.messageCount !== undefined) view.messageCount = actual?.request.messages.length;
-      if (call.lastMessage !== undefined) view.lastMessage = actual?.request.messages.at(-1);
-      if (call.state !== undefined) view.state = actual?.state;
-      expect(view, `model call ${index + 1}`).toEqual(call);
-    });
-  }
+  if (expected.modelCalls !== undefined) compareCalls(scripted, expected.modelCalls, 'model call');
+  for (const [name, calls] of Object.entries(expected.childModelCalls ?? {})) compareCalls(world.childModels.get(name) as ScriptedModel, calls, `${name} model call`);
+  for (const [stage, text] of Object.entries(expected.explain ?? {})) expect(registry.explain(stages[stage as keyof typeof stages]), `explain ${stage}`).toEqual(text);
+}
+
+const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage, compressContext: CompressContextStage } as const;
+
+/** Compares what a scripted model received with the listed keys of each expected call. */
+function compareCalls(scripted: ScriptedModel, expected: NonNullable<NonNullable<AgentCase['expect']>['modelCalls']>, label: string): void {
+  expect(scripted.calls.length, `${label}s`).toEqual(expected.length);
+  expected.forEach((call, index) => {
+    const actual = scripted.calls[index];
+    const view: Record<string, unknown> = {};
+    if (call.systemPrompt !== undefined) view.systemPrompt = actual?.request.systemPrompt;
+    if (call.systemBlocks !== undefined) view.systemBlocks = actual?.request.systemBlocks;
+    if (call.messageCount !== undefined) view.messageCount = actual?.request.messages.length;
+    if (call.lastMessage !== undefined) view.lastMessage = actual?.request.messages.at(-1);
+    if (call.state !== undefined) view.state = actual?.state;
+    if (call.toolNames !== undefined) view.toolNames = actual?.request.toolSpecs.map((spec) => spec.name);
+    expect(view, `${label} ${index + 1}`).toEqual(call);
+  });
 }
 
 /** A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved. */
@@ -196,10 +224,10 @@ describe('agent conformance cases', () => {
   });
 });
 
-describe('spec sections 5 and 5b', () => {
-  it('has at least one agent case for every rule MW-100 to MW-159 it defines', () => {
+describe('spec sections 5, 5b and 5c', () => {
+  it('has at least one agent case for every rule MW-100 to MW-179 it defines', () => {
     const spec = readFileSync(join(casesDirectory, '..', 'SPEC.md'), 'utf8');
-    const defined = [...spec.matchAll(/^### (MW-1[0-5]\d) /gm)].map((match) => match[1] as string);
+    const defined = [...spec.matchAll(/^### (MW-1[0-7]\d) /gm)].map((match) => match[1] as string);
     const covered = new Set(files.flatMap((file) => (JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as { rules: string[] }).rules));
     expect(defined.length).toBeGreaterThan(0);
     expect(defined.filter((rule) => !covered.has(rule))).toEqual([]);
