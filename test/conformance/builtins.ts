@@ -197,7 +197,7 @@ function objectSchema(spec: unknown): Schema<unknown> {
   return z.looseObject(shape) as Schema<unknown>;
 }
 
-/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name> <- <parent>`; `"api": false` gives it the tracer alone. */
+/** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name>[#<attempt>][ caller=<caller>] <- <parent>`; `"api": false` gives it the tracer alone. */
 function recordedTracing(environment: Environment, withApi: boolean): Middleware {
   const names = new Map<string, string>();
   const provider = new BasicTracerProvider({
@@ -207,7 +207,8 @@ function recordedTracing(environment: Environment, withApi: boolean): Middleware
         onEnd: (span: ReadableSpan) => {
           const parent = span.parentSpanContext === undefined ? '-' : (names.get(span.parentSpanContext.spanId) ?? '?');
           const attempt = span.attributes['staged.attempt'];
-          environment.trace.push(`span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`} <- ${parent}${span.status.code === otel.SpanStatusCode.ERROR ? ' error' : ''}`);
+          const caller = span.attributes['staged.caller'];
+          environment.trace.push(`span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`}${caller === undefined ? '' : ` caller=${String(caller)}`} <- ${parent}${span.status.code === otel.SpanStatusCode.ERROR ? ' error' : ''}`);
         },
         forceFlush: async () => undefined,
         shutdown: async () => undefined,
