@@ -15,11 +15,11 @@ import type { ToolResultEvent } from '../stage-types';
 /** The fields of a tool result an `afterToolCall` hook may set (each left out, or `undefined`, keeps what is there). */
 export interface ToolResultPatch {
   /** The content the model reads. */
-  readonly content?: readonly (TextBlock | JsonBlock)[];
+  readonly content?: readonly (TextBlock | JsonBlock)[] | undefined;
   /** Whether the call failed. */
-  readonly status?: 'success' | 'error';
+  readonly status?: 'success' | 'error' | undefined;
   /** True ends the run after this turn (MW-171). */
-  readonly terminate?: boolean;
+  readonly terminate?: boolean | undefined;
 }
 
 /** What an `afterToolCall` hook sees and returns. */
