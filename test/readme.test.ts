@@ -48,6 +48,12 @@ describe('README', () => {
       expect(output).toBe(shown?.body);
     });
 
+    it('prints the compaction and the sub-agent the README shows with --long', () => {
+      const shown = blocks('The demo').filter((block) => block.lang === 'text')[3];
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--long'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(output).toBe(shown?.body);
+    });
+
     it('prints the resolved chains the README shows with --explain', () => {
       const explained = blocks('The demo').filter((block) => block.lang === 'text')[1];
       const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--explain'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -89,6 +95,7 @@ describe('README', () => {
     ['Asking a human, and tools the caller runs', 'examples/agent-interrupts.ts'],
     ['Durable runs', 'examples/durable-runs.ts'],
     ['What handlers see of the agent', 'examples/agent-view.ts'],
+    ['Agent middleware', 'examples/agent-middleware.ts'],
   ])('%s', (section, file) => {
     it(`is the type-checked and tested ${file}`, () => {
       const [code] = blocks(section).filter((block) => block.lang === 'ts');
