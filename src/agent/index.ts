@@ -12,9 +12,9 @@ export { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelSt
 export { resolveTools, ToolsKey } from './agent-tools';
 export type { ResolvedTools, ResolveToolsOptions } from './agent-tools';
 export { compressTerminal, ContextBudgetKey, estimateTokens } from './context-budget';
-export { compaction } from './middleware/compaction';
+export { compaction, DEFAULT_SUMMARY_INSTRUCTIONS } from './middleware/compaction';
 export type { CompactionOptions, SummarizeOptions } from './middleware/compaction';
-export { TODO_STATE_KEY, todoList } from './middleware/todo-list';
+export { TODO_STATE_KEY, todoList, WRITE_TODOS_DESCRIPTION } from './middleware/todo-list';
 export type { Todo, TodoListOptions, TodoStatus } from './middleware/todo-list';
 export { SUBAGENT_STATE_KEY, subagent } from './middleware/subagent';
 export type { SubagentInheritance, SubagentOptions } from './middleware/subagent';
