@@ -3,7 +3,7 @@
  * middlewares each return some fields of a tool result and a later one in
  * the list overrides an earlier one field by field (MW-173). Output handlers
  * alone cannot say it simply: the first registered transforms last, so it
- * would win. Each handler this helper makes leaves alone the fields a
+ * would win. Each handler `afterToolCall` makes leaves alone the fields a
  * handler registered after it already set.
  */
 import { MiddlewareResult } from '../../result';
@@ -33,7 +33,7 @@ const FIELDS = ['content', 'status', 'terminate'] as const;
 /**
  * An ExecuteToolStage Output handler, named after `hook`, that applies the
  * fields `hook` returns to the tool result, except those a handler made by
- * this helper and registered after it already set: register in CubePi's
+ * `afterToolCall` and registered after it already set: register in CubePi's
  * list order, and a later one overrides an earlier one field by field.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'afterToolCall'`) when `hook` is not a function.

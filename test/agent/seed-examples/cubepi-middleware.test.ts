@@ -68,7 +68,7 @@ describe('CubePi composition rules, ported', () => {
     registry.use(policy('SafetyFilter', log, (input) => input.path === '/'));
     registry.use(policy('AuditLogger', log, () => false, true));
     const rm = new ScriptedTool({ name: 'rm' });
-    const model = new ScriptedModel([toolUseTurn([{ name: 'rm', input: { path: '/' }, toolUseId: 'a' }]), toolUseTurn([{ name: 'rm', input: { path: '/tmp/x' }, toolUseId: 'b' }]), textTurn('Nothing was removed.')]);
+    const model = new ScriptedModel([toolUseTurn([{ name: 'rm', input: { path: '/' }, toolUseId: 'a' }]), toolUseTurn([{ name: 'rm', input: { path: 'build/cache' }, toolUseId: 'b' }]), textTurn('Nothing was removed.')]);
     const agent = new Agent({ model, tools: [rm], registry });
     await agent.invoke('Clean up.');
     expect([log, rm.calls.length, [agent.messages[2], agent.messages[4]].map((message) => message?.content[0])]).toEqual([
