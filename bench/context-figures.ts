@@ -2,9 +2,11 @@
  * Figures over the agent kit: building an InvokeModelStage context from the
  * conversation history, which an agent does once per model call.
  */
-import { createModelContext, History } from '../src/agent/index';
-import type { Message, Model, ToolSpec } from '../src/agent/index';
+import type { History, Message, Model, ToolSpec } from '../src/agent/index';
 import type { Figure } from './figures';
+import { agentKit } from './library';
+
+const { createModelContext } = agentKit;
 
 const LARGE_HISTORY = 10_000;
 const SMALL_HISTORY = 10;
@@ -15,7 +17,7 @@ function history(count: number): History {
     role: index % 2 === 0 ? 'user' : 'assistant',
     content: [{ type: 'text', text: `message ${index}: ${'lorem ipsum '.repeat(4)}` }],
   }));
-  return new History(messages);
+  return new agentKit.History(messages);
 }
 
 /** The model is never called here; the context only carries it. */
@@ -44,6 +46,7 @@ function buildContext(source: History): () => unknown {
 
 const contextScaling: Figure = {
   name: 'context_scaling',
+  measures: 'building an `InvokeModelStage` context from 10,000 messages',
   baseline: `building the same context from a ${SMALL_HISTORY}-message history (ours: ${LARGE_HISTORY} messages)`,
   goal: 2,
   setup() {
@@ -57,6 +60,7 @@ const contextScaling: Figure = {
 
 const contextVsClone: Figure = {
   name: 'context_vs_clone',
+  measures: 'the same context build',
   baseline: `structuredClone of the same ${LARGE_HISTORY}-message history (one per context)`,
   goal: 0.01,
   rounds: 21,

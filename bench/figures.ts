@@ -2,7 +2,6 @@
  * The figures of the benchmark: for each, the operation we measure, the
  * baseline it is divided by, and the goal the ratio must meet (lower is better).
  */
-import { MiddlewareRegistry, MiddlewareResult } from '../src/index';
 import type { InputHandler, OutputHandler } from '../src/index';
 import type { Operation } from './harness';
 import {
@@ -24,6 +23,9 @@ import {
 } from './fixtures';
 import { contextFigures } from './context-figures';
 import { minimalShell } from './floor';
+import { core } from './library';
+
+const { MiddlewareRegistry, MiddlewareResult } = core;
 
 /** What a figure's setup hands the harness. */
 export interface FigurePair {
@@ -41,6 +43,8 @@ export interface FigurePair {
 export interface Figure {
   /** Key in `results.json` and the filter name on the command line. */
   readonly name: string;
+  /** What is measured (ours), in words, as the README's Performance table shows it. */
+  readonly measures: string;
   /** What the ratio is divided by, in words. */
   readonly baseline: string;
   /** The ratio must be at or under this. */
@@ -57,6 +61,7 @@ const STREAM_EVENTS = 1000;
 function streamFigure(name: string, count: number, goal: number): Figure {
   return {
     name,
+    measures: count === 0 ? '`invoke` with no handlers, 1,000 events' : `${count} pass-through Wrap handlers, 1,000 events`,
     baseline: count === 0 ? 'for await directly over the terminal' : `the same ${count} handler functions nested by hand around the terminal`,
     goal,
     setup() {
@@ -78,6 +83,7 @@ function streamFigure(name: string, count: number, goal: number): Figure {
 /** Two Input, two Wrap and one Output handler around a one-event terminal. */
 const invokeFixed: Figure = {
   name: 'invoke_fixed',
+  measures: 'one event through 2 Input, 2 Wrap, 1 Output handlers',
   baseline: 'the same 2 Input, 2 Wrap and 1 Output handlers composed by hand',
   goal: 1.3,
   setup() {
@@ -117,6 +123,7 @@ const invokeFixed: Figure = {
 /** Holding for the Output phase with a guard, against no Output phase at all. */
 const outputGuard: Figure = {
   name: 'output_guard',
+  measures: 'cost per non-result event with Output handlers and an `isResult` guard',
   baseline: 'the same guarded stream with no Output handler (events pass straight through)',
   goal: 1.05,
   setup() {
@@ -156,6 +163,7 @@ const SMALL_STATE = 10;
 
 const stateScaling: Figure = {
   name: 'state_scaling',
+  measures: 'an invoke with a `state` binding over 100,000 messages',
   baseline: `the same invoke over a ${SMALL_STATE}-message state (ours: ${LARGE_STATE} messages)`,
   goal: 2,
   setup(quick) {
@@ -170,6 +178,7 @@ const stateScaling: Figure = {
 
 const stateVsClone: Figure = {
   name: 'state_vs_clone',
+  measures: 'the same invoke',
   baseline: `structuredClone of the same ${LARGE_STATE}-message state (one per invoke)`,
   goal: 0.001,
   rounds: 5,
@@ -213,6 +222,7 @@ function addThenResolve(count: number, constrained: boolean): Operation {
 /** Adding handlers with ordering constraints against adding the same handlers without. */
 const constrainedAdd: Figure = {
   name: 'constrained_add',
+  measures: '10,000 `add` calls with ordering constraints (two interleaved pipelines), then one resolve',
   baseline: `${CONSTRAINED_ADDS} adds without constraints, then one resolve`,
   goal: 3,
   rounds: 15,

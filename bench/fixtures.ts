@@ -3,8 +3,10 @@
  * handlers and states. Both sides of every figure use these same functions,
  * so a ratio measures only the glue between them.
  */
-import { createStage, MiddlewareRegistry } from '../src/index';
-import type { Next, TerminalRun, WrapRun } from '../src/index';
+import type { MiddlewareRegistry, Next, TerminalRun, WrapRun } from '../src/index';
+import { core } from './library';
+
+const { createStage } = core;
 
 /** A streamed chunk of model output. */
 export interface DeltaEvent {
@@ -103,7 +105,7 @@ export function registryWithWraps(stage: typeof PlainStage | typeof GuardedStage
   registry: MiddlewareRegistry;
   handlers: ReturnType<typeof passThrough>[];
 } {
-  const registry = new MiddlewareRegistry();
+  const registry = new core.MiddlewareRegistry();
   const handlers = Array.from({ length: count }, () => passThrough());
   handlers.forEach((handler, index) => registry.add(stage.Wrap as typeof PlainStage.Wrap, handler, { name: `pass${index}` }));
   return { registry, handlers };

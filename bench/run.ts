@@ -1,63 +1,49 @@
 /**
- * `npm run bench`: measures every figure as a ratio against its baseline,
- * prints a table and a pass/fail per goal, and writes `bench/results.json`.
+ * `npm run bench`: builds the package, then measures every figure of the
+ * built `dist/` as a ratio against its baseline and prints a table and a
+ * pass/fail line per goal. It writes nothing unless asked.
  *
  * Flags:
- *   --quick          a fast smoke run (few short rounds, small states); writes
- *                    nothing unless --out is given
- *   --out <path>     where to write the JSON (default bench/results.json)
- *   <name> ...       run only the named figures; the others keep their
- *                    previous values in the output file
+ *   --record         writes the committed record, `bench/results.json`, and
+ *                    rewrites the README's Performance table from it
+ *   --quick          a fast smoke run (few short rounds, small states); its
+ *                    numbers mean nothing, so it cannot be recorded
+ *   --out <path>     also writes the JSON to `path` (what the smoke test does)
+ *   <name> ...       measures only the named figures; a recorded or written
+ *                    file keeps the previous values of the others
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { compare, type MeasureOptions } from './harness';
 import { FIGURES, type Figure } from './figures';
-
-/** One figure as `results.json` records it. */
-export interface FigureResult {
-  /** Median of ours / baseline over the rounds; lower is better. */
-  readonly ratio: number;
-  /** What the ratio is divided by. */
-  readonly baseline: string;
-  /** Goal, verdict, medians in nanoseconds and workload facts. */
-  readonly detail: Readonly<Record<string, unknown>>;
-}
-
-/** The whole of `results.json`. */
-export interface BenchResults {
-  /** `process.version` of the run. */
-  readonly node: string;
-  /** One entry per figure. */
-  readonly figures: Record<string, FigureResult>;
-}
+import { readRecord, writeRecord, type BenchResults, type FigureResult } from './record';
 
 interface Arguments {
   readonly quick: boolean;
+  readonly record: boolean;
   readonly out: string | undefined;
   readonly names: readonly string[];
 }
 
-const DEFAULT_OUT = join(dirname(fileURLToPath(import.meta.url)), 'results.json');
-
 function parseArguments(argv: readonly string[]): Arguments {
   let quick = false;
+  let record = false;
   let out: string | undefined;
   const names: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index] as string;
     if (argument === '--quick') quick = true;
+    else if (argument === '--record') record = true;
     else if (argument === '--out') {
       out = argv[++index];
       if (out === undefined) throw new Error('--out needs a path, for example: npm run bench -- --out /some/where/results.json');
-    } else if (argument.startsWith('--')) throw new Error(`Unknown flag ${argument}. Use --quick, --out <path> or figure names.`);
+    } else if (argument.startsWith('--')) throw new Error(`Unknown flag ${argument}. Use --record, --quick, --out <path> or figure names.`);
     else names.push(argument);
   }
+  if (quick && record) throw new Error('A --quick run measures nothing worth keeping, so it cannot be recorded: drop --quick or --record.');
   const known = new Set(FIGURES.map((figure) => figure.name));
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) throw new Error(`Unknown figure ${unknown.join(', ')}. Known figures: ${[...known].join(', ')}.`);
-  return { quick, out, names };
+  return { quick, record, out, names };
 }
 
 function measureOptions(figure: Figure, quick: boolean): MeasureOptions {
@@ -122,24 +108,32 @@ function formatNs(value: unknown): string {
   return `${value} ns`;
 }
 
+/** The results of this run, with the previous values of the figures it did not measure when `previous` has them. */
+function merged(figures: Record<string, FigureResult>, previous: BenchResults | undefined): BenchResults {
+  const all = previous === undefined ? figures : { ...previous.figures, ...figures };
+  // Report order, whatever order the previous file had.
+  const ordered = Object.fromEntries(FIGURES.filter((figure) => figure.name in all).map((figure) => [figure.name, all[figure.name] as FigureResult]));
+  return { node: process.version, figures: ordered };
+}
+
 async function main(): Promise<void> {
-  const { quick, out, names } = parseArguments(process.argv.slice(2));
+  const { quick, record, out, names } = parseArguments(process.argv.slice(2));
   const started = Date.now();
   const figures = await runFigures(names, quick, (line) => process.stderr.write(`${line}\n`));
-  const target = out ?? (quick ? undefined : DEFAULT_OUT);
-  let merged = figures;
-  if (names.length > 0 && target !== undefined && existsSync(target)) {
-    // A filtered run refreshes its figures and keeps the others from the last run.
-    const previous = JSON.parse(readFileSync(target, 'utf8')) as BenchResults;
-    merged = { ...previous.figures, ...figures };
-  }
-  const results: BenchResults = { node: process.version, figures: merged };
   process.stdout.write(`${formatTable(figures)}\n\n`);
   for (const [name, figure] of Object.entries(figures)) {
     process.stdout.write(`${figure.detail.pass === true ? 'PASS' : 'FAIL'} ${name}: ${figure.ratio} (goal <= ${String(figure.detail.goal)})\n`);
   }
   process.stdout.write(`\n${Object.keys(figures).length} figures in ${((Date.now() - started) / 1000).toFixed(1)} s on Node ${process.version}\n`);
-  if (target !== undefined) writeFileSync(target, `${JSON.stringify(results, null, 2)}\n`);
+  if (out !== undefined) {
+    // A filtered run refreshes its figures and keeps the others from the file.
+    const previous = names.length > 0 && existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as BenchResults) : undefined;
+    writeFileSync(out, `${JSON.stringify(merged(figures, previous), null, 2)}\n`);
+  }
+  if (record) {
+    writeRecord(merged(figures, names.length > 0 ? readRecord() : undefined), FIGURES);
+    process.stdout.write('Recorded in bench/results.json and the README\'s Performance table.\n');
+  }
 }
 
 main().catch((error: unknown) => {

@@ -18,14 +18,16 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
   TurnStage,
+  type AgentResultEvent,
+} from '../src/agent/index';
+import {
+  ScriptedModel,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
-  type AgentResultEvent,
-} from '../src/agent/index';
+} from '../src/testing/index';
 import { runHitl } from './hitl';
 import { runLongDemo } from './long-run';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';

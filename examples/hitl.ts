@@ -18,16 +18,11 @@ import {
   ExecuteToolStage,
   FileSessionStore,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
   type AgentEvent,
   type AgentSnapshot,
-  type ScriptedTurn,
   type SessionStore,
 } from '../src/agent/index';
+import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn, type ScriptedTurn } from '../src/testing/index';
 
 /** How the human-in-the-loop demo prints. */
 export interface HitlOptions {

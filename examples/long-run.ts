@@ -9,18 +9,8 @@
  * the sources so it runs without a build.
  */
 import { MiddlewareRegistry } from '../src/index';
-import {
-  Agent,
-  ScriptedModel,
-  ScriptedTool,
-  compaction,
-  subagent,
-  textTurn,
-  toolUseTurn,
-  type AgentResultEvent,
-  type Message,
-  type Usage,
-} from '../src/agent/index';
+import { Agent, compaction, subagent, type AgentResultEvent, type Message, type Usage } from '../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../src/testing/index';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';
 
 /** How the long demo prints. */

@@ -1,60 +1,49 @@
 /**
- * staged-middleware: typed, staged middleware for agent loops.
+ * staged-middleware: typed, staged middleware for agent loops, for the
+ * authors of agent frameworks: stages, the registry that runs handlers
+ * around a framework's own step, results, errors, system prompts, and the
+ * types to write handlers, terminals, bundles and instrumentations with.
  *
+ * An entry point exports what its users call or construct, the options of
+ * those calls, and the types of what they implement or handle; not types
+ * that only name a part of another export (reach those as `Type['field']`).
  * Every public name of the main entry point is listed here.
  *
  * @packageDocumentation
  */
-export { createStage, isStage, isPhaseToken } from './stage';
-export { MiddlewareRegistry } from './registry';
-export { on } from './on';
-export type { Middleware, Registrar } from './bundle';
-export type { RegistryOptions } from './registry';
-export { MiddlewareResult } from './result';
-export type { ResultRecipe } from './result';
-export { MiddlewareError } from './errors';
-export type { MiddlewareErrorCode, MiddlewareErrorOptions } from './errors';
+export { createStage, isStage, isPhaseToken } from './stage/create-stage';
+export { MiddlewareRegistry } from './registry/registry';
+export type { RegistryOptions } from './registry/registry';
+export { on } from './registry/on';
+export type { Middleware, Registrar } from './registry/bundle';
+export type { ChainEntry } from './registry/chain';
+export type { MiddlewareWarning } from './registry/resolve';
+export { MiddlewareResult } from './stage/result';
+export type { ResultRecipe } from './stage/result';
+export { MiddlewareError } from './errors/middleware-error';
+export type { MiddlewareErrorCode } from './errors/codes';
 export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';
-export type {
-  SystemCachePointBlock,
-  SystemContentBlock,
-  SystemPrompt,
-  SystemTextBlock,
-  SplitSystemPrompt,
-} from './system-prompt';
-export type { ChainEntry, ChainSource } from './chain';
-export { createContributionKey } from './contribution';
-export type { Contribution, ContributionKey, ContributionKeyOptions } from './contribution';
-export type { MiddlewareWarning } from './resolve';
-export type {
-  HandlerInfo,
-  Instrumentation,
-  InvokeInfo,
-  InvokeObserver,
-  InvokeOutcome,
-  LayerInfo,
-} from './instrumentation';
+export type { SystemContentBlock, SystemPrompt } from './system-prompt';
+export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './invoke/instrumentation';
+export { createContributionKey } from './registry/contribution';
+export type { Contribution, ContributionKey, ContributionKeyOptions } from './registry/contribution';
 export type {
   AddOptions,
   AnyStage,
   ContextOf,
   Disposer,
-  ErrorPhase,
   EventOf,
   HandlerOf,
   InputHandler,
   InvokeOptions,
   MiddlewareStage,
   Next,
-  NextOptions,
-  NextPolicy,
   OutputHandler,
   Phase,
   PhaseToken,
   Registration,
   ResultOf,
   Schema,
-  SchemaResult,
   StageOptions,
   StateBinding,
   Target,
@@ -63,4 +52,4 @@ export type {
   TerminalRun,
   WrapHandler,
   WrapRun,
-} from './types';
+} from './stage/types';

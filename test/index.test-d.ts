@@ -9,9 +9,8 @@ import type {
   RegistryOptions,
   StateBinding,
   SystemPrompt,
-  SplitSystemPrompt,
 } from '../src/index';
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry, splitSystemPrompt } from '../src/index';
 
 describe('staged-middleware (main entry point)', () => {
   describe('type exports', () => {
@@ -36,7 +35,7 @@ describe('staged-middleware (main entry point)', () => {
       expectTypeOf<'ERR_NO_RESULT'>().toExtend<MiddlewareErrorCode>();
       // @ts-expect-error: an unknown code is not a MiddlewareErrorCode
       expectTypeOf<'ERR_MADE_UP'>().toExtend<MiddlewareErrorCode>();
-      expectTypeOf<SplitSystemPrompt['blocks']>().toExtend<SystemPrompt>();
+      expectTypeOf<ReturnType<typeof splitSystemPrompt>['blocks']>().toExtend<SystemPrompt>();
     });
   });
 });

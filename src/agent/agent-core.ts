@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { MiddlewareRegistry } from '../registry';
+import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemContentBlock } from '../system-prompt';
 import type { History } from './history';
 import type { Model, Usage } from './model-types';

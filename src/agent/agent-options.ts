@@ -1,13 +1,13 @@
-import type { Middleware } from '../bundle';
-import { MiddlewareError } from '../errors';
-import type { MiddlewareRegistry } from '../registry';
-import { describeValue } from '../stage';
+import type { Middleware } from '../registry/bundle';
+import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemPrompt } from '../system-prompt';
+import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
+import { describeValue } from '../util/describe-value';
+import { cannotCopy, invalid } from './errors';
 import type { Message } from './message-types';
 import type { AgentSession, AgentSnapshot } from './snapshot-types';
 import type { AgentParent } from './stage-types';
 import type { Model } from './model-types';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';
 
@@ -100,15 +100,15 @@ export function readPart(source: object, key: PathStep, root: string, steps: rea
  *   AbortSignal, state or responses that are not a plain object, or a value whose reading throws.
  */
 export function readRunOptions(options: AgentRunOptions, resume?: { readonly responses: unknown }): RunSettings {
-  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${safeDescription(options)}`);
+  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
   const { signal, invocationState, interruptResponses, use } = readFields(options, ['signal', 'invocationState', 'interruptResponses', 'use'], 'options');
   let aborted = false;
   if (signal !== undefined) {
-    const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, ['aborted', 'addEventListener', 'removeEventListener'], 'options.signal');
-    if (parts === undefined || typeof parts.aborted !== 'boolean' || typeof parts.addEventListener !== 'function' || typeof parts.removeEventListener !== 'function') {
-      throw invalid(`options.signal must be an AbortSignal, got ${safeDescription(signal)}`);
+    const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, SIGNAL_MEMBERS, 'options.signal');
+    if (parts === undefined || !hasSignalMembers(parts)) {
+      throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
     }
-    aborted = parts.aborted;
+    aborted = parts.aborted as boolean;
   }
   checkRecord(invocationState, 'options.invocationState');
   const [responses, root] = resume === undefined ? [interruptResponses, 'options.interruptResponses'] : [resume.responses, 'responses'];
@@ -127,7 +127,7 @@ const NO_BUNDLES: readonly Middleware[] = Object.freeze([]);
 /** A run's bundles, each element read once. */
 function readBundles(use: unknown): readonly Middleware[] {
   if (use === undefined) return NO_BUNDLES;
-  if (!Array.isArray(use)) throw invalid(`options.use must be an array of bundles { name, setup(registrar) }, got ${safeDescription(use)}`);
+  if (!Array.isArray(use)) throw invalid(`options.use must be an array of bundles { name, setup(registrar) }, got ${describeValue(use)}`);
   const length = readPart(use, 'length', 'options.use', ['length']) as number;
   const bundles: Middleware[] = [];
   for (let index = 0; index < length; index++) bundles.push(readPart(use, index, 'options.use', [index]) as Middleware);
@@ -136,7 +136,7 @@ function readBundles(use: unknown): readonly Middleware[] {
 
 /** Fails unless the value is undefined or a non-array object. */
 function checkRecord(value: unknown, name: string): void {
-  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`${name} must be a plain object, got ${safeDescription(value)}`);
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
 }
 
 /** The interrupt responses, each read once. */
@@ -165,102 +165,7 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
     } catch (error) {
       throw cannotCopy(readProblem(pathOf(index), [], error), error);
     }
-    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${safeDescription(message)}`);
+    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`);
   });
   return messages;
-}
-
-/** `describeValue`, for values whose own getters may throw. */
-export function safeDescription(value: unknown): string {
-  try {
-    return describeValue(value);
-  } catch {
-    return 'a value that cannot be read';
-  }
-}
-
-/** The error of a malformed agent option or run input, on AgentStreamStage. */
-export function invalid(problem: string, cause?: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
-}
-
-/** The error of a value the agent could not copy or read: a cycle, too deep a nesting, or a read that threw. */
-export function cannotCopy(problem: string, cause: unknown): MiddlewareError {
-  return invalid(`${problem}; pass plain data: arrays and objects without cycles, whose properties read without throwing`, cause);
-}
-
-/** The error of a model whose `stream` is not a method returning an async iterable, raised when it is called. */
-export function invalidModelStream(stream: unknown, returned?: { readonly value: unknown; readonly isPromise: boolean }): MiddlewareError {
-  const problem =
-    returned === undefined
-      ? `the model's stream must be a method stream(request, options), got ${safeDescription(stream)}`
-      : `the model's stream() returned ${safeDescription(returned.value)}, not an async iterable of stream events`;
-  const hint = returned?.isPromise === true
-    ? 'An async method returns a promise: write it as an async generator method, `async *stream(request, options) { yield event }`'
-    : 'Write it as an async generator method, `async *stream(request, options) { yield event }`';
-  return invalidCallee(InvokeModelStage.name, `InvokeModelStage: ${problem}. ${hint}.`);
-}
-
-/** The error of a tool whose `run` is not a function when the agent calls it. */
-export function invalidToolRun(name: string, run: unknown): MiddlewareError {
-  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${safeDescription(run)}); a tool needs run(input, context) returning its result or a promise of it, or no run at all for an external tool the caller runs.`);
-}
-
-/** The error of a turn decision or action the loop cannot act on (MW-126, MW-127). */
-export function invalidTurn(problem: string, cause?: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, message: `TurnStage: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
-}
-
-/** The error of `turnAction()` given something other than a function. */
-export function invalidTurnDecider(decide: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, phase: 'register', handler: 'turnAction', message: `turnAction(decide): decide must be a function (context, decided) => TurnAction | undefined, got ${safeDescription(decide)}.` });
-}
-
-/** The error of `interrupt()` asked one name twice in one call (MW-133). */
-export function repeatedQuestion(stage: string, where: string, name: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `interrupt() ${where} was asked "${name}" twice in one call; give each question of one call its own name, so each has its own id.` });
-}
-
-/** The error of `interrupt()` asked to halt when halting can no longer take effect (MW-134). */
-export function interruptTooLate(stage: string, where: string, ids: readonly string[], late: string): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_INTERRUPT_AFTER_RESULT',
-    stage,
-    message: `interrupt() ${where} asked ${ids.map((id) => `"${id}"`).join(', ')} after ${late}, when halting can no longer take effect. Ask before the result exists: in a Wrap handler, before calling next().`,
-  });
-}
-
-/** The error of a snapshot whose format is newer than this copy reads (MW-136). */
-export function snapshotTooNew(path: string, version: number, supported: number): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_SNAPSHOT_VERSION',
-    stage: AgentStreamStage.name,
-    message: `Agent: ${path} has format version ${version}, newer than this copy of staged-middleware reads (${supported}). Upgrade staged-middleware where the snapshot is restored.`,
-  });
-}
-
-/** The error of a file session store built with options it cannot use (MW-137). */
-export function invalidSessionStore(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `new FileSessionStore(options): ${problem}.` });
-}
-
-/** The error of `errorsAsAnswers()` given options it cannot use (MW-129). */
-export function invalidAnswerOption(problem: string, value: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'errorsAsAnswers', message: `errorsAsAnswers(): ${problem}, got ${safeDescription(value)}.` });
-}
-
-/** The error `errorsAsAnswers` answers for layers inside it that ended without a result (MW-129). */
-export function droppedResult(stage: string, handler: string): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_NO_RESULT',
-    stage,
-    phase: 'wrap',
-    handler,
-    message: `The layers inside "${handler}" of stage "${stage}" ended without a result (no event, or a last event the stage does not take as its result); "${handler}" answers for them. A Wrap handler must yield the result of next() (or one of its own).`,
-  });
-}
-
-/** A model or tool the terminal cannot call, reported on the terminal. */
-function invalidCallee(stage: string, message: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_HANDLER', stage, phase: 'terminal', handler: 'terminal', message });
 }

@@ -4,11 +4,11 @@
  * invoke around the turn loop, cancellation, halts on questions about the
  * whole run, and the commit.
  */
-import { MiddlewareError } from '../errors';
-import type { StateBinding, TerminalRun } from '../types';
+import type { StateBinding, TerminalRun } from '../stage/types';
 import type { AgentCore } from './agent-core';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
 import { readInput } from './agent-setup';
+import { agentBusy } from './errors';
 import { prepareRun, type RunStart } from './halt';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
 import { NO_MIDDLEWARE_USAGE } from './middleware-call';
@@ -30,11 +30,7 @@ import { ZERO_USAGE } from './usage';
  */
 export async function* runAgent(core: AgentCore, input: AgentInput, options: AgentRunOptions, resume: { readonly responses: unknown } | undefined): AsyncGenerator<AgentEvent, void, undefined> {
   if (core.running !== undefined) {
-    throw new MiddlewareError({
-      code: 'ERR_AGENT_BUSY',
-      stage: AgentStreamStage.name,
-      message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
-    });
+    throw agentBusy();
   }
   // Everything read from the caller is read here, before the agent counts as running, so a
   // value that fails to read or copy rejects this run and leaves the agent free for the next.

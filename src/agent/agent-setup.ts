@@ -1,6 +1,8 @@
-import type { MiddlewareRegistry } from '../registry';
+import type { MiddlewareRegistry } from '../registry/registry';
 import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
-import { cannotCopy, checkMessages, invalid, readFields, readPart, safeDescription, type AgentInput, type AgentOptions } from './agent-options';
+import { describeValue } from '../util/describe-value';
+import { checkMessages, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
+import { cannotCopy, invalid } from './errors';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
@@ -51,28 +53,28 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
  */
 export function readAgentOptions(options: AgentOptions): AgentSetup {
   const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
-  if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${safeDescription(options)}`);
+  if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${describeValue(options)}`);
   const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice', 'name', 'session', 'snapshot', 'inheritTools', 'parent'], 'options');
   const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name, session, snapshot, inheritTools, parent } = given;
-  if (inheritTools !== undefined && typeof inheritTools !== 'boolean') throw invalid(`options.inheritTools must be a boolean, got ${safeDescription(inheritTools)}`);
+  if (inheritTools !== undefined && typeof inheritTools !== 'boolean') throw invalid(`options.inheritTools must be a boolean, got ${describeValue(inheritTools)}`);
   if (snapshot !== undefined && (messages !== undefined || modelState !== undefined)) throw invalid('give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state');
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw invalid(`options.name must be a non-empty string, got ${safeDescription(name)}`);
-  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${safeDescription(model)}`);
-  if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${safeDescription(tools)}`);
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
+  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${describeValue(model)}`);
+  if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
   const prompt = adopt(systemPrompt, 'options.systemPrompt');
   if (prompt !== undefined && typeof prompt !== 'string' && !(Array.isArray(prompt) && prompt.every(isObject))) {
-    throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${safeDescription(prompt)}`);
+    throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(prompt)}`);
   }
   if (registry !== undefined && !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry', ['invoke']) === 'function')) {
-    throw invalid(`options.registry must be a MiddlewareRegistry, got ${safeDescription(registry)}`);
+    throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
   }
   if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
-    throw invalid(`options.modelState must be a plain object, got ${safeDescription(modelState)}`);
+    throw invalid(`options.modelState must be a plain object, got ${describeValue(modelState)}`);
   }
-  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${safeDescription(messages)}`);
+  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${describeValue(messages)}`);
   const choice = adopt(toolChoice, 'options.toolChoice');
   if (choice !== undefined && !isToolChoice(choice)) {
-    throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${safeDescription(choice)}`);
+    throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(choice)}`);
   }
   const copiedMessages = adopt((messages ?? NO_MESSAGES) as readonly Message[], 'options.messages');
   const { byName, specs } = readTools((tools ?? []) as readonly unknown[]);
@@ -101,7 +103,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
 function readParent(parent: unknown): AgentParent {
   const parts = isObject(parent) ? readFields(parent, ['name', 'toolUseId'], 'options.parent') : undefined;
   if (parts === undefined || typeof parts.name !== 'string' || parts.name.length === 0 || typeof parts.toolUseId !== 'string' || parts.toolUseId.length === 0) {
-    throw invalid(`options.parent must be { name, toolUseId } (non-empty strings: the parent agent and its tool call), got ${safeDescription(parent)}`);
+    throw invalid(`options.parent must be { name, toolUseId } (non-empty strings: the parent agent and its tool call), got ${describeValue(parent)}`);
   }
   return Object.freeze({ name: parts.name, toolUseId: parts.toolUseId });
 }
@@ -118,7 +120,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
     const spec = parts === undefined ? undefined : adopt(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
     if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
-      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${safeDescription(tool)}`);
+      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${describeValue(tool)}`);
     }
     if (byName.has(name)) throw invalid(`two tools are named "${name}"; tool names must be unique because the model calls tools by name`);
     byName.set(name, tool as Tool);
@@ -134,7 +136,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
  */
 export function adoptRecord(value: unknown, path: string): Record<string, unknown> {
-  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${safeDescription(value)}`);
+  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
   let plain: object = value;
   try {
     const prototype = Object.getPrototypeOf(value) as unknown;
@@ -169,7 +171,7 @@ export function readSession(session: unknown): AgentSession {
   const store = parts?.store;
   const methods = isObject(store) ? readFields(store, ['load', 'save'], 'options.session.store') : undefined;
   if (parts === undefined || typeof parts.id !== 'string' || parts.id.length === 0 || typeof methods?.load !== 'function' || typeof methods.save !== 'function') {
-    throw invalid(`options.session must be { store: { load(id), save(id, snapshot) }, id: non-empty string }, got ${safeDescription(session)}`);
+    throw invalid(`options.session must be { store: { load(id), save(id, snapshot) }, id: non-empty string }, got ${describeValue(session)}`);
   }
   return Object.freeze({ store: store as SessionStore, id: parts.id });
 }

@@ -3,25 +3,20 @@
  * and the tool list of a run, the agent's own tools followed by every tool
  * contributed in the scope it runs in.
  */
-import { createContributionKey, type Contribution, type ContributionKey } from '../contribution';
-import { MiddlewareError } from '../errors';
-import type { MiddlewareRegistry } from '../registry';
-import { safeDescription } from './agent-options';
+import { createContributionKey, type Contribution, type ContributionKey } from '../registry/contribution';
+import type { MiddlewareRegistry } from '../registry/registry';
+
 import { adopt } from './freeze';
 import { ExecuteToolStage } from './stages';
 import type { Tool, ToolSpec } from './tool-types';
+import { notATool, ownToolProvided } from './errors';
 
 /** The name a contributed tool is provided under; checked here, so a malformed tool fails its bundle's `setup`. */
 function toolName(tool: Tool): string {
   const name = typeof tool === 'object' && tool !== null && typeof tool.spec === 'object' && tool.spec !== null ? (tool.spec.name as unknown) : undefined;
   const run = typeof tool === 'object' && tool !== null ? (tool.run as unknown) : undefined;
   if (typeof name !== 'string' || name.length === 0 || (run !== undefined && typeof run !== 'function')) {
-    throw new MiddlewareError({
-      code: 'ERR_INVALID_OPTIONS',
-      stage: ExecuteToolStage.name,
-      phase: 'register',
-      message: `registrar.provide(ToolsKey, tool): a tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool), got ${safeDescription(tool)}.`,
-    });
+    throw notATool(tool);
   }
   return name;
 }
@@ -94,20 +89,10 @@ export function toolsFrom(own: readonly Tool[], ownSpecs: readonly ToolSpec[], c
   for (const contribution of contributions) {
     if (contribution.depth > maxDepth) continue;
     const name = contribution.id as string;
-    if (byName.has(name)) throw ownToolProvided(name, contribution);
+    if (byName.has(name)) throw ownToolProvided(name, contribution.bundle, contribution.depth > 0);
     byName.set(name, contribution.value);
     tools.push(contribution.value);
     specs.push(specOf(contribution.value));
   }
   return { tools: Object.freeze(tools), byName, specs: Object.freeze(specs) };
-}
-
-function ownToolProvided(name: string, contribution: Contribution<Tool>): MiddlewareError {
-  const where = contribution.depth === 0 ? 'to the registry the agent runs on' : 'to an ancestor of the registry the agent runs on';
-  return new MiddlewareError({
-    code: 'ERR_DUPLICATE_ID',
-    stage: ExecuteToolStage.name,
-    phase: 'register',
-    message: `Tool "${name}" is one of the agent's own tools, and bundle "${contribution.bundle}" provides a tool of that name ${where}. The model calls tools by name, so names must be unique: rename one of them, or leave one out.`,
-  });
 }

@@ -4,10 +4,10 @@
  * every budget in scope; when one is exceeded, CompressContextStage decides
  * what the history becomes, and the replaced messages go out on the stream.
  */
-import { createContributionKey, type ContributionKey } from '../contribution';
-import { MiddlewareError } from '../errors';
-import type { TerminalRun } from '../types';
-import { safeDescription } from './agent-options';
+import { describeValue } from '../util/describe-value';
+import { createContributionKey, type ContributionKey } from '../registry/contribution';
+import type { TerminalRun } from '../stage/types';
+
 import type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent, MiddlewareModelCaller } from './context-types';
 import type { History } from './history';
 import type { Message } from './message-types';
@@ -16,7 +16,8 @@ import type { AgentView } from './stage-types';
 import { CompressContextStage } from './stages';
 import type { SystemContentBlock } from '../system-prompt';
 import type { ToolSpec } from './tool-types';
-import type { MiddlewareRegistry } from '../registry';
+import type { MiddlewareRegistry } from '../registry/registry';
+import { invalidCompression } from './errors';
 
 /**
  * The key bundles provide context budgets under (the `compaction` bundle
@@ -65,7 +66,7 @@ export function estimateTokens(messages: readonly Message[]): number {
 export function readBudget(budget: unknown, bundle: string): ContextBudget {
   const value = budget as Partial<ContextBudget> | null;
   const valid = typeof value === 'object' && value !== null && typeof value.maxTokens === 'number' && value.maxTokens >= 0 && (value.countTokens === undefined || typeof value.countTokens === 'function');
-  if (!valid) throw invalidCompression(`bundle "${bundle}" provides a context budget that is not { maxTokens: number >= 0, countTokens?: (messages) => number }: ${safeDescription(budget)}`);
+  if (!valid) throw invalidCompression(`bundle "${bundle}" provides a context budget that is not { maxTokens: number >= 0, countTokens?: (messages) => number }: ${describeValue(budget)}`);
   return budget as ContextBudget;
 }
 
@@ -119,7 +120,7 @@ export async function* compressIfOver(run: CompressionRun): AsyncGenerator<Conte
   let over: { tokens: number; maxTokens: number } | undefined;
   for (const budget of run.budgets) {
     const tokens = (budget.countTokens ?? estimateTokens)(messages) as unknown;
-    if (typeof tokens !== 'number' || !(tokens >= 0)) throw invalidCompression(`a token counter returned ${safeDescription(tokens)}, not a number >= 0`);
+    if (typeof tokens !== 'number' || !(tokens >= 0)) throw invalidCompression(`a token counter returned ${describeValue(tokens)}, not a number >= 0`);
     if (tokens > budget.maxTokens) {
       over = { tokens, maxTokens: budget.maxTokens };
       break;
@@ -149,16 +150,12 @@ export async function* compressIfOver(run: CompressionRun): AsyncGenerator<Conte
 function readContextResult(result: unknown): readonly Message[] {
   const value = result as Partial<ContextResultEvent> | null;
   if (typeof value !== 'object' || value === null || value.type !== 'contextResult' || !Array.isArray(value.messages)) {
-    throw invalidCompression(`the result must be { type: 'contextResult', messages }, got ${safeDescription(result)}`);
+    throw invalidCompression(`the result must be { type: 'contextResult', messages }, got ${describeValue(result)}`);
   }
   value.messages.forEach((message: unknown, index) => {
     const candidate = message as Partial<Message> | null;
     const valid = typeof candidate === 'object' && candidate !== null && (candidate.role === 'user' || candidate.role === 'assistant') && Array.isArray(candidate.content);
-    if (!valid) throw invalidCompression(`messages[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${safeDescription(message)}`);
+    if (!valid) throw invalidCompression(`messages[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`);
   });
   return value.messages;
-}
-
-function invalidCompression(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: CompressContextStage.name, message: `CompressContextStage: ${problem}.` });
 }

@@ -4,8 +4,9 @@
  * result, so a throwing guard becomes the tool's answer and a failed model
  * call the agent's reply, and the run goes on (MW-129, MW-130).
  */
-import { MiddlewareError, type Next, type WrapRun } from '../index';
-import { droppedResult, invalidAnswerOption } from './agent-options';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { Next, WrapRun } from '../stage/types';
+import { droppedResult, invalidAnswerOption } from './errors';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';
 import type { ExecuteToolContext, InvokeModelContext, ModelResultEvent, ToolResultEvent } from './stage-types';

@@ -3,7 +3,7 @@
  * copied (so the freeze never reaches them), the copies frozen, and anything
  * already frozen taken as it is (so a value is frozen once, however often it moves).
  */
-import { cannotCopy } from './agent-options';
+import { cannotCopy } from './errors';
 import { cycleProblem, depthProblem, MAX_DEPTH, readProblem, type PathStep } from './value-walk';
 
 /** Why a copy stopped; turned into the public error once, at the top of the walk. */

@@ -3,8 +3,8 @@
  * the responses known so far, what a resume replays, and the checks that
  * keep a run's input and responses in line with it (MW-113, MW-114, MW-131, MW-134).
  */
-import { MiddlewareError } from '../errors';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
+import { interruptPending } from './errors';
 import { AgentStreamStage } from './stages';
 import type { Interrupt } from './tool-types';
 
@@ -80,9 +80,4 @@ export function prepareRun(
     responses.set(id, response);
   }
   return { messages: halt.input, turn: halt.turn, responses, invocationState: invocationState ?? halt.invocationState };
-}
-
-/** The error of a run's input that does not fit the pending interrupts. */
-function interruptPending(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INTERRUPT_PENDING', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
 }

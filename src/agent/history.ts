@@ -1,6 +1,6 @@
-import { MiddlewareError } from '../errors';
-import { describeValue } from '../stage';
+import { describeValue } from '../util/describe-value';
 import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../system-prompt';
+import { invalidParts } from './errors';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
@@ -133,9 +133,4 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
   if (parts.modelState !== undefined) context.modelState = adopt(parts.modelState, 'parts.modelState');
   if (parts.caller !== undefined) context.caller = parts.caller;
   return Object.freeze(context);
-}
-
-/** The error of a history or context built from parts of the wrong shape. */
-function invalidParts(call: string, problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${call}: ${problem}.` });
 }

@@ -1,63 +1,52 @@
 /**
- * staged-middleware/agent: provider-neutral message types, the three agent
- * stages, a reference agent loop, and a scripted model and tools for tests.
+ * staged-middleware/agent: for a framework's agent loop: provider-neutral
+ * message, model and tool types, the standard agent stages, the reference
+ * agent loop with its turn control, errors as answers and durable sessions,
+ * and the pieces to embed the stages in a loop of your own (terminals,
+ * history, interrupts). Its test doubles are in `staged-middleware/testing`;
+ * system prompts in `staged-middleware`.
  *
  * Every public name of this entry point is listed here.
  *
  * @packageDocumentation
  */
 export { Agent } from './agent';
+export type { AgentErrorCode } from './errors';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 export { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isContextResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
 export { resolveTools, ToolsKey } from './agent-tools';
 export type { ResolvedTools, ResolveToolsOptions } from './agent-tools';
 export { compressTerminal, ContextBudgetKey, estimateTokens } from './context-budget';
 export { compaction, DEFAULT_SUMMARY_INSTRUCTIONS } from './middleware/compaction';
-export type { CompactionOptions, SummarizeOptions } from './middleware/compaction';
+export type { CompactionOptions } from './middleware/compaction';
 export { TODO_STATE_KEY, todoList, WRITE_TODOS_DESCRIPTION } from './middleware/todo-list';
-export type { Todo, TodoListOptions, TodoStatus } from './middleware/todo-list';
+export type { Todo, TodoListOptions } from './middleware/todo-list';
 export { SUBAGENT_STATE_KEY, subagent } from './middleware/subagent';
-export type { SubagentInheritance, SubagentOptions } from './middleware/subagent';
+export type { SubagentOptions } from './middleware/subagent';
 export { afterToolCall } from './middleware/after-tool-call';
-export type { AfterToolCallHook, ToolResultPatch } from './middleware/after-tool-call';
+export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
 export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
-export type {
-  CompressContextContext,
-  ContextBudget,
-  ContextCompressedEvent,
-  ContextResultEvent,
-  MiddlewareModelCall,
-  MiddlewareModelCaller,
-  MiddlewareUsage,
-  TokenCounter,
-} from './context-types';
+export type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent } from './context-types';
 export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session-store';
 export type { FileSessionStoreOptions, SessionFiles } from './session-store';
-export type { AgentSession, AgentSnapshot, AgentSnapshotVersion, HaltedRunSnapshot, HaltedTurnSnapshot, SessionStore } from './snapshot-types';
-export type { AnswerWrap, ErrorsAsAnswersOptions } from './errors-as-answers';
+export type { AgentSession, AgentSnapshot, SessionStore } from './snapshot-types';
+export type { ErrorsAsAnswersOptions } from './errors-as-answers';
 export type { TurnDecider } from './turn-action';
-export type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnInfo, TurnResultEvent } from './turn-types';
+export type { TurnAction, TurnContext, TurnResultEvent } from './turn-types';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
-export { ZERO_USAGE } from './usage';
 export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
-export { adopt } from './freeze';
-export { failingTurn, ScriptedModel, textTurn, toolUseTurn } from './scripted-model';
-export type { ScriptedCall, ScriptedToolUse, ScriptedTurn, TurnOptions } from './scripted-model';
-export { ScriptedTool } from './scripted-tools';
-export type { ScriptedToolCall, ScriptedToolOptions, ScriptedToolOutcome } from './scripted-tools';
 export type {
   CachePointBlock,
   ContentBlock,
   JsonBlock,
   Message,
   ReasoningBlock,
-  Role,
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
@@ -82,7 +71,6 @@ export type {
   InterruptAnswer,
   InterruptFunction,
   InterruptRequest,
-  JsonSchema,
   Tool,
   ToolChoice,
   ToolRunContext,
@@ -90,7 +78,6 @@ export type {
 } from './tool-types';
 export type {
   AgentEvent,
-  AgentParent,
   AgentResultEvent,
   AgentStreamContext,
   AgentView,
@@ -101,5 +88,3 @@ export type {
   ModelResultEvent,
   ToolResultEvent,
 } from './stage-types';
-export type { SystemContentBlock, SystemPrompt } from '../system-prompt';
-export { splitSystemPrompt, toSystemBlocks } from '../system-prompt';

@@ -1,9 +1,6 @@
-import { MiddlewareError } from '../errors';
-import { interruptTooLate, repeatedQuestion } from './agent-options';
+import { brand, isBranded } from '../util/brand';
+import { interruptTooLate, invalidInterruptRequest, repeatedQuestion } from './errors';
 import type { Interrupt, InterruptAnswer, InterruptFunction, InterruptRequest } from './tool-types';
-
-/** Marks interrupt signals across two installed copies of the package. */
-const SIGNAL_MARKER: unique symbol = Symbol.for('staged-middleware.interrupt-signal') as never;
 
 /**
  * Thrown by `interrupt()` when no response is known: it travels through the
@@ -15,8 +12,6 @@ const SIGNAL_MARKER: unique symbol = Symbol.for('staged-middleware.interrupt-sig
  * `interrupt()` was called.
  */
 export class InterruptSignal extends Error {
-  /** Cross-copy marker checked by {@link InterruptSignal.isInstance}. */
-  readonly [SIGNAL_MARKER] = true;
   /** The first interrupt raised. */
   readonly interrupt: Interrupt;
   /** Every interrupt raised at once (frozen; more than one when several questions were asked together). */
@@ -31,16 +26,12 @@ export class InterruptSignal extends Error {
     this.name = 'InterruptSignal';
     this.interrupt = all[0] as Interrupt;
     this.interrupts = all;
+    brand(this, 'interrupt-signal');
   }
 
-  /** True for an `InterruptSignal` from any installed copy of this package (false for a value whose marker cannot be read). */
+  /** True for an `InterruptSignal` created by any copy of this package in the realm; never for a lookalike, and it reads nothing of `value`. */
   static isInstance(value: unknown): value is InterruptSignal {
-    if (typeof value !== 'object' || value === null) return false;
-    try {
-      return (value as Record<symbol, unknown>)[SIGNAL_MARKER] === true;
-    } catch {
-      return false;
-    }
+    return isBranded(value, 'interrupt-signal');
   }
 }
 
@@ -104,11 +95,7 @@ export function interruptFor(stage: string, toolUseId: string | undefined, store
     const missing: Interrupt[] = [];
     for (const request of requests) {
       if (request === null || typeof request !== 'object' || typeof request.name !== 'string' || request.name.length === 0) {
-        throw new MiddlewareError({
-          code: 'ERR_INVALID_OPTIONS',
-          stage,
-          message: `interrupt() ${where} needs { name: string, reason?, response? } (or an array of them) with a non-empty name; the name identifies the question across a resume.`,
-        });
+        throw invalidInterruptRequest(stage, where);
       }
       if (names.has(request.name)) {
         throw repeatedQuestion(stage, where, request.name);

@@ -4,8 +4,7 @@
  * but marked with their `caller`, kept out of the run's stream and its model
  * state, and counted apart in `middlewareUsage` (MW-166).
  */
-import { MiddlewareError } from '../errors';
-import { safeDescription } from './agent-options';
+
 import type { MiddlewareModelCall, MiddlewareModelCaller, MiddlewareUsage } from './context-types';
 import { createModelContext } from './history';
 import { kept } from './kept';
@@ -15,6 +14,7 @@ import type { RunScope } from './run-scope';
 import type { ModelResultEvent } from './stage-types';
 import { InvokeModelStage } from './stages';
 import { addUsage, ZERO_USAGE } from './usage';
+import { invalidMiddlewareCall } from './errors';
 
 /** What a middleware call runs with. */
 export interface MiddlewareCallRun {
@@ -43,11 +43,7 @@ export function middlewareCaller(run: MiddlewareCallRun): MiddlewareModelCaller 
   return async function invokeModel(call: MiddlewareModelCall): Promise<ModelResultEvent> {
     const valid = typeof call === 'object' && call !== null && typeof call.caller === 'string' && call.caller.length > 0 && Array.isArray(call.messages);
     if (!valid) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_OPTIONS',
-        stage: InvokeModelStage.name,
-        message: `invokeModel(call): a middleware model call needs { caller: non-empty string, messages: Message[], systemPrompt?, toolSpecs?, model? }, got ${safeDescription(call)}.`,
-      });
+      throw invalidMiddlewareCall(call);
     }
     const context = createModelContext({
       model: call.model ?? run.model,

@@ -2,7 +2,8 @@
  * How a run follows the caller's signal: the caller's `options.signal`
  * aborts the run's own controller (which `agent.cancel()` aborts too).
  */
-import { invalid, type RunSettings } from './agent-options';
+import type { RunSettings } from './agent-options';
+import { invalid } from './errors';
 import { thrownText } from './value-walk';
 
 /**

@@ -3,7 +3,8 @@
  * processes. The file store takes its file functions from the caller, so the
  * agent kit loads in browsers and edge runtimes with no Node.js module.
  */
-import { invalidSessionStore, safeDescription } from './agent-options';
+import { describeValue } from '../util/describe-value';
+import { invalidSessionStore } from './errors';
 import type { AgentSnapshot, SessionStore } from './snapshot-types';
 
 /**
@@ -77,9 +78,9 @@ export class FileSessionStore implements SessionStore {
     const given = options as Partial<FileSessionStoreOptions> | null | undefined;
     const directory = given?.directory;
     const fs = given?.fs;
-    if (typeof directory !== 'string' || directory.length === 0) throw invalidSessionStore(`options.directory must be a non-empty string, got ${safeDescription(directory)}`);
+    if (typeof directory !== 'string' || directory.length === 0) throw invalidSessionStore(`options.directory must be a non-empty string, got ${describeValue(directory)}`);
     if (fs === null || typeof fs !== 'object' || (['readFile', 'writeFile', 'rename', 'mkdir'] as const).some((name) => typeof fs[name] !== 'function')) {
-      throw invalidSessionStore(`options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${safeDescription(fs)}`);
+      throw invalidSessionStore(`options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${describeValue(fs)}`);
     }
     this.directory = directory.replace(/[\\/]+$/, '');
     this.fs = fs;

@@ -2,8 +2,10 @@
  * The agent's conversation state as plain JSON and back (MW-136): what a
  * session store keeps, so a run halted in one process resumes in another.
  */
-import { checkMessages, invalid, safeDescription, snapshotTooNew } from './agent-options';
+import { describeValue } from '../util/describe-value';
+import {checkMessages } from './agent-options';
 import { adoptRecord } from './agent-setup';
+import { invalid, snapshotTooNew } from './errors';
 import { adopt } from './freeze';
 import type { Halt, PendingTurn } from './halt';
 import { History } from './history';
@@ -99,17 +101,17 @@ function jsonProperties(value: Record<string, unknown>): Readonly<Record<string,
  *   that does not fit the format (or cannot be copied).
  */
 export function readSnapshot(value: unknown, path: string): Conversation {
-  if (!isRecord(value)) throw invalid(`${path} must be an agent snapshot { version, messages, modelState, usage, halted } (agent.snapshot() makes one), got ${safeDescription(value)}`);
+  if (!isRecord(value)) throw invalid(`${path} must be an agent snapshot { version, messages, modelState, usage, halted } (agent.snapshot() makes one), got ${describeValue(value)}`);
   const snapshot = adopt(value, path);
   const { version } = snapshot;
   if (version !== SNAPSHOT_VERSION) {
     if (typeof version === 'number' && Number.isInteger(version) && version > SNAPSHOT_VERSION) {
       throw snapshotTooNew(path, version, SNAPSHOT_VERSION);
     }
-    throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${safeDescription(version)}`);
+    throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${describeValue(version)}`);
   }
   const halted = snapshot.halted;
-  if (halted !== null && !isRecord(halted)) throw invalid(`${path}.halted must be null or a halted run, got ${safeDescription(halted)}`);
+  if (halted !== null && !isRecord(halted)) throw invalid(`${path}.halted must be null or a halted run, got ${describeValue(halted)}`);
   return {
     history: new History(messagesAt(snapshot.messages, `${path}.messages`)),
     modelState: adoptRecord(snapshot.modelState, `${path}.modelState`),
@@ -121,11 +123,11 @@ export function readSnapshot(value: unknown, path: string): Conversation {
 function haltAt(halted: Record<string, unknown>, path: string): Halt {
   const { interrupts, responses, input, turn, invocationState } = halted;
   if (!Array.isArray(interrupts) || interrupts.length === 0 || !interrupts.every((interrupt: unknown) => isRecord(interrupt) && typeof interrupt.id === 'string' && typeof interrupt.name === 'string')) {
-    throw invalid(`${path}.interrupts must be a non-empty array of interrupts { id, name, reason }, got ${safeDescription(interrupts)}`);
+    throw invalid(`${path}.interrupts must be a non-empty array of interrupts { id, name, reason }, got ${describeValue(interrupts)}`);
   }
-  if (!isRecord(responses)) throw invalid(`${path}.responses must be an object of responses by interrupt id, got ${safeDescription(responses)}`);
-  if (turn !== null && !isRecord(turn)) throw invalid(`${path}.turn must be null or a halted turn { message, results }, got ${safeDescription(turn)}`);
-  if (!isRecord(invocationState)) throw invalid(`${path}.invocationState must be an object, got ${safeDescription(invocationState)}`);
+  if (!isRecord(responses)) throw invalid(`${path}.responses must be an object of responses by interrupt id, got ${describeValue(responses)}`);
+  if (turn !== null && !isRecord(turn)) throw invalid(`${path}.turn must be null or a halted turn { message, results }, got ${describeValue(turn)}`);
+  if (!isRecord(invocationState)) throw invalid(`${path}.invocationState must be an object, got ${describeValue(invocationState)}`);
   return Object.freeze({
     interrupts: Object.freeze((interrupts as readonly Interrupt[]).map((interrupt) => Object.freeze({ id: interrupt.id, name: interrupt.name, reason: interrupt.reason ?? null }))),
     responses: new Map(Object.entries(responses)),
@@ -140,11 +142,11 @@ function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
   const [message] = messagesAt([turn.message], `${path}.message`);
   const { results } = turn;
   if (!Array.isArray(results) || !results.every((block: unknown) => isRecord(block) && block.type === 'toolResult' && typeof block.toolUseId === 'string')) {
-    throw invalid(`${path}.results must be an array of toolResult blocks, got ${safeDescription(results)}`);
+    throw invalid(`${path}.results must be an array of toolResult blocks, got ${describeValue(results)}`);
   }
   const { terminating } = turn;
   if (terminating !== undefined && !(Array.isArray(terminating) && terminating.every((id: unknown) => typeof id === 'string'))) {
-    throw invalid(`${path}.terminating must be an array of tool-use ids, got ${safeDescription(terminating)}`);
+    throw invalid(`${path}.terminating must be an array of tool-use ids, got ${describeValue(terminating)}`);
   }
   const toolUses = (message as Message).content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
   return Object.freeze({
@@ -156,14 +158,14 @@ function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
 }
 
 function messagesAt(value: unknown, path: string): readonly Message[] {
-  if (!Array.isArray(value)) throw invalid(`${path} must be an array of messages, got ${safeDescription(value)}`);
+  if (!Array.isArray(value)) throw invalid(`${path} must be an array of messages, got ${describeValue(value)}`);
   return checkMessages(value as readonly Message[], (index) => `${path}[${index}]`, `${path} must be an array of messages`);
 }
 
 function usageAt(value: unknown, path: string): Usage {
   const counts = isRecord(value) ? [value.inputTokens, value.outputTokens, value.totalTokens] : [];
   if (counts.length !== 3 || !counts.every((count) => typeof count === 'number' && Number.isFinite(count))) {
-    throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${safeDescription(value)}`);
+    throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
   return value as unknown as Usage;
 }

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { MiddlewareRegistry } from '../registry';
+import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemContentBlock } from '../system-prompt';
 import type { ContextCompressedEvent } from './context-types';
 import type { Message, ToolResultBlock } from './message-types';

@@ -1,6 +1,6 @@
-import { MiddlewareError } from '../errors';
-import { createStage, describeValue, isStage } from '../stage';
-import type { MiddlewareStage } from '../types';
+import { createStage, isStage } from '../stage/create-stage';
+import type { MiddlewareStage } from '../stage/types';
+import { foreignStandardStage } from './errors';
 import type {
   AgentEvent,
   AgentResultEvent,
@@ -100,11 +100,7 @@ function checkPublished<TStages>(published: unknown, key: string, names: readonl
   for (const name of names) {
     const stage = typeof published === 'object' && published !== null ? (published as Record<string, unknown>)[name] : undefined;
     if (!isStage(stage) || stage.name !== name) {
-      throw new MiddlewareError({
-        code: 'ERR_INVALID_STAGE',
-        stage: name,
-        message: `staged-middleware/agent found ${describeValue(stage)} as the "${name}" standard stage under globalThis[Symbol.for('${key}')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
-      });
+      throw foreignStandardStage(name, stage, key);
     }
   }
   return published as TStages;

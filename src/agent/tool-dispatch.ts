@@ -4,8 +4,7 @@
  * An interrupt does not stop the others: it is yielded at once and the turn
  * halts when every call has run (MW-113, MW-132).
  */
-import { MiddlewareError } from '../errors';
-import { safeDescription } from './agent-options';
+
 import type { PendingTurn } from './halt';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
 import { kept } from './kept';
@@ -16,6 +15,7 @@ import type { AgentEvent, ExecuteToolContext, InterruptEvent, ToolResultEvent } 
 import { ExecuteToolStage } from './stages';
 import type { Interrupt } from './tool-types';
 import { toolTerminal } from './tool-terminal';
+import { invalidToolUsage } from './errors';
 
 /** A turn being worked on: its pending part, with the results this terminal call found so far. */
 export interface WorkingTurn extends PendingTurn {
@@ -84,11 +84,7 @@ function readUsage(usage: unknown, tool: string): Usage {
   const value = usage as Partial<Usage> | null;
   const counts = typeof value === 'object' && value !== null ? [value.inputTokens, value.outputTokens, value.totalTokens] : [];
   if (counts.length === 3 && counts.every((count) => typeof count === 'number' && Number.isFinite(count))) return usage as Usage;
-  throw new MiddlewareError({
-    code: 'ERR_INVALID_OPTIONS',
-    stage: ExecuteToolStage.name,
-    message: `ExecuteToolStage: the result of tool "${tool}" reports usage ${safeDescription(usage)}; usage must be { inputTokens, outputTokens, totalTokens } (numbers), or left out.`,
-  });
+  throw invalidToolUsage(tool, usage);
 }
 
 /** The event that announces an interrupt (frozen; the interrupt is the one the agent result lists). */

@@ -1,13 +1,11 @@
-import { MiddlewareError } from '../errors';
-import type { TerminalRun } from '../types';
+import type { TerminalRun } from '../stage/types';
 import { AbortRace } from './abort-race';
-import { invalidToolRun } from './agent-options';
+import { invalidToolRun, notJson } from './errors';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';
 import { toJsonValue } from './json-value';
 import type { JsonBlock, TextBlock } from './message-types';
 import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
-import { ExecuteToolStage } from './stages';
 import type { Tool } from './tool-types';
 import { thrownText } from './value-walk';
 
@@ -54,7 +52,7 @@ function failure(toolUseId: string, text: string, thrown: { readonly value: unkn
 export function toResultContent(value: unknown): readonly (TextBlock | JsonBlock)[] {
   const content = resultContent(value);
   if (typeof content === 'string') {
-    throw new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `toResultContent(value): the value is not JSON: ${content}.` });
+    throw notJson(content);
   }
   return content;
 }

@@ -3,9 +3,10 @@
  * merges into the decision the layers inside reached, so several handlers
  * compose without one undoing another (MW-127).
  */
-import { MiddlewareError } from '../errors';
-import type { TerminalRun, WrapHandler } from '../types';
-import { invalidTurn, invalidTurnDecider, safeDescription } from './agent-options';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { TerminalRun, WrapHandler } from '../stage/types';
+import { describeValue } from '../util/describe-value';
+import { invalidTurn, invalidTurnDecider } from './errors';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
 import { isTurnResult } from './stages';
@@ -53,10 +54,10 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unkn
 export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | undefined, handler: string): TurnResultEvent {
   if (action === undefined) return result;
   const decided = readTurnResult(result);
-  if (action === null || typeof action !== 'object') throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${safeDescription(action)}`);
+  if (action === null || typeof action !== 'object') throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
   const decision = action.decision ?? 'natural';
-  if (!DECISIONS.includes(decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${safeDescription(decision)}`);
-  if (action.reason !== undefined && typeof action.reason !== 'string') throw invalidTurn(`reason must be a string, got ${safeDescription(action.reason)}`);
+  if (!DECISIONS.includes(decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
+  if (action.reason !== undefined && typeof action.reason !== 'string') throw invalidTurn(`reason must be a string, got ${describeValue(action.reason)}`);
   const inject = turnMessages(action.inject ?? NO_MESSAGES, 'inject');
   const onRunEnd = turnMessages(action.onRunEnd ?? NO_MESSAGES, 'onRunEnd');
   const merged: TurnDecision = RANK[decision] > RANK[decided.decision] ? decision : decided.decision;
@@ -115,8 +116,8 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnRe
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) naming the field that does not fit MW-125.
  */
 export function readTurnResult(result: TurnResultEvent): TurnResultEvent {
-  if (result === null || typeof result !== 'object' || result.type !== 'turnResult') throw invalidTurn(`the result must be a turnResult event, got ${safeDescription(result)}`);
-  if (!DECISIONS.includes(result.decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${safeDescription(result.decision)}`);
+  if (result === null || typeof result !== 'object' || result.type !== 'turnResult') throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
+  if (!DECISIONS.includes(result.decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(result.decision)}`);
   const inject = turnMessages(result.inject, 'inject');
   const onRunEnd = turnMessages(result.onRunEnd, 'onRunEnd');
   const stoppedBy = readStoppedBy(result);
@@ -131,13 +132,13 @@ function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
     return undefined;
   }
   const valid = stoppedBy !== null && typeof stoppedBy === 'object' && typeof stoppedBy.handler === 'string' && (stoppedBy.reason === undefined || typeof stoppedBy.reason === 'string');
-  if (!valid) throw invalidTurn(`a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got ${safeDescription(stoppedBy)}`);
+  if (!valid) throw invalidTurn(`a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got ${describeValue(stoppedBy)}`);
   return adopt(stoppedBy, 'stoppedBy');
 }
 
 /** A list of messages from a turn result or action, copied and frozen. */
 function turnMessages(value: unknown, field: string): readonly Message[] {
-  if (!Array.isArray(value)) throw invalidTurn(`${field} must be an array of messages, got ${safeDescription(value)}`);
+  if (!Array.isArray(value)) throw invalidTurn(`${field} must be an array of messages, got ${describeValue(value)}`);
   let copy: readonly Message[];
   try {
     copy = adopt(value as readonly Message[], field);
@@ -146,7 +147,7 @@ function turnMessages(value: unknown, field: string): readonly Message[] {
   }
   copy.forEach((message, index) => {
     const valid = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
-    if (!valid) throw invalidTurn(`${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${safeDescription(message)}`);
+    if (!valid) throw invalidTurn(`${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`);
   });
   return copy;
 }

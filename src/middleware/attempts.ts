@@ -1,100 +1,15 @@
-import type { Next, WrapRun } from '../types';
-import { invalidOption, isAbortError } from './failures';
-
 /**
- * Attempt-scoped streams: how `retry`, `fallback` and `regenerate` let the
- * events of an attempt reach the consumer when a later attempt may replace it.
+ * One attempt loop, what `retry`, `fallback` and `regenerate` have in common:
+ * run the inner chain, and after a failed attempt ask the plan what follows
+ * (another attempt, after a wait; keeping the failed attempt; or giving up),
+ * letting the attempt's events reach the consumer as the `stream` option says
+ * (`attempt-stream.ts`).
  *
- * - `'commit'` holds an attempt's events and releases them only when the
- *   attempt succeeds, so a failed attempt's events never reach the consumer.
- *   Correct for every event type, at the price of streaming: it is the default.
- * - `'live'` lets events flow at once; before each new attempt it yields a
- *   boundary event naming the failed attempt, so a UI can discard what it showed.
- *
- * Why the boundary is built by a factory: a Wrap handler may only yield the
- * stage's event type, so only the user knows what a boundary looks like for
- * their stage. `'live'` alone uses {@link AttemptBoundaryEvent}, which type-checks
- * only on stages whose event type admits that shape.
+ * @packageDocumentation
  */
-
-/** What a boundary factory learns about the attempt that failed. */
-export interface AttemptBoundaryInfo {
-  /** Name of the handler that starts a new attempt (`retry`, `fallback`, `regenerate` or the registered name). */
-  readonly handler: string;
-  /** The attempt that failed, counting from 1. */
-  readonly failedAttempt: number;
-  /** The attempt about to start. */
-  readonly nextAttempt: number;
-  /** Why it failed: the error it threw, or the error `check` threw for `regenerate`. */
-  readonly error: unknown;
-}
-
-/**
- * The boundary event `stream: 'live'` yields. Add it to a stage's event union
- * to use `'live'` without a factory.
- */
-export interface AttemptBoundaryEvent extends AttemptBoundaryInfo {
-  /** Discriminant. */
-  readonly type: 'attempt-boundary';
-}
-
-/** `stream: { mode: 'live', boundary }`: live streaming with a boundary event of the stage's own type. */
-export interface LiveStream<TBoundary> {
-  /** Events flow at once. */
-  readonly mode: 'live';
-  /** Builds the event yielded before each new attempt. */
-  readonly boundary: (info: AttemptBoundaryInfo) => TBoundary;
-}
-
-/** The `stream` option of `retry`, `fallback` and `regenerate`. */
-export type AttemptStream = 'commit' | 'live' | LiveStream<unknown>;
-
-/**
- * A Wrap handler that fits any stage whose event type admits `TBoundary`
- * (every stage when `TBoundary` is `never`). Generic, so users never spell
- * the stage's types: `registry.add(Stage.Wrap, retry())` checks them.
- */
-export type AnyStageWrap<TBoundary> = <TContext, TEvent>(
-  context: TContext,
-  next: Next<TContext, TEvent>,
-  run: WrapRun,
-) => AsyncGenerator<TEvent | TBoundary, void, undefined>;
-
-/** A Wrap handler for stages with context type `TContext` whose event type admits `TBoundary`. */
-export type ContextWrap<TContext, TBoundary> = <TEvent>(
-  context: TContext,
-  next: Next<TContext, TEvent>,
-  run: WrapRun,
-) => AsyncGenerator<TEvent | TBoundary, void, undefined>;
-
-/** The `stream` option after validation. */
-export type ResolvedStream =
-  | { readonly live: false }
-  | { readonly live: true; readonly boundary: (info: AttemptBoundaryInfo) => unknown };
-
-/**
- * Validates a `stream` option.
- *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` for anything but `'commit'`, `'live'` or `{ mode: 'live', boundary }`.
- */
-export function resolveStream(stream: unknown, factory: string): ResolvedStream {
-  if (stream === undefined || stream === 'commit') return { live: false };
-  if (stream === 'live') return { live: true, boundary: defaultBoundary };
-  if (
-    typeof stream === 'object' &&
-    stream !== null &&
-    (stream as LiveStream<unknown>).mode === 'live' &&
-    typeof (stream as LiveStream<unknown>).boundary === 'function'
-  ) {
-    return { live: true, boundary: (stream as LiveStream<unknown>).boundary };
-  }
-  throw invalidOption(factory, "options.stream must be 'commit', 'live' or { mode: 'live', boundary(info) }", stream);
-}
-
-/** The boundary event of `stream: 'live'`. */
-function defaultBoundary(info: AttemptBoundaryInfo): AttemptBoundaryEvent {
-  return { type: 'attempt-boundary', ...info };
-}
+import type { Next, WrapRun } from '../stage/types';
+import type { ResolvedStream } from './attempt-stream';
+import { isAbortError } from './errors';
 
 /** A failed attempt, as the plan's `recover` sees it. */
 export interface AttemptFailure<TContext> {

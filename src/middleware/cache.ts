@@ -1,11 +1,12 @@
-import { MiddlewareError } from '../errors';
-import { isThenable } from '../generators';
-import type { Next, WrapRun } from '../types';
-import type { ContextWrap } from './attempts';
-import { invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
+import { isThenable } from '../util/thenable';
+import type { Next, WrapRun } from '../stage/types';
+import type { ContextWrap } from './wrap-types';
+import { invalidOption, notACacheEntry } from './errors';
+import { optionalFunction, optionalTimers, positiveInteger } from './options';
 import { LruStore } from './lru-store';
 import { named } from './named';
-import { systemTimers, untilAborted, type Timers } from './sleep';
+import { systemTimers, type Timers } from '../util/timers';
+import { untilAborted } from './sleep';
 
 /** What a cache store holds per key: the events of one inner chain run, the result last. */
 export interface CacheEntry {
@@ -76,18 +77,6 @@ function isEntry(value: unknown): value is CacheEntry {
   return Array.isArray(events) && (expiresAt === undefined || expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)));
 }
 
-/** The error reported for an answer of `get` that is not an entry; like the default warning, it names neither the key nor what the store holds. */
-function notAnEntry(answer: unknown, run: WrapRun): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_INVALID_OPTIONS',
-    stage: run.stage.name,
-    phase: 'wrap',
-    handler: run.handler,
-    // No closing full stop: the default warning quotes this message mid-sentence.
-    message: `options.store.get() of Wrap handler "${run.handler}" of stage "${run.stage.name}" answered ${Array.isArray(answer) ? 'an array' : `a value of type ${typeof answer}`}, which is not a cache entry { events: [...], expiresAt?: number }; a store shared with other programs may hold other values under the same key, so give the cache its own namespace or key prefix`,
-  });
-}
-
 /**
  * The default `onError`: one warning line, naming the operation, stage and
  * handler but never the key or the events, which may hold user data.
@@ -155,7 +144,7 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
 
   /** Reports an answer of `get` that is not an entry as a failed `get`; the call goes on as a miss. */
   const reportNotEntry = (answer: unknown, cacheKey: string, run: WrapRun): undefined => {
-    onError(notAnEntry(answer, run), { operation: 'get', key: cacheKey, run });
+    onError(notACacheEntry(answer, run), { operation: 'get', key: cacheKey, run });
     return undefined;
   };
 

@@ -1,6 +1,9 @@
-import type { Next, WrapRun } from '../types';
-import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type ContextWrap, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
+import type { Next, WrapRun } from '../stage/types';
+import { runAttempts } from './attempts';
+import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
+import { type ContextWrap } from './wrap-types';
+import { invalidOption } from './errors';
+import { checkOptionsObject, optionalFunction } from './options';
 import { named } from './named';
 
 /** One alternative: a context, or a function of the original context returning one. */

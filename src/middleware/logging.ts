@@ -1,8 +1,8 @@
-import type { HandlerInfo, InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
-import type { Middleware } from '../registry';
-import { invalidOption, optionalFunction } from './failures';
+import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
+import { invalidOption } from './errors';
+import { optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
-import { systemTimers } from './sleep';
+import { systemTimers } from '../util/timers';
 
 /** One structured log record. */
 export interface LogRecord {
@@ -50,10 +50,10 @@ export interface LoggingOptions {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once without a usable logger.
  * @example
  * ```ts
- * registry.use(logging({ logger: (record) => console.log(JSON.stringify(record)) }));
+ * registry.instrument(logging({ logger: (record) => console.log(JSON.stringify(record)) }));
  * ```
  */
-export function logging(options: LoggingOptions): Middleware {
+export function logging(options: LoggingOptions): Instrumentation {
   const logger = options?.logger;
   let info: (record: LogRecord) => void;
   let error: (record: LogRecord) => void;
@@ -67,12 +67,7 @@ export function logging(options: LoggingOptions): Middleware {
     throw invalidOption('logging', 'options.logger must be { info(record), error(record) } or a function', logger);
   }
   const now = optionalFunction('logging', 'now', options.now) ?? systemTimers.now;
-  return {
-    name: 'logging',
-    setup(registrar) {
-      registrar.instrument({ name: 'logging', invoke: (invoke) => observe(invoke, info, error, now) });
-    },
-  };
+  return Object.freeze({ name: 'logging', invoke: (invoke: InvokeInfo) => observe(invoke, info, error, now) });
 }
 
 /** The observer of one invoke: its start is logged at once, the rest as it happens. */

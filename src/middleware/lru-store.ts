@@ -1,5 +1,5 @@
 import type { CacheEntry, CacheStore } from './cache';
-import { positiveInteger } from './failures';
+import { positiveInteger } from './options';
 
 /**
  * The default store of `cache`: in memory, least recently used entries

@@ -1,9 +1,10 @@
-import type { WrapRun } from '../types';
-import type { AnyStageWrap } from './attempts';
-import { checkOptionsObject, optionalTimers, positiveNumber } from './failures';
+import type { WrapRun } from '../stage/types';
+import type { AnyStageWrap } from './wrap-types';
+import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';
+import { schedule, systemTimers, type Timers } from '../util/timers';
 import { sharedRateLimit, type SharedLimit } from './shared-limit';
-import { schedule, systemTimers, throwIfAborted, untilAborted, type Timers, type Waiter } from './sleep';
+import { throwIfAborted, untilAborted, type Waiter } from './sleep';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
 export interface MinIntervalLimit {

@@ -1,18 +1,10 @@
-import type { Next, WrapRun } from '../types';
-import { resolveStream, runAttempts, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, middlewareFailed, positiveInteger } from './failures';
+import type { Next, WrapRun } from '../stage/types';
+import type { StageWrap } from './wrap-types';
+import { runAttempts } from './attempts';
+import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
+import { invalidOption, middlewareFailed } from './errors';
+import { checkOptionsObject, positiveInteger } from './options';
 import { named } from './named';
-
-/**
- * A Wrap handler for one stage's context and event types that also yields
- * `TBoundary`. `NoInfer` keeps the event type inferred from the stage's `next`
- * alone, so registering checks that the stage's events admit `TBoundary`.
- */
-export type StageWrap<TContext, TEvent, TBoundary> = (
-  context: TContext,
-  next: Next<TContext, TEvent>,
-  run: WrapRun,
-) => AsyncGenerator<NoInfer<TEvent> | TBoundary, void, undefined>;
 
 /** Options of {@link regenerate}. */
 export interface RegenerateOptions<TContext, TEvent> {

@@ -1,9 +1,13 @@
-import type { WrapRun } from '../types';
-import { resolveStream, runAttempts, type AnyStageWrap, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempts';
-import { checkOptionsObject, invalidOption, optionalFunction, optionalTimers, positiveInteger } from './failures';
+import type { WrapRun } from '../stage/types';
+import { runAttempts } from './attempts';
+import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
+import { type AnyStageWrap } from './wrap-types';
+import { invalidOption } from './errors';
+import { checkOptionsObject, optionalFunction, optionalTimers, positiveInteger } from './options';
 import { named } from './named';
 import { isRetryableError, retryAfterMs } from './retryable';
-import { sleep, systemTimers, type Timers } from './sleep';
+import { systemTimers, type Timers } from '../util/timers';
+import { sleep } from './sleep';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
 export interface BackoffOptions {

@@ -1,4 +1,4 @@
-import { MiddlewareError } from '../errors';
+import { MiddlewareError } from '../errors/middleware-error';
 
 /**
  * How `retry` tells a transient failure from a permanent one, and how long

@@ -1,9 +1,11 @@
-import { isThenable } from '../generators';
-import type { WrapRun } from '../types';
-import type { AnyStageWrap } from './attempts';
-import { invalidOption, positiveInteger } from './failures';
+import type { WrapRun } from '../stage/types';
+import { isThenable } from '../util/thenable';
+import type { Timers } from '../util/timers';
+import type { AnyStageWrap } from './wrap-types';
+import { invalidOption } from './errors';
 import { named } from './named';
-import { sleep, throwIfAborted, untilAborted, type Timers, type Waiter } from './sleep';
+import { positiveInteger } from './options';
+import { sleep, throwIfAborted, untilAborted, type Waiter } from './sleep';
 
 /**
  * A rate limiter whose quota lives outside this process (in Redis, say), so

@@ -1,9 +1,10 @@
-import type { MiddlewareError } from '../errors';
-import type { WrapRun } from '../types';
-import type { AnyStageWrap } from './attempts';
-import { checkOptionsObject, optionalTimers, positiveNumber, timedOut } from './failures';
+import type { MiddlewareError } from '../errors/middleware-error';
+import type { WrapRun } from '../stage/types';
+import type { AnyStageWrap } from './wrap-types';
+import { timedOut } from './errors';
+import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';
-import { schedule, systemTimers, type Timers } from './sleep';
+import { schedule, systemTimers, type Timers } from '../util/timers';
 
 /** Options of {@link timeout}. */
 export interface TimeoutOptions {

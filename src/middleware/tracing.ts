@@ -1,9 +1,10 @@
 import type { Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
-import type { InvokeInfo, InvokeObserver, LayerInfo } from '../instrumentation';
-import type { Middleware } from '../registry';
-import { checkOptionsObject, invalidOption, optionalFunction } from './failures';
+import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
+import { invalidOption } from './errors';
+import { checkOptionsObject, optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
-import { systemTimers } from './sleep';
+import { systemTimers } from '../util/timers';
+import { parentingFor, type Parenting } from './span-parenting';
 
 /**
  * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
@@ -56,47 +57,6 @@ export const TRACING_ATTRIBUTES = {
 /** Status code ERROR of `@opentelemetry/api` (a const enum there; the value is part of its stable API). */
 const STATUS_ERROR = 2;
 
-/**
- * The key under which `@opentelemetry/api` keeps a context's span. The API
- * makes its context keys with `Symbol.for`, so that every installed copy of
- * it agrees on them; that is what lets a layer span be parented without the API.
- */
-const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
-
-/** An immutable OpenTelemetry context of our own, for parenting layer spans when no API is given. */
-class SpanContext implements Context {
-  /** Creates a context holding `values`. */
-  constructor(private readonly values: ReadonlyMap<symbol, unknown>) {}
-
-  /** The value under `key`, if any. */
-  getValue(key: symbol): unknown {
-    return this.values.get(key);
-  }
-
-  /** A new context with `key` set to `value`. */
-  setValue(key: symbol, value: unknown): Context {
-    return new SpanContext(new Map(this.values).set(key, value));
-  }
-
-  /** A new context without `key`. */
-  deleteValue(key: symbol): Context {
-    const values = new Map(this.values);
-    values.delete(key);
-    return new SpanContext(values);
-  }
-}
-
-/** The empty context the invoke span's context is built on when no API is given. */
-const EMPTY_CONTEXT: Context = new SpanContext(new Map());
-
-/** How one `tracing()` instance parents its spans. */
-interface Parenting {
-  /** The invoke span's parent: the caller's active context, or undefined to leave it to the tracer. */
-  readonly active: () => Context | undefined;
-  /** A context whose span is `span`, built on `parent` (or on an empty context). */
-  readonly setSpan: (parent: Context | undefined, span: Span) => Context;
-}
-
 /** One entry into a layer, while its span is open. */
 interface LayerRecord {
   /** The entry's span. */
@@ -133,11 +93,11 @@ interface LayerRecord {
  * @example
  * ```ts
  * import * as otel from '@opentelemetry/api';
- * registry.use(tracing({ api: otel }));
+ * registry.instrument(tracing({ api: otel }));
  * // or, with a tracer of your own: tracing({ tracer: provider.getTracer('my-app') })
  * ```
  */
-export function tracing(options: TracingOptions): Middleware {
+export function tracing(options: TracingOptions): Instrumentation {
   checkOptionsObject('tracing', options, '{ tracer?, api?, now? } with tracer or api');
   const { api, tracer: given } = options;
   if (api !== undefined && (api === null || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function')) {
@@ -155,17 +115,8 @@ export function tracing(options: TracingOptions): Middleware {
     throw invalidOption('tracing', 'options.tracer must be an OpenTelemetry Tracer (with startSpan)', tracer);
   }
   const now = optionalFunction('tracing', 'now', options.now) ?? systemTimers.now;
-  const parenting: Parenting =
-    api === undefined
-      ? { active: () => undefined, setSpan: (parent, span) => (parent ?? EMPTY_CONTEXT).setValue(SPAN_KEY, span) }
-      : // With the API, `active()` always gives a context, so every parent here is one.
-        { active: () => api.context.active(), setSpan: (parent, span) => api.trace.setSpan(parent as Context, span) };
-  return {
-    name: 'tracing',
-    setup(registrar) {
-      registrar.instrument({ name: 'tracing', invoke: (info) => observeInvoke(info, tracer, parenting, now) });
-    },
-  };
+  const parenting = parentingFor(api);
+  return Object.freeze({ name: 'tracing', invoke: (info: InvokeInfo) => observeInvoke(info, tracer, parenting, now) });
 }
 
 /** Starts the invoke span and returns its observer, or nothing when the span does not record. */

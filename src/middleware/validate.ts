@@ -1,112 +1,59 @@
-import { MiddlewareError } from '../errors';
-import type { Middleware } from '../registry';
-import type { MiddlewareResult } from '../result';
-import type { AnyStage, MiddlewareStage, Schema } from '../types';
-import { invalidOption } from './failures';
+import type { Middleware } from '../registry/bundle';
+import { isStage } from '../stage/create-stage';
+import type { MiddlewareResult } from '../stage/result';
+import { isSchema, parseWithSchema } from '../stage/schema';
+import type { MiddlewareStage, Schema } from '../stage/types';
+import { invalidOption, validationFailed } from './errors';
 import { named } from './named';
 
-/** Options of {@link validate}: zod schemas (or anything with `safeParse`). */
+/** The schemas of {@link validate}: zod schemas (or anything with `safeParse`) whose parsed values are of the stage's types. */
 export interface ValidateSchemas<TContext, TResult> {
-  /** Checked by the Input handler; the parsed context goes on. */
+  /** Checked by the Input handler `validateContext`; the parsed context goes on. */
   readonly context?: Schema<TContext>;
-  /** Checked by the Output handler on the final result; the parsed result goes on. */
+  /** Checked by the Output handler `validateResult` on the final result; the parsed result goes on. */
   readonly result?: Schema<TResult>;
 }
 
-/** Shown in a type error when a schema's output does not fit the stage's type. */
-export interface SchemaMismatch<TWhich extends 'context' | 'result'> {
-  /** The schema whose parsed value is not of the stage's type. */
-  readonly 'the schema output does not fit the stage': TWhich;
-}
-
-/** `unknown` when the schemas' outputs fit the stage's types, else a {@link SchemaMismatch}. */
-export type SchemasFit<TContextOut, TResultOut, TContext, TResult> = [TContextOut] extends [TContext]
-  ? [TResultOut] extends [TResult]
-    ? unknown
-    : SchemaMismatch<'result'>
-  : SchemaMismatch<'context'>;
-
-/** What {@link validate} returns: two handlers, and a bundle that registers them on a stage. */
-export interface Validation<TContextOut, TResultOut> {
-  /**
-   * Input handler `validateContext`; passes the context through unchanged
-   * when no context schema was given. Generic so it fits any stage: prefer
-   * {@link Validation.on}, which checks the schema against the stage's types.
-   */
-  readonly input: <TContext>(context: TContext) => Promise<TContext>;
-  /** Output handler `validateResult`; passes the result through unchanged when no result schema was given. */
-  readonly output: <TResult>(result: MiddlewareResult<TResult>) => Promise<MiddlewareResult<TResult>>;
-  /**
-   * A bundle named `validate` registering, on `stage`, the handlers a schema
-   * was given for; the stage's name then appears in the errors. It does not
-   * compile when a schema's output type does not fit the stage's type.
-   */
-  on<TContext, TResult extends TEvent, TEvent>(
-    stage: MiddlewareStage<TContext, TResult, TEvent> & SchemasFit<TContextOut, TResultOut, TContext, TResult>,
-  ): Middleware;
-}
-
 /**
- * Checks the context after the Input handlers registered before it, and the
- * result before the Output handlers registered before it, against zod
- * schemas. Unlike the stage's own schemas, these are middleware: they can be
- * added per registry, per scope or per invoke.
+ * A bundle named `validate` that checks, on `stage`, the context after the
+ * Input handlers registered before it and the result before the Output
+ * handlers registered before it, against zod schemas: an Input handler
+ * `validateContext` when a context schema is given, an Output handler
+ * `validateResult` when a result schema is given. Unlike the stage's own
+ * schemas, these are middleware, added per registry or per scope (a child
+ * registry). A schema whose parsed value is not of the stage's type does not
+ * compile.
  *
  * @throws MiddlewareError `ERR_CONTEXT_INVALID` / `ERR_RESULT_INVALID` (at run
  *   time) with the schema's error (zod's issues) as `cause`.
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once when a schema has no `safeParse`.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once when `stage` is not a stage or a schema has no `safeParse`.
  * @example
  * ```ts
- * registry.use(validate({ context: ModelContextSchema, result: ModelResultSchema }).on(ModelStage));
+ * registry.use(validate(ModelStage, { context: ModelContextSchema, result: ModelResultSchema }));
  * ```
  */
-export function validate<TContextOut = never, TResultOut = never>(schemas: ValidateSchemas<TContextOut, TResultOut>): Validation<TContextOut, TResultOut> {
+export function validate<TContext, TResult extends TEvent, TEvent>(
+  stage: MiddlewareStage<TContext, TResult, TEvent>,
+  schemas: NoInfer<ValidateSchemas<TContext, TResult>>,
+): Middleware {
+  if (!isStage(stage)) throw invalidOption('validate', 'its first argument must be a stage from createStage()', stage);
   if (schemas === null || typeof schemas !== 'object') throw invalidOption('validate', 'expects { context?, result? } schemas', schemas);
-  for (const which of ['context', 'result'] as const) {
-    const schema = schemas[which];
-    if (schema !== undefined && typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
-      throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
-    }
+  const { context, result } = schemas;
+  for (const [which, schema] of [['context', context], ['result', result]] as const) {
+    if (schema !== undefined && !isSchema(schema)) throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
   }
-  // The casts restate what the schema checked: its parsed value is of the stage's type (see SchemasFit).
-  const handlers = (stage: string | undefined) => ({
-    input: named('validateContext', async function validateContext<TContext>(context: TContext): Promise<TContext> {
-      return schemas.context === undefined ? context : ((await parse(schemas.context, context, stage, 'context')) as unknown as TContext);
-    }),
-    output: named('validateResult', async function validateResult<TResult>(result: MiddlewareResult<TResult>): Promise<MiddlewareResult<TResult>> {
-      return schemas.result === undefined ? result : result.replace((await parse(schemas.result, result.value, stage, 'result')) as unknown as TResult);
-    }),
+  const validateContext = named('validateContext', async function validateContext(value: TContext): Promise<TContext> {
+    return parseWithSchema(context as Schema<unknown>, value, (issues) => validationFailed(stage.name, 'context', issues)) as Promise<TContext>;
   });
-  const unbound = handlers(undefined);
-  return {
-    input: unbound.input,
-    output: unbound.output,
-    on: (stage: AnyStage) => ({
-      name: 'validate',
-      setup(registrar) {
-        const bound = handlers(stage.name);
-        if (schemas.context !== undefined) registrar.add(stage.Input, bound.input);
-        if (schemas.result !== undefined) registrar.add(stage.Output, bound.output);
-      },
-    }),
+  const validateResult = named('validateResult', async function validateResult(value: MiddlewareResult<TResult>): Promise<MiddlewareResult<TResult>> {
+    return value.replace((await parseWithSchema(result as Schema<unknown>, value.value, (issues) => validationFailed(stage.name, 'result', issues))) as TResult);
+  });
+  const bundle: Middleware = {
+    name: 'validate',
+    setup(registrar) {
+      if (context !== undefined) registrar.add(stage.Input, validateContext);
+      if (result !== undefined) registrar.add(stage.Output, validateResult);
+    },
   };
-}
-
-/** Parses a value with a schema; a failure becomes the validator's `ERR_CONTEXT_INVALID` or `ERR_RESULT_INVALID`. */
-async function parse<T>(schema: Schema<T>, value: unknown, stage: string | undefined, which: 'context' | 'result'): Promise<T> {
-  const outcome = schema.safeParseAsync !== undefined ? await schema.safeParseAsync(value) : schema.safeParse(value);
-  if (outcome.success) return outcome.data;
-  const handler = which === 'context' ? 'validateContext' : 'validateResult';
-  const where = `${which === 'context' ? 'Input' : 'Output'} handler "${handler}"${stage === undefined ? '' : ` of stage "${stage}"`}`;
-  throw new MiddlewareError({
-    code: which === 'context' ? 'ERR_CONTEXT_INVALID' : 'ERR_RESULT_INVALID',
-    stage,
-    phase: which === 'context' ? 'input' : 'output',
-    handler,
-    message:
-      which === 'context'
-        ? `${where} rejected the context. The schema's issues are in the cause; fix the caller's context or the Input handler that produced it.`
-        : `${where} rejected the result. The schema's issues are in the cause; fix the terminal, the Wrap handler or the Output handler that produced it.`,
-    cause: outcome.error,
-  });
+  return Object.freeze(bundle);
 }

@@ -1,10 +1,12 @@
 import type { Draft } from 'immer';
-import { invalidOption, optionalTimers } from '../middleware/failures';
+import { invalidOption } from '../middleware/errors';
+import { optionalTimers } from '../middleware/options';
+import { brand, isBranded } from '../util/brand';
 import { named } from '../middleware/named';
-import { schedule, systemTimers, type Timers } from '../middleware/sleep';
-import type { TerminalRun } from '../types';
+import { schedule, systemTimers, type Timers } from '../util/timers';
+import type { TerminalRun } from '../stage/types';
 
-/** Marks script actions so they are never mistaken for events. */
+/** Which action a script step is; a `Symbol.for` key, so that every copy of the package reads it, and one no event type has. */
 const ACTION: unique symbol = Symbol.for('staged-middleware.testing.script-action') as never;
 
 /** A step that is not an event: throw, wait, or change the state draft. Made by {@link throws}, {@link waits}, {@link updatesState}. */
@@ -25,7 +27,7 @@ export type ScriptStep<TEvent> = TEvent | ScriptAction;
  * ```
  */
 export function throws(error: unknown): ScriptAction {
-  return { [ACTION]: 'throw', error };
+  return brand({ [ACTION]: 'throw', error }, 'script-action');
 }
 
 /**
@@ -38,7 +40,7 @@ export function throws(error: unknown): ScriptAction {
  * ```
  */
 export function waits(ms: number): ScriptAction {
-  return { [ACTION]: 'wait', ms };
+  return brand({ [ACTION]: 'wait', ms }, 'script-action');
 }
 
 /**
@@ -50,12 +52,12 @@ export function waits(ms: number): ScriptAction {
  * ```
  */
 export function updatesState<TState>(recipe: (draft: Draft<TState>) => void): ScriptAction {
-  return { [ACTION]: 'state', recipe: recipe as (draft: never) => void };
+  return brand({ [ACTION]: 'state', recipe: recipe as (draft: never) => void }, 'script-action');
 }
 
-/** Tells actions from events. */
+/** Tells actions from events: only a step `throws`, `waits` or `updatesState` made (in any copy of the package) is an action. */
 function isAction(step: unknown): step is ScriptAction {
-  return typeof step === 'object' && step !== null && ACTION in step;
+  return isBranded(step, 'script-action');
 }
 
 /** The events a script yields: every step that is not an action. */

@@ -5,13 +5,15 @@ import {
   Agent,
   ExecuteToolStage,
   InvokeModelStage,
+  type Model,
+  type ModelStreamEvent,
+} from '../../src/agent/index';
+import {
   ScriptedModel,
   ScriptedTool,
   textTurn,
   toolUseTurn,
-  type Model,
-  type ModelStreamEvent,
-} from '../../src/agent/index';
+} from '../../src/testing/index';
 import { user, ZERO } from './fixtures';
 
 /** A promise with its settle functions exposed. */

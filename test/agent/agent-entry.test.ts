@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
-import { Agent, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type AgentRunOptions, type Message } from '../../src/agent/index';
+import { Agent, type AgentRunOptions, type Message } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, user } from './fixtures';
 
 /** A user message whose second block refers back to the message. */

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { Agent, AgentStreamStage, type Model } from '../../src/agent/index';
 import {
-  Agent,
-  AgentStreamStage,
   ScriptedModel,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
-  type Model,
-} from '../../src/agent/index';
+} from '../../src/testing/index';
 import { collect, user, ZERO } from './fixtures';
 
 describe('Agent', () => {

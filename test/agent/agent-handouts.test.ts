@@ -6,15 +6,10 @@ import {
   ExecuteToolStage,
   History,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   createModelContext,
   errorResult,
-  failingTurn,
-  textTurn,
   toModelRequest,
   toResultContent,
-  toolUseTurn,
   toolErrorAnswer,
   modelErrorAnswer,
   TurnStage,
@@ -28,6 +23,7 @@ import {
   type ModelCallOptions,
   type ToolRunContext,
 } from '../../src/agent/index';
+import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { collect, user } from './fixtures';
 
 /** Keys whose values the agent shares by reference on purpose (MW-105, MW-112): not walked. */

@@ -6,14 +6,16 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
-  textTurn,
-  toolUseTurn,
   type InvokeModelContext,
   type Message,
   type ModelResultEvent,
 } from '../../src/agent/index';
+import {
+  ScriptedModel,
+  ScriptedTool,
+  textTurn,
+  toolUseTurn,
+} from '../../src/testing/index';
 import { assistant, user, ZERO } from './fixtures';
 
 describe('Agent', () => {

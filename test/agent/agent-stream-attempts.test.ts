@@ -3,14 +3,16 @@ import { MiddlewareRegistry } from '../../src/index';
 import {
   Agent,
   AgentStreamStage,
+  type AgentResultEvent,
+  type Message,
+} from '../../src/agent/index';
+import {
   ScriptedModel,
   ScriptedTool,
   failingTurn,
   textTurn,
   toolUseTurn,
-  type AgentResultEvent,
-  type Message,
-} from '../../src/agent/index';
+} from '../../src/testing/index';
 import { retry } from '../../src/middleware/index';
 import { assistant, collect, hedging, user, ZERO } from './fixtures';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../src/index';
-import { Agent, ExecuteToolStage, InvokeModelStage, ScriptedModel, ScriptedTool, ToolsKey, resolveTools, textTurn, type AgentView, type Tool } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, InvokeModelStage, ToolsKey, resolveTools, type AgentView, type Tool } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn } from '../../src/testing/index';
 
 /** A bundle named `name` contributing each tool. */
 function contributing(name: string, ...tools: Tool[]): Middleware {

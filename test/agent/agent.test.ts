@@ -5,12 +5,14 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
+  type ModelResultEvent,
+} from '../../src/agent/index';
+import {
   ScriptedModel,
   ScriptedTool,
   textTurn,
   toolUseTurn,
-  type ModelResultEvent,
-} from '../../src/agent/index';
+} from '../../src/testing/index';
 import { assistant, collect, user, ZERO } from './fixtures';
 
 describe('Agent', () => {

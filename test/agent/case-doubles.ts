@@ -10,20 +10,15 @@ import {
   CompressContextStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   TurnStage,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
   type Message,
   type Model,
   type ModelStreamEvent,
-  type ScriptedTurn,
   type StopReason,
   type Tool,
   type Usage,
 } from '../../src/agent/index';
+import { failingTurn, ScriptedModel, ScriptedTool, type ScriptedTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import type { AgentCaseHandler, AgentCaseTool, AgentCaseTurn } from './case-schema';
 import { registerLoopHandler } from './case-loop-handlers';
 import { registerMiddlewareHandler } from './case-middleware';

@@ -19,10 +19,10 @@ import {
   todoList,
   type InvokeModelContext,
   type Message,
-  type ToolResultPatch,
 } from '../../src/agent/index';
 import { buildModel, buildTool, userError, type World } from './case-doubles';
 import type { AgentCaseBundle, AgentCaseHandler } from './case-schema';
+import type { ToolResultPatch } from '../../src/agent/middleware/after-tool-call';
 
 /** One token per message: a counter whose counts a case can state by looking at the history. */
 const countMessages = (messages: readonly Message[]): number => messages.length;

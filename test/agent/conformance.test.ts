@@ -14,7 +14,6 @@ import {
   ExecuteToolStage,
   InvokeModelStage,
   MemorySessionStore,
-  ScriptedModel,
   TurnStage,
   type AgentEvent,
   type AgentOptions,
@@ -23,6 +22,7 @@ import {
   type Message,
   type SessionStore,
 } from '../../src/agent/index';
+import { ScriptedModel } from '../../src/testing/index';
 import { buildModel, buildTool, register, type World } from './case-doubles';
 import { buildBundle } from './case-middleware';
 import { agentCase, agentCaseJsonSchema, type AgentCase } from './case-schema';

@@ -8,17 +8,14 @@ import {
   ExecuteToolStage,
   History,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   compressTerminal,
   estimateTokens,
-  textTurn,
-  toolUseTurn,
   type CompressContextContext,
   type ContextBudget,
   type ContextCompressedEvent,
   type Message,
 } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, collect, user } from './fixtures';
 
 /** A bundle contributing one budget. */

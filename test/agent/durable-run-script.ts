@@ -8,7 +8,8 @@
 import { promises as fs } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, ExecuteToolStage, FileSessionStore, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, FileSessionStore } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, type ScriptedTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 
 /** The agent both processes build: a guard asking to approve every refund, a file session, and the model's turns from `turns`. */
 export function durableAgentOptions(directory: string, turns: readonly ScriptedTurn[]) {

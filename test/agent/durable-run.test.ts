@@ -22,7 +22,8 @@ function step(name: 'halt' | 'resume', directory: string): Record<string, unknow
 }
 
 describe('Agent', () => {
-  describe('a run halted in one process and resumed in another', () => {
+  // It starts two Node.js processes, which take seconds on a loaded machine.
+  describe('a run halted in one process and resumed in another', { timeout: 60_000 }, () => {
     it('goes on exactly as a resume in the first process does', async () => {
       const directory = join(scratch, 'two-processes');
       const halted = step('halt', directory);

@@ -3,16 +3,13 @@ import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/inde
 import {
   Agent,
   ExecuteToolStage,
-  ScriptedModel,
-  ScriptedTool,
   errorsAsAnswers,
   modelErrorAnswer,
-  textTurn,
   toolErrorAnswer,
-  toolUseTurn,
   type ExecuteToolContext,
   type InvokeModelContext,
 } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { ZERO } from './fixtures';
 
 type Answer = { readonly result: true; readonly text: string } | { readonly result: false; readonly text: string };

@@ -1,7 +1,8 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, EXTERNAL_TOOL, ExecuteToolStage, ScriptedModel, textTurn, toolUseTurn, type Tool, type ToolResultBlock } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, EXTERNAL_TOOL, type Tool, type ToolResultBlock } from '../../src/agent/index';
+import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 import { tracing } from '../../src/middleware/index';
 
 /** A tool the caller runs itself: a spec and no run. */
@@ -60,7 +61,7 @@ describe('Agent', () => {
       const exporter = new InMemorySpanExporter();
       const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
       const registry = new MiddlewareRegistry();
-      registry.use(tracing({ tracer: provider.getTracer('test') }));
+      registry.instrument(tracing({ tracer: provider.getTracer('test') }));
       const agent = externalAgent(registry);
       await agent.invoke('Where am I?');
       exporter.reset();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
-import { adopt } from '../../src/agent/index';
+import { adopt } from '../../src/agent/freeze';
 
 /** The error `adopt` throws for the value, as code, stage, message and cause. */
 function failure(value: unknown, path?: string): unknown {

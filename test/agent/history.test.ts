@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { History, ScriptedModel, adopt, createModelContext } from '../../src/agent/index';
+import { History, createModelContext } from '../../src/agent/index';
+import { adopt } from '../../src/agent/freeze';
+import { ScriptedModel } from '../../src/testing/index';
 import { user } from './fixtures';
 
 describe('adopt', () => {

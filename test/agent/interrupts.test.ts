@@ -4,14 +4,16 @@ import {
   Agent,
   ExecuteToolStage,
   InterruptSignal,
-  ScriptedModel,
-  ScriptedTool,
   createInterrupt,
   interruptId,
-  textTurn,
-  toolUseTurn,
   type Message,
 } from '../../src/agent/index';
+import {
+  ScriptedModel,
+  ScriptedTool,
+  textTurn,
+  toolUseTurn,
+} from '../../src/testing/index';
 import { ZERO } from './fixtures';
 
 /** An agent whose ExecuteToolStage handler asks for approval of every `delete` call. */
@@ -163,6 +165,12 @@ describe('InterruptSignal', () => {
       const signal = new InterruptSignal({ id: 'executeTool:t:n', name: 'n', reason: undefined });
       expect([InterruptSignal.isInstance(signal), InterruptSignal.isInstance(new Error('x')), InterruptSignal.isInstance(null)]).toEqual([true, false, false]);
       expect(signal.message).toEqual('Interrupt "executeTool:t:n" is waiting for a response. Resume the agent with agent.resume({ "executeTool:t:n": response }).');
+    });
+
+    it('rejects a lookalike carrying a marker property, and reads nothing of a hostile value', () => {
+      const lookalike = Object.assign(new Error('x'), { [Symbol.for('staged-middleware.interrupt-signal')]: true, interrupt: { id: 'i', name: 'n' } });
+      const hostile = new Proxy({}, { get: () => { throw new Error('get trap'); }, has: () => { throw new Error('has trap'); } });
+      expect([InterruptSignal.isInstance(lookalike), InterruptSignal.isInstance(hostile)]).toEqual([false, false]);
     });
   });
 });

@@ -9,14 +9,11 @@ import {
   ContextBudgetKey,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
-  textTurn,
-  toolUseTurn,
-  type MiddlewareModelCall,
   type ModelResultEvent,
 } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { collect, user } from './fixtures';
+import type { MiddlewareModelCall } from '../../src/agent/context-types';
 
 const usage = (input: number, output: number) => ({ inputTokens: input, outputTokens: output, totalTokens: input + output });
 
@@ -98,7 +95,7 @@ describe('invokeModel of CompressContextStage contexts', () => {
         ],
       });
       const registry = new MiddlewareRegistry();
-      registry.use(tracing({ api: otel, tracer: provider.getTracer('test') }));
+      registry.instrument(tracing({ api: otel, tracer: provider.getTracer('test') }));
       registry.use(summarising(() => ({ caller: 'summary', messages: [user('Summarise.')] })));
       await new Agent({ model: new ScriptedModel([textTurn('S'), textTurn('answer')]), registry }).invoke('a');
       expect(callers).toEqual(['summary', 'none']);

@@ -5,7 +5,6 @@ import {
   ContextBudgetKey,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
   ToolsKey,
   afterToolCall,
   checkFinalAnswer,
@@ -17,6 +16,7 @@ import {
   type Tool,
   type Usage,
 } from '../../src/agent/index';
+import { ScriptedModel } from '../../src/testing/index';
 
 const registry = new MiddlewareRegistry();
 const tool: Tool = { spec: { name: 'clock', description: 'Tells the time.', inputSchema: {} }, run: () => 'noon' };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { ExecuteToolStage, InvokeModelStage, ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/agent/index';
+import { ExecuteToolStage, InvokeModelStage } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { ownLoop } from '../../examples/own-loop';
 
 describe('ownLoop', () => {

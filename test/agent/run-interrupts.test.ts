@@ -5,15 +5,12 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InterruptSignal,
-  ScriptedModel,
-  ScriptedTool,
   createInterrupt,
   interruptId,
-  textTurn,
-  toolUseTurn,
   type AgentEvent,
   type InterruptFunction,
 } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, collect, user, ZERO } from './fixtures';
 
 /** The fields MW-032 makes normative, of what `run` threw. */

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
-import { Agent, AgentStreamStage, FileSessionStore, MemorySessionStore, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type AgentSnapshot, type SessionStore } from '../../src/agent/index';
+import {
+  Agent,
+  AgentStreamStage,
+  FileSessionStore,
+  MemorySessionStore,
+  type AgentSnapshot,
+  type SessionStore,
+} from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { user, ZERO } from './fixtures';
 
 const scratch = mkdtempSync(join(tmpdir(), 'session-store-'));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, MemorySessionStore, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type AgentSnapshot } from '../../src/agent/index';
+import { Agent, type AgentSnapshot, AgentStreamStage, ExecuteToolStage, MemorySessionStore } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, user, ZERO } from './fixtures';
 
 /** The fields MW-032 makes normative, and whether the message holds `includes`. */

@@ -81,7 +81,8 @@ describe('InvokeModelStage, ExecuteToolStage, AgentStreamStage', () => {
         seen.push(`redact ${context.messages.length}`);
         return context;
       });
-      const agent = new second.Agent({ model: new second.ScriptedModel([second.textTurn('hi')]), registry });
+      const { ScriptedModel, textTurn } = await import('../../src/testing/index');
+      const agent = new second.Agent({ model: new ScriptedModel([textTurn('hi')]), registry });
       const result = await agent.invoke('hello');
       expect([result.stopReason, seen]).toEqual(['endTurn', ['redact 1']]);
     });

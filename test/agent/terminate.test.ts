@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
-import { Agent, ExecuteToolStage, ScriptedModel, ScriptedTool, TurnStage, afterToolCall, textTurn, toolUseTurn, turnTerminal, type AgentSnapshot, type TurnContext, type TurnResultEvent } from '../../src/agent/index';
+import {
+  Agent,
+  ExecuteToolStage,
+  TurnStage,
+  afterToolCall,
+  turnTerminal,
+  type AgentSnapshot,
+  type TurnContext,
+  type TurnResultEvent,
+} from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { collect } from './fixtures';
 
 /** A registry whose results of `tool` ask to end the run. */

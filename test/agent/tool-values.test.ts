@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, ExecuteToolStage, ScriptedModel, textTurn, toResultContent, toolUseTurn, type Tool, type ToolResultBlock, type ToolResultEvent } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, toResultContent, type Tool, type ToolResultBlock, type ToolResultEvent } from '../../src/agent/index';
+import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 
 /** Runs one call of a tool whose `run` is `run`; returns the result block that entered the history and the event Output handlers saw. */
 async function callTool(run: () => unknown): Promise<{ block: ToolResultBlock; event: ToolResultEvent }> {

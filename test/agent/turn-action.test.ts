@@ -2,20 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import {
   Agent,
-  ScriptedModel,
-  ScriptedTool,
   TurnStage,
   isTurnResult,
   mergeTurnAction,
-  textTurn,
-  toolUseTurn,
   turnAction,
   turnTerminal,
   type TurnAction,
   type TurnContext,
-  type TurnDecision,
   type TurnResultEvent,
 } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
+import type { TurnDecision } from '../../src/agent/turn-types';
 import { ZERO, assistant, user } from './fixtures';
 
 const natural: TurnResultEvent = { type: 'turnResult', decision: 'natural', inject: [], onRunEnd: [] };

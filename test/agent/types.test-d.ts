@@ -5,7 +5,6 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
   TurnStage,
   turnAction,
   type AgentEvent,
@@ -20,6 +19,7 @@ import {
   type ModelResultEvent,
   type ToolResultEvent,
 } from '../../src/agent/index';
+import { ScriptedModel } from '../../src/testing/index';
 
 describe('agent stages', () => {
   describe('type extraction', () => {

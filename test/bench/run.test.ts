@@ -1,5 +1,6 @@
 /**
- * Smoke test of `npm run bench`: the shape of what it writes, never its timings.
+ * Smoke test of `npm run bench` on the built `dist/`: the shape of what it
+ * prints and writes, never its timings.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -77,6 +78,13 @@ describe('bench/run.ts', () => {
       const { written } = await bench('state_scaling', 'stream_k0');
       expect(Object.keys(written.figures)).toEqual(['stream_k0', 'state_scaling']);
     }, 120_000);
+
+    it('refuses to record a quick run', async () => {
+      await expect(run(process.execPath, [TSX, SCRIPT, '--quick', '--record', 'stream_k0'], { timeout: 60_000 })).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('A --quick run measures nothing worth keeping, so it cannot be recorded'),
+      });
+    }, 60_000);
 
     it('rejects an unknown figure name and lists the known ones', async () => {
       await expect(run(process.execPath, [TSX, SCRIPT, '--quick', 'no_such_figure'], { timeout: 60_000 })).rejects.toMatchObject({

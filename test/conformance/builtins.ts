@@ -5,7 +5,7 @@
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
-import type { AnyStage, Middleware, Schema, WrapHandler } from '../../src/index';
+import type { AnyStage, Instrumentation, Middleware, Schema, WrapHandler } from '../../src/index';
 import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../src/middleware/index';
 import { errorText, userError, type Environment } from './handlers';
 
@@ -28,10 +28,15 @@ export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, Bui
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
   ['rateLimit', (options, { stage, environment }) => wrapBundle('rateLimit', stage, options, rateLimit((options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment)) as never))],
   ['cache', (options, { stage, environment }) => wrapBundle('cache', stage, options, cache(cacheOptions(options, environment)))],
-  ['validate', (options, { stage }) => validate({ ...(options.context === undefined ? {} : { context: objectSchema(options.context) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result) }) }).on(stage as never)],
-  ['tracing', (options, { environment }) => recordedTracing(environment, options.api !== false)],
-  ['logging', (_options, { environment }) => logging({ logger: (record) => environment.trace.push(`log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`), now: () => 0 })],
+  ['validate', (options, { stage }) => validate(stage, { ...(options.context === undefined ? {} : { context: objectSchema(options.context) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result) }) })],
+  ['tracing', (options, { environment }) => instrumentationBundle(recordedTracing(environment, options.api !== false))],
+  ['logging', (_options, { environment }) => instrumentationBundle(logging({ logger: (record) => environment.trace.push(`log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`), now: () => 0 }))],
 ]);
+
+/** Registers an instrumentation (`tracing`, `logging`) as a bundle named after it. */
+function instrumentationBundle(instrumentation: Instrumentation): Middleware {
+  return { name: instrumentation.name, setup: (registrar) => void registrar.instrument(instrumentation) };
+}
 
 /** Registers one Wrap handler as a bundle named after the built-in; `"name"` in the options registers it under that name. */
 function wrapBundle(name: string, stage: AnyStage, options: Record<string, unknown>, handler: unknown): Middleware {
@@ -198,7 +203,7 @@ function objectSchema(spec: unknown): Schema<unknown> {
 }
 
 /** Tracing with a recording tracer whose finished spans are written into the trace as `span:<name>[#<attempt>][ caller=<caller>] <- <parent>`; `"api": false` gives it the tracer alone. */
-function recordedTracing(environment: Environment, withApi: boolean): Middleware {
+function recordedTracing(environment: Environment, withApi: boolean): Instrumentation {
   const names = new Map<string, string>();
   const provider = new BasicTracerProvider({
     spanProcessors: [

@@ -18,7 +18,8 @@ import { createInterface } from 'node:readline';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { useSharedStores } from '../../examples/shared-stores';
 import { createStage, MiddlewareRegistry } from '../../src/index';
-import { createModelContext, InvokeModelStage, modelTerminal, ScriptedModel, textTurn } from '../../src/agent/index';
+import { createModelContext, InvokeModelStage, modelTerminal } from '../../src/agent/index';
+import { ScriptedModel, textTurn } from '../../src/testing/index';
 import { cache, rateLimit, type CacheEntry } from '../../src/middleware/index';
 
 const [mode, json] = process.argv.slice(2);

@@ -21,7 +21,7 @@ describe('logging', () => {
           [ModelStage.Input, function tag(value: ModelContext) { clock += 1; return value; }],
           [ModelStage.Wrap, retry({ backoff: () => 0 })],
         ],
-        use: [logging({ logger: { info: (record) => info.push(record), error: (record) => errors.push(record) }, now: () => clock })],
+        instrument: [logging({ logger: { info: (record) => info.push(record), error: (record) => errors.push(record) }, now: () => clock })],
       });
       const retryBase = { stage: 'model', phase: 'wrap', handler: 'retry', position: 0, attempt: 1 };
       const terminalBase = { stage: 'model', phase: 'terminal', handler: 'terminal', position: 1 };
@@ -47,7 +47,7 @@ describe('logging', () => {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
         handlers: [[ModelStage.Output, function explode(): never { throw boom; }]],
-        use: [logging({ logger: (record) => records.push(record) })],
+        instrument: [logging({ logger: (record) => records.push(record) })],
       });
       expect(records.filter((record) => record.error !== undefined)).toEqual([
         { event: 'handler.error', stage: 'model', phase: 'output', handler: 'explode', position: 0, error: boom },
@@ -63,7 +63,7 @@ describe('logging', () => {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
         handlers: [[ModelStage.Input, function nothing(): never { throw undefined; }]],
-        use: [logging({ logger: (record) => records.push(record) })],
+        instrument: [logging({ logger: (record) => records.push(record) })],
       });
       expect(records.filter((record) => record.event.startsWith('handler.'))).toEqual([
         { event: 'handler.error', stage: 'model', phase: 'input', handler: 'nothing', position: 0, error: undefined },
@@ -79,7 +79,7 @@ describe('logging', () => {
         context,
         terminal: scriptedTerminal([[chunk('a'), waits(Infinity)]]),
         signal: controller.signal,
-        use: [logging({ logger: (record) => records.push(record), now: () => 0 })],
+        instrument: [logging({ logger: (record) => records.push(record), now: () => 0 })],
       });
       await settle();
       controller.abort('stop');
@@ -95,7 +95,7 @@ describe('logging', () => {
     it('records a layer the consumer closed as closed', async () => {
       const records: LogRecord[] = [];
       const registry = new MiddlewareRegistry();
-      registry.use(logging({ logger: (record) => records.push(record), now: () => 0 }));
+      registry.instrument(logging({ logger: (record) => records.push(record), now: () => 0 }));
       const events = registry.invoke(ModelStage, context, scriptedTerminal([[chunk('a'), answer('b')]]));
       await events.next();
       await events.return();
@@ -109,13 +109,20 @@ describe('logging', () => {
       const records: LogRecord[] = [];
       const cleanupFailed = new Error('cleanup failed');
       const registry = new MiddlewareRegistry();
-      registry.use(logging({ logger: (record) => records.push(record), now: () => 0 }));
+      registry.instrument(logging({ logger: (record) => records.push(record), now: () => 0 }));
       const events = registry.invoke(ModelStage, context, terminalFailingOnClose(cleanupFailed));
       await events.next();
       await expect(events.return()).rejects.toBe(cleanupFailed);
       expect(records.find((record) => record.event === 'layer.error')).toEqual({
         event: 'layer.error', stage: 'model', phase: 'terminal', handler: 'terminal', position: 0, attempt: 1, events: 1, durationMs: 0, error: cleanupFailed,
       });
+    });
+  });
+
+  describe('what it returns', () => {
+    it('is a frozen instrumentation named logging, for registry.instrument', () => {
+      const instrumentation = logging({ logger: () => undefined });
+      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual(['logging', 'function', true]);
     });
   });
 

@@ -18,7 +18,12 @@ type Entries = { readonly middleware: typeof middleware; readonly testing: typeo
 
 /** Every built-in handler and the name SPEC section 4 gives it, made from the given entry points. */
 function handlerNames({ middleware: built, testing: kit }: Entries): [string, string][] {
-  const validation = built.validate({ context: z.object({}), result: z.object({}) });
+  const validating: string[] = [];
+  built.validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }).setup({
+    add: (_target, handler) => (validating.push(handler.name), () => undefined),
+    instrument: () => () => undefined,
+    provide: () => () => undefined,
+  });
   return [
     ['retry', built.retry().name],
     ['fallback', built.fallback([]).name],
@@ -26,8 +31,8 @@ function handlerNames({ middleware: built, testing: kit }: Entries): [string, st
     ['timeout', built.timeout(1).name],
     ['rateLimit', built.rateLimit({ minIntervalMs: 1 }).name],
     ['cache', built.cache({ key: () => undefined }).name],
-    ['validateContext', validation.input.name],
-    ['validateResult', validation.output.name],
+    ['validateContext', validating[0] as string],
+    ['validateResult', validating[1] as string],
     ['scriptedTerminal', kit.scriptedTerminal([['event']]).name],
   ];
 }
@@ -49,7 +54,7 @@ describe('built-in handlers', () => {
 
     it('are named validateContext and validateResult in a bundle named validate', () => {
       const registry = new MiddlewareRegistry();
-      const bundle: Middleware = validate({ context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }).on(ModelStage);
+      const bundle: Middleware = validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) });
       registry.use(bundle);
       expect(registry.describe(ModelStage).map((entry) => [entry.phase, entry.name, entry.bundle])).toEqual([
         ['input', 'validateContext', 'validate'],

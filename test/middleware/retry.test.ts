@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
 import { retry } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
-import { MAX_TIMER_DELAY_MS } from '../../src/middleware/sleep';
+import { MAX_TIMER_DELAY_MS } from '../../src/util/timers';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 
 const context = { prompt: 'hi' };

@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
-import { sleep, systemTimers } from '../../src/middleware/index';
-import { MAX_TIMER_DELAY_MS, untilAborted } from '../../src/middleware/sleep';
+import { sleep, untilAborted } from '../../src/middleware/sleep';
+import { MAX_TIMER_DELAY_MS, systemTimers } from '../../src/util/timers';
 import { manualTimers, settle } from './fixtures';
 
 const waiter = { stage: 'model', handler: 'retry' };

@@ -3,7 +3,7 @@ import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { retry, timeout } from '../../src/middleware/index';
 import type { TerminalRun } from '../../src/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
-import { MAX_TIMER_DELAY_MS } from '../../src/middleware/sleep';
+import { MAX_TIMER_DELAY_MS } from '../../src/util/timers';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 
 const context = { prompt: 'hi' };

@@ -59,7 +59,7 @@ describe('tracing', () => {
           [ModelStage.Wrap, outer],
           [ModelStage.Wrap, retry({ backoff: () => 0 })],
         ],
-        use: [tracing({ ...options(tracer), now: () => clock })],
+        instrument: [tracing({ ...options(tracer), now: () => clock })],
       });
       expect(run.result).toEqual(answer('ok'));
       const spans = tree(exporter.getFinishedSpans());
@@ -98,7 +98,7 @@ describe('tracing', () => {
     it('keeps self time within active time and a child within its parent on the real clock', async () => {
       const { exporter, tracer } = recordingTracer();
       const terminal = scriptedTerminal([[chunk('a'), waits(5), answer('b')]]);
-      await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry()]], use: [tracing({ api: otel, tracer })] });
+      await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ api: otel, tracer })] });
       const [terminalSpan, retrySpan] = exporter.getFinishedSpans();
       const active = (span: ReadableSpan | undefined) => span?.attributes[A.activeMs] as number;
       const self = (span: ReadableSpan | undefined) => span?.attributes[A.selfMs] as number;
@@ -118,7 +118,7 @@ describe('tracing', () => {
           [ModelStage.Input, function tag(value: ModelContext) { return value; }],
           [ModelStage.Output, function explode(): never { throw boom; }],
         ],
-        use: [tracing({ api: otel, tracer })],
+        instrument: [tracing({ api: otel, tracer })],
       });
       expect(run.error).toBe(boom);
       const root = exporter.getFinishedSpans().find((span) => span.name === 'model') as ReadableSpan;
@@ -136,7 +136,7 @@ describe('tracing', () => {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
         handlers: [[ModelStage.Input, function nothing(): never { throw undefined; }]],
-        use: [tracing({ api: otel, tracer })],
+        instrument: [tracing({ api: otel, tracer })],
       });
       const root = exporter.getFinishedSpans().find((span) => span.name === 'model') as ReadableSpan;
       expect(root.events[0]?.attributes).toEqual({ [A.phase]: 'input', [A.handler]: 'nothing', [A.order]: 0, 'exception.message': 'undefined' });
@@ -179,7 +179,7 @@ describe('tracing', () => {
           [ModelStage.Wrap, hedge],
           [ModelStage.Wrap, inner],
         ],
-        use: [tracing(options(tracer))],
+        instrument: [tracing(options(tracer))],
       });
       const spans = exporter.getFinishedSpans();
       const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
@@ -201,7 +201,7 @@ describe('tracing', () => {
         terminal: scriptedTerminal([[chunk('a'), waits(Infinity)]]),
         signal: controller.signal,
         handlers: [[ModelStage.Wrap, retry()]],
-        use: [tracing({ api: otel, tracer })],
+        instrument: [tracing({ api: otel, tracer })],
       });
       await settle();
       controller.abort('stop');
@@ -219,7 +219,7 @@ describe('tracing', () => {
       const { exporter, tracer } = recordingTracer();
       const { MiddlewareRegistry } = await import('../../src/index');
       const registry = new MiddlewareRegistry();
-      registry.use(tracing({ api: otel, tracer }));
+      registry.instrument(tracing({ api: otel, tracer }));
       registry.add(ModelStage.Wrap, retry({ stream: 'live' }));
       const events = registry.invoke(ModelStage, context, scriptedTerminal([[chunk('a'), answer('b')]]));
       await events.next();
@@ -238,7 +238,7 @@ describe('tracing', () => {
       const { MiddlewareRegistry } = await import('../../src/index');
       const cleanupFailed = new Error('cleanup failed');
       const registry = new MiddlewareRegistry();
-      registry.use(tracing({ api: otel, tracer }));
+      registry.instrument(tracing({ api: otel, tracer }));
       const events = registry.invoke(ModelStage, context, terminalFailingOnClose(cleanupFailed));
       await events.next();
       await expect(events.return()).rejects.toBe(cleanupFailed);
@@ -252,7 +252,7 @@ describe('tracing', () => {
       const { exporter, tracer } = recordingTracer();
       const caller = tracer.startSpan('caller');
       const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller) } };
-      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), use: [tracing({ api, tracer })] });
+      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), instrument: [tracing({ api, tracer })] });
       caller.end();
       expect(tree(exporter.getFinishedSpans()).map((span) => [span.name, span.parent])).toEqual([
         ['model terminal', 'model'],
@@ -270,7 +270,7 @@ describe('tracing', () => {
           return recording.startSpan(name, options, parent);
         },
       } as unknown as Tracer;
-      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), use: [tracing({ tracer })] });
+      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), instrument: [tracing({ tracer })] });
       expect(parents.length).toBe(2);
       expect(parents[0]).toBeUndefined();
     });
@@ -285,7 +285,7 @@ describe('tracing', () => {
           return span;
         },
       } as unknown as Tracer;
-      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), handlers: [[ModelStage.Wrap, retry()]], use: [tracing({ tracer })] });
+      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ tracer })] });
       const [invoke, outer, terminal] = started;
       expect(started.map((entry) => entry.name)).toEqual(['model', 'model retry', 'model terminal']);
       const parent = terminal?.parent as Context;
@@ -305,20 +305,26 @@ describe('tracing', () => {
       const nonRecording = otel.trace.wrapSpanContext(otel.INVALID_SPAN_CONTEXT);
       const span = { ...nonRecording, isRecording: () => false, end: () => void calls.push('end') } as unknown as Span;
       const tracer = { startSpan: (name: string) => (calls.push(`start ${name}`), span) } as unknown as Tracer;
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), handlers: [[ModelStage.Wrap, retry()]], use: [tracing({ tracer })] });
+      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ tracer })] });
       expect(run.events).toEqual([chunk('a'), answer('b')]);
       expect(calls).toEqual(['start model', 'end']);
     });
 
     it('returns no observer for the invoke, so no layer is wrapped', () => {
-      let instrumentation: Instrumentation | undefined;
-      tracing({ api: otel }).setup({ add: () => () => undefined, provide: () => () => undefined, instrument: (given) => ((instrumentation = given), () => undefined) });
-      expect(instrumentation?.invoke({ stage: ModelStage, context, signal: undefined })).toBeUndefined();
+      const instrumentation: Instrumentation = tracing({ api: otel });
+      expect(instrumentation.invoke({ stage: ModelStage, context, signal: undefined })).toBeUndefined();
     });
 
     it('runs the stage unchanged', async () => {
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), use: [tracing({ api: otel })] });
+      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), instrument: [tracing({ api: otel })] });
       expect(run.events).toEqual([chunk('a'), answer('b')]);
+    });
+  });
+
+  describe('what it returns', () => {
+    it('is a frozen instrumentation named tracing, for registry.instrument', () => {
+      const instrumentation = tracing({ api: otel });
+      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual(['tracing', 'function', true]);
     });
   });
 

@@ -2,7 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
 import { MiddlewareRegistry } from '../../src/index';
-import { cache, fallback, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo, type SchemaMismatch, type SchemasFit } from '../../src/middleware/index';
+import { cache, fallback, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo } from '../../src/middleware/index';
 import { scriptedTerminal, throws } from '../../src/testing/index';
 import { ModelStage, TextStage, type ModelContext, type ModelEvent } from './fixtures';
 
@@ -106,9 +106,9 @@ describe('cache, timeout and rateLimit', () => {
 describe('tracing', () => {
   it('takes a tracer, the API, or both', () => {
     const tracer = otel.trace.getTracer('types');
-    registry.use(tracing({ tracer }));
-    registry.use(tracing({ api: otel }));
-    registry.use(tracing({ api: otel, tracer, now: () => 0 }));
+    registry.instrument(tracing({ tracer }));
+    registry.instrument(tracing({ api: otel }));
+    registry.instrument(tracing({ api: otel, tracer, now: () => 0 }));
     // @ts-expect-error: a tracer name is not a Tracer
     tracing({ tracer: 'my-app' });
   });
@@ -116,20 +116,11 @@ describe('tracing', () => {
 
 describe('validate', () => {
   it('registers on a stage whose types the schema outputs fit', () => {
-    registry.use(validate({ context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }).on(ModelStage));
+    registry.use(validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }));
     // @ts-expect-error: the schema's output lacks `prompt`, so it does not fit the stage's context
-    registry.use(validate({ context: z.object({ model: z.string() }) }).on(ModelStage));
-  });
-
-  it('offers generic handlers for any stage', () => {
-    const { input } = validate({ context: z.object({ prompt: z.string() }) });
-    registry.add(TextStage.Input, input);
-  });
-
-  it('names the schema that does not fit in SchemasFit', () => {
-    expectTypeOf<SchemasFit<{ prompt: string }, string, { prompt: string }, string>>().toEqualTypeOf<unknown>();
-    expectTypeOf<SchemasFit<{ model: string }, string, { prompt: string }, string>>().toEqualTypeOf<SchemaMismatch<'context'>>();
-    expectTypeOf<SchemasFit<{ prompt: string }, number, { prompt: string }, string>>().toEqualTypeOf<SchemaMismatch<'result'>>();
+    registry.use(validate(ModelStage, { context: z.object({ model: z.string() }) }));
+    // @ts-expect-error: the schema's output is a number, not the stage's result
+    registry.use(validate(TextStage, { result: z.number() }));
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MiddlewareError, MiddlewareResult, createStage } from '../../src/index';
+import { MiddlewareError, createStage } from '../../src/index';
 import { validate } from '../../src/middleware/index';
 import { runStage, scriptedTerminal } from '../../src/testing/index';
 
@@ -14,14 +14,14 @@ describe('validate', () => {
   describe('as a bundle on a stage', () => {
     it('passes the parsed context and the parsed result on', async () => {
       const terminal = scriptedTerminal([[{ text: '  padded  ' }]]);
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal, use: [validate({ context: ContextSchema, result: ResultSchema }).on(Stage)] });
+      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal, use: [validate(Stage, { context: ContextSchema, result: ResultSchema })] });
       expect(terminal.calls[0]?.context).toEqual({ prompt: 'hi', temperature: 0.5 });
       expect(run.result).toEqual({ text: 'padded' });
       expect(Object.keys(run.calls)).toEqual(['validateContext', 'validateResult']);
     });
 
     it('rejects a bad context with ERR_CONTEXT_INVALID naming the stage, with the zod error as cause', async () => {
-      const run = await runStage(Stage, { context: { prompt: '' }, terminal: scriptedTerminal([[{ text: 'x' }]]), use: [validate({ context: ContextSchema }).on(Stage)] });
+      const run = await runStage(Stage, { context: { prompt: '' }, terminal: scriptedTerminal([[{ text: 'x' }]]), use: [validate(Stage, { context: ContextSchema })] });
       const error = run.error as MiddlewareError;
       expect([error.code, error.stage, error.phase, error.handler]).toEqual(['ERR_CONTEXT_INVALID', 'answer', 'input', 'validateContext']);
       expect(error.cause).toBeInstanceOf(z.ZodError);
@@ -29,39 +29,24 @@ describe('validate', () => {
     });
 
     it('rejects a bad result with ERR_RESULT_INVALID', async () => {
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 42 } as unknown as Result]]), use: [validate({ result: ResultSchema }).on(Stage)] });
+      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 42 } as unknown as Result]]), use: [validate(Stage, { result: ResultSchema })] });
       const error = run.error as MiddlewareError;
       expect([error.code, error.stage, error.phase, error.handler]).toEqual(['ERR_RESULT_INVALID', 'answer', 'output', 'validateResult']);
       expect((error.cause as z.ZodError).issues.map((issue) => issue.path)).toEqual([['text']]);
     });
 
     it('registers only the handlers a schema was given for', async () => {
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 'x' }]]), use: [validate({ result: ResultSchema }).on(Stage)] });
+      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 'x' }]]), use: [validate(Stage, { result: ResultSchema })] });
       expect(Object.keys(run.calls)).toEqual(['validateResult']);
     });
   });
 
-  describe('as two handlers', () => {
-    it('checks with the handlers alone, without a stage name', async () => {
-      const { input, output } = validate({ context: ContextSchema, result: ResultSchema });
-      expect(await input({ prompt: 'p' })).toEqual({ prompt: 'p', temperature: 0.5 });
-      expect((await output(new MiddlewareResult<Result>({ text: ' t ' }))).value).toEqual({ text: 't' });
-      const error = await Promise.resolve(input({ prompt: '' })).catch((caught: unknown) => caught);
-      expect(MiddlewareError.isInstance(error) && [error.code, error.stage]).toEqual(['ERR_CONTEXT_INVALID', undefined]);
-    });
-
-    it('passes values through unchanged without schemas', async () => {
-      const { input, output } = validate({});
-      const context = { prompt: '' };
-      const result = new MiddlewareResult<Result>({ text: ' raw ' });
-      expect(await input(context)).toBe(context);
-      expect(await output(result)).toBe(result);
-    });
-
-    it('uses safeParse when a schema has no safeParseAsync', async () => {
-      const schema = { safeParse: (value: unknown) => ({ success: true as const, data: { seen: value } }) };
-      const { input } = validate({ context: schema });
-      expect(await input({ seen: 1 })).toEqual({ seen: { seen: 1 } });
+  describe('with a schema without safeParseAsync', () => {
+    it('parses with safeParse', async () => {
+      const schema = { safeParse: (value: unknown) => ({ success: true as const, data: { prompt: `seen ${String((value as Context).prompt)}` } }) };
+      const terminal = scriptedTerminal([[{ text: 'x' }]]);
+      await runStage(Stage, { context: { prompt: 'hi' }, terminal, use: [validate(Stage, { context: schema })] });
+      expect(terminal.calls[0]?.context).toEqual({ prompt: 'seen hi' });
     });
   });
 
@@ -72,7 +57,7 @@ describe('validate', () => {
         controller.abort('stop');
         yield { text: 'x' };
       };
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: aborting, signal: controller.signal, use: [validate({ result: ResultSchema }).on(Stage)] });
+      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: aborting, signal: controller.signal, use: [validate(Stage, { result: ResultSchema })] });
       expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_ABORTED');
       expect(run.calls.validateResult?.activations).toBe(0);
     });
@@ -84,7 +69,16 @@ describe('validate', () => {
       { schemas: { context: {} }, problem: 'context' },
       { schemas: { result: 'zod' }, problem: 'result' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ schemas, problem }) => {
-      expect(() => validate(schemas as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'validate', message: expect.stringContaining(problem) }));
+      expect(() => validate(Stage, schemas as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'validate', message: expect.stringContaining(problem) }));
+    });
+
+    it.each([
+      ['a phase token', Stage.Input],
+      ['a copy of the stage', { ...Stage }],
+    ])('rejects %s where the stage goes with ERR_INVALID_OPTIONS', (_label, stage) => {
+      expect(() => validate(stage as never, { context: ContextSchema })).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'validate', message: expect.stringContaining('its first argument must be a stage from createStage()') }),
+      );
     });
   });
 });

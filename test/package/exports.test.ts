@@ -1,73 +1,65 @@
 /**
- * The public surface of the installed package: the names each entry point
- * exports at run time and in its type declarations, in both module formats,
- * equal to the checked-in `exports.json`, so a change to the surface shows
- * up in review. `values` are the run-time exports; `types` the names only
- * the declarations export (interfaces and type aliases).
+ * The public surface of the installed package is the one checked in under
+ * `api/`: the report of each entry point, generated from the installed
+ * package's type declarations (ESM and CommonJS), equals
+ * `api/<entry>.api.md`, and each entry point's run-time exports are exactly
+ * the names its report lists as existing at run time. After a deliberate
+ * change of the surface, `npm run api:report` writes the new reports.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { apiReport, ENTRY_POINTS, isValue, listedExports, readSurface, REPORTS } from '../../scripts/api-report';
 import { consumer, runScript } from './consumer';
 
-type Surface = Record<string, { values: string[]; types: string[] }>;
+type Format = 'esm' | 'cjs';
 
-const checkedIn = JSON.parse(readFileSync(join(import.meta.dirname, 'exports.json'), 'utf8')) as Surface;
-const entryPoints = ['.', './agent', './middleware', './testing'];
-
-/** The names the type declarations of each entry point export, resolved as a TypeScript consumer in that module format resolves them. */
-function declaredNames(format: 'esm' | 'cjs'): Record<string, string[]> {
-  const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true, skipLibCheck: true, types: [] };
+/** The declarations file TypeScript resolves `specifier` to from the consumer project, in one module format. */
+function declarations(specifier: string, format: Format): string {
+  const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true, types: [] };
   const importer = join(consumer, format === 'esm' ? 'consumer.mts' : 'consumer.cts');
   const mode = format === 'esm' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS;
-  const files = entryPoints.map((entry) => {
-    const specifier = entry === '.' ? 'staged-middleware' : `staged-middleware${entry.slice(1)}`;
-    const resolved = ts.resolveModuleName(specifier, importer, options, ts.sys, undefined, undefined, mode).resolvedModule;
-    if (resolved === undefined) throw new Error(`TypeScript (${format}) cannot resolve ${specifier} from the consumer project`);
-    return resolved.resolvedFileName;
-  });
-  const program = ts.createProgram(files, options);
-  const checker = program.getTypeChecker();
-  return Object.fromEntries(
-    entryPoints.map((entry, index) => {
-      const source = program.getSourceFile(files[index] as string);
-      const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
-      return [entry, module === undefined ? [] : checker.getExportsOfModule(module).map((symbol) => symbol.name).sort()];
-    }),
-  );
+  const resolved = ts.resolveModuleName(specifier, importer, options, ts.sys, undefined, undefined, mode).resolvedModule;
+  if (resolved === undefined) throw new Error(`TypeScript (${format}) cannot resolve ${specifier} from the consumer project`);
+  return resolved.resolvedFileName;
 }
 
-/** The surface of one format: run-time exports from the consumer script, the rest from the declarations. */
-function surface(format: 'esm' | 'cjs'): { surface: Surface; undeclared: Record<string, string[]> } {
-  const observed = JSON.parse(runScript(format === 'esm' ? 'esm.mjs' : 'cjs.cjs')) as { exports: Record<string, string[]> };
-  const declared = declaredNames(format);
-  const result: Surface = {};
-  const undeclared: Record<string, string[]> = {};
-  for (const entry of entryPoints) {
-    const values = observed.exports[entry] ?? [];
-    const names = declared[entry] ?? [];
-    result[entry] = { values, types: names.filter((name) => !values.includes(name)) };
-    undeclared[entry] = values.filter((name) => !names.includes(name));
-  }
-  return { surface: result, undeclared };
+/** The installed package's build directory. */
+function installedDist(): string {
+  return dirname(declarations('staged-middleware', 'esm'));
 }
+
+const checkedIn = Object.fromEntries(ENTRY_POINTS.map(({ report }) => [report, readFileSync(join(REPORTS, `${report}.api.md`), 'utf8')]));
 
 describe('entry points of the installed package', () => {
-  let formats: Record<'esm' | 'cjs', ReturnType<typeof surface>>;
-  beforeAll(() => {
-    formats = { esm: surface('esm'), cjs: surface('cjs') };
+  describe.each(['esm', 'cjs'] as const)('in the %s build', (format) => {
+    it.each(ENTRY_POINTS.map((entry) => [entry.specifier, entry] as const))('%s has the surface of its checked-in API report', (_specifier, { specifier, report }) => {
+      const generated = apiReport(specifier, readSurface(declarations(specifier, format), installedDist()));
+      expect(generated, `the public surface of ${specifier} differs from api/${report}.api.md: if the change is meant, run npm run api:report`).toBe(checkedIn[report]);
+    });
   });
 
-  it.each(['esm', 'cjs'] as const)('export exactly the names of exports.json in the %s build', (format) => {
-    expect(formats[format].surface).toEqual(checkedIn);
-  });
+  describe.each([
+    ['esm', 'esm.mjs'],
+    ['cjs', 'cjs.cjs'],
+  ] as const)('at run time, in the %s build', (_format, script) => {
+    let observed: Record<string, string[]>;
+    beforeAll(() => {
+      observed = (JSON.parse(runScript(script)) as { exports: Record<string, string[]> }).exports;
+    });
 
-  it('export the same names from both builds', () => {
-    expect(formats.cjs.surface).toEqual(formats.esm.surface);
-  });
-
-  it.each(['esm', 'cjs'] as const)('declare a type for every run-time export in the %s build', (format) => {
-    expect(formats[format].undeclared).toEqual(Object.fromEntries(entryPoints.map((entry) => [entry, []])));
+    it('export exactly the names their API reports list as values', () => {
+      const expected = Object.fromEntries(
+        ENTRY_POINTS.map(({ specifier, report }) => [
+          specifier === 'staged-middleware' ? '.' : `./${report}`,
+          listedExports(checkedIn[report] as string)
+            .filter((item) => isValue(item.kind))
+            .map((item) => item.name)
+            .sort(),
+        ]),
+      );
+      expect(observed).toEqual(expected);
+    });
   });
 });

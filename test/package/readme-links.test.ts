@@ -28,9 +28,9 @@ const anchors = new Set(
   ),
 );
 
-/** Where a link to a file of the package points inside the package, or undefined for an external link. */
+/** Where a link to a file of the package points inside the package (the file, without a section), or undefined for an external link. */
 function packagePath(link: string): string | undefined {
-  if (link.startsWith(published)) return link.slice(published.length).replace(/^[^/]*\//, '');
+  if (link.startsWith(published)) return link.slice(published.length).replace(/^[^/]*\//, '').replace(/#.*$/, '');
   if (/^[a-z]+:/i.test(link) || link.startsWith('#')) return undefined;
   return link.replace(/#.*$/, '');
 }

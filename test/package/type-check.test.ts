@@ -15,9 +15,9 @@ import { consumer } from './consumer';
 
 /** A consumer using a value and a type of every entry point, the tracing and shared-store types included. */
 const source = `import { createStage, MiddlewareRegistry, type WrapHandler } from 'staged-middleware';
-import { Agent, InvokeModelStage, ScriptedModel, textTurn, type Message } from 'staged-middleware/agent';
+import { Agent, InvokeModelStage, type Message } from 'staged-middleware/agent';
 import { cache, isRetryableError, rateLimit, retry, tracing, type CacheStore, type SharedLimiter, type TracingOptions } from 'staged-middleware/middleware';
-import { runStage, scriptedTerminal } from 'staged-middleware/testing';
+import { runStage, ScriptedModel, scriptedTerminal, textTurn } from 'staged-middleware/testing';
 
 const AskStage = createStage<{ question: string }, string>('ask');
 const shout: WrapHandler<{ question: string }, string> = async function* shout(context, next) {
@@ -31,7 +31,7 @@ const limiter: SharedLimiter = { consume: () => Promise.resolve() };
 registry.add(InvokeModelStage.Wrap, cache({ key: (context) => String(context.messages.length), store }));
 registry.add(InvokeModelStage.Wrap, rateLimit({ limiter }));
 const tracingOptions: TracingOptions = { tracer: { startSpan: () => { throw new Error('not here'); } } };
-registry.use(tracing(tracingOptions));
+registry.instrument(tracing(tracingOptions));
 const history: readonly Message[] = new Agent({ model: new ScriptedModel([textTurn('hi')]), registry }).messages;
 export const checked = [runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history];
 `;

@@ -43,8 +43,8 @@ export async function bareRealm({ core, agent: kit, middleware, testing }: Libra
 
   const agentRegistry = new core.MiddlewareRegistry();
   agentRegistry.add(kit.InvokeModelStage.Wrap, middleware.retry({ backoff: () => 0 }));
-  const tool = new kit.ScriptedTool({ name: 'lookup', outcomes: [{ value: 'shipped' }] });
-  const model = new kit.ScriptedModel([kit.toolUseTurn([{ name: 'lookup', input: { order: 'A-1' } }]), kit.textTurn('Order A-1 has shipped.')]);
+  const tool = new testing.ScriptedTool({ name: 'lookup', outcomes: [{ value: 'shipped' }] });
+  const model = new testing.ScriptedModel([testing.toolUseTurn([{ name: 'lookup', input: { order: 'A-1' } }]), testing.textTurn('Order A-1 has shipped.')]);
   const agent = new kit.Agent({ model, tools: [tool], registry: agentRegistry, modelState: { turns: 0 } });
   const result = await agent.invoke('Where is order A-1?');
   const last = agent.messages.at(-1)?.content[0];

@@ -345,7 +345,8 @@ async function loadCopy(): Promise<LibraryCopy> {
   vi.resetModules();
   const core = await import('../../src/index');
   const agent = await import('../../src/agent/index');
-  return { core, agent };
+  const testing = await import('../../src/testing/index');
+  return { core, agent, testing };
 }
 
 async function twoCopies(testCase: Record<string, unknown>): Promise<Json> {

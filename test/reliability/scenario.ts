@@ -5,7 +5,8 @@
  * reference interpreter) run the very same handler code; only the engine
  * differs, so any difference in the trace is a difference of the engines.
  */
-import { MiddlewareResult, type NextPolicy } from '../../src/index';
+import { MiddlewareResult } from '../../src/index';
+import type { NextPolicy } from '../../src/stage/types';
 
 /** Which scope a registration belongs to. */
 export type ScopeLevel = 'root' | 'child' | 'invoke';

@@ -13,12 +13,14 @@ import type { z } from 'zod';
 
 type Json = z.infer<ReturnType<typeof z.json>>;
 
-/** One loaded copy of the library: its main entry point and its agent kit. */
+/** One loaded copy of the library: its main entry point, its agent kit and its test kit. */
 export interface LibraryCopy {
   /** The copy's `staged-middleware`. */
   readonly core: typeof import('../../src/index');
   /** The copy's `staged-middleware/agent`. */
   readonly agent: typeof import('../../src/agent/index');
+  /** The copy's `staged-middleware/testing`. */
+  readonly testing: typeof import('../../src/testing/index');
 }
 
 /** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
@@ -40,8 +42,8 @@ export async function secondCopy(testCase: Record<string, unknown>, copies: { re
     trace.push(`output ${result.value.stopReason}`);
     return result;
   });
-  const tool = new runner.agent.ScriptedTool({ name: 'deleteFiles' });
-  const model = new runner.agent.ScriptedModel([runner.agent.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.agent.textTurn('done')]);
+  const tool = new runner.testing.ScriptedTool({ name: 'deleteFiles' });
+  const model = new runner.testing.ScriptedModel([runner.testing.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.testing.textTurn('done')]);
   const agent = new runner.agent.Agent({ model, tools: [tool], registry });
   const outcome = await agent.invoke('Clean up.');
   const probe = core.createStage('probe');

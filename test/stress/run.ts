@@ -9,6 +9,7 @@
  * invoke keeps alive, not garbage waiting to be collected.
  */
 import { createStage, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+import { timeout } from '../../src/middleware/index';
 
 const MEGABYTE = 1024 * 1024;
 const collect = (globalThis as { gc?: () => void }).gc;
@@ -200,10 +201,50 @@ async function sequentialNextCalls(narrowed: boolean): Promise<void> {
   );
 }
 
+/**
+ * Invokes under `timeout()` with an hour's deadline, abandoned or closed after
+ * their first event: no timer is left waiting for the deadline, so each chain
+ * is collected at once instead of an hour later.
+ */
+async function abandonedUnderTimeout(): Promise<void> {
+  const INVOKES = 10_000;
+  const HOUR = 60 * 60 * 1000;
+  const stage = createStage<number, number>('abandoned-timeout');
+  const registry = new MiddlewareRegistry();
+  registry.add(stage.Wrap, timeout(HOUR));
+  const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+  finalised = 0;
+  const timersBefore = timers();
+  const baseline = heapUsed();
+  for (let index = 0; index < INVOKES; index++) {
+    const events = registry.invoke(stage, index, async function* endless(context) {
+      const payload = new Array<number>(100).fill(context);
+      for (;;) yield payload.length;
+    });
+    await events.next();
+    // Half are closed by their consumer, half simply dropped.
+    if (index % 2 === 0) await events.return(undefined);
+    finalisation.register(events, index);
+  }
+  const timersLeft = timers() - timersBefore;
+  for (let turn = 0; turn < 20 && finalised < INVOKES; turn++) {
+    heapUsed();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const growth = heapUsed() - baseline;
+  const passed = timersLeft <= 0 && finalised >= INVOKES * 0.99 && growth < 2 * MEGABYTE;
+  record(
+    `${INVOKES.toLocaleString('en')} invokes under timeout(1 hour) closed or abandoned after one event`,
+    passed,
+    `${timersLeft} timers left, ${finalised} of ${INVOKES} collected, heap growth ${(growth / 1024).toFixed(1)} KB (limit 2 MB, no timers)`,
+  );
+}
+
 await streamMillion('pass');
 await streamMillion('hold');
 registrationChurn();
 await abandonedInvokes();
+await abandonedUnderTimeout();
 await narrowingUnderLongLivedSignal();
 await sequentialNextCalls(false);
 await sequentialNextCalls(true);

@@ -116,9 +116,16 @@ describe('runStage', () => {
       ['options that are not an object', null, 'options must be'],
       ['handlers that are not an array', { context, terminal: scriptedTerminal([['x']]), handlers: 5 }, 'options.handlers must be an array'],
       ['bundles that are not an array', { context, terminal: scriptedTerminal([['x']]), use: {} }, 'options.use must be an array'],
+      ['instrumentations that are not an array', { context, terminal: scriptedTerminal([['x']]), instrument: {} }, 'options.instrument must be an array'],
     ])('rejects %s with ERR_INVALID_OPTIONS', async (_label, options, problem) => {
       await expect(runStage(Stage, options as never)).rejects.toThrow(
         expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'runStage', message: expect.stringContaining(problem) }),
+      );
+    });
+
+    it('lets the registry report an instrumentation that is not one', async () => {
+      await expect(runStage(Stage, { context, terminal: scriptedTerminal([['x']]), instrument: [{ name: 'broken' } as never] })).rejects.toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_HANDLER', message: expect.stringContaining('registry.instrument expects') }),
       );
     });
 

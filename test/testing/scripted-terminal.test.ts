@@ -40,6 +40,14 @@ describe('scriptedTerminal', () => {
       expect(terminal.calls[0]?.outcome).toBe('threw');
     });
 
+    it('yields an event that carries the action key as an event: only the step builders make actions', async () => {
+      const lookalike = { [Symbol.for('staged-middleware.testing.script-action')]: 'throw', error: new Error('not an action') };
+      const terminal = scriptedTerminal([[lookalike]]);
+      const seen: unknown[] = [];
+      for await (const event of terminal({ n: 0 }, run)) seen.push(event);
+      expect(seen).toEqual([lookalike]);
+    });
+
     it('records a call stopped at a yield as closed', async () => {
       const terminal = scriptedTerminal([['a', 'b']]);
       const events = terminal({ n: 0 }, run);

@@ -6,9 +6,9 @@
  * would win. Each handler `afterToolCall` makes leaves alone the fields a
  * handler registered after it already set.
  */
-import { MiddlewareResult } from '../../result';
-import type { OutputHandler } from '../../types';
-import { invalidOption } from '../../middleware/failures';
+import { MiddlewareResult } from '../../stage/result';
+import type { OutputHandler } from '../../stage/types';
+import { invalidOption } from '../../middleware/errors';
 import type { JsonBlock, TextBlock } from '../message-types';
 import type { ToolResultEvent } from '../stage-types';
 

@@ -3,10 +3,11 @@
  * summarising its older messages into one (MW-167), as CubePi's
  * CompactionMiddleware and AgentScope's `on_compress_context` do.
  */
-import type { Middleware } from '../../bundle';
-import { checkOptionsObject, invalidOption, optionalFunction } from '../../middleware/failures';
+import type { Middleware } from '../../registry/bundle';
+import { invalidOption } from '../../middleware/errors';
+import { checkOptionsObject, optionalFunction } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import type { Next, WrapRun } from '../../types';
+import type { Next, WrapRun } from '../../stage/types';
 import { ContextBudgetKey } from '../context-budget';
 import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../context-types';
 import type { CachePointBlock, ContentBlock, Message } from '../message-types';

@@ -5,10 +5,12 @@
  * not called again, and the history gets only the answer that passed.
  * (`regenerate` on AgentStreamStage, by contrast, replays the whole run.)
  */
-import { resolveStream, runAttempts, type AttemptStream } from '../../middleware/attempts';
-import { checkOptionsObject, invalidOption, middlewareFailed, optionalFunction, positiveInteger } from '../../middleware/failures';
+import { resolveStream, type AttemptStream } from '../../middleware/attempt-stream';
+import { runAttempts } from '../../middleware/attempts';
+import { invalidOption, middlewareFailed } from '../../middleware/errors';
+import { checkOptionsObject, optionalFunction, positiveInteger } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import type { Next, WrapRun } from '../../types';
+import type { Next, WrapRun } from '../../stage/types';
 import type { Message } from '../message-types';
 import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from '../stage-types';
 import { isModelResult } from '../stages';

@@ -6,8 +6,9 @@
  * when it succeeds, and a snapshot carries it to another process.
  */
 import { castDraft } from 'immer';
-import type { Middleware } from '../../bundle';
-import { checkOptionsObject, invalidOption } from '../../middleware/failures';
+import type { Middleware } from '../../registry/bundle';
+import { invalidOption } from '../../middleware/errors';
+import { checkOptionsObject } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import { ToolsKey } from '../agent-tools';
 import type { Message, ToolUseBlock } from '../message-types';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, MiddlewareResult } from '../../../src/index';
 import { runStage, scriptedTerminal } from '../../../src/testing/index';
-import { ExecuteToolStage, afterToolCall, type ExecuteToolContext, type ToolResultEvent, type ToolResultPatch } from '../../../src/agent/index';
+import { ExecuteToolStage, afterToolCall, type ExecuteToolContext, type ToolResultEvent } from '../../../src/agent/index';
+import type { ToolResultPatch } from '../../../src/agent/middleware/after-tool-call';
 
 const raw: ToolResultEvent = { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't1', status: 'success', content: [{ type: 'text', text: 'raw' }] } };
 const context = { toolUse: { name: 'lookup', toolUseId: 't1', input: {} } } as unknown as ExecuteToolContext;

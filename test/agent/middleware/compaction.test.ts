@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../../src/index';
-import { Agent, CompressContextStage, ContextBudgetKey, ScriptedModel, compaction, textTurn, type CompactionOptions, type Message } from '../../../src/agent/index';
+import { Agent, CompressContextStage, ContextBudgetKey, compaction, type CompactionOptions, type Message } from '../../../src/agent/index';
+import { ScriptedModel, textTurn } from '../../../src/testing/index';
 import { splitPoint, transcript } from '../../../src/agent/middleware/compaction';
 import { assistant, user } from '../fixtures';
 

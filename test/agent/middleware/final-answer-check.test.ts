@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../../src/index';
-import { Agent, InvokeModelStage, ScriptedModel, ScriptedTool, checkFinalAnswer, finalAnswerFeedback, textTurn, toolUseTurn, type FinalAnswerCheckOptions, type Message } from '../../../src/agent/index';
+import {
+  Agent,
+  InvokeModelStage,
+  checkFinalAnswer,
+  finalAnswerFeedback,
+  type FinalAnswerCheckOptions,
+  type Message,
+} from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { collect, user } from '../fixtures';
 
 const textOf = (message: Message): string => message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');

@@ -17,14 +17,11 @@ import {
   EXTERNAL_TOOL,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   ToolsKey,
   resolveTools,
-  textTurn,
-  toolUseTurn,
   type Tool,
 } from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 /** AgentScope's FullObservabilityMiddleware, named `label`: logs the start and end of each hook it wraps. */
 function fullObservability(label: string, log: string[]): Middleware {

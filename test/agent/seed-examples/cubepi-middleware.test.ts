@@ -13,15 +13,11 @@ import {
   Agent,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   TODO_STATE_KEY,
   afterToolCall,
   compaction,
   subagent,
-  textTurn,
   todoList,
-  toolUseTurn,
   turnAction,
   TurnStage,
   type InvokeModelContext,
@@ -29,6 +25,7 @@ import {
   type ToolResultBlock,
   type ToolResultEvent,
 } from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const say = (role: 'user' | 'assistant', text: string): Message => ({ role, content: [{ type: 'text', text }] });
 const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');

@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../../src/index';
-import { Agent, ScriptedModel, ScriptedTool, TurnStage, textTurn, toolUseTurn, turnAction, type Message, type TurnAction, type TurnContext } from '../../../src/agent/index';
+import {
+  Agent,
+  TurnStage,
+  turnAction,
+  type Message,
+  type TurnAction,
+  type TurnContext,
+} from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const textOf = (message: Message): string => message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');

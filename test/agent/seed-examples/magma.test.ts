@@ -14,16 +14,13 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
-  ScriptedModel,
-  ScriptedTool,
   checkFinalAnswer,
   errorsAsAnswers,
   modelErrorAnswer,
-  textTurn,
   toolErrorAnswer,
-  toolUseTurn,
   type Message,
 } from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
 

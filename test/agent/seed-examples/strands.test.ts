@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry, type Middleware } from '../../../src/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type Message } from '../../../src/agent/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, type Message } from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const textOf = (messages: readonly Message[]): string => messages.flatMap((message) => message.content).map((block) => (block.type === 'text' ? block.text : '')).join(' ');
 

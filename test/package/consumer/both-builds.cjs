@@ -39,7 +39,7 @@ async function mixed(host, guest) {
 async function observeBothBuilds(loadedFirst, builds) {
   const first = builds[loadedFirst];
   const second = builds[loadedFirst === 'esm' ? 'cjs' : 'esm'];
-  const copies = { first: { core: first.core, agent: first.agent }, second: { core: second.core, agent: second.agent } };
+  const copies = { first: { core: first.core, agent: first.agent, testing: first.testing }, second: { core: second.core, agent: second.agent, testing: second.testing } };
   const cases = {};
   for (const testCase of secondCopyCases()) cases[testCase.id] = await secondCopy(testCase, copies);
   return {

@@ -60,13 +60,14 @@ async function handlerNames(kit) {
       ...(await run(kit, stage, { handlers: [[stage.Wrap, handler]] })),
     };
   }
-  const validation = middleware.validate({ context: anything, result: anything });
-  const bundle = validation.on(stage);
+  const bundle = middleware.validate(stage, { context: anything, result: anything });
+  const registered = [];
+  bundle.setup({ add: (_target, handler) => (registered.push(handler), () => undefined), instrument: () => () => undefined });
   const registry = new core.MiddlewareRegistry();
   registry.use(bundle);
   observed.validate = {
     name: bundle.name,
-    handlers: [validation.input.name, validation.output.name],
+    handlers: registered.map((handler) => handler.name),
     describe: registry.describe(stage).map((entry) => entry.name),
     explain: registry.explain(stage),
     ...(await run(kit, stage, { use: [bundle] })),

@@ -1,0 +1,35 @@
+/**
+ * The library the benchmark measures: the built package in `dist/` (its ESM
+ * build), as users run it, rather than `src/` through a TypeScript loader,
+ * which compiles differently (tsx keeps function names, for one, which makes
+ * every arrow function assigned to a field cost a `defineProperty`).
+ *
+ * The types come from `src/`, so the benchmark type-checks on a fresh clone;
+ * the values are loaded from `dist/` when the benchmark runs. `npm run bench`
+ * builds first; running `bench/run.ts` by hand needs a prior `npm run build`.
+ * `BENCH_DIST=<directory>` measures another build instead (a copy of an
+ * earlier `dist/`, to compare two versions on the same machine).
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as AgentKit from '../src/agent/index';
+import type * as Core from '../src/index';
+
+const given = process.env.BENCH_DIST;
+const DIST = given === undefined || given === '' ? new URL('../dist/', import.meta.url) : pathToFileURL(`${resolve(given)}/`);
+
+/** Imports one entry point of the build, with a clear error when there is no build. */
+async function load<TModule>(entry: string): Promise<TModule> {
+  const url = new URL(entry, DIST);
+  if (!existsSync(url)) {
+    throw new Error(`The benchmark measures the built package, and ${entry} is missing from ${DIST.pathname}. Run npm run build first (npm run bench does).`);
+  }
+  return (await import(url.href)) as TModule;
+}
+
+/** `staged-middleware`, as built. */
+export const core = await load<typeof Core>('index.js');
+
+/** `staged-middleware/agent`, as built. */
+export const agentKit = await load<typeof AgentKit>('agent/index.js');

@@ -1,0 +1,206 @@
+/**
+ * The errors of the agent kit: the table of the codes it adds (code → rule
+ * of `spec/SPEC.md` → meaning), and every message builder of the kit. The
+ * codes of the core it raises too (`ERR_INVALID_OPTIONS`,
+ * `ERR_INVALID_HANDLER`, `ERR_INVALID_STAGE`, `ERR_NO_RESULT`) are in the core's table,
+ * `errors/codes.ts`.
+ *
+ * @packageDocumentation
+ */
+import type { ErrorCodeEntry, ErrorTable } from '../errors/codes';
+import { MiddlewareError } from '../errors/middleware-error';
+import { describeValue } from '../util/describe-value';
+import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
+
+/** The codes the agent kit adds. */
+export const AGENT_ERROR_CODES = {
+  ERR_AGENT_BUSY: { rule: 'MW-117', meaning: 'a run of an `Agent` was started while another run of the same agent was going' },
+  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'new input reached an `Agent` with interrupts pending, or interrupt responses matched no pending interrupt' },
+  ERR_INTERRUPT_AFTER_RESULT: { rule: 'MW-134', meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect' },
+  ERR_SNAPSHOT_VERSION: { rule: 'MW-136', meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)' },
+} as const satisfies ErrorTable;
+
+/** A code the agent kit adds (its table, not the core's codes it raises too). */
+export type AgentErrorCode = keyof typeof AGENT_ERROR_CODES;
+
+declare global {
+  interface StagedMiddlewareErrorCodes extends Record<AgentErrorCode, ErrorCodeEntry> {}
+}
+
+/** The error of a malformed agent option or run input, on AgentStreamStage. */
+export function invalid(problem: string, cause?: unknown): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+}
+
+/** The error of a value the agent could not copy or read: a cycle, too deep a nesting, or a read that threw. */
+export function cannotCopy(problem: string, cause: unknown): MiddlewareError {
+  return invalid(`${problem}; pass plain data: arrays and objects without cycles, whose properties read without throwing`, cause);
+}
+
+/** The error of a run started while another run of the same agent is going. */
+export function agentBusy(): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_AGENT_BUSY',
+    stage: AgentStreamStage.name,
+    message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
+  });
+}
+
+/** The error of a run's input that does not fit the pending interrupts. */
+export function interruptPending(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INTERRUPT_PENDING', stage: AgentStreamStage.name, message: `Agent: ${problem}.` });
+}
+
+/** The error of an `interrupt()` call without a usable request; `where` names the tool use or the stage. */
+export function invalidInterruptRequest(stage: string, where: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage,
+    message: `interrupt() ${where} needs { name: string, reason?, response? } (or an array of them) with a non-empty name; the name identifies the question across a resume.`,
+  });
+}
+
+/** The error of `interrupt()` asked one name twice in one call (MW-133). */
+export function repeatedQuestion(stage: string, where: string, name: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `interrupt() ${where} was asked "${name}" twice in one call; give each question of one call its own name, so each has its own id.` });
+}
+
+/** The error of `interrupt()` asked to halt when halting can no longer take effect (MW-134). */
+export function interruptTooLate(stage: string, where: string, ids: readonly string[], late: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INTERRUPT_AFTER_RESULT',
+    stage,
+    message: `interrupt() ${where} asked ${ids.map((id) => `"${id}"`).join(', ')} after ${late}, when halting can no longer take effect. Ask before the result exists: in a Wrap handler, before calling next().`,
+  });
+}
+
+/** The error of a turn decision or action the loop cannot act on (MW-126, MW-127). */
+export function invalidTurn(problem: string, cause?: unknown): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, message: `TurnStage: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+}
+
+/** The error of `turnAction()` given something other than a function. */
+export function invalidTurnDecider(decide: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: TurnStage.name,
+    phase: 'register',
+    handler: 'turnAction',
+    message: `turnAction(decide): decide must be a function (context, decided) => TurnAction | undefined, got ${describeValue(decide)}.`,
+  });
+}
+
+/** The error of a snapshot whose format is newer than this copy reads (MW-136). */
+export function snapshotTooNew(path: string, version: number, supported: number): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_SNAPSHOT_VERSION',
+    stage: AgentStreamStage.name,
+    message: `Agent: ${path} has format version ${version}, newer than this copy of staged-middleware reads (${supported}). Upgrade staged-middleware where the snapshot is restored.`,
+  });
+}
+
+/** The error of a file session store built with options it cannot use (MW-137). */
+export function invalidSessionStore(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `new FileSessionStore(options): ${problem}.` });
+}
+
+/** The error of `errorsAsAnswers()` given options it cannot use (MW-129). */
+export function invalidAnswerOption(problem: string, value: unknown): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'errorsAsAnswers', message: `errorsAsAnswers(): ${problem}, got ${describeValue(value)}.` });
+}
+
+/** The error `errorsAsAnswers` answers for layers inside it that ended without a result (MW-129). */
+export function droppedResult(stage: string, handler: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_NO_RESULT',
+    stage,
+    phase: 'wrap',
+    handler,
+    message: `The layers inside "${handler}" of stage "${stage}" ended without a result (no event, or a last event the stage does not take as its result); "${handler}" answers for them. A Wrap handler must yield the result of next() (or one of its own).`,
+  });
+}
+
+/** The error of `History` or `createModelContext` given parts of the wrong shape. */
+export function invalidParts(call: string, problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${call}: ${problem}.` });
+}
+
+/** The error of a tool value that JSON cannot carry, given to `toResultContent`. */
+export function notJson(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `toResultContent(value): the value is not JSON: ${problem}.` });
+}
+
+/** The error of a model whose `stream` is not a method returning an async iterable, raised when it is called. */
+export function invalidModelStream(stream: unknown, returned?: { readonly value: unknown; readonly isPromise: boolean }): MiddlewareError {
+  const problem =
+    returned === undefined
+      ? `the model's stream must be a method stream(request, options), got ${describeValue(stream)}`
+      : `the model's stream() returned ${describeValue(returned.value)}, not an async iterable of stream events`;
+  const hint = returned?.isPromise === true
+    ? 'An async method returns a promise: write it as an async generator method, `async *stream(request, options) { yield event }`'
+    : 'Write it as an async generator method, `async *stream(request, options) { yield event }`';
+  return invalidCallee(InvokeModelStage.name, `InvokeModelStage: ${problem}. ${hint}.`);
+}
+
+/** The error of a tool whose `run` is not a function when the agent calls it. */
+export function invalidToolRun(name: string, run: unknown): MiddlewareError {
+  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${describeValue(run)}); a tool needs run(input, context) returning its result or a promise of it, or no run at all for an external tool the caller runs.`);
+}
+
+/** A model or tool the terminal cannot call, reported on the terminal. */
+function invalidCallee(stage: string, message: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_HANDLER', stage, phase: 'terminal', handler: 'terminal', message });
+}
+
+/** The error of a realm whose standard-stage key `key` holds something other than the package's standard stages (MW-200). */
+export function foreignStandardStage(name: string, found: unknown, key: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_STAGE',
+    stage: name,
+    message: `staged-middleware/agent found ${describeValue(found)} as the "${name}" standard stage under globalThis[Symbol.for('${key}')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
+  });
+}
+
+/** The error of a value provided under `ToolsKey` that is not a tool (MW-160), failing its bundle's `setup`. */
+export function notATool(tool: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    phase: 'register',
+    message: `registrar.provide(ToolsKey, tool): a tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool), got ${describeValue(tool)}.`,
+  });
+}
+
+/** The error of a contributed tool named like one of the agent's own tools (MW-160). */
+export function ownToolProvided(name: string, bundle: string, inAncestor: boolean): MiddlewareError {
+  const where = inAncestor ? 'to an ancestor of the registry the agent runs on' : 'to the registry the agent runs on';
+  return new MiddlewareError({
+    code: 'ERR_DUPLICATE_ID',
+    stage: ExecuteToolStage.name,
+    phase: 'register',
+    message: `Tool "${name}" is one of the agent's own tools, and bundle "${bundle}" provides a tool of that name ${where}. The model calls tools by name, so names must be unique: rename one of them, or leave one out.`,
+  });
+}
+
+/** The error of a context budget, a count or a compression result the agent cannot use (MW-164). */
+export function invalidCompression(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: CompressContextStage.name, message: `CompressContextStage: ${problem}.` });
+}
+
+/** The error of a model call a middleware makes without a caller or messages (MW-166). */
+export function invalidMiddlewareCall(call: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: InvokeModelStage.name,
+    message: `invokeModel(call): a middleware model call needs { caller: non-empty string, messages: Message[], systemPrompt?, toolSpecs?, model? }, got ${describeValue(call)}.`,
+  });
+}
+
+/** The error of a tool result whose `usage` is not three numbers (MW-166). */
+export function invalidToolUsage(tool: string, usage: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `ExecuteToolStage: the result of tool "${tool}" reports usage ${describeValue(usage)}; usage must be { inputTokens, outputTokens, totalTokens } (numbers), or left out.`,
+  });
+}

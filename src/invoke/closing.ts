@@ -1,0 +1,165 @@
+/**
+ * Closing what an invoke left open: the outermost layer, when the consumer
+ * stops the invoke or an error ends it, and the inner chains Wrap handlers
+ * started with `next()` and did not finish (MW-016, MW-021, MW-022, MW-060).
+ * One routine closes them all ({@link closeOpen}); the invoke's two ways of
+ * ending early ({@link failInvoke}, {@link stopInvoke}) and its completion
+ * use it.
+ *
+ * @packageDocumentation
+ */
+import * as messages from '../errors/messages';
+import { MiddlewareError } from '../errors/middleware-error';
+import type { LayerGenerator } from './layer';
+import { ReleasingChain } from './releasing-chain';
+import type { InvokeOutcome } from './instrumentation';
+import type { InvokeRun } from './run';
+import type { Link } from './signals';
+
+/** How an invoke settled (see {@link settle}). */
+export const SUCCESS = 0;
+export const FAILURE = 1;
+export const CLOSED = 2;
+
+/** One of {@link SUCCESS}, {@link FAILURE}, {@link CLOSED}. */
+export type Settlement = typeof SUCCESS | typeof FAILURE | typeof CLOSED;
+
+const CLOSED_OUTCOME: InvokeOutcome = Object.freeze({ status: 'closed' });
+
+const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
+
+/** An error thrown while closing (a wrapper, since `undefined` can be thrown too). */
+export interface ClosingFailure {
+  /** The error. */
+  readonly error: unknown;
+}
+
+/**
+ * How many inner chains an invoke remembers as they are, until it settles
+ * (MW-016). Past these, `next()` returns each chain wrapped, so that it can
+ * be forgotten as soon as it ends: a handler making thousands of sequential
+ * calls keeps only the open ones. The bound is well above the chains of an
+ * ordinary invoke (one per Wrap handler, a few more per retry), which thus
+ * pay nothing per event.
+ */
+const HELD_CHAINS = 32;
+
+/**
+ * Takes an inner chain `next()` just entered, with the link of its narrowed
+ * signal, and returns what the handler receives: the chain itself (so
+ * `next()` allocates nothing per event), or past the first HELD_CHAINS a
+ * wrapper that forgets it when it ends.
+ */
+export function track(run: InvokeRun, generator: LayerGenerator, link: Link | undefined): LayerGenerator {
+  if (run.started.length < HELD_CHAINS) {
+    run.started.push(generator);
+    if (link !== undefined) (run.links ??= []).push(link);
+    return generator;
+  }
+  const chain = new ReleasingChain(generator, (run.owner ??= { forget: (ended) => void run.open?.delete(ended) }), link);
+  (run.open ??= new Set()).add(chain);
+  return chain;
+}
+
+/**
+ * The one closing routine: closes `outermost` (the outermost layer, when it
+ * is open; its handlers may still start inner chains while they unwind),
+ * then the inner chains left open, most recent first, from which point on
+ * `next()` fails (MW-017). Every layer is closed even when one's `finally`
+ * throws; the last error thrown while closing is the result, as in nested
+ * finallys. Answers undefined at once when nothing is open, so an invoke
+ * that started no inner chain awaits nothing here.
+ */
+export function closeOpen(run: InvokeRun, outermost: LayerGenerator | undefined): Promise<ClosingFailure | undefined> | undefined {
+  if (outermost !== undefined) return closeOutermostFirst(run, outermost);
+  run.settled = true;
+  const { started, open } = run;
+  if (started.length === 0) return undefined;
+  run.started = [];
+  run.open = undefined;
+  return closeStarted(open, started);
+}
+
+async function closeOutermostFirst(run: InvokeRun, outermost: LayerGenerator): Promise<ClosingFailure | undefined> {
+  let failure: ClosingFailure | undefined;
+  try {
+    await outermost.return(undefined);
+  } catch (error) {
+    failure = { error };
+  }
+  const closingInner = closeOpen(run, undefined);
+  return (closingInner === undefined ? undefined : await closingInner) ?? failure;
+}
+
+/** Closes the chains `next()` started, most recent first: the later ones still open, then the first ones (closing one that ended changes nothing). */
+async function closeStarted(open: ReadonlySet<ReleasingChain> | undefined, started: readonly LayerGenerator[]): Promise<ClosingFailure | undefined> {
+  let failure: ClosingFailure | undefined;
+  const later = open === undefined ? [] : [...open];
+  for (let index = later.length - 1; index >= 0; index--) {
+    try {
+      await (later[index] as ReleasingChain).return(undefined);
+    } catch (error) {
+      failure = { error };
+    }
+  }
+  for (let index = started.length - 1; index >= 0; index--) {
+    try {
+      await (started[index] as LayerGenerator).return(undefined);
+    } catch (error) {
+      failure = { error };
+    }
+  }
+  return failure;
+}
+
+/** The invoke settled: the links of narrowed signals are released and the outcome reported to the observers (built only when observed); runs once. */
+export function settle(run: InvokeRun, status: Settlement, value: unknown): void {
+  run.settled = true;
+  const links = run.links;
+  if (links !== undefined) {
+    run.links = undefined;
+    for (const link of links) link.release();
+  }
+  const observation = run.observation;
+  if (observation === undefined) return;
+  run.observation = undefined;
+  let outcome = CLOSED_OUTCOME;
+  if (status === SUCCESS) outcome = Object.freeze({ status: 'success', result: value });
+  else if (status === FAILURE) outcome = Object.freeze({ status: 'error', error: value });
+  observation.end(outcome);
+}
+
+/**
+ * Ends an invoke after `error`: closes what is open (an error thrown while
+ * closing replaces the one being unwound, MW-021), then decides which error
+ * the consumer sees, and settles the invoke with it.
+ */
+export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | undefined, error: unknown): Promise<unknown> {
+  const closing = closeOpen(run, outermost);
+  const failure = closing === undefined ? undefined : await closing;
+  let outcome = failure === undefined ? error : failure.error;
+  const signal = run.signal;
+  if (signal !== undefined && signal.aborted && !(MiddlewareError.isInstance(outcome) && outcome.code === 'ERR_ABORTED' && outcome.cause === signal.reason)) {
+    // Abort wins over whatever the layers made of it (MW-024), even if a handler swallowed it
+    // or a narrowed signal's abort (with another reason) reached the consumer first.
+    outcome = messages.aborted(run.stageName, signal.reason);
+  }
+  settle(run, FAILURE, outcome);
+  return outcome;
+}
+
+/**
+ * Ends an invoke its consumer stopped (`return()`, `throw()`): a running one
+ * has what is open closed and settles as closed; then `throw()` rejects with
+ * its error (an error thrown while closing comes first), and `return()` ends.
+ */
+export async function stopInvoke(run: InvokeRun, running: boolean, outermost: LayerGenerator | undefined, rethrow: boolean, error: unknown): Promise<IteratorReturnResult<void>> {
+  if (running) {
+    const closing = closeOpen(run, outermost);
+    const failure = closing === undefined ? undefined : await closing;
+    settle(run, CLOSED, undefined);
+    if (failure !== undefined) throw failure.error;
+  }
+  if (rethrow) throw error;
+  return END;
+}

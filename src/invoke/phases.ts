@@ -1,0 +1,144 @@
+/**
+ * The once-per-invoke phases around the onion (composition order: see
+ * `compose.ts`): starting an invoke (the Input phase, the context schema,
+ * the state snapshot, entering the outermost layer) and finishing it (the
+ * Output phase, the result schema, the state writeback).
+ *
+ * Both plain phases run through one loop, {@link runPhase}. It is
+ * synchronous while the handlers are, and continues asynchronously from the
+ * first handler that returns a promise, so an invoke whose handlers and
+ * schemas are synchronous awaits nothing here: each `await` would cost
+ * promise-job turns on every invoke.
+ *
+ * @packageDocumentation
+ */
+import * as messages from '../errors/messages';
+import type { ResolvedEntry } from '../registry/chain';
+import { MiddlewareResult } from '../stage/result';
+import { parseWithSchema } from '../stage/schema';
+import type { Schema } from '../stage/types';
+import { isThenable } from '../util/thenable';
+import { takeOver } from '../util/take-over';
+import { enter } from './compose';
+import type { HandlerInfo } from './instrumentation';
+import type { LayerGenerator } from './layer';
+import { InvokeObservation } from './observation';
+import { settle, SUCCESS } from './closing';
+import type { InvokeRun } from './run';
+import { neverSignal } from './signals';
+import { StateIsolation } from './state';
+
+type Phase = HandlerInfo['phase'];
+
+/** Calls one handler of `phase` with the value so far; an Output handler's result is taken over (MW-038) first. */
+function call(phase: Phase, handler: ResolvedEntry['handler'], value: unknown): unknown {
+  if (phase === 'input') return (handler as (context: unknown) => unknown)(value);
+  // A result of another copy of the library may hold a value its constructor did not freeze.
+  takeOver((value as MiddlewareResult<unknown>).value);
+  return (handler as (result: unknown) => unknown)(value);
+}
+
+/** What a handler of `phase` produced, as the value to go on with. @throws the phase's contract error. */
+function checked(run: InvokeRun, phase: Phase, entry: ResolvedEntry, produced: unknown): unknown {
+  if (phase === 'input') {
+    if (produced === undefined || produced === null) throw messages.inputContract(run.culprit('input', entry.name), produced);
+  } else if (!MiddlewareResult.isInstance(produced)) {
+    throw messages.outputContract(run.culprit('output', entry.name), produced);
+  }
+  return produced;
+}
+
+/** The position in its phase of the handler that runs at `step`: Input handlers run in registration order; the first Output handler is outermost, so it runs last. */
+function positionOf(phase: Phase, entries: readonly ResolvedEntry[], step: number): number {
+  return phase === 'input' ? step : entries.length - 1 - step;
+}
+
+/**
+ * Runs the handlers of one plain phase over `value` from step `from` on,
+ * reporting each call to the observers and checking the invoke's signal
+ * after each: the final value, or a promise of it once a handler returns one.
+ */
+function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[], value: unknown, from: number): unknown {
+  for (let step = from; step < entries.length; step++) {
+    const position = positionOf(phase, entries, step);
+    const entry = entries[position] as ResolvedEntry;
+    const info = run.observation === undefined ? undefined : run.observation.handlerStart(phase, entry, position);
+    try {
+      const produced = call(phase, entry.handler, value);
+      if (isThenable(produced)) return resumePhase(run, phase, entries, step, info, produced);
+      value = checked(run, phase, entry, produced);
+    } catch (error) {
+      if (info !== undefined) (run.observation as InvokeObservation).handlerFailed(info, error);
+      throw error;
+    }
+    if (info !== undefined) (run.observation as InvokeObservation).handlerEnd(info);
+    run.throwIfAborted();
+  }
+  return value;
+}
+
+/** {@link runPhase} from the step whose handler returned `pending`. */
+async function resumePhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[], step: number, info: HandlerInfo | undefined, pending: PromiseLike<unknown>): Promise<unknown> {
+  const entry = entries[positionOf(phase, entries, step)] as ResolvedEntry;
+  let value: unknown;
+  try {
+    value = checked(run, phase, entry, await pending);
+  } catch (error) {
+    if (info !== undefined) (run.observation as InvokeObservation).handlerFailed(info, error);
+    throw error;
+  }
+  if (info !== undefined) (run.observation as InvokeObservation).handlerEnd(info);
+  run.throwIfAborted();
+  return runPhase(run, phase, entries, value, step + 1);
+}
+
+/** Starts an invoke: its observers, the Input phase, the context schema, the state snapshot, and the outermost layer. */
+export async function start(run: InvokeRun): Promise<LayerGenerator> {
+  const chain = run.chain;
+  if (chain.instrumentations.length > 0) run.observation = InvokeObservation.start(chain, run.context, run.signal);
+  let context = run.context;
+  if (chain.input.length > 0) {
+    // Only what the phase returns is awaited: a context that happens to be a thenable is passed on as it is.
+    context = runPhase(run, 'input', chain.input, context, 0);
+    if (isThenable(context)) context = await context;
+  }
+  const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
+  if (schema !== undefined) context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues));
+  if (run.binding !== undefined) run.state = new StateIsolation(run.binding, run.stageName);
+  return enter(run, 0, context, run.signal ?? neverSignal(), undefined);
+}
+
+/**
+ * Finishes a successful invoke from the value the chain ended with: the
+ * Output phase (whose result is taken over, MW-038, so a handler that mutates
+ * it fails at once), the result schema, a last abort check and the state
+ * writeback. The final value, or a promise of it when a handler or the
+ * schema is asynchronous.
+ */
+export function finish(run: InvokeRun, value: unknown): unknown {
+  const output = run.chain.output;
+  if (output.length > 0) {
+    // A MiddlewareResult, or a promise of one once a handler is asynchronous.
+    const transformed = runPhase(run, 'output', output, new MiddlewareResult<unknown>(value), 0);
+    if (isThenable(transformed)) return finishAsync(run, transformed);
+    value = (transformed as MiddlewareResult<unknown>).value;
+  }
+  if (run.chain.stage.resultSchema !== undefined) return finishAsync(run, undefined, value);
+  return release(run, value);
+}
+
+/** {@link finish} once something is asynchronous: `transformed` is the Output phase still running, else `value` the value it ended with. */
+async function finishAsync(run: InvokeRun, transformed: PromiseLike<unknown> | undefined, value?: unknown): Promise<unknown> {
+  if (transformed !== undefined) value = ((await transformed) as MiddlewareResult<unknown>).value;
+  const schema = run.chain.stage.resultSchema as Schema<unknown> | undefined;
+  if (schema !== undefined) value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(run.stageName, 'result', issues));
+  return release(run, value);
+}
+
+/** The invoke succeeded with `value`, unless its signal aborted meanwhile: the state is written back and the outcome reported. */
+function release(run: InvokeRun, value: unknown): unknown {
+  run.throwIfAborted();
+  run.state?.writeBack();
+  settle(run, SUCCESS, value);
+  return value;
+}

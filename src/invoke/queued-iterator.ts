@@ -1,0 +1,70 @@
+/**
+ * The async-generator protocol of a hand-written iterator whose consumer
+ * calls are queued as a native generator's are: a call made while another
+ * is pending starts only once that one is answered, whatever the calls are
+ * (`next`, `return`, `throw`). The invoke's iterator (`invocation.ts`)
+ * supplies what one pull and one stop do.
+ *
+ * @packageDocumentation
+ */
+
+/** One answer to a consumer's call. */
+export type Answer<TEvent> = IteratorResult<TEvent, void>;
+
+/** An async generator whose calls run one at a time, in call order. */
+export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
+  /** The consumer's calls not answered yet; the subclass counts each answer down. */
+  protected outstanding = 0;
+  /** The answer to the latest call, which the next call waits for. */
+  private current: Promise<Answer<TEvent>> | undefined;
+
+  /** The iterator is its own iterator, so `for await` drives it directly. */
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Pulls the next event. */
+  next(): Promise<Answer<TEvent>> {
+    return this.enqueue(this.pullAction);
+  }
+
+  /** Stops the iteration: closes what is open; writes nothing. */
+  return(): Promise<Answer<TEvent>> {
+    return this.enqueue(() => this.stop(false, undefined));
+  }
+
+  /** Stops the iteration like `return()`, then rejects with `error`. */
+  throw(error: unknown): Promise<Answer<TEvent>> {
+    return this.enqueue(() => this.stop(true, error));
+  }
+
+  /** Supports `await using`; same as `return()`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  /** Answers one pull; must count `outstanding` down when it is answered. */
+  protected abstract pull(): Promise<Answer<TEvent>>;
+
+  /** Answers `return()` (or `throw(error)` when `rethrow`); must count `outstanding` down when it is answered. */
+  protected abstract stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>>;
+
+  /** Counts an answer down and passes it on (a callback, created once per iterator). */
+  protected readonly answered = (answer: Answer<TEvent>): Answer<TEvent> => {
+    this.outstanding--;
+    return answer;
+  };
+
+  /** Counts an answer down and throws the failure it is (a callback, created once per iterator). */
+  protected readonly rethrow = (failure: unknown): never => {
+    this.outstanding--;
+    throw failure;
+  };
+
+  private readonly pullAction = (): Promise<Answer<TEvent>> => this.pull();
+
+  private enqueue(action: () => Promise<Answer<TEvent>>): Promise<Answer<TEvent>> {
+    if (this.outstanding++ === 0) return (this.current = action());
+    return (this.current = (this.current as Promise<Answer<TEvent>>).then(action, action));
+  }
+}

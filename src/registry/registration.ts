@@ -1,0 +1,145 @@
+import { invalidRegistration, notAFunction, phaseTokenNotStage, unknownTarget, type Culprit } from '../errors/messages';
+import type { MiddlewareError } from '../errors/middleware-error';
+import type { Orderable } from './order';
+import { isPhaseToken, isStage } from '../stage/create-stage';
+import { describeValue } from '../util/describe-value';
+import type { AddOptions, AnyStage, NextPolicy, Phase } from '../stage/types';
+
+/**
+ * One stored registration: the handler with everything resolution needs.
+ * Created by `add`, `registrar.add` (bundles) and `InvokeOptions.use`.
+ */
+export interface StoredRegistration extends Orderable {
+  /** The stage it belongs to. */
+  readonly stage: AnyStage;
+  /** Its phase. */
+  readonly phase: Phase;
+  /** The handler, type-erased. */
+  readonly handler: (...args: never[]) => unknown;
+  /** `next()` policy. */
+  readonly next: NextPolicy;
+  /** Whether it was added with `replace: true`. */
+  readonly replace: boolean;
+  /** Whether `order` was given explicitly (a replacement otherwise inherits the replaced one's). */
+  readonly orderGiven: boolean;
+  /** The bundle that added it, if any. */
+  readonly bundle: string | undefined;
+}
+
+/** Global registration clock: every registration gets a later number than all before it. */
+let clock = 0;
+
+/** Next value of the registration clock (also used as the registries' version stamp). */
+export function tick(): number {
+  return ++clock;
+}
+
+const POLICIES: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
+
+/** The constraint lists of a registration without any; shared, so frozen like every list `describe()` returns. */
+const NO_IDS: readonly string[] = Object.freeze([]);
+
+/**
+ * Turns a target into its stage and phase.
+ *
+ * @throws MiddlewareError `ERR_UNKNOWN_PHASE` for anything that is not a genuine stage or phase token.
+ */
+export function resolveTarget(target: unknown, where: string): { stage: AnyStage; phase: Phase } {
+  if (isStage(target)) return { stage: target, phase: 'wrap' };
+  if (isPhaseToken(target)) return { stage: target.stage, phase: target.phase };
+  throw unknownTarget(where, target);
+}
+
+/**
+ * The stage a call that runs or describes a stage was given.
+ *
+ * @throws MiddlewareError `ERR_UNKNOWN_PHASE` for anything but a genuine stage, one of its phase tokens included.
+ */
+export function stageOf(value: unknown, where: string): AnyStage {
+  if (isStage(value)) return value;
+  const { stage, phase } = resolveTarget(value, where);
+  // A phase token names a stage but is not one: running or describing it would match no handler.
+  throw phaseTokenNotStage(where, stage.name, phase);
+}
+
+/**
+ * Validates a registration and stores what resolution needs.
+ *
+ * @throws MiddlewareError `ERR_UNKNOWN_PHASE`, `ERR_INVALID_HANDLER` or `ERR_INVALID_OPTIONS`.
+ */
+export function createRegistration(
+  target: unknown,
+  handler: unknown,
+  options: AddOptions | undefined,
+  bundle: string | undefined,
+  where: string,
+): StoredRegistration {
+  const { stage, phase } = resolveTarget(target, where);
+  const given = options ?? {};
+  const name = handlerName(handler, phase, given.name);
+  if (typeof handler !== 'function') throw notAFunction({ stage: stage.name, phase, handler: name }, handler);
+  const invalid = (problem: string): MiddlewareError => invalidRegistration(where, { stage: stage.name, phase, handler: name }, problem);
+  if (typeof given !== 'object' || given === null) throw invalid(`options must be an object, got ${describeValue(given)}`);
+  if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0)) throw invalid('options.name must be a non-empty string');
+  if (given.order !== undefined && (typeof given.order !== 'number' || !Number.isFinite(given.order))) {
+    throw invalid(`options.order must be a finite number, got ${describeValue(given.order)}`);
+  }
+  if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0)) throw invalid('options.id must be a non-empty string');
+  for (const key of ['before', 'after'] as const) {
+    const list = given[key];
+    if (list !== undefined && (!Array.isArray(list) || list.some((id) => typeof id !== 'string' || id.length === 0))) {
+      throw invalid(`options.${key} must be an array of ids (non-empty strings)`);
+    }
+  }
+  if (given.next !== undefined && !POLICIES.includes(given.next)) {
+    throw invalid(`options.next must be 'many', 'once' or 'at-most-once', got ${describeValue(given.next)}`);
+  }
+  if (given.next !== undefined && given.next !== 'many' && phase !== 'wrap') throw invalid('options.next applies to Wrap handlers only');
+  if (given.replace !== undefined && typeof given.replace !== 'boolean') throw invalid('options.replace must be a boolean');
+  if (given.replace === true && given.id === undefined) throw invalid('options.replace needs an id to replace');
+  return {
+    seq: tick(),
+    stage,
+    phase,
+    handler: handler as (...args: never[]) => unknown,
+    name,
+    id: given.id,
+    order: given.order ?? 0,
+    orderGiven: given.order !== undefined,
+    before: given.before ? Object.freeze([...given.before]) : NO_IDS,
+    after: given.after ? Object.freeze([...given.after]) : NO_IDS,
+    next: given.next ?? 'many',
+    replace: given.replace === true,
+    bundle,
+  };
+}
+
+/**
+ * The name a registration goes by: the `name` option when it is a non-empty
+ * string, else the function's own name, else `anonymous <phase> handler`.
+ */
+export function handlerName(handler: unknown, phase: Phase, given: unknown): string {
+  if (typeof given === 'string' && given.length > 0) return given;
+  return functionName(handler) ?? `anonymous ${phase} handler`;
+}
+
+/** A function's own non-empty `name`, or undefined (a throwing or non-string `name` included). */
+function functionName(value: unknown): string | undefined {
+  if (typeof value !== 'function') return undefined;
+  try {
+    const name: unknown = value.name;
+    return typeof name === 'string' && name.length > 0 ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Who the errors about a registration name. */
+export function culpritOf(registration: StoredRegistration): Culprit {
+  return { stage: registration.stage.name, phase: registration.phase, handler: registration.name };
+}
+
+/** A registration taking `replaced`'s place: its sequence number and, unless given, its order. */
+export function takePlace(registration: StoredRegistration, replaced: StoredRegistration): StoredRegistration {
+  return { ...registration, seq: replaced.seq, order: registration.orderGiven ? registration.order : replaced.order };
+}

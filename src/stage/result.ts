@@ -1,0 +1,54 @@
+import { produce, type Draft } from 'immer';
+import { brand, isBranded } from '../util/brand';
+import { takeOver } from '../util/take-over';
+
+/** An immer recipe over a result value: mutate the draft, or return a replacement. */
+export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | undefined;
+
+/**
+ * The wrapper Output handlers receive and return. Immutable: `replace` and
+ * `update` return a new wrapper and leave the original untouched, so an
+ * Output handler can never corrupt the value another handler holds.
+ *
+ * A result owns its value: the constructor deep-freezes it in place (plain
+ * objects, arrays, Maps and Sets; parts already frozen are taken as they
+ * are). Do not mutate a value after wrapping it; `update` gives the changed
+ * copy to continue with.
+ *
+ * @example
+ * ```ts
+ * registry.add(Stage.Output, (result) => result.update((draft) => { draft.text = redact(draft.text) }));
+ * ```
+ */
+export class MiddlewareResult<TResult> {
+  /** The result value. */
+  readonly value: TResult;
+
+  /** Wraps a value, taking it over: it is deep-frozen in place. */
+  constructor(value: TResult) {
+    takeOver(value);
+    this.value = value;
+    brand(Object.freeze(this), 'result');
+  }
+
+  /** Returns a new wrapper holding `value` (taken over like the constructor's). */
+  replace(value: TResult): MiddlewareResult<TResult> {
+    return new MiddlewareResult(value);
+  }
+
+  /**
+   * Applies an immer recipe to a draft of the value and returns a new wrapper
+   * with the produced value (structurally shared, frozen). The value is frozen
+   * already, so only what the recipe added or changed is frozen now.
+   */
+  update(recipe: ResultRecipe<TResult>): MiddlewareResult<TResult> {
+    // produce's overloads cannot see that ResultRecipe fits the curried-free form.
+    const next = produce(this.value, recipe as never) as TResult;
+    return new MiddlewareResult(next);
+  }
+
+  /** True for a `MiddlewareResult` created by any copy of this package in the realm (`instanceof` fails across copies); never for a lookalike object. */
+  static isInstance(value: unknown): value is MiddlewareResult<unknown> {
+    return isBranded(value, 'result');
+  }
+}

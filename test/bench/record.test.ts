@@ -1,0 +1,52 @@
+/**
+ * The committed benchmark record and the README's Performance table agree:
+ * the table is exactly what `npm run bench -- --record` generates from
+ * `bench/results.json`.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { FIGURES } from '../../bench/figures';
+import { performanceTable, readRecord, README, withPerformanceTable } from '../../bench/record';
+
+describe('bench/record.ts', () => {
+  describe('performanceTable', () => {
+    it('is the table the README shows for the committed record', () => {
+      const readme = readFileSync(README, 'utf8');
+      expect(withPerformanceTable(readme, performanceTable(readRecord(), FIGURES))).toBe(readme);
+    });
+
+    it('shows a stream figure with its floor, a figure far below 1 with its speed-up, and a missed goal as not met', () => {
+      const table = performanceTable(
+        {
+          node: 'v0.0.0',
+          figures: {
+            stream_k0: { ratio: 1.3171, baseline: 'the terminal alone', detail: { goal: 1.3, pass: false, floorRatio: 1.2731 } },
+            state_vs_clone: { ratio: 0.0000188, baseline: 'structuredClone', detail: { goal: 0.001, pass: true } },
+            state_scaling: { ratio: 0.999, baseline: 'a small state', detail: { goal: 2, pass: true } },
+          },
+        },
+        [
+          { name: 'stream_k0', measures: 'no handlers' },
+          { name: 'state_vs_clone', measures: 'the same invoke' },
+          { name: 'state_scaling', measures: 'a large state' },
+        ],
+      );
+      expect(table.split('\n').slice(1)).toEqual([
+        'Latest recorded run (Node v0.0.0):',
+        '',
+        '| figure | ours | baseline | goal | ratio (median) | met |',
+        '| --- | --- | --- | --- | --- | --- |',
+        '| `stream_k0` | no handlers | the terminal alone | ≤ 1.30 | 1.317 (floor 1.273) | no |',
+        '| `state_vs_clone` | the same invoke | structuredClone | ≤ 0.001 | 0.0000188 (about 53,000 times faster) | yes |',
+        '| `state_scaling` | a large state | a small state | ≤ 2 | 0.999 | yes |',
+        '<!-- end of the performance table -->',
+      ]);
+    });
+  });
+
+  describe('withPerformanceTable', () => {
+    it('refuses a README without the generated table', () => {
+      expect(() => withPerformanceTable('# A README\n', 'table')).toThrow('README.md has no generated performance table');
+    });
+  });
+});

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { isAbortSignal } from '../../src/util/abort-signal';
+
+describe('isAbortSignal', () => {
+  it.each([
+    ['an AbortSignal', new AbortController().signal, true],
+    ['a string', 'junk', false],
+    ['null', null, false],
+    ['an object with aborted only', { aborted: false }, false],
+    ['an object without removeEventListener', { aborted: false, addEventListener: () => undefined }, false],
+  ])('tells whether %s can serve as a signal', (_label, value, expected) => {
+    expect(isAbortSignal(value)).toBe(expected);
+  });
+});
