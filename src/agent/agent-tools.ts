@@ -28,7 +28,7 @@ function toolName(tool: Tool): string {
  *
  * @example
  * ```ts
- * registry.use({ name: 'clock', setup: (registrar) => void registrar.provide(ToolsKey, clockTool) });
+ * registry.use({ name: 'clock', setup: (registrar) => void registrar.provide(ToolsKey, clock) });
  * ```
  */
 export const ToolsKey: ContributionKey<Tool> = createContributionKey<Tool>('staged-middleware.agent.tools', { identify: toolName, stage: ExecuteToolStage });
@@ -69,8 +69,9 @@ function specOf(tool: Tool): ToolSpec {
  *   name of one of `own`, naming the bundle; the errors of `registry.contributions()`.
  * @example
  * ```ts
- * const { byName, specs } = resolveTools(registry, myTools);
- * const context = createModelContext({ model, messages, systemPrompt, toolSpecs: specs, invocationState });
+ * const { byName, specs } = resolveTools(registry, tools);
+ * const context = createModelContext({ model, messages: [], systemPrompt, toolSpecs: specs, invocationState: {} });
+ * const lookup = byName.get('weather'); // for ExecuteToolStage's context.tool
  * ```
  */
 export function resolveTools(registry: MiddlewareRegistry, own: readonly Tool[], options: ResolveToolsOptions = {}): ResolvedTools {

@@ -75,7 +75,8 @@ export function readBudget(budget: unknown, bundle: string): ContextBudget {
  *
  * @example
  * ```ts
- * const result = await registry.run(CompressContextStage, context, compressTerminal);
+ * declare const compressContext: CompressContextContext;
+ * const { messages } = await registry.run(CompressContextStage, compressContext, compressTerminal);
  * ```
  */
 export async function* compressTerminal(context: CompressContextContext, _run: TerminalRun<unknown>): AsyncGenerator<ContextResultEvent, void, undefined> {

@@ -76,9 +76,10 @@ export interface StoredContribution {
  *   options that are not an object, an `identify` that is not a function or a `stage` that is not a stage.
  * @example
  * ```ts
- * const Tools = createContributionKey<Tool>('my-framework.tools', { identify: (tool) => tool.name, stage: ToolStage });
- * registry.use({ name: 'search', setup: (registrar) => void registrar.provide(Tools, searchTool) });
- * const tools = registry.contributions(Tools).map((contribution) => contribution.value);
+ * interface Plugin { readonly name: string; run(): void }
+ * const Plugins = createContributionKey<Plugin>('my-framework.plugins', { identify: (plugin) => plugin.name, stage: ModelStage });
+ * registry.use({ name: 'audit', setup: (registrar) => void registrar.provide(Plugins, { name: 'audit', run() {} }) });
+ * const plugins = registry.contributions(Plugins).map((contribution) => contribution.value);
  * ```
  */
 export function createContributionKey<TValue>(name: string, options?: ContributionKeyOptions<TValue>): ContributionKey<TValue> {

@@ -161,7 +161,8 @@ export class MiddlewareRegistry {
    *
    * @example
    * ```ts
-   * const tools = [...ownTools, ...registry.contributions(Tools).map((contribution) => contribution.value)];
+   * const Plugins = createContributionKey<{ readonly name: string }>('my-framework.plugins');
+   * const plugins = registry.contributions(Plugins).map((contribution) => contribution.value);
    * ```
    */
   contributions<TValue>(key: ContributionKey<TValue>): readonly Contribution<TValue>[] {

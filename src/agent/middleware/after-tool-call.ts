@@ -39,8 +39,9 @@ const FIELDS = ['content', 'status', 'terminate'] as const;
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'afterToolCall'`) when `hook` is not a function.
  * @example
  * ```ts
- * registry.add(ExecuteToolStage.Output, afterToolCall(function richDetails(result) { return { content: [...] }; }));
- * registry.add(ExecuteToolStage.Output, afterToolCall(function redact(result) { return { content: redacted(result) }; }));
+ * // In CubePi's list order: the later hook wins `content`, the earlier one's `status` stays.
+ * registry.add(ExecuteToolStage.Output, afterToolCall(function markFailed() { return { status: 'error' }; }));
+ * registry.add(ExecuteToolStage.Output, afterToolCall(function hideDetails() { return { content: [{ type: 'text', text: 'See the audit log.' }] }; }));
  * ```
  */
 export function afterToolCall(hook: AfterToolCallHook): OutputHandler<ToolResultEvent> {

@@ -56,6 +56,7 @@ function isFinal(result: ModelResultEvent): boolean {
  *   rejection in an `AggregateError` as the cause); `ERR_INVALID_OPTIONS` (`handler: 'checkFinalAnswer'`) at once for bad options.
  * @example
  * ```ts
+ * const textOf = (message: Message): string => message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
  * registry.add(InvokeModelStage.Wrap, checkFinalAnswer({ check: (message) => JSON.parse(textOf(message)) }));
  * ```
  */

@@ -84,7 +84,7 @@ interface ChildOutcome {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'subagent'`) at once for bad options.
  * @example
  * ```ts
- * registry.use(subagent({ name: 'researcher', description: 'Finds facts on the web.', model, tools: [search] }));
+ * registry.use(subagent({ name: 'forecaster', description: 'Answers questions about the weather.', model, tools: [weather] }));
  * ```
  */
 export function subagent(options: SubagentOptions): Middleware {
