@@ -48,6 +48,7 @@ export type {
   StateBinding,
   Target,
   Terminal,
+  TerminalArgument,
   TerminalOf,
   TerminalRun,
   WrapHandler,

@@ -111,8 +111,8 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  *   or its `messages` or `toolSpecs` is not an array, or a part cannot be copied (see {@link adopt}).
  * @example
  * ```ts
- * const context = createModelContext({ model, messages: history.messages, systemPrompt, toolSpecs, invocationState: {} });
- * for await (const event of registry.invoke(InvokeModelStage, context, modelTerminal)) ...
+ * const context = createModelContext({ model, messages: [], systemPrompt, toolSpecs, invocationState: {} });
+ * for await (const event of registry.invoke(InvokeModelStage, context, modelTerminal)) console.log(event.type);
  * ```
  */
 export function createModelContext(parts: ModelContextParts): InvokeModelContext {

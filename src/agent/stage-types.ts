@@ -70,7 +70,7 @@ export interface AgentResultEvent {
   readonly message: Message | undefined;
   /** The interrupts waiting for responses (empty unless `stopReason` is `'interrupt'`). */
   readonly interrupts: readonly Interrupt[];
-  /** Token counts summed over the model calls of the loop pass that produced it (every pass, for a cancelled or halted run). */
+  /** Token counts summed over the model calls of the attempt (AgentStreamStage terminal call) that made this result, MW-119; for a cancelled or halted run, over every model call of the run that completed. */
   readonly usage: Usage;
   /** Who stopped the run; present exactly when `stopReason` is `'stopped'`. */
   readonly stoppedBy?: StoppedBy;

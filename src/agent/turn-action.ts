@@ -24,7 +24,7 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
  *
  * @example
  * ```ts
- * const decided = await registry.run(TurnStage, context, turnTerminal);
+ * const decided = await registry.run(TurnStage, turnContext, turnTerminal);
  * ```
  */
 export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unknown>): AsyncGenerator<TurnResultEvent, void, undefined> {

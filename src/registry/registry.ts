@@ -20,6 +20,7 @@ import type {
   Registration,
   Target,
   Terminal,
+  TerminalArgument,
 } from '../stage/types';
 
 /** Options of {@link MiddlewareRegistry}. */
@@ -230,17 +231,17 @@ export class MiddlewareRegistry {
    * for await (const event of registry.invoke(ModelStage, context, callModel, { signal })) render(event);
    * ```
    */
-  invoke<TContext, TResult extends TEvent, TEvent, TState = unknown>(
+  invoke<TContext, TResult extends TEvent, TEvent, TState = unknown, TTerminal = Terminal<TContext, TEvent, TState>>(
     stage: MiddlewareStage<TContext, TResult, TEvent>,
-    context: TContext,
-    terminal: Terminal<TContext, TEvent, TState>,
+    context: NoInfer<TContext>,
+    terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
     options: InvokeOptions<TState> = {},
   ): AsyncGenerator<TEvent, void, undefined> {
     stageOf(stage, 'registry.invoke');
     if (typeof terminal !== 'function') throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
     checkInvokeOptions(stage.name, options);
     const chain = this.resolve(stage, options.use);
-    return new Invocation<TEvent>(chain, context, terminal as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
+    return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
   }
 
   /**
@@ -253,13 +254,13 @@ export class MiddlewareRegistry {
    * const reply = await registry.run(ModelStage, context, callModel);
    * ```
    */
-  async run<TContext, TResult extends TEvent, TEvent, TState = unknown>(
+  async run<TContext, TResult extends TEvent, TEvent, TState = unknown, TTerminal = Terminal<TContext, TEvent, TState>>(
     stage: MiddlewareStage<TContext, TResult, TEvent>,
-    context: TContext,
-    terminal: Terminal<TContext, TEvent, TState>,
+    context: NoInfer<TContext>,
+    terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
     options: InvokeOptions<TState> = {},
   ): Promise<TResult> {
-    const events = this.invoke(stage, context, terminal, options);
+    const events = this.invoke<TContext, TResult, TEvent, TState, TTerminal>(stage, context, terminal, options);
     let last: TEvent | undefined;
     for (;;) {
       const pulled = await events.next();

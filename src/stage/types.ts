@@ -158,6 +158,33 @@ export type Terminal<TContext, TEvent, TState = unknown> = (
 ) => AsyncIterable<TEvent>;
 
 /**
+ * The state a terminal's `run.state` can hold: without a `state` option
+ * (`TState` left `unknown`) it is always undefined, so a terminal typed for
+ * any state fits.
+ */
+type BoundState<TState> = unknown extends TState ? never : TState;
+
+/**
+ * The type of the terminal argument of `invoke`, `run` and `runStage`: the
+ * terminal's own type when it fits the stage, otherwise a one-line message
+ * saying what is wrong, which the compiler shows as the parameter type.
+ * The terminal is a type parameter of its own, so the stage alone decides
+ * the context and event types, and an unannotated inline terminal yields
+ * events of the stage's type (`{ type: 'done' }` keeps its literal type).
+ */
+export type TerminalArgument<TTerminal, TContext, TEvent, TState> = [TTerminal] extends [Terminal<TContext, TEvent, BoundState<TState>>]
+  ? TTerminal
+  : [TTerminal] extends [(context: TContext, run: TerminalRun<BoundState<TState>>) => AsyncIterable<unknown>]
+    ? 'Terminal yields events that are not events of this stage (compare its yields with EventOf<typeof Stage>)'
+    : [TTerminal] extends [(context: TContext, run: TerminalRun<BoundState<TState>>) => unknown]
+      ? 'Terminal must return an async iterable of events of this stage (write it as an async function*)'
+      : [TTerminal] extends [(context: TContext, run: never) => unknown]
+        ? 'Terminal run parameter does not fit TerminalRun<TState> (its state type must be that of the state option)'
+        : [TTerminal] extends [(...parameters: never[]) => unknown]
+          ? 'Terminal does not accept the context of this stage as its first parameter (compare it with ContextOf<typeof Stage>)'
+          : 'Terminal must be a function (context, run) returning an async iterable of events of this stage';
+
+/**
  * Read and write access to state the terminal may change (model state, say).
  * `get()` hands the value over to the library: it is deep-frozen in place
  * (parts you froze yourself are taken as they are; a value with a reference

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * What one build of the installed package exposes, observed the way a user
- * meets it: the export names of its four entry points, and the name under
+ * meets it: the export names of its entry points, and the name under
  * which each built-in handler shows (its function name, `describe()`,
  * `explain()` and the keys of `runStage(...).calls`; for the agent
  * middleware, the bundle or handler name, `describe()` and `explain()`).
@@ -11,7 +11,7 @@
  */
 
 /** The package's entry points, as `exports` lists them. */
-const ENTRY_POINTS = ['.', './agent', './middleware', './testing'];
+const ENTRY_POINTS = ['.', './agent', './middleware', './testing', './conformance'];
 
 /** A schema that accepts everything (the `safeParse` contract `validate` takes). */
 const anything = { safeParse: (value) => ({ success: true, data: value }) };
