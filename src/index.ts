@@ -25,6 +25,8 @@ export type { MiddlewareErrorCode } from './errors/codes';
 export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';
 export type { SystemContentBlock, SystemPrompt } from './system-prompt';
 export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './invoke/instrumentation';
+export { createContributionKey } from './registry/contribution';
+export type { Contribution, ContributionKey, ContributionKeyOptions } from './registry/contribution';
 export type {
   AddOptions,
   AnyStage,

@@ -50,6 +50,8 @@ export const TRACING_ATTRIBUTES = {
   selfMs: 'staged.self_ms',
   /** True when the consumer closed the layer (or the invoke) before it ended. */
   closed: 'staged.closed',
+  /** Who made the invoke when its context says (`context.caller`: a middleware's model call, MW-166); invoke spans only. */
+  caller: 'staged.caller',
 } as const;
 
 /** Status code ERROR of `@opentelemetry/api` (a const enum there; the value is part of its stable API). */
@@ -120,7 +122,9 @@ export function tracing(options: TracingOptions): Instrumentation {
 /** Starts the invoke span and returns its observer, or nothing when the span does not record. */
 function observeInvoke(info: InvokeInfo, tracer: Tracer, parenting: Parenting, now: () => number): InvokeObserver | undefined {
   const active = parenting.active();
-  const root = tracer.startSpan(info.stage.name, { attributes: { [TRACING_ATTRIBUTES.stage]: info.stage.name } }, active);
+  const caller = (info.context as { caller?: unknown } | null | undefined)?.caller;
+  const attributes = typeof caller === 'string' ? { [TRACING_ATTRIBUTES.stage]: info.stage.name, [TRACING_ATTRIBUTES.caller]: caller } : { [TRACING_ATTRIBUTES.stage]: info.stage.name };
+  const root = tracer.startSpan(info.stage.name, { attributes }, active);
   if (!root.isRecording()) {
     root.end();
     return undefined;

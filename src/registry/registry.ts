@@ -1,7 +1,8 @@
 import { useBundle, type Middleware } from './bundle';
 import type { ChainEntry, ResolvedChain } from './chain';
 import { holdsSameRegistrations, sourcesOf, type CachedChain } from './chain-cache';
-import { explainChain } from './explain';
+import { checkKey, createContribution, duplicated, type Contribution, type ContributionKey, type StoredContribution } from './contribution';
+import { explainChain, explainContributions } from './explain';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { Invocation } from '../invoke/invocation';
 import * as messages from '../errors/messages';
@@ -9,7 +10,7 @@ import { checkInvokeOptions, perInvokeRegistrations } from '../invoke/options';
 import { sortByConstraints } from './order';
 import { ConstraintIndex } from './constraint-index';
 import { createRegistration, culpritOf, resolveTarget, stageOf, takePlace, tick, type StoredRegistration } from './registration';
-import { resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
+import { resolveContributions, resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
 import type {
   AddOptions,
   AnyStage,
@@ -49,6 +50,9 @@ export class MiddlewareRegistry {
   /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
   private readonly constraints = new ConstraintIndex();
   private readonly instrumentations = new Set<Instrumentation>();
+  /** Contributions by key name, each set in the order they were provided. */
+  private readonly provided = new Map<string, Set<StoredContribution>>();
+  private readonly contributionCache = new Map<string, { version: number; entries: readonly Contribution<unknown>[] }>();
   /** Stamped by every change. */
   private version = tick();
   /** Stamped by the changes that can change the chain of any stage: ids coming or going, instrumentations. */
@@ -56,7 +60,7 @@ export class MiddlewareRegistry {
   private readonly cache = new WeakMap<AnyStage, CachedChain>();
   private readonly onWarning: (warning: MiddlewareWarning) => void;
   /** What resolution reads of this registry. */
-  private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations };
+  private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations, provided: this.provided };
   /** This registry's scope and its ancestors', root first (a registry's ancestry never changes). */
   private scopeChain: readonly Scope[] = [this.scope];
 
@@ -123,6 +127,7 @@ export class MiddlewareRegistry {
       return {
         add: (target, handler, options) => this.register(createRegistration(target, handler, options, bundle, where), where),
         instrument: (instrumentation) => this.instrument(instrumentation),
+        provide: (key, value) => this.addContribution(createContribution(key, value, bundle)),
       };
     });
   }
@@ -151,6 +156,30 @@ export class MiddlewareRegistry {
     return () => {
       if (this.instrumentations.delete(instrumentation)) this.changed(true);
     };
+  }
+
+  /**
+   * The values bundles provided under `key` in this registry's scope: the
+   * root registry's first, then each child's down to this one, each
+   * registry's in the order they were provided (frozen).
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `key` is not a contribution key; `ERR_DUPLICATE_ID` when an
+   *   ancestor provided, after this registry did, a value with an id this registry's scope already has.
+   *
+   * @example
+   * ```ts
+   * const Plugins = createContributionKey<{ readonly name: string }>('my-framework.plugins');
+   * const plugins = registry.contributions(Plugins).map((contribution) => contribution.value);
+   * ```
+   */
+  contributions<TValue>(key: ContributionKey<TValue>): readonly Contribution<TValue>[] {
+    const { name } = checkKey(key, 'registry.contributions(key)');
+    const version = this.effectiveVersion();
+    const cached = this.contributionCache.get(name);
+    if (cached !== undefined && cached.version === version) return cached.entries as readonly Contribution<TValue>[];
+    const entries = resolveContributions(name, this.scopeChain);
+    this.contributionCache.set(name, { version, entries });
+    return entries as readonly Contribution<TValue>[];
   }
 
   /**
@@ -184,7 +213,12 @@ export class MiddlewareRegistry {
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
     // describe() first: it rejects a value that is not a stage before its name is read.
     const entries = this.describe(stage, options);
-    return explainChain(stage.name, entries);
+    const lines = [explainChain(stage.name, entries)];
+    for (const name of this.keysShownWith(stage)) {
+      const provided = this.contributions({ name, identify: undefined, stage });
+      if (provided.length > 0) lines.push(...explainContributions(name, provided));
+    }
+    return lines.join('\n');
   }
 
   /**
@@ -267,6 +301,38 @@ export class MiddlewareRegistry {
     return () => {
       this.unregister(stored);
     };
+  }
+
+  private addContribution(contribution: StoredContribution): Disposer {
+    const { key, id } = contribution;
+    const set = this.provided.get(key.name) ?? new Set<StoredContribution>();
+    if (id !== undefined) {
+      for (const existing of set) if (existing.id === id) throw duplicated(contribution, existing, false);
+      const inherited = this.parent?.providedWithId(key.name, id);
+      if (inherited !== undefined) throw duplicated(contribution, inherited, true);
+    }
+    set.add(contribution);
+    this.provided.set(key.name, set);
+    this.version = tick();
+    return () => {
+      if (!set.delete(contribution)) return;
+      if (set.size === 0 && this.provided.get(key.name) === set) this.provided.delete(key.name);
+      this.version = tick();
+    };
+  }
+
+  private providedWithId(name: string, id: string): StoredContribution | undefined {
+    for (const existing of this.provided.get(name) ?? []) if (existing.id === id) return existing;
+    return this.parent?.providedWithId(name, id);
+  }
+
+  /** The names of the keys in scope whose `stage` is `stage`, sorted, for `explain()`. */
+  private keysShownWith(stage: AnyStage): string[] {
+    const names = new Set<string>();
+    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) {
+      for (const [name, set] of registry.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
+    }
+    return [...names].sort();
   }
 
   private unregister(registration: StoredRegistration): boolean {

@@ -79,10 +79,10 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
     return [wrapper, addOptions?.name === undefined ? { ...addOptions, name: base } : addOptions];
   };
 
-  const observing = mapRegistrar(registry, observe);
   for (const registration of options.handlers ?? []) {
     const [target, handler, addOptions] = registration as readonly [Target, unknown, AddOptions?];
-    observing.add(target, handler as never, addOptions);
+    const [observed, observedOptions] = observe(target, handler, addOptions);
+    registry.add(target, observed as never, observedOptions);
   }
   for (const bundle of options.use ?? []) {
     // A malformed bundle is registered as it is, so the registry reports what was passed.

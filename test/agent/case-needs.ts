@@ -51,6 +51,14 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
     agentInterrupts: handles('gate', 'lateInterrupt') || runs.some((run) => run.input !== undefined && run.resume !== undefined),
     snapshots: agent.session !== undefined || runs.some((run) => run.restore !== undefined || run.snapshotPatch !== undefined) || expected.snapshot !== undefined || expected.agentUsage !== undefined,
     agentView: agent.name !== undefined || handles('observeAgent'),
+    agentMiddleware:
+      agent.bundles !== undefined ||
+      agent.inheritTools !== undefined ||
+      runs.some((run) => run.use !== undefined || run.expect?.middlewareUsage !== undefined || run.expect?.compressed !== undefined) ||
+      handlers.some((handler) => handler.stage === 'compressContext') ||
+      handles('afterToolCall', 'checkFinalAnswer', 'observeCaller', 'observeCompressed') ||
+      expected.childModelCalls !== undefined ||
+      (expected.modelCalls ?? []).some((call) => call.toolNames !== undefined),
   };
   return (Object.keys(uses) as AgentCapability[]).filter((capability) => uses[capability]);
 }

@@ -300,7 +300,7 @@ describe('runConformance with agent cases', () => {
     const expected = testCase.expect as { modelCalls: Record<string, unknown>[] };
     const report = await runConformance([{ ...testCase, expect: { ...expected, modelCalls: [] } }], libraryTarget());
     expect(report.cases[0]?.differences?.map((difference) => [difference.key, Object.keys((difference.observed as Record<string, unknown>[])[0] ?? {})])).toEqual([
-      ['modelCalls', ['systemPrompt', 'systemBlocks', 'messageCount', 'lastMessage', 'state']],
+      ['modelCalls', ['systemPrompt', 'systemBlocks', 'messageCount', 'lastMessage', 'state', 'toolNames']],
     ]);
   });
 });

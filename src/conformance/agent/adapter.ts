@@ -1,4 +1,4 @@
-import type { MiddlewareRegistry, SystemPrompt } from '../../index';
+import type { Middleware, MiddlewareRegistry, SystemPrompt } from '../../index';
 import type { AgentEvent, AgentSession, AgentSnapshot, Interrupt, Message, Model, Tool, Usage } from '../../agent/index';
 import type { AgentCapability } from '../cases/agent-case';
 
@@ -55,6 +55,8 @@ export interface AgentLoopSetup {
   readonly session?: AgentSession | undefined;
   /** The snapshot the conversation goes on from, given instead of messages and model state (capability `snapshots`). */
   readonly snapshot?: AgentSnapshot | undefined;
+  /** Whether a run offers the tools contributed in the registry's ancestors too, as the reference agent's `inheritTools` (capability `agentMiddleware`); undefined: the loop's default. */
+  readonly inheritTools?: boolean | undefined;
 }
 
 /** One run (one turn of the conversation). */
@@ -67,6 +69,8 @@ export interface AgentLoopRun {
   readonly invocationState?: Record<string, unknown> | undefined;
   /** The run's signal (capability `cancel`). */
   readonly signal?: AbortSignal | undefined;
+  /** The run's own bundles, registered for this run alone as the reference agent's `options.use` (capability `agentMiddleware`). */
+  readonly use?: readonly Middleware[] | undefined;
 }
 
 /**

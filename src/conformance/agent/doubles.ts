@@ -22,6 +22,8 @@ export interface World {
   readonly pending: Promise<unknown>[];
   /** Aborts the signal of the running run, when the run has one that is abortable. */
   abortRun: (() => void) | undefined;
+  /** The scripted models of the sub-agents, by name. */
+  readonly childModels: Map<string, ScriptedModel>;
 }
 
 /** Runs `cancelLater` once the run waits on the call: a macrotask later, after every pending promise job. */

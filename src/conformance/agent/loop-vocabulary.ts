@@ -31,7 +31,8 @@ function describeView(world: World, view: AgentView | undefined): string {
   if (view === undefined) return 'agent none';
   const first = views.get(world) ?? view;
   views.set(world, first);
-  return `agent ${view.name} session=${view.sessionId ?? 'none'} tools=${view.tools.map((spec) => spec.name).join(',')} frozen=${Object.isFrozen(view) && Object.isFrozen(view.tools)} same=${view === first}`;
+  const parent = view.parent === undefined ? '' : ` parent=${view.parent.name}/${view.parent.toolUseId}`;
+  return `agent ${view.name} session=${view.sessionId ?? 'none'} tools=${view.tools.map((spec) => spec.name).join(',')} frozen=${Object.isFrozen(view) && Object.isFrozen(view.tools)} same=${view === first}${parent}`;
 }
 
 /** Registers one loop-control handler of the vocabulary; false when `spec` names none of them. */

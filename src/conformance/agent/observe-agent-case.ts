@@ -5,19 +5,24 @@
  */
 import { MiddlewareRegistry, type SystemPrompt } from '../../index';
 import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, type SessionStore } from '../../agent/index';
+import type { ScriptedModel } from '../../testing/index';
 import type { AgentCase } from '../cases/agent-case';
 import type { Json } from '../cases/chain-case';
 import { reportError } from '../library/chain-values';
 import type { AgentObservation, AgentRunObservation } from '../protocol/messages';
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
 import { buildModel, buildTool, type World } from './doubles';
-import { register } from './vocabulary';
+import { buildBundle } from './middleware-vocabulary';
+import { register, stages } from './vocabulary';
 
 /** Runs every run of `testCase` on one session of `adapter`, then reads what the conversation holds. */
 export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAdapter): Promise<AgentObservation> {
-  const world: World = { session: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined };
-  const registry = new MiddlewareRegistry();
+  const world: World = { session: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined, childModels: new Map() };
+  // The loop's registry is a child, so a case can register bundles on a registry it inherits from.
+  const parentRegistry = new MiddlewareRegistry();
+  const registry = parentRegistry.child();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
+  for (const bundle of testCase.agent.bundles ?? []) (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
   const { model, scripted } = buildModel(world, testCase.agent.model);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
@@ -33,6 +38,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     systemPrompt: systemPrompt as SystemPrompt | undefined,
     name: testCase.agent.name,
     session: testCase.agent.session === true ? { store: recordingStore(world), id: 'case' } : undefined,
+    inheritTools: testCase.agent.inheritTools,
   };
   let session = adapter.start({ ...setup, messages, modelState });
   world.session = session;
@@ -53,7 +59,8 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
         session = await restored(adapter, setup, session, run.restore, run.snapshotPatch);
         world.session = session;
       }
-      for await (const event of session.run({ input: input as string | Message[] | undefined, resume: run.resume, invocationState, signal })) events.push(event);
+      const use = run.use?.map((bundle) => buildBundle(world, bundle));
+      for await (const event of session.run({ input: input as string | Message[] | undefined, resume: run.resume, invocationState, signal, use })) events.push(event);
     } catch (thrown) {
       error = reportError(thrown, new Set(world.errors.values()));
     }
@@ -68,19 +75,27 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     history: session.messages as unknown as Json[],
     ...(session.modelState === undefined ? {} : { modelState: session.modelState as Json }),
     toolCalls: world.toolCalls as { name: string; input: Json }[],
-    modelCalls: scripted.calls.map((call) => ({
-      systemPrompt: call.request.systemPrompt,
-      systemBlocks: call.request.systemBlocks as unknown as Json,
-      messageCount: call.request.messages.length,
-      ...(call.request.messages.length === 0 ? {} : { lastMessage: call.request.messages.at(-1) as unknown as Json }),
-      state: call.state as Json,
-    })),
+    modelCalls: modelCallsOf(scripted),
+    ...(world.childModels.size === 0 ? {} : { childModelCalls: Object.fromEntries([...world.childModels].map(([name, child]) => [name, modelCallsOf(child)])) }),
     observations: world.observations,
     ...(session.pendingInterrupts === undefined ? {} : { pendingInterrupts: session.pendingInterrupts.map((interrupt) => interrupt.id) }),
     ...(expected.callerObjectsUnfrozen === undefined ? {} : { callerObjectsUnfrozen: callerObjects.every((object) => !Object.isFrozen(object)) }),
     ...(expected.snapshot === undefined || session.snapshot === undefined ? {} : { snapshot: session.snapshot() as unknown as Json }),
     ...(expected.agentUsage === undefined || session.usage === undefined ? {} : { agentUsage: session.usage as unknown as Json }),
+    ...(expected.explain === undefined ? {} : { explain: Object.fromEntries(Object.keys(expected.explain).map((stage) => [stage, registry.explain(stages[stage as keyof typeof stages])])) }),
   };
+}
+
+/** What a scripted model received in each call. */
+function modelCallsOf(scripted: ScriptedModel): AgentObservation['modelCalls'] {
+  return scripted.calls.map((call) => ({
+    systemPrompt: call.request.systemPrompt,
+    systemBlocks: call.request.systemBlocks as unknown as Json,
+    messageCount: call.request.messages.length,
+    ...(call.request.messages.length === 0 ? {} : { lastMessage: call.request.messages.at(-1) as unknown as Json }),
+    state: call.state as Json,
+    toolNames: call.request.toolSpecs.map((spec) => spec.name),
+  }));
 }
 
 /** A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved. */
@@ -118,6 +133,8 @@ function runObservation(events: readonly AgentEvent[], error: AgentRunObservatio
     ...(last === undefined ? {} : { lastEventType: last.type }),
     ...(result === undefined ? {} : { interrupts: result.interrupts as unknown as Json, usage: result.usage as unknown as Json }),
     ...(result?.stoppedBy === undefined ? {} : { stoppedBy: result.stoppedBy as unknown as Json }),
+    ...(result === undefined ? {} : { middlewareUsage: (result.middlewareUsage ?? null) as unknown as Json }),
+    compressed: events.flatMap((event) => (event.type === 'contextCompressed' ? [{ replaced: event.replaced.length, messages: event.messages.length, tokens: event.tokens, maxTokens: event.maxTokens }] : [])),
     eventTypes: events.map((event) => event.type),
     // A copy as the run left it: a resume without invocation state goes on with the halted run's very object (MW-114).
     ...(invocationState === undefined ? {} : { invocationState: structuredClone(invocationState) as Json }),

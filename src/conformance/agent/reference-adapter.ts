@@ -28,6 +28,7 @@ function agentOptions(setup: AgentLoopSetup): AgentOptions {
     ...(setup.name === undefined ? {} : { name: setup.name }),
     ...(setup.session === undefined ? {} : { session: setup.session }),
     ...(setup.snapshot === undefined ? {} : { snapshot: setup.snapshot }),
+    ...(setup.inheritTools === undefined ? {} : { inheritTools: setup.inheritTools }),
   };
 }
 
@@ -39,6 +40,7 @@ function sessionOf(agent: Agent): AgentLoopSession {
         ...(run.invocationState === undefined ? {} : { invocationState: run.invocationState }),
         ...(run.signal === undefined ? {} : { signal: run.signal }),
         ...(run.resume === undefined ? {} : { interruptResponses: run.resume }),
+        ...(run.use === undefined ? {} : { use: run.use }),
       };
       return agent.stream(run.input, options);
     },

@@ -5,11 +5,12 @@
  */
 import { castDraft, produce } from 'immer';
 import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../index';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentEvent, type Message, type StopReason } from '../../agent/index';
+import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentEvent, type Message, type StopReason } from '../../agent/index';
 import type { AgentCaseHandler } from '../cases/agent-case';
 import type { AgentLoopSession } from './adapter';
 import { userError, type World } from './doubles';
 import { registerLoopHandler } from './loop-vocabulary';
+import { registerMiddlewareHandler } from './middleware-vocabulary';
 
 /** How an observation shows a tool result's error: none, its message, or its type when it has no readable message. */
 function errorText(event: { readonly error?: unknown }): string {
@@ -65,7 +66,8 @@ export function hedging<TContext>(onKept: (index: number) => void = () => undefi
   };
 }
 
-const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage } as const;
+/** The stages a case names, by name. */
+export const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage, compressContext: CompressContextStage } as const;
 
 /** Registers one vocabulary handler; `spec/README.md` says what each stage, phase and `do` registers. */
 export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
@@ -74,6 +76,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
     throw new Error(`Case handler "${spec.do}" is not defined for ${spec.stage}.${spec.phase}.`);
   };
   if (registerLoopHandler(world, registry, spec)) return;
+  if (registerMiddlewareHandler(world, registry, spec)) return;
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':

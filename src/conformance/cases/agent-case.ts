@@ -27,6 +27,8 @@ export const AGENT_CAPABILITIES = {
   agentInterrupts: "the AgentStreamStage context's interrupt() halts the whole run, responses may be given with a fresh run's input, a run's responses live as long as the run and its resumes, and a question after the result is refused (MW-131, MW-134)",
   snapshots: 'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
   agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
+  agentMiddleware:
+    "the loop runs the agent middleware of section 5c: it offers the model the tools bundles contribute under ToolsKey (a run's own bundles and inheritTools included), compresses its context through CompressContextStage when it exceeds the ContextBudgetKey budget and emits contextCompressed, and reports the model calls middleware made as the agentResult's middlewareUsage (MW-160 – MW-174)",
 } as const;
 
 /** One capability of an agent loop (see {@link AGENT_CAPABILITIES}). */
@@ -89,7 +91,7 @@ const tool = z.strictObject({
   external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
 });
 
-const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn']);
+const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn', 'compressContext']);
 
 /** One handler from the vocabulary. */
 const handler = z
@@ -126,6 +128,13 @@ const handler = z
       'errorsAsAnswers',
       'dropResult',
       'observeCode',
+      'afterToolCall',
+      'checkFinalAnswer',
+      'keepLast',
+      'observeCaller',
+      'observeModelState',
+      'convertToLlm',
+      'observeCompressed',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -150,6 +159,10 @@ const handler = z
     turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
     spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
     critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
+    id: z.string().optional().describe('The id the handler is registered with'),
+    replace: z.boolean().optional().describe('Registered with replace: true'),
+    patch: json.optional().describe('executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"'),
+    nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
   })
   .describe('A handler; see the runner for what each "do" means');
 
@@ -160,7 +173,26 @@ const modelCall = z.strictObject({
   messageCount: z.number().int().nonnegative().optional(),
   lastMessage: json.optional(),
   state: json.optional(),
+  toolNames: z.array(z.string()).optional().describe('The names of the tool specs of the request'),
 });
+
+/** A bundle of the agent middleware (section 5c) or of scripted tools. */
+const bundle = z
+  .strictObject({
+    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing']),
+    name: z.string().optional().describe("tools: the bundle's name; subagent: the tool's and child's name"),
+    tools: z.array(tool).optional().describe("tools: the scripted tools it contributes; subagent: the child's tools"),
+    maxTokens: z.number().optional().describe('compaction, budget: the budget'),
+    keepRecent: z.number().int().nonnegative().optional().describe('compaction'),
+    countMessages: z.boolean().optional().describe('compaction, budget: count one token per message instead of estimateTokens'),
+    instructions: z.string().optional().describe('compaction: summarize.instructions'),
+    description: z.string().optional().describe('subagent: the tool description (default "Delegates a task.")'),
+    systemPrompt: z.string().optional().describe("subagent: the child's system prompt"),
+    model: z.array(turn).optional().describe("subagent: the child's scripted model turns"),
+    inherit: z.enum(['handlers', 'none']).optional().describe('subagent'),
+    scope: z.enum(['agent', 'parent']).optional().describe("Where it is registered: the agent's registry (default) or its parent registry"),
+  })
+  .describe('A bundle registered with registry.use (throwing: its setup throws Error("setup failed"))');
 
 /** One run of the agent and what it must end with. */
 const run = z.strictObject({
@@ -173,6 +205,7 @@ const run = z.strictObject({
     .optional()
     .describe("Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession"),
   snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
+  use: z.array(bundle).optional().describe("The run's own bundles (options.use)"),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
@@ -196,6 +229,11 @@ const run = z.strictObject({
       eventTypes: z.array(z.string()).optional(),
       invocationState: json.optional(),
       stoppedBy: json.optional().describe("The agent result's stoppedBy"),
+      middlewareUsage: json.optional().describe("The agent result's middlewareUsage (null: absent)"),
+      compressed: z
+        .array(z.strictObject({ replaced: z.number().int(), messages: z.number().int(), tokens: z.number(), maxTokens: z.number() }))
+        .optional()
+        .describe('Each contextCompressed event of the run: the counts of its replaced and new messages, and its tokens and maxTokens'),
       frozen: z
         .boolean()
         .optional()
@@ -208,7 +246,7 @@ const run = z.strictObject({
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-(1[0-5]|21)\d$/)).min(1).describe('Rules of sections 5 and 5b (MW-100 – MW-159) and MW-210'),
+  rules: z.array(z.string().regex(/^MW-(1[0-7]|21)\d$/)).min(1).describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
@@ -221,6 +259,8 @@ export const agentCase = z.strictObject({
     modelState: z.record(z.string(), json).optional(),
     tools: z.array(tool).optional(),
     model: z.array(turn),
+    inheritTools: z.boolean().optional().describe('options.inheritTools'),
+    bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
   }),
   handlers: z.array(handler).optional(),
   runs: z.array(run).min(1),
@@ -235,6 +275,8 @@ export const agentCase = z.strictObject({
       callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
       snapshot: json.optional().describe('agent.snapshot() after the runs'),
       agentUsage: usage.optional().describe('agent.usage after the runs'),
+      explain: z.partialRecord(stageName, z.string()).optional().describe("registry.explain(stage) of the agent's registry after the runs"),
+      childModelCalls: z.record(z.string(), z.array(modelCall)).optional().describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
     })
     .optional(),
 });
@@ -247,6 +289,8 @@ export type AgentCaseHandler = z.infer<typeof handler>;
 export type AgentCaseTurn = z.infer<typeof turn>;
 /** One tool of a case. */
 export type AgentCaseTool = z.infer<typeof tool>;
+/** One bundle of a case. */
+export type AgentCaseBundle = z.infer<typeof bundle>;
 
 /** The JSON Schema committed as `spec/agent-case.schema.json`, for implementations in other languages. */
 export function agentCaseJsonSchema(): unknown {

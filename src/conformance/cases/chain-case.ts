@@ -175,6 +175,22 @@ export const errorExpectation = z
   })
   .describe('An expected error');
 
+/** One value a bundle contributes with registrar.provide (MW-054). */
+const provideSpec = z.strictObject({
+  key: z.string().describe('The name of a key of the case\'s keys'),
+  value: json,
+  rawKey: json.optional().describe('Passed to provide() as the key instead of the named key (to test validation)'),
+  label: z.string().optional().describe('Names the disposer provide() returns, for dispose operations'),
+});
+
+/** A contribution key of the case (MW-053). */
+const keySpec = z.strictObject({
+  name: json.describe('The name given to createContributionKey (a string, or another value to test validation)'),
+  identify: json.optional().describe('true: identify(value) returns value.id; another value is passed as identify as it is'),
+  stage: json.optional().describe('true: the main stage; another value is passed as stage as it is'),
+  expectError: z.lazy(() => errorExpectation).optional().describe('createContributionKey is expected to throw this'),
+});
+
 /** One registry operation. */
 export const operation = z.union([
   addOperation,
@@ -184,7 +200,8 @@ export const operation = z.union([
     label: z.string().optional(),
     scope: z.enum(['parent', 'child']).optional(),
     handlers: z.array(addOperation),
-    throwAfter: z.number().int().nonnegative().optional().describe('setup throws Error("setup failed") after registering this many handlers'),
+    provides: z.array(provideSpec).optional().describe('Values contributed with registrar.provide, after the handlers'),
+    throwAfter: z.number().int().nonnegative().optional().describe('setup throws Error("setup failed") after this many registrations (handlers, then provides)'),
     expectError: errorExpectation.optional(),
   }),
   z.strictObject({ op: z.literal('dispose'), label: z.string(), times: z.number().int().positive().optional() }),
@@ -273,6 +290,7 @@ const chainCase = z.strictObject({
   kind: z.literal('chain'),
   stage: stageSpec,
   otherStages: z.array(z.string()).optional(),
+  keys: z.array(keySpec).optional().describe('Contribution keys created before the registry operations, in order'),
   registry: z.array(operation).default([]),
   invokeOn: z.enum(['parent', 'child']).optional(),
   terminal: terminalSpec,
@@ -293,6 +311,10 @@ const chainCase = z.strictObject({
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
     describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),
     explain: z.string().optional(),
+    contributions: z
+      .record(z.string(), z.union([z.array(z.record(z.string(), json)), z.strictObject({ error: z.lazy(() => errorExpectation) })]))
+      .optional()
+      .describe('By key name: contributions(key) of the registry invoked on, before the invoke (null stands for undefined), or the error it throws'),
     stageFrozen: z.boolean().optional().describe('The stage and its phase tokens are frozen and point back to it'),
   }),
 });

@@ -195,7 +195,7 @@ function regenerateOptions(options: Record<string, unknown>) {
   } as never;
 }
 
-/** Tracing whose finished spans are written into the trace as `span:<name>[#<attempt>] <- <parent>[ error]`; `"api": false` gives it the tracer alone. */
+/** Tracing whose finished spans are written into the trace as `span:<name>[#<attempt>][ caller=<caller>] <- <parent>[ error]`; `"api": false` gives it the tracer alone. */
 function recordedTracing(environment: Environment, withApi: boolean): Instrumentation {
   const { tracer, api } = recordingTracing((line) => environment.trace.push(line));
   return tracing(withApi ? { api, tracer } : { tracer });

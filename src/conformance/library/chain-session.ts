@@ -4,7 +4,7 @@
  * request. This is what a port writes in its own language (spec/README.md,
  * "The protocol"); the runner does the rest.
  */
-import { createStage, MiddlewareRegistry, type AnyStage, type Disposer, type MiddlewareWarning, type Registration } from '../../index';
+import { createContributionKey, createStage, MiddlewareRegistry, type AnyStage, type ContributionKey, type Disposer, type MiddlewareWarning, type Registration } from '../../index';
 import type { Json } from '../cases/chain-case';
 import type { ErrorReport, ReplyOf, RequestOf } from '../protocol/messages';
 import { builtin } from './builtins';
@@ -41,6 +41,7 @@ export class ChainSession {
   private readonly child = this.parent.child();
   private readonly stages = new Map<string | undefined, AnyStage>();
   private readonly labels = new Map<string, Labelled>();
+  private readonly keys = new Map<string, ContributionKey<unknown>>();
   private readonly use: Registration[] = [];
   private readonly stateWrites: unknown[] = [];
   private stateGets = 0;
@@ -91,9 +92,19 @@ export class ChainSession {
       const dispose = this.registry(request.scope).use({
         name: request.name,
         setup: (registrar) => {
-          for (const [index, member] of request.handlers.entries()) {
-            if (request.throwAfter === index) break;
+          let registered = 0;
+          for (const member of request.handlers) {
+            if (request.throwAfter === registered) break;
             registrar.add(this.targetOf(member) as AnyStage, this.handlerOf(member) as never, member.options as never);
+            registered++;
+          }
+          for (const provided of request.provides ?? []) {
+            if (request.throwAfter === registered) break;
+            const key = 'rawKey' in provided ? provided.rawKey : this.keys.get(provided.key);
+            if (key === undefined) throw new Error(`the case names the unknown key "${provided.key}"`);
+            const disposeOne = registrar.provide(key as ContributionKey<unknown>, structuredClone(provided.value));
+            if (provided.label !== undefined) this.labels.set(provided.label, { dispose: disposeOne });
+            registered++;
           }
           if (request.throwAfter !== undefined) {
             const failed = new Error('setup failed');
@@ -104,6 +115,27 @@ export class ChainSession {
       });
       if (request.label !== undefined) this.labels.set(request.label, { dispose });
     });
+  }
+
+  /** `createContributionKey(name, options?)`, the key kept under its name (`chain.key`). */
+  key(request: RequestOf<'chain.key'>): ReplyOf<'chain.key'> {
+    const options: Record<string, unknown> = {};
+    if ('identify' in request) options.identify = request.identify === true ? (value: unknown) => (value as { id?: unknown }).id : request.identify;
+    if ('stage' in request) options.stage = request.stage === true ? this.stages.get(undefined) : request.stage;
+    return this.attempt(() => {
+      const key = createContributionKey(request.name as string, (Object.keys(options).length === 0 ? undefined : options) as never);
+      this.keys.set(key.name, key);
+    });
+  }
+
+  /** `contributions(key)` with a new key of the name (`chain.contributions`). */
+  contributions(request: RequestOf<'chain.contributions'>): ReplyOf<'chain.contributions'> {
+    try {
+      const entries = this.registry(request.on).contributions(createContributionKey(request.key));
+      return this.traced({ entries: entries.map((entry) => Object.fromEntries(Object.entries(entry).map(([field, value]) => [field, asJson(value ?? null)]))) });
+    } catch (error) {
+      return this.failed(error);
+    }
   }
 
   /** Registers a built-in middleware (`chain.use`). */

@@ -96,6 +96,10 @@ function chainRequest(session: ChainSession, request: Exclude<ProtocolRequest, R
       return session.add(request);
     case 'chain.bundle':
       return session.bundle(request);
+    case 'chain.key':
+      return session.key(request);
+    case 'chain.contributions':
+      return session.contributions(request);
     case 'chain.use':
       return session.useBuiltin(request);
     case 'chain.dispose':

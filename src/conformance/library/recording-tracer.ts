@@ -5,8 +5,8 @@ type TracingApi = NonNullable<TracingOptions['api']>;
 
 /**
  * A tracer and a stand-in for `@opentelemetry/api` that write each finished
- * span into a case's trace as `span:<name>[#<staged.attempt>] <- <parent
- * name, or - for none>[ error]`.
+ * span into a case's trace as `span:<name>[#<staged.attempt>][
+ * caller=<staged.caller>] <- <parent name, or - for none>[ error]`.
  *
  * Why not the OpenTelemetry SDK: the conformance entry point must load
  * without the optional peer dependency. What `tracing` relies on is the
@@ -40,9 +40,10 @@ class RecordingContext {
   }
 }
 
-/** A span that records its name, parent, attempt and status. */
+/** A span that records its name, parent, attempt, caller and status. */
 class RecordingSpan {
   private attempt: unknown;
+  private caller: unknown;
   private failed = false;
 
   constructor(
@@ -52,6 +53,7 @@ class RecordingSpan {
     private readonly record: (line: string) => void,
   ) {
     this.attempt = attributes?.['staged.attempt'];
+    this.caller = attributes?.['staged.caller'];
   }
 
   isRecording(): boolean {
@@ -60,6 +62,7 @@ class RecordingSpan {
 
   setAttribute(key: string, value: unknown): this {
     if (key === 'staged.attempt') this.attempt = value;
+    if (key === 'staged.caller') this.caller = value;
     return this;
   }
 
@@ -81,7 +84,8 @@ class RecordingSpan {
 
   end(): void {
     const attempt = this.attempt === undefined ? '' : `#${String(this.attempt)}`;
-    this.record(`span:${this.name}${attempt} <- ${this.parent?.name ?? '-'}${this.failed ? ' error' : ''}`);
+    const caller = this.caller === undefined ? '' : ` caller=${String(this.caller)}`;
+    this.record(`span:${this.name}${attempt}${caller} <- ${this.parent?.name ?? '-'}${this.failed ? ' error' : ''}`);
   }
 }
 

@@ -83,10 +83,32 @@ const chainRequests = [
       scope,
       name: z.string(),
       handlers: z.array(registration).describe('What setup registers through the registrar, in order'),
-      throwAfter: z.number().int().nonnegative().optional().describe('setup throws Error("setup failed") after registering this many'),
+      provides: z
+        .array(
+          z.strictObject({
+            key: z.string().describe('The name of a key a chain.key request created'),
+            value: json,
+            rawKey: json.optional().describe('Given to provide() as the key instead of the named key'),
+            label,
+          }),
+        )
+        .optional()
+        .describe('What setup contributes with registrar.provide(key, value), in order, after the handlers'),
+      throwAfter: z.number().int().nonnegative().optional().describe('setup throws Error("setup failed") after this many registrations (the handlers, then the provides)'),
       label,
     })
     .describe('registry.use({ name, setup })'),
+  z
+    .strictObject({
+      op: z.literal('chain.key'),
+      name: json.describe('The name argument, as it is'),
+      identify: json.optional().describe('true: identify(value) returns value.id; another value is given as identify as it is; absent: no identify'),
+      stage: json.optional().describe("true: the case's stage; another value is given as stage as it is; absent: no stage"),
+    })
+    .describe('createContributionKey(name, options?), options given only when identify or stage is; the key is kept under its name for chain.bundle and chain.contributions'),
+  z
+    .strictObject({ op: z.literal('chain.contributions'), on: scope, key: z.string().describe('A key name') })
+    .describe('contributions(key) of that registry, with a new key of that name (keys are matched by name, MW-053)'),
   z
     .strictObject({ op: z.literal('chain.use'), scope, builtin: z.string(), options: z.record(z.string(), json), label })
     .describe('Registers the built-in middleware as spec/README.md maps it'),
@@ -135,6 +157,11 @@ export const protocolRequest = z
 const trace = z.array(z.string()).optional().describe('The lines recorded into the trace since the previous reply, in order');
 const withError = { error: errorReport.optional().describe('The error the call threw or rejected with'), trace };
 
+/** The model calls of a scripted model. */
+const modelCalls = z.array(
+  z.strictObject({ systemPrompt: z.string(), systemBlocks: json, messageCount: z.number().int(), lastMessage: json.optional(), state: json, toolNames: z.array(z.string()).optional() }),
+);
+
 /** A run of an agent case, as a port observed it. */
 export const agentRunObservation = z.strictObject({
   error: errorReport.optional().describe('The error the run rejected with'),
@@ -143,6 +170,11 @@ export const agentRunObservation = z.strictObject({
   interrupts: json.optional().describe("The agentResult's interrupts"),
   usage: json.optional().describe("The agentResult's usage"),
   stoppedBy: json.optional().describe("The agentResult's stoppedBy, when it has one"),
+  middlewareUsage: json.optional().describe("With an agentResult: its middlewareUsage, null when it has none"),
+  compressed: z
+    .array(z.strictObject({ replaced: z.number().int(), messages: z.number().int(), tokens: z.number(), maxTokens: z.number() }))
+    .optional()
+    .describe('Each contextCompressed event: the counts of its replaced and new messages, and its tokens and maxTokens'),
   eventTypes: z.array(z.string()).describe('The type of every event'),
   invocationState: json.optional().describe('The invocation state object given to the run, after it; absent when the run gave none'),
   frozen: z.boolean().optional().describe('Only when the run expects frozen: the check that key describes'),
@@ -154,14 +186,14 @@ export const agentObservation = z.strictObject({
   history: z.array(json).describe('The history after the runs'),
   modelState: json.optional().describe('The model state after the runs'),
   toolCalls: z.array(z.strictObject({ name: z.string(), input: json })),
-  modelCalls: z
-    .array(z.strictObject({ systemPrompt: z.string(), systemBlocks: json, messageCount: z.number().int(), lastMessage: json.optional(), state: json }))
-    .describe("Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message) and the model's state snapshot"),
+  modelCalls: modelCalls.describe("Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message, the names of its tool specs) and the model's state snapshot"),
+  childModelCalls: z.record(z.string(), modelCalls).optional().describe("By sub-agent name: the calls of the sub-agent's scripted model, as modelCalls"),
   observations: z.array(z.string()),
   pendingInterrupts: z.array(z.string()).optional().describe('Ids of the pending interrupts'),
   callerObjectsUnfrozen: z.boolean().optional().describe('Only when the case expects callerObjectsUnfrozen'),
   snapshot: json.optional().describe('Only when the case expects snapshot: the snapshot of the conversation state after the runs'),
   agentUsage: json.optional().describe('Only when the case expects agentUsage: the token counts of the runs the conversation kept'),
+  explain: z.record(z.string(), z.string()).optional().describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
 });
 
 /** The reply to each request, by op (besides the failure reply every request may get). */
@@ -180,6 +212,11 @@ export const protocolReplies = {
   'chain.add': z.strictObject(withError),
   'chain.bundle': z.strictObject(withError),
   'chain.use': z.strictObject(withError),
+  'chain.key': z.strictObject(withError),
+  'chain.contributions': z.strictObject({
+    entries: z.array(z.record(z.string(), json)).optional().describe('Every entry with all its keys, undefined as null'),
+    ...withError,
+  }),
   'chain.dispose': z.strictObject({ trace }),
   'chain.remove': z.strictObject({ removed: z.boolean(), trace }),
   'chain.instrument': z.strictObject({ trace }),

@@ -11,10 +11,10 @@ import { call, type ConformanceTarget } from './target';
 type RunExpectation = NonNullable<AgentCase['runs'][number]['expect']>;
 
 /** The keys of a run's `expect` compared with the observation as they are. */
-const RUN_KEYS = ['stopReason', 'interrupts', 'usage', 'stoppedBy', 'eventTypes', 'invocationState', 'frozen'] as const;
+const RUN_KEYS = ['stopReason', 'interrupts', 'usage', 'stoppedBy', 'eventTypes', 'invocationState', 'frozen', 'middlewareUsage', 'compressed'] as const;
 
 /** The keys of a case's `expect` compared with the observation as they are. */
-const CASE_KEYS = ['snapshot', 'agentUsage', 'history', 'modelState', 'toolCalls', 'observations', 'pendingInterrupts', 'callerObjectsUnfrozen'] as const;
+const CASE_KEYS = ['snapshot', 'agentUsage', 'history', 'modelState', 'toolCalls', 'observations', 'pendingInterrupts', 'callerObjectsUnfrozen', 'explain'] as const;
 
 /** Runs one agent case against `target` and returns what differed from its expectations. */
 export async function runAgentCase(testCase: AgentCase, target: ConformanceTarget, timeoutMs: number): Promise<Difference[]> {
@@ -27,7 +27,8 @@ export async function runAgentCase(testCase: AgentCase, target: ConformanceTarge
   if (observed.runs.length !== testCase.runs.length) compare('runs.length', testCase.runs.length, observed.runs.length);
   const expected = testCase.expect ?? {};
   for (const key of CASE_KEYS) if (expected[key] !== undefined) compare(key, expected[key], observed[key]);
-  if (expected.modelCalls !== undefined) compare('modelCalls', expected.modelCalls, modelCallsAsExpected(observed, expected.modelCalls));
+  if (expected.modelCalls !== undefined) compare('modelCalls', expected.modelCalls, modelCallsAsExpected(observed.modelCalls, expected.modelCalls));
+  for (const [name, calls] of Object.entries(expected.childModelCalls ?? {})) compare(`childModelCalls.${name}`, calls, modelCallsAsExpected(observed.childModelCalls?.[name] ?? [], calls));
   return differences;
 }
 
@@ -61,8 +62,8 @@ function identity(key: string, error: ErrorReport, expected: NonNullable<RunExpe
 }
 
 /** Each model call with only the keys the expectation of that call lists (all keys past the expected calls). */
-function modelCallsAsExpected(observed: AgentObservation, expected: readonly Record<string, unknown>[]): unknown[] {
-  return observed.modelCalls.map((call, index) => {
+function modelCallsAsExpected(observed: AgentObservation['modelCalls'], expected: readonly Record<string, unknown>[]): unknown[] {
+  return observed.map((call, index) => {
     const keys = index < expected.length ? Object.keys(expected[index] ?? {}) : Object.keys(call);
     return Object.fromEntries(keys.map((key) => [key, (call as Record<string, unknown>)[key]]));
   });

@@ -3,10 +3,12 @@
  * protocol's chain requests, one primitive at a time, and builds the object
  * compared with the case's `expect` from the replies.
  *
- * Order of a case: `chain.begin`; the registry operations in order (an
- * operation with `expectError` must fail with that error, recorded as
- * `setup error <JSON>`, anything else must not fail); `chain.describe` when
- * the case expects `describe` or `explain`; `chain.invoke`; the consumer's
+ * Order of a case: `chain.begin`; a `chain.key` for each of its keys; the
+ * registry operations in order (a key or an operation with `expectError`
+ * must fail with that error, recorded as `setup error <JSON>`, anything else
+ * must not fail); a `chain.contributions` for each key the case expects
+ * contributions of; `chain.describe` when the case expects `describe` or
+ * `explain`; `chain.invoke`; the consumer's
  * requests (`afterInvoke` operations before the first pull); `chain.end`.
  */
 import type { AddOperation, ChainCase, ErrorExpectation, Json, Operation } from '../cases/chain-case';
@@ -50,9 +52,9 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
   const usesChild = [...testCase.registry, ...(testCase.consumer.afterInvoke ?? [])].some((operation) => 'scope' in operation && operation.scope === 'child');
   const on = testCase.invokeOn ?? (usesChild ? 'child' : 'parent');
 
-  /** Applies one registry operation; a failure it did not expect stops the case. */
-  const apply = async (operation: Operation, at: Failure['at']): Promise<boolean> => {
-    const reply = await send(requestOf(operation));
+  /** Applies one registry operation (or creates a key); a failure it did not expect stops the case. */
+  const apply = async (operation: Operation | KeyOperation, at: Failure['at']): Promise<boolean> => {
+    const reply = await send(operation.op === 'key' ? keyRequest(operation) : requestOf(operation));
     const expectError = 'expectError' in operation ? operation.expectError : undefined;
     if (operation.op === 'remove' && (reply as ReplyOf<'chain.remove'>).removed !== operation.expect) {
       failure = { at, error: `remove returned ${String((reply as ReplyOf<'chain.remove'>).removed)}, the case expects ${String(operation.expect)}` };
@@ -71,7 +73,8 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
   const begin = await send({ op: 'chain.begin', case: testCase.id, stage: testCase.stage, ...defined('otherStages', testCase.otherStages), ...defined('signal', testCase.signal), ...defined('state', testCase.state) });
   if (begin.error !== undefined) failure = { at: 'setup', error: begin.error };
   else if (expected.stageFrozen !== undefined) observed.stageFrozen = begin.stageFrozen;
-  if (failure === undefined && (await applyAll(testCase.registry, apply, 'setup'))) {
+  const keys = (testCase.keys ?? []).map((key): KeyOperation => ({ op: 'key', ...key }));
+  if (failure === undefined && (await applyAll(keys, apply, 'setup')) && (await applyAll(testCase.registry, apply, 'setup')) && (await contributions(testCase, on, send, observed))) {
     const described = expected.describe !== undefined || expected.explain !== undefined ? await send({ op: 'chain.describe', on }) : undefined;
     if (described?.error !== undefined) failure = { at: 'setup', error: described.error };
     else {
@@ -107,6 +110,31 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
     }
   }
   return { observed, identity };
+}
+
+/** A key of the case, as an operation of its setup. */
+type KeyOperation = NonNullable<ChainCase['keys']>[number] & { readonly op: 'key' };
+
+/** The `chain.key` request of a key. */
+function keyRequest(key: KeyOperation): RequestOf<'chain.key'> {
+  return { op: 'chain.key', name: key.name, ...('identify' in key ? { identify: key.identify as Json } : {}), ...('stage' in key ? { stage: key.stage as Json } : {}) };
+}
+
+/** Reads the contributions the case expects into `observed.contributions`: the fields each expected entry lists (all of an entry past them), or the error. */
+async function contributions(testCase: ChainCase, on: 'parent' | 'child', send: Send, observed: Record<string, unknown>): Promise<boolean> {
+  const expected = testCase.expect.contributions;
+  if (expected === undefined) return true;
+  const seen: Record<string, unknown> = {};
+  for (const [name, expectedEntries] of Object.entries(expected)) {
+    const reply = await send({ op: 'chain.contributions', on, key: name });
+    if (reply.error !== undefined) seen[name] = { error: project(reply.error, Array.isArray(expectedEntries) ? {} : expectedEntries.error) };
+    else {
+      const listed = Array.isArray(expectedEntries) ? expectedEntries : [];
+      seen[name] = (reply.entries ?? []).map((entry, index) => Object.fromEntries(Object.keys(listed[index] ?? entry).map((field) => [field, entry[field] ?? null])));
+    }
+  }
+  observed.contributions = seen;
+  return true;
 }
 
 /** Sends one request and collects the trace lines of its reply. */
@@ -152,7 +180,7 @@ async function consume(
 }
 
 /** Applies operations in order until one fails unexpectedly; true when all went as the case says. */
-async function applyAll(operations: readonly Operation[], apply: (operation: Operation, at: Failure['at']) => Promise<boolean>, at: Failure['at']): Promise<boolean> {
+async function applyAll<TOperation extends Operation | KeyOperation>(operations: readonly TOperation[], apply: (operation: TOperation, at: Failure['at']) => Promise<boolean>, at: Failure['at']): Promise<boolean> {
   for (const operation of operations) if (!(await apply(operation, at))) return false;
   return true;
 }
@@ -163,7 +191,15 @@ function requestOf(operation: Operation): RequestOf<'chain.add' | 'chain.bundle'
     case 'add':
       return { op: 'chain.add', scope: operation.scope ?? 'parent', ...registration(operation), ...defined('label', operation.label) };
     case 'bundle':
-      return { op: 'chain.bundle', scope: operation.scope ?? 'parent', name: operation.name, handlers: operation.handlers.map(registration), ...defined('throwAfter', operation.throwAfter), ...defined('label', operation.label) };
+      return {
+        op: 'chain.bundle',
+        scope: operation.scope ?? 'parent',
+        name: operation.name,
+        handlers: operation.handlers.map(registration),
+        ...defined('provides', operation.provides?.map((provided) => ({ key: provided.key, value: provided.value, ...('rawKey' in provided ? { rawKey: provided.rawKey as Json } : {}), ...defined('label', provided.label) }))),
+        ...defined('throwAfter', operation.throwAfter),
+        ...defined('label', operation.label),
+      };
     case 'use':
       return { op: 'chain.use', scope: operation.scope ?? 'parent', builtin: operation.builtin, options: operation.options, ...defined('label', operation.label) };
     case 'dispose':
