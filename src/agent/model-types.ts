@@ -120,8 +120,8 @@ export interface ModelRequest {
 export interface ModelCallOptions<TModelState> {
   /** Aborts when the agent run is cancelled. */
   readonly signal: AbortSignal;
-  /** A draft of the agent's model state; written back only when the whole chain succeeds. */
-  readonly state: Draft<TModelState>;
+  /** A draft of the agent's model state, written back only when the whole chain succeeds; undefined when the invoke has no state binding (`invoke(InvokeModelStage, context, modelTerminal)` without `{ state }`). */
+  readonly state: Draft<TModelState> | undefined;
 }
 
 /** A model provider, seen through one method. */

@@ -56,6 +56,8 @@ export const TRACING_ATTRIBUTES = {
   closed: 'staged.closed',
   /** True when an interrupt (a question to a human) ended the layer or the invoke: no error. */
   interrupted: INTERRUPTED_ATTRIBUTE,
+  /** Who made the invoke when its context says (`context.caller`: a middleware's model call, MW-166); invoke spans only. */
+  caller: 'staged.caller',
 } as const;
 
 /** One entry into a layer, while its span is open. */
@@ -151,11 +153,9 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
   const callerContext = parenting.active();
   const active = instance.runs.of(info.stage, info.context, spanOf(callerContext))?.context ?? callerContext;
   const genAi = genAiSpan(info);
-  const root = tracer.startSpan(
-    genAi?.name ?? info.stage.name,
-    { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes: { [TRACING_ATTRIBUTES.stage]: info.stage.name, ...genAi?.attributes } },
-    active,
-  );
+  const caller = (info.context as { caller?: unknown } | null | undefined)?.caller;
+  const attributes: Attributes = { [TRACING_ATTRIBUTES.stage]: info.stage.name, ...(typeof caller === 'string' ? { [TRACING_ATTRIBUTES.caller]: caller } : {}), ...genAi?.attributes };
+  const root = tracer.startSpan(genAi?.name ?? info.stage.name, { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes }, active);
   if (!root.isRecording()) {
     root.end();
     return undefined;

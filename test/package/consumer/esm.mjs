@@ -3,6 +3,7 @@ import * as core from 'staged-middleware';
 import * as agent from 'staged-middleware/agent';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
+import * as conformance from 'staged-middleware/conformance';
 import { observe } from './observe.cjs';
 
-console.log(JSON.stringify(await observe({ '.': core, './agent': agent, './middleware': middleware, './testing': testing })));
+console.log(JSON.stringify(await observe({ '.': core, './agent': agent, './middleware': middleware, './testing': testing, './conformance': conformance })));
