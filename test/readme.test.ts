@@ -91,6 +91,25 @@ describe('README', { timeout: 60_000 }, () => {
     });
   });
 
+  describe('Tracing with OpenTelemetry', () => {
+    const section = readmeSection('Built-in middleware');
+    const start = section.indexOf('\n### Tracing with OpenTelemetry\n');
+    const [, code, tree] = /```ts\n([\s\S]*?)```[\s\S]*?```text\n([\s\S]*?)```/.exec(section.slice(start)) ?? [];
+
+    it('is the type-checked examples/tracing.ts', () => {
+      const example = readFileSync(join(root, 'examples/tracing.ts'), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
+      expect([start > 0, body]).toEqual([true, code]);
+    });
+
+    it('shows the span tree examples/tracing-tree.ts prints', () => {
+      expect(runTypeScript(join(root, 'examples/tracing-tree.ts'))).toBe(tree);
+    });
+  });
+
   describe.each([
     ['Turn control', 'examples/turn-control.ts'],
     ['Errors as answers', 'examples/errors-as-answers.ts'],

@@ -126,6 +126,8 @@ export interface ModelCallOptions<TModelState> {
 
 /** A model provider, seen through one method. */
 export interface Model<TModelState = Record<string, unknown>> {
+  /** The model's name as the provider knows it (`'gpt-4o'`), for traces (`gen_ai.request.model`); optional. */
+  readonly modelId?: string;
   /** Streams one response. */
   stream(request: ModelRequest, options: ModelCallOptions<TModelState>): AsyncIterable<ModelStreamEvent>;
 }

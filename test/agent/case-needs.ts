@@ -59,6 +59,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       handles('afterToolCall', 'checkFinalAnswer', 'observeCaller', 'observeCompressed') ||
       expected.childModelCalls !== undefined ||
       (expected.modelCalls ?? []).some((call) => call.toolNames !== undefined),
+    tracing: agent.tracing !== undefined || expected.spans !== undefined,
   };
   return (Object.keys(uses) as AgentCapability[]).filter((capability) => uses[capability]);
 }

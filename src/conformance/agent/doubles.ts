@@ -77,10 +77,11 @@ export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
  * The model of a case: a scripted model playing the turns that stream, and
  * around it the turns whose stream hangs or whose stream() returns a wrong value.
  */
-export function buildModel(world: World, turns: readonly AgentCaseTurn[]): { model: Model; scripted: ScriptedModel } {
+export function buildModel(world: World, turns: readonly AgentCaseTurn[], modelId?: string): { model: Model; scripted: ScriptedModel } {
   const scripted = new ScriptedModel(turns.filter((turn) => turn.streamReturns === undefined).map((turn) => buildTurn(world, turn)));
   let call = 0;
   const model: Model = {
+    ...(modelId === undefined ? {} : { modelId }),
     stream(request, options) {
       const turn = turns[call++];
       if (turn?.streamReturns === 'promise') return Promise.resolve(scripted.stream(request, options)) as unknown as AsyncIterable<ModelStreamEvent>;

@@ -5,10 +5,12 @@
  */
 import { MiddlewareRegistry, type SystemPrompt } from '../../index';
 import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, type SessionStore } from '../../agent/index';
+import { tracing } from '../../middleware/index';
 import type { ScriptedModel } from '../../testing/index';
 import type { AgentCase } from '../cases/agent-case';
 import type { Json } from '../cases/chain-case';
 import { reportError } from '../library/chain-values';
+import { recordingTracing, type RecordedSpan } from '../library/recording-tracer';
 import type { AgentObservation, AgentRunObservation } from '../protocol/messages';
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
 import { buildModel, buildTool, type World } from './doubles';
@@ -23,7 +25,8 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   const registry = parentRegistry.child();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
   for (const bundle of testCase.agent.bundles ?? []) (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
-  const { model, scripted } = buildModel(world, testCase.agent.model);
+  const { model, scripted } = buildModel(world, testCase.agent.model, testCase.agent.modelId);
+  const spans = testCase.agent.tracing === undefined ? undefined : traced(registry, testCase.agent.tracing);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
   const messages = testCase.agent.messages === undefined ? undefined : (structuredClone(testCase.agent.messages) as unknown as Message[]);
@@ -83,6 +86,29 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     ...(expected.snapshot === undefined || session.snapshot === undefined ? {} : { snapshot: session.snapshot() as unknown as Json }),
     ...(expected.agentUsage === undefined || session.usage === undefined ? {} : { agentUsage: session.usage as unknown as Json }),
     ...(expected.explain === undefined ? {} : { explain: Object.fromEntries(Object.keys(expected.explain).map((stage) => [stage, registry.explain(stages[stage as keyof typeof stages])])) }),
+    ...(spans === undefined ? {} : { spans: spans.map(spanObservation) }),
+  };
+}
+
+/** Instruments the registry with tracing into a recording tracer ('api': with the API stand-in too) and returns the spans as they end. */
+function traced(registry: MiddlewareRegistry, how: 'api' | 'tracer'): RecordedSpan[] {
+  const spans: RecordedSpan[] = [];
+  const { tracer, api } = recordingTracing((span) => spans.push(span));
+  registry.instrument(tracing(how === 'api' ? { api, tracer } : { tracer }));
+  return spans;
+}
+
+/** A span as the case format states it: only the attributes the cases compare, and a count when it has more than one exception event. */
+function spanObservation(span: RecordedSpan): NonNullable<AgentObservation['spans']>[number] {
+  const [exception] = span.exceptions;
+  return {
+    name: span.name,
+    parent: span.parent,
+    kind: span.kind,
+    status: span.status,
+    ...(exception === undefined ? {} : { exception }),
+    ...(span.exceptions.length > 1 ? { exceptions: span.exceptions.length } : {}),
+    attributes: Object.fromEntries(Object.entries(span.attributes).filter(([key]) => key.startsWith('gen_ai.') || key === 'error.type' || key === 'staged.interrupted')) as Record<string, Json>,
   };
 }
 

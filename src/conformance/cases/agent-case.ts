@@ -29,6 +29,8 @@ export const AGENT_CAPABILITIES = {
   agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
   agentMiddleware:
     "the loop runs the agent middleware of section 5c: it offers the model the tools bundles contribute under ToolsKey (a run's own bundles and inheritTools included), compresses its context through CompressContextStage when it exceeds the ContextBudgetKey budget and emits contextCompressed, and reports the model calls middleware made as the agentResult's middlewareUsage (MW-160 – MW-174)",
+  tracing:
+    "the loop's runs, model calls and tool calls are the AgentStreamStage, InvokeModelStage and ExecuteToolStage invokes whose contexts carry what the GenAI spans name (the agent view, the model, the tool use), so tracing its registry gives one span tree per run (MW-190 – MW-192)",
 } as const;
 
 /** One capability of an agent loop (see {@link AGENT_CAPABILITIES}). */
@@ -242,17 +244,36 @@ const run = z.strictObject({
     .optional(),
 });
 
+/** One finished span, as a backend reads it (MW-190 – MW-192). */
+const span = z
+  .strictObject({
+    name: z.string(),
+    parent: z.string().nullable().describe("The parent span's name; null for a span without a parent"),
+    kind: z.enum(['internal', 'client']),
+    status: z.enum(['unset', 'error']),
+    exception: z.string().optional().describe("The message of the span's exception event; absent when it has none (at most one)"),
+    attributes: z
+      .record(z.string(), json)
+      .describe("The span's attributes whose names start with 'gen_ai.', and 'error.type' and 'staged.interrupted' (the staged.* attributes of MW-093 are not compared)"),
+  })
+  .describe('One span, in the order spans end');
+
 /** An agent conformance case. */
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-(1[0-7]|21)\d$/)).min(1).describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179) and MW-210'),
+  rules: z.array(z.string().regex(/^MW-(1[0-79]|21)\d$/)).min(1).describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the GenAI tracing rules (MW-190 – MW-199) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
     .describe('The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed'),
   agent: z.strictObject({
     name: z.string().optional().describe("The agent's name (options.name)"),
+    modelId: z.string().optional().describe("The model's modelId"),
+    tracing: z
+      .enum(['api', 'tracer'])
+      .optional()
+      .describe("The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone"),
     session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
     systemPrompt: z.union([z.string(), systemBlocks]).optional(),
     messages: z.array(json).optional(),
@@ -277,6 +298,7 @@ export const agentCase = z.strictObject({
       agentUsage: usage.optional().describe('agent.usage after the runs'),
       explain: z.partialRecord(stageName, z.string()).optional().describe("registry.explain(stage) of the agent's registry after the runs"),
       childModelCalls: z.record(z.string(), z.array(modelCall)).optional().describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
+      spans: z.array(span).optional().describe('Every span of every run (agent.tracing), in the order they end'),
     })
     .optional(),
 });

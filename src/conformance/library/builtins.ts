@@ -6,7 +6,7 @@
 import type { AnyStage, Instrumentation, Middleware, WrapHandler } from '../../index';
 import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../middleware/index';
 import { objectSchema } from './chain-values';
-import { recordingTracing } from './recording-tracer';
+import { recordingTracing, spanLine } from './recording-tracer';
 import { errorText, userError, type Environment } from './script-environment';
 
 /** Makes a bundle from a case's JSON options. */
@@ -195,9 +195,9 @@ function regenerateOptions(options: Record<string, unknown>) {
   } as never;
 }
 
-/** Tracing whose finished spans are written into the trace as `span:<name>[#<attempt>][ caller=<caller>] <- <parent>[ error]`; `"api": false` gives it the tracer alone. */
+/** Tracing whose finished spans are written into the trace as `span:<name>[#<attempt>][ caller=<caller>] <- <parent>[ error][ exception]`; `"api": false` gives it the tracer alone. */
 function recordedTracing(environment: Environment, withApi: boolean): Instrumentation {
-  const { tracer, api } = recordingTracing((line) => environment.trace.push(line));
+  const { tracer, api } = recordingTracing((span) => environment.trace.push(spanLine(span)));
   return tracing(withApi ? { api, tracer } : { tracer });
 }
 

@@ -180,6 +180,17 @@ export const agentRunObservation = z.strictObject({
   frozen: z.boolean().optional().describe('Only when the run expects frozen: the check that key describes'),
 });
 
+/** One finished span of a traced agent case, as a port observed it. */
+const observedSpan = z.strictObject({
+  name: z.string(),
+  parent: z.string().nullable().describe("The parent span's name; null for a span without a parent"),
+  kind: z.string().describe("The span kind: 'internal', 'client', or the name of another"),
+  status: z.string().describe("'error' when the status is ERROR, else 'unset'"),
+  exception: z.string().optional().describe('The message of its first exception event; absent when it has none'),
+  exceptions: z.number().int().optional().describe('Only when it has more than one exception event: how many'),
+  attributes: z.record(z.string(), json).describe("Its attributes named 'gen_ai.*', 'error.type' and 'staged.interrupted'"),
+});
+
 /** An agent case as a port observed it. */
 export const agentObservation = z.strictObject({
   runs: z.array(agentRunObservation),
@@ -194,6 +205,7 @@ export const agentObservation = z.strictObject({
   snapshot: json.optional().describe('Only when the case expects snapshot: the snapshot of the conversation state after the runs'),
   agentUsage: json.optional().describe('Only when the case expects agentUsage: the token counts of the runs the conversation kept'),
   explain: z.record(z.string(), z.string()).optional().describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
+  spans: z.array(observedSpan).optional().describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
 });
 
 /** The reply to each request, by op (besides the failure reply every request may get). */

@@ -14,7 +14,7 @@ type RunExpectation = NonNullable<AgentCase['runs'][number]['expect']>;
 const RUN_KEYS = ['stopReason', 'interrupts', 'usage', 'stoppedBy', 'eventTypes', 'invocationState', 'frozen', 'middlewareUsage', 'compressed'] as const;
 
 /** The keys of a case's `expect` compared with the observation as they are. */
-const CASE_KEYS = ['snapshot', 'agentUsage', 'history', 'modelState', 'toolCalls', 'observations', 'pendingInterrupts', 'callerObjectsUnfrozen', 'explain'] as const;
+const CASE_KEYS = ['snapshot', 'agentUsage', 'history', 'modelState', 'toolCalls', 'observations', 'pendingInterrupts', 'callerObjectsUnfrozen', 'explain', 'spans'] as const;
 
 /** Runs one agent case against `target` and returns what differed from its expectations. */
 export async function runAgentCase(testCase: AgentCase, target: ConformanceTarget, timeoutMs: number): Promise<Difference[]> {
