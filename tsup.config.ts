@@ -1,16 +1,21 @@
 import { defineConfig } from 'tsup';
 import { immerWithoutProcess, processShim } from './build/immer-without-process';
 
+/** The library's entry points: each gets both module formats and type declarations. */
+const entryPoints = {
+  index: 'src/index.ts',
+  'agent/index': 'src/agent/index.ts',
+  'ai-sdk/index': 'src/ai-sdk/index.ts',
+  'middleware/index': 'src/middleware/index.ts',
+  'testing/index': 'src/testing/index.ts',
+  'conformance/index': 'src/conformance/index.ts',
+};
+
 export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'agent/index': 'src/agent/index.ts',
-    'ai-sdk/index': 'src/ai-sdk/index.ts',
-    'middleware/index': 'src/middleware/index.ts',
-    'testing/index': 'src/testing/index.ts',
-  },
+  // The command line (`bin`) shares the library's chunks, so it runs the very code the entry points export.
+  entry: { ...entryPoints, cli: 'cli/main.ts' },
   format: ['esm', 'cjs'],
-  dts: { compilerOptions: { types: [] } },
+  dts: { entry: entryPoints, compilerOptions: { types: [] } },
   tsconfig: 'tsconfig.src.json',
   // Not shipped: the maps would point at sources the package does not contain; the built code is readable as it is.
   sourcemap: false,
@@ -19,7 +24,12 @@ export default defineConfig({
   splitting: true,
   target: 'es2022',
   platform: 'neutral',
-  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai'],
+  // The command line is an ES module only (what `bin` runs), so no CommonJS chunk of the library carries an import.meta.url shim for it.
+  esbuildOptions(options, { format }) {
+    if (format === 'cjs') options.entryPoints = entryPoints;
+  },
+  // Only the command line imports Node.js modules (`process` included, so the shim below leaves it alone).
+  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', /^node:/],
   // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
   noExternal: ['immer'],
   inject: [processShim],

@@ -7,6 +7,9 @@ export default defineConfig({
     // integration tier needs Redis and Chromium (test/integration/vitest.config.ts, npm run test:integration).
     exclude: [...configDefaults.exclude, 'test/package/**', 'test/integration/**'],
     setupFiles: ['test/setup.ts'],
+    // Several tests start Node.js child processes (the README's examples through tsx, a run resumed in a second
+    // process, the conformance command): on a loaded machine one takes longer than vitest's default 5 s.
+    testTimeout: 60_000,
     typecheck: {
       include: ['test/**/*.test-d.ts'],
       tsconfig: './tsconfig.json',

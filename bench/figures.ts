@@ -21,7 +21,9 @@ import {
   type ModelState,
   type ResultEvent,
 } from './fixtures';
+import { agentFigures } from './agent-figures';
 import { contextFigures } from './context-figures';
+import { invokeFigures } from './invoke-figures';
 import { minimalShell } from './floor';
 import { core } from './library';
 
@@ -37,6 +39,8 @@ export interface FigurePair {
   readonly detail?: Readonly<Record<string, unknown>>;
   /** The cheapest shell any implementation needs, measured against the same baseline (see `floor.ts`). */
   readonly floor?: Operation;
+  /** Untimed work before every timed batch of both sides (see `MeasureOptions.beforeBatch`). */
+  readonly beforeBatch?: () => void;
 }
 
 /** One figure of the benchmark. */
@@ -108,9 +112,10 @@ const invokeFixed: Figure = {
     const lastRun = terminalRun(GuardedStage);
     const handComposed = async (): Promise<unknown> => {
       let context = CONTEXT;
-      for (const input of inputs) context = (await input(context)) as BenchContext;
+      // A framework handing its hooks the signal makes a run object per call too.
+      for (const input of inputs) context = (await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' })) as BenchContext;
       const last = await drain(nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context));
-      return (await output(new MiddlewareResult(last as ResultEvent))).value;
+      return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' })).value;
     };
     return {
       ours: () => drain(registry.invoke(GuardedStage, CONTEXT, terminal)),
@@ -242,9 +247,12 @@ export const FIGURES: readonly Figure[] = [
   streamFigure('stream_k5', 5, 1.1),
   streamFigure('stream_k20', 20, 1.1),
   invokeFixed,
+  ...invokeFigures.slice(0, 3),
   outputGuard,
   stateScaling,
   stateVsClone,
   constrainedAdd,
+  ...invokeFigures.slice(3),
   ...contextFigures,
+  ...agentFigures,
 ];

@@ -27,6 +27,8 @@ export interface MeasureOptions {
   readonly batchMs: number;
   /** Untimed warm-up of each side before calibration, in milliseconds (lets the JIT settle). */
   readonly warmupMs: number;
+  /** Untimed work done before every timed batch of either side (the pressure of `gc_pressure`). */
+  readonly beforeBatch?: () => void;
 }
 
 /** What one comparison measured. */
@@ -45,8 +47,8 @@ export interface Comparison {
   readonly iterations: readonly [number, number];
 }
 
-/** A full collection before each figure keeps one figure's garbage from being billed to the next. */
-const collectGarbage: () => void = (() => {
+/** A full collection: before each figure, so that one figure's garbage is not billed to the next. */
+export const collectGarbage: () => void = (() => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as (() => void) | undefined;
   return typeof gc === 'function' ? gc : () => undefined;
@@ -113,6 +115,7 @@ export async function compare(ours: Operation, baseline: Operation, options: Mea
     let baselineBest = Infinity;
     for (const first of pattern) {
       const oursNext = round % 2 === 0 ? first : !first;
+      options.beforeBatch?.();
       if (oursNext) oursBest = Math.min(oursBest, await timeBatch(ours, oursIterations));
       else baselineBest = Math.min(baselineBest, await timeBatch(baseline, baselineIterations));
     }

@@ -46,9 +46,10 @@ function parseArguments(argv: readonly string[]): Arguments {
   return { quick, record, out, names };
 }
 
-function measureOptions(figure: Figure, quick: boolean): MeasureOptions {
-  if (quick) return { rounds: 1, batchMs: 1, warmupMs: 1 };
-  return { rounds: figure.rounds ?? 151, batchMs: 1, warmupMs: 300 };
+function measureOptions(figure: Figure, quick: boolean, beforeBatch: (() => void) | undefined): MeasureOptions {
+  const pressure = beforeBatch === undefined ? {} : { beforeBatch };
+  if (quick) return { rounds: 1, batchMs: 1, warmupMs: 1, ...pressure };
+  return { rounds: figure.rounds ?? 151, batchMs: 1, warmupMs: 300, ...pressure };
 }
 
 /** Measures the chosen figures (all when `names` is empty). */
@@ -58,8 +59,9 @@ export async function runFigures(names: readonly string[], quick: boolean, log: 
     if (names.length > 0 && !names.includes(figure.name)) continue;
     log(`measuring ${figure.name}...`);
     const pair = await figure.setup(quick);
-    const comparison = await compare(pair.ours, pair.baseline, measureOptions(figure, quick));
-    const floor = pair.floor === undefined ? undefined : await compare(pair.floor, pair.baseline, measureOptions(figure, quick));
+    const options = measureOptions(figure, quick, pair.beforeBatch);
+    const comparison = await compare(pair.ours, pair.baseline, options);
+    const floor = pair.floor === undefined ? undefined : await compare(pair.floor, pair.baseline, options);
     const ratio = round(comparison.ratio);
     results[figure.name] = {
       ratio,

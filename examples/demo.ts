@@ -6,6 +6,7 @@
  *   npm run demo -- --json       the same timeline as JSON lines
  *   npm run demo -- --explain    the resolved chain of each stage
  *   npm run demo -- --hitl       a human approval across two processes (examples/hitl.ts)
+ *   npm run demo -- --long       a conversation compacted mid-run and a sub-agent's answer (examples/long-run.ts)
  *
  * In your own code, import from 'staged-middleware' and 'staged-middleware/agent';
  * the demo imports the sources so it runs without a build.
@@ -28,6 +29,7 @@ import {
   toolUseTurn,
 } from '../src/testing/index';
 import { runHitl } from './hitl';
+import { runLongDemo } from './long-run';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';
 
 /** How the demo prints. */
@@ -165,8 +167,12 @@ export async function main(argv: readonly string[], environment: Readonly<Record
     await runHitl({ write });
     return undefined;
   }
-  const mode = argv.includes('--json') ? 'json' : argv.includes('--explain') ? 'explain' : 'pretty';
   const color = isTTY && (environment.NO_COLOR === undefined || environment.NO_COLOR === '');
+  if (argv.includes('--long')) {
+    await runLongDemo({ color, write });
+    return undefined;
+  }
+  const mode = argv.includes('--json') ? 'json' : argv.includes('--explain') ? 'explain' : 'pretty';
   return runDemo({ mode, color, now: () => new Date(), write });
 }
 

@@ -22,14 +22,14 @@ export interface TimelineEntry {
   readonly handler?: string;
   /** For layers: 1 for the first entry, 2 for a retry, and so on. */
   readonly attempt?: number;
-  /** A short description (an event, an outcome). */
+  /** A short description (an event, an outcome, who made an invoke). */
   readonly detail?: string;
   /** True when something failed here. */
   readonly failed?: boolean;
 }
 
 /** What the terminal of each agent stage is, for the timeline. */
-const TERMINALS: Readonly<Record<string, string>> = { agentStream: 'agent loop', invokeModel: 'model.stream', executeTool: 'tool.run', turn: 'natural decision' };
+const TERMINALS: Readonly<Record<string, string>> = { agentStream: 'agent loop', invokeModel: 'model.stream', executeTool: 'tool.run', turn: 'natural decision', compressContext: 'history as it is' };
 
 /** Summarises an event in a few words. */
 export function describeEvent(event: unknown): string {
@@ -67,9 +67,21 @@ export function describeEvent(event: unknown): string {
     }
     case 'agentResult':
       return `agentResult stopReason=${String(value.stopReason)}`;
+    case 'contextResult':
+      return `contextResult ${(value.messages as unknown[]).length} messages`;
+    case 'contextCompressed':
+      return `contextCompressed ${(value.replaced as unknown[]).length} messages -> ${(value.messages as unknown[]).length} (${String(value.tokens)} tokens over ${String(value.maxTokens)})`;
     default:
       return String(value.type);
   }
+}
+
+/** Who made an invoke, when it is not the agent's own loop: a middleware's model call, or a sub-agent working for a tool call. */
+function whoInvokes(context: unknown): string | undefined {
+  const value = context as { caller?: unknown; agent?: { name?: unknown; parent?: { name: string; toolUseId: string } } } | null | undefined;
+  if (typeof value?.caller === 'string') return `made by ${value.caller}`;
+  const parent = value?.agent?.parent;
+  return parent === undefined ? undefined : `agent ${String(value?.agent?.name)} for ${parent.name} ${parent.toolUseId}`;
 }
 
 /**
@@ -87,7 +99,8 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
     invoke(info): InvokeObserver {
       const stage = info.stage.name;
       const base = active.length === 0 ? 0 : (active[active.length - 1] as number) + 1;
-      emit({ depth: base, kind: 'invoke', stage });
+      const who = whoInvokes(info.context);
+      emit(who === undefined ? { depth: base, kind: 'invoke', stage } : { depth: base, kind: 'invoke', stage, detail: who });
       return {
         handlerStart(handler) {
           emit({ depth: base + 1, kind: 'handler', stage, phase: handler.phase, handler: handler.handler });
@@ -165,7 +178,7 @@ export function renderEntry(entry: TimelineEntry, color: boolean): string {
   const phaseColour = { input: 'blue', output: 'yellow', wrap: 'magenta', terminal: 'green' } as const;
   switch (entry.kind) {
     case 'invoke':
-      return `${indent}${paint('bold', '▶')} ${paint('cyan', entry.stage)}`;
+      return `${indent}${paint('bold', '▶')} ${paint('cyan', entry.stage)}${entry.detail === undefined ? '' : ` ${paint('dim', `(${entry.detail})`)}`}`;
     case 'end':
       return `${indent}${paint(entry.failed === true ? 'red' : 'bold', '◀')} ${paint('cyan', entry.stage)} ${paint(entry.failed === true ? 'red' : 'dim', entry.detail ?? '')}`;
     case 'handler':

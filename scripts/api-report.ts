@@ -19,6 +19,7 @@ export const ENTRY_POINTS = [
   { specifier: 'staged-middleware/ai-sdk', report: 'ai-sdk' },
   { specifier: 'staged-middleware/middleware', report: 'middleware' },
   { specifier: 'staged-middleware/testing', report: 'testing' },
+  { specifier: 'staged-middleware/conformance', report: 'conformance' },
 ] as const;
 
 /** What an export is; the first four exist at run time. */

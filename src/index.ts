@@ -25,6 +25,8 @@ export type { MiddlewareErrorCode } from './errors/codes';
 export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';
 export type { SystemContentBlock, SystemPrompt } from './system-prompt';
 export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './invoke/instrumentation';
+export { createContributionKey } from './registry/contribution';
+export type { Contribution, ContributionKey, ContributionKeyOptions } from './registry/contribution';
 export type {
   AddOptions,
   AnyStage,
@@ -32,6 +34,7 @@ export type {
   Disposer,
   EventOf,
   HandlerOf,
+  HandlerRun,
   InputHandler,
   InvokeOptions,
   MiddlewareStage,
@@ -46,6 +49,7 @@ export type {
   StateBinding,
   Target,
   Terminal,
+  TerminalArgument,
   TerminalOf,
   TerminalRun,
   WrapHandler,

@@ -1,27 +1,16 @@
 /**
- * The conformance suite: every case file in `spec/cases/` is validated against
- * the case format, every `"kind": "chain"` case is run against the library,
- * and every rule of `spec/SPEC.md` must be covered by at least one case.
+ * The conformance suite: every case file in `spec/cases/` has the common
+ * fields, every rule of `spec/SPEC.md` is covered by at least one case, and
+ * every `"kind": "chain"` case passes when the conformance runner runs it
+ * against this library (the reliability and agent kinds run in
+ * `test/reliability/cases.test.ts` and `test/agent/conformance.test.ts`).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../src/index';
-import { runChainCase } from './conformance/runner';
-import { caseBase, caseJsonSchema, ChainCaseSchema, type ChainCase } from './conformance/schema';
-
-const specDirectory = join(import.meta.dirname, '..', 'spec');
-const casesDirectory = join(specDirectory, 'cases');
-
-interface LoadedCase {
-  readonly file: string;
-  readonly raw: unknown;
-}
-
-const loaded: LoadedCase[] = readdirSync(casesDirectory)
-  .filter((file) => file.endsWith('.json'))
-  .sort()
-  .map((file) => ({ file, raw: JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as unknown }));
+import { libraryTarget, runConformance } from '../src/conformance/index';
+import { caseBase, caseJsonSchema } from '../src/conformance/cases/chain-case';
+import { caseFiles, casesOfKind, specDirectory } from './conformance/case-files';
 
 /** Rule ids declared in SPEC.md as `### MW-nnn Title` headings, in every section. */
 function specRules(): string[] {
@@ -29,35 +18,26 @@ function specRules(): string[] {
   return [...text.matchAll(/^### (MW-\d{3})\b/gm)].map((match) => match[1] as string);
 }
 
-const chainCases: ChainCase[] = loaded
-  .filter(({ raw }) => (raw as { kind?: unknown }).kind === 'chain')
-  .map(({ file, raw }) => {
-    const parsed = ChainCaseSchema.safeParse(raw);
-    if (!parsed.success) throw new Error(`spec/cases/${file} does not match the chain case format:\n${parsed.error.message}`);
-    return parsed.data;
-  });
-
 describe('conformance cases', () => {
   describe('case files', () => {
-    it.each(loaded.map(({ file, raw }) => [file, raw] as const))('%s has the common case fields', (_file, raw) => {
+    it.each(caseFiles.map(({ file, raw }) => [file, raw] as const))('%s has the common case fields', (_file, raw) => {
       const parsed = caseBase.safeParse(raw);
       expect(parsed.success ? 'valid' : parsed.error.message).toEqual('valid');
     });
 
     it('gives every case a distinct id', () => {
-      const ids = loaded.map(({ raw }) => (raw as { id: string }).id);
+      const ids = caseFiles.map(({ raw }) => raw.id);
       expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
     });
 
     it('names each case file after its id', () => {
-      const mismatched = loaded.filter(({ file, raw }) => file !== `${(raw as { id: string }).id}.json`).map(({ file }) => file);
-      expect(mismatched).toEqual([]);
+      expect(caseFiles.filter(({ file, raw }) => file !== `${String(raw.id)}.json`).map(({ file }) => file)).toEqual([]);
     });
   });
 
   describe('rule coverage', () => {
     const rules = specRules();
-    const covered = new Set(loaded.flatMap(({ raw }) => (raw as { rules?: string[] }).rules ?? []));
+    const covered = new Set(caseFiles.flatMap(({ raw }) => (raw.rules as string[] | undefined) ?? []));
 
     it('finds the rules of SPEC.md', () => {
       expect(rules.length).toBeGreaterThan(0);
@@ -70,7 +50,7 @@ describe('conformance cases', () => {
 
     it('names only rules that exist in SPEC.md', () => {
       const known = new Set(rules);
-      const unknown = loaded.flatMap(({ file, raw }) => ((raw as { rules?: string[] }).rules ?? []).filter((rule) => !known.has(rule)).map((rule) => `${file}: ${rule}`));
+      const unknown = caseFiles.flatMap(({ file, raw }) => ((raw.rules as string[] | undefined) ?? []).filter((rule) => !known.has(rule)).map((rule) => `${file}: ${rule}`));
       expect(unknown).toEqual([]);
     });
   });
@@ -83,55 +63,12 @@ describe('conformance cases', () => {
     });
   });
 
-  describe('runChainCase', () => {
-    const base = { id: 'self-check', description: 'A check of the runner itself.', rules: ['MW-005'], kind: 'chain', stage: { name: 's', guard: true } };
+  describe('chain cases against this library', () => {
+    const target = libraryTarget();
 
-    it('reports an error the case does not expect, so the case fails', async () => {
-      const testCase = ChainCaseSchema.parse({ ...base, terminal: { calls: [[{ throw: 'boom' }]] }, expect: { events: [] } });
-      const { observed } = await runChainCase(testCase);
-      expect({ events: observed.events, unexpected: (observed.error as { unexpected: string; text: string }).unexpected, text: (observed.error as { text: string }).text }).toEqual({
-        events: [],
-        unexpected: 'invoke',
-        text: 'boom',
-      });
-    });
-
-    it('records what it saw, so a wrong trace differs from the observation', async () => {
-      const testCase = ChainCaseSchema.parse({
-        ...base,
-        registry: [{ op: 'add', phase: 'wrap', steps: [{ record: 'w {context}' }, { next: {} }] }],
-        terminal: { calls: [[{ record: 't#{call}' }, { yield: { result: true } }]] },
-        context: { a: 1 },
-        expect: { trace: ['t#1', 'w {"a":1}'] },
-      });
-      const { observed } = await runChainCase(testCase);
-      expect(observed).toEqual({ trace: ['w {"a":1}', 't#1'] });
-    });
-
-    it('records an expected setup error that did not happen', async () => {
-      const testCase = ChainCaseSchema.parse({
-        ...base,
-        registry: [{ op: 'add', phase: 'wrap', steps: [{ next: {} }], expectError: { code: 'ERR_INVALID_OPTIONS' } }],
-        terminal: { calls: [[{ yield: { result: true } }]] },
-        expect: { trace: [] },
-      });
-      const { observed } = await runChainCase(testCase);
-      expect(observed).toEqual({ trace: ['setup error none'] });
-    });
-  });
-
-  describe('chain cases', () => {
-    it.each(chainCases.map((testCase) => [testCase.id, testCase] as const))('%s', async (_id, testCase) => {
-      const { observed, error, environment } = await runChainCase(testCase);
-      expect(observed).toEqual(testCase.expect);
-      if (testCase.expect.error !== undefined) {
-        if (testCase.expect.error.code === undefined) {
-          // A user error arrives as the very object that was thrown.
-          expect(environment.userErrors.has(error)).toBe(true);
-        } else {
-          expect({ isInstance: MiddlewareError.isInstance(error), name: (error as Error).name }).toEqual({ isInstance: true, name: 'MiddlewareError' });
-        }
-      }
+    it.each(casesOfKind('chain').map(({ raw }) => [raw.id, raw] as const))('%s', async (id, raw) => {
+      const { cases } = await runConformance([raw], target);
+      expect(cases).toEqual([{ id, kind: 'chain', rules: raw.rules, status: 'passed' }]);
     });
   });
 });

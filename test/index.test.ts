@@ -11,6 +11,7 @@ describe('staged-middleware (main entry point)', () => {
         'MiddlewareError',
         'MiddlewareRegistry',
         'MiddlewareResult',
+        'createContributionKey',
         'createStage',
         'isPhaseToken',
         'isStage',

@@ -13,7 +13,8 @@ function runTypeScript(file: string): string {
   return execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 }
 
-describe('README', () => {
+// Each test starts Node.js processes (tsx compiling the sources), which take seconds on a loaded machine.
+describe('README', { timeout: 60_000 }, () => {
   describe('Quick start', () => {
     it('runs as written and prints what the README says', () => {
       const { code, printed } = quickStart();
@@ -46,6 +47,12 @@ describe('README', () => {
     it('prints the human-in-the-loop run across two processes the README shows with --hitl', () => {
       const shown = blocks('The demo').filter((block) => block.lang === 'text')[2];
       const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--hitl'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(output).toBe(shown?.body);
+    });
+
+    it('prints the compaction and the sub-agent the README shows with --long', () => {
+      const shown = blocks('The demo').filter((block) => block.lang === 'text')[3];
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--long'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
       expect(output).toBe(shown?.body);
     });
 
@@ -84,6 +91,25 @@ describe('README', () => {
     });
   });
 
+  describe('Tracing with OpenTelemetry', () => {
+    const section = readmeSection('Built-in middleware');
+    const start = section.indexOf('\n### Tracing with OpenTelemetry\n');
+    const [, code, tree] = /```ts\n([\s\S]*?)```[\s\S]*?```text\n([\s\S]*?)```/.exec(section.slice(start)) ?? [];
+
+    it('is the type-checked examples/tracing.ts', () => {
+      const example = readFileSync(join(root, 'examples/tracing.ts'), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
+      expect([start > 0, body]).toEqual([true, code]);
+    });
+
+    it('shows the span tree examples/tracing-tree.ts prints', () => {
+      expect(runTypeScript(join(root, 'examples/tracing-tree.ts'))).toBe(tree);
+    });
+  });
+
   describe.each([
     ['Turn control', 'examples/turn-control.ts'],
     ['Errors as answers', 'examples/errors-as-answers.ts'],
@@ -91,6 +117,7 @@ describe('README', () => {
     ['Durable runs', 'examples/durable-runs.ts'],
     ['What handlers see of the agent', 'examples/agent-view.ts'],
     ['Running on the Vercel AI SDK', 'examples/ai-sdk.ts'],
+    ['Agent middleware', 'examples/agent-middleware.ts'],
   ])('%s', (section, file) => {
     it(`is the type-checked and tested ${file}`, () => {
       const [code] = blocks(section).filter((block) => block.lang === 'ts');

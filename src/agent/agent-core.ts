@@ -10,6 +10,7 @@ import type { SystemContentBlock } from '../system-prompt';
 import type { History } from './history';
 import type { Model, Usage } from './model-types';
 import type { Halt } from './halt';
+import type { ScopeMemo } from './run-scope';
 import type { AgentSession } from './snapshot-types';
 import type { AgentView } from './stage-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
@@ -28,8 +29,12 @@ export interface AgentCore {
   readonly systemPrompt: readonly SystemContentBlock[] | undefined;
   /** The tool choice passed to every model call. */
   readonly toolChoice: ToolChoice | undefined;
-  /** What handlers see of the agent (frozen, the same object in every context). */
+  /** What handlers see of the agent with its own tools (frozen; a run with contributed tools has a view of its own). */
   readonly view: AgentView;
+  /** Whether tools contributed in the registry's ancestors join the tool list (`options.inheritTools`). */
+  readonly inheritTools: boolean;
+  /** The tool list the last run with contributed tools resolved, reused while the contributions are the same. */
+  scopeMemo: ScopeMemo | undefined;
   /** Where the agent saves its snapshot, if it has a session. */
   readonly session: AgentSession | undefined;
   /** The committed history. */

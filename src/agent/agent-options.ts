@@ -1,3 +1,4 @@
+import type { Middleware } from '../registry/bundle';
 import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemPrompt } from '../system-prompt';
 import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
@@ -5,6 +6,7 @@ import { describeValue } from '../util/describe-value';
 import { cannotCopy, invalid } from './errors';
 import type { Message } from './message-types';
 import type { AgentSession, AgentSnapshot } from './snapshot-types';
+import type { AgentParent } from './stage-types';
 import type { Model } from './model-types';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';
@@ -31,6 +33,10 @@ export interface AgentOptions {
   readonly session?: AgentSession;
   /** The state to start from, as `agent.snapshot()` made it (instead of `messages` and `modelState`). */
   readonly snapshot?: AgentSnapshot;
+  /** Whether tools bundles contribute to the registry's ancestors join the tool list (those of the registry itself always do). Default `true`. */
+  readonly inheritTools?: boolean;
+  /** The agent and tool call this agent works for, when it is a sub-agent (shown in its view). */
+  readonly parent?: AgentParent;
 }
 
 /** What a run takes: a user text, one message, several messages, or nothing (on a resume). */
@@ -44,6 +50,8 @@ export interface AgentRunOptions {
   readonly invocationState?: Record<string, unknown>;
   /** Responses to the pending interrupts, by interrupt id; given to resume a halted run. */
   readonly interruptResponses?: Readonly<Record<string, unknown>>;
+  /** Bundles for this run only, registered on a child of the agent's registry (their tools join the run's tool list). */
+  readonly use?: readonly Middleware[];
 }
 
 /** A run's options, each read once before the run starts. */
@@ -56,6 +64,8 @@ export interface RunSettings {
   readonly invocationState: Record<string, unknown> | undefined;
   /** The interrupt responses by id, when the run is a resume. */
   readonly responses: ReadonlyMap<string, unknown> | undefined;
+  /** The run's own bundles (a copy of the array given). */
+  readonly use: readonly Middleware[];
 }
 
 /**
@@ -91,7 +101,7 @@ export function readPart(source: object, key: PathStep, root: string, steps: rea
  */
 export function readRunOptions(options: AgentRunOptions, resume?: { readonly responses: unknown }): RunSettings {
   if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
-  const { signal, invocationState, interruptResponses } = readFields(options, ['signal', 'invocationState', 'interruptResponses'], 'options');
+  const { signal, invocationState, interruptResponses, use } = readFields(options, ['signal', 'invocationState', 'interruptResponses', 'use'], 'options');
   let aborted = false;
   if (signal !== undefined) {
     const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, SIGNAL_MEMBERS, 'options.signal');
@@ -108,7 +118,20 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
     aborted,
     invocationState: invocationState as Record<string, unknown> | undefined,
     responses: responses === undefined ? undefined : readResponses(responses as object, root),
+    use: readBundles(use),
   };
+}
+
+const NO_BUNDLES: readonly Middleware[] = Object.freeze([]);
+
+/** A run's bundles, each element read once. */
+function readBundles(use: unknown): readonly Middleware[] {
+  if (use === undefined) return NO_BUNDLES;
+  if (!Array.isArray(use)) throw invalid(`options.use must be an array of bundles { name, setup(registrar) }, got ${describeValue(use)}`);
+  const length = readPart(use, 'length', 'options.use', ['length']) as number;
+  const bundles: Middleware[] = [];
+  for (let index = 0; index < length; index++) bundles.push(readPart(use, index, 'options.use', [index]) as Middleware);
+  return Object.freeze(bundles);
 }
 
 /** Fails unless the value is undefined or a non-array object. */

@@ -11,7 +11,9 @@ import { readInput } from './agent-setup';
 import { agentBusy } from './errors';
 import { prepareRun, type RunStart } from './halt';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
+import { NO_MIDDLEWARE_USAGE } from './middleware-call';
 import { link } from './run-signal';
+import { openRunScope } from './run-scope';
 import type { Conversation, RunState, RunTally } from './run-state';
 import type { AgentEvent, AgentStreamContext } from './stage-types';
 import { AgentStreamStage, isAgentResult } from './stages';
@@ -34,11 +36,13 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   // value that fails to read or copy rejects this run and leaves the agent free for the next.
   const settings = readRunOptions(options, resume);
   const begin = prepareRun(core.halt, readInput(input), settings.responses, settings.invocationState);
+  // The run's bundles and tool list: a bundle or tool that cannot join refuses the run before it starts.
+  const scope = openRunScope(core, settings.use);
   const controller = new AbortController();
   const unlink = link(settings, controller);
   core.running = controller;
   const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
-  const tally: RunTally = { usage: ZERO_USAGE, closed: undefined, completed: false, produced: false, ended: false };
+  const tally: RunTally = { usage: ZERO_USAGE, middlewareUsage: NO_MIDDLEWARE_USAGE, closed: undefined, completed: false, produced: false, ended: false };
   const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
   const runStore: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined) };
   const raised = new WeakSet<object>();
@@ -52,7 +56,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
           saved = conversation;
           await session.store.save(session.id, toSnapshot(conversation, `the session "${session.id}"`));
         };
-  const loop: LoopRun = { core, start, begin, store, tally, persist };
+  const loop: LoopRun = { core, scope, start, begin, store, tally, persist };
   let committed = false;
   // Set when a commit is to be saved before the next event reaches the caller.
   let unsaved = false;
@@ -62,7 +66,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       messages: begin.messages,
       invocationState: begin.invocationState,
       interrupt: interruptFor(AgentStreamStage.name, undefined, runStore, (signal) => raised.add(signal)),
-      agent: core.view,
+      agent: scope.view,
     });
     const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> => turnLoop(loop, runContext, run);
     const conversation: StateBinding<RunState> = {
@@ -75,7 +79,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       },
     };
     try {
-      for await (const event of core.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) {
+      for await (const event of scope.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) {
         // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
         if (tally.closed !== undefined && !tally.completed && !committed && isAgentResult(event)) {
           commit(core, tally.closed);
@@ -93,7 +97,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       if (controller.signal.aborted) {
         commit(core, start);
         if (saved !== undefined) await persist?.(start);
-        yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage);
+        yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage, undefined, tally.middlewareUsage);
         return;
       }
       if (!(InterruptSignal.isInstance(error) && raised.has(error))) {
@@ -114,7 +118,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
         throw saveError;
       }
       for (const interrupt of interrupts) yield interruptEvent(interrupt);
-      yield agentResult('interrupt', undefined, interrupts, tally.usage);
+      yield agentResult('interrupt', undefined, interrupts, tally.usage, undefined, tally.middlewareUsage);
     }
   } finally {
     tally.ended = true;

@@ -10,6 +10,7 @@ import type { Tool, ToolChoice, ToolSpec } from './tool-types';
 import type { Conversation } from './run-state';
 import { readSnapshot } from './snapshot';
 import type { AgentSession, SessionStore } from './snapshot-types';
+import type { AgentParent } from './stage-types';
 import { readProblem } from './value-walk';
 
 /** What `new Agent()` keeps of its options: each read once, checked, and copied. */
@@ -36,6 +37,10 @@ export interface AgentSetup {
   readonly session: AgentSession | undefined;
   /** The state restored from a snapshot, if one was given. */
   readonly restored: Conversation | undefined;
+  /** Whether inherited tool contributions join the tool list. */
+  readonly inheritTools: boolean;
+  /** The agent and tool call a sub-agent works for, frozen. */
+  readonly parent: AgentParent | undefined;
 }
 
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
@@ -49,8 +54,9 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 export function readAgentOptions(options: AgentOptions): AgentSetup {
   const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
   if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${describeValue(options)}`);
-  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice', 'name', 'session', 'snapshot'], 'options');
-  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name, session, snapshot } = given;
+  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice', 'name', 'session', 'snapshot', 'inheritTools', 'parent'], 'options');
+  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name, session, snapshot, inheritTools, parent } = given;
+  if (inheritTools !== undefined && typeof inheritTools !== 'boolean') throw invalid(`options.inheritTools must be a boolean, got ${describeValue(inheritTools)}`);
   if (snapshot !== undefined && (messages !== undefined || modelState !== undefined)) throw invalid('give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state');
   if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
   if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${describeValue(model)}`);
@@ -84,7 +90,22 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     name: (name as string | undefined) ?? 'agent',
     session: session === undefined ? undefined : readSession(session),
     restored: snapshot === undefined ? undefined : readSnapshot(snapshot, 'options.snapshot'),
+    inheritTools: (inheritTools as boolean | undefined) ?? true,
+    parent: parent === undefined ? undefined : readParent(parent),
   };
+}
+
+/**
+ * The `parent` of a sub-agent, each part read once (frozen).
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless it is `{ name, toolUseId }` with two non-empty strings.
+ */
+function readParent(parent: unknown): AgentParent {
+  const parts = isObject(parent) ? readFields(parent, ['name', 'toolUseId'], 'options.parent') : undefined;
+  if (parts === undefined || typeof parts.name !== 'string' || parts.name.length === 0 || typeof parts.toolUseId !== 'string' || parts.toolUseId.length === 0) {
+    throw invalid(`options.parent must be { name, toolUseId } (non-empty strings: the parent agent and its tool call), got ${describeValue(parent)}`);
+  }
+  return Object.freeze({ name: parts.name, toolUseId: parts.toolUseId });
 }
 
 /** The tools by name, and frozen copies of their specs. */

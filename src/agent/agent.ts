@@ -2,6 +2,7 @@ import { MiddlewareRegistry } from '../registry/registry';
 import type { AgentCore } from './agent-core';
 import type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 import { runAgent } from './agent-run';
+import { openRunScope } from './run-scope';
 import { adoptRecord, readAgentOptions, readSession } from './agent-setup';
 import { History } from './history';
 import type { Message } from './message-types';
@@ -60,7 +61,9 @@ export class Agent {
       toolSpecs: setup.toolSpecs,
       systemPrompt: setup.systemPrompt,
       toolChoice: setup.toolChoice,
-      view: Object.freeze({ name: setup.name, sessionId: session?.id, tools: setup.toolSpecs }),
+      view: Object.freeze({ name: setup.name, sessionId: session?.id, tools: setup.toolSpecs, ...(setup.parent === undefined ? {} : { parent: setup.parent }) }),
+      inheritTools: setup.inheritTools,
+      scopeMemo: undefined,
       session,
       history: restored?.history ?? new History(setup.messages),
       modelState: restored?.modelState ?? setup.modelState,
@@ -68,6 +71,8 @@ export class Agent {
       usage: restored?.usage ?? ZERO_USAGE,
       running: undefined,
     };
+    // A contributed tool that takes one of the agent's names is found now, not on the first run.
+    openRunScope(this.core, []);
   }
 
   /**

@@ -72,6 +72,8 @@ export interface ToolDefinition<TInput> {
  *   cannot express as JSON Schema (zod's error is the `cause`).
  * @example
  * ```ts
+ * import { z } from 'zod';
+ *
  * const forecast = defineTool({
  *   name: 'forecast',
  *   description: 'The weather forecast for a city.',

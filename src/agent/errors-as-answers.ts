@@ -37,7 +37,7 @@ export type AnswerWrap<TContext, TEvent> = (context: TContext, next: Next<TConte
  * @example
  * ```ts
  * registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer }), { order: -100 });
- * registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => error instanceof AuthError }), { order: -100 });
+ * registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => error instanceof TypeError }), { order: -100 });
  * ```
  */
 export function errorsAsAnswers<TContext, TEvent>(options: ErrorsAsAnswersOptions<TContext, NoInfer<TEvent>>): AnswerWrap<TContext, TEvent> {

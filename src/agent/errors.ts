@@ -10,13 +10,13 @@
 import type { ErrorCodeEntry, ErrorTable } from '../errors/codes';
 import { MiddlewareError } from '../errors/middleware-error';
 import { describeValue } from '../util/describe-value';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
+import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
 import { pathText } from './value-walk';
 
 /** The codes the agent kit adds. */
 export const AGENT_ERROR_CODES = {
   ERR_AGENT_BUSY: { rule: 'MW-117', meaning: 'a run of an `Agent` was started while another run of the same agent was going' },
-  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'new input reached an `Agent` with interrupts pending, or interrupt responses matched no pending interrupt' },
+  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`' },
   ERR_INTERRUPT_AFTER_RESULT: { rule: 'MW-134', meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect' },
   ERR_SNAPSHOT_VERSION: { rule: 'MW-136', meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)' },
   ERR_TOOL_INPUT_INVALID: { rule: 'MW-185', meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result' },
@@ -196,4 +196,48 @@ export function invalidToolInput(name: string, error: { readonly issues: readonl
 /** A step of an issue's path as a path text shows it (a symbol key by its description). */
 function pathStep(key: PropertyKey): string | number {
   return typeof key === 'symbol' ? (key.description ?? 'Symbol()') : key;
+}
+
+/** The error of a value provided under `ToolsKey` that is not a tool (MW-160), failing its bundle's `setup`. */
+export function notATool(tool: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    phase: 'register',
+    message: `registrar.provide(ToolsKey, tool): a tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool), got ${describeValue(tool)}.`,
+  });
+}
+
+/** The error of a contributed tool named like one of the agent's own tools (MW-160). */
+export function ownToolProvided(name: string, bundle: string, inAncestor: boolean): MiddlewareError {
+  const where = inAncestor ? 'to an ancestor of the registry the agent runs on' : 'to the registry the agent runs on';
+  return new MiddlewareError({
+    code: 'ERR_DUPLICATE_ID',
+    stage: ExecuteToolStage.name,
+    phase: 'register',
+    message: `Tool "${name}" is one of the agent's own tools, and bundle "${bundle}" provides a tool of that name ${where}. The model calls tools by name, so names must be unique: rename one of them, or leave one out.`,
+  });
+}
+
+/** The error of a context budget, a count or a compression result the agent cannot use (MW-164). */
+export function invalidCompression(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: CompressContextStage.name, message: `CompressContextStage: ${problem}.` });
+}
+
+/** The error of a model call a middleware makes without a caller or messages (MW-166). */
+export function invalidMiddlewareCall(call: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: InvokeModelStage.name,
+    message: `invokeModel(call): a middleware model call needs { caller: non-empty string, messages: Message[], systemPrompt?, toolSpecs?, model? }, got ${describeValue(call)}.`,
+  });
+}
+
+/** The error of a tool result whose `usage` is not three numbers (MW-166). */
+export function invalidToolUsage(tool: string, usage: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `ExecuteToolStage: the result of tool "${tool}" reports usage ${describeValue(usage)}; usage must be { inputTokens, outputTokens, totalTokens } (numbers), or left out.`,
+  });
 }

@@ -51,6 +51,7 @@ function isPlainObject(value: object): boolean {
  *   deeper than 1000 levels, or reading a part of it throws (the thrown value is the `cause`).
  * @example
  * ```ts
+ * const callerMessages = [{ role: 'user', content: [] }];
  * const messages = adopt(callerMessages, 'messages'); // the caller's array stays mutable
  * ```
  */

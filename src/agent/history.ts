@@ -59,6 +59,17 @@ export class History {
     this.current = Object.freeze(next);
   }
 
+  /**
+   * Replaces the whole history (context compression, MW-164): a message kept
+   * from before stays the same object, a new one is copied and frozen once.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link adopt}).
+   */
+  replace(messages: readonly Message[]): void {
+    // Each message on its own: a frozen array may hold a new message that is not frozen yet.
+    this.current = Object.freeze(messages.map((message) => adopt(message, 'message')));
+  }
+
   /** Puts back an array this history returned earlier (undoing what came after it). */
   restore(messages: readonly Message[]): void {
     this.current = messages;
@@ -81,6 +92,10 @@ export interface ModelContextParts {
   readonly invocationState: Record<string, unknown>;
   /** The agent view handlers may read, if any (frozen, shared). */
   readonly agent?: AgentView | undefined;
+  /** The model state the call starts from, shown to handlers read-only, if any. */
+  readonly modelState?: Readonly<Record<string, unknown>> | undefined;
+  /** Who makes the call when it is not the agent itself (a middleware's name), if anyone. */
+  readonly caller?: string | undefined;
 }
 
 /** Shared by every context built without a system prompt. */
@@ -96,8 +111,8 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  *   or its `messages` or `toolSpecs` is not an array, or a part cannot be copied (see {@link adopt}).
  * @example
  * ```ts
- * const context = createModelContext({ model, messages: history.messages, systemPrompt, toolSpecs, invocationState: {} });
- * for await (const event of registry.invoke(InvokeModelStage, context, modelTerminal)) ...
+ * const context = createModelContext({ model, messages: [], systemPrompt, toolSpecs, invocationState: {} });
+ * for await (const event of registry.invoke(InvokeModelStage, context, modelTerminal)) console.log(event.type);
  * ```
  */
 export function createModelContext(parts: ModelContextParts): InvokeModelContext {
@@ -115,5 +130,7 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
   };
   if (parts.toolChoice !== undefined) context.toolChoice = adopt(parts.toolChoice, 'parts.toolChoice');
   if (parts.agent !== undefined) context.agent = adopt(parts.agent, 'parts.agent');
+  if (parts.modelState !== undefined) context.modelState = adopt(parts.modelState, 'parts.modelState');
+  if (parts.caller !== undefined) context.caller = parts.caller;
   return Object.freeze(context);
 }

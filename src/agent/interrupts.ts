@@ -68,7 +68,7 @@ const NEVER_LATE = (): undefined => undefined;
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when a request has no non-empty `name`, or two requests of one call share a name.
  * @example
  * ```ts
- * const interrupt = createInterrupt(ExecuteToolStage.name, toolUse.toolUseId, new Map());
+ * const interrupt = createInterrupt(ExecuteToolStage.name, 'call-1', new Map());
  * const { response } = interrupt({ name: 'approve', reason: 'Deletes files' });
  * ```
  */

@@ -6,6 +6,7 @@ import { modelTerminal } from './model-terminal';
 import type { AgentCore } from './agent-core';
 import { createModelContext } from './history';
 import type { Attempt } from './run-state';
+import type { RunScope } from './run-scope';
 import type { AgentEvent, ModelResultEvent } from './stage-types';
 import { InvokeModelStage } from './stages';
 import { kept } from './kept';
@@ -15,7 +16,7 @@ import { kept } from './kept';
  * loop goes on with. The model's draft starts from the attempt's own model
  * state, and only a successful chain writes it back there.
  */
-export async function* callModel(core: AgentCore, attempt: Attempt, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
+export async function* callModel(core: AgentCore, scope: RunScope, attempt: Attempt, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
   const before = attempt.modelState;
   const assigned = core.modelState;
   let written: Record<string, unknown> | undefined;
@@ -23,14 +24,15 @@ export async function* callModel(core: AgentCore, attempt: Attempt, invocationSt
     model: core.model,
     messages: attempt.history.messages,
     systemPrompt: core.systemPrompt,
-    toolSpecs: core.toolSpecs,
+    toolSpecs: scope.toolSpecs,
     toolChoice: core.toolChoice,
     invocationState,
-    agent: core.view,
+    agent: scope.view,
+    modelState: before,
   });
   let last: AgentEvent | undefined;
   try {
-    const events = core.registry.invoke(InvokeModelStage, context, modelTerminal, {
+    const events = scope.registry.invoke(InvokeModelStage, context, modelTerminal, {
       signal,
       // The snapshot is the attempt's own state, so a handler's change to agent.modelState never reaches the model.
       state: { get: () => before, set: (next) => void (written = next) },

@@ -25,8 +25,8 @@ type Building = { kind: 'text'; text: string } | { kind: 'reasoning'; text: stri
  *
  * @example
  * ```ts
- * const request = toModelRequest(context);
- * for await (const event of myModel.stream(request, { signal, state })) console.log(event);
+ * const request = toModelRequest(createModelContext({ model: myModel, messages: [], systemPrompt, toolSpecs, invocationState: {} }));
+ * for await (const event of myModel.stream(request, { signal, state: undefined })) console.log(event);
  * ```
  */
 export function toModelRequest(context: InvokeModelContext): ModelRequest {
@@ -58,7 +58,7 @@ export function toModelRequest(context: InvokeModelContext): ModelRequest {
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `model.stream` is not a function or does not return an async iterable.
  * @example
  * ```ts
- * const events = registry.invoke(InvokeModelStage, createModelContext(parts), modelTerminal, { state: { get, set } });
+ * const events = registry.invoke(InvokeModelStage, createModelContext({ model, messages: [], systemPrompt, toolSpecs, invocationState: {} }), modelTerminal, { state: { get, set } });
  * ```
  */
 export async function* modelTerminal(

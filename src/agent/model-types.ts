@@ -150,8 +150,8 @@ export interface ModelRequest {
 export interface ModelCallOptions<TModelState> {
   /** Aborts when the agent run is cancelled. */
   readonly signal: AbortSignal;
-  /** A draft of the agent's model state; written back only when the whole chain succeeds. */
-  readonly state: Draft<TModelState>;
+  /** A draft of the agent's model state, written back only when the whole chain succeeds; undefined when the invoke has no state binding (`invoke(InvokeModelStage, context, modelTerminal)` without `{ state }`). */
+  readonly state: Draft<TModelState> | undefined;
 }
 
 /**
@@ -185,6 +185,8 @@ export interface ModelCallOptions<TModelState> {
  * ```
  */
 export interface Model<TModelState = Record<string, unknown>> {
+  /** The model's name as the provider knows it (`'gpt-4o'`), for traces (`gen_ai.request.model`); optional. */
+  readonly modelId?: string;
   /** Streams one response; throws (never yields an event) when the provider fails. */
   stream(request: ModelRequest, options: ModelCallOptions<TModelState>): AsyncIterable<ModelStreamEvent>;
 }

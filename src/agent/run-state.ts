@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import type { MiddlewareUsage } from './context-types';
 import type { History } from './history';
 import type { Usage } from './model-types';
 import type { Halt } from './halt';
@@ -13,6 +14,8 @@ import type { Halt } from './halt';
 export interface RunTally {
   /** Token counts summed over every model call of the run that completed so far. */
   usage: Usage;
+  /** Token counts of the middleware calls and delegating tools of the run so far, by who made them. */
+  middlewareUsage: MiddlewareUsage;
   /** The last checkpoint of the terminal call closed last before it completed (MW-128), if any. */
   closed: Conversation | undefined;
   /** Whether a terminal call of the run completed (its generator finished normally). */
@@ -49,6 +52,8 @@ export interface Attempt {
   halt: Halt | undefined;
   /** Token counts of its own model calls (what its agent result reports). */
   usage: Usage;
+  /** Token counts of the model calls middleware and delegating tools made for it, by who made them. */
+  middlewareUsage: MiddlewareUsage;
 }
 
 /**

@@ -49,6 +49,8 @@ export interface HaltedTurnSnapshot {
   readonly message: Message;
   /** The tool results already known, in the order they were found. */
   readonly results: readonly ToolResultBlock[];
+  /** The tool uses among them whose result asked to end the run; present only when there are any. */
+  readonly terminating?: readonly string[];
 }
 
 /** Where snapshots are kept by session id: an agent with a session saves one after every completed turn. */

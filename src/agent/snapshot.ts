@@ -3,7 +3,7 @@
  * session store keeps, so a run halted in one process resumes in another.
  */
 import { describeValue } from '../util/describe-value';
-import { checkMessages } from './agent-options';
+import {checkMessages } from './agent-options';
 import { adoptRecord } from './agent-setup';
 import { invalid, snapshotTooNew } from './errors';
 import { adopt } from './freeze';
@@ -13,7 +13,7 @@ import { toJsonValue } from './json-value';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
 import type { Usage } from './model-types';
 import type { Conversation } from './run-state';
-import type { AgentSnapshot, HaltedRunSnapshot } from './snapshot-types';
+import type { AgentSnapshot, HaltedRunSnapshot, HaltedTurnSnapshot } from './snapshot-types';
 import type { Interrupt } from './tool-types';
 
 /** The format version this copy writes, and the only one it reads. */
@@ -49,9 +49,17 @@ function haltedSnapshot(halt: Halt, path: string): HaltedRunSnapshot {
     interrupts: Object.freeze(interrupts),
     responses: json(Object.fromEntries(halt.responses), 'responses', path) as Record<string, unknown>,
     input: json(halt.input, 'input', path) as readonly Message[],
-    turn: turn === undefined ? null : Object.freeze({ message: json(turn.message, 'turn.message', path) as Message, results: json([...turn.results.values()], 'turn.results', path) as readonly ToolResultBlock[] }),
+    turn: turn === undefined ? null : turnSnapshot(turn, path),
     invocationState: jsonProperties(halt.invocationState),
   });
+}
+
+/** A halted turn as JSON; `terminating` only when a result of it asked to end the run (MW-171). */
+function turnSnapshot(turn: PendingTurn, path: string): HaltedTurnSnapshot {
+  const message = json(turn.message, 'turn.message', path) as Message;
+  const results = json([...turn.results.values()], 'turn.results', path) as readonly ToolResultBlock[];
+  const terminating = [...(turn.terminating ?? [])];
+  return Object.freeze(terminating.length === 0 ? { message, results } : { message, results, terminating: Object.freeze(terminating) });
 }
 
 /** The JSON form of a value the snapshot needs whole; `root` names it in the problem's path. */
@@ -136,8 +144,17 @@ function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
   if (!Array.isArray(results) || !results.every((block: unknown) => isRecord(block) && block.type === 'toolResult' && typeof block.toolUseId === 'string')) {
     throw invalid(`${path}.results must be an array of toolResult blocks, got ${describeValue(results)}`);
   }
+  const { terminating } = turn;
+  if (terminating !== undefined && !(Array.isArray(terminating) && terminating.every((id: unknown) => typeof id === 'string'))) {
+    throw invalid(`${path}.terminating must be an array of tool-use ids, got ${describeValue(terminating)}`);
+  }
   const toolUses = (message as Message).content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
-  return Object.freeze({ message: message as Message, toolUses: Object.freeze(toolUses), results: new Map((results as readonly ToolResultBlock[]).map((block) => [block.toolUseId, block])) });
+  return Object.freeze({
+    message: message as Message,
+    toolUses: Object.freeze(toolUses),
+    results: new Map((results as readonly ToolResultBlock[]).map((block) => [block.toolUseId, block])),
+    terminating: new Set((terminating ?? []) as readonly string[]),
+  });
 }
 
 function messagesAt(value: unknown, path: string): readonly Message[] {

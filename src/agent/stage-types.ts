@@ -3,7 +3,9 @@
  *
  * @packageDocumentation
  */
+import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemContentBlock } from '../system-prompt';
+import type { ContextCompressedEvent } from './context-types';
 import type { Message, ToolResultBlock } from './message-types';
 import type { AttemptBoundaryEvent, Model, ModelStreamEvent, StopReason, Usage } from './model-types';
 import type { Interrupt, InterruptFunction, Tool, ToolChoice, ToolSpec } from './tool-types';
@@ -15,8 +17,18 @@ export interface AgentView {
   readonly name: string;
   /** The id of the agent's session, when it has one. */
   readonly sessionId: string | undefined;
-  /** The tool specs the model receives. */
+  /** The tool specs the model receives: the agent's own tools and those bundles contribute. */
   readonly tools: readonly ToolSpec[];
+  /** The agent and tool call this agent works for, when it is a sub-agent. */
+  readonly parent?: AgentParent;
+}
+
+/** The agent and tool call a sub-agent works for. */
+export interface AgentParent {
+  /** The parent agent's name. */
+  readonly name: string;
+  /** The id of the parent's tool use that delegated to this agent. */
+  readonly toolUseId: string;
 }
 
 /** The result of InvokeModelStage: the assembled message. */
@@ -42,6 +54,10 @@ export interface ToolResultEvent {
   readonly toolResult: ToolResultBlock;
   /** What the tool threw, when it threw (so middleware can see it); absent otherwise. */
   readonly error?: unknown;
+  /** Token counts of model calls made to produce this result (a sub-agent's), reported in the agent result's `middlewareUsage`. */
+  readonly usage?: Usage;
+  /** True ends the run after this turn (the TurnStage terminal decides `'stop'`). */
+  readonly terminate?: boolean;
 }
 
 /** Everything ExecuteToolStage yields: its result, and the boundaries of live attempts (MW-184). */
@@ -57,10 +73,12 @@ export interface AgentResultEvent {
   readonly message: Message | undefined;
   /** The interrupts waiting for responses (empty unless `stopReason` is `'interrupt'`). */
   readonly interrupts: readonly Interrupt[];
-  /** Token counts summed over the model calls of the loop pass that produced it (every pass, for a cancelled or halted run). */
+  /** Token counts summed over the model calls of the attempt (AgentStreamStage terminal call) that made this result, MW-119; for a cancelled or halted run, over every model call of the run that completed. */
   readonly usage: Usage;
   /** Who stopped the run; present exactly when `stopReason` is `'stopped'`. */
   readonly stoppedBy?: StoppedBy;
+  /** Token counts of the model calls middleware and delegating tools made for the run, by who made them; absent when there were none. */
+  readonly middlewareUsage?: Readonly<Record<string, Usage>>;
 }
 
 /** An interrupt raised during the run, yielded the moment it is raised (the run halts when its tool calls are done). */
@@ -72,7 +90,7 @@ export interface InterruptEvent {
 }
 
 /** Everything AgentStreamStage (and so `agent.stream()`) yields, the boundaries of live attempts included (MW-184). */
-export type AgentEvent = InvokeModelEvent | ToolResultEvent | InterruptEvent | AgentResultEvent;
+export type AgentEvent = InvokeModelEvent | ToolResultEvent | InterruptEvent | ContextCompressedEvent | AgentResultEvent;
 
 /** Context of InvokeModelStage. */
 export interface InvokeModelContext<TModelState = Record<string, unknown>> {
@@ -90,6 +108,10 @@ export interface InvokeModelContext<TModelState = Record<string, unknown>> {
   readonly invocationState: Record<string, unknown>;
   /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
   readonly agent?: AgentView;
+  /** The model state the call starts from (frozen, read-only: only the model's draft changes it); absent when none is given. */
+  readonly modelState?: Readonly<Record<string, unknown>>;
+  /** Who makes the call when it is not the agent's own: the middleware's name (`'compaction'`, say); absent for the agent's calls. */
+  readonly caller?: string;
 }
 
 /** Context of ExecuteToolStage. */
@@ -106,6 +128,8 @@ export interface ExecuteToolContext {
   readonly interrupt: InterruptFunction;
   /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
   readonly agent?: AgentView;
+  /** A new child of the registry the run invokes its stages on (a sub-agent runs on one); absent when a framework's own loop gives none. */
+  readonly childRegistry?: () => MiddlewareRegistry;
 }
 
 /** Context of AgentStreamStage. */

@@ -12,6 +12,7 @@ import type {
   ModelResultEvent,
   ToolResultEvent,
 } from './stage-types';
+import type { CompressContextContext, ContextResultEvent } from './context-types';
 import type { TurnContext, TurnEvent, TurnResultEvent } from './turn-types';
 
 /** Marks an event object of the given kind; every guard below is built from it. */
@@ -39,6 +40,11 @@ export function isTurnResult(event: unknown): event is TurnResultEvent {
   return hasType(event, 'turnResult');
 }
 
+/** Result guard of {@link CompressContextStage}. */
+export function isContextResult(event: unknown): event is ContextResultEvent {
+  return hasType(event, 'contextResult');
+}
+
 /** The three standard stages, as one copy of the package publishes them for the realm. */
 interface StandardStages {
   /** {@link InvokeModelStage}. */
@@ -55,6 +61,12 @@ interface LoopStages {
   readonly turn: MiddlewareStage<TurnContext, TurnResultEvent, TurnEvent>;
 }
 
+/** The standard stage of context compression, published apart from the others (MW-200). */
+interface ContextStages {
+  /** {@link CompressContextStage}. */
+  readonly compressContext: MiddlewareStage<CompressContextContext, ContextResultEvent, ContextResultEvent>;
+}
+
 /**
  * Where the standard stages of a realm live (MW-200). Handlers are matched to
  * stages by identity, so stages created per copy would let a guard registered
@@ -66,6 +78,7 @@ interface LoopStages {
  */
 const STANDARD_STAGES_KEY = 'staged-middleware.agent.standard-stages.v1';
 const LOOP_STAGES_KEY = 'staged-middleware.agent.loop-stages.v1';
+const CONTEXT_STAGES_KEY = 'staged-middleware.agent.context-stages.v1';
 
 /**
  * The stages published under `key`: the ones a copy loaded earlier published,
@@ -102,6 +115,10 @@ const standardStages = realmStages<StandardStages>(STANDARD_STAGES_KEY, ['invoke
 
 const loopStages = realmStages<LoopStages>(LOOP_STAGES_KEY, ['turn'], () => ({
   turn: createStage<TurnContext, TurnResultEvent, TurnEvent>('turn', { isResult: isTurnResult }),
+}));
+
+const contextStages = realmStages<ContextStages>(CONTEXT_STAGES_KEY, ['compressContext'], () => ({
+  compressContext: createStage<CompressContextContext, ContextResultEvent, ContextResultEvent>('compressContext', { isResult: isContextResult }),
 }));
 
 
@@ -155,3 +172,18 @@ export const AgentStreamStage: MiddlewareStage<AgentStreamContext, AgentResultEv
  * ```
  */
 export const TurnStage: MiddlewareStage<TurnContext, TurnResultEvent, TurnEvent> = loopStages.turn;
+
+/**
+ * Context compression: invoked before a model call whose history counts more
+ * tokens than a budget a bundle contributed allows. The context carries the
+ * history and the count; the result is the history to go on with (the
+ * terminal keeps it as it is), so any middleware can take compression over.
+ *
+ * @example
+ * ```ts
+ * registry.add(CompressContextStage.Wrap, async function* keepLastTen(context) {
+ *   yield { type: 'contextResult', messages: context.messages.slice(-10) };
+ * });
+ * ```
+ */
+export const CompressContextStage: MiddlewareStage<CompressContextContext, ContextResultEvent, ContextResultEvent> = contextStages.compressContext;

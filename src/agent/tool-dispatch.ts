@@ -4,46 +4,63 @@
  * An interrupt does not stop the others: it is yielded at once and the turn
  * halts when every call has run (MW-113, MW-132).
  */
-import type { AgentCore } from './agent-core';
+
 import type { PendingTurn } from './halt';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
 import { kept } from './kept';
 import type { ToolResultBlock } from './message-types';
-import type { AgentEvent, ExecuteToolContext, InterruptEvent } from './stage-types';
+import type { Usage } from './model-types';
+import type { RunScope } from './run-scope';
+import type { AgentEvent, ExecuteToolContext, InterruptEvent, ToolResultEvent } from './stage-types';
 import { ExecuteToolStage } from './stages';
 import type { Interrupt } from './tool-types';
 import { toolTerminal } from './tool-terminal';
+import { invalidToolUsage } from './errors';
 
 /** A turn being worked on: its pending part, with the results this terminal call found so far. */
 export interface WorkingTurn extends PendingTurn {
   /** The results known, by tool-use id. */
   readonly results: Map<string, ToolResultBlock>;
+  /** The tool uses whose result asked to end the run. */
+  readonly terminating: Set<string>;
 }
 
 /**
  * ExecuteToolStage for each tool use of the turn that has no result yet,
  * yielding an interrupt event for each interrupt as it is raised; returns the interrupts raised.
  */
-export async function* callTools(core: AgentCore, turn: WorkingTurn, store: ResponseStore, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, readonly Interrupt[], undefined> {
+export async function* callTools(
+  scope: RunScope,
+  turn: WorkingTurn,
+  store: ResponseStore,
+  invocationState: Record<string, unknown>,
+  signal: AbortSignal,
+  report: (who: string, usage: Usage) => void,
+): AsyncGenerator<AgentEvent, readonly Interrupt[], undefined> {
   const interrupts: Interrupt[] = [];
+  const childRegistry = () => scope.registry.child();
   for (const toolUse of turn.toolUses) {
     if (turn.results.has(toolUse.toolUseId)) continue;
     const context: ExecuteToolContext = Object.freeze({
-      tool: core.tools.get(toolUse.name),
+      tool: scope.tools.get(toolUse.name),
       toolUse: Object.freeze({ name: toolUse.name, toolUseId: toolUse.toolUseId, input: toolUse.input }),
       invocationState,
       signal,
       interrupt: interruptFor(ExecuteToolStage.name, toolUse.toolUseId, store),
-      agent: core.view,
+      agent: scope.view,
+      childRegistry,
     });
     let raised: readonly Interrupt[];
     try {
       let last: AgentEvent | undefined;
-      for await (const event of core.registry.invoke(ExecuteToolStage, context, toolTerminal, { signal })) {
+      for await (const event of scope.registry.invoke(ExecuteToolStage, context, toolTerminal, { signal })) {
         last = kept(event);
         yield event;
       }
-      turn.results.set(toolUse.toolUseId, withName((last as { toolResult: ToolResultBlock }).toolResult, toolUse.name));
+      const result = last as ToolResultEvent;
+      turn.results.set(toolUse.toolUseId, withName(result.toolResult, toolUse.name));
+      if (result.usage !== undefined) report(toolUse.name, readUsage(result.usage, toolUse.name));
+      if (result.terminate === true) turn.terminating.add(toolUse.toolUseId);
       continue;
     } catch (error) {
       if (!InterruptSignal.isInstance(error)) throw error;
@@ -65,6 +82,18 @@ export async function* callTools(core: AgentCore, turn: WorkingTurn, store: Resp
  */
 function withName(toolResult: ToolResultBlock, name: string): ToolResultBlock {
   return typeof toolResult.name === 'string' ? toolResult : Object.freeze({ ...toolResult, name });
+}
+
+/**
+ * The `usage` a tool result reports, checked.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `executeTool`) unless it is three finite numbers.
+ */
+function readUsage(usage: unknown, tool: string): Usage {
+  const value = usage as Partial<Usage> | null;
+  const counts = typeof value === 'object' && value !== null ? [value.inputTokens, value.outputTokens, value.totalTokens] : [];
+  if (counts.length === 3 && counts.every((count) => typeof count === 'number' && Number.isFinite(count))) return usage as Usage;
+  throw invalidToolUsage(tool, usage);
 }
 
 /** The event that announces an interrupt (frozen; the interrupt is the one the agent result lists). */

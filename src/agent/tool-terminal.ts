@@ -95,7 +95,7 @@ function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | str
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `tool.run` is not a function.
  * @example
  * ```ts
- * for await (const event of registry.invoke(ExecuteToolStage, context, toolTerminal)) console.log(event);
+ * for await (const event of registry.invoke(ExecuteToolStage, toolContext, toolTerminal)) console.log(event);
  * ```
  */
 export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRun<unknown>): AsyncGenerator<ToolResultEvent, void, undefined> {
@@ -139,6 +139,7 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
  *
  * @example
  * ```ts
+ * const result = await agent.invoke('Book a table for two');
  * const calls = result.interrupts.filter((interrupt) => interrupt.name === EXTERNAL_TOOL);
  * ```
  */

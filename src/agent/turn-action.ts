@@ -18,14 +18,21 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
 /**
  * The terminal of TurnStage: yields the natural decision (go on after tools,
- * end when the model ended its turn) and adds no messages.
+ * end when the model ended its turn) and adds no messages; when a tool result
+ * of the turn asked to end the run (`terminate`, MW-171), it decides `'stop'`
+ * with `stoppedBy: { handler: 'terminate', reason: <the tool's name> }`.
  *
  * @example
  * ```ts
- * const decided = await registry.run(TurnStage, context, turnTerminal);
+ * const decided = await registry.run(TurnStage, turnContext, turnTerminal);
  * ```
  */
-export async function* turnTerminal(_context: TurnContext, _run: TerminalRun<unknown>): AsyncGenerator<TurnResultEvent, void, undefined> {
+export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unknown>): AsyncGenerator<TurnResultEvent, void, undefined> {
+  const terminate = (context.turn as TurnContext['turn'] | undefined)?.terminate;
+  if (terminate !== undefined) {
+    yield Object.freeze({ type: 'turnResult', decision: 'stop', inject: NO_MESSAGES, onRunEnd: NO_MESSAGES, stoppedBy: Object.freeze({ handler: 'terminate', reason: terminate.tool }) });
+    return;
+  }
   // A new object per call: instrumentation that tells events apart by identity sees each decision.
   yield Object.freeze({ type: 'turnResult', decision: 'natural', inject: NO_MESSAGES, onRunEnd: NO_MESSAGES });
 }

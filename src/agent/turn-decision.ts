@@ -2,8 +2,8 @@
  * The decision after a turn (MW-126): a TurnStage invoke whose delivered
  * result says whether the loop goes on, and which messages it adds.
  */
-import type { AgentCore } from './agent-core';
 import type { Attempt } from './run-state';
+import type { RunScope } from './run-scope';
 import { TurnStage } from './stages';
 import { readTurnResult, turnTerminal } from './turn-action';
 import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from './turn-types';
@@ -14,16 +14,16 @@ import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from './turn-t
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for a result the loop cannot act on.
  */
-export async function decideTurn(core: AgentCore, attempt: Attempt, turn: TurnInfo, invocationState: Record<string, unknown>, signal: AbortSignal): Promise<TurnResultEvent> {
+export async function decideTurn(scope: RunScope, attempt: Attempt, turn: TurnInfo, invocationState: Record<string, unknown>, signal: AbortSignal): Promise<TurnResultEvent> {
   const context: TurnContext = Object.freeze({
     messages: attempt.history.messages,
     turn: Object.freeze(turn),
     ending: turn.toolResults.length === 0,
     usage: attempt.usage,
     invocationState,
-    agent: core.view,
+    agent: scope.view,
   });
   let last: TurnEvent | undefined;
-  for await (const event of core.registry.invoke(TurnStage, context, turnTerminal, { signal })) last = event;
+  for await (const event of scope.registry.invoke(TurnStage, context, turnTerminal, { signal })) last = event;
   return readTurnResult(last as TurnResultEvent);
 }

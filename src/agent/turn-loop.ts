@@ -6,16 +6,21 @@
  * before it ends; a call closed before that leaves its last checkpoint (MW-128).
  */
 import { castDraft, type Draft } from 'immer';
+import type { SystemContentBlock } from '../system-prompt';
 import type { TerminalRun } from '../stage/types';
 import { AbortRace } from './abort-race';
 import type { AgentCore } from './agent-core';
+import { compressIfOver } from './context-budget';
+import type { MiddlewareUsage } from './context-types';
 import { History } from './history';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
 import { callModel } from './model-call';
 import type { StopReason, Usage } from './model-types';
 import type { RunStart } from './halt';
 import type { ResponseStore } from './interrupts';
+import { addMiddlewareUsage, middlewareCaller, NO_MIDDLEWARE_USAGE } from './middleware-call';
 import type { Attempt, Conversation, RunState, RunTally } from './run-state';
+import type { RunScope } from './run-scope';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext } from './stage-types';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
@@ -27,6 +32,8 @@ import { addUsage, ZERO_USAGE } from './usage';
 export interface LoopRun {
   /** The agent. */
   readonly core: AgentCore;
+  /** The run's registry, tools, view and budgets. */
+  readonly scope: RunScope;
   /** The conversation state as it was when the run started. */
   readonly start: Conversation;
   /** How the run starts: the turn it resumes, if any, and its responses. */
@@ -41,10 +48,17 @@ export interface LoopRun {
 
 /** The loop of turns, as the AgentStreamStage terminal. */
 export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> {
-  const { core, start, begin, store, tally, persist } = loop;
+  const { core, scope, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
-  const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, halt: start.halt, usage: ZERO_USAGE };
+  const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, halt: start.halt, usage: ZERO_USAGE, middlewareUsage: NO_MIDDLEWARE_USAGE };
+  /** Counts the model calls middleware and delegating tools made for this terminal call, and for the run. */
+  const report = (who: string, usage: Usage): void => {
+    attempt.middlewareUsage = addMiddlewareUsage(attempt.middlewareUsage, who, usage);
+    tally.middlewareUsage = addMiddlewareUsage(tally.middlewareUsage, who, usage);
+  };
+  const invokeModel = middlewareCaller({ scope, model: core.model, invocationState, signal, report });
+  const compression = { registry: scope.registry, budgets: scope.budgets, history: attempt.history, systemPrompt: core.systemPrompt ?? NO_BLOCKS, toolSpecs: scope.toolSpecs, model: core.model, invokeModel, invocationState, agent: scope.view, signal };
   let outcome: 'running' | 'completed' | 'failed' = 'running';
   const conversationOf = (): Conversation =>
     Object.freeze({ history: new History(attempt.history.messages), modelState: attempt.modelState, halt: attempt.halt, usage: addUsage(start.usage, attempt.usage) });
@@ -58,7 +72,7 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
   };
   /** Acts on the TurnStage decision for a completed turn; returns the agent result when it ends the call. */
   const settle = async (turn: TurnInfo): Promise<AgentResultEvent | undefined> => {
-    const decided = await decideTurn(core, attempt, turn, invocationState, signal);
+    const decided = await decideTurn(scope, attempt, turn, invocationState, signal);
     attempt.history.append(...decided.inject);
     checkpoint = conversationOf();
     // Saved after every completed turn, so a crash loses at most the turn in progress.
@@ -66,12 +80,12 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
     const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
     if (!ends) return undefined;
     attempt.history.append(...decided.onRunEnd);
-    if (decided.stoppedBy !== undefined) return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy));
-    return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage));
+    if (decided.stoppedBy !== undefined) return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
+    return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
   };
   try {
     // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.
-    let turn: WorkingTurn | undefined = begin.turn === undefined ? undefined : { ...begin.turn, results: new Map(begin.turn.results) };
+    let turn: WorkingTurn | undefined = begin.turn === undefined ? undefined : { ...begin.turn, results: new Map(begin.turn.results), terminating: new Set(begin.turn.terminating) };
     if (turn === undefined) {
       attempt.history.append(...context.messages);
       // A replayed run is under way again: the halt it resumes no longer holds.
@@ -80,7 +94,8 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
     checkpoint = conversationOf();
     for (let index = 1; ; index++) {
       if (turn === undefined) {
-        const result = yield* callModel(core, attempt, invocationState, signal);
+        yield* compressIfOver(compression);
+        const result = yield* callModel(core, scope, attempt, invocationState, signal);
         attempt.history.append(result.message);
         attempt.usage = addUsage(attempt.usage, result.usage);
         tally.usage = addUsage(tally.usage, result.usage);
@@ -93,13 +108,13 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
           outcome = 'completed';
           return;
         }
-        turn = { message, toolUses, results: new Map() };
+        turn = { message, toolUses, results: new Map(), terminating: new Set() };
       }
-      const interrupts = yield* callTools(core, turn, store, invocationState, signal);
+      const interrupts = yield* callTools(scope, turn, store, invocationState, signal, report);
       if (interrupts.length > 0) {
-        const pending = { message: turn.message, toolUses: turn.toolUses, results: new Map(turn.results) };
+        const pending = { message: turn.message, toolUses: turn.toolUses, results: new Map(turn.results), terminating: new Set(turn.terminating) };
         attempt.halt = Object.freeze({ interrupts, responses: begin.responses, input: NO_MESSAGES, turn: pending, invocationState });
-        yield finish(agentResult('interrupt', turn.message, interrupts, attempt.usage));
+        yield finish(agentResult('interrupt', turn.message, interrupts, attempt.usage, undefined, attempt.middlewareUsage));
         outcome = 'completed';
         return;
       }
@@ -107,7 +122,9 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
       const { toolUses, results } = turn;
       const toolResults = Object.freeze(toolUses.map((toolUse) => results.get(toolUse.toolUseId) as ToolResultBlock));
       attempt.history.append({ role: 'user', content: toolResults });
-      const ended = await settle({ index, message: turn.message, toolResults, stopReason: 'toolUse' });
+      const ending = toolUses.find((toolUse) => turn?.terminating.has(toolUse.toolUseId) === true);
+      const terminate = ending === undefined ? undefined : Object.freeze({ tool: ending.name, toolUseId: ending.toolUseId });
+      const ended = await settle({ index, message: turn.message, toolResults, stopReason: 'toolUse', ...(terminate === undefined ? {} : { terminate }) });
       turn = undefined;
       if (ended === undefined) continue;
       yield ended;
@@ -138,8 +155,22 @@ async function saveRacing(saving: Promise<void>, signal: AbortSignal): Promise<v
 export const NO_INTERRUPTS: readonly Interrupt[] = Object.freeze([]);
 const NO_RESULTS: readonly ToolResultBlock[] = Object.freeze([]);
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
 
-/** The result event of AgentStreamStage (frozen, as its interrupts, message, usage and `stoppedBy` are). */
-export function agentResult(stopReason: StopReason, message: Message | undefined, interrupts: readonly Interrupt[], usage: Usage, stoppedBy?: StoppedBy): AgentResultEvent {
-  return Object.freeze(stoppedBy === undefined ? { type: 'agentResult', stopReason, message, interrupts, usage } : { type: 'agentResult', stopReason, message, interrupts, usage, stoppedBy });
+/**
+ * The result event of AgentStreamStage (frozen, as its interrupts, message, usage and `stoppedBy` are);
+ * `middlewareUsage` is left out when it counts nothing.
+ */
+export function agentResult(
+  stopReason: StopReason,
+  message: Message | undefined,
+  interrupts: readonly Interrupt[],
+  usage: Usage,
+  stoppedBy?: StoppedBy,
+  middlewareUsage: MiddlewareUsage = NO_MIDDLEWARE_USAGE,
+): AgentResultEvent {
+  const result: { -readonly [K in keyof AgentResultEvent]: AgentResultEvent[K] } = { type: 'agentResult', stopReason, message, interrupts, usage };
+  if (stoppedBy !== undefined) result.stoppedBy = stoppedBy;
+  if (Object.keys(middlewareUsage).length > 0) result.middlewareUsage = middlewareUsage;
+  return Object.freeze(result);
 }

@@ -34,6 +34,8 @@ export interface TurnInfo {
   readonly toolResults: readonly ToolResultBlock[];
   /** The stop reason of the turn's model result. */
   readonly stopReason: StopReason;
+  /** The first tool call of the turn whose result asked to end the run (`terminate: true`), if any. */
+  readonly terminate?: { readonly tool: string; readonly toolUseId: string };
 }
 
 /** Context of TurnStage. */

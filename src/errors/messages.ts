@@ -85,6 +85,44 @@ export function duplicateId(culprit: Culprit, id: string | undefined, call: stri
   );
 }
 
+/** `createContributionKey` got a name or options it cannot use. */
+export function invalidContributionKey(problem: string): MiddlewareError {
+  return error('ERR_INVALID_OPTIONS', { phase: 'register' }, `createContributionKey(name, options?): ${problem}.`);
+}
+
+/** `provide` or `contributions` got something that is not a contribution key. */
+export function notAContributionKey(call: string, value: unknown): MiddlewareError {
+  return error('ERR_INVALID_OPTIONS', { phase: 'register' }, `${call} expects a key from createContributionKey(), got ${describeValue(value)}.`);
+}
+
+/** A key's `identify` gave something that is not an id for a value a bundle provided. */
+export function invalidContributionId(call: string, key: { readonly name: string; readonly stage: string | undefined }, id: unknown, value: unknown): MiddlewareError {
+  return error(
+    'ERR_INVALID_OPTIONS',
+    { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
+    `${call}: the identify function of key "${key.name}" gave ${describeValue(id)} for ${describeValue(value)}, not a non-empty string. Provide a value the key can name.`,
+  );
+}
+
+/**
+ * A value provided twice under one id in one chain of scopes.
+ *
+ * @param inAncestor - Whether the one provided first is in an ancestor of the registry the other was provided to.
+ */
+export function duplicateContribution(
+  key: { readonly name: string; readonly stage: string | undefined },
+  id: string,
+  later: string,
+  earlier: string,
+  inAncestor: boolean,
+): MiddlewareError {
+  return error(
+    'ERR_DUPLICATE_ID',
+    { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
+    `Bundle "${later}" provides "${id}" under key "${key.name}", and bundle "${earlier}" already provides a value with that id in ${inAncestor ? 'a parent registry' : 'the same registry'}. Each value of a key needs its own id within one chain of scopes: rename one, or use only one of the bundles.`,
+  );
+}
+
 /** `registry.use` got something that is not a bundle. */
 export function notABundle(value: unknown): MiddlewareError {
   return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`);

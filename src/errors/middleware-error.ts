@@ -25,8 +25,12 @@ export interface MiddlewareErrorOptions {
  *
  * @example
  * ```ts
- * try { await registry.run(Stage, context, terminal) }
- * catch (error) { if (MiddlewareError.isInstance(error) && error.code === 'ERR_ABORTED') ... }
+ * try {
+ *   await registry.run(ModelStage, context, callModel, { signal });
+ * } catch (error) {
+ *   if (MiddlewareError.isInstance(error) && error.code === 'ERR_ABORTED') console.log('cancelled');
+ *   else throw error;
+ * }
  * ```
  */
 export class MiddlewareError extends Error {

@@ -27,7 +27,7 @@ import * as messages from '../errors/messages';
 import type { ResolvedChain } from '../registry/chain';
 import type { InvokeOptions, Terminal } from '../stage/types';
 import { isThenable } from '../util/thenable';
-import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS } from './closing';
+import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import { nativeNext, type LayerGenerator } from './layer';
 import { finish, start } from './phases';
 import { QueuedIterator, type Answer } from './queued-iterator';
@@ -54,6 +54,22 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   /** The once-per-invoke side; a private field of the language, so the generator users get cannot reach its chain (MW-037). */
   readonly #run: InvokeRun;
 
+  /**
+   * An invoke that lives as long as the class and never runs. Why: V8 holds
+   * the hidden classes of class instances only weakly; when a full collection
+   * finds no live invoke it drops them, and every function compiled against
+   * them is deoptimised ("weak objects" in `node --trace-deopt`) until it warms
+   * up again, which a process with allocation-heavy neighbours pays over and
+   * over (`gc_pressure`). A live instance, with its `InvokeRun`, keeps them.
+   * A static field, so that no bundler drops it as unused.
+   */
+  static readonly #shapeKeeper: unknown = new Invocation(
+    Object.freeze({ stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'], input: [], wrap: [], output: [], instrumentations: [] }),
+    undefined,
+    () => undefined as never,
+    {},
+  );
+
   /** Prepares the invoke; nothing runs until the first `next()`. */
   constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown, unknown>, options: InvokeOptions<unknown>) {
     super();
@@ -73,12 +89,33 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     if (status === RUNNING && this.native && this.queued === undefined && (signal === undefined || !signal.aborted)) {
       return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     }
+    if (status === IDLE) return this.begin();
     if (status === RELEASED || status === DONE) {
       this.status = DONE;
       this.outstanding--;
       return Promise.resolve(END);
     }
-    return this.step();
+    return this.step(undefined);
+  }
+
+  /** The first pull: starts the invoke and, when that was synchronous, pulls at once. */
+  private begin(): Promise<Answer<TEvent>> {
+    this.status = RUNNING;
+    let started: LayerGenerator | Promise<LayerGenerator>;
+    try {
+      this.throwIfAborted();
+      started = start(this.#run);
+    } catch (error) {
+      return this.failPull(error);
+    }
+    if (started instanceof Promise) return this.step(started);
+    this.setInner(started);
+    return this.pull();
+  }
+
+  private setInner(inner: LayerGenerator): void {
+    this.inner = inner;
+    this.native = inner.next === nativeNext;
   }
 
   private readonly onPulled = (pulled: IteratorResult<unknown, void>): Answer<TEvent> | Promise<Answer<TEvent>> => {
@@ -88,9 +125,9 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     } catch (error) {
       return this.failPull(error);
     }
-    // A held candidate: step() pulls on and ends this pull.
-    if (delivered === undefined) return this.step();
-    if (delivered instanceof Promise) return delivered.then(this.answered, this.failPull);
+    // A held candidate: step() pulls on and ends this pull. The event as it came in skips the prototype walk of `instanceof`.
+    if (delivered === undefined) return this.step(undefined);
+    if (delivered !== pulled && delivered instanceof Promise) return delivered.then(this.answered(), this.failPull);
     this.outstanding--;
     return delivered;
   };
@@ -101,19 +138,15 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   };
 
   /** Ends the pull in progress with the invoke's failure. */
-  private readonly failPull = (error: unknown): Promise<never> => this.fail(error).then(this.rethrow, this.rethrow);
+  private readonly failPull = (error: unknown): Promise<never> => {
+    const rethrow = this.rethrow();
+    return this.fail(error).then(rethrow, rethrow);
+  };
 
-  /** A pull that starts the invoke, or needs more than one event, or a layer that is not a native generator. */
-  private async step(): Promise<Answer<TEvent>> {
+  /** A pull that needs more than one event, or a layer that is not a native generator; `starting` is an asynchronous start. */
+  private async step(starting: Promise<LayerGenerator> | undefined): Promise<Answer<TEvent>> {
     try {
-      // pull() answers every pull after the end itself, so only IDLE and RUNNING get here.
-      if (this.status === IDLE) {
-        this.status = RUNNING;
-        this.throwIfAborted();
-        const inner = await start(this.#run);
-        this.inner = inner;
-        this.native = inner.next === nativeNext;
-      }
+      if (starting !== undefined) this.setInner(await starting);
       const queued = this.queued;
       if (queued !== undefined) {
         this.queued = undefined;
@@ -172,14 +205,27 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     return held === undefined ? undefined : { value: held as TEvent, done: false };
   }
 
-  /** The chain completed: the inner chains left open are closed (MW-016), then the result goes out (`finish`). */
-  private async complete(): Promise<Answer<TEvent>> {
+  /**
+   * The chain completed: the inner chains left open are closed (MW-016), then the result goes out (`finish`).
+   * Synchronous unless closing or the Output phase is not, so a pass-mode invoke ends in the pull's own callback.
+   */
+  private complete(): Answer<TEvent> | Promise<Answer<TEvent>> {
     this.inner = undefined;
     const run = this.#run;
     run.state?.chainCompleted();
     const closing = closeOpen(run, undefined);
-    const failure = closing === undefined ? undefined : await closing;
+    return closing === undefined ? this.deliver() : this.deliverAfter(closing);
+  }
+
+  private async deliverAfter(closing: Promise<ClosingFailure | undefined>): Promise<Answer<TEvent>> {
+    const failure = await closing;
     if (failure !== undefined) throw failure.error;
+    return this.deliver();
+  }
+
+  /** The result check, then the end of a pass-mode invoke or the final event of a hold-mode one. */
+  private deliver(): Answer<TEvent> | Promise<Answer<TEvent>> {
+    const run = this.#run;
     const { last, hold, guard } = this;
     if (last === undefined) throw run.noResult({ present: false });
     const result = hold ? this.held : last;
@@ -190,8 +236,14 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
       this.status = DONE;
       return END;
     }
-    let value = finish(run, result);
-    if (isThenable(value)) value = await value;
+    const value = finish(run, result);
+    if (isThenable(value)) return this.release(value);
+    this.status = RELEASED;
+    return { value: value as TEvent, done: false };
+  }
+
+  private async release(pending: PromiseLike<unknown>): Promise<Answer<TEvent>> {
+    const value = await pending;
     this.status = RELEASED;
     return { value: value as TEvent, done: false };
   }
@@ -204,7 +256,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   /** Stops the invoke at the consumer's request (`return()`, `throw()`). */
   protected stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>> {
     const running = this.status === RUNNING;
-    return stopInvoke(this.#run, running, this.end(), rethrow, error).then(this.answered, this.rethrow);
+    return stopInvoke(this.#run, running, this.end(), rethrow, error).then(this.answered(), this.rethrow());
   }
 
   /** Marks the invoke DONE and hands over the outermost layer if it is open, for closing. */
@@ -221,3 +273,4 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     if (signal !== undefined && signal.aborted) throw messages.aborted(this.#run.stageName, signal.reason);
   }
 }
+

@@ -16,7 +16,7 @@ import * as messages from '../errors/messages';
 import type { ResolvedEntry } from '../registry/chain';
 import { MiddlewareResult } from '../stage/result';
 import { parseWithSchema } from '../stage/schema';
-import type { Schema } from '../stage/types';
+import type { HandlerRun, Schema } from '../stage/types';
 import { isThenable } from '../util/thenable';
 import { takeOver } from '../util/take-over';
 import { enter } from './compose';
@@ -30,12 +30,15 @@ import { StateIsolation } from './state';
 
 type Phase = HandlerInfo['phase'];
 
-/** Calls one handler of `phase` with the value so far; an Output handler's result is taken over (MW-038) first. */
-function call(phase: Phase, handler: ResolvedEntry['handler'], value: unknown): unknown {
-  if (phase === 'input') return (handler as (context: unknown) => unknown)(value);
-  // A result of another copy of the library may hold a value its constructor did not freeze.
-  takeOver((value as MiddlewareResult<unknown>).value);
-  return (handler as (result: unknown) => unknown)(value);
+/** Calls one handler of `phase` with the value so far and its `run` (MW-010, MW-011); an Output handler's result is taken over (MW-038) first. */
+function call(run: InvokeRun, phase: Phase, entry: ResolvedEntry, value: unknown): unknown {
+  // A fresh object per call: a handler that changes it changes nothing another handler sees.
+  const handlerRun: HandlerRun = { stage: run.chain.stage, signal: run.signal ?? neverSignal(), handler: entry.name };
+  if (phase === 'output') {
+    // A result of another copy of the library may hold a value its constructor did not freeze.
+    takeOver((value as MiddlewareResult<unknown>).value);
+  }
+  return (entry.handler as (value: unknown, run: HandlerRun) => unknown)(value, handlerRun);
 }
 
 /** What a handler of `phase` produced, as the value to go on with. @throws the phase's contract error. */
@@ -64,7 +67,7 @@ function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[
     const entry = entries[position] as ResolvedEntry;
     const info = run.observation === undefined ? undefined : run.observation.handlerStart(phase, entry, position);
     try {
-      const produced = call(phase, entry.handler, value);
+      const produced = call(run, phase, entry, value);
       if (isThenable(produced)) return resumePhase(run, phase, entries, step, info, produced);
       value = checked(run, phase, entry, produced);
     } catch (error) {
@@ -92,18 +95,36 @@ async function resumePhase(run: InvokeRun, phase: Phase, entries: readonly Resol
   return runPhase(run, phase, entries, value, step + 1);
 }
 
-/** Starts an invoke: its observers, the Input phase, the context schema, the state snapshot, and the outermost layer. */
-export async function start(run: InvokeRun): Promise<LayerGenerator> {
+/**
+ * Starts an invoke: its observers, the Input phase, the context schema, the
+ * state snapshot, and the outermost layer. Synchronous (the outermost layer
+ * itself) while the Input handlers are and the stage has no context schema,
+ * so that the first pull of most invokes awaits nothing here.
+ */
+export function start(run: InvokeRun): LayerGenerator | Promise<LayerGenerator> {
   const chain = run.chain;
   if (chain.instrumentations.length > 0) run.observation = InvokeObservation.start(chain, run.context, run.signal);
   let context = run.context;
   if (chain.input.length > 0) {
     // Only what the phase returns is awaited: a context that happens to be a thenable is passed on as it is.
-    context = runPhase(run, 'input', chain.input, context, 0);
-    if (isThenable(context)) context = await context;
+    const phased = runPhase(run, 'input', chain.input, context, 0);
+    if (isThenable(phased)) return startAsync(run, phased, undefined);
+    context = phased;
   }
-  const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
+  if (chain.stage.contextSchema !== undefined) return startAsync(run, undefined, context);
+  return enterOutermost(run, context);
+}
+
+/** {@link start} once something is asynchronous: `pending` is the Input phase still running, else `context` the context it ended with. */
+async function startAsync(run: InvokeRun, pending: PromiseLike<unknown> | undefined, context: unknown): Promise<LayerGenerator> {
+  if (pending !== undefined) context = await pending;
+  const schema = run.chain.stage.contextSchema as Schema<unknown> | undefined;
   if (schema !== undefined) context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues));
+  return enterOutermost(run, context);
+}
+
+/** The state snapshot, then the outermost layer entered with the final context. */
+function enterOutermost(run: InvokeRun, context: unknown): LayerGenerator {
   if (run.binding !== undefined) run.state = new StateIsolation(run.binding, run.stageName);
   return enter(run, 0, context, run.signal ?? neverSignal(), undefined);
 }

@@ -17,6 +17,10 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
   protected outstanding = 0;
   /** The answer to the latest call, which the next call waits for. */
   private current: Promise<Answer<TEvent>> | undefined;
+  // Callbacks made on first use: most invokes need none of them, and each costs an allocation per invoke.
+  private pullLater: (() => Promise<Answer<TEvent>>) | undefined;
+  private answeredCallback: ((answer: Answer<TEvent>) => Answer<TEvent>) | undefined;
+  private rethrowCallback: ((failure: unknown) => never) | undefined;
 
   /** The iterator is its own iterator, so `for await` drives it directly. */
   [Symbol.asyncIterator](): this {
@@ -25,7 +29,8 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
 
   /** Pulls the next event. */
   next(): Promise<Answer<TEvent>> {
-    return this.enqueue(this.pullAction);
+    if (this.outstanding++ === 0) return (this.current = this.pull());
+    return (this.current = (this.current as Promise<Answer<TEvent>>).then((this.pullLater ??= () => this.pull()), this.pullLater));
   }
 
   /** Stops the iteration: closes what is open; writes nothing. */
@@ -49,19 +54,21 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
   /** Answers `return()` (or `throw(error)` when `rethrow`); must count `outstanding` down when it is answered. */
   protected abstract stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>>;
 
-  /** Counts an answer down and passes it on (a callback, created once per iterator). */
-  protected readonly answered = (answer: Answer<TEvent>): Answer<TEvent> => {
-    this.outstanding--;
-    return answer;
-  };
+  /** Counts an answer down and passes it on (a callback, created once per iterator and only when needed). */
+  protected answered(): (answer: Answer<TEvent>) => Answer<TEvent> {
+    return (this.answeredCallback ??= (answer) => {
+      this.outstanding--;
+      return answer;
+    });
+  }
 
-  /** Counts an answer down and throws the failure it is (a callback, created once per iterator). */
-  protected readonly rethrow = (failure: unknown): never => {
-    this.outstanding--;
-    throw failure;
-  };
-
-  private readonly pullAction = (): Promise<Answer<TEvent>> => this.pull();
+  /** Counts an answer down and throws the failure it is (a callback, created once per iterator and only when needed). */
+  protected rethrow(): (failure: unknown) => never {
+    return (this.rethrowCallback ??= (failure) => {
+      this.outstanding--;
+      throw failure;
+    });
+  }
 
   private enqueue(action: () => Promise<Answer<TEvent>>): Promise<Answer<TEvent>> {
     if (this.outstanding++ === 0) return (this.current = action());

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * return named('retry', async function* (context, next, run) { yield* next(context); });
+ * const logged: WrapHandler<ModelContext, ModelEvent> = named('logged', async function* (context, next) { yield* next(context); });
  * ```
  */
 export function named<THandler extends (...args: never[]) => unknown>(name: string, handler: THandler): THandler {

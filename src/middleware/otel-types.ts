@@ -44,7 +44,7 @@ export interface Span {
 /** Starts spans. */
 export interface Tracer {
   /** Starts a span, child of the span `context` holds. */
-  startSpan(name: string, options?: { readonly attributes?: Attributes }, context?: Context): Span;
+  startSpan(name: string, options?: { readonly attributes?: Attributes; readonly kind?: number }, context?: Context): Span;
 }
 
 /** The parts of `trace` of `@opentelemetry/api` that `tracing` uses. */
@@ -55,8 +55,10 @@ export interface TraceAPI {
   setSpan(context: Context, span: Span): Context;
 }
 
-/** The part of `context` of `@opentelemetry/api` that `tracing` uses. */
+/** The parts of `context` of `@opentelemetry/api` that `tracing` uses. */
 export interface ContextAPI {
   /** The caller's active context. */
   active(): Context;
+  /** Calls `fn` with `context` active (for as long as the registered context manager carries it). */
+  with<TResult>(context: Context, fn: () => TResult): TResult;
 }

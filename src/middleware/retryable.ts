@@ -45,6 +45,7 @@ export function statusOf(error: unknown): number | undefined {
  *
  * @example
  * ```ts
+ * class QuotaExhausted extends Error {}
  * retry({ retryOn: (error, attempt) => isRetryableError(error) && !(error instanceof QuotaExhausted) });
  * ```
  */

@@ -39,6 +39,11 @@ class SpanContext implements Context {
   }
 }
 
+/** The span a context holds, if any (read the way the API reads it, so any copy of the API agrees). */
+export function spanOf(context: Context | undefined): unknown {
+  return context?.getValue(SPAN_KEY);
+}
+
 /** The empty context the invoke span's context is built on when no API is given. */
 const EMPTY_CONTEXT: Context = new SpanContext(new Map());
 
@@ -48,11 +53,20 @@ export interface Parenting {
   readonly active: () => Context | undefined;
   /** A context whose span is `span`, built on `parent` (or on an empty context). */
   readonly setSpan: (parent: Context | undefined, span: Span) => Context;
+  /** Runs `call` with `context` active: through the API when it is given; without it there is no active context to set. */
+  readonly within: <TResult>(context: Context, call: () => TResult) => TResult;
 }
+
+/** `within` without the API. */
+const direct = <TResult>(_context: Context, call: () => TResult): TResult => call();
 
 /** The parenting of one `tracing()` instance: with `api` when given, else with the library's own contexts. */
 export function parentingFor(api: TracingApi | undefined): Parenting {
-  if (api === undefined) return { active: () => undefined, setSpan: (parent, span) => (parent ?? EMPTY_CONTEXT).setValue(SPAN_KEY, span) };
+  if (api === undefined) return { active: () => undefined, setSpan: (parent, span) => (parent ?? EMPTY_CONTEXT).setValue(SPAN_KEY, span), within: direct };
   // With the API, `active()` always gives a context, so every parent here is one.
-  return { active: () => api.context.active(), setSpan: (parent, span) => api.trace.setSpan(parent as Context, span) };
+  return {
+    active: () => api.context.active(),
+    setSpan: (parent, span) => api.trace.setSpan(parent as Context, span),
+    within: (context, call) => api.context.with(context, call),
+  };
 }

@@ -1,10 +1,14 @@
-import type { Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
+import type { Attributes, Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
 import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from '../util/timers';
-import { parentingFor, type Parenting } from './span-parenting';
+import { parentingFor, spanOf, type Parenting } from './span-parenting';
+import { errorMessage, INTERRUPTED_ATTRIBUTE, spanFailures, type FailSpan } from './span-failures';
+import { genAiSpan } from './gen-ai-spans';
+import { runParents, type RunParents } from './run-parents';
+import { InterruptSignal } from '../agent/interrupts';
 
 /**
  * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
@@ -14,8 +18,8 @@ import { parentingFor, type Parenting } from './span-parenting';
 export interface TracingApi {
   /** `trace` of `@opentelemetry/api`: the default tracer and span parenting. */
   readonly trace: Pick<TraceAPI, 'getTracer' | 'setSpan'>;
-  /** `context` of `@opentelemetry/api`: the caller's active span becomes the invoke span's parent. */
-  readonly context: Pick<ContextAPI, 'active'>;
+  /** `context` of `@opentelemetry/api`: the caller's active span becomes the invoke span's parent, and each layer span is active while its layer runs. */
+  readonly context: Pick<ContextAPI, 'active' | 'with'>;
 }
 
 /** Options of {@link tracing}: at least one of `tracer` and `api`. */
@@ -50,10 +54,11 @@ export const TRACING_ATTRIBUTES = {
   selfMs: 'staged.self_ms',
   /** True when the consumer closed the layer (or the invoke) before it ended. */
   closed: 'staged.closed',
+  /** True when an interrupt (a question to a human) ended the layer or the invoke: no error. */
+  interrupted: INTERRUPTED_ATTRIBUTE,
+  /** Who made the invoke when its context says (`context.caller`: a middleware's model call, MW-166); invoke spans only. */
+  caller: 'staged.caller',
 } as const;
-
-/** Status code ERROR of `@opentelemetry/api` (a const enum there; the value is part of its stable API). */
-const STATUS_ERROR = 2;
 
 /** One entry into a layer, while its span is open. */
 interface LayerRecord {
@@ -83,6 +88,17 @@ interface LayerRecord {
  * API), and the layer spans are parented through contexts of our own
  * holding the span under the API's span key, so they nest exactly as with `api`.
  *
+ * With `api`, each layer span is the active span while its layer's own code
+ * runs (each pull), so your spans and an HTTP client's nest under it when a
+ * context manager is registered.
+ *
+ * The agent kit's standard stages get GenAI span names and attributes
+ * (`invoke_agent <agent>`, `chat <model>`, `execute_tool <tool>`, with
+ * usage, finish reasons, tool call ids), and the model, tool and turn invokes
+ * of one agent run nest under its AgentStreamStage terminal span, with or
+ * without `api`. An error's `exception` event is recorded once, on the span
+ * where it was thrown; an interrupt is no error (`staged.interrupted`).
+ *
  * When the invoke span does not record (no tracer provider registered, or the
  * invoke is not sampled), that one non-recording span is started and ended,
  * no observer is returned and no layer is wrapped.
@@ -98,7 +114,7 @@ interface LayerRecord {
 export function tracing(options: TracingOptions): Instrumentation {
   checkOptionsObject('tracing', options, '{ tracer?, api?, now? } with tracer or api');
   const { api, tracer: given } = options;
-  if (api !== undefined && (api === null || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function')) {
+  if (api !== undefined && (api === null || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function' || typeof api.context.with !== 'function')) {
     throw invalidOption('tracing', "options.api must be the OpenTelemetry API (import * as otel from '@opentelemetry/api')", api);
   }
   if (api === undefined && given === undefined) {
@@ -113,14 +129,33 @@ export function tracing(options: TracingOptions): Instrumentation {
     throw invalidOption('tracing', 'options.tracer must be an OpenTelemetry Tracer (with startSpan)', tracer);
   }
   const now = optionalFunction('tracing', 'now', options.now) ?? systemTimers.now;
-  const parenting = parentingFor(api);
-  return Object.freeze({ name: 'tracing', invoke: (info: InvokeInfo) => observeInvoke(info, tracer, parenting, now) });
+  const instance: Instance = { tracer, parenting: parentingFor(api), now, fail: spanFailures(), runs: runParents() };
+  return Object.freeze({ name: 'tracing', invoke: (info: InvokeInfo) => observeInvoke(info, instance) });
+}
+
+/** What every invoke one `tracing()` instance traces shares. */
+interface Instance {
+  /** Starts the spans. */
+  readonly tracer: Tracer;
+  /** Parents the spans. */
+  readonly parenting: Parenting;
+  /** Clock of the `*_ms` attributes. */
+  readonly now: () => number;
+  /** Marks spans failed, each error's exception recorded once. */
+  readonly fail: FailSpan;
+  /** The open agent runs, so the invokes inside one nest under it. */
+  readonly runs: RunParents<LayerRecord>;
 }
 
 /** Starts the invoke span and returns its observer, or nothing when the span does not record. */
-function observeInvoke(info: InvokeInfo, tracer: Tracer, parenting: Parenting, now: () => number): InvokeObserver | undefined {
-  const active = parenting.active();
-  const root = tracer.startSpan(info.stage.name, { attributes: { [TRACING_ATTRIBUTES.stage]: info.stage.name } }, active);
+function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | undefined {
+  const { tracer, parenting, fail } = instance;
+  const callerContext = parenting.active();
+  const active = instance.runs.of(info.stage, info.context, spanOf(callerContext))?.context ?? callerContext;
+  const genAi = genAiSpan(info);
+  const caller = (info.context as { caller?: unknown } | null | undefined)?.caller;
+  const attributes: Attributes = { [TRACING_ATTRIBUTES.stage]: info.stage.name, ...(typeof caller === 'string' ? { [TRACING_ATTRIBUTES.caller]: caller } : {}), ...genAi?.attributes };
+  const root = tracer.startSpan(genAi?.name ?? info.stage.name, { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes }, active);
   if (!root.isRecording()) {
     root.end();
     return undefined;
@@ -128,11 +163,12 @@ function observeInvoke(info: InvokeInfo, tracer: Tracer, parenting: Parenting, n
   const rootContext = parenting.setSpan(active, root);
   // Keyed by the core's layer info, whose `parent` names the entry that called next(): exact under hedging too.
   const records = new WeakMap<LayerInfo, LayerRecord>();
+  const shared: Shared = { ...instance, records, rootContext };
 
   return {
     layer(layer, events) {
       const parent = layer.parent === undefined ? undefined : records.get(layer.parent);
-      return traceLayer(layer, events, parent, { tracer, parenting, now, records, rootContext });
+      return traceLayer(layer, events, parent, shared);
     },
     // Rest parameter: a handler may throw `undefined`, so the failure is told by the argument's presence.
     handlerEnd(handler, ...failure: unknown[]) {
@@ -140,25 +176,25 @@ function observeInvoke(info: InvokeInfo, tracer: Tracer, parenting: Parenting, n
         [TRACING_ATTRIBUTES.phase]: handler.phase,
         [TRACING_ATTRIBUTES.handler]: handler.handler,
         [TRACING_ATTRIBUTES.order]: handler.order,
-        ...(failure.length === 0 ? {} : { 'exception.message': errorMessage(failure[0]) }),
+        ...(failure.length === 0 ? {} : failureAttributes(failure[0])),
       });
     },
     end(outcome) {
-      if (outcome.status === 'error') fail(root, outcome.error);
+      if (genAi !== undefined) genAi.end(root, outcome, fail);
+      else if (outcome.status === 'error') fail(root, outcome.error);
       if (outcome.status === 'closed') root.setAttribute(TRACING_ATTRIBUTES.closed, true);
       root.end();
     },
   };
 }
 
+/** What a handler event says of the handler's failure; an interrupt is none. */
+function failureAttributes(error: unknown): Attributes {
+  return InterruptSignal.isInstance(error) ? { [TRACING_ATTRIBUTES.interrupted]: true } : { 'exception.message': errorMessage(error) };
+}
+
 /** What every layer entry of one invoke shares. */
-interface Shared {
-  /** Starts the spans. */
-  readonly tracer: Tracer;
-  /** Parents the spans. */
-  readonly parenting: Parenting;
-  /** Clock of the `*_ms` attributes. */
-  readonly now: () => number;
+interface Shared extends Instance {
   /** Open entries by layer info, so an inner entry finds the entry that called `next()`. */
   readonly records: WeakMap<LayerInfo, LayerRecord>;
   /** Context of the invoke span, the parent of the outermost entries. */
@@ -173,7 +209,7 @@ function traceLayer(
   shared: Shared,
 ): AsyncGenerator<unknown, void, undefined> {
   return observeLayer(events, () => {
-    const { tracer, parenting, now, records } = shared;
+    const { tracer, parenting, now, records, fail } = shared;
     const parentContext = parent === undefined ? shared.rootContext : parent.context;
     const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
     const span = tracer.startSpan(
@@ -192,12 +228,16 @@ function traceLayer(
     );
     const record: LayerRecord = { span, context: parenting.setSpan(parentContext, span), active: 0, inner: 0 };
     records.set(layer, record);
+    const leaveRun = shared.runs.open(layer.stage, layer.kind, layer.context, record);
     return {
-      /** Charges the time of each call into the layer to this entry and to the entry that contains it. */
+      /**
+       * Runs each call into the layer with its span active, so spans started by the layer's own code nest under it,
+       * and charges its time to this entry and to the entry that contains it.
+       */
       call: async <T>(into: () => Promise<T>): Promise<T> => {
         const started = now();
         try {
-          return await into();
+          return await parenting.within(record.context, into);
         } finally {
           const elapsed = now() - started;
           record.active += elapsed;
@@ -207,6 +247,7 @@ function traceLayer(
       failed: (error) => fail(span, error),
       closing: () => span.setAttribute(TRACING_ATTRIBUTES.closed, true),
       settled: (count) => {
+        leaveRun?.();
         span.setAttributes({
           [TRACING_ATTRIBUTES.events]: count,
           [TRACING_ATTRIBUTES.activeMs]: record.active,
@@ -217,15 +258,4 @@ function traceLayer(
       },
     };
   });
-}
-
-/** Marks a span as failed with the error. */
-function fail(span: Span, error: unknown): void {
-  span.recordException(error instanceof Error ? error : { message: errorMessage(error) });
-  span.setStatus({ code: STATUS_ERROR as never, message: errorMessage(error) });
-}
-
-/** A message for any thrown value. */
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,6 @@
 /**
  * Middleware bundles: a named `setup` that registers any number of handlers
- * and instrumentations on any stages through a {@link Registrar}, added and
+ * and instrumentations on any stages, and provides contributions, through a {@link Registrar}, added and
  * removed as one by `registry.use()`; and registrars built on other
  * registrars (the bundle's transaction, and the observing registrar of
  * `runStage`).
@@ -9,6 +9,7 @@
  */
 import { notABundle } from '../errors/messages';
 import type { Instrumentation } from '../invoke/instrumentation';
+import type { ContributionKey } from './contribution';
 import type { AddOptions, Disposer, HandlerOf, Target } from '../stage/types';
 
 /** What a bundle's `setup` registers through: the same `add` as the registry's. */
@@ -17,6 +18,11 @@ export interface Registrar {
   add<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Disposer;
   /** Registers an instrumentation as part of the bundle. */
   instrument(instrumentation: Instrumentation): Disposer;
+  /**
+   * Provides a value under a contribution key (a tool, say), as part of the
+   * bundle; `registry.contributions(key)` lists it in this registry's scope.
+   */
+  provide<TValue>(key: ContributionKey<TValue>, value: TValue): Disposer;
 }
 
 /** A middleware bundle: any number of handlers on any stages, added and removed as one. */
@@ -50,7 +56,11 @@ export function useBundle(middleware: Middleware, registrarFor: (bundle: string)
     for (let index = disposers.length - 1; index >= 0; index--) (disposers[index] as Disposer)();
   };
   try {
-    middleware.setup({ add: (target, handler, options) => kept(registrar.add(target, handler, options)), instrument: (instrumentation) => kept(registrar.instrument(instrumentation)) });
+    middleware.setup({
+      add: (target, handler, options) => kept(registrar.add(target, handler, options)),
+      instrument: (instrumentation) => kept(registrar.instrument(instrumentation)),
+      provide: (key, value) => kept(registrar.provide(key, value)),
+    });
   } catch (error) {
     disposeAll();
     throw error;
@@ -61,7 +71,7 @@ export function useBundle(middleware: Middleware, registrarFor: (bundle: string)
 /** What a {@link mapRegistrar} does to each handler: the handler and options to register in its place. */
 export type HandlerMapping = (target: Target, handler: unknown, options: AddOptions | undefined) => readonly [unknown, AddOptions | undefined];
 
-/** A registrar that registers, through `registrar`, what `mapping` makes of each handler; instrumentations pass unchanged. */
+/** A registrar that registers, through `registrar`, what `mapping` makes of each handler; instrumentations and contributions pass unchanged. */
 export function mapRegistrar(registrar: Registrar, mapping: HandlerMapping): Registrar {
   return {
     add: (target, handler, options) => {
@@ -69,5 +79,6 @@ export function mapRegistrar(registrar: Registrar, mapping: HandlerMapping): Reg
       return registrar.add(target, mapped as never, mappedOptions);
     },
     instrument: (instrumentation) => registrar.instrument(instrumentation),
+    provide: (key, value) => registrar.provide(key, value),
   };
 }

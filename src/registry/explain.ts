@@ -1,4 +1,5 @@
 import type { ChainEntry } from './chain';
+import type { Contribution } from './contribution';
 
 /**
  * Renders a resolved chain as a text picture of the onion, outermost first:
@@ -44,4 +45,18 @@ function label(entry: ChainEntry): string {
   if (entry.source === 'scope') details.push(`inherited${entry.bundle === undefined ? '' : ` from bundle ${entry.bundle}`}`);
   if (entry.source === 'invoke') details.push('this invoke only');
   return details.length === 0 ? entry.name : `${entry.name}  [${details.join('; ')}]`;
+}
+
+/**
+ * The `explain()` lines of one key's contributions (MW-056): a heading, then
+ * one line per contribution, the last one closing the list.
+ */
+export function explainContributions(name: string, entries: readonly Contribution<unknown>[]): string[] {
+  const lines = [`provides "${name}"`];
+  entries.forEach((entry, index) => {
+    const branch = index === entries.length - 1 ? '└─' : '├─';
+    const origin = entry.source === 'bundle' ? `bundle ${entry.bundle}` : `inherited from bundle ${entry.bundle}`;
+    lines.push(`${branch} ${entry.position + 1}. ${entry.id ?? '(no id)'}  [${origin}]`);
+  });
+  return lines;
 }

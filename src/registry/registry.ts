@@ -1,6 +1,8 @@
 import { useBundle, type Middleware } from './bundle';
 import type { ChainEntry, ResolvedChain } from './chain';
-import { explainChain } from './explain';
+import { holdsSameRegistrations, sourcesOf, type CachedChain } from './chain-cache';
+import { checkKey, createContribution, duplicated, type Contribution, type ContributionKey, type StoredContribution } from './contribution';
+import { explainChain, explainContributions } from './explain';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { Invocation } from '../invoke/invocation';
 import * as messages from '../errors/messages';
@@ -8,7 +10,7 @@ import { checkInvokeOptions, perInvokeRegistrations } from '../invoke/options';
 import { sortByConstraints } from './order';
 import { ConstraintIndex } from './constraint-index';
 import { createRegistration, culpritOf, resolveTarget, stageOf, takePlace, tick, type StoredRegistration } from './registration';
-import { resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
+import { resolveContributions, resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
 import type {
   AddOptions,
   AnyStage,
@@ -19,6 +21,7 @@ import type {
   Registration,
   Target,
   Terminal,
+  TerminalArgument,
 } from '../stage/types';
 
 /** Options of {@link MiddlewareRegistry}. */
@@ -47,11 +50,19 @@ export class MiddlewareRegistry {
   /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
   private readonly constraints = new ConstraintIndex();
   private readonly instrumentations = new Set<Instrumentation>();
+  /** Contributions by key name, each set in the order they were provided. */
+  private readonly provided = new Map<string, Set<StoredContribution>>();
+  private readonly contributionCache = new Map<string, { version: number; entries: readonly Contribution<unknown>[] }>();
+  /** Stamped by every change. */
   private version = tick();
-  private readonly cache = new WeakMap<AnyStage, { version: number; chain: ResolvedChain }>();
+  /** Stamped by the changes that can change the chain of any stage: ids coming or going, instrumentations. */
+  private structure = this.version;
+  private readonly cache = new WeakMap<AnyStage, CachedChain>();
   private readonly onWarning: (warning: MiddlewareWarning) => void;
   /** What resolution reads of this registry. */
-  private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations };
+  private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations, provided: this.provided };
+  /** This registry's scope and its ancestors', root first (a registry's ancestry never changes). */
+  private scopeChain: readonly Scope[] = [this.scope];
 
   /** Creates an empty registry. */
   constructor(private readonly options: RegistryOptions = {}) {
@@ -116,6 +127,7 @@ export class MiddlewareRegistry {
       return {
         add: (target, handler, options) => this.register(createRegistration(target, handler, options, bundle, where), where),
         instrument: (instrumentation) => this.instrument(instrumentation),
+        provide: (key, value) => this.addContribution(createContribution(key, value, bundle)),
       };
     });
   }
@@ -140,10 +152,34 @@ export class MiddlewareRegistry {
       throw messages.notAnInstrumentation(instrumentation);
     }
     this.instrumentations.add(instrumentation);
-    this.version = tick();
+    this.changed(true);
     return () => {
-      if (this.instrumentations.delete(instrumentation)) this.version = tick();
+      if (this.instrumentations.delete(instrumentation)) this.changed(true);
     };
+  }
+
+  /**
+   * The values bundles provided under `key` in this registry's scope: the
+   * root registry's first, then each child's down to this one, each
+   * registry's in the order they were provided (frozen).
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `key` is not a contribution key; `ERR_DUPLICATE_ID` when an
+   *   ancestor provided, after this registry did, a value with an id this registry's scope already has.
+   *
+   * @example
+   * ```ts
+   * const Plugins = createContributionKey<{ readonly name: string }>('my-framework.plugins');
+   * const plugins = registry.contributions(Plugins).map((contribution) => contribution.value);
+   * ```
+   */
+  contributions<TValue>(key: ContributionKey<TValue>): readonly Contribution<TValue>[] {
+    const { name } = checkKey(key, 'registry.contributions(key)');
+    const version = this.effectiveVersion();
+    const cached = this.contributionCache.get(name);
+    if (cached !== undefined && cached.version === version) return cached.entries as readonly Contribution<TValue>[];
+    const entries = resolveContributions(name, this.scopeChain);
+    this.contributionCache.set(name, { version, entries });
+    return entries as readonly Contribution<TValue>[];
   }
 
   /**
@@ -153,6 +189,7 @@ export class MiddlewareRegistry {
   child(): MiddlewareRegistry {
     const child = new MiddlewareRegistry(this.options);
     child.parent = this;
+    child.scopeChain = [...this.scopeChain, child.scope];
     return child;
   }
 
@@ -176,7 +213,12 @@ export class MiddlewareRegistry {
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
     // describe() first: it rejects a value that is not a stage before its name is read.
     const entries = this.describe(stage, options);
-    return explainChain(stage.name, entries);
+    const lines = [explainChain(stage.name, entries)];
+    for (const name of this.keysShownWith(stage)) {
+      const provided = this.contributions({ name, identify: undefined, stage });
+      if (provided.length > 0) lines.push(...explainContributions(name, provided));
+    }
+    return lines.join('\n');
   }
 
   /**
@@ -196,17 +238,17 @@ export class MiddlewareRegistry {
    * for await (const event of registry.invoke(ModelStage, context, callModel, { signal })) render(event);
    * ```
    */
-  invoke<TContext, TResult extends TEvent, TEvent, TState = unknown>(
+  invoke<TContext, TResult extends TEvent, TEvent, TState = unknown, TTerminal = Terminal<TContext, TEvent, TState>>(
     stage: MiddlewareStage<TContext, TResult, TEvent>,
-    context: TContext,
-    terminal: Terminal<TContext, TEvent, TState>,
+    context: NoInfer<TContext>,
+    terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
     options: InvokeOptions<TState> = {},
   ): AsyncGenerator<TEvent, void, undefined> {
     stageOf(stage, 'registry.invoke');
     if (typeof terminal !== 'function') throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
     checkInvokeOptions(stage.name, options);
     const chain = this.resolve(stage, options.use);
-    return new Invocation<TEvent>(chain, context, terminal as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
+    return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
   }
 
   /**
@@ -219,13 +261,13 @@ export class MiddlewareRegistry {
    * const reply = await registry.run(ModelStage, context, callModel);
    * ```
    */
-  async run<TContext, TResult extends TEvent, TEvent, TState = unknown>(
+  async run<TContext, TResult extends TEvent, TEvent, TState = unknown, TTerminal = Terminal<TContext, TEvent, TState>>(
     stage: MiddlewareStage<TContext, TResult, TEvent>,
-    context: TContext,
-    terminal: Terminal<TContext, TEvent, TState>,
+    context: NoInfer<TContext>,
+    terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
     options: InvokeOptions<TState> = {},
   ): Promise<TResult> {
-    const events = this.invoke(stage, context, terminal, options);
+    const events = this.invoke<TContext, TResult, TEvent, TState, TTerminal>(stage, context, terminal, options);
     let last: TEvent | undefined;
     for (;;) {
       const pulled = await events.next();
@@ -255,10 +297,42 @@ export class MiddlewareRegistry {
     this.byStage.set(stored.stage, set);
     this.constraints.add(stored);
     if (stored.id !== undefined) this.ids.set(stored.id, stored);
-    this.version = tick();
+    this.changed(stored.id !== undefined);
     return () => {
       this.unregister(stored);
     };
+  }
+
+  private addContribution(contribution: StoredContribution): Disposer {
+    const { key, id } = contribution;
+    const set = this.provided.get(key.name) ?? new Set<StoredContribution>();
+    if (id !== undefined) {
+      for (const existing of set) if (existing.id === id) throw duplicated(contribution, existing, false);
+      const inherited = this.parent?.providedWithId(key.name, id);
+      if (inherited !== undefined) throw duplicated(contribution, inherited, true);
+    }
+    set.add(contribution);
+    this.provided.set(key.name, set);
+    this.version = tick();
+    return () => {
+      if (!set.delete(contribution)) return;
+      if (set.size === 0 && this.provided.get(key.name) === set) this.provided.delete(key.name);
+      this.version = tick();
+    };
+  }
+
+  private providedWithId(name: string, id: string): StoredContribution | undefined {
+    for (const existing of this.provided.get(name) ?? []) if (existing.id === id) return existing;
+    return this.parent?.providedWithId(name, id);
+  }
+
+  /** The names of the keys in scope whose `stage` is `stage`, sorted, for `explain()`. */
+  private keysShownWith(stage: AnyStage): string[] {
+    const names = new Set<string>();
+    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) {
+      for (const [name, set] of registry.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
+    }
+    return [...names].sort();
   }
 
   private unregister(registration: StoredRegistration): boolean {
@@ -267,8 +341,14 @@ export class MiddlewareRegistry {
     if (set.size === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
     if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);
-    this.version = tick();
+    this.changed(registration.id !== undefined);
     return true;
+  }
+
+  /** Stamps a change; `structural` when it may change the chain of other stages than the registration's own. */
+  private changed(structural: boolean): void {
+    this.version = tick();
+    if (structural) this.structure = this.version;
   }
 
   private hasId(id: string): boolean {
@@ -281,16 +361,31 @@ export class MiddlewareRegistry {
     return parentVersion > this.version ? parentVersion : this.version;
   }
 
-  /** The chain of a stage, cached until this registry or an ancestor changes (a chain with per-invoke handlers is not cached). */
+  /** The newest structural change anywhere in this registry's ancestry. */
+  private effectiveStructure(): number {
+    const parentStructure = this.parent === undefined ? 0 : this.parent.effectiveStructure();
+    return parentStructure > this.structure ? parentStructure : this.structure;
+  }
+
+  /**
+   * The chain of a stage, cached until this registry or an ancestor changes (a chain with per-invoke handlers is
+   * not cached). After a change that was not structural, the cached chain still holds when every level has
+   * exactly the registrations on the stage it was resolved from (`chain-cache.ts`).
+   */
   private resolve(stage: AnyStage, use: readonly Registration[] | undefined): ResolvedChain {
     const perInvoke = use === undefined || use.length === 0 ? undefined : perInvokeRegistrations(stage, use);
     const version = this.effectiveVersion();
     const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
-    if (cached !== undefined && cached.version === version) return cached.chain;
-    const scopes: Scope[] = [];
-    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) scopes.unshift(registry.scope);
+    if (cached !== undefined) {
+      if (cached.version === version) return cached.chain;
+      if (cached.structure === this.effectiveStructure() && holdsSameRegistrations(this.scopeChain, stage, cached.sources)) {
+        cached.version = version;
+        return cached.chain;
+      }
+    }
+    const scopes = this.scopeChain;
     const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
-    if (perInvoke === undefined) this.cache.set(stage, { version, chain });
+    if (perInvoke === undefined) this.cache.set(stage, { version, structure: this.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
     return chain;
   }
 }

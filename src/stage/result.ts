@@ -1,5 +1,5 @@
 import { produce, type Draft } from 'immer';
-import { brand, isBranded } from '../util/brand';
+import { brandClass, isBranded } from '../util/brand';
 import { takeOver } from '../util/take-over';
 
 /** An immer recipe over a result value: mutate the draft, or return a replacement. */
@@ -23,12 +23,19 @@ export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | 
 export class MiddlewareResult<TResult> {
   /** The result value. */
   readonly value: TResult;
+  /** What `isInstance` checks: only this class's constructor gives an object this field, so no lookalike has it. */
+  readonly #genuine = true;
+
+  static {
+    // Every copy of the package adds its own check, so each recognises the others' results (util/brand.ts).
+    brandClass('result', (value) => #genuine in value);
+  }
 
   /** Wraps a value, taking it over: it is deep-frozen in place. */
   constructor(value: TResult) {
     takeOver(value);
     this.value = value;
-    brand(Object.freeze(this), 'result');
+    Object.freeze(this);
   }
 
   /** Returns a new wrapper holding `value` (taken over like the constructor's). */

@@ -101,8 +101,22 @@ export type AnyStage = MiddlewareStage<any, any, any>;
 /** Anything `add` accepts as a target: a phase token or a bare stage (meaning Wrap). */
 export type Target = AnyStage | AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'];
 
+/**
+ * What an Input or Output handler learns about the invoke it runs in: the
+ * invoke's own signal, so a handler that waits on I/O can stop when the
+ * invoke is cancelled.
+ */
+export interface HandlerRun {
+  /** The stage being invoked. */
+  readonly stage: AnyStage;
+  /** The invoke's signal (a never-aborting one when the invoke has none). */
+  readonly signal: AbortSignal;
+  /** The registered name of the running handler. */
+  readonly handler: string;
+}
+
 /** Transforms the context before the Wrap phase. Must return a context (not undefined or null). */
-export type InputHandler<TContext> = (context: TContext) => TContext | PromiseLike<TContext>;
+export type InputHandler<TContext> = (context: TContext, run: HandlerRun) => TContext | PromiseLike<TContext>;
 
 /** Options of `next()`. */
 export interface NextOptions {
@@ -139,6 +153,7 @@ export type WrapHandler<TContext, TEvent> = (
 /** Transforms the final result. Must return a {@link MiddlewareResult}. */
 export type OutputHandler<TResult> = (
   result: MiddlewareResult<TResult>,
+  run: HandlerRun,
 ) => MiddlewareResult<TResult> | PromiseLike<MiddlewareResult<TResult>>;
 
 /** What the terminal learns about the invoke it runs in. */
@@ -156,6 +171,33 @@ export type Terminal<TContext, TEvent, TState = unknown> = (
   context: TContext,
   run: TerminalRun<TState>,
 ) => AsyncIterable<TEvent>;
+
+/**
+ * The state a terminal's `run.state` can hold: without a `state` option
+ * (`TState` left `unknown`) it is always undefined, so a terminal typed for
+ * any state fits.
+ */
+type BoundState<TState> = unknown extends TState ? never : TState;
+
+/**
+ * The type of the terminal argument of `invoke`, `run` and `runStage`: the
+ * terminal's own type when it fits the stage, otherwise a one-line message
+ * saying what is wrong, which the compiler shows as the parameter type.
+ * The terminal is a type parameter of its own, so the stage alone decides
+ * the context and event types, and an unannotated inline terminal yields
+ * events of the stage's type (`{ type: 'done' }` keeps its literal type).
+ */
+export type TerminalArgument<TTerminal, TContext, TEvent, TState> = [TTerminal] extends [Terminal<TContext, TEvent, BoundState<TState>>]
+  ? TTerminal
+  : [TTerminal] extends [(context: TContext, run: TerminalRun<BoundState<TState>>) => AsyncIterable<unknown>]
+    ? 'Terminal yields events that are not events of this stage (compare its yields with EventOf<typeof Stage>)'
+    : [TTerminal] extends [(context: TContext, run: TerminalRun<BoundState<TState>>) => unknown]
+      ? 'Terminal must return an async iterable of events of this stage (write it as an async function*)'
+      : [TTerminal] extends [(context: TContext, run: never) => unknown]
+        ? 'Terminal run parameter does not fit TerminalRun<TState> (its state type must be that of the state option)'
+        : [TTerminal] extends [(...parameters: never[]) => unknown]
+          ? 'Terminal does not accept the context of this stage as its first parameter (compare it with ContextOf<typeof Stage>)'
+          : 'Terminal must be a function (context, run) returning an async iterable of events of this stage';
 
 /**
  * Read and write access to state the terminal may change (model state, say).

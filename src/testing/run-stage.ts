@@ -5,14 +5,14 @@ import type { Instrumentation } from '../invoke/instrumentation';
 import { mapRegistrar, type Middleware } from '../registry/bundle';
 import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
 import { MiddlewareRegistry } from '../registry/registry';
-import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal } from '../stage/types';
+import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal, TerminalArgument } from '../stage/types';
 
 /** Options of {@link runStage}. */
-export interface RunStageOptions<TContext, TEvent, TState> {
-  /** The terminal (a {@link scriptedTerminal}, say). */
-  readonly terminal: Terminal<TContext, TEvent, TState>;
+export interface RunStageOptions<TContext, TEvent, TState, TTerminal = Terminal<TContext, TEvent, TState>> {
+  /** The terminal (a {@link scriptedTerminal}, say); its types come from the stage, so an inline one needs no annotation. */
+  readonly terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>;
   /** The context passed to the invoke. */
-  readonly context: TContext;
+  readonly context: NoInfer<TContext>;
   /** Handlers to register, as `[target, handler, options?]` tuples (like `InvokeOptions.use`). */
   readonly handlers?: readonly Registration[];
   /** Bundles to register (`validate(stage, schemas)`, say); their handlers are observed too. */
@@ -54,9 +54,9 @@ export interface StageRun<TResult, TEvent, TState> {
  * expect(run.calls.retry?.nextCalls).toBe(2);
  * ```
  */
-export async function runStage<TContext, TResult extends TEvent, TEvent, TState = unknown>(
+export async function runStage<TContext, TResult extends TEvent, TEvent, TState = unknown, TTerminal = Terminal<TContext, TEvent, TState>>(
   stage: MiddlewareStage<TContext, TResult, TEvent>,
-  options: RunStageOptions<TContext, TEvent, TState>,
+  options: RunStageOptions<TContext, TEvent, TState, TTerminal>,
 ): Promise<StageRun<TResult, TEvent, TState>> {
   checkOptionsObject('runStage', options, '{ terminal, context, handlers?, use?, instrument?, signal?, state? }');
   for (const key of ['handlers', 'use', 'instrument'] as const) {
@@ -79,10 +79,10 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
     return [wrapper, addOptions?.name === undefined ? { ...addOptions, name: base } : addOptions];
   };
 
-  const observing = mapRegistrar(registry, observe);
   for (const registration of options.handlers ?? []) {
     const [target, handler, addOptions] = registration as readonly [Target, unknown, AddOptions?];
-    observing.add(target, handler as never, addOptions);
+    const [observed, observedOptions] = observe(target, handler, addOptions);
+    registry.add(target, observed as never, observedOptions);
   }
   for (const bundle of options.use ?? []) {
     // A malformed bundle is registered as it is, so the registry reports what was passed.
@@ -110,7 +110,7 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   let error: unknown;
   let failed = false;
   try {
-    const invoke = registry.invoke(stage, options.context, options.terminal, {
+    const invoke = registry.invoke<TContext, TResult, TEvent, TState, TTerminal>(stage, options.context, options.terminal, {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(binding === undefined ? {} : { state: binding }),
     });

@@ -10,9 +10,9 @@ export interface ScriptedTurn {
   readonly events?: readonly ModelStreamEvent[];
   /** Thrown (as the same object) after the events, making the call fail. */
   readonly error?: unknown;
-  /** Keys written to the model-state draft when the call starts. */
+  /** Keys written to the model-state draft when the call starts (none without a state binding). */
   readonly stateWrites?: Readonly<Record<string, unknown>>;
-  /** Keys deleted from the model-state draft when the call starts. */
+  /** Keys deleted from the model-state draft when the call starts (none without a state binding). */
   readonly stateDeletes?: readonly string[];
   /** Called with the request when the call starts (to cancel the agent mid-call in a test, say). */
   readonly onCall?: (request: ModelRequest) => void;
@@ -81,8 +81,11 @@ export class ScriptedModel implements Model {
       throw scriptExhausted(index + 1, this.turns.length);
     }
     turn.onCall?.(request);
-    for (const [key, value] of Object.entries(turn.stateWrites ?? {})) state[key] = value;
-    for (const key of turn.stateDeletes ?? []) delete state[key];
+    // Without a state binding (a bare modelTerminal invoke) there is no draft to change.
+    if (state !== undefined) {
+      for (const [key, value] of Object.entries(turn.stateWrites ?? {})) state[key] = value;
+      for (const key of turn.stateDeletes ?? []) delete state[key];
+    }
     for (const event of turn.events ?? []) {
       if (signal.aborted) throw signal.reason;
       yield event;

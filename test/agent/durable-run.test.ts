@@ -23,6 +23,7 @@ function step(name: 'halt' | 'resume', directory: string): Record<string, unknow
 
 describe('Agent', () => {
   describe('a run halted in one process and resumed in another', () => {
+    // Two Node.js processes, each compiling the script with tsx, take more than the default 5 s on a loaded machine.
     it('goes on exactly as a resume in the first process does', async () => {
       const directory = join(scratch, 'two-processes');
       const halted = step('halt', directory);
@@ -46,6 +47,6 @@ describe('Agent', () => {
       });
       // The halted run's invocation state crossed the process boundary: the tool saw the operator.
       expect(inProcess.messages[2]).toEqual({ role: 'user', content: [{ type: 'toolResult', toolUseId: 'r1', name: 'refund', status: 'success', content: [{ type: 'json', json: { refunded: { amount: 30 }, by: 'ana' } }] }] });
-    });
+    }, 60_000);
   });
 });

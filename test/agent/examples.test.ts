@@ -14,6 +14,7 @@ import { auditTools } from '../../examples/agent-view';
 import { answerPending, openSession, textSessions } from '../../examples/durable-runs';
 import { AccountFrozen, answerErrors } from '../../examples/errors-as-answers';
 import { turnControls } from '../../examples/turn-control';
+import { researchAgent } from '../../examples/agent-middleware';
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-examples-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -117,5 +118,59 @@ describe('examples/agent-view.ts', () => {
     const agent = new Agent({ name: 'shop', model: new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('ok')]), registry, tools: [new ScriptedTool({ name: 'lookup' })] });
     await agent.invoke('go');
     expect(lines).toEqual(['shop (session none, 1 tools) calls lookup']);
+  });
+});
+
+describe('examples/agent-middleware.ts', () => {
+  const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+
+  it('shows the todo list, delegates research with keys redacted, and ends the run once it has published', async () => {
+    const todos = [
+      { content: 'Find the launch date', status: 'inProgress' },
+      { content: 'Publish a note', status: 'pending' },
+    ];
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'write_todos', input: { todos }, toolUseId: 't1' }, { name: 'research', input: { task: 'When did the product launch?' }, toolUseId: 'r1' }]),
+      toolUseTurn([{ name: 'publish', input: { note: 'It launched on 3 May 2026.' }, toolUseId: 'p1' }]),
+    ]);
+    const cheap = new ScriptedModel([toolUseTurn([{ name: 'search', input: { query: 'launch date' } }], { usage }), textTurn('It launched on 3 May 2026 (press release).', { usage })]);
+    const search = new ScriptedTool({ name: 'search', respond: () => 'Press release: launched 3 May 2026. Fetched with sk-abc123.' });
+    const publish = new ScriptedTool({ name: 'publish' });
+    const agent = researchAgent(model, cheap, search, publish);
+    const result = await agent.invoke('Write a note on the launch date.');
+    expect([
+      result.stopReason,
+      result.stoppedBy,
+      publish.calls.length,
+      model.calls[1]?.request.systemPrompt,
+      textOf(cheap.calls[1]?.request.messages.at(-1)),
+      agent.messages[2]?.content[1],
+      result.middlewareUsage,
+    ]).toEqual([
+      'stopped',
+      { handler: 'terminate', reason: 'publish' },
+      1,
+      'You write short research notes.\nCurrent todo list:\n- [~] Find the launch date\n- [ ] Publish a note',
+      'toolResult',
+      { type: 'toolResult', toolUseId: 'r1', name: 'research', status: 'success', content: [{ type: 'text', text: 'It launched on 3 May 2026 (press release).' }] },
+      { research: { inputTokens: 20, outputTokens: 10, totalTokens: 30 } },
+    ]);
+    expect(cheap.calls[1]?.request.messages.at(-1)?.content).toEqual([
+      { type: 'toolResult', toolUseId: 'tool-1', name: 'search', status: 'success', content: [{ type: 'text', text: 'Press release: launched 3 May 2026. Fetched with [key].' }] },
+    ]);
+  });
+
+  it('asks for the final answer again when it is not JSON, and keeps only the answer that is', async () => {
+    const model = new ScriptedModel([textTurn('It launched in May.'), textTurn('{"launched":"2026-05-03"}')]);
+    const agent = researchAgent(model, new ScriptedModel([]), new ScriptedTool({ name: 'search' }), new ScriptedTool({ name: 'publish' }));
+    const result = await agent.invoke('When did it launch? Answer in JSON.');
+    const feedback = textOf(model.calls[1]?.request.messages.at(-1));
+    expect([result.stopReason, agent.messages.map(textOf), model.calls[1]?.request.messages.length, feedback.startsWith('Your answer was rejected: '), feedback.endsWith('. Answer again.')]).toEqual([
+      'endTurn',
+      ['When did it launch? Answer in JSON.', '{"launched":"2026-05-03"}'],
+      3,
+      true,
+      true,
+    ]);
   });
 });

@@ -57,7 +57,7 @@ describe('Agent', () => {
       expect(seen).toEqual(['call locate', 'call locate', 'result [{"type":"text","text":"Oslo"}]']);
     });
 
-    it('is traced when its result arrives: an executeTool span and its terminal layer, ended without error', async () => {
+    it('is traced when its result arrives: an execute_tool span and its terminal layer, ended without error', async () => {
       const exporter = new InMemorySpanExporter();
       const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
       const registry = new MiddlewareRegistry();
@@ -66,10 +66,10 @@ describe('Agent', () => {
       await agent.invoke('Where am I?');
       exporter.reset();
       await agent.resume({ 'executeTool:g1:externalTool': 'Oslo' });
-      const spans = exporter.getFinishedSpans().filter((span) => span.name.startsWith('executeTool'));
+      const spans = exporter.getFinishedSpans().filter((span) => span.attributes['staged.stage'] === 'executeTool');
       expect(spans.map((span) => [span.name, span.status.code])).toEqual([
         ['executeTool terminal', 0],
-        ['executeTool', 0],
+        ['execute_tool locate', 0],
       ]);
     });
   });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
 import { ExecuteToolStage, InvokeModelStage } from '../../src/agent/index';
-import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
-import { ownLoop } from '../../examples/own-loop';
+import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
+import { ownLoop, type Conversation } from '../../examples/own-loop';
+import { collect } from './fixtures';
 
 describe('ownLoop', () => {
   describe('with middleware on both stages', () => {
@@ -19,9 +20,10 @@ describe('ownLoop', () => {
         { ...toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'c1' }, { name: 'ghost', input: {}, toolUseId: 'g1' }]), stateWrites: { calls: 1 } },
         textTurn('it is noon'),
       ]);
-      const texts: string[] = [];
-      const history = await ownLoop(registry, model, [new ScriptedTool({ name: 'clock', outcomes: [{ value: '12:00' }] })], 'time?', (text) => texts.push(text));
-      expect(texts.join('')).toEqual('it is noon');
+      const conversation: Conversation = { messages: [], modelState: {}, systemPrompt: 'You are terse.' };
+      const events = await collect(ownLoop(registry, model, [new ScriptedTool({ name: 'clock', outcomes: [{ value: '12:00' }] })], conversation, 'time?'));
+      const history = conversation.messages;
+      expect(events.flatMap((event) => (event.type === 'textDelta' ? [event.text] : [])).join('')).toEqual('it is noon');
       expect(seenTools).toEqual(['clock', 'ghost']);
       expect(history).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'time?' }] },
@@ -39,6 +41,17 @@ describe('ownLoop', () => {
         ['You are terse.', {}],
         ['You are terse.', { calls: 1 }],
       ]);
+    });
+  });
+
+  describe('with a model that fails', () => {
+    it('leaves the conversation as it was and rejects with the very error', async () => {
+      const failure = new Error('model down');
+      const model = new ScriptedModel([failingTurn(failure)]);
+      const before: Conversation = { messages: [], modelState: { kept: true }, systemPrompt: undefined };
+      const conversation = { ...before };
+      await expect(collect(ownLoop(new MiddlewareRegistry(), model, [], conversation, 'hello'))).rejects.toBe(failure);
+      expect(conversation).toEqual(before);
     });
   });
 });

@@ -1,11 +1,24 @@
 /**
- * Writes `spec/case.schema.json` from the zod schema of the case format.
- * Run with `npx tsx test/conformance/export-schema.ts` after changing `schema.ts`.
+ * Writes the JSON Schemas of `spec/` from their zod sources: the case formats
+ * (`case.schema.json`, `reliability-case.schema.json`, `agent-case.schema.json`)
+ * and the protocol (`protocol.schema.json`).
+ * Run with `npx tsx test/conformance/export-schema.ts` after changing one of them.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { caseJsonSchema } from './schema';
+import { agentCaseJsonSchema } from '../../src/conformance/cases/agent-case';
+import { caseJsonSchema } from '../../src/conformance/cases/chain-case';
+import { reliabilityCaseJsonSchema } from '../../src/conformance/cases/reliability-case';
+import { protocolJsonSchema } from '../../src/conformance/protocol/messages';
 
-const target = join(import.meta.dirname, '..', '..', 'spec', 'case.schema.json');
-writeFileSync(target, `${JSON.stringify(caseJsonSchema(), null, 2)}\n`);
-console.log(`wrote ${target}`);
+const schemas: Record<string, unknown> = {
+  'case.schema.json': caseJsonSchema(),
+  'reliability-case.schema.json': reliabilityCaseJsonSchema(),
+  'agent-case.schema.json': agentCaseJsonSchema(),
+  'protocol.schema.json': protocolJsonSchema(),
+};
+for (const [file, schema] of Object.entries(schemas)) {
+  const target = join(import.meta.dirname, '..', '..', 'spec', file);
+  writeFileSync(target, `${JSON.stringify(schema, null, 2)}\n`);
+  console.log(`wrote ${target}`);
+}

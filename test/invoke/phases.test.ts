@@ -311,4 +311,50 @@ describe('MiddlewareRegistry.invoke', () => {
       await expect(registry.run(Guarded, { prompt: 'x' }, emitting([delta('d'), final('done')]))).resolves.toEqual(final('DONE'));
     });
   });
+
+  describe('what Input and Output handlers receive besides their value', () => {
+    it('gives each a fresh { stage, signal, handler } with the invoke\'s signal', async () => {
+      const registry = new MiddlewareRegistry();
+      const runs: { stage: unknown; signal: AbortSignal; handler: string }[] = [];
+      registry.add(Guarded.Input, function addContext(context, run) {
+        runs.push(run);
+        return context;
+      });
+      registry.add(Guarded.Output, function checkAnswer(result, run) {
+        runs.push(run);
+        return result;
+      });
+      const controller = new AbortController();
+      await registry.run(Guarded, { prompt: 'x' }, emitting([final('done')]), { signal: controller.signal });
+      expect(runs).toEqual([
+        { stage: Guarded, signal: controller.signal, handler: 'addContext' },
+        { stage: Guarded, signal: controller.signal, handler: 'checkAnswer' },
+      ]);
+      expect(runs[0]).not.toBe(runs[1]);
+    });
+
+    it('gives a signal that never aborts to an invoke without one', async () => {
+      const registry = new MiddlewareRegistry();
+      let seen: AbortSignal | undefined;
+      registry.add(Guarded.Input, (context, run) => {
+        seen = run.signal;
+        return context;
+      });
+      await registry.run(Guarded, { prompt: 'x' }, emitting([final('done')]));
+      expect(seen?.aborted).toBe(false);
+    });
+
+    it('lets an Input handler waiting on I/O stop when the invoke is cancelled, and the consumer sees ERR_ABORTED', async () => {
+      const registry = new MiddlewareRegistry();
+      const controller = new AbortController();
+      registry.add(Guarded.Input, function fetchDocuments(context, run) {
+        return new Promise<Context>((_resolve, reject) => {
+          run.signal.addEventListener('abort', () => reject(run.signal.reason as Error), { once: true });
+          controller.abort(new Error('user left'));
+        });
+      });
+      const outcome = await consume(registry.invoke(Guarded, { prompt: 'x' }, emitting([final('done')]), { signal: controller.signal }));
+      expect(fields(outcome.error)).toEqual({ code: 'ERR_ABORTED', stage: 'guarded', phase: undefined, handler: undefined });
+    });
+  });
 });

@@ -22,6 +22,7 @@ function handlerNames({ middleware: built, testing: kit }: Entries): [string, st
   built.validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }).setup({
     add: (_target, handler) => (validating.push(handler.name), () => undefined),
     instrument: () => () => undefined,
+    provide: () => () => undefined,
   });
   return [
     ['retry', built.retry().name],

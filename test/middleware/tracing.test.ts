@@ -251,7 +251,7 @@ describe('tracing', () => {
     it('makes the invoke span a child of the active span the API reports', async () => {
       const { exporter, tracer } = recordingTracer();
       const caller = tracer.startSpan('caller');
-      const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller) } };
+      const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller), with: <T>(active: Context, fn: () => T): T => otel.context.with(active, fn) } };
       await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), instrument: [tracing({ api, tracer })] });
       caller.end();
       expect(tree(exporter.getFinishedSpans()).map((span) => [span.name, span.parent])).toEqual([
@@ -329,7 +329,7 @@ describe('tracing', () => {
   });
 
   describe('options', () => {
-    it.each([null, {}, { trace: {} }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
+    it.each([null, {}, { trace: {} }, { trace: otel.trace, context: { active: () => otel.ROOT_CONTEXT } }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
       expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options.api must be the OpenTelemetry API') }));
     });
 

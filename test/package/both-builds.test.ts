@@ -2,7 +2,8 @@
  * Both builds of the installed package in one process, loaded in either
  * order (MW-200, MW-201): the `second-copy` conformance cases pass with the
  * ESM and the CommonJS builds as the two copies, and a registry of one build
- * runs the built-in middleware, script steps and results of the other.
+ * runs the built-in middleware, script steps and results of the other, and
+ * one build's tracing names the other build's agent spans in GenAI terms.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,9 @@ const cases = readdirSync(casesDirectory)
 
 /** What a registry of one build does with the other build's retry, `throws` step and MiddlewareResult (MW-084, MW-201). */
 const mixedOutcome = { result: 'OK', terminalCalls: 2 };
+
+/** The spans of one agent run traced by the other build's tracing, as they end: GenAI names for the standard stages (MW-190). */
+const genAiSpans = ['invokeModel terminal', 'chat', 'turn terminal', 'turn', 'agentStream terminal', 'invoke_agent greeter'];
 
 describe('the ESM and CommonJS builds in one process', () => {
   it('has second-copy cases to run', () => {
@@ -35,6 +39,7 @@ describe('the ESM and CommonJS builds in one process', () => {
         sameTurnStage: true,
         cases: Object.fromEntries(cases.map((testCase) => [testCase.id, testCase.expect])),
         mixed: { 'esm registry, cjs middleware': mixedOutcome, 'cjs registry, esm middleware': mixedOutcome },
+        traced: { 'esm agent, cjs tracing': genAiSpans, 'cjs agent, esm tracing': genAiSpans },
       });
     });
   });

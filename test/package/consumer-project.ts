@@ -102,9 +102,9 @@ export function createConsumerProject(): ConsumerProject {
     if (!existsSync(join(directory, 'node_modules', manifest.name, 'package.json'))) throw new Error(`npm install left no node_modules/${manifest.name} in ${directory}`);
     for (const script of readdirSync(scriptsDirectory)) writeFileSync(join(directory, script), readFileSync(join(scriptsDirectory, script)));
     // The second-copy scenario of the reliability cases, run on both builds by both-builds.cjs.
-    writeFileSync(join(directory, 'second-copy.cjs'), transpile(readFileSync(join(root, 'test', 'reliability', 'second-copy.ts'), 'utf8'), 'cjs'));
+    writeFileSync(join(directory, 'second-copy.cjs'), transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'second-copy.ts'), 'utf8'), 'cjs'));
     // The bare-realm scenario, run on the ESM build by edge.mjs (and in Chromium by the integration tier).
-    writeFileSync(join(directory, 'bare-realm.mjs'), transpile(readFileSync(join(root, 'test', 'reliability', 'bare-realm.ts'), 'utf8'), 'esm'));
+    writeFileSync(join(directory, 'bare-realm.mjs'), transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'bare-realm.ts'), 'utf8'), 'esm'));
     return { directory, remove };
   } catch (error) {
     remove();

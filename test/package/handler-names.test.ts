@@ -4,7 +4,9 @@
  * taken in the bundle's scope). The names are those of the README's table
  * of built-in middleware, each factory's handler named after it, except
  * `validate`, whose handlers are `validateContext` and `validateResult`
- * (MW-092), and the test kit's `scriptedTerminal`.
+ * (MW-092), and the test kit's `scriptedTerminal`; and those of the agent
+ * kit's middleware (section 5c), listed in the table's `Agent middleware`
+ * subsection.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,11 +15,23 @@ import { isValue, listedExports, REPORTS } from '../../scripts/api-report';
 import { readmeSection } from '../readme-blocks';
 import { runScript } from './consumer';
 
-/** The first column of the README's table of built-in middleware. */
-const documented = readmeSection('Built-in middleware')
-  .split('\n')
-  .map((line) => /^\| `(\w+)` \|/.exec(line)?.[1])
-  .filter((name): name is string => name !== undefined);
+/** The names in the first column of the table rows of `text`. */
+function firstColumn(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => /^\| `(\w+)` \|/.exec(line)?.[1])
+    .filter((name): name is string => name !== undefined);
+}
+
+const builtIns = readmeSection('Built-in middleware');
+const agentStart = builtIns.indexOf('\n### Agent middleware\n');
+const agentEnd = builtIns.indexOf('\n### ', agentStart + 1);
+/** The README's subsection of the agent kit's middleware, up to the next subsection. */
+const agentSubsection = agentStart < 0 ? '' : builtIns.slice(agentStart, agentEnd < 0 ? undefined : agentEnd);
+/** The first column of the README's table of built-in middleware (`/middleware`), before its first subsection. */
+const documented = firstColumn(builtIns.slice(0, builtIns.indexOf('\n### ')));
+/** The first column of the table of the agent kit's middleware (`/agent`). */
+const documentedAgent = firstColumn(agentSubsection);
 
 /** Exports of `/middleware` that are not middleware factories (a store, a constant, retry's default classification). */
 const notFactories = ['LruStore', 'TRACING_ATTRIBUTES', 'isRetryableError'];
@@ -53,6 +67,28 @@ function expectedNames(): Record<string, unknown> {
   expected['tracing'] = { name: 'tracing' };
   expected['logging'] = { name: 'logging' };
   expected['scriptedTerminal'] = { name: 'scriptedTerminal' };
+  // The agent kit's (MW-167 – MW-169, MW-173, MW-174): bundles named after the factory (a sub-agent's after its tool too), handlers after it.
+  expected['compaction'] = {
+    name: 'compaction',
+    describe: ['compaction'],
+    explain: ['stage "compressContext"', '└─ wrap    1. compaction  [bundle compaction]', '   └─ terminal', 'provides "staged-middleware.agent.context-budgets"', '└─ 1. (no id)  [bundle compaction]'].join('\n'),
+  };
+  expected['todoList'] = {
+    name: 'todoList',
+    describe: ['todoList'],
+    explain: ['stage "invokeModel"', '├─ input   1. todoList  [bundle todoList]', '└─ terminal'].join('\n'),
+  };
+  expected['subagent'] = {
+    name: 'subagent:helper',
+    describe: ['subagent'],
+    explain: ['stage "executeTool"', '└─ wrap    1. subagent  [bundle subagent:helper]', '   └─ terminal', 'provides "staged-middleware.agent.tools"', '└─ 1. helper  [bundle subagent:helper]'].join('\n'),
+  };
+  expected['afterToolCall'] = { name: 'afterToolCall', describe: ['afterToolCall'], explain: ['stage "executeTool"', '├─ output  1. afterToolCall', '└─ terminal'].join('\n') };
+  expected['checkFinalAnswer'] = {
+    name: 'checkFinalAnswer',
+    describe: ['checkFinalAnswer'],
+    explain: ['stage "invokeModel"', '└─ wrap    1. checkFinalAnswer', '   └─ terminal'].join('\n'),
+  };
   return expected;
 }
 
@@ -66,6 +102,13 @@ describe('built-in handlers of the installed package', () => {
       expect([...documented].sort()).toEqual(exported.filter((name) => !notFactories.includes(name)).sort());
       // A factory added to the table needs its names observed (consumer/observe.cjs) and expected here.
       expect(documented.filter((name) => !(name in expectedNames()))).toEqual([]);
+    });
+
+    it('cover every agent middleware factory the README lists, each an export of /agent', () => {
+      const exported = listedExports(readFileSync(join(REPORTS, 'agent.api.md'), 'utf8'))
+        .filter((item) => isValue(item.kind))
+        .map((item) => item.name);
+      expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([['afterToolCall', 'checkFinalAnswer', 'compaction', 'subagent', 'todoList'], []]);
     });
   });
 

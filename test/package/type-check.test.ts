@@ -13,12 +13,13 @@ import { describe, expect, it } from 'vitest';
 import { root } from '../readme-blocks';
 import { consumer } from './consumer';
 
-/** A consumer using a value and a type of every entry point, the tracing and shared-store types included. */
+/** A consumer using a value and a type of every entry point, the tracing, shared-store and agent loop adapter types included. */
 const source = `import { createStage, MiddlewareRegistry, type WrapHandler } from 'staged-middleware';
 import { Agent, InvokeModelStage, type Message } from 'staged-middleware/agent';
 import { fromAiSdk, type AiSdkLanguageModel } from 'staged-middleware/ai-sdk';
 import { cache, isRetryableError, rateLimit, retry, tracing, type CacheStore, type SharedLimiter, type TracingOptions } from 'staged-middleware/middleware';
 import { runStage, ScriptedModel, scriptedTerminal, textTurn } from 'staged-middleware/testing';
+import { formatReport, libraryTarget, referenceAgentAdapter, runConformance, type AgentLoopAdapter } from 'staged-middleware/conformance';
 
 const AskStage = createStage<{ question: string }, string>('ask');
 const shout: WrapHandler<{ question: string }, string> = async function* shout(context, next) {
@@ -34,13 +35,17 @@ registry.add(InvokeModelStage.Wrap, rateLimit({ limiter }));
 const tracingOptions: TracingOptions = { tracer: { startSpan: () => { throw new Error('not here'); } } };
 registry.instrument(tracing(tracingOptions));
 const history: readonly Message[] = new Agent({ model: new ScriptedModel([textTurn('hi')]), registry }).messages;
+const adapter: AgentLoopAdapter = { ...referenceAgentAdapter, name: 'mine', capabilities: ['systemPrompt', 'snapshots'] };
+const report: Promise<string> = runConformance([], libraryTarget({ agentLoop: adapter })).then(formatReport);
 const languageModel: AiSdkLanguageModel = { specificationVersion: 'v3', provider: 'p', modelId: 'm', doStream: () => { throw new Error('not here'); } };
-export const checked = [runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, new Agent({ model: fromAiSdk(languageModel) })];
+export const checked = [runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, report, new Agent({ model: fromAiSdk(languageModel) })];
 `;
 
 /** One TypeScript configuration per module resolution, with the files it compiles. */
 const resolutions = {
-  node10: { compilerOptions: { module: 'commonjs', moduleResolution: 'node10' }, files: ['consumer.ts'] },
+  // zod's own declarations (which the conformance entry point's case and protocol types name) default-import
+  // CommonJS modules, which node10 resolution type-checks only with synthetic default imports allowed.
+  node10: { compilerOptions: { module: 'commonjs', moduleResolution: 'node10', allowSyntheticDefaultImports: true }, files: ['consumer.ts'] },
   node16: { compilerOptions: { module: 'node16', moduleResolution: 'node16' }, files: ['consumer.mts', 'consumer.cts'] },
   bundler: { compilerOptions: { module: 'esnext', moduleResolution: 'bundler' }, files: ['consumer.ts'] },
 };

@@ -270,13 +270,13 @@ describe('MiddlewareRegistry', () => {
     });
 
     it('rejects a stage copy with ERR_UNKNOWN_PHASE', () => {
-      const error = caught(() => new MiddlewareRegistry().invoke({ ...Stage } as never, { prompt: 'x' }, reply));
+      const error = caught(() => new MiddlewareRegistry().invoke({ ...Stage } as typeof Stage, { prompt: 'x' }, reply));
       expect(fields(error)).toEqual({ code: 'ERR_UNKNOWN_PHASE', stage: undefined, phase: 'register', handler: undefined });
       expect(error.message).toContain('registry.invoke expects a stage from createStage()');
     });
 
     it('rejects a phase token in place of its stage with ERR_UNKNOWN_PHASE', () => {
-      const error = caught(() => new MiddlewareRegistry().invoke(Stage.Wrap as never, { prompt: 'x' }, reply));
+      const error = caught(() => new MiddlewareRegistry().invoke(Stage.Wrap as unknown as typeof Stage, { prompt: 'x' }, reply));
       expect(fields(error)).toEqual({ code: 'ERR_UNKNOWN_PHASE', stage: 'model', phase: 'register', handler: undefined });
       expect(error.message).toBe(
         '[ERR_UNKNOWN_PHASE] registry.invoke expects a stage from createStage(), got its wrap phase token. Pass the stage itself (the token\'s `stage`).',

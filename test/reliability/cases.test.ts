@@ -1,20 +1,16 @@
 /**
- * Runs the `"kind": "reliability"` conformance cases of `spec/cases/` (the
- * `"chain"` ones run in the main conformance suite), after checking each
- * against the format in `case-schema.ts`.
+ * Runs the `"kind": "reliability"` conformance cases of `spec/cases/` with
+ * the conformance runner against this library (the `"chain"` ones run in the
+ * main conformance suite), after checking each against its format.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { reliabilityCaseJsonSchema, ReliabilityCaseSchema } from './case-schema';
-import { runReliabilityCase } from './cases';
+import { reliabilityCaseJsonSchema, ReliabilityCaseSchema } from '../../src/conformance/cases/reliability-case';
+import { libraryTarget, runConformance } from '../../src/conformance/index';
+import { casesOfKind, specDirectory, vitestHost } from '../conformance/case-files';
 
-const specDirectory = join(import.meta.dirname, '..', '..', 'spec');
-const casesDirectory = join(specDirectory, 'cases');
-const raw = readdirSync(casesDirectory)
-  .filter((file) => file.endsWith('.json'))
-  .map((file) => ({ file, value: JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as { kind?: unknown; id?: unknown } }))
-  .filter(({ value }) => value.kind === 'reliability');
+const raw = casesOfKind('reliability').map(({ file, raw: value }) => ({ file, value }));
 
 /** A valid case of each scenario, to show what the schema rejects when one field is wrong. */
 const valid = {
@@ -90,7 +86,7 @@ describe('ReliabilityCaseSchema', () => {
   describe('reliability-case.schema.json', () => {
     it('matches the zod schema of the reliability case format', () => {
       const committed = JSON.parse(readFileSync(join(specDirectory, 'reliability-case.schema.json'), 'utf8')) as unknown;
-      // Regenerate with: npx tsx test/reliability/export-schema.ts
+      // Regenerate with: npx tsx test/conformance/export-schema.ts
       expect(committed).toEqual(reliabilityCaseJsonSchema());
     });
 
@@ -112,9 +108,11 @@ describe('ReliabilityCaseSchema', () => {
   });
 });
 
-describe('runReliabilityCase', () => {
-  it.each(raw.map(({ file, value }) => [file, value] as const))('%s observes what it expects', async (_file, value) => {
-    const testCase = ReliabilityCaseSchema.parse(value);
-    expect(await runReliabilityCase(testCase)).toEqual(testCase.expect);
+describe('reliability cases against this library', () => {
+  const target = libraryTarget({ host: vitestHost });
+
+  it.each(raw.map(({ value }) => [value.id, value] as const))('%s', async (id, value) => {
+    const { cases } = await runConformance([value], target);
+    expect(cases).toEqual([{ id, kind: 'reliability', rules: value.rules, status: 'passed' }]);
   });
 });

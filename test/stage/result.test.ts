@@ -86,6 +86,11 @@ describe('MiddlewareResult', () => {
       expect([foreign instanceof MiddlewareResult, MiddlewareResult.isInstance(foreign)]).toEqual([false, true]);
     });
 
+    it('is accepted by a copy of the package loaded after it', async () => {
+      const other = await anotherCopy();
+      expect(other.MiddlewareResult.isInstance(new MiddlewareResult(1))).toBe(true);
+    });
+
     it.each([
       ['a plain object with a value', { value: 1 }],
       ['an object carrying a marker property under a shared symbol', { [Symbol.for('staged-middleware.result')]: true, value: 1 }],

@@ -20,6 +20,7 @@ import {
   type TerminalOf,
   type WrapHandler,
   type WrapRun,
+  type HandlerRun,
 } from '../../src/index';
 
 interface Context {
@@ -69,6 +70,19 @@ describe('MiddlewareRegistry.add', () => {
         expectTypeOf(event).toEqualTypeOf<Event>();
         yield event;
       }
+    });
+  });
+
+  it('gives Input and Output handlers the invoke\'s run as their second parameter', () => {
+    registry.add(ModelStage.Input, (context, run) => {
+      expectTypeOf(run).toEqualTypeOf<HandlerRun>();
+      expectTypeOf(run.signal).toEqualTypeOf<AbortSignal>();
+      return context;
+    });
+    registry.add(ModelStage.Output, (result, run) => {
+      expectTypeOf(run).toEqualTypeOf<HandlerRun>();
+      expectTypeOf(run.handler).toEqualTypeOf<string>();
+      return result;
     });
   });
 

@@ -48,6 +48,13 @@ describe('ScriptedModel', () => {
       expect({ ...state }).toEqual({ b: 2 });
     });
 
+    it('plays a turn with state writes and deletes when the call has no state (a modelTerminal invoke without a binding)', async () => {
+      const model = new ScriptedModel([{ ...textTurn('x'), stateWrites: { n: 2 }, stateDeletes: ['a'] }]);
+      const events: string[] = [];
+      for await (const event of model.stream(toModelRequest(contextFor([])), { signal: never, state: undefined })) events.push(event.type);
+      expect([events, model.calls.map((call) => call.state)]).toEqual([['messageStart', 'textDelta', 'messageStop'], [undefined]]);
+    });
+
     it('stops with the abort reason when the signal is aborted', async () => {
       const model = new ScriptedModel([textTurn('x y')]);
       const reason = new Error('stop');

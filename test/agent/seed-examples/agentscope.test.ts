@@ -4,15 +4,21 @@
  * `on_acting` inside it, `on_system_prompt` as a transformer, each hook
  * given the agent; two middlewares nest with the first outermost. And its
  * external execution: a tool the caller runs, which `on_acting` still sees.
+ * And the tool source and compression hooks: `list_tools` as tools a bundle
+ * provides, `on_compress_context` as a CompressContextStage Wrap handler.
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry, type Middleware } from '../../../src/index';
 import {
   Agent,
   AgentStreamStage,
+  CompressContextStage,
+  ContextBudgetKey,
   EXTERNAL_TOOL,
   ExecuteToolStage,
   InvokeModelStage,
+  ToolsKey,
+  resolveTools,
   type Tool,
 } from '../../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
@@ -90,5 +96,52 @@ describe('AgentScope middleware, ported', () => {
       'endTurn',
       ['mw1 [acting] geolocate', 'mw1 [acting] geolocate', 'mw1 [acting] done'],
     ]);
+  });
+});
+
+/** The compression and tool-source hooks of FullObservabilityMiddleware: `on_compress_context` logs around the decision, `list_tools` contributes `clock`. */
+function compressionAndTools(log: string[]): Middleware {
+  return {
+    name: 'FullObservabilityMiddleware',
+    setup(registrar) {
+      // AgentScope asks on_compress_context before every reasoning step; a budget of 0 makes this agent ask too.
+      registrar.provide(ContextBudgetKey, { maxTokens: 0 });
+      registrar.add(CompressContextStage.Wrap, async function* onCompressContext(context, next) {
+        log.push(`[compress_context] checking context for ${context.agent?.name ?? '?'} (${context.messages.length} messages)`);
+        yield* next();
+        log.push('[compress_context] done');
+      });
+      registrar.provide(ToolsKey, new ScriptedTool({ name: 'clock', description: 'The time.', respond: () => 'noon' }));
+    },
+  };
+}
+
+describe('AgentScope tool source and context compression, ported', () => {
+  it('gives the agent the tools its middleware lists, and wraps the compression decision before each model call', async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    registry.use(compressionAndTools(log));
+    const model = new ScriptedModel([toolUseTurn([{ name: 'clock', input: {} }]), textTurn('It is noon.')]);
+    const agent = new Agent({ name: 'assistant', model, registry });
+    const result = await agent.invoke('What time is it?');
+    expect([log, model.calls[0]?.request.toolSpecs.map((spec) => spec.name), agent.messages.length, result.stopReason]).toEqual([
+      [
+        '[compress_context] checking context for assistant (1 messages)',
+        '[compress_context] done',
+        '[compress_context] checking context for assistant (3 messages)',
+        '[compress_context] done',
+      ],
+      ['clock'],
+      4,
+      'endTurn',
+    ]);
+  });
+
+  it('lets the caller assembling its own toolkit collect the listed tools, after its own', () => {
+    const registry = new MiddlewareRegistry();
+    registry.use(compressionAndTools([]));
+    const search: Tool = { spec: { name: 'search', description: 'Searches.', inputSchema: { type: 'object' } }, run: () => 'found' };
+    const toolkit = resolveTools(registry, [search]);
+    expect([toolkit.specs.map((spec) => spec.name), toolkit.byName.get('clock')?.spec.description]).toEqual([['search', 'clock'], 'The time.']);
   });
 });

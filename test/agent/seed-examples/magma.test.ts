@@ -3,15 +3,18 @@
  * that throws makes its error the tool's response and the model regenerates
  * its completion; a `preCompletion` one makes its error the agent's answer;
  * a critical one still fails; `postProcess` changes only what the caller
- * gets, never the history.
+ * gets, never the history. And `onMainFinish`: a final answer its check
+ * rejects is generated again with the error as context, up to 5 times, the
+ * tools not run again, then critical fails and non-critical keeps the last.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../../src/index';
+import { MiddlewareRegistry, type MiddlewareError } from '../../../src/index';
 import {
   Agent,
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
+  checkFinalAnswer,
   errorsAsAnswers,
   modelErrorAnswer,
   toolErrorAnswer,
@@ -93,5 +96,47 @@ describe('Magma middleware failure rules, ported', () => {
     const agent = new Agent({ model: new ScriptedModel([textTurn('Your order has shipped.')]), registry });
     const result = await agent.invoke('Where is my order?');
     expect([textOf(result.message), textOf(agent.messages.at(-1))]).toEqual(['Votre commande est expédiée.', 'Your order has shipped.']);
+  });
+});
+
+/** Magma's onMainFinish check of the demo: the answer must name the order it talks about. */
+const mentionsOrder = (critical: boolean) =>
+  checkFinalAnswer({
+    check: (message) => {
+      if (!textOf(message).includes('A-1042')) throw new Error('Name the order number in your answer');
+    },
+    critical,
+  });
+
+describe('Magma onMainFinish, ported as checkFinalAnswer', () => {
+  it('regenerates only the last completion with the error as context, without running the tools again', async () => {
+    const registry = new MiddlewareRegistry();
+    // @middleware('onMainFinish')
+    registry.add(InvokeModelStage.Wrap, mentionsOrder(true));
+    const lookup = new ScriptedTool({ name: 'lookup', respond: () => ({ order: 'A-1042', status: 'shipped' }) });
+    const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('It has shipped.'), textTurn('Order A-1042 has shipped.')]);
+    const agent = new Agent({ model, tools: [lookup], registry });
+    const result = await agent.invoke('Where is my order?');
+    expect([lookup.calls.length, model.calls.length, textOf(model.calls[2]?.request.messages.at(-1)), agent.messages.map((message) => textOf(message) || message.content[0]?.type), textOf(result.message)]).toEqual([
+      1,
+      3,
+      'Your answer was rejected: Name the order number in your answer. Answer again.',
+      ['Where is my order?', 'toolUse', 'toolResult', 'Order A-1042 has shipped.'],
+      'Order A-1042 has shipped.',
+    ]);
+  });
+
+  it('throws after 5 failed generations when critical, and proceeds with the last one when not', async () => {
+    const vague = () => new ScriptedModel(Array.from({ length: 5 }, (_unused, index) => textTurn(`It has shipped (${index + 1}).`)));
+    const critical = new MiddlewareRegistry();
+    critical.add(InvokeModelStage.Wrap, mentionsOrder(true));
+    const failed = await new Agent({ model: vague(), registry: critical }).invoke('Where is my order?').then(
+      () => undefined,
+      (error: unknown) => error as MiddlewareError,
+    );
+    const lenient = new MiddlewareRegistry();
+    lenient.add(InvokeModelStage.Wrap, mentionsOrder(false));
+    const result = await new Agent({ model: vague(), registry: lenient }).invoke('Where is my order?');
+    expect([failed?.code, failed?.handler, (failed?.cause as AggregateError).errors.length, result.stopReason, textOf(result.message)]).toEqual(['ERR_MIDDLEWARE_FAILED', 'checkFinalAnswer', 5, 'endTurn', 'It has shipped (5).']);
   });
 });

@@ -35,6 +35,27 @@ async function mixed(host, guest) {
   }
 }
 
+/** The names of the spans, in the order they end, of an agent run of `host` traced by `guest`'s tracing (MW-190, MW-192). */
+async function traced(host, guest) {
+  const ended = [];
+  const tracer = {
+    startSpan: (name) => ({
+      isRecording: () => true,
+      setAttribute: () => undefined,
+      setAttributes: () => undefined,
+      addEvent: () => undefined,
+      recordException: () => undefined,
+      setStatus: () => undefined,
+      end: () => void ended.push(name),
+    }),
+  };
+  const registry = new host.core.MiddlewareRegistry();
+  registry.instrument(guest.middleware.tracing({ tracer }));
+  const model = new host.testing.ScriptedModel([host.testing.textTurn('Hi.')]);
+  await new host.agent.Agent({ name: 'greeter', model, registry }).invoke('Hello');
+  return ended;
+}
+
 /** What this file observes with `first` loaded before `second`. */
 async function observeBothBuilds(loadedFirst, builds) {
   const first = builds[loadedFirst];
@@ -48,6 +69,7 @@ async function observeBothBuilds(loadedFirst, builds) {
     sameTurnStage: builds.esm.agent.TurnStage === builds.cjs.agent.TurnStage && builds.esm.core.isStage(builds.cjs.agent.TurnStage),
     cases,
     mixed: { 'esm registry, cjs middleware': await mixed(builds.esm, builds.cjs), 'cjs registry, esm middleware': await mixed(builds.cjs, builds.esm) },
+    traced: { 'esm agent, cjs tracing': await traced(builds.esm, builds.cjs), 'cjs agent, esm tracing': await traced(builds.cjs, builds.esm) },
   };
 }
 

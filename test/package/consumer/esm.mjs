@@ -4,6 +4,7 @@ import * as agent from 'staged-middleware/agent';
 import * as aiSdk from 'staged-middleware/ai-sdk';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
+import * as conformance from 'staged-middleware/conformance';
 import { observe } from './observe.cjs';
 
-console.log(JSON.stringify(await observe({ '.': core, './agent': agent, './ai-sdk': aiSdk, './middleware': middleware, './testing': testing })));
+console.log(JSON.stringify(await observe({ '.': core, './agent': agent, './ai-sdk': aiSdk, './middleware': middleware, './testing': testing, './conformance': conformance })));

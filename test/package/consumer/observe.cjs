@@ -3,14 +3,15 @@
  * What one build of the installed package exposes, observed the way a user
  * meets it: the export names of its entry points, and the name under
  * which each built-in handler shows (its function name, `describe()`,
- * `explain()` and the keys of `runStage(...).calls`).
+ * `explain()` and the keys of `runStage(...).calls`; for the agent
+ * middleware, the bundle or handler name, `describe()` and `explain()`).
  *
  * Shared by `esm.mjs` and `cjs.cjs`, which load one build each and pass its
  * entry points in; this file loads nothing of the package itself.
  */
 
 /** The package's entry points, as `exports` lists them. */
-const ENTRY_POINTS = ['.', './agent', './ai-sdk', './middleware', './testing'];
+const ENTRY_POINTS = ['.', './agent', './ai-sdk', './middleware', './testing', './conformance'];
 
 /** A schema that accepts everything (the `safeParse` contract `validate` takes). */
 const anything = { safeParse: (value) => ({ success: true, data: value }) };
@@ -74,6 +75,33 @@ async function handlerNames(kit) {
   observed.tracing = { name: middleware.tracing({ tracer: silentTracer }).name };
   observed.logging = { name: middleware.logging({ logger: () => undefined }).name };
   observed.scriptedTerminal = { name: kit['./testing'].scriptedTerminal([['done']]).name };
+  return { ...observed, ...agentHandlerNames(kit) };
+}
+
+/** How each agent middleware of the build is named: its bundle or handler, and `describe()` and `explain()` of the stage it registers on. */
+function agentHandlerNames(kit) {
+  const core = kit['.'];
+  const agent = kit['./agent'];
+  const bundles = {
+    compaction: [agent.compaction({ maxTokens: 10 }), agent.CompressContextStage],
+    todoList: [agent.todoList(), agent.InvokeModelStage],
+    subagent: [agent.subagent({ name: 'helper', description: 'Helps.', model: { stream() {} } }), agent.ExecuteToolStage],
+  };
+  const observed = {};
+  for (const [factory, [bundle, stage]] of Object.entries(bundles)) {
+    const registry = new core.MiddlewareRegistry();
+    registry.use(bundle);
+    observed[factory] = { name: bundle.name, describe: registry.describe(stage).map((entry) => entry.name), explain: registry.explain(stage) };
+  }
+  const handlers = {
+    afterToolCall: [agent.afterToolCall(() => undefined), agent.ExecuteToolStage, 'Output'],
+    checkFinalAnswer: [agent.checkFinalAnswer({ check: () => undefined }), agent.InvokeModelStage, 'Wrap'],
+  };
+  for (const [factory, [handler, stage, phase]] of Object.entries(handlers)) {
+    const registry = new core.MiddlewareRegistry();
+    registry.add(stage[phase], handler);
+    observed[factory] = { name: handler.name, describe: registry.describe(stage).map((entry) => entry.name), explain: registry.explain(stage) };
+  }
   return observed;
 }
 

@@ -1,0 +1,144 @@
+/**
+ * A figure over the reference agent: one turn of a model streaming 1,000
+ * events and asking for two tools, then the short answer that ends the run,
+ * with the demo's five middlewares registered but passing through, against a
+ * loop written by hand around the same model, tools and five functions.
+ */
+import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/index';
+import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
+import type { Figure } from './figures';
+import { agentKit, core } from './library';
+
+const { Agent, ExecuteToolStage, InvokeModelStage } = agentKit;
+const { MiddlewareRegistry, MiddlewareResult } = core;
+
+const TURN_EVENTS = 1000;
+const TOOL_NAMES = ['lookup_order', 'check_stock'] as const;
+
+/** The turn asking for both tools: messageStart, text deltas, two tool uses, messageStop; 1,000 events in all. */
+const TOOL_TURN: readonly ModelStreamEvent[] = Object.freeze([
+  Object.freeze({ type: 'messageStart', role: 'assistant' }),
+  ...Array.from({ length: TURN_EVENTS - 2 - 2 * TOOL_NAMES.length }, (_, index) => Object.freeze({ type: 'textDelta', text: `word${index} ` })),
+  ...TOOL_NAMES.flatMap((name, index) => [
+    Object.freeze({ type: 'toolUseStart', toolUseId: `call-${index}`, name }),
+    Object.freeze({ type: 'toolUseDelta', input: '{"id":"A-1042"}' }),
+  ]),
+  Object.freeze({ type: 'messageStop', stopReason: 'toolUse' }),
+] as ModelStreamEvent[]);
+
+/** The answer that ends the run. */
+const ANSWER_TURN: readonly ModelStreamEvent[] = Object.freeze([
+  Object.freeze({ type: 'messageStart', role: 'assistant' }),
+  Object.freeze({ type: 'textDelta', text: 'Shipped.' }),
+  Object.freeze({ type: 'messageStop', stopReason: 'endTurn' }),
+] as ModelStreamEvent[]);
+
+/** A model that answers every other call with the tool turn, the others with the answer. */
+function alternatingModel(): Model {
+  let calls = 0;
+  return {
+    async *stream() {
+      yield* calls++ % 2 === 0 ? TOOL_TURN : ANSWER_TURN;
+    },
+  };
+}
+
+const TOOLS: readonly Tool[] = TOOL_NAMES.map((name) => ({
+  spec: Object.freeze({ name, description: `Scripted ${name}.`, inputSchema: Object.freeze({ type: 'object' }) }),
+  run: async () => 'found',
+}));
+
+/** The demo's five middlewares, each passing through: date, retry, tool guard, redaction, timeline. */
+const addDate = function addDate<TContext>(context: TContext): TContext {
+  return context;
+};
+const retryOnce = async function* retryOnce<TEvent>(_context: unknown, next: Next<unknown, TEvent>): AsyncGenerator<TEvent, void, undefined> {
+  yield* next();
+};
+const toolGuard = async function* toolGuard<TEvent>(_context: unknown, next: Next<unknown, TEvent>): AsyncGenerator<TEvent, void, undefined> {
+  yield* next();
+};
+const redactEmail = function redactEmail<TResult>(result: Result<TResult>): Result<TResult> {
+  return result;
+};
+const timeline: Instrumentation = { name: 'timeline', invoke: () => undefined };
+
+function demoRegistry(): InstanceType<typeof MiddlewareRegistry> {
+  const registry = new MiddlewareRegistry();
+  registry.add(InvokeModelStage.Input, addDate);
+  registry.add(InvokeModelStage.Wrap, retryOnce as never);
+  registry.add(ExecuteToolStage.Wrap, toolGuard as never);
+  registry.add(InvokeModelStage.Output, redactEmail);
+  registry.instrument(timeline);
+  return registry;
+}
+
+const PROMPT = 'Where is order A-1042, and is it in stock?';
+const SYSTEM_PROMPT = 'You are a helpful shop assistant.';
+
+/** The same run written by hand: the model call and the tool calls with the five functions composed around them. */
+async function* handWrittenRun(model: Model): AsyncGenerator<unknown, void, undefined> {
+  const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
+  const toolSpecs = TOOLS.map((tool) => tool.spec);
+  const signal = new AbortController().signal;
+  for (;;) {
+    timeline.invoke({ stage: InvokeModelStage } as never);
+    const context = addDate({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_PROMPT, toolSpecs });
+    const request = { messages: context.messages, systemPrompt: SYSTEM_PROMPT, systemBlocks: [{ text: SYSTEM_PROMPT }], toolSpecs, toolChoice: undefined };
+    const events = retryOnce(context, (() => model.stream(request, { signal, state: {} })) as Next<unknown, ModelStreamEvent>);
+    let text = '';
+    const toolUses: ToolUseBlock[] = [];
+    let stopReason = 'endTurn';
+    for await (const event of events) {
+      if (event.type === 'textDelta') text += event.text;
+      else if (event.type === 'toolUseStart') toolUses.push({ type: 'toolUse', toolUseId: event.toolUseId, name: event.name, input: undefined });
+      else if (event.type === 'toolUseDelta') (toolUses[toolUses.length - 1] as { input: unknown }).input = JSON.parse(event.input);
+      else if (event.type === 'messageStop') stopReason = event.stopReason;
+      yield event;
+    }
+    const content: ContentBlock[] = [{ type: 'text', text }, ...toolUses];
+    const message = redactEmail(new MiddlewareResult<Message>({ role: 'assistant', content })).value;
+    messages.push(message);
+    yield { type: 'modelResult', message, stopReason };
+    if (stopReason !== 'toolUse') return;
+    const results: ContentBlock[] = [];
+    for (const toolUse of toolUses) {
+      timeline.invoke({ stage: ExecuteToolStage } as never);
+      const tool = TOOLS.find((candidate) => candidate.spec.name === toolUse.name) as Tool;
+      const terminal = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
+        const value = await (tool.run as NonNullable<Tool['run']>)(toolUse.input, { toolUse, signal, invocationState: {}, interrupt: undefined as never });
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content: [{ type: 'text', text: String(value) }] } };
+      };
+      for await (const event of toolGuard({ toolUse }, terminal as Next<unknown, unknown>)) {
+        results.push((event as { toolResult: ContentBlock }).toolResult);
+        yield event;
+      }
+    }
+    messages.push({ role: 'user', content: results });
+  }
+}
+
+const agentTurn: Figure = {
+  name: 'agent_turn',
+  measures: "one reference-agent run: a turn streaming 1,000 model events and calling two tools, then a short answer, with the demo's five middlewares passing through",
+  baseline: 'a hand-written loop calling the same model and tools with the same five functions composed by hand',
+  goal: 1.15,
+  rounds: 51,
+  setup() {
+    const registry = demoRegistry();
+    const ourModel = alternatingModel();
+    const theirModel = alternatingModel();
+    return {
+      ours: () => new Agent({ model: ourModel, tools: TOOLS, registry, systemPrompt: SYSTEM_PROMPT }).invoke(PROMPT),
+      baseline: async () => {
+        let last: unknown;
+        for await (const event of handWrittenRun(theirModel)) last = event;
+        return last;
+      },
+      detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
+    };
+  },
+};
+
+/** Figures over the reference agent. */
+export const agentFigures: readonly Figure[] = [agentTurn];

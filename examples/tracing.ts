@@ -1,0 +1,25 @@
+/**
+ * OpenTelemetry for every stage: a tracer provider and a context manager
+ * registered globally, and `tracing` on the registry. The README's "Tracing
+ * with OpenTelemetry" block; `examples/tracing-tree.ts` runs an agent with it.
+ *
+ * Your own code takes these names from 'staged-middleware' and 'staged-middleware/middleware'.
+ */
+import * as otel from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { MiddlewareRegistry } from '../src/index';
+import { tracing } from '../src/middleware/index';
+
+/** A registry whose every invoke is traced into `processor` (in production: new BatchSpanProcessor(new OTLPTraceExporter())). */
+export function tracedRegistry(processor: SpanProcessor): MiddlewareRegistry {
+  // What NodeTracerProvider's register() does: a global provider, and a context manager
+  // that carries the active span across awaits, so your own spans (and an HTTP client's)
+  // started inside a handler, a model or a tool nest under the layer that runs them.
+  otel.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [processor] }));
+  otel.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+
+  const registry = new MiddlewareRegistry();
+  registry.instrument(tracing({ api: otel }));
+  return registry;
+}

@@ -1,0 +1,71 @@
+/**
+ * `afterToolCall()`: CubePi's `after_tool_call` composition, where several
+ * middlewares each return some fields of a tool result and a later one in
+ * the list overrides an earlier one field by field (MW-173). Output handlers
+ * alone cannot say it simply: the first registered transforms last, so it
+ * would win. Each handler `afterToolCall` makes leaves alone the fields a
+ * handler registered after it already set.
+ */
+import { MiddlewareResult } from '../../stage/result';
+import type { OutputHandler } from '../../stage/types';
+import { invalidOption } from '../../middleware/errors';
+import type { JsonBlock, TextBlock } from '../message-types';
+import type { ToolResultEvent } from '../stage-types';
+
+/** The fields of a tool result an `afterToolCall` hook may set (each left out, or `undefined`, keeps what is there). */
+export interface ToolResultPatch {
+  /** The content the model reads. */
+  readonly content?: readonly (TextBlock | JsonBlock)[] | undefined;
+  /** Whether the call failed. */
+  readonly status?: 'success' | 'error' | undefined;
+  /** True ends the run after this turn (MW-171). */
+  readonly terminate?: boolean | undefined;
+}
+
+/** What an `afterToolCall` hook sees and returns. */
+export type AfterToolCallHook = (result: ToolResultEvent) => ToolResultPatch | undefined | PromiseLike<ToolResultPatch | undefined>;
+
+/** Which patch fields handlers transforming earlier (registered later) set, carried on the result they made. */
+const PATCHED: unique symbol = Symbol.for('staged-middleware.agent.patched-fields') as never;
+
+const FIELDS = ['content', 'status', 'terminate'] as const;
+
+/**
+ * An ExecuteToolStage Output handler, named after `hook`, that applies the
+ * fields `hook` returns to the tool result, except those a handler made by
+ * `afterToolCall` and registered after it already set: register in CubePi's
+ * list order, and a later one overrides an earlier one field by field.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'afterToolCall'`) when `hook` is not a function.
+ * @example
+ * ```ts
+ * // In CubePi's list order: the later hook wins `content`, the earlier one's `status` stays.
+ * registry.add(ExecuteToolStage.Output, afterToolCall(function markFailed() { return { status: 'error' }; }));
+ * registry.add(ExecuteToolStage.Output, afterToolCall(function hideDetails() { return { content: [{ type: 'text', text: 'See the audit log.' }] }; }));
+ * ```
+ */
+export function afterToolCall(hook: AfterToolCallHook): OutputHandler<ToolResultEvent> {
+  if (typeof hook !== 'function') throw invalidOption('afterToolCall', 'the hook must be a function (result) => { content?, status?, terminate? } | undefined', hook);
+  const handler = async (result: MiddlewareResult<ToolResultEvent>): Promise<MiddlewareResult<ToolResultEvent>> => {
+    const patch = await hook(result.value);
+    if (patch === undefined) return result;
+    const taken = (result.value as { readonly [PATCHED]?: readonly string[] })[PATCHED] ?? [];
+    const applied = FIELDS.filter((field) => patch[field] !== undefined && !taken.includes(field));
+    const { toolResult } = result.value;
+    const next: Record<string, unknown> = {
+      ...result.value,
+      toolResult: {
+        ...toolResult,
+        ...(applied.includes('content') ? { content: patch.content } : {}),
+        ...(applied.includes('status') ? { status: patch.status } : {}),
+      },
+      ...(applied.includes('terminate') ? { terminate: patch.terminate } : {}),
+    };
+    const patched = [...new Set([...taken, ...FIELDS.filter((field) => patch[field] !== undefined)])];
+    Object.defineProperty(next, PATCHED, { value: Object.freeze(patched), enumerable: false });
+    // The core freezes what replace() is given (the thrown `error`, an instance, stays as it is).
+    return result.replace(next as unknown as ToolResultEvent);
+  };
+  Object.defineProperty(handler, 'name', { value: hook.name.length > 0 ? hook.name : 'afterToolCall', configurable: true });
+  return handler;
+}

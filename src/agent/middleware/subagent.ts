@@ -1,0 +1,199 @@
+/**
+ * `subagent()`: a tool whose call delegates a task to a child agent
+ * (MW-169, MW-170), as CubePi's SubagentMiddleware. The child runs on a child
+ * registry of the run, so the parent's handlers and instrumentation apply to
+ * it; its usage is reported under the tool call; cancelling the parent
+ * cancels it; its questions become the parent's and its answers flow back.
+ */
+import type { Middleware } from '../../registry/bundle';
+import { invalidOption } from '../../middleware/errors';
+import { checkOptionsObject } from '../../middleware/options';
+import { named } from '../../middleware/named';
+import { MiddlewareRegistry } from '../../registry/registry';
+import type { SystemPrompt } from '../../system-prompt';
+import type { Next, WrapRun } from '../../stage/types';
+import { Agent } from '../agent';
+import type { AgentOptions } from '../agent-options';
+import { ToolsKey } from '../agent-tools';
+import type { Model, Usage } from '../model-types';
+import type { AgentSnapshot } from '../snapshot-types';
+import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent } from '../stage-types';
+import { ExecuteToolStage, isToolResult } from '../stages';
+import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../tool-types';
+import { parseWithZod } from './lazy-zod';
+import { addUsage, ZERO_USAGE } from '../usage';
+
+/** Which of the parent's handlers the child runs with. */
+export type SubagentInheritance =
+  /** Every handler and instrumentation of the registry the parent's run uses (the child runs on a child of it). */
+  | 'handlers'
+  /** None: the child runs on a registry of its own, with `middleware` only. */
+  | 'none';
+
+/** Options of {@link subagent}. */
+export interface SubagentOptions {
+  /** The tool's name, and the child agent's. */
+  readonly name: string;
+  /** What the tool does, for the parent's model. */
+  readonly description: string;
+  /** The child's system prompt. */
+  readonly systemPrompt?: SystemPrompt;
+  /** The child's tools (the parent's are not passed on). */
+  readonly tools?: readonly Tool[];
+  /** The child's model. */
+  readonly model: Model;
+  /** Which of the parent's handlers the child runs with. Default `'handlers'`. */
+  readonly inherit?: SubagentInheritance;
+  /** Bundles registered on the child's registry only (their tools are the child's). */
+  readonly middleware?: readonly Middleware[];
+}
+
+/** The invocation-state key under which halted children wait for their answers, by parent tool-use id. */
+export const SUBAGENT_STATE_KEY = 'staged-middleware.subagents';
+
+/** The JSON Schema of the tool's input, as the model receives it. */
+const INPUT_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  properties: { task: { type: 'string', minLength: 1, description: 'The task, with everything the sub-agent needs to know to do it.' } },
+  required: ['task'],
+  additionalProperties: false,
+});
+
+/** A child halted on questions, as the parent's invocation state keeps it until they are answered. */
+interface WaitingChild {
+  /** The child's snapshot. */
+  readonly snapshot: AgentSnapshot;
+  /** Token counts of the child's runs so far. */
+  readonly usage: Usage;
+}
+
+/** The answer of a child run: its final text, and every token it spent. */
+interface ChildOutcome {
+  readonly text: string;
+  readonly usage: Usage;
+}
+
+/**
+ * A bundle named `subagent:<name>` contributing the tool `name` (input `{
+ * task }`) and an ExecuteToolStage Wrap handler `subagent` that runs each of
+ * its calls as a run of a child `Agent` (named `name`, its view's `parent`
+ * naming the parent agent and the tool call). The tool result is the text of
+ * the child's last message and carries the child's usage (its `usage` plus
+ * its `middlewareUsage`), which the parent reports under the tool's name.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'subagent'`) at once for bad options.
+ * @example
+ * ```ts
+ * registry.use(subagent({ name: 'forecaster', description: 'Answers questions about the weather.', model, tools: [weather] }));
+ * ```
+ */
+export function subagent(options: SubagentOptions): Middleware {
+  checkOptionsObject('subagent', options, '{ name, description, model, systemPrompt?, tools?, inherit?, middleware? }');
+  const { name, description, model, systemPrompt, tools = [], inherit = 'handlers', middleware = [] } = options;
+  if (typeof name !== 'string' || name.length === 0) throw invalidOption('subagent', 'options.name must be a non-empty string', name);
+  if (typeof description !== 'string') throw invalidOption('subagent', 'options.description must be a string', description);
+  if (model === null || typeof model !== 'object' || typeof model.stream !== 'function') throw invalidOption('subagent', 'options.model must be a model with stream()', model);
+  if (!Array.isArray(tools)) throw invalidOption('subagent', 'options.tools must be an array of tools', tools);
+  if (inherit !== 'handlers' && inherit !== 'none') throw invalidOption('subagent', "options.inherit must be 'handlers' or 'none'", inherit);
+  if (!Array.isArray(middleware)) throw invalidOption('subagent', 'options.middleware must be an array of bundles', middleware);
+
+  const tool: Tool = {
+    spec: { name, description, inputSchema: INPUT_SCHEMA },
+    run() {
+      throw new Error(`tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`);
+    },
+  };
+
+  /** Runs the child for one call, through its halts, and returns its answer; an unanswered question halts the parent. */
+  async function delegate(input: unknown, run: ToolRunContext, context: ExecuteToolContext): Promise<ChildOutcome> {
+    const { task } = await parseWithZod<{ task: string }>(input, (z) => z.strictObject({ task: z.string().min(1) }), 'the input must be { task: non-empty string }');
+    const waiting = waitingChildren(run.invocationState);
+    const key = run.toolUse.toolUseId;
+    const registry = inherit === 'handlers' && context.childRegistry !== undefined ? context.childRegistry() : new MiddlewareRegistry();
+    for (const bundle of middleware) registry.use(bundle);
+    const agentOptions: AgentOptions = {
+      name,
+      model,
+      tools,
+      registry,
+      inheritTools: false,
+      parent: { name: context.agent?.name ?? 'agent', toolUseId: key },
+      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    };
+    const saved = waiting[key] as WaitingChild | undefined;
+    let usage = saved?.usage ?? ZERO_USAGE;
+    let child: Agent;
+    let result: AgentResultEvent;
+    if (saved === undefined) {
+      child = new Agent(agentOptions);
+      result = await child.invoke(task, { signal: run.signal });
+    } else {
+      child = new Agent({ ...agentOptions, snapshot: saved.snapshot });
+      result = await child.resume(answers(run, child.pendingInterrupts), { signal: run.signal });
+    }
+    for (;;) {
+      usage = addUsage(usage, childUsage(result));
+      if (result.stopReason === 'cancelled') throw run.signal.aborted ? run.signal.reason : new Error(`the run of sub-agent "${name}" was cancelled`);
+      if (result.stopReason !== 'interrupt') break;
+      // Kept where the parent's snapshot keeps it, so the answer may come in another process.
+      waiting[key] = { snapshot: child.snapshot(), usage };
+      result = await child.resume(answers(run, result.interrupts), { signal: run.signal });
+    }
+    delete waiting[key];
+    const text = (result.message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
+    return { text, usage };
+  }
+
+  /** The parent's answers to the child's questions: each asked as `<name>:<child id>`; one without an answer halts the parent. */
+  function answers(run: ToolRunContext, interrupts: readonly Interrupt[]): Record<string, unknown> {
+    const answered = run.interrupt(interrupts.map((interrupt) => ({ name: `${name}:${interrupt.id}`, reason: interrupt.reason })));
+    return Object.fromEntries(interrupts.map((interrupt, index) => [interrupt.id, answered[index]?.response]));
+  }
+
+  const handler = async function* (context: ExecuteToolContext, next: Next<ExecuteToolContext, ExecuteToolEvent>, _run: WrapRun): AsyncGenerator<ExecuteToolEvent, void, undefined> {
+    if (context.tool !== tool) {
+      yield* next();
+      return;
+    }
+    let usage: Usage | undefined;
+    const bound: Tool = {
+      spec: tool.spec,
+      run: async (input, run) => {
+        const outcome = await delegate(input, run, context);
+        usage = outcome.usage;
+        return outcome.text;
+      },
+    };
+    let last: ExecuteToolEvent | undefined;
+    for await (const event of next({ ...context, tool: bound })) {
+      if (last !== undefined) yield last;
+      last = event;
+    }
+    if (last === undefined) return;
+    yield usage === undefined || !isToolResult(last) ? last : Object.freeze({ ...last, usage });
+  };
+
+  return {
+    name: `subagent:${name}`,
+    setup(registrar) {
+      registrar.provide(ToolsKey, tool);
+      registrar.add(ExecuteToolStage.Wrap, named('subagent', handler));
+    },
+  };
+}
+
+/** The children waiting for answers, in the invocation state (created on first use). */
+function waitingChildren(invocationState: Record<string, unknown>): Record<string, unknown> {
+  const existing = invocationState[SUBAGENT_STATE_KEY];
+  if (typeof existing === 'object' && existing !== null && !Array.isArray(existing)) return existing as Record<string, unknown>;
+  const created: Record<string, unknown> = {};
+  invocationState[SUBAGENT_STATE_KEY] = created;
+  return created;
+}
+
+/** Every token a child run spent: its own calls and its middleware's. */
+function childUsage(result: AgentResultEvent): Usage {
+  let total = result.usage;
+  for (const usage of Object.values(result.middlewareUsage ?? {})) total = addUsage(total, usage);
+  return total;
+}

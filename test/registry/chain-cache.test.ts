@@ -1,0 +1,95 @@
+/**
+ * The chain cache (MW-026, MW-043): a resolved chain is reused while the
+ * registrations it was resolved from are unchanged, and never after a change
+ * that alters it. Resolutions are counted by the WARN_UNKNOWN_ID warning each
+ * one reports for a constraint that names no registered id.
+ */
+import { describe, expect, it } from 'vitest';
+import { MiddlewareRegistry, type MiddlewareWarning, type WrapHandler } from '../../src/index';
+import { caught } from '../assertions';
+import { ModelStage as Stage, OtherStage as Other, echo as terminal, type PromptContext as Context } from '../fixtures';
+
+function pass(): WrapHandler<Context, string> {
+  return async function* passing(_context, next) {
+    yield* next();
+  };
+}
+
+/** A registry whose Stage chain warns once per resolution, and the warnings it reported. */
+function counting(): { registry: MiddlewareRegistry; warnings: MiddlewareWarning[] } {
+  const warnings: MiddlewareWarning[] = [];
+  const registry = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) });
+  registry.add(Stage.Wrap, pass(), { name: 'constrained', after: ['nowhere'] });
+  return { registry, warnings };
+}
+
+const names = (registry: MiddlewareRegistry): string[] => registry.describe(Stage).map((entry) => entry.name);
+
+describe('MiddlewareRegistry chain cache', () => {
+  describe('a handler added and removed again', () => {
+    it('leaves the chain as it was without resolving it again', async () => {
+      const { registry, warnings } = counting();
+      expect(await registry.run(Stage, { prompt: 'x' }, terminal)).toBe('x');
+      registry.add(Stage.Wrap, pass(), { name: 'brief' })();
+      expect(names(registry)).toEqual(['constrained']);
+      expect(warnings.map((warning) => warning.id)).toEqual(['nowhere']);
+    });
+  });
+
+  describe('a handler added and kept', () => {
+    it('resolves the chain again with the handler in it', () => {
+      const { registry, warnings } = counting();
+      names(registry);
+      registry.add(Stage.Wrap, pass(), { name: 'kept' });
+      expect(names(registry)).toEqual(['constrained', 'kept']);
+      expect(warnings).toHaveLength(2);
+    });
+  });
+
+  describe('a handler removed and another added in its place', () => {
+    it('resolves the chain again although the number of handlers is the same', () => {
+      const { registry } = counting();
+      const dispose = registry.add(Stage.Wrap, pass(), { name: 'first' });
+      names(registry);
+      dispose();
+      registry.add(Stage.Wrap, pass(), { name: 'second' });
+      expect(names(registry)).toEqual(['constrained', 'second']);
+    });
+  });
+
+  describe('an id added on another stage', () => {
+    it('resolves the chain again, since constraints may name it', () => {
+      const { registry, warnings } = counting();
+      names(registry);
+      registry.add(Other.Wrap, pass(), { name: 'elsewhere', id: 'nowhere' });
+      expect(names(registry)).toEqual(['constrained']);
+      expect(warnings).toHaveLength(1);
+      registry.remove('nowhere');
+      expect(names(registry)).toEqual(['constrained']);
+      expect(warnings).toHaveLength(2);
+    });
+  });
+
+  describe('a parent that later registers an id its child uses, on another stage', () => {
+    it('fails the child chain resolved before, although its own handlers did not change', () => {
+      const parent = new MiddlewareRegistry();
+      const child = parent.child();
+      child.add(Stage.Wrap, pass(), { name: 'childOwn', id: 'shared' });
+      expect(names(child)).toEqual(['childOwn']);
+      parent.add(Other.Wrap, pass(), { name: 'parentOwn', id: 'shared' });
+      expect(caught(() => child.describe(Stage))).toMatchObject({ code: 'ERR_DUPLICATE_ID' });
+    });
+  });
+
+  describe('an instrumentation added', () => {
+    it('reaches the next invoke of a chain resolved before', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, pass());
+      await registry.run(Stage, { prompt: 'x' }, terminal);
+      const seen: string[] = [];
+      registry.instrument({ name: 'seen', invoke: (info) => void seen.push(info.stage.name) });
+      await registry.run(Stage, { prompt: 'x' }, terminal);
+      expect(seen).toEqual(['model']);
+    });
+  });
+});
