@@ -48,7 +48,7 @@ describe('MiddlewareRegistry.run and invoke', () => {
 
     it('serve the agent kit stages', () => {
       void registry.run(ExecuteToolStage, {} as never, async function* (context) {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'success', content: [{ type: 'text', text: 'ok' }] } };
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'success', content: [{ type: 'text', text: 'ok' }] } };
       });
       expectTypeOf(registry.run(ExecuteToolStage, {} as never, async function* () {})).toEqualTypeOf<Promise<ToolResultEvent>>();
     });

@@ -13,7 +13,7 @@ function writeTodos(): Tool {
 }
 
 const call = (id: string, todos: unknown): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: id, name: 'write_todos', input: { todos } }] });
-const result = (id: string, status: 'success' | 'error'): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: id, status, content: [] }] });
+const result = (id: string, status: 'success' | 'error'): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: id, name: 'write_todos', status, content: [] }] });
 
 describe('todoList', () => {
   describe('with options it cannot use', () => {

@@ -82,7 +82,7 @@ describe('Strands interrupts, ported', () => {
       const approval = context.interrupt({ name: 'myapp-approval', reason: { paths: (context.toolUse.input as { paths: string[] }).paths } }).response;
       if (approval === 't') context.invocationState.trusted = true;
       if (approval !== 'y' && approval !== 't') {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: 'approval was not granted' }] } };
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'approval was not granted' }] } };
         return;
       }
       yield* next();
