@@ -17,7 +17,7 @@ export default defineConfig({
       'test/public-values.test.ts',
       'test/registry-contributions.test.ts',
       'test/index.test.ts',
-      'test/reliability/{misuse,cancellation,consumer,concurrency}.test.ts',
+      'test/reliability/{misuse,cancellation,consumer}.test.ts',
     ],
     exclude: [...configDefaults.exclude],
     setupFiles: ['test/setup.ts'],
