@@ -267,7 +267,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const controller = new AbortController();
       const registry = new MiddlewareRegistry();
       registry.add(Stage.Wrap, async function* unnarrowed(_context, next) {
-        yield* next(undefined, { signal: undefined });
+        yield* next(undefined, { signal: undefined } as never);
       });
       const seen: boolean[] = [];
       const result = await registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
