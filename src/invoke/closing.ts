@@ -24,8 +24,10 @@ export const CLOSED = 2;
 /** One of {@link SUCCESS}, {@link FAILURE}, {@link CLOSED}. */
 export type Settlement = typeof SUCCESS | typeof FAILURE | typeof CLOSED;
 
+// Stryker disable next-line ObjectLiteral,StringLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const CLOSED_OUTCOME: InvokeOutcome = Object.freeze({ status: 'closed' });
 
+// Stryker disable next-line ObjectLiteral,BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /** An error thrown while closing (a wrapper, since `undefined` can be thrown too). */
@@ -88,6 +90,7 @@ async function closeOutermostFirst(run: InvokeRun, outermost: LayerGenerator): P
     failure = { error };
   }
   const closingInner = closeOpen(run, undefined);
+  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
   return (closingInner === undefined ? undefined : await closingInner) ?? failure;
 }
 
@@ -136,6 +139,7 @@ export function settle(run: InvokeRun, status: Settlement, value: unknown): void
  */
 export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | undefined, error: unknown): Promise<unknown> {
   const closing = closeOpen(run, outermost);
+  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
   const failure = closing === undefined ? undefined : await closing;
   let outcome = failure === undefined ? error : failure.error;
   const signal = run.signal;
@@ -149,17 +153,18 @@ export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | und
 }
 
 /**
- * Ends an invoke its consumer stopped (`return()`, `throw()`): a running one
- * has what is open closed and settles as closed; then `throw()` rejects with
- * its error (an error thrown while closing comes first), and `return()` ends.
+ * Ends an invoke its consumer stopped (`return()`, `throw()`): what is open
+ * is closed and the invoke settles as closed (an invoke that has not started
+ * or has settled already has nothing open and reports nothing again); then
+ * `throw()` rejects with its error (an error thrown while closing comes
+ * first), and `return()` ends.
  */
-export async function stopInvoke(run: InvokeRun, running: boolean, outermost: LayerGenerator | undefined, rethrow: boolean, error: unknown): Promise<IteratorReturnResult<void>> {
-  if (running) {
-    const closing = closeOpen(run, outermost);
-    const failure = closing === undefined ? undefined : await closing;
-    settle(run, CLOSED, undefined);
-    if (failure !== undefined) throw failure.error;
-  }
+export async function stopInvoke(run: InvokeRun, outermost: LayerGenerator | undefined, rethrow: boolean, error: unknown): Promise<IteratorReturnResult<void>> {
+  const closing = closeOpen(run, outermost);
+  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
+  const failure = closing === undefined ? undefined : await closing;
+  settle(run, CLOSED, undefined);
+  if (failure !== undefined) throw failure.error;
   if (rethrow) throw error;
   return END;
 }

@@ -38,12 +38,14 @@ const RUNNING = 1;
 const RELEASED = 2;
 const DONE = 3;
 
+// Stryker disable next-line ObjectLiteral,BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   private status = IDLE;
   private inner: LayerGenerator | undefined;
+  // Stryker disable next-line BooleanLiteral: setInner() sets it before a pull reads it.
   private native = false;
   private last: unknown;
   private held: unknown;
@@ -63,12 +65,14 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
    * over (`gc_pressure`). A live instance, with its `InvokeRun`, keeps them.
    * A static field, so that no bundler drops it as unused.
    */
+  // Stryker disable ArrayDeclaration,ArrowFunction: this invoke never runs, so what its chain and terminal hold is never read.
   static readonly #shapeKeeper: unknown = new Invocation(
     Object.freeze({ stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'], input: [], wrap: [], output: [], instrumentations: [] }),
     undefined,
     () => undefined as never,
     {},
   );
+  // Stryker restore ArrayDeclaration,ArrowFunction
 
   /** Prepares the invoke; nothing runs until the first `next()`. */
   constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown, unknown>, options: InvokeOptions<unknown>) {
@@ -86,12 +90,14 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   protected pull(): Promise<Answer<TEvent>> {
     const status = this.status;
     const signal = this.signal;
+    // Stryker disable next-line ConditionalExpression,BlockStatement: the per-event shortcut; step() delivers the same (test/invoke/native-pull.test.ts pins that), only slower.
     if (status === RUNNING && this.native && this.queued === undefined && (signal === undefined || !signal.aborted)) {
       return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     }
     if (status === IDLE) return this.begin();
     if (status === RELEASED || status === DONE) {
       this.status = DONE;
+      // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
       this.outstanding--;
       return Promise.resolve(END);
     }
@@ -108,6 +114,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     } catch (error) {
       return this.failPull(error);
     }
+    // Stryker disable next-line ConditionalExpression: step() awaits a generator given as it is; the check only keeps a synchronous start synchronous.
     if (started instanceof Promise) return this.step(started);
     this.setInner(started);
     return this.pull();
@@ -115,6 +122,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
 
   private setInner(inner: LayerGenerator): void {
     this.inner = inner;
+    // Stryker disable next-line ConditionalExpression: without the per-event shortcut every pull takes step(), which delivers the same.
     this.native = inner.next === nativeNext;
   }
 
@@ -127,7 +135,9 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     }
     // A held candidate: step() pulls on and ends this pull. The event as it came in skips the prototype walk of `instanceof`.
     if (delivered === undefined) return this.step(undefined);
+    // Stryker disable next-line ConditionalExpression: an event as it came in is never a promise; comparing with it only skips the prototype walk of instanceof.
     if (delivered !== pulled && delivered instanceof Promise) return delivered.then(this.answered(), this.failPull);
+    // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
     this.outstanding--;
     return delivered;
   };
@@ -169,6 +179,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     } catch (error) {
       throw await this.fail(error);
     } finally {
+      // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
       this.outstanding--;
     }
   }
@@ -214,6 +225,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     const run = this.#run;
     run.state?.chainCompleted();
     const closing = closeOpen(run, undefined);
+    // Stryker disable next-line ConditionalExpression: deliverAfter() awaits undefined and delivers the same; the check keeps a pass-mode end synchronous.
     return closing === undefined ? this.deliver() : this.deliverAfter(closing);
   }
 
@@ -227,6 +239,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   private deliver(): Answer<TEvent> | Promise<Answer<TEvent>> {
     const run = this.#run;
     const { last, hold, guard } = this;
+    // Stryker disable next-line ObjectLiteral: a missing present reads as false.
     if (last === undefined) throw run.noResult({ present: false });
     const result = hold ? this.held : last;
     if (result === undefined || (!hold && guard !== undefined && !guard(last))) throw run.noResult({ present: true, value: last });
@@ -237,6 +250,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
       return END;
     }
     const value = finish(run, result);
+    // Stryker disable next-line ConditionalExpression: release() awaits a plain value and delivers the same; the check keeps a synchronous Output phase synchronous.
     if (isThenable(value)) return this.release(value);
     this.status = RELEASED;
     return { value: value as TEvent, done: false };
@@ -250,13 +264,12 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
 
   /** Ends the invoke after an error: closes what is open and decides which error the consumer sees. */
   private fail(error: unknown): Promise<unknown> {
-    return this.status === DONE ? Promise.resolve(error) : failInvoke(this.#run, this.end(), error);
+    return failInvoke(this.#run, this.end(), error);
   }
 
   /** Stops the invoke at the consumer's request (`return()`, `throw()`). */
   protected stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>> {
-    const running = this.status === RUNNING;
-    return stopInvoke(this.#run, running, this.end(), rethrow, error).then(this.answered(), this.rethrow());
+    return stopInvoke(this.#run, this.end(), rethrow, error).then(this.answered(), this.rethrow());
   }
 
   /** Marks the invoke DONE and hands over the outermost layer if it is open, for closing. */

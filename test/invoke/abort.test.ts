@@ -183,6 +183,31 @@ describe('MiddlewareRegistry.invoke', () => {
       expect((wrapped as Error).cause).toBe('user left');
       expectAborted(error, 'user left');
     });
+
+    it.each([
+      ['a plain error carrying the code ERR_ABORTED and the reason as cause', (reason: unknown) => Object.assign(new Error('aborted'), { code: 'ERR_ABORTED', cause: reason })],
+      ['a MiddlewareError of another code with the reason as cause', (reason: unknown) => new MiddlewareError({ code: 'ERR_INVALID_EVENT', message: 'rewrapped', cause: reason })],
+    ])('gives the consumer a genuine ERR_ABORTED when a handler rethrows the abort as %s', async (_label, rewrap) => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      let rethrown: unknown;
+      registry.add(Stage.Wrap, async function* rewrapping(_context, next, run) {
+        try {
+          yield* next();
+        } catch {
+          rethrown = rewrap(run.signal.reason);
+          throw rethrown;
+        }
+      });
+      const error = await failure(
+        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+          controller.abort('user left');
+          throw run.signal.reason;
+        }, { signal: controller.signal }),
+      );
+      expect(error === rethrown).toBe(false);
+      expectAborted(error, 'user left');
+    });
   });
 
   describe('signal aborted during the Output phase', () => {
@@ -238,6 +263,20 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   describe('next() with a signal', () => {
+    it('treats options whose signal is undefined as no signal: the inner chain runs under the invoke signal', async () => {
+      const controller = new AbortController();
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, async function* unnarrowed(_context, next) {
+        yield* next(undefined, { signal: undefined } as never);
+      });
+      const seen: boolean[] = [];
+      const result = await registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
+        seen.push(run.signal === controller.signal);
+        yield 'done';
+      }, { signal: controller.signal });
+      expect({ result, seen }).toEqual({ result: 'done', seen: [true] });
+    });
+
     it('gives inner layers a signal that aborts with the given one, without aborting the invoke', async () => {
       const invokeController = new AbortController();
       const attemptController = new AbortController();

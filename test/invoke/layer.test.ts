@@ -21,6 +21,13 @@ describe('asGenerator', () => {
       expect(adapted.next).toBe(nativeNext);
       expect(await collect(adapted)).toEqual(['a', 'b']);
     });
+
+    it('adapts an iterable that has a return() of its own but no next()', async () => {
+      const iterable = { [Symbol.asyncIterator]: () => yieldAll('a', 'b'), return: () => ({ value: undefined, done: true }) };
+      const adapted = asGenerator(iterable, 'model', 'terminal', 'terminal');
+      expect([adapted === (iterable as unknown), adapted.next === nativeNext]).toEqual([false, true]);
+      expect(await collect(adapted)).toEqual(['a', 'b']);
+    });
   });
 
   describe('with an async iterator that has next() but no return()', () => {

@@ -216,3 +216,50 @@ describe('MiddlewareRegistry.invoke', () => {
 function text(error: unknown): string {
   return MiddlewareError.isInstance(error) ? error.code : (error as Error).message;
 }
+
+describe('MiddlewareRegistry.invoke', () => {
+  describe('a failure when the chain completes', () => {
+    const Plain = createStage<{ prompt: string }, string>('plain');
+    it.each([
+      [
+        'the per-event shortcut (an outermost Wrap handler whose inner chain gave no event: ERR_NO_RESULT)',
+        (registry: MiddlewareRegistry) => {
+          registry.add(Plain.Wrap, async function* silent(_context, next) {
+            for await (const _event of next()) {
+              // Swallows every event.
+            }
+          });
+        },
+        (error: unknown) => (error as MiddlewareError).code,
+        'ERR_NO_RESULT',
+      ],
+      [
+        'the general path (an asynchronous Output handler that throws)',
+        (registry: MiddlewareRegistry) => {
+          registry.add(Plain.Output, async function refuse() {
+            throw new Error('refused');
+          });
+        },
+        (error: unknown) => (error as Error).message,
+        'refused',
+      ],
+    ])('on %s, rejects the pull, reports the error to the instrumentation and ends every later pull', async (_label, arrange, describeError, expected) => {
+      const registry = new MiddlewareRegistry();
+      const outcomes: unknown[] = [];
+      registry.instrument({ name: 'outcomes', invoke: () => ({ end: (outcome) => outcomes.push(outcome) }) });
+      arrange(registry);
+      const events = registry.invoke(Plain, { prompt: 'x' }, async function* terminal() {
+        yield 'answer';
+      });
+      let thrown: unknown;
+      try {
+        await events.next();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(describeError(thrown)).toEqual(expected);
+      expect(outcomes).toEqual([{ status: 'error', error: thrown }]);
+      expect(await events.next()).toEqual({ value: undefined, done: true });
+    });
+  });
+});

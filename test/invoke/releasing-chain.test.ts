@@ -74,6 +74,15 @@ describe('ReleasingChain', () => {
     expect([await failure(second.throw(thrown)), closed, forgotten.length]).toEqual([thrown, ['return'], 2]);
   });
 
+  it('passes the very error thrown in on, not the failure of closing, for a chain without throw() whose return() fails', async () => {
+    const { forgotten, owner: chainOwner } = owner();
+    const closing = new Error('return failed');
+    const iterator = { [Symbol.asyncIterator]: () => iterator, next: () => ({ value: 'a', done: false }), return: () => Promise.reject(closing) };
+    const chain = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
+    const thrown = new Error('thrown in');
+    expect([await failure(chain.throw(thrown)), forgotten.length]).toEqual([thrown, 1]);
+  });
+
   it('throws into a chain that has throw(): a chain that recovers and completes is forgotten then', async () => {
     const { forgotten, owner: chainOwner } = owner();
     async function* forgiving(): LayerGenerator {
