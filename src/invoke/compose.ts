@@ -23,7 +23,7 @@
  */
 import * as messages from '../errors/messages';
 import type { ResolvedEntry } from '../registry/chain';
-import type { Next, NextOptions } from '../stage/types';
+import type { Next, NextOptions } from '../stage/handler-types';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import { track } from './closing';

@@ -25,7 +25,7 @@
 import * as messages from '../errors/messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { ResolvedChain } from '../registry/chain';
-import type { InvokeOptions, Terminal } from '../stage/types';
+import type { InvokeOptions, Terminal } from '../stage/invoke-types';
 import { isThenable } from '../util/thenable';
 import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import { nativeNext, type LayerGenerator } from './layer';

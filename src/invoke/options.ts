@@ -8,7 +8,9 @@ import { invalidInvokeOptions, useForAnotherStage } from '../errors/messages';
 import { createRegistration, type StoredRegistration } from '../registry/registration';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
-import type { AnyStage, InvokeOptions, Registration } from '../stage/types';
+import type { Registration } from '../stage/handler-types';
+import type { InvokeOptions } from '../stage/invoke-types';
+import type { AnyStage } from '../stage/types';
 
 
 /**

@@ -11,7 +11,7 @@ import * as messages from '../errors/messages';
 import type { Culprit } from '../errors/messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { ResolvedChain } from '../registry/chain';
-import type { StateBinding, Terminal } from '../stage/types';
+import type { StateBinding, Terminal } from '../stage/invoke-types';
 import type { LayerGenerator } from './layer';
 import type { InvokeObservation } from './observation';
 import type { ChainOwner, ReleasingChain } from './releasing-chain';

@@ -12,7 +12,7 @@
  */
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
 import { stateCyclic, stateNotDraftable } from '../errors/messages';
-import type { StateBinding } from '../stage/types';
+import type { StateBinding } from '../stage/invoke-types';
 import { takeOver } from '../util/take-over';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';
 

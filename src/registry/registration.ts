@@ -3,7 +3,8 @@ import type { MiddlewareError } from '../errors/middleware-error';
 import type { Orderable } from './order';
 import { isPhaseToken, isStage } from '../stage/create-stage';
 import { describeValue } from '../util/describe-value';
-import type { AddOptions, AnyStage, NextPolicy, Phase } from '../stage/types';
+import type { AddOptions } from '../stage/handler-types';
+import type { AnyStage, NextPolicy, Phase } from '../stage/types';
 
 /**
  * One stored registration: the handler with everything resolution needs.

@@ -12,18 +12,9 @@ import { sortByConstraints } from './order';
 import { ConstraintIndex } from './constraint-index';
 import { createRegistration, culpritOf, resolveTarget, stageOf, takePlace, tick, type StoredRegistration } from './registration';
 import { resolveContributions, resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
-import type {
-  AddOptions,
-  AnyStage,
-  Disposer,
-  HandlerOf,
-  InvokeOptions,
-  MiddlewareStage,
-  Registration,
-  Target,
-  Terminal,
-  TerminalArgument,
-} from '../stage/types';
+import type { AddOptions, Disposer, HandlerOf, Registration } from '../stage/handler-types';
+import type { InvokeOptions, Terminal, TerminalArgument } from '../stage/invoke-types';
+import type { AnyStage, MiddlewareStage, Target } from '../stage/types';
 
 /** Options of {@link MiddlewareRegistry}. */
 export interface RegistryOptions {
