@@ -22,7 +22,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { ResolvedChain } from '../registry/chain';
 import type { InvokeOptions, Terminal } from '../stage/invoke-types';

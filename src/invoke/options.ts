@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { invalidInvokeOptions, useForAnotherStage } from '../errors/messages';
+import { invalidInvokeOptions, useForAnotherStage } from '../errors/invoke-messages';
 import { createRegistration, type StoredRegistration } from '../registry/registration';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';

@@ -12,7 +12,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
 import type { ResolvedEntry } from '../registry/chain';
 import { MiddlewareResult } from '../stage/result';
 import { parseWithSchema } from '../stage/schema';

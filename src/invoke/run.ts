@@ -7,8 +7,8 @@
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
-import type { Culprit } from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
+import type { Culprit } from '../errors/culprit';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { ResolvedChain } from '../registry/chain';
 import type { StateBinding, Terminal } from '../stage/invoke-types';

@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
-import { stateCyclic, stateNotDraftable } from '../errors/messages';
+import { stateCyclic, stateNotDraftable } from '../errors/invoke-messages';
 import type { StateBinding } from '../stage/invoke-types';
 import { takeOver } from '../util/take-over';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { notABundle } from '../errors/messages';
+import { notABundle } from '../errors/registration-messages';
 import type { Instrumentation } from '../invoke/instrumentation';
 import type { ContributionKey } from './contribution';
 import type { AddOptions, Disposer, HandlerOf } from '../stage/handler-types';

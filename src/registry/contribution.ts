@@ -7,7 +7,7 @@
  * The values in scope are assembled by `resolveContributions` (`resolve.ts`)
  * and shown by `explainContributions` (`explain.ts`).
  */
-import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from '../errors/messages';
+import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from '../errors/registration-messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import { isStage } from '../stage/create-stage';
 import type { AnyStage } from '../stage/types';

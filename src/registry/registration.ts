@@ -1,4 +1,6 @@
-import { invalidRegistration, notAFunction, phaseTokenNotStage, unknownTarget, type Culprit } from '../errors/messages';
+import type { Culprit } from '../errors/culprit';
+import { notAFunction } from '../errors/invoke-messages';
+import { invalidRegistration, phaseTokenNotStage, unknownTarget } from '../errors/registration-messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { Orderable } from './order';
 import { isPhaseToken, isStage } from '../stage/create-stage';

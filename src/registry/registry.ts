@@ -6,7 +6,8 @@ import { explainChain, explainContributions } from './explain';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { Invocation } from '../invoke/invocation';
 import type { DeepReadonly } from '../stage/deep-readonly';
-import * as messages from '../errors/messages';
+import { notAFunction } from '../errors/invoke-messages';
+import { duplicateId, notAnInstrumentation } from '../errors/registration-messages';
 import { checkInvokeOptions, perInvokeRegistrations } from '../invoke/options';
 import { sortByConstraints } from './order';
 import { ConstraintIndex } from './constraint-index';
@@ -141,7 +142,7 @@ export class MiddlewareRegistry {
    */
   instrument(instrumentation: Instrumentation): Disposer {
     if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
-      throw messages.notAnInstrumentation(instrumentation);
+      throw notAnInstrumentation(instrumentation);
     }
     this.instrumentations.add(instrumentation);
     this.changed(true);
@@ -240,7 +241,7 @@ export class MiddlewareRegistry {
     options: InvokeOptions<TState> = {},
   ): AsyncGenerator<TEvent, void, undefined> {
     stageOf(stage, 'registry.invoke');
-    if (typeof terminal !== 'function') throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
+    if (typeof terminal !== 'function') throw notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
     checkInvokeOptions(stage.name, options);
     const chain = this.resolve(stage, options.use);
     return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
@@ -279,10 +280,10 @@ export class MiddlewareRegistry {
     let stored = registration;
     const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
     if (existing !== undefined) {
-      if (!registration.replace) throw messages.duplicateId(culpritOf(registration), registration.id, where);
+      if (!registration.replace) throw duplicateId(culpritOf(registration), registration.id, where);
       stored = takePlace(registration, existing);
     } else if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id)) {
-      throw messages.duplicateId(culpritOf(registration), registration.id, where);
+      throw duplicateId(culpritOf(registration), registration.id, where);
     }
     const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
     // Reject a cycle before anything changes, so a failed add leaves no trace.

@@ -1,6 +1,6 @@
 import type { ChainSource, ResolvedChain, ResolvedEntry } from './chain';
 import { duplicated, type Contribution, type StoredContribution } from './contribution';
-import { duplicateId, orderConflict, unknownId } from '../errors/messages';
+import { duplicateId, orderConflict, unknownId } from '../errors/registration-messages';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { sortByConstraints } from './order';
 import { culpritOf, takePlace, type StoredRegistration } from './registration';
