@@ -5,7 +5,7 @@
  * loop the case needs. `spec/agent-case.schema.json` is generated from it.
  */
 import { z } from 'zod';
-import { json } from './chain-case';
+import { json } from './case-base';
 
 /**
  * What an agent loop can do beyond the base loop (model calls through

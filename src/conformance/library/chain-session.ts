@@ -5,7 +5,7 @@
  * "The protocol"); the runner does the rest.
  */
 import { createContributionKey, createStage, MiddlewareRegistry, type AnyStage, type ContributionKey, type Disposer, type MiddlewareWarning, type Registration } from '../../index';
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import type { ErrorReport, ReplyOf, RequestOf } from '../protocol/messages';
 import { builtin } from './builtins';
 import { asJson, deeplyFrozen, initialState, makeStage, observer, reportError } from './chain-values';

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { createStage, MiddlewareError, type AnyStage, type InvokeObserver, type Schema } from '../../index';
-import type { Json, StageSpec } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
+import type { StageSpec } from '../cases/chain-case';
 import type { ErrorReport } from '../protocol/messages';
 import { errorText, isResultEvent, type Environment } from './script-environment';
 

@@ -13,7 +13,9 @@
  */
 import { z } from 'zod';
 import { agentCase } from '../cases/agent-case';
-import { inputStep, json, outputStep, returns, signalSpec, stageSpec, stateSpec, terminalSpec, wrapStep } from '../cases/chain-case';
+import { json } from '../cases/case-base';
+import { signalSpec, stageSpec, stateSpec, terminalSpec } from '../cases/chain-case';
+import { inputStep, outputStep, returns, wrapStep } from '../cases/chain-steps';
 import { ReliabilityCaseSchema } from '../cases/reliability-case';
 
 /** The protocol version this runner speaks. */

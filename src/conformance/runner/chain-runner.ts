@@ -11,7 +11,9 @@
  * `explain`; `chain.invoke`; the consumer's
  * requests (`afterInvoke` operations before the first pull); `chain.end`.
  */
-import type { AddOperation, ChainCase, ErrorExpectation, Json, Operation } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
+import type { ChainCase } from '../cases/chain-case';
+import type { AddOperation, ErrorExpectation, Operation } from '../cases/chain-operations';
 import type { ErrorReport, ProtocolOp, ReplyOf, RequestOf } from '../protocol/messages';
 import type { Difference } from './report-types';
 import { call, type ConformanceTarget } from './target';
