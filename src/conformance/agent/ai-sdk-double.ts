@@ -8,7 +8,7 @@
  */
 import type { Model } from '../../agent/index';
 import { fromAiSdk, type AiSdkCallOptions, type AiSdkCallSettings, type AiSdkLanguageModel, type AiSdkStreamResult } from '../../ai-sdk/index';
-import type { AgentCaseAiSdk } from '../cases/agent-case';
+import type { AgentCaseAiSdk } from '../cases/agent-doubles';
 import type { AgentObservation } from '../protocol/messages';
 import { later, type World } from './doubles';
 
