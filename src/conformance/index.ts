@@ -36,4 +36,6 @@ export type { AgentCapability } from './cases/agent-capabilities';
 export { protocolTarget, serveProtocol } from './protocol/connection';
 export type { LineConnection } from './protocol/connection';
 export { PROTOCOL_VERSION } from './protocol/messages';
-export type { AgentObservation, CaseKind, Claims, ErrorReport, ProtocolOp, ProtocolRequest, ReplyOf, RequestOf } from './protocol/messages';
+export type { CaseKind, Claims, ProtocolOp, ProtocolRequest, ReplyOf, RequestOf } from './protocol/messages';
+export type { AgentObservation } from './protocol/agent-observation';
+export type { ErrorReport } from './protocol/error-report';

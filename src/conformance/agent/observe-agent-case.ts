@@ -11,7 +11,7 @@ import type { AgentCase } from '../cases/agent-case';
 import type { Json } from '../cases/case-base';
 import { reportError } from '../library/chain-values';
 import { recordingTracing, type RecordedSpan } from '../library/recording-tracer';
-import type { AgentObservation, AgentRunObservation } from '../protocol/messages';
+import type { AgentObservation, AgentRunObservation } from '../protocol/agent-observation';
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
 import { aiSdkCallObservation, buildAiSdkModel } from './ai-sdk-double';
 import { buildModel, buildTool, type World } from './doubles';

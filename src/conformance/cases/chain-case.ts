@@ -8,7 +8,7 @@
  * `rules`, `kind`) are checked for every case file, while only `"chain"`
  * cases are fully described here; the other kinds have schemas of their own.
  * The stage, terminal, state and signal schemas are exported because the
- * protocol's chain requests carry them as they are (`../protocol/messages.ts`).
+ * protocol's chain requests carry them as they are (`../protocol/chain-requests.ts`).
  *
  * @packageDocumentation
  */

@@ -3,7 +3,7 @@
  * steps of a Wrap handler (`next()` and how its events are consumed
  * included), of an Input and an Output handler, of a terminal call, and how a
  * handler or terminal returns its events. The protocol's chain requests
- * carry them as they are (`../protocol/messages.ts`).
+ * carry them as they are (`../protocol/chain-requests.ts`).
  *
  * @packageDocumentation
  */

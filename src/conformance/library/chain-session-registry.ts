@@ -8,7 +8,8 @@
  */
 import { createContributionKey, MiddlewareRegistry, type AnyStage, type ContributionKey, type Disposer, type MiddlewareWarning, type Registration } from '../../index';
 import type { Json } from '../cases/case-base';
-import type { ErrorReport, ReplyOf, RequestOf } from '../protocol/messages';
+import type { ErrorReport } from '../protocol/error-report';
+import type { ReplyOf, RequestOf } from '../protocol/messages';
 import { builtin } from './builtins';
 import { asJson, observer, reportError } from './chain-values';
 import { inputHandler, outputHandler } from './handler-scripts';

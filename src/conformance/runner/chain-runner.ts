@@ -14,7 +14,8 @@
 import type { Json } from '../cases/case-base';
 import type { ChainCase } from '../cases/chain-case';
 import type { AddOperation, ErrorExpectation, Operation } from '../cases/chain-operations';
-import type { ErrorReport, ProtocolOp, ReplyOf, RequestOf } from '../protocol/messages';
+import type { ErrorReport } from '../protocol/error-report';
+import type { ProtocolOp, ReplyOf, RequestOf } from '../protocol/messages';
 import type { Difference } from './report-types';
 import { call, type ConformanceTarget } from './target';
 
