@@ -1,36 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatReport, libraryTarget, runConformance, type Claims, type ConformanceTarget, type ProtocolRequest } from '../../src/conformance/index';
-import { caseFiles } from './case-files';
-
-/** The case file with this id. */
-function caseById(id: string): Record<string, unknown> {
-  const found = caseFiles.find(({ raw }) => raw.id === id);
-  if (found === undefined) throw new Error(`no case ${id}`);
-  return structuredClone(found.raw) as Record<string, unknown>;
-}
-
-/** A chain case of its own, for what no committed case shows. */
-function chainCase(fields: Record<string, unknown>): Record<string, unknown> {
-  return { id: 'self-check', description: 'A check of the runner.', rules: ['MW-005'], kind: 'chain', stage: { name: 's', guard: true }, ...fields };
-}
-
-/** This library, claiming something else in its hello. */
-function claiming(changes: Partial<Claims>, inner: ConformanceTarget = libraryTarget()): ConformanceTarget {
-  return {
-    request: async (request) => (request.op === 'hello' ? { ...((await inner.request(request)) as object), ...changes } : inner.request(request)),
-  };
-}
-
-/** This library, except that one op is answered by `answer`. */
-function answeringOp(op: ProtocolRequest['op'], answer: (request: ProtocolRequest) => Promise<unknown>): ConformanceTarget & { resets: number } {
-  const inner = libraryTarget();
-  const target = {
-    resets: 0,
-    request: (request: ProtocolRequest) => (request.op === op ? answer(request) : inner.request(request)),
-    reset: async () => void target.resets++,
-  };
-  return target;
-}
+import { libraryTarget, runConformance, type ConformanceTarget } from '../../src/conformance/index';
+import { answeringOp, caseById, chainCase, claiming } from './runner-cases';
 
 describe('runConformance', () => {
   describe('a case that holds', () => {
@@ -198,49 +168,6 @@ describe('runConformance', () => {
       const target = answeringOp('hello', async () => ({ failure: 'not ready' }));
       await expect(runConformance([], target)).rejects.toThrow('The implementation did not answer hello: hello failed: not ready');
     });
-  });
-});
-
-describe('formatReport', () => {
-  it('writes one line per case, what differed, the rules and the conformance', async () => {
-    const failing = caseById('core-short-circuit');
-    (failing.expect as Record<string, unknown>).trace = [];
-    const report = await runConformance([failing, caseById('registry-explain'), caseById('agent-busy')], claiming({ kinds: ['chain'], builtins: [] }));
-    expect(formatReport(report)).toEqual(
-      [
-        'conformance of staged-middleware (protocol 1)',
-        `  claims: kinds chain; built-ins none; scenarios ${(report.implementation.scenarios ?? []).join(', ')}; agent capabilities ${(report.implementation.capabilities ?? []).join(', ')}`,
-        '',
-        'chain cases',
-        '  FAIL        core-short-circuit (MW-014)',
-        '      trace',
-        '        expected []',
-        '        observed ["outer"]',
-        '  pass        registry-explain (MW-051)',
-        '',
-        'agent cases',
-        '  not claimed agent-busy (MW-117): the implementation does not run agent cases',
-        '',
-        'rules: 1 passed, 1 failed (MW-014), 1 not fully claimed (MW-117)',
-        'cases: 1 passed, 1 failed, 1 not claimed',
-        'core conformance (sections 1 to 3): no',
-        'full conformance: no',
-        '',
-      ].join('\n'),
-    );
-  });
-
-  it('says when the run was filtered and shows an absent value as absent', async () => {
-    const report = await runConformance([chainCase({ terminal: { calls: [[{ yield: { result: true } }]] }, expect: { events: [{ result: true }], explain: 'x' } })], libraryTarget(), { cases: ['self-check'] });
-    expect(formatReport(report).split('\n').slice(2, 9)).toEqual([
-      '  filters: {"cases":["self-check"]}',
-      '',
-      'chain cases',
-      '  FAIL        self-check (MW-005)',
-      '      explain',
-      '        expected "x"',
-      `        observed ${JSON.stringify('stage "s"\n└─ terminal')}`,
-    ]);
   });
 });
 
