@@ -1,9 +1,9 @@
 /**
  * The once-per-invoke side of one invoke: what it was created with, and what
  * it starts while it runs (its observers, its state isolation, the inner
- * chains handlers start). The per-event path (`invocation.ts`) reaches it only
- * to start the invoke and to end it; the onion (`compose.ts`), the phases
- * (`phases.ts`) and closing (`closing.ts`) work on it.
+ * chains handlers start). The invoke's iterator reaches it only to start the
+ * invoke and to end it (`invocation-lifecycle.ts`); the onion (`compose.ts`),
+ * the phases (`phases.ts`) and closing (`closing.ts`) work on it.
  *
  * @packageDocumentation
  */
