@@ -1,9 +1,11 @@
 /**
  * The harness of the misuse tests: a fresh registry, stage and state binding
  * per test with an invoke that records every write, well-behaved terminal and
- * Wrap handler to misuse around, and a capture of whatever an attempt ends in.
+ * Wrap handler to misuse around, a capture of whatever an attempt ends in,
+ * and the check every row of the misuse tables gets.
  */
-import { createStage, MiddlewareRegistry, type MiddlewareStage, type Next } from '../../src/index';
+import { expect } from 'vitest';
+import { createStage, MiddlewareError, MiddlewareRegistry, type MiddlewareStage, type Next } from '../../src/index';
 import { collect } from './fixtures';
 
 /** The stage the misuses are tried on. */
@@ -66,4 +68,32 @@ export interface Row {
   readonly message?: readonly string[];
   /** The error's stage field when it is not the stage under test. */
   readonly stage?: string | undefined;
+}
+
+/**
+ * Tries the misuse of `row` on a fresh setup: it ends in the MiddlewareError
+ * the row expects, naming the stage and the handler, or in the user's own
+ * error object unchanged, and writes nothing.
+ */
+export async function expectMisuse(row: Row): Promise<void> {
+  const setup = context();
+  row.setup?.(setup);
+  const before = setup.registry.describe(setup.stage);
+  const error = await capture(() => row.attempt(setup));
+  if (row.expected === 'user error') {
+    expect(error).toBe(setup.userError);
+  } else {
+    expect(MiddlewareError.isInstance(error)).toBe(true);
+    const failure = error as MiddlewareError;
+    expect({ code: failure.code, handler: failure.handler }).toEqual(row.expected);
+    // The message says where: the stage (when one is involved) and the handler.
+    const wanted = row.message ?? [
+      ...(failure.code === 'ERR_UNKNOWN_PHASE' ? ['createStage()'] : ['"misuse"']),
+      ...(row.expected.handler === undefined ? [] : row.expected.handler === 'terminal' ? ['terminal'] : [`"${row.expected.handler}"`]),
+    ];
+    for (const part of wanted) expect(failure.message).toContain(part);
+    expect(failure.stage).toBe('stage' in row ? row.stage : failure.code === 'ERR_UNKNOWN_PHASE' ? undefined : 'misuse');
+  }
+  // Nothing was written: no state, no registration.
+  expect({ writes: setup.writes, chain: setup.registry.describe(setup.stage) }).toEqual({ writes: [], chain: before });
 }
