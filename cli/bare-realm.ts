@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createContext, runInContext, type Context } from 'node:vm';
 import { bareRealm, type LibraryEntries } from '../src/conformance/index';
-import type { Json } from '../src/conformance/cases/chain-case';
+import type { Json } from '../src/conformance/cases/case-base';
 
 /**
  * The web platform's globals a browser, a worker or an edge runtime gives

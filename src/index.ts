@@ -28,31 +28,6 @@ export type { SystemContentBlock, SystemPrompt } from './system-prompt';
 export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './invoke/instrumentation';
 export { createContributionKey } from './registry/contribution';
 export type { Contribution, ContributionKey, ContributionKeyOptions } from './registry/contribution';
-export type {
-  AddOptions,
-  AnyStage,
-  ContextOf,
-  Disposer,
-  EventOf,
-  HandlerOf,
-  HandlerRun,
-  InputHandler,
-  InvokeOptions,
-  MiddlewareStage,
-  Next,
-  OutputHandler,
-  Phase,
-  PhaseToken,
-  Registration,
-  ResultOf,
-  Schema,
-  StageOptions,
-  StateBinding,
-  Target,
-  Terminal,
-  TerminalArgument,
-  TerminalOf,
-  TerminalRun,
-  WrapHandler,
-  WrapRun,
-} from './stage/types';
+export type { AnyStage, ContextOf, EventOf, MiddlewareStage, Phase, PhaseToken, ResultOf, Schema, StageOptions, Target } from './stage/types';
+export type { AddOptions, Disposer, HandlerOf, HandlerRun, InputHandler, Next, OutputHandler, Registration, WrapHandler, WrapRun } from './stage/handler-types';
+export type { InvokeOptions, StateBinding, Terminal, TerminalArgument, TerminalOf, TerminalRun } from './stage/invoke-types';

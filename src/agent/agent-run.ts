@@ -4,7 +4,7 @@
  * invoke around the turn loop, cancellation, halts on questions about the
  * whole run, and the commit.
  */
-import type { StateBinding, TerminalRun } from '../stage/types';
+import type { StateBinding, TerminalRun } from '../stage/invoke-types';
 import type { AgentCore } from './agent-core';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
 import { readInput } from './agent-setup';

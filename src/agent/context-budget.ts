@@ -6,7 +6,7 @@
  */
 import { describeValue } from '../util/describe-value';
 import { createContributionKey, type ContributionKey } from '../registry/contribution';
-import type { TerminalRun } from '../stage/types';
+import type { TerminalRun } from '../stage/invoke-types';
 
 import type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent, MiddlewareModelCaller } from './context-types';
 import type { History } from './history';

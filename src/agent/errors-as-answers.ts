@@ -5,7 +5,7 @@
  * call the agent's reply, and the run goes on (MW-129, MW-130).
  */
 import { MiddlewareError } from '../errors/middleware-error';
-import type { Next, WrapRun } from '../stage/types';
+import type { Next, WrapRun } from '../stage/handler-types';
 import { droppedResult, invalidAnswerOption } from './errors';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';

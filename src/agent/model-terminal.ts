@@ -1,5 +1,5 @@
 import { splitSystemPrompt } from '../system-prompt';
-import type { TerminalRun } from '../stage/types';
+import type { TerminalRun } from '../stage/invoke-types';
 import { AbortRace, ignore } from './abort-race';
 import { invalidModelStream } from './errors';
 import { adopt } from './freeze';

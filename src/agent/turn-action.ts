@@ -4,7 +4,8 @@
  * compose without one undoing another (MW-127).
  */
 import { MiddlewareError } from '../errors/middleware-error';
-import type { TerminalRun, WrapHandler } from '../stage/types';
+import type { WrapHandler } from '../stage/handler-types';
+import type { TerminalRun } from '../stage/invoke-types';
 import { describeValue } from '../util/describe-value';
 import { invalidTurn, invalidTurnDecider } from './errors';
 import { adopt } from './freeze';

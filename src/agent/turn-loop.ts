@@ -7,7 +7,7 @@
  */
 import { castDraft, type Draft } from 'immer';
 import type { SystemContentBlock } from '../system-prompt';
-import type { TerminalRun } from '../stage/types';
+import type { TerminalRun } from '../stage/invoke-types';
 import { AbortRace } from './abort-race';
 import type { AgentCore } from './agent-core';
 import { compressIfOver } from './context-budget';

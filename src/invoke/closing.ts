@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
 import { MiddlewareError } from '../errors/middleware-error';
 import type { LayerGenerator } from './layer';
 import { ReleasingChain } from './releasing-chain';

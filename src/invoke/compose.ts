@@ -21,9 +21,9 @@
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
 import type { ResolvedEntry } from '../registry/chain';
-import type { Next, NextOptions } from '../stage/types';
+import type { Next, NextOptions } from '../stage/handler-types';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import { track } from './closing';

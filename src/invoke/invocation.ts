@@ -1,61 +1,20 @@
 /**
  * The per-event path of one invoke: the async iterator `registry.invoke()`
  * returns, and the decision, event by event, of what its consumer receives;
- * what happens once per invoke is in `phases.ts`, `compose.ts` and
+ * its states, its start and its ends are in `invocation-lifecycle.ts`, and
+ * what happens once per invoke in `phases.ts`, `compose.ts` and
  * `closing.ts`. Why a hand-written iterator, not an `async function*`: it
  * sits on every event of every model stream, where a generator layer of our
  * own would double the cost of a stage with no handlers; this one adds one
  * promise reaction per event and allocates nothing per event.
- *
- * | state    | `inner`                                       | `held`, `queued` (hold mode)          | next states                          |
- * | -------- | --------------------------------------------- | ------------------------------------- | ------------------------------------ |
- * | IDLE     | undefined: nothing ran                        | undefined                             | first pull: RUNNING; return: DONE    |
- * | RUNNING  | the outermost layer while the chain is open;  | the result candidate; an event        | chain ends: RELEASED (hold mode) or  |
- * |          | undefined in the Input phase and once the     | released behind it, delivered at the  | DONE (pass mode); an error or        |
- * |          | chain has ended or thrown                     | next pull                             | return/throw: DONE                   |
- * | RELEASED | undefined: the final event was delivered      | undefined                             | next pull: DONE                      |
- * | DONE     | undefined: settled                            | undefined                             | none: every pull ends                |
- *
- * `last` is the last event pulled (events are never undefined, so undefined
- * means none came); `native`: `inner` is a native async generator, whose
- * pulls take the `.then` path. The mode is fixed per invoke (MW-003): in pass
- * mode every event goes out as it comes; in hold mode (Output handlers, a
- * result schema or a state binding) a result candidate waits until the next
- * event or the end shows whether it is the last (`accept`).
  */
-import * as messages from '../errors/messages';
 import type { ResolvedChain } from '../registry/chain';
-import type { InvokeOptions, Terminal } from '../stage/types';
-import { isThenable } from '../util/thenable';
-import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
-import { nativeNext, type LayerGenerator } from './layer';
-import { finish, start } from './phases';
-import { QueuedIterator, type Answer } from './queued-iterator';
-import { InvokeRun } from './run';
-
-const IDLE = 0;
-const RUNNING = 1;
-const RELEASED = 2;
-const DONE = 3;
-
-// Stryker disable next-line ObjectLiteral,BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
-const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
+import type { LayerGenerator } from './layer';
+import { DONE, END, IDLE, InvocationLifecycle, RELEASED, RUNNING } from './invocation-lifecycle';
+import type { Answer } from './queued-iterator';
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
-export class Invocation<TEvent> extends QueuedIterator<TEvent> {
-  private status = IDLE;
-  private inner: LayerGenerator | undefined;
-  // Stryker disable next-line BooleanLiteral: setInner() sets it before a pull reads it.
-  private native = false;
-  private last: unknown;
-  private held: unknown;
-  private queued: unknown;
-  private readonly hold: boolean;
-  private readonly guard: ((event: unknown) => boolean) | undefined;
-  private readonly signal: AbortSignal | undefined;
-  /** The once-per-invoke side; a private field of the language, so the generator users get cannot reach its chain (MW-037). */
-  readonly #run: InvokeRun;
-
+export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
   /**
    * An invoke that lives as long as the class and never runs. Why: V8 holds
    * the hidden classes of class instances only weakly; when a full collection
@@ -73,15 +32,6 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     {},
   );
   // Stryker restore ArrayDeclaration,ArrowFunction
-
-  /** Prepares the invoke; nothing runs until the first `next()`. */
-  constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown, unknown>, options: InvokeOptions<unknown>) {
-    super();
-    this.#run = new InvokeRun(chain, context, terminal, options.state, options.signal);
-    this.signal = options.signal;
-    this.guard = chain.stage.isResult;
-    this.hold = chain.output.length > 0 || chain.stage.resultSchema !== undefined || options.state !== undefined;
-  }
 
   /**
    * One pull: a `.then` chain for a native async generator (whose `next()` returns a native promise and never
@@ -102,28 +52,6 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
       return Promise.resolve(END);
     }
     return this.step(undefined);
-  }
-
-  /** The first pull: starts the invoke and, when that was synchronous, pulls at once. */
-  private begin(): Promise<Answer<TEvent>> {
-    this.status = RUNNING;
-    let started: LayerGenerator | Promise<LayerGenerator>;
-    try {
-      this.throwIfAborted();
-      started = start(this.#run);
-    } catch (error) {
-      return this.failPull(error);
-    }
-    // Stryker disable next-line ConditionalExpression: step() awaits a generator given as it is; the check only keeps a synchronous start synchronous.
-    if (started instanceof Promise) return this.step(started);
-    this.setInner(started);
-    return this.pull();
-  }
-
-  private setInner(inner: LayerGenerator): void {
-    this.inner = inner;
-    // Stryker disable next-line ConditionalExpression: without the per-event shortcut every pull takes step(), which delivers the same.
-    this.native = inner.next === nativeNext;
   }
 
   private readonly onPulled = (pulled: IteratorResult<unknown, void>): Answer<TEvent> | Promise<Answer<TEvent>> => {
@@ -147,14 +75,8 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     return this.failPull(error);
   };
 
-  /** Ends the pull in progress with the invoke's failure. */
-  private readonly failPull = (error: unknown): Promise<never> => {
-    const rethrow = this.rethrow();
-    return this.fail(error).then(rethrow, rethrow);
-  };
-
   /** A pull that needs more than one event, or a layer that is not a native generator; `starting` is an asynchronous start. */
-  private async step(starting: Promise<LayerGenerator> | undefined): Promise<Answer<TEvent>> {
+  protected async step(starting: Promise<LayerGenerator> | undefined): Promise<Answer<TEvent>> {
     try {
       if (starting !== undefined) this.setInner(await starting);
       const queued = this.queued;
@@ -194,7 +116,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     this.throwIfAborted();
     if (pulled.done === true) return this.complete();
     const event = pulled.value;
-    if (event === undefined) throw messages.invalidEvent(this.#run.stageName);
+    if (event === undefined) throw this.invalidEvent();
     this.last = event;
     if (!this.hold) return pulled as Answer<TEvent>;
     const guard = this.guard;
@@ -215,75 +137,4 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     this.held = event;
     return held === undefined ? undefined : { value: held as TEvent, done: false };
   }
-
-  /**
-   * The chain completed: the inner chains left open are closed (MW-016), then the result goes out (`finish`).
-   * Synchronous unless closing or the Output phase is not, so a pass-mode invoke ends in the pull's own callback.
-   */
-  private complete(): Answer<TEvent> | Promise<Answer<TEvent>> {
-    this.inner = undefined;
-    const run = this.#run;
-    run.state?.chainCompleted();
-    const closing = closeOpen(run, undefined);
-    // Stryker disable next-line ConditionalExpression: deliverAfter() awaits undefined and delivers the same; the check keeps a pass-mode end synchronous.
-    return closing === undefined ? this.deliver() : this.deliverAfter(closing);
-  }
-
-  private async deliverAfter(closing: Promise<ClosingFailure | undefined>): Promise<Answer<TEvent>> {
-    const failure = await closing;
-    if (failure !== undefined) throw failure.error;
-    return this.deliver();
-  }
-
-  /** The result check, then the end of a pass-mode invoke or the final event of a hold-mode one. */
-  private deliver(): Answer<TEvent> | Promise<Answer<TEvent>> {
-    const run = this.#run;
-    const { last, hold, guard } = this;
-    // Stryker disable next-line ObjectLiteral: a missing present reads as false.
-    if (last === undefined) throw run.noResult({ present: false });
-    const result = hold ? this.held : last;
-    if (result === undefined || (!hold && guard !== undefined && !guard(last))) throw run.noResult({ present: true, value: last });
-    this.held = undefined;
-    if (!hold) {
-      settle(run, SUCCESS, result);
-      this.status = DONE;
-      return END;
-    }
-    const value = finish(run, result);
-    // Stryker disable next-line ConditionalExpression: release() awaits a plain value and delivers the same; the check keeps a synchronous Output phase synchronous.
-    if (isThenable(value)) return this.release(value);
-    this.status = RELEASED;
-    return { value: value as TEvent, done: false };
-  }
-
-  private async release(pending: PromiseLike<unknown>): Promise<Answer<TEvent>> {
-    const value = await pending;
-    this.status = RELEASED;
-    return { value: value as TEvent, done: false };
-  }
-
-  /** Ends the invoke after an error: closes what is open and decides which error the consumer sees. */
-  private fail(error: unknown): Promise<unknown> {
-    return failInvoke(this.#run, this.end(), error);
-  }
-
-  /** Stops the invoke at the consumer's request (`return()`, `throw()`). */
-  protected stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>> {
-    return stopInvoke(this.#run, this.end(), rethrow, error).then(this.answered(), this.rethrow());
-  }
-
-  /** Marks the invoke DONE and hands over the outermost layer if it is open, for closing. */
-  private end(): LayerGenerator | undefined {
-    const inner = this.inner;
-    this.status = DONE;
-    this.inner = undefined;
-    return inner;
-  }
-
-  /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
-  private throwIfAborted(): void {
-    const signal = this.signal;
-    if (signal !== undefined && signal.aborted) throw messages.aborted(this.#run.stageName, signal.reason);
-  }
 }
-

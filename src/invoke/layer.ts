@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
-import type { Culprit } from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
+import type { Culprit } from '../errors/culprit';
 
 /** One layer of the onion as the invoke drives it. */
 export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;

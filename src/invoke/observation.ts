@@ -11,7 +11,7 @@
 import type { ResolvedChain, ResolvedEntry } from '../registry/chain';
 import type { LayerGenerator } from './layer';
 import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
-import * as messages from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
 
 /** The observers of one invoke and the attempt counts of its layer positions. */
 export class InvokeObservation {

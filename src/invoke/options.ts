@@ -1,15 +1,29 @@
 /**
- * Checks of what `invoke()` and `run()` receive besides the stage and the
- * terminal: the options object and its per-invoke registrations.
+ * Checks of what `invoke()` and `run()` receive: the stage, the terminal, the
+ * options object and its per-invoke registrations.
  *
  * @packageDocumentation
  */
-import { invalidInvokeOptions, useForAnotherStage } from '../errors/messages';
-import { createRegistration, type StoredRegistration } from '../registry/registration';
+import { invalidInvokeOptions, notAFunction, useForAnotherStage } from '../errors/invoke-messages';
+import { createRegistration, stageOf, type StoredRegistration } from '../registry/registration';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
-import type { AnyStage, InvokeOptions, Registration } from '../stage/types';
+import type { Registration } from '../stage/handler-types';
+import type { InvokeOptions } from '../stage/invoke-types';
+import type { AnyStage } from '../stage/types';
 
+
+/**
+ * Checks the arguments of `invoke()` and `run()` before anything runs.
+ *
+ * @throws MiddlewareError `ERR_UNKNOWN_PHASE` when `stage` is not a stage, `ERR_INVALID_HANDLER` when `terminal` is
+ *   not a function, `ERR_INVALID_OPTIONS` for options of the wrong shape.
+ */
+export function checkInvoke(stage: AnyStage, terminal: unknown, options: InvokeOptions<unknown>): void {
+  stageOf(stage, 'registry.invoke');
+  if (typeof terminal !== 'function') throw notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
+  checkInvokeOptions(stage.name, options);
+}
 
 /**
  * Rejects options of the wrong shape before anything runs. Runs on every

@@ -12,11 +12,12 @@
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
 import type { ResolvedEntry } from '../registry/chain';
 import { MiddlewareResult } from '../stage/result';
 import { parseWithSchema } from '../stage/schema';
-import type { HandlerRun, Schema } from '../stage/types';
+import type { HandlerRun } from '../stage/handler-types';
+import type { Schema } from '../stage/types';
 import { isThenable } from '../util/thenable';
 import { takeOver } from '../util/take-over';
 import { enter } from './compose';

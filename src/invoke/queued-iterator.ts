@@ -2,8 +2,8 @@
  * The async-generator protocol of a hand-written iterator whose consumer
  * calls are queued as a native generator's are: a call made while another
  * is pending starts only once that one is answered, whatever the calls are
- * (`next`, `return`, `throw`). The invoke's iterator (`invocation.ts`)
- * supplies what one pull and one stop do.
+ * (`next`, `return`, `throw`). The invoke's iterator supplies what one pull
+ * (`invocation.ts`) and one stop (`invocation-lifecycle.ts`) do.
  *
  * @packageDocumentation
  */

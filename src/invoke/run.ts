@@ -1,17 +1,17 @@
 /**
  * The once-per-invoke side of one invoke: what it was created with, and what
  * it starts while it runs (its observers, its state isolation, the inner
- * chains handlers start). The per-event path (`invocation.ts`) reaches it only
- * to start the invoke and to end it; the onion (`compose.ts`), the phases
- * (`phases.ts`) and closing (`closing.ts`) work on it.
+ * chains handlers start). The invoke's iterator reaches it only to start the
+ * invoke and to end it (`invocation-lifecycle.ts`); the onion (`compose.ts`),
+ * the phases (`phases.ts`) and closing (`closing.ts`) work on it.
  *
  * @packageDocumentation
  */
-import * as messages from '../errors/messages';
-import type { Culprit } from '../errors/messages';
+import * as messages from '../errors/invoke-messages';
+import type { Culprit } from '../errors/culprit';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { ResolvedChain } from '../registry/chain';
-import type { StateBinding, Terminal } from '../stage/types';
+import type { StateBinding, Terminal } from '../stage/invoke-types';
 import type { LayerGenerator } from './layer';
 import type { InvokeObservation } from './observation';
 import type { ChainOwner, ReleasingChain } from './releasing-chain';

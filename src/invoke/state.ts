@@ -11,8 +11,8 @@
  * @packageDocumentation
  */
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
-import { stateCyclic, stateNotDraftable } from '../errors/messages';
-import type { StateBinding } from '../stage/types';
+import { stateCyclic, stateNotDraftable } from '../errors/invoke-messages';
+import type { StateBinding } from '../stage/invoke-types';
 import { takeOver } from '../util/take-over';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';
 

@@ -9,7 +9,7 @@
  */
 import type { ErrorCodeEntry, ErrorTable } from '../errors/codes';
 import { MiddlewareError } from '../errors/middleware-error';
-import type { WrapRun } from '../stage/types';
+import type { WrapRun } from '../stage/handler-types';
 import { isBranded } from '../util/brand';
 import { describeValue } from '../util/describe-value';
 import type { Waiter } from './sleep';

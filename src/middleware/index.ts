@@ -34,7 +34,8 @@ export type { CacheEntry, CacheErrorInfo, CacheOptions, CacheStore } from './cac
 export { LruStore } from './lru-store';
 export { validate } from './validate';
 export type { ValidateSchemas } from './validate';
-export { tracing, TRACING_ATTRIBUTES } from './tracing';
+export { tracing } from './tracing';
+export { TRACING_ATTRIBUTES } from './tracing-attributes';
 export type { TracingOptions } from './tracing';
 export { logging } from './logging';
 export type { LogRecord, Logger, LoggingOptions } from './logging';

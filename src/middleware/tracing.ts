@@ -1,14 +1,22 @@
-import type { Attributes, Context, ContextAPI, Span, TraceAPI, Tracer } from './otel-types';
+/**
+ * `tracing()`: OpenTelemetry spans for every invoke. Here are its options, the
+ * invoke span and its handler events; the layer spans are in
+ * `layer-spans.ts`, the attribute names in `tracing-attributes.ts`.
+ *
+ * @packageDocumentation
+ */
+import type { Attributes, ContextAPI, TraceAPI, Tracer } from './otel-types';
 import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
-import { observeLayer } from './observed-layer';
 import { systemTimers } from '../util/timers';
 import { parentingFor, spanOf, type Parenting } from './span-parenting';
-import { errorMessage, INTERRUPTED_ATTRIBUTE, spanFailures, type FailSpan } from './span-failures';
+import { errorMessage, spanFailures, type FailSpan } from './span-failures';
 import { genAiSpan } from './gen-ai-spans';
 import { runParents, type RunParents } from './run-parents';
 import { InterruptSignal } from '../agent/interrupts';
+import { traceLayer, type LayerRecord, type Shared } from './layer-spans';
+import { TRACING_ATTRIBUTES } from './tracing-attributes';
 
 /**
  * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
@@ -30,46 +38,6 @@ export interface TracingOptions {
   readonly api?: TracingApi;
   /** Clock for the `*_ms` attributes (ms). Default: `performance.now`. */
   readonly now?: () => number;
-}
-
-/** Span attribute names, fixed so dashboards can rely on them. */
-export const TRACING_ATTRIBUTES = {
-  /** Stage name (every span). */
-  stage: 'staged.stage',
-  /** `'wrap'` or `'terminal'` (layer spans), the phase of an Input/Output handler event. */
-  phase: 'staged.phase',
-  /** Handler name. */
-  handler: 'staged.handler',
-  /** The handler's `order` option. */
-  order: 'staged.order',
-  /** Position in the Wrap phase, 0 being the outermost. */
-  position: 'staged.position',
-  /** Entry number of the layer: 2 for a retry's second entry. */
-  attempt: 'staged.attempt',
-  /** Events the layer yielded. */
-  events: 'staged.events',
-  /** Time spent inside the layer's pulls, inner layers included (ms). */
-  activeMs: 'staged.active_ms',
-  /** Active time minus the active time of the layers it entered (ms). */
-  selfMs: 'staged.self_ms',
-  /** True when the consumer closed the layer (or the invoke) before it ended. */
-  closed: 'staged.closed',
-  /** True when an interrupt (a question to a human) ended the layer or the invoke: no error. */
-  interrupted: INTERRUPTED_ATTRIBUTE,
-  /** Who made the invoke when its context says (`context.caller`: a middleware's model call, MW-166); invoke spans only. */
-  caller: 'staged.caller',
-} as const;
-
-/** One entry into a layer, while its span is open. */
-interface LayerRecord {
-  /** The entry's span. */
-  readonly span: Span;
-  /** The OpenTelemetry context whose active span is this entry's span: the parent of the layers it enters. */
-  readonly context: Context;
-  /** Time spent inside this layer's pulls, its inner layers included. */
-  active: number;
-  /** Time its inner layer entries spent inside their own pulls. */
-  inner: number;
 }
 
 /**
@@ -134,7 +102,7 @@ export function tracing(options: TracingOptions): Instrumentation {
 }
 
 /** What every invoke one `tracing()` instance traces shares. */
-interface Instance {
+export interface Instance {
   /** Starts the spans. */
   readonly tracer: Tracer;
   /** Parents the spans. */
@@ -191,71 +159,4 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
 /** What a handler event says of the handler's failure; an interrupt is none. */
 function failureAttributes(error: unknown): Attributes {
   return InterruptSignal.isInstance(error) ? { [TRACING_ATTRIBUTES.interrupted]: true } : { 'exception.message': errorMessage(error) };
-}
-
-/** What every layer entry of one invoke shares. */
-interface Shared extends Instance {
-  /** Open entries by layer info, so an inner entry finds the entry that called `next()`. */
-  readonly records: WeakMap<LayerInfo, LayerRecord>;
-  /** Context of the invoke span, the parent of the outermost entries. */
-  readonly rootContext: Context;
-}
-
-/** Forwards one layer entry inside a span that is the child of the entry that called `next()`. */
-function traceLayer(
-  layer: LayerInfo,
-  events: AsyncGenerator<unknown, void, undefined>,
-  parent: LayerRecord | undefined,
-  shared: Shared,
-): AsyncGenerator<unknown, void, undefined> {
-  return observeLayer(events, () => {
-    const { tracer, parenting, now, records, fail } = shared;
-    const parentContext = parent === undefined ? shared.rootContext : parent.context;
-    const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
-    const span = tracer.startSpan(
-      `${layer.stage.name} ${phase === 'terminal' ? 'terminal' : layer.handler}`,
-      {
-        attributes: {
-          [TRACING_ATTRIBUTES.stage]: layer.stage.name,
-          [TRACING_ATTRIBUTES.phase]: phase,
-          [TRACING_ATTRIBUTES.handler]: layer.handler,
-          [TRACING_ATTRIBUTES.order]: layer.order,
-          [TRACING_ATTRIBUTES.position]: layer.position,
-          [TRACING_ATTRIBUTES.attempt]: layer.attempt,
-        },
-      },
-      parentContext,
-    );
-    const record: LayerRecord = { span, context: parenting.setSpan(parentContext, span), active: 0, inner: 0 };
-    records.set(layer, record);
-    const leaveRun = shared.runs.open(layer.stage, layer.kind, layer.context, record);
-    return {
-      /**
-       * Runs each call into the layer with its span active, so spans started by the layer's own code nest under it,
-       * and charges its time to this entry and to the entry that contains it.
-       */
-      call: async <T>(into: () => Promise<T>): Promise<T> => {
-        const started = now();
-        try {
-          return await parenting.within(record.context, into);
-        } finally {
-          const elapsed = now() - started;
-          record.active += elapsed;
-          if (parent !== undefined) parent.inner += elapsed;
-        }
-      },
-      failed: (error) => fail(span, error),
-      closing: () => span.setAttribute(TRACING_ATTRIBUTES.closed, true),
-      settled: (count) => {
-        leaveRun?.();
-        span.setAttributes({
-          [TRACING_ATTRIBUTES.events]: count,
-          [TRACING_ATTRIBUTES.activeMs]: record.active,
-          // Clamped: a handler pulling its inner layer ahead, outside its own pulls, could make it negative.
-          [TRACING_ATTRIBUTES.selfMs]: Math.max(0, record.active - record.inner),
-        });
-        span.end();
-      },
-    };
-  });
 }

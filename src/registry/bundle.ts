@@ -7,10 +7,11 @@
  *
  * @packageDocumentation
  */
-import { notABundle } from '../errors/messages';
+import { notABundle } from '../errors/registration-messages';
 import type { Instrumentation } from '../invoke/instrumentation';
 import type { ContributionKey } from './contribution';
-import type { AddOptions, Disposer, HandlerOf, Target } from '../stage/types';
+import type { AddOptions, Disposer, HandlerOf } from '../stage/handler-types';
+import type { Target } from '../stage/types';
 
 /** What a bundle's `setup` registers through: the same `add` as the registry's. */
 export interface Registrar {

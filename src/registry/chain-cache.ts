@@ -4,14 +4,17 @@
  * they were (a handler added and removed again, a change to another stage)
  * resolves nothing again. Resolution reads a stage's registrations at each
  * level, the ids of every level and the instrumentations (`resolve.ts`); the
- * registry stamps changes to the last two as structural, and this file
- * compares the first.
+ * registry's scope stamps changes to the last two as structural (`scope.ts`),
+ * and this file compares the first.
  *
  * @packageDocumentation
  */
 import type { ResolvedChain } from './chain';
 import type { StoredRegistration } from './registration';
-import type { Scope } from './resolve';
+import { resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
+import type { RegistryScope } from './scope';
+import { perInvokeRegistrations } from '../invoke/options';
+import type { Registration } from '../stage/handler-types';
 import type { AnyStage } from '../stage/types';
 
 /** A resolved chain with what it was resolved from. */
@@ -42,4 +45,33 @@ export function holdsSameRegistrations(scopes: readonly Scope[], stage: AnyStage
     for (const registration of current) if (registration !== expected[index++]) return false;
   }
   return true;
+}
+
+/** The chains of one registry's stages, each resolved once and kept while it holds. */
+export class ChainCache {
+  private readonly cache = new WeakMap<AnyStage, CachedChain>();
+
+  constructor(private readonly onWarning: (warning: MiddlewareWarning) => void) {}
+
+  /**
+   * The chain of a stage, cached until the registry or an ancestor changes (a chain with per-invoke handlers is
+   * not cached). After a change that was not structural, the cached chain still holds when every level has
+   * exactly the registrations on the stage it was resolved from.
+   */
+  resolve(scope: RegistryScope, stage: AnyStage, use: readonly Registration[] | undefined): ResolvedChain {
+    const perInvoke = use === undefined || use.length === 0 ? undefined : perInvokeRegistrations(stage, use);
+    const version = scope.effectiveVersion();
+    const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
+    if (cached !== undefined) {
+      if (cached.version === version) return cached.chain;
+      if (cached.structure === scope.effectiveStructure() && holdsSameRegistrations(scope.chain, stage, cached.sources)) {
+        cached.version = version;
+        return cached.chain;
+      }
+    }
+    const scopes = scope.chain;
+    const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
+    if (perInvoke === undefined) this.cache.set(stage, { version, structure: scope.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
+    return chain;
+  }
 }

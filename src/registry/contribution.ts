@@ -4,14 +4,17 @@
  * (MW-053 – MW-056). The core knows nothing of what a key's values are: a
  * subsystem creates the key, bundles provide values under it, and whoever
  * runs the stage reads what is in scope with `registry.contributions(key)`.
- * The values in scope are assembled by `resolveContributions` (`resolve.ts`)
- * and shown by `explainContributions` (`explain.ts`).
+ * The values in scope are stored by each registry's scope (`scope.ts`),
+ * assembled here and shown by `explain.ts`.
+ *
+ * @packageDocumentation
  */
-import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from '../errors/messages';
+import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from '../errors/registration-messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import { isStage } from '../stage/create-stage';
 import type { AnyStage } from '../stage/types';
 import { describeValue } from '../util/describe-value';
+import type { Scope } from './resolve';
 
 /** Phantom carrier of a key's value type; never present at run time. */
 declare const contributionType: unique symbol;
@@ -130,4 +133,28 @@ export function createContribution(key: unknown, value: unknown, bundle: string)
  */
 export function duplicated(later: StoredContribution, existing: StoredContribution, inAncestor: boolean): MiddlewareError {
   return duplicateContribution({ name: later.key.name, stage: later.key.stage?.name }, later.id ?? '', later.bundle, existing.bundle, inAncestor);
+}
+
+/**
+ * The contributions of one key in scope (MW-055) for a registry and its
+ * ancestors (`scopes`, root first): the root's first, each registry's in the
+ * order they were provided, each with its depth (0 for the registry asked).
+ *
+ * @throws MiddlewareError `ERR_DUPLICATE_ID` when two registries provide one id (an ancestor provided it after the child).
+ */
+export function resolveContributions(name: string, scopes: readonly Scope[]): readonly Contribution<unknown>[] {
+  const seen = new Map<string, StoredContribution>();
+  const entries: Contribution<unknown>[] = [];
+  scopes.forEach((scope, index) => {
+    const depth = scopes.length - 1 - index;
+    for (const stored of scope.provided.get(name) ?? []) {
+      if (stored.id !== undefined) {
+        const existing = seen.get(stored.id);
+        if (existing !== undefined) throw duplicated(stored, existing, true);
+        seen.set(stored.id, stored);
+      }
+      entries.push(Object.freeze({ key: name, id: stored.id, value: stored.value, position: entries.length, source: depth === 0 ? 'bundle' : 'scope', bundle: stored.bundle, depth }));
+    }
+  });
+  return Object.freeze(entries);
 }

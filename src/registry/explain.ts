@@ -47,11 +47,18 @@ function label(entry: ChainEntry): string {
   return details.length === 0 ? entry.name : `${entry.name}  [${details.join('; ')}]`;
 }
 
+/** The text of `registry.explain()`: the chain, then the contributions in scope of each key shown with the stage (MW-056). */
+export function explainStage(stageName: string, entries: readonly ChainEntry[], provided: readonly (readonly [string, readonly Contribution<unknown>[]])[]): string {
+  const lines = [explainChain(stageName, entries)];
+  for (const [name, contributions] of provided) if (contributions.length > 0) lines.push(...explainContributions(name, contributions));
+  return lines.join('\n');
+}
+
 /**
  * The `explain()` lines of one key's contributions (MW-056): a heading, then
  * one line per contribution, the last one closing the list.
  */
-export function explainContributions(name: string, entries: readonly Contribution<unknown>[]): string[] {
+function explainContributions(name: string, entries: readonly Contribution<unknown>[]): string[] {
   const lines = [`provides "${name}"`];
   entries.forEach((entry, index) => {
     const branch = index === entries.length - 1 ? '└─' : '├─';

@@ -1,4 +1,5 @@
-import type { AddOptions, HandlerOf, Registration, Target } from '../stage/types';
+import type { AddOptions, HandlerOf, Registration } from '../stage/handler-types';
+import type { Target } from '../stage/types';
 
 /**
  * Builds one per-invoke registration for `InvokeOptions.use`, with the

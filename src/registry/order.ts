@@ -1,4 +1,4 @@
-import { orderCycle } from '../errors/messages';
+import { orderCycle } from '../errors/registration-messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 
 /** What ordering needs to know about a registration. */

@@ -1,9 +1,12 @@
-import { invalidRegistration, notAFunction, phaseTokenNotStage, unknownTarget, type Culprit } from '../errors/messages';
+import type { Culprit } from '../errors/culprit';
+import { notAFunction } from '../errors/invoke-messages';
+import { invalidRegistration, phaseTokenNotStage, unknownTarget } from '../errors/registration-messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { Orderable } from './order';
 import { isPhaseToken, isStage } from '../stage/create-stage';
 import { describeValue } from '../util/describe-value';
-import type { AddOptions, AnyStage, NextPolicy, Phase } from '../stage/types';
+import type { AddOptions } from '../stage/handler-types';
+import type { AnyStage, NextPolicy, Phase } from '../stage/types';
 
 /**
  * One stored registration: the handler with everything resolution needs.

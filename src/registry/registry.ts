@@ -1,29 +1,25 @@
-import { useBundle, type Middleware } from './bundle';
-import type { ChainEntry, ResolvedChain } from './chain';
-import { holdsSameRegistrations, sourcesOf, type CachedChain } from './chain-cache';
-import { checkKey, createContribution, duplicated, type Contribution, type ContributionKey, type StoredContribution } from './contribution';
-import { explainChain, explainContributions } from './explain';
+/**
+ * `MiddlewareRegistry`, the core's public class: each method checks what it
+ * was given and hands the change to the registry's scope (`scope.ts`), the
+ * chain to the cache (`chain-cache.ts`) and the run to an `Invocation`.
+ *
+ * @packageDocumentation
+ */
 import type { Instrumentation } from '../invoke/instrumentation';
 import { Invocation } from '../invoke/invocation';
+import { checkInvoke } from '../invoke/options';
 import type { DeepReadonly } from '../stage/deep-readonly';
-import * as messages from '../errors/messages';
-import { checkInvokeOptions, perInvokeRegistrations } from '../invoke/options';
-import { sortByConstraints } from './order';
-import { ConstraintIndex } from './constraint-index';
-import { createRegistration, culpritOf, resolveTarget, stageOf, takePlace, tick, type StoredRegistration } from './registration';
-import { resolveContributions, resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
-import type {
-  AddOptions,
-  AnyStage,
-  Disposer,
-  HandlerOf,
-  InvokeOptions,
-  MiddlewareStage,
-  Registration,
-  Target,
-  Terminal,
-  TerminalArgument,
-} from '../stage/types';
+import type { AddOptions, Disposer, HandlerOf } from '../stage/handler-types';
+import type { InvokeOptions, Terminal, TerminalArgument } from '../stage/invoke-types';
+import type { AnyStage, MiddlewareStage, Target } from '../stage/types';
+import { useBundle, type Middleware } from './bundle';
+import type { ChainEntry } from './chain';
+import { ChainCache } from './chain-cache';
+import { checkKey, type Contribution, type ContributionKey } from './contribution';
+import { explainStage } from './explain';
+import { createRegistration, resolveTarget, stageOf } from './registration';
+import { warnOnConsole, type MiddlewareWarning } from './resolve';
+import { RegistryScope } from './scope';
 
 /** Options of {@link MiddlewareRegistry}. */
 export interface RegistryOptions {
@@ -45,29 +41,13 @@ export interface RegistryOptions {
  * ```
  */
 export class MiddlewareRegistry {
-  private parent: MiddlewareRegistry | undefined;
-  private readonly byStage = new Map<AnyStage, Set<StoredRegistration>>();
-  private readonly ids = new Map<string, StoredRegistration>();
-  /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
-  private readonly constraints = new ConstraintIndex();
-  private readonly instrumentations = new Set<Instrumentation>();
-  /** Contributions by key name, each set in the order they were provided. */
-  private readonly provided = new Map<string, Set<StoredContribution>>();
-  private readonly contributionCache = new Map<string, { version: number; entries: readonly Contribution<unknown>[] }>();
-  /** Stamped by every change. */
-  private version = tick();
-  /** Stamped by the changes that can change the chain of any stage: ids coming or going, instrumentations. */
-  private structure = this.version;
-  private readonly cache = new WeakMap<AnyStage, CachedChain>();
-  private readonly onWarning: (warning: MiddlewareWarning) => void;
-  /** What resolution reads of this registry. */
-  private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations, provided: this.provided };
-  /** This registry's scope and its ancestors', root first (a registry's ancestry never changes). */
-  private scopeChain: readonly Scope[] = [this.scope];
+  /** What this registry holds; `child()` gives a new registry, once, a scope under this one's. */
+  private scope = new RegistryScope(undefined);
+  private readonly chains: ChainCache;
 
   /** Creates an empty registry. */
   constructor(private readonly options: RegistryOptions = {}) {
-    this.onWarning = options.onWarning ?? ((warning) => console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`));
+    this.chains = new ChainCache(options.onWarning ?? warnOnConsole);
   }
 
   /**
@@ -79,7 +59,7 @@ export class MiddlewareRegistry {
    *   `ERR_DUPLICATE_ID` or `ERR_ORDER_CYCLE`; nothing is registered then.
    */
   add<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Disposer {
-    return this.register(createRegistration(target, handler, options, undefined, 'registry.add'), 'registry.add');
+    return this.scope.register(createRegistration(target, handler, options, undefined, 'registry.add'), 'registry.add');
   }
 
   /**
@@ -92,16 +72,9 @@ export class MiddlewareRegistry {
   /** Removes the first registration of `handler` on `target`; see the overload above. */
   remove<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>): boolean;
   remove(targetOrId: unknown, handler?: unknown): boolean {
-    if (typeof targetOrId === 'string') {
-      const registration = this.ids.get(targetOrId);
-      return registration !== undefined && this.unregister(registration);
-    }
+    if (typeof targetOrId === 'string') return this.scope.removeId(targetOrId);
     const { stage, phase } = resolveTarget(targetOrId, 'registry.remove');
-    let first: StoredRegistration | undefined;
-    for (const registration of this.byStage.get(stage) ?? []) {
-      if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq)) first = registration;
-    }
-    return first !== undefined && this.unregister(first);
+    return this.scope.removeFirst(stage, phase, handler);
   }
 
   /**
@@ -123,14 +96,7 @@ export class MiddlewareRegistry {
    * ```
    */
   use(middleware: Middleware): Disposer {
-    return useBundle(middleware, (bundle) => {
-      const where = `bundle "${bundle}"`;
-      return {
-        add: (target, handler, options) => this.register(createRegistration(target, handler, options, bundle, where), where),
-        instrument: (instrumentation) => this.instrument(instrumentation),
-        provide: (key, value) => this.addContribution(createContribution(key, value, bundle)),
-      };
-    });
+    return useBundle(middleware, (bundle) => this.scope.registrar(bundle));
   }
 
   /**
@@ -149,14 +115,7 @@ export class MiddlewareRegistry {
    * ```
    */
   instrument(instrumentation: Instrumentation): Disposer {
-    if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
-      throw messages.notAnInstrumentation(instrumentation);
-    }
-    this.instrumentations.add(instrumentation);
-    this.changed(true);
-    return () => {
-      if (this.instrumentations.delete(instrumentation)) this.changed(true);
-    };
+    return this.scope.instrument(instrumentation);
   }
 
   /**
@@ -175,12 +134,7 @@ export class MiddlewareRegistry {
    */
   contributions<TValue>(key: ContributionKey<TValue>): readonly Contribution<TValue>[] {
     const { name } = checkKey(key, 'registry.contributions(key)');
-    const version = this.effectiveVersion();
-    const cached = this.contributionCache.get(name);
-    if (cached !== undefined && cached.version === version) return cached.entries as readonly Contribution<TValue>[];
-    const entries = resolveContributions(name, this.scopeChain);
-    this.contributionCache.set(name, { version, entries });
-    return entries as readonly Contribution<TValue>[];
+    return this.scope.contributions(name) as readonly Contribution<TValue>[];
   }
 
   /**
@@ -189,8 +143,7 @@ export class MiddlewareRegistry {
    */
   child(): MiddlewareRegistry {
     const child = new MiddlewareRegistry(this.options);
-    child.parent = this;
-    child.scopeChain = [...this.scopeChain, child.scope];
+    child.scope = new RegistryScope(this.scope);
     return child;
   }
 
@@ -202,7 +155,7 @@ export class MiddlewareRegistry {
    *   `ERR_ORDER_CONFLICT` or `ERR_DUPLICATE_ID` when the chain cannot be resolved; `ERR_INVALID_OPTIONS` for a bad `use`.
    */
   describe(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): ChainEntry[] {
-    const chain = this.resolve(stageOf(stage, 'registry.describe'), options.use);
+    const chain = this.chains.resolve(this.scope, stageOf(stage, 'registry.describe'), options.use);
     return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => Object.freeze(entry));
   }
 
@@ -214,12 +167,8 @@ export class MiddlewareRegistry {
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
     // describe() first: it rejects a value that is not a stage before its name is read.
     const entries = this.describe(stage, options);
-    const lines = [explainChain(stage.name, entries)];
-    for (const name of this.keysShownWith(stage)) {
-      const provided = this.contributions({ name, identify: undefined, stage });
-      if (provided.length > 0) lines.push(...explainContributions(name, provided));
-    }
-    return lines.join('\n');
+    const provided = this.scope.keysShownWith(stage).map((name) => [name, this.contributions({ name, identify: undefined, stage })] as const);
+    return explainStage(stage.name, entries, provided);
   }
 
   /**
@@ -248,10 +197,8 @@ export class MiddlewareRegistry {
     terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
     options: InvokeOptions<TState> = {},
   ): AsyncGenerator<TEvent, void, undefined> {
-    stageOf(stage, 'registry.invoke');
-    if (typeof terminal !== 'function') throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
-    checkInvokeOptions(stage.name, options);
-    const chain = this.resolve(stage, options.use);
+    checkInvoke(stage, terminal, options);
+    const chain = this.chains.resolve(this.scope, stage, options.use);
     return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
   }
 
@@ -277,123 +224,7 @@ export class MiddlewareRegistry {
   ): Promise<DeepReadonly<TResult>> {
     const events = this.invoke<TContext, TResult, TEvent, TState, TTerminal>(stage, context, terminal, options);
     let last: TEvent | undefined;
-    for (;;) {
-      const pulled = await events.next();
-      if (pulled.done === true) return last as DeepReadonly<TResult>;
-      last = pulled.value;
-    }
-  }
-
-  private register(registration: StoredRegistration, where: string): Disposer {
-    let stored = registration;
-    const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
-    if (existing !== undefined) {
-      if (!registration.replace) throw messages.duplicateId(culpritOf(registration), registration.id, where);
-      stored = takePlace(registration, existing);
-    } else if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id)) {
-      throw messages.duplicateId(culpritOf(registration), registration.id, where);
-    }
-    const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
-    // Reject a cycle before anything changes, so a failed add leaves no trace.
-    if (this.constraints.closesCycle(stored, existing, (id) => this.ids.get(id))) {
-      // Sorting the whole phase names the cycle exactly as resolution would (MW-042).
-      const samePhase = [...set].filter((other) => other.phase === stored.phase && other !== existing);
-      sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
-    }
-    if (existing !== undefined) this.unregister(existing);
-    set.add(stored);
-    this.byStage.set(stored.stage, set);
-    this.constraints.add(stored);
-    if (stored.id !== undefined) this.ids.set(stored.id, stored);
-    this.changed(stored.id !== undefined);
-    return () => {
-      this.unregister(stored);
-    };
-  }
-
-  private addContribution(contribution: StoredContribution): Disposer {
-    const { key, id } = contribution;
-    const set = this.provided.get(key.name) ?? new Set<StoredContribution>();
-    if (id !== undefined) {
-      for (const existing of set) if (existing.id === id) throw duplicated(contribution, existing, false);
-      const inherited = this.parent?.providedWithId(key.name, id);
-      if (inherited !== undefined) throw duplicated(contribution, inherited, true);
-    }
-    set.add(contribution);
-    this.provided.set(key.name, set);
-    this.version = tick();
-    return () => {
-      if (!set.delete(contribution)) return;
-      if (set.size === 0 && this.provided.get(key.name) === set) this.provided.delete(key.name);
-      this.version = tick();
-    };
-  }
-
-  private providedWithId(name: string, id: string): StoredContribution | undefined {
-    for (const existing of this.provided.get(name) ?? []) if (existing.id === id) return existing;
-    return this.parent?.providedWithId(name, id);
-  }
-
-  /** The names of the keys in scope whose `stage` is `stage`, sorted, for `explain()`. */
-  private keysShownWith(stage: AnyStage): string[] {
-    const names = new Set<string>();
-    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) {
-      for (const [name, set] of registry.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
-    }
-    return [...names].sort();
-  }
-
-  private unregister(registration: StoredRegistration): boolean {
-    const set = this.byStage.get(registration.stage);
-    if (set === undefined || !set.delete(registration)) return false;
-    if (set.size === 0) this.byStage.delete(registration.stage);
-    this.constraints.remove(registration);
-    if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);
-    this.changed(registration.id !== undefined);
-    return true;
-  }
-
-  /** Stamps a change; `structural` when it may change the chain of other stages than the registration's own. */
-  private changed(structural: boolean): void {
-    this.version = tick();
-    if (structural) this.structure = this.version;
-  }
-
-  private hasId(id: string): boolean {
-    return this.ids.has(id) || (this.parent?.hasId(id) ?? false);
-  }
-
-  /** The newest change anywhere in this registry's ancestry; the clock only grows. */
-  private effectiveVersion(): number {
-    const parentVersion = this.parent === undefined ? 0 : this.parent.effectiveVersion();
-    return parentVersion > this.version ? parentVersion : this.version;
-  }
-
-  /** The newest structural change anywhere in this registry's ancestry. */
-  private effectiveStructure(): number {
-    const parentStructure = this.parent === undefined ? 0 : this.parent.effectiveStructure();
-    return parentStructure > this.structure ? parentStructure : this.structure;
-  }
-
-  /**
-   * The chain of a stage, cached until this registry or an ancestor changes (a chain with per-invoke handlers is
-   * not cached). After a change that was not structural, the cached chain still holds when every level has
-   * exactly the registrations on the stage it was resolved from (`chain-cache.ts`).
-   */
-  private resolve(stage: AnyStage, use: readonly Registration[] | undefined): ResolvedChain {
-    const perInvoke = use === undefined || use.length === 0 ? undefined : perInvokeRegistrations(stage, use);
-    const version = this.effectiveVersion();
-    const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
-    if (cached !== undefined) {
-      if (cached.version === version) return cached.chain;
-      if (cached.structure === this.effectiveStructure() && holdsSameRegistrations(this.scopeChain, stage, cached.sources)) {
-        cached.version = version;
-        return cached.chain;
-      }
-    }
-    const scopes = this.scopeChain;
-    const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
-    if (perInvoke === undefined) this.cache.set(stage, { version, structure: this.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
-    return chain;
+    for (let pulled = await events.next(); pulled.done !== true; pulled = await events.next()) last = pulled.value;
+    return last as DeepReadonly<TResult>;
   }
 }

@@ -1,6 +1,6 @@
 import type { ChainSource, ResolvedChain, ResolvedEntry } from './chain';
-import { duplicated, type Contribution, type StoredContribution } from './contribution';
-import { duplicateId, orderConflict, unknownId } from '../errors/messages';
+import type { StoredContribution } from './contribution';
+import { duplicateId, orderConflict, unknownId } from '../errors/registration-messages';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { sortByConstraints } from './order';
 import { culpritOf, takePlace, type StoredRegistration } from './registration';
@@ -20,6 +20,11 @@ export interface MiddlewareWarning {
   readonly handler: string;
   /** The unknown id. */
   readonly id: string;
+}
+
+/** The default of `RegistryOptions.onWarning`. */
+export function warnOnConsole(warning: MiddlewareWarning): void {
+  console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`);
 }
 
 /** One scope level of a chain: a registry (root first) or the per-invoke handlers. */
@@ -76,30 +81,6 @@ export function resolveScopes(
     levels.push({ depth: -1, registrations: perInvoke, ids });
   }
   return resolveChain(stage, levels, instrumentations, onWarning);
-}
-
-/**
- * The contributions of one key in scope (MW-055) for a registry and its
- * ancestors (`scopes`, root first): the root's first, each registry's in the
- * order they were provided, each with its depth (0 for the registry asked).
- *
- * @throws MiddlewareError `ERR_DUPLICATE_ID` when two registries provide one id (an ancestor provided it after the child).
- */
-export function resolveContributions(name: string, scopes: readonly Scope[]): readonly Contribution<unknown>[] {
-  const seen = new Map<string, StoredContribution>();
-  const entries: Contribution<unknown>[] = [];
-  scopes.forEach((scope, index) => {
-    const depth = scopes.length - 1 - index;
-    for (const stored of scope.provided.get(name) ?? []) {
-      if (stored.id !== undefined) {
-        const existing = seen.get(stored.id);
-        if (existing !== undefined) throw duplicated(stored, existing, true);
-        seen.set(stored.id, stored);
-      }
-      entries.push(Object.freeze({ key: name, id: stored.id, value: stored.value, position: entries.length, source: depth === 0 ? 'bundle' : 'scope', bundle: stored.bundle, depth }));
-    }
-  });
-  return Object.freeze(entries);
 }
 
 /**

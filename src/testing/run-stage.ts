@@ -5,7 +5,9 @@ import type { Instrumentation } from '../invoke/instrumentation';
 import { mapRegistrar, type Middleware } from '../registry/bundle';
 import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
 import { MiddlewareRegistry } from '../registry/registry';
-import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal, TerminalArgument } from '../stage/types';
+import type { AddOptions, Registration } from '../stage/handler-types';
+import type { StateBinding, Terminal, TerminalArgument } from '../stage/invoke-types';
+import type { MiddlewareStage, Target } from '../stage/types';
 
 /** Options of {@link runStage}. */
 export interface RunStageOptions<TContext, TEvent, TState, TTerminal = Terminal<TContext, TEvent, TState>> {

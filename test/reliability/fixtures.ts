@@ -1,9 +1,11 @@
 /**
  * Small building blocks of the reliability tests: a stage, traced layers and
- * terminals, and a collector that turns an invoke into plain data.
+ * terminals, a collector that turns an invoke into plain data, and the check
+ * of an abort error.
  */
 import { getEventListeners } from 'node:events';
-import { createStage, MiddlewareResult, type MiddlewareStage, type StateBinding } from '../../src/index';
+import { expect } from 'vitest';
+import { createStage, MiddlewareError, MiddlewareResult, type MiddlewareStage, type StateBinding } from '../../src/index';
 
 /** Events of the test stages: deltas stream through, results end a stream. */
 export type TestEvent = { readonly type: 'delta'; readonly text: string } | { readonly type: 'result'; readonly text: string };
@@ -94,4 +96,12 @@ export function appendOutput(marker: string, trace?: string[]) {
     trace?.push(`output:${marker}`);
     return outcome.replace({ type: 'result', text: `${outcome.value.text}${marker}` });
   };
+}
+
+/** Checks the consumer got ERR_ABORTED with the signal's reason as cause. */
+export function expectAborted(error: unknown, reason: unknown): void {
+  expect(MiddlewareError.isInstance(error)).toBe(true);
+  expect((error as MiddlewareError).code).toBe('ERR_ABORTED');
+  expect((error as MiddlewareError).cause).toBe(reason);
+  expect((error as MiddlewareError).stage).toBe('invokeModel');
 }

@@ -1,71 +1,16 @@
 /**
- * Every misuse a user can make, table-driven: each must end in a
- * MiddlewareError with its code, naming the stage and the handler, or in the
- * user's own error object unchanged, and never write anything.
+ * Misuses of registration and Wrap handlers of the wrong shape, table-driven
+ * (the handler contracts, terminals and invoke options are in
+ * `misuse-contracts.test.ts`): each must end in a MiddlewareError with its
+ * code, naming the stage and the handler, or in the user's own error object
+ * unchanged, and never write anything.
  *
  * The handlers below are deliberately ill-typed; `as never` lets them past
  * the compiler to reach the run-time checks that JavaScript callers rely on.
  */
-import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
-import { createStage, MiddlewareError, MiddlewareRegistry, type MiddlewareStage, type Next } from '../../src/index';
-import { collect } from './fixtures';
-
-type Stage = MiddlewareStage<{ topic: string }, string, string>;
-
-interface Context {
-  readonly registry: MiddlewareRegistry;
-  readonly stage: Stage;
-  readonly state: { get: () => { turns: number }; set: (next: { turns: number }) => void };
-  readonly writes: unknown[];
-  readonly userError: Error;
-  readonly invoke: (terminal?: unknown, options?: Record<string, unknown>) => AsyncGenerator<string, void, undefined>;
-}
-
-function context(stage: Stage = createStage<{ topic: string }, string, string>('misuse')): Context {
-  const registry = new MiddlewareRegistry({ onWarning: () => undefined });
-  const writes: unknown[] = [];
-  const state = { get: () => ({ turns: 0 }), set: (next: { turns: number }) => void writes.push(next) };
-  const invoke = (terminal: unknown = good, options: Record<string, unknown> = {}) =>
-    registry.invoke(stage, { topic: 'x' }, terminal as never, { state, ...options } as never);
-  return { registry, stage, state, writes, userError: new Error('user code failed'), invoke };
-}
-
-async function* good(): AsyncGenerator<string, void, undefined> {
-  yield 'partial';
-  yield 'done';
-}
-
-const pass = async function* pass(_context: unknown, next: Next<unknown, string>) {
-  yield* next();
-};
-
-/** Runs an attempt to its end: a thrown error, a rejection, or the error of draining the generator it returns. */
-async function capture(attempt: () => unknown): Promise<unknown> {
-  try {
-    const produced = attempt();
-    if (typeof produced === 'object' && produced !== null && Symbol.asyncIterator in produced) {
-      const outcome = await collect(produced as AsyncIterable<unknown>);
-      return outcome.error;
-    }
-    await produced;
-    return undefined;
-  } catch (error) {
-    return error;
-  }
-}
-
-interface Row {
-  readonly label: string;
-  readonly setup?: (context: Context) => void;
-  readonly attempt: (context: Context) => unknown;
-  /** A MiddlewareError code and the handler it must name, or the user's error. */
-  readonly expected: { readonly code: string; readonly handler: string | undefined } | 'user error';
-  /** What the message must contain when it is not the stage and handler names. */
-  readonly message?: readonly string[];
-  /** The error's stage field when it is not the stage under test. */
-  readonly stage?: string | undefined;
-}
+import { describe, expect, it } from 'vitest';
+import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { capture, context, expectMisuse, good, pass, type Row } from './misuse-harness';
 
 const rows: Row[] = [
   // Registration.
@@ -182,111 +127,11 @@ const rows: Row[] = [
     attempt: ({ invoke }) => invoke(),
     expected: { code: 'ERR_NEXT_POLICY', handler: 'never' },
   },
-  // Input and Output contracts.
-  {
-    label: 'an Input handler returning nothing',
-    setup: ({ registry, stage }) => void registry.add(stage.Input, (() => undefined) as never, { name: 'forgetful' }),
-    attempt: ({ invoke }) => invoke(),
-    expected: { code: 'ERR_INPUT_CONTRACT', handler: 'forgetful' },
-  },
-  {
-    label: 'an Input handler resolving to null',
-    setup: ({ registry, stage }) => void registry.add(stage.Input, (async () => null) as never, { name: 'nullish' }),
-    attempt: ({ invoke }) => invoke(),
-    expected: { code: 'ERR_INPUT_CONTRACT', handler: 'nullish' },
-  },
-  {
-    label: 'an Input handler throwing',
-    setup: (context) =>
-      void context.registry.add(context.stage.Input, () => {
-        throw context.userError;
-      }),
-    attempt: ({ invoke }) => invoke(),
-    expected: 'user error',
-  },
-  {
-    label: 'an Output handler returning the raw value',
-    setup: ({ registry, stage }) => void registry.add(stage.Output, ((result: { value: string }) => result.value) as never, { name: 'raw' }),
-    attempt: ({ invoke }) => invoke(),
-    expected: { code: 'ERR_OUTPUT_CONTRACT', handler: 'raw' },
-  },
-  {
-    label: 'an Output handler returning a promise of nothing',
-    setup: ({ registry, stage }) => void registry.add(stage.Output, (async () => undefined) as never, { name: 'emptyPromise' }),
-    attempt: ({ invoke }) => invoke(),
-    expected: { code: 'ERR_OUTPUT_CONTRACT', handler: 'emptyPromise' },
-  },
-  {
-    label: 'an Output handler rejecting',
-    setup: (context) => void context.registry.add(context.stage.Output, (async () => Promise.reject(context.userError)) as never),
-    attempt: ({ invoke }) => invoke(),
-    expected: 'user error',
-  },
-  // Terminals.
-  { label: 'a terminal that is not a function', attempt: ({ invoke }) => invoke('not a function'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
-  {
-    label: 'a terminal throwing synchronously before yielding',
-    attempt: (context) =>
-      context.invoke(() => {
-        throw context.userError;
-      }),
-    expected: 'user error',
-  },
-  { label: 'a terminal returning a string', attempt: ({ invoke }) => invoke(() => 'text'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
-  { label: 'a terminal returning a promise', attempt: ({ invoke }) => invoke(async () => 'text'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
-  {
-    label: 'a terminal yielding undefined',
-    attempt: ({ invoke }) =>
-      invoke(async function* holes() {
-        yield 'a';
-        yield undefined;
-      }),
-    expected: { code: 'ERR_INVALID_EVENT', handler: undefined },
-  },
-  {
-    label: 'a terminal yielding nothing',
-    attempt: ({ invoke }) =>
-      invoke(async function* silent() {
-        // No events at all.
-      }),
-    expected: { code: 'ERR_NO_RESULT', handler: undefined },
-  },
-  // Invoke options.
-  { label: 'a signal that is not an AbortSignal', attempt: ({ invoke }) => invoke(good, { signal: { aborted: false } }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
-  { label: 'a state binding without set', attempt: ({ invoke }) => invoke(good, { state: { get: () => ({}) } }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
-  { label: 'a state that immer cannot draft', attempt: ({ invoke }) => invoke(good, { state: { get: () => 5, set: () => undefined } }), expected: { code: 'ERR_INVALID_STATE', handler: undefined } },
-  { label: 'a per-invoke registration that is not a tuple', attempt: ({ invoke }) => invoke(good, { use: [{ handler: pass }] }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
-  {
-    label: 'a per-invoke registration for another stage',
-    attempt: ({ invoke }) => invoke(good, { use: [[createStage('other').Wrap, pass, { name: 'elsewhere' }]] }),
-    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'elsewhere' },
-  },
 ];
 
 describe('MiddlewareRegistry', () => {
   describe('misuse', () => {
-    it.each(rows)('$label', async (row) => {
-      const setup = context();
-      row.setup?.(setup);
-      const before = setup.registry.describe(setup.stage);
-      const error = await capture(() => row.attempt(setup));
-      if (row.expected === 'user error') {
-        expect(error).toBe(setup.userError);
-      } else {
-        expect(MiddlewareError.isInstance(error)).toBe(true);
-        const failure = error as MiddlewareError;
-        expect({ code: failure.code, handler: failure.handler }).toEqual(row.expected);
-        // The message says where: the stage (when one is involved) and the handler.
-        const wanted = row.message ?? [
-          ...(failure.code === 'ERR_UNKNOWN_PHASE' ? ['createStage()'] : ['"misuse"']),
-          ...(row.expected.handler === undefined ? [] : row.expected.handler === 'terminal' ? ['terminal'] : [`"${row.expected.handler}"`]),
-        ];
-        for (const part of wanted) expect(failure.message).toContain(part);
-        expect(failure.stage).toBe('stage' in row ? row.stage : failure.code === 'ERR_UNKNOWN_PHASE' ? undefined : 'misuse');
-      }
-      // Nothing was written: no state, no registration.
-      expect({ writes: setup.writes, chain: setup.registry.describe(setup.stage) }).toEqual({ writes: [], chain: before });
-    });
+    it.each(rows)('$label', expectMisuse);
 
     it.each([
       ['a plain async function', async () => 'value', 'plain async function'],
@@ -300,91 +145,6 @@ describe('MiddlewareRegistry', () => {
       const error = (await capture(() => setup.invoke())) as MiddlewareError;
       expect(error.message).toContain(hint);
       expect(error.message).toContain('async function*');
-    });
-  });
-
-  describe('next() called after the invoke settled', () => {
-    it('throws ERR_NEXT_AFTER_SETTLE naming the handler, and starts nothing', async () => {
-      const setup = context();
-      let kept: (() => AsyncGenerator<string, void, undefined>) | undefined;
-      setup.registry.add(
-        setup.stage.Wrap,
-        async function* keeper(_context, next) {
-          kept = next;
-          yield* next();
-        },
-        { name: 'keeper' },
-      );
-      const terminal = vi.fn(good);
-      const outcome = await collect(setup.invoke(terminal));
-      expect(outcome).toEqual({ events: ['partial', 'done'], error: undefined });
-      let error: unknown;
-      try {
-        (kept as () => unknown)();
-      } catch (caught) {
-        error = caught;
-      }
-      expect({ code: (error as MiddlewareError).code, handler: (error as MiddlewareError).handler, terminalCalls: terminal.mock.calls.length }).toEqual({
-        code: 'ERR_NEXT_AFTER_SETTLE',
-        handler: 'keeper',
-        terminalCalls: 1,
-      });
-      expect(setup.writes).toEqual([{ turns: 0 }]);
-    });
-  });
-
-  describe('schema failures', () => {
-    const stage = createStage<{ topic: string }, string, string>('misuse', {
-      context: z.object({ topic: z.string().min(5) }),
-      result: z.string().min(5),
-    });
-    async function* short(): AsyncGenerator<string, void, undefined> {
-      yield 'tiny';
-    }
-
-    it('keeps the zod issues of a context schema failure in cause', async () => {
-      const setup = context(stage);
-      const error = (await capture(() => setup.registry.invoke(stage, { topic: 'x' }, short, { state: setup.state }))) as MiddlewareError;
-      expect({ code: error.code, paths: (error.cause as z.ZodError).issues.map((issue) => issue.path), writes: setup.writes }).toEqual({
-        code: 'ERR_CONTEXT_INVALID',
-        paths: [['topic']],
-        writes: [],
-      });
-    });
-
-    it('keeps the zod issues of a result schema failure in cause', async () => {
-      const setup = context(stage);
-      const error = (await capture(() => setup.registry.invoke(stage, { topic: 'a long topic' }, short, { state: setup.state }))) as MiddlewareError;
-      expect({ code: error.code, issues: (error.cause as z.ZodError).issues.map((issue) => issue.code), writes: setup.writes }).toEqual({
-        code: 'ERR_RESULT_INVALID',
-        issues: ['too_small'],
-        writes: [],
-      });
-    });
-  });
-
-  describe('isResult that throws', () => {
-    it.each([
-      ['while streaming (results are held for an Output handler)', true],
-      ['on the last event (pass mode)', false],
-    ])('passes the guard’s error through unchanged %s, writing nothing', async (_label, withOutput) => {
-      const guardError = new Error('guard failed');
-      const stage = createStage<{ topic: string }, string, string>('misuse', {
-        isResult: (event) => {
-          if (event === 'bad') throw guardError;
-          return event.startsWith('r');
-        },
-      });
-      const setup = context(stage);
-      if (withOutput) setup.registry.add(stage.Output, (result) => result);
-      const error = await capture(() =>
-        setup.invoke(async function* terminal() {
-          yield 'r1';
-          yield 'bad';
-        }),
-      );
-      expect(error).toBe(guardError);
-      expect(setup.writes).toEqual([]);
     });
   });
 });

@@ -7,7 +7,7 @@
  * handler registered after it already set.
  */
 import { MiddlewareResult } from '../../stage/result';
-import type { OutputHandler } from '../../stage/types';
+import type { OutputHandler } from '../../stage/handler-types';
 import { invalidOption } from '../../middleware/errors';
 import type { JsonBlock, TextBlock } from '../message-types';
 import type { ToolResultEvent } from '../stage-types';

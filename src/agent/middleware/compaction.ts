@@ -7,7 +7,7 @@ import type { Middleware } from '../../registry/bundle';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import type { Next, WrapRun } from '../../stage/types';
+import type { Next, WrapRun } from '../../stage/handler-types';
 import { ContextBudgetKey } from '../context-budget';
 import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../context-types';
 import type { CachePointBlock, ContentBlock, Message } from '../message-types';

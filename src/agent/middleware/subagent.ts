@@ -11,7 +11,7 @@ import { checkOptionsObject } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import { MiddlewareRegistry } from '../../registry/registry';
 import type { SystemPrompt } from '../../system-prompt';
-import type { Next, WrapRun } from '../../stage/types';
+import type { Next, WrapRun } from '../../stage/handler-types';
 import { Agent } from '../agent';
 import type { AgentOptions } from '../agent-options';
 import { ToolsKey } from '../agent-tools';

@@ -1,6 +1,6 @@
 import type { Middleware, MiddlewareRegistry, SystemPrompt } from '../../index';
 import type { AgentEvent, AgentSession, AgentSnapshot, Interrupt, Message, Model, Tool, ToolChoice, Usage } from '../../agent/index';
-import type { AgentCapability } from '../cases/agent-case';
+import type { AgentCapability } from '../cases/agent-capabilities';
 
 /**
  * How the runner drives an agent loop for the agent cases: a framework that

@@ -8,8 +8,8 @@
  */
 import type { Model } from '../../agent/index';
 import { fromAiSdk, type AiSdkCallOptions, type AiSdkCallSettings, type AiSdkLanguageModel, type AiSdkStreamResult } from '../../ai-sdk/index';
-import type { AgentCaseAiSdk } from '../cases/agent-case';
-import type { AgentObservation } from '../protocol/messages';
+import type { AgentCaseAiSdk } from '../cases/agent-doubles';
+import type { AgentObservation } from '../protocol/agent-observation';
 import { later, type World } from './doubles';
 
 /** A provider error of a case: its message, and the status and verdict an `APICallError` carries. */

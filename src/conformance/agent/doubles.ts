@@ -6,7 +6,7 @@ import { MiddlewareError } from '../../index';
 import { defineTool, type Model, type ModelStreamEvent, type StopReason, type Tool, type Usage } from '../../agent/index';
 import { z } from 'zod';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../testing/index';
-import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-case';
+import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-doubles';
 import type { AgentLoopSession } from './adapter';
 
 /** Everything a case's doubles and handlers record. */

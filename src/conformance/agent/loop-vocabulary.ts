@@ -20,7 +20,7 @@ import {
   type TurnContext,
   type TurnResultEvent,
 } from '../../agent/index';
-import type { AgentCaseHandler } from '../cases/agent-case';
+import type { AgentCaseHandler } from '../cases/agent-handlers';
 import { userError, type World } from './doubles';
 
 /** The agent views the handlers saw, so every observation can say whether it is the first one's object. */

@@ -19,7 +19,7 @@ import {
   type InvokeModelContext,
   type Message,
 } from '../../agent/index';
-import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-case';
+import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-handlers';
 import { buildModel, buildTool, userError, type World } from './doubles';
 
 /** What an afterToolCall hook returns. */

@@ -8,10 +8,10 @@ import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, 
 import { tracing } from '../../middleware/index';
 import type { ScriptedModel } from '../../testing/index';
 import type { AgentCase } from '../cases/agent-case';
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import { reportError } from '../library/chain-values';
 import { recordingTracing, type RecordedSpan } from '../library/recording-tracer';
-import type { AgentObservation, AgentRunObservation } from '../protocol/messages';
+import type { AgentObservation, AgentRunObservation } from '../protocol/agent-observation';
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
 import { aiSdkCallObservation, buildAiSdkModel } from './ai-sdk-double';
 import { buildModel, buildTool, type World } from './doubles';

@@ -1,5 +1,5 @@
 import { Agent, type AgentEvent, type AgentOptions, type AgentSession } from '../../agent/index';
-import { AGENT_CAPABILITIES, type AgentCapability } from '../cases/agent-case';
+import { AGENT_CAPABILITIES, type AgentCapability } from '../cases/agent-capabilities';
 import type { AgentLoopAdapter, AgentLoopRun, AgentLoopSession, AgentLoopSetup } from './adapter';
 
 /** Every capability: the reference agent has them all. */

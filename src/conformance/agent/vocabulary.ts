@@ -7,7 +7,7 @@ import { castDraft, produce } from 'immer';
 import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../index';
 import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentEvent, type Message, type StopReason, type ToolResultBlock } from '../../agent/index';
 import { retry } from '../../middleware/index';
-import type { AgentCaseHandler } from '../cases/agent-case';
+import type { AgentCaseHandler } from '../cases/agent-handlers';
 import type { AgentLoopSession } from './adapter';
 import { userError, type World } from './doubles';
 import { registerLoopHandler } from './loop-vocabulary';

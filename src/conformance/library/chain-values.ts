@@ -5,8 +5,9 @@
  */
 import { z } from 'zod';
 import { createStage, MiddlewareError, type AnyStage, type InvokeObserver, type Schema } from '../../index';
-import type { Json, StageSpec } from '../cases/chain-case';
-import type { ErrorReport } from '../protocol/messages';
+import type { Json } from '../cases/case-base';
+import type { StageSpec } from '../cases/chain-case';
+import type { ErrorReport } from '../protocol/error-report';
 import { errorText, isResultEvent, type Environment } from './script-environment';
 
 /** An error as the protocol reports it (`ErrorReport`): the fields a case may compare, read once. */

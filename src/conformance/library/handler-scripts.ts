@@ -5,7 +5,7 @@
  * files, so every behaviour a case needs must be expressible as data.
  */
 import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type HandlerRun, type SystemPrompt } from '../../index';
-import type { InputStep, OutputStep, Returns, TerminalStep } from '../cases/chain-case';
+import type { InputStep, OutputStep, Returns, TerminalStep } from '../cases/chain-steps';
 import { abortInvoke, deliver, fill, named, userError, type Environment, type Generator, type Values } from './script-environment';
 
 /** An Input handler running `steps`. */

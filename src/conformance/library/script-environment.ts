@@ -4,7 +4,7 @@
  * invoke, naming a function, returning events in the shape a case asks for.
  */
 import { MiddlewareError, type HandlerRun } from '../../index';
-import type { Returns } from '../cases/chain-case';
+import type { Returns } from '../cases/chain-steps';
 
 /** An async generator of events. */
 export type Generator = AsyncGenerator<unknown, void, undefined>;

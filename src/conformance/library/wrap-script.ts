@@ -3,7 +3,7 @@
  * calling `next()` and consuming inner chains in the ways the steps say.
  */
 import type { WrapRun } from '../../index';
-import type { Returns, WrapStep } from '../cases/chain-case';
+import type { Returns, WrapStep } from '../cases/chain-steps';
 import { abortInvoke, deliver, fill, isResultEvent, named, userError, type Environment, type Generator, type NextFunction } from './script-environment';
 
 /** One activation of a Wrap handler: its context, `next`, run info and kept generators. */

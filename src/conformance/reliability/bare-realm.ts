@@ -15,7 +15,7 @@
  * packed-package tier the installed ESM build in edge-runtime, and the
  * integration tier the installed package in headless Chromium.
  */
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import type { AgentEntry, CoreEntry, MiddlewareEntry, TestingEntry } from './library-entries';
 
 /** The library's entry points, as loaded in the bare realm. */

@@ -3,7 +3,7 @@
  * invokes, concurrent state writeback, an invoke the consumer stops pulling.
  */
 import { createStage, MiddlewareRegistry, type Disposer } from '../../index';
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import { drain, isResult, turns, type Events, type Observed, type Parameters } from './scenario-tools';
 
 /** `concurrent-invokes`: invokes created between registry changes and run interleaved (MW-065). */

@@ -3,7 +3,7 @@
  * throwing guard, handlers that throw when called, and a deep chain.
  */
 import { createStage, MiddlewareRegistry, type Next } from '../../index';
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import { errorText } from '../library/script-environment';
 import { jsonEqual } from '../runner/json-equal';
 import { drain, isResult, type Observed, type Parameters } from './scenario-tools';

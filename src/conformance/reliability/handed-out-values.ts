@@ -3,7 +3,7 @@
  * library hands out, mutated where possible, and what a later invoke sees.
  */
 import { createStage, MiddlewareRegistry, MiddlewareResult, on, splitSystemPrompt, toSystemBlocks, type Next } from '../../index';
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import { drain, isResult, type Events, type Observed } from './scenario-tools';
 
 /** Paths under `value` where a write, an added or deleted property or an array push took effect (each undone); `foreign` objects are not walked. */

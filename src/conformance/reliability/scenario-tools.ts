@@ -2,7 +2,7 @@
  * What the reliability scenarios share: JSON events, draining an invoke,
  * waiting macrotask turns.
  */
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import { errorText } from '../library/script-environment';
 
 /** An invoke of JSON events. */

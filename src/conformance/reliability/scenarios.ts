@@ -10,7 +10,7 @@ import type { ReliabilityCase } from '../cases/reliability-case';
 import { concurrentInvokes, concurrentWriteback, abandoned } from './concurrency-scenarios';
 import { deepChain, guardThrows, queuedCalls, throwWhenCalled } from './consumer-scenarios';
 import { handedOutValues } from './handed-out-values';
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import type { Observed } from './scenario-tools';
 import { secondCopy, type LibraryCopy } from './second-copy';
 

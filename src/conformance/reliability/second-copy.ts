@@ -10,7 +10,7 @@
  * packed-package tier (`test/package/`) runs this very file, converted to
  * plain JavaScript, against the installed builds loaded in one process.
  */
-import type { Json } from '../cases/chain-case';
+import type { Json } from '../cases/case-base';
 import type { AgentEntry, CoreEntry, TestingEntry } from './library-entries';
 
 /** One loaded copy of the library: its main entry point, its agent kit and its test kit. */

@@ -11,8 +11,12 @@
  * `explain`; `chain.invoke`; the consumer's
  * requests (`afterInvoke` operations before the first pull); `chain.end`.
  */
-import type { AddOperation, ChainCase, ErrorExpectation, Json, Operation } from '../cases/chain-case';
-import type { ErrorReport, ProtocolOp, ReplyOf, RequestOf } from '../protocol/messages';
+import type { Json } from '../cases/case-base';
+import type { ChainCase } from '../cases/chain-case';
+import type { ErrorExpectation, Operation } from '../cases/chain-operations';
+import type { ErrorReport } from '../protocol/error-report';
+import type { ProtocolOp, ReplyOf, RequestOf } from '../protocol/messages';
+import { defined, keyRequest, requestOf, type KeyOperation } from './operation-requests';
 import type { Difference } from './report-types';
 import { call, type ConformanceTarget } from './target';
 
@@ -31,9 +35,6 @@ interface Failure {
   /** The error the target reported, or what the runner found wrong. */
   readonly error: ErrorReport | string;
 }
-
-/** The keys of an add operation the add options are made of. */
-const OPTION_KEYS = ['name', 'order', 'id', 'before', 'after', 'replace', 'next'] as const;
 
 /** Runs one chain case against `target`. */
 export async function runChainCase(testCase: ChainCase, target: ConformanceTarget, timeoutMs: number): Promise<ChainObservation> {
@@ -112,14 +113,6 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
   return { observed, identity };
 }
 
-/** A key of the case, as an operation of its setup. */
-type KeyOperation = NonNullable<ChainCase['keys']>[number] & { readonly op: 'key' };
-
-/** The `chain.key` request of a key. */
-function keyRequest(key: KeyOperation): RequestOf<'chain.key'> {
-  return { op: 'chain.key', name: key.name, ...('identify' in key ? { identify: key.identify as Json } : {}), ...('stage' in key ? { stage: key.stage as Json } : {}) };
-}
-
 /** Reads the contributions the case expects into `observed.contributions`: the fields each expected entry lists (all of an entry past them), or the error. */
 async function contributions(testCase: ChainCase, on: 'parent' | 'child', send: Send, observed: Record<string, unknown>): Promise<boolean> {
   const expected = testCase.expect.contributions;
@@ -185,63 +178,6 @@ async function applyAll<TOperation extends Operation | KeyOperation>(operations:
   return true;
 }
 
-/** The protocol request of one registry operation. */
-function requestOf(operation: Operation): RequestOf<'chain.add' | 'chain.bundle' | 'chain.use' | 'chain.dispose' | 'chain.remove' | 'chain.instrument'> {
-  switch (operation.op) {
-    case 'add':
-      return { op: 'chain.add', scope: operation.scope ?? 'parent', ...registration(operation), ...defined('label', operation.label) };
-    case 'bundle':
-      return {
-        op: 'chain.bundle',
-        scope: operation.scope ?? 'parent',
-        name: operation.name,
-        handlers: operation.handlers.map(registration),
-        ...defined('provides', operation.provides?.map((provided) => ({ key: provided.key, value: provided.value, ...('rawKey' in provided ? { rawKey: provided.rawKey as Json } : {}), ...defined('label', provided.label) }))),
-        ...defined('throwAfter', operation.throwAfter),
-        ...defined('label', operation.label),
-      };
-    case 'use':
-      return { op: 'chain.use', scope: operation.scope ?? 'parent', builtin: operation.builtin, options: operation.options, ...defined('label', operation.label) };
-    case 'dispose':
-      return { op: 'chain.dispose', label: operation.label, times: operation.times ?? 1 };
-    case 'remove':
-      return { op: 'chain.remove', ...defined('scope', operation.scope), ...defined('handlerId', operation.id), ...defined('label', operation.label) };
-    default:
-      return {
-        op: 'chain.instrument',
-        scope: operation.scope ?? 'parent',
-        name: operation.name,
-        ...('invokeReturns' in operation ? { invokeReturns: operation.invokeReturns as Json } : {}),
-        ...('layerReturns' in operation ? { layerReturns: operation.layerReturns as Json } : {}),
-      };
-  }
-}
-
-/** Where and what an add operation registers, with its options made: `rawOptions` as they are, else the option keys it gives (none: no options argument). */
-function registration(operation: AddOperation): Omit<RequestOf<'chain.add'>, 'op' | 'scope' | 'label'> {
-  const options: Record<string, Json> = operation.rawOptions ?? {};
-  if (operation.rawOptions === undefined) for (const key of OPTION_KEYS) if (operation[key] !== undefined) options[key] = operation[key] as Json;
-  const handler: RequestOf<'chain.add'>['handler'] =
-    'notAFunction' in operation && operation.notAFunction !== undefined
-      ? { notAFunction: operation.notAFunction }
-      : operation.reuse !== undefined
-        ? { reuse: operation.reuse }
-        : {
-            steps: operation.steps,
-            ...defined('fnName', operation.fnName),
-            ...('async' in operation ? defined('async', operation.async) : {}),
-            ...('finally' in operation ? defined('finally', operation.finally) : {}),
-            ...('returns' in operation ? defined('returns', operation.returns) : {}),
-          };
-  return {
-    phase: operation.phase,
-    ...defined('stage', operation.stage),
-    ...defined('target', operation.target),
-    handler,
-    ...(operation.rawOptions !== undefined || Object.keys(options).length > 0 ? { options } : {}),
-  };
-}
-
 /** An error as the case states it: the code (or the message of a user error), then the fields the expectation lists, in the order stage, phase, handler, cause. */
 function project(error: ErrorReport, expected: ErrorExpectation): Record<string, unknown> {
   const projected: Record<string, unknown> = error.code === undefined ? { message: error.message } : { code: error.code };
@@ -254,9 +190,4 @@ function project(error: ErrorReport, expected: ErrorExpectation): Record<string,
 function identityProblems(error: ErrorReport, expected: ErrorExpectation): Difference[] {
   if (expected.code !== undefined) return error.genuine === true ? [] : [{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }];
   return error.thrownByCase ? [] : [{ key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' }];
-}
-
-/** `{ [key]: value }`, or nothing when the value is undefined (the protocol's messages have no undefined). */
-function defined<TKey extends string, TValue>(key: TKey, value: TValue | undefined): { [K in TKey]?: TValue } {
-  return (value === undefined ? {} : { [key]: value }) as { [K in TKey]?: TValue };
 }

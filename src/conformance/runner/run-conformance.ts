@@ -1,5 +1,7 @@
 import { agentCase, type AgentCase } from '../cases/agent-case';
-import { caseBase, ChainCaseSchema, type ChainCase, type Operation } from '../cases/chain-case';
+import { caseBase } from '../cases/case-base';
+import { ChainCaseSchema, type ChainCase } from '../cases/chain-case';
+import type { Operation } from '../cases/chain-operations';
 import { ReliabilityCaseSchema, type ReliabilityCase } from '../cases/reliability-case';
 import { PROTOCOL_VERSION, type CaseKind, type Claims } from '../protocol/messages';
 import { runAgentCase } from './agent-runner';

@@ -1,166 +1,19 @@
 /**
- * Every message builder of the core, so that each error says what happened,
- * where (stage, phase, handler) and what to do, in one voice: the errors of
- * registration first (stages, `add`, bundles, ordering), then those of an
- * invoke (options, layers, handlers, state, abort). The codes and their rules
- * are in `codes.ts`.
+ * The message builders of an invoke, so that each error says what happened,
+ * where (stage, phase, handler) and what to do: options, state, layers,
+ * handlers, `next()`, instrumentations, schemas and abort. The codes and
+ * their rules are in `codes.ts`.
  *
  * @packageDocumentation
  */
-import type { MiddlewareWarning } from '../registry/resolve';
-import type { ErrorPhase, Phase } from '../stage/types';
 import { describeValue } from '../util/describe-value';
-import { MiddlewareError } from './middleware-error';
-
-/** Who a message is about. */
-export interface Culprit {
-  /** Stage name. */
-  readonly stage: string;
-  /** Phase or `'terminal'`. */
-  readonly phase: ErrorPhase;
-  /** Handler name (`'terminal'` for the terminal). */
-  readonly handler: string;
-}
+import { error, type Culprit } from './culprit';
+import type { MiddlewareError } from './middleware-error';
 
 function where(culprit: Culprit): string {
   return culprit.phase === 'terminal'
     ? `the terminal of stage "${culprit.stage}"`
     : `${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}"`;
-}
-
-function error(code: MiddlewareError['code'], culprit: Partial<Culprit>, message: string, cause?: unknown): MiddlewareError {
-  return new MiddlewareError({
-    code,
-    message,
-    stage: culprit.stage,
-    phase: culprit.phase,
-    handler: culprit.handler,
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-/** `createStage` was given a bad name or bad options. */
-export function invalidStage(name: string, problem: string): MiddlewareError {
-  return error('ERR_INVALID_STAGE', { stage: name }, `createStage("${name}"): ${problem}.`);
-}
-
-/** A call that takes a stage or phase token got something else. */
-export function unknownTarget(call: string, target: unknown): MiddlewareError {
-  let looksLike = '';
-  try {
-    if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
-      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
-    }
-  } catch {
-    // A proxy whose traps throw gets the plain message.
-  }
-  return error(
-    'ERR_UNKNOWN_PHASE',
-    { phase: 'register' },
-    `${call} expects a stage from createStage() or one of its phase tokens (Stage.Input, Stage.Wrap, Stage.Output), got ${describeValue(target)}.${looksLike}`,
-  );
-}
-
-/** A call that runs or describes a stage got one of its phase tokens. */
-export function phaseTokenNotStage(call: string, stage: string, phase: Phase): MiddlewareError {
-  return error('ERR_UNKNOWN_PHASE', { stage, phase: 'register' }, `${call} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`);
-}
-
-/** A registration's options are of the wrong shape. */
-export function invalidRegistration(call: string, culprit: Culprit, problem: string): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', culprit, `${call}: ${problem} (${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}").`);
-}
-
-/** An id registered twice without `replace: true`, or twice in one per-invoke list (`sibling`). */
-export function duplicateId(culprit: Culprit, id: string | undefined, call: string, sibling = false): MiddlewareError {
-  // `replace` only reaches ids of enclosing scopes, so suggesting it for two
-  // entries of one per-invoke list would send the user round in circles.
-  const advice = sibling
-    ? 'Ids must be unique within one use list ({ replace: true } only replaces an id registered in an enclosing registry): drop one entry or choose another id.'
-    : 'Pass { replace: true } to put this handler in its place, or choose another id.';
-  return error(
-    'ERR_DUPLICATE_ID',
-    culprit,
-    `${call}: the id "${id}" is already registered, so ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" cannot take it. ${advice}`,
-  );
-}
-
-/** `createContributionKey` got a name or options it cannot use. */
-export function invalidContributionKey(problem: string): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', { phase: 'register' }, `createContributionKey(name, options?): ${problem}.`);
-}
-
-/** `provide` or `contributions` got something that is not a contribution key. */
-export function notAContributionKey(call: string, value: unknown): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', { phase: 'register' }, `${call} expects a key from createContributionKey(), got ${describeValue(value)}.`);
-}
-
-/** A key's `identify` gave something that is not an id for a value a bundle provided. */
-export function invalidContributionId(call: string, key: { readonly name: string; readonly stage: string | undefined }, id: unknown, value: unknown): MiddlewareError {
-  return error(
-    'ERR_INVALID_OPTIONS',
-    { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
-    `${call}: the identify function of key "${key.name}" gave ${describeValue(id)} for ${describeValue(value)}, not a non-empty string. Provide a value the key can name.`,
-  );
-}
-
-/**
- * A value provided twice under one id in one chain of scopes.
- *
- * @param inAncestor - Whether the one provided first is in an ancestor of the registry the other was provided to.
- */
-export function duplicateContribution(
-  key: { readonly name: string; readonly stage: string | undefined },
-  id: string,
-  later: string,
-  earlier: string,
-  inAncestor: boolean,
-): MiddlewareError {
-  return error(
-    'ERR_DUPLICATE_ID',
-    { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
-    `Bundle "${later}" provides "${id}" under key "${key.name}", and bundle "${earlier}" already provides a value with that id in ${inAncestor ? 'a parent registry' : 'the same registry'}. Each value of a key needs its own id within one chain of scopes: rename one, or use only one of the bundles.`,
-  );
-}
-
-/** `registry.use` got something that is not a bundle. */
-export function notABundle(value: unknown): MiddlewareError {
-  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`);
-}
-
-/** `registry.instrument` got something that is not an instrumentation. */
-export function notAnInstrumentation(value: unknown): MiddlewareError {
-  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.instrument expects { name, invoke(info) }, got ${describeValue(value)}.`);
-}
-
-/** Ordering constraints of one stage and phase form a cycle; `cycle` names it, each before the next, its first again at the end. */
-export function orderCycle(stage: string, phase: Phase, handler: string, cycle: readonly string[]): MiddlewareError {
-  return error(
-    'ERR_ORDER_CYCLE',
-    { stage, phase, handler },
-    `The ordering constraints of the ${phase} handlers of stage "${stage}" form a cycle: ${cycle.join(' -> ')} (each must run before the next). Remove one of these before/after constraints.`,
-  );
-}
-
-/** A constraint names a handler of another scope level, which the nesting places the other way round. */
-export function orderConflict(culprit: Culprit, id: string, outside: boolean, inOuterScope: boolean): MiddlewareError {
-  return error(
-    'ERR_ORDER_CONFLICT',
-    culprit,
-    `The ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" must run ${outside ? 'before' : 'after'} "${id}", but "${id}" belongs to ${inOuterScope ? 'an outer' : 'an inner'} scope, and handlers of an outer scope (a parent registry) always run outside those of an inner one (a child registry, then per-invoke handlers). Register both in the same scope.`,
-  );
-}
-
-/** The warning of a constraint naming an id that no handler has. */
-export function unknownId(culprit: Culprit & { readonly phase: Phase }, id: string, outside: boolean): MiddlewareWarning {
-  return Object.freeze({
-    code: 'WARN_UNKNOWN_ID',
-    stage: culprit.stage,
-    phase: culprit.phase,
-    handler: culprit.handler,
-    id,
-    message: `The ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" must run ${outside ? 'before' : 'after'} "${id}", but no handler has that id; the constraint is ignored. Check the id, or register that handler.`,
-  });
 }
 
 /** The options of an invoke are of the wrong shape. */

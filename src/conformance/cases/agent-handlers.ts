@@ -1,0 +1,112 @@
+/**
+ * What an agent case registers, as zod schemas: handlers from the vocabulary
+ * (what each `do` means is in the runner, `../agent/`), and bundles of the
+ * agent middleware or of scripted tools.
+ *
+ * @packageDocumentation
+ */
+import { z } from 'zod';
+import { json } from './case-base';
+import { tool, turn } from './agent-doubles';
+
+/** The standard stages a handler is registered on. */
+export const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn', 'compressContext']);
+
+/** One handler from the vocabulary. */
+export const handler = z
+  .strictObject({
+    stage: stageName,
+    phase: z.enum(['input', 'wrap', 'output']),
+    do: z.enum([
+      'appendSystemText',
+      'replaceSystemPrompt',
+      'pushMessage',
+      'nextWithExtraMessage',
+      'setModelState',
+      'retry',
+      'hedge',
+      'setStopReason',
+      'replaceText',
+      'fail',
+      'block',
+      'approval',
+      'observe',
+      'observeFrozen',
+      'observeFinally',
+      'countInvocationState',
+      'replaceInput',
+      'respond',
+      'passThrough',
+      'action',
+      'badResult',
+      'stopAfter',
+      'observeAgent',
+      'gate',
+      'lateInterrupt',
+      'observeState',
+      'errorsAsAnswers',
+      'dropResult',
+      'observeCode',
+      'blockWithoutName',
+      'liveRetry',
+      'builtinRetry',
+      'afterToolCall',
+      'checkFinalAnswer',
+      'keepLast',
+      'observeCaller',
+      'observeModelState',
+      'convertToLlm',
+      'observeCompressed',
+    ]),
+    text: z.string().optional(),
+    value: json.optional(),
+    when: z.enum(['before', 'after']).optional(),
+    attempts: z.number().int().positive().optional(),
+    pattern: z.string().optional(),
+    replacement: z.string().optional(),
+    message: z.string().optional(),
+    tool: z.string().optional(),
+    name: z.string().optional(),
+    reason: json.optional(),
+    presupplied: z.string().optional().describe('invocationState key holding a pre-supplied response'),
+    action: z
+      .strictObject({
+        decision: z.string().optional(),
+        inject: z.array(json).optional(),
+        onRunEnd: z.array(json).optional(),
+        reason: z.string().optional(),
+      })
+      .optional()
+      .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
+    turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
+    spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
+    critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
+    id: z.string().optional().describe('The id the handler is registered with'),
+    replace: z.boolean().optional().describe('Registered with replace: true'),
+    patch: json.optional().describe('executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"'),
+    nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
+  })
+  .describe('A handler; see the runner for what each "do" means');
+
+/** A bundle of the agent middleware (section 5c) or of scripted tools. */
+export const bundle = z
+  .strictObject({
+    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing']),
+    name: z.string().optional().describe("tools: the bundle's name; subagent: the tool's and child's name"),
+    tools: z.array(tool).optional().describe("tools: the scripted tools it contributes; subagent: the child's tools"),
+    maxTokens: z.number().optional().describe('compaction, budget: the budget'),
+    keepRecent: z.number().int().nonnegative().optional().describe('compaction'),
+    countMessages: z.boolean().optional().describe('compaction, budget: count one token per message instead of estimateTokens'),
+    instructions: z.string().optional().describe('compaction: summarize.instructions'),
+    description: z.string().optional().describe('subagent: the tool description (default "Delegates a task.")'),
+    systemPrompt: z.string().optional().describe("subagent: the child's system prompt"),
+    model: z.array(turn).optional().describe("subagent: the child's scripted model turns"),
+    inherit: z.enum(['handlers', 'none']).optional().describe('subagent'),
+    scope: z.enum(['agent', 'parent']).optional().describe("Where it is registered: the agent's registry (default) or its parent registry"),
+  })
+  .describe('A bundle registered with registry.use (throwing: its setup throws Error("setup failed"))');
+
+/** One handler of a case. */
+export type AgentCaseHandler = z.infer<typeof handler>;
+/** One bundle of a case. */
+export type AgentCaseBundle = z.infer<typeof bundle>;

@@ -1,0 +1,174 @@
+/**
+ * The once-per-invoke side of the invoke's iterator: its states and fields,
+ * the first pull that starts the invoke, and the ways it ends (the result
+ * delivered, a failure, a stop at the consumer's request). The per-event
+ * path (`invocation.ts`) extends it; nothing here runs per event.
+ *
+ * | state    | `inner`                                       | `held`, `queued` (hold mode)          | next states                          |
+ * | -------- | --------------------------------------------- | ------------------------------------- | ------------------------------------ |
+ * | IDLE     | undefined: nothing ran                        | undefined                             | first pull: RUNNING; return: DONE    |
+ * | RUNNING  | the outermost layer while the chain is open;  | the result candidate; an event        | chain ends: RELEASED (hold mode) or  |
+ * |          | undefined in the Input phase and once the     | released behind it, delivered at the  | DONE (pass mode); an error or        |
+ * |          | chain has ended or thrown                     | next pull                             | return/throw: DONE                   |
+ * | RELEASED | undefined: the final event was delivered      | undefined                             | next pull: DONE                      |
+ * | DONE     | undefined: settled                            | undefined                             | none: every pull ends                |
+ *
+ * `last` is the last event pulled (events are never undefined, so undefined
+ * means none came); `native`: `inner` is a native async generator, whose
+ * pulls take the `.then` path. The mode is fixed per invoke (MW-003): in pass
+ * mode every event goes out as it comes; in hold mode (Output handlers, a
+ * result schema or a state binding) a result candidate waits until the next
+ * event or the end shows whether it is the last (`accept`).
+ *
+ * @packageDocumentation
+ */
+import * as messages from '../errors/invoke-messages';
+import type { MiddlewareError } from '../errors/middleware-error';
+import type { ResolvedChain } from '../registry/chain';
+import type { InvokeOptions, Terminal } from '../stage/invoke-types';
+import { isThenable } from '../util/thenable';
+import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
+import { nativeNext, type LayerGenerator } from './layer';
+import { finish, start } from './phases';
+import { QueuedIterator, type Answer } from './queued-iterator';
+import { InvokeRun } from './run';
+
+export const IDLE = 0;
+export const RUNNING = 1;
+export const RELEASED = 2;
+export const DONE = 3;
+
+/** The answer of every pull once the invoke has ended. */
+// Stryker disable next-line ObjectLiteral,BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
+export const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
+
+/** One invoke's iterator, but for its per-event path. */
+export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent> {
+  protected status = IDLE;
+  protected inner: LayerGenerator | undefined;
+  // Stryker disable next-line BooleanLiteral: setInner() sets it before a pull reads it.
+  protected native = false;
+  protected last: unknown;
+  protected held: unknown;
+  protected queued: unknown;
+  protected readonly hold: boolean;
+  protected readonly guard: ((event: unknown) => boolean) | undefined;
+  protected readonly signal: AbortSignal | undefined;
+  /** The once-per-invoke side; a private field of the language, so the generator users get cannot reach its chain (MW-037). */
+  readonly #run: InvokeRun;
+
+  /** Prepares the invoke; nothing runs until the first `next()`. */
+  constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown, unknown>, options: InvokeOptions<unknown>) {
+    super();
+    this.#run = new InvokeRun(chain, context, terminal, options.state, options.signal);
+    this.signal = options.signal;
+    this.guard = chain.stage.isResult;
+    this.hold = chain.output.length > 0 || chain.stage.resultSchema !== undefined || options.state !== undefined;
+  }
+
+  /** The per-event path's slow pull (`invocation.ts`); `starting` is an asynchronous start. */
+  protected abstract step(starting: Promise<LayerGenerator> | undefined): Promise<Answer<TEvent>>;
+
+  /** The first pull: starts the invoke and, when that was synchronous, pulls at once. */
+  protected begin(): Promise<Answer<TEvent>> {
+    this.status = RUNNING;
+    let started: LayerGenerator | Promise<LayerGenerator>;
+    try {
+      this.throwIfAborted();
+      started = start(this.#run);
+    } catch (error) {
+      return this.failPull(error);
+    }
+    // Stryker disable next-line ConditionalExpression: step() awaits a generator given as it is; the check only keeps a synchronous start synchronous.
+    if (started instanceof Promise) return this.step(started);
+    this.setInner(started);
+    return this.pull();
+  }
+
+  protected setInner(inner: LayerGenerator): void {
+    this.inner = inner;
+    // Stryker disable next-line ConditionalExpression: without the per-event shortcut every pull takes step(), which delivers the same.
+    this.native = inner.next === nativeNext;
+  }
+
+  /** Ends the pull in progress with the invoke's failure. */
+  protected readonly failPull = (error: unknown): Promise<never> => {
+    const rethrow = this.rethrow();
+    return this.fail(error).then(rethrow, rethrow);
+  };
+
+  /**
+   * The chain completed: the inner chains left open are closed (MW-016), then the result goes out (`finish`).
+   * Synchronous unless closing or the Output phase is not, so a pass-mode invoke ends in the pull's own callback.
+   */
+  protected complete(): Answer<TEvent> | Promise<Answer<TEvent>> {
+    this.inner = undefined;
+    const run = this.#run;
+    run.state?.chainCompleted();
+    const closing = closeOpen(run, undefined);
+    // Stryker disable next-line ConditionalExpression: deliverAfter() awaits undefined and delivers the same; the check keeps a pass-mode end synchronous.
+    return closing === undefined ? this.deliver() : this.deliverAfter(closing);
+  }
+
+  private async deliverAfter(closing: Promise<ClosingFailure | undefined>): Promise<Answer<TEvent>> {
+    const failure = await closing;
+    if (failure !== undefined) throw failure.error;
+    return this.deliver();
+  }
+
+  /** The result check, then the end of a pass-mode invoke or the final event of a hold-mode one. */
+  private deliver(): Answer<TEvent> | Promise<Answer<TEvent>> {
+    const run = this.#run;
+    const { last, hold, guard } = this;
+    // Stryker disable next-line ObjectLiteral: a missing present reads as false.
+    if (last === undefined) throw run.noResult({ present: false });
+    const result = hold ? this.held : last;
+    if (result === undefined || (!hold && guard !== undefined && !guard(last))) throw run.noResult({ present: true, value: last });
+    this.held = undefined;
+    if (!hold) {
+      settle(run, SUCCESS, result);
+      this.status = DONE;
+      return END;
+    }
+    const value = finish(run, result);
+    // Stryker disable next-line ConditionalExpression: release() awaits a plain value and delivers the same; the check keeps a synchronous Output phase synchronous.
+    if (isThenable(value)) return this.release(value);
+    this.status = RELEASED;
+    return { value: value as TEvent, done: false };
+  }
+
+  private async release(pending: PromiseLike<unknown>): Promise<Answer<TEvent>> {
+    const value = await pending;
+    this.status = RELEASED;
+    return { value: value as TEvent, done: false };
+  }
+
+  /** Ends the invoke after an error: closes what is open and decides which error the consumer sees. */
+  protected fail(error: unknown): Promise<unknown> {
+    return failInvoke(this.#run, this.end(), error);
+  }
+
+  /** Stops the invoke at the consumer's request (`return()`, `throw()`). */
+  protected stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>> {
+    return stopInvoke(this.#run, this.end(), rethrow, error).then(this.answered(), this.rethrow());
+  }
+
+  /** Marks the invoke DONE and hands over the outermost layer if it is open, for closing. */
+  private end(): LayerGenerator | undefined {
+    const inner = this.inner;
+    this.status = DONE;
+    this.inner = undefined;
+    return inner;
+  }
+
+  /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
+  protected throwIfAborted(): void {
+    const signal = this.signal;
+    if (signal !== undefined && signal.aborted) throw messages.aborted(this.#run.stageName, signal.reason);
+  }
+
+  /** `ERR_INVALID_EVENT`: a layer yielded `undefined`. */
+  protected invalidEvent(): MiddlewareError {
+    return messages.invalidEvent(this.#run.stageName);
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * One registry's own level of a scope chain: the registrations, the
+ * instrumentations and the contributions added to it, the stamps its changes
+ * leave, and the checks that look up its ancestry (an id or a contribution id
+ * an ancestor already has). `registry.ts` checks the arguments of each public
+ * call and hands the change to its scope; resolution (`resolve.ts`) reads the
+ * scopes of a registry and its ancestors, root first.
+ *
+ * @packageDocumentation
+ */
+import * as messages from '../errors/registration-messages';
+import type { Instrumentation } from '../invoke/instrumentation';
+import type { Disposer } from '../stage/handler-types';
+import type { AnyStage, Phase } from '../stage/types';
+import { ConstraintIndex } from './constraint-index';
+import type { Registrar } from './bundle';
+import { createContribution, duplicated, resolveContributions, type Contribution, type StoredContribution } from './contribution';
+import { sortByConstraints } from './order';
+import { createRegistration, culpritOf, takePlace, tick, type StoredRegistration } from './registration';
+import type { Scope } from './resolve';
+
+/** One registry's registrations, instrumentations and contributions, with its ancestry. */
+export class RegistryScope implements Scope {
+  readonly byStage = new Map<AnyStage, Set<StoredRegistration>>();
+  readonly ids = new Map<string, StoredRegistration>();
+  readonly instrumentations = new Set<Instrumentation>();
+  /** Contributions by key name, each set in the order they were provided. */
+  readonly provided = new Map<string, Set<StoredContribution>>();
+  /** This scope and its ancestors', root first (a registry's ancestry never changes). */
+  readonly chain: readonly RegistryScope[];
+  /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
+  private readonly constraints = new ConstraintIndex();
+  private readonly contributionCache = new Map<string, { version: number; entries: readonly Contribution<unknown>[] }>();
+  /** Stamped by every change. */
+  private version = tick();
+  /** Stamped by the changes that can change the chain of any stage: ids coming or going, instrumentations. */
+  private structure = this.version;
+
+  /** The scope of a root registry, or of a child of the registry whose scope is `parent`. */
+  constructor(readonly parent: RegistryScope | undefined) {
+    this.chain = parent === undefined ? [this] : [...parent.chain, this];
+  }
+
+  /**
+   * Stores a registration, in place of the one with its id when it replaces one.
+   *
+   * @throws MiddlewareError `ERR_DUPLICATE_ID` or `ERR_ORDER_CYCLE`; nothing changes then.
+   */
+  register(registration: StoredRegistration, where: string): Disposer {
+    let stored = registration;
+    const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
+    if (existing !== undefined) {
+      if (!registration.replace) throw messages.duplicateId(culpritOf(registration), registration.id, where);
+      stored = takePlace(registration, existing);
+    } else if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id)) {
+      throw messages.duplicateId(culpritOf(registration), registration.id, where);
+    }
+    const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
+    // Reject a cycle before anything changes, so a failed add leaves no trace.
+    if (this.constraints.closesCycle(stored, existing, (id) => this.ids.get(id))) {
+      // Sorting the whole phase names the cycle exactly as resolution would (MW-042).
+      const samePhase = [...set].filter((other) => other.phase === stored.phase && other !== existing);
+      sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
+    }
+    if (existing !== undefined) this.unregister(existing);
+    set.add(stored);
+    this.byStage.set(stored.stage, set);
+    this.constraints.add(stored);
+    if (stored.id !== undefined) this.ids.set(stored.id, stored);
+    this.changed(stored.id !== undefined);
+    return () => {
+      this.unregister(stored);
+    };
+  }
+
+  /** Removes the registration with `id`; false when there is none. */
+  removeId(id: string): boolean {
+    const registration = this.ids.get(id);
+    return registration !== undefined && this.unregister(registration);
+  }
+
+  /** Removes the earliest registration of `handler` on `stage` in `phase`; false when there is none. */
+  removeFirst(stage: AnyStage, phase: Phase, handler: unknown): boolean {
+    let first: StoredRegistration | undefined;
+    for (const registration of this.byStage.get(stage) ?? []) {
+      if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq)) first = registration;
+    }
+    return first !== undefined && this.unregister(first);
+  }
+
+  /** Removes a registration; false when it is no longer stored. */
+  unregister(registration: StoredRegistration): boolean {
+    const set = this.byStage.get(registration.stage);
+    if (set === undefined || !set.delete(registration)) return false;
+    if (set.size === 0) this.byStage.delete(registration.stage);
+    this.constraints.remove(registration);
+    if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);
+    this.changed(registration.id !== undefined);
+    return true;
+  }
+
+  /**
+   * Adds an instrumentation.
+   *
+   * @throws MiddlewareError `ERR_INVALID_HANDLER` when `instrumentation` has no `invoke` function.
+   */
+  instrument(instrumentation: Instrumentation): Disposer {
+    if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
+      throw messages.notAnInstrumentation(instrumentation);
+    }
+    this.instrumentations.add(instrumentation);
+    this.changed(true);
+    return () => {
+      if (this.instrumentations.delete(instrumentation)) this.changed(true);
+    };
+  }
+
+  /** What the setup of the bundle named `bundle` registers through: everything it adds goes to this scope. */
+  registrar(bundle: string): Registrar {
+    const where = `bundle "${bundle}"`;
+    return {
+      add: (target, handler, options) => this.register(createRegistration(target, handler, options, bundle, where), where),
+      instrument: (instrumentation) => this.instrument(instrumentation),
+      provide: (key, value) => this.provide(createContribution(key, value, bundle)),
+    };
+  }
+
+  /**
+   * Stores a contribution.
+   *
+   * @throws MiddlewareError `ERR_DUPLICATE_ID` when this scope or an ancestor already has a value with its id.
+   */
+  provide(contribution: StoredContribution): Disposer {
+    const { key, id } = contribution;
+    const set = this.provided.get(key.name) ?? new Set<StoredContribution>();
+    if (id !== undefined) {
+      for (const existing of set) if (existing.id === id) throw duplicated(contribution, existing, false);
+      const inherited = this.parent?.providedWithId(key.name, id);
+      if (inherited !== undefined) throw duplicated(contribution, inherited, true);
+    }
+    set.add(contribution);
+    this.provided.set(key.name, set);
+    this.version = tick();
+    return () => {
+      if (!set.delete(contribution)) return;
+      if (set.size === 0 && this.provided.get(key.name) === set) this.provided.delete(key.name);
+      this.version = tick();
+    };
+  }
+
+  /**
+   * The contributions in scope under the key named `name`, cached until this scope or an ancestor changes.
+   *
+   * @throws MiddlewareError `ERR_DUPLICATE_ID` (see `resolveContributions`).
+   */
+  contributions(name: string): readonly Contribution<unknown>[] {
+    const version = this.effectiveVersion();
+    const cached = this.contributionCache.get(name);
+    if (cached !== undefined && cached.version === version) return cached.entries;
+    const entries = resolveContributions(name, this.chain);
+    this.contributionCache.set(name, { version, entries });
+    return entries;
+  }
+
+  /** The names of the keys in scope whose `stage` is `stage`, sorted, for `explain()`. */
+  keysShownWith(stage: AnyStage): string[] {
+    const names = new Set<string>();
+    for (let scope: RegistryScope | undefined = this; scope !== undefined; scope = scope.parent) {
+      for (const [name, set] of scope.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
+    }
+    return [...names].sort();
+  }
+
+  /** The newest change anywhere in this scope's ancestry; the clock only grows. */
+  effectiveVersion(): number {
+    const parentVersion = this.parent === undefined ? 0 : this.parent.effectiveVersion();
+    return parentVersion > this.version ? parentVersion : this.version;
+  }
+
+  /** The newest structural change anywhere in this scope's ancestry. */
+  effectiveStructure(): number {
+    const parentStructure = this.parent === undefined ? 0 : this.parent.effectiveStructure();
+    return parentStructure > this.structure ? parentStructure : this.structure;
+  }
+
+  private providedWithId(name: string, id: string): StoredContribution | undefined {
+    for (const existing of this.provided.get(name) ?? []) if (existing.id === id) return existing;
+    return this.parent?.providedWithId(name, id);
+  }
+
+  private hasId(id: string): boolean {
+    return this.ids.has(id) || (this.parent?.hasId(id) ?? false);
+  }
+
+  /** Stamps a change; `structural` when it may change the chain of other stages than the registration's own. */
+  private changed(structural: boolean): void {
+    this.version = tick();
+    if (structural) this.structure = this.version;
+  }
+}
