@@ -71,8 +71,10 @@ declare function calledVerifier(messages: readonly import('staged-middleware/age
 declare const cases: readonly unknown[];
 /** The reader's adapter for their own agent loop. */
 declare const myAdapter: import('staged-middleware/conformance').AgentLoopAdapter;
+/** What a conversation of the reader's own agent loop implements (a class implements only a named type). */
+type ReaderAgentLoopSession = import('staged-middleware/conformance').AgentLoopSession;
 /** One conversation of the reader's own agent loop. */
-declare class MyConversation implements import('staged-middleware/conformance').AgentLoopSession {
+declare class MyConversation implements ReaderAgentLoopSession {
   constructor(setup: import('staged-middleware/conformance').AgentLoopSetup);
   run: import('staged-middleware/conformance').AgentLoopSession['run'];
   readonly messages: import('staged-middleware/conformance').AgentLoopSession['messages'];
