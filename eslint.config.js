@@ -32,6 +32,12 @@ export default defineConfig(
       'require-await': 'error',
       // Errors thrown by user code pass through unchanged, as the very same object, whatever was thrown.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+      // A leading underscore marks a name that has to be there (a parameter before a used one, a drained loop's
+      // event, a type parameter an `infer` has to name) but is not used.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       // Each error table adds its codes to StagedMiddlewareErrorCodes by declaration merging, which takes an interface.
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
     },

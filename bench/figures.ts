@@ -113,7 +113,7 @@ const invokeFixed: Figure = {
     const handComposed = async (): Promise<unknown> => {
       let context = CONTEXT;
       // A framework handing its hooks the signal makes a run object per call too.
-      for (const input of inputs) context = (await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' })) as BenchContext;
+      for (const input of inputs) context = (await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' }));
       const last = await drain(nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context));
       return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' })).value;
     };

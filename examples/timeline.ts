@@ -92,7 +92,7 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
   /** Depths of the layers currently running, innermost last. */
   const active: number[] = [];
   /** Events already reported by an inner layer, so each event appears once, where it was made. */
-  const reported = new WeakSet<object>();
+  const reported = new WeakSet();
 
   return {
     name: 'timeline',

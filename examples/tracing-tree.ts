@@ -17,7 +17,7 @@ class Gpt4o extends ScriptedModel {
 /** Spans in the order they started. */
 const started: ReadableSpan[] = [];
 const recorder: SpanProcessor = {
-  onStart: (span) => void started.push(span as unknown as ReadableSpan),
+  onStart: (span) => void started.push(span),
   onEnd: () => undefined,
   forceFlush: async () => undefined,
   shutdown: async () => undefined,

@@ -7,7 +7,7 @@ import { errorCodesTable, withErrorCodesTable } from '../scripts/docs-errors';
 import { blocks, quickStart, readme, readmeSection, root } from './readme-blocks';
 
 const scratch = mkdtempSync(join(tmpdir(), 'readme-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
 
 function runTypeScript(file: string): string {
   return execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });

@@ -45,7 +45,7 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   const tally: RunTally = { usage: ZERO_USAGE, middlewareUsage: NO_MIDDLEWARE_USAGE, closed: undefined, completed: false, produced: false, ended: false };
   const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
   const runStore: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined) };
-  const raised = new WeakSet<object>();
+  const raised = new WeakSet();
   const { session } = core;
   // The conversation state last saved to the session during this run, if any.
   let saved: Conversation | undefined;

@@ -87,10 +87,10 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     registry: registry as MiddlewareRegistry | undefined,
     messages: checkMessages(copiedMessages, (index) => `options.messages[${index}]`, 'options.messages must be an array of messages'),
     modelState: adoptRecord(modelState ?? {}, 'options.modelState'),
-    name: (name as string | undefined) ?? 'agent',
+    name: (name) ?? 'agent',
     session: session === undefined ? undefined : readSession(session),
     restored: snapshot === undefined ? undefined : readSnapshot(snapshot, 'options.snapshot'),
-    inheritTools: (inheritTools as boolean | undefined) ?? true,
+    inheritTools: (inheritTools) ?? true,
     parent: parent === undefined ? undefined : readParent(parent),
   };
 }

@@ -167,7 +167,7 @@ function usageAt(value: unknown, path: string): Usage {
   if (counts.length !== 3 || !counts.every((count) => typeof count === 'number' && Number.isFinite(count))) {
     throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
-  return value as unknown as Usage;
+  return value as Usage;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -65,7 +65,7 @@ export async function* callTools(
     } catch (error) {
       if (!InterruptSignal.isInstance(error)) throw error;
       // A signal of an older copy of the package carries one interrupt only.
-      raised = (error.interrupts as readonly Interrupt[] | undefined) ?? [error.interrupt];
+      raised = (error.interrupts) ?? [error.interrupt];
     }
     for (const interrupt of raised) {
       interrupts.push(interrupt);

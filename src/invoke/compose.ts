@@ -76,7 +76,7 @@ function nextFor(
       if (options === null || typeof options !== 'object') {
         throw messages.invalidNextOptions(run.culprit('wrap', entry.name), `options that are ${describeValue(options)}, not an object`);
       }
-      const given = (options as NextOptions).signal as unknown;
+      const given = (options).signal as unknown;
       if (given !== undefined) {
         if (!isAbortSignal(given)) throw messages.invalidNextOptions(run.culprit('wrap', entry.name), `options.signal set to ${describeValue(given)}, not an AbortSignal`);
         ({ signal: innerSignal, link } = narrowSignal(signal, given));

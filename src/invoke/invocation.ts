@@ -71,7 +71,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   );
 
   /** Prepares the invoke; nothing runs until the first `next()`. */
-  constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown, unknown>, options: InvokeOptions<unknown>) {
+  constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown>, options: InvokeOptions) {
     super();
     this.#run = new InvokeRun(chain, context, terminal, options.state, options.signal);
     this.signal = options.signal;
@@ -86,7 +86,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   protected pull(): Promise<Answer<TEvent>> {
     const status = this.status;
     const signal = this.signal;
-    if (status === RUNNING && this.native && this.queued === undefined && (signal === undefined || !signal.aborted)) {
+    if (status === RUNNING && this.native && this.queued === undefined && (!signal?.aborted)) {
       return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     }
     if (status === IDLE) return this.begin();

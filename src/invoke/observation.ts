@@ -84,7 +84,7 @@ export class InvokeObservation {
       id: entry?.id,
       order: entry?.order ?? 0,
       position: index,
-      attempt: attempts[index] as number,
+      attempt: attempts[index],
       context,
       parent,
     });

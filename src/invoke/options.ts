@@ -17,7 +17,7 @@ import type { AnyStage, InvokeOptions, Registration } from '../stage/types';
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the option and what it must be.
  */
-export function checkInvokeOptions(stage: string, options: InvokeOptions<unknown>): void {
+export function checkInvokeOptions(stage: string, options: InvokeOptions): void {
   if (options === null || typeof options !== 'object') throw invalidInvokeOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
   if (signal !== undefined && !isAbortSignal(signal)) {

@@ -45,7 +45,7 @@ export class InvokeRun {
   constructor(
     readonly chain: ResolvedChain,
     readonly context: unknown,
-    readonly terminal: Terminal<unknown, unknown, unknown>,
+    readonly terminal: Terminal<unknown, unknown>,
     readonly binding: StateBinding<unknown> | undefined,
     readonly signal: AbortSignal | undefined,
   ) {

@@ -65,5 +65,5 @@ export function fallback<TContext>(alternatives: readonly Alternative<TContext>[
       },
     });
   };
-  return named('fallback', handler) as ContextWrap<TContext, unknown>;
+  return named('fallback', handler);
 }

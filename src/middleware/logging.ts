@@ -61,8 +61,8 @@ export function logging(options: LoggingOptions): Instrumentation {
     info = logger;
     error = logger;
   } else if (logger !== null && typeof logger === 'object' && typeof logger.info === 'function' && typeof logger.error === 'function') {
-    info = (record) => logger.info(record);
-    error = (record) => logger.error(record);
+    info = (record) => { logger.info(record); };
+    error = (record) => { logger.error(record); };
   } else {
     throw invalidOption('logging', 'options.logger must be { info(record), error(record) } or a function', logger);
   }
@@ -108,9 +108,9 @@ function logLayer(
     const started = now();
     info({ event: 'layer.start', ...base });
     return {
-      completed: (count) => info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false }),
-      failed: (thrown, count) => error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown }),
-      closed: (count) => info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true }),
+      completed: (count) => { info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false }); },
+      failed: (thrown, count) => { error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown }); },
+      closed: (count) => { info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true }); },
     };
   });
 }

@@ -116,7 +116,7 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
       },
     });
   };
-  return named('retry', handler) as AnyStageWrap<unknown>;
+  return named('retry', handler);
 }
 
 /** The delay before the attempt after `attempt`, from the `backoff` option. */

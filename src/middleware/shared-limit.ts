@@ -121,5 +121,5 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
     }
     yield* next(context);
   };
-  return named('rateLimit', handler) as AnyStageWrap<never>;
+  return named('rateLimit', handler);
 }

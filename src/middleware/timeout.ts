@@ -83,7 +83,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
           if (left <= 0) expire();
           else cancel = schedule(expire, left, timers);
         }
-        if (expired !== undefined) return reject(expired);
+        if (expired !== undefined) { reject(expired); return; }
         cutOff = reject;
         const pulling = inner.next();
         pending = true;
@@ -117,5 +117,5 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
       if (!pending) await events?.return(undefined);
     }
   };
-  return named('timeout', handler) as AnyStageWrap<never>;
+  return named('timeout', handler);
 }

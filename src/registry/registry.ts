@@ -66,7 +66,7 @@ export class MiddlewareRegistry {
 
   /** Creates an empty registry. */
   constructor(private readonly options: RegistryOptions = {}) {
-    this.onWarning = options.onWarning ?? ((warning) => console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`));
+    this.onWarning = options.onWarning ?? ((warning) => { console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`); });
   }
 
   /**
@@ -248,7 +248,7 @@ export class MiddlewareRegistry {
     if (typeof terminal !== 'function') throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
     checkInvokeOptions(stage.name, options);
     const chain = this.resolve(stage, options.use);
-    return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
+    return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown>, options);
   }
 
   /**
@@ -337,7 +337,7 @@ export class MiddlewareRegistry {
 
   private unregister(registration: StoredRegistration): boolean {
     const set = this.byStage.get(registration.stage);
-    if (set === undefined || !set.delete(registration)) return false;
+    if (!set?.delete(registration)) return false;
     if (set.size === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
     if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);

@@ -40,7 +40,7 @@ export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
   }
   const stage = {
     name,
-    isResult: options.isResult as ((event: TEvent) => boolean) | undefined,
+    isResult: options.isResult,
     contextSchema: options.context,
     resultSchema: options.result,
   } as { -readonly [K in keyof MiddlewareStage<TContext, TResult, TEvent>]: MiddlewareStage<TContext, TResult, TEvent>[K] };

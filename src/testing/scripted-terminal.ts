@@ -52,7 +52,7 @@ export function waits(ms: number): ScriptAction {
  * ```
  */
 export function updatesState<TState>(recipe: (draft: Draft<TState>) => void): ScriptAction {
-  return brand({ [ACTION]: 'state', recipe: recipe as (draft: never) => void }, 'script-action');
+  return brand({ [ACTION]: 'state', recipe: recipe }, 'script-action');
 }
 
 /** Tells actions from events: only a step `throws`, `waits` or `updatesState` made (in any copy of the package) is an action. */

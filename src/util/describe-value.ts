@@ -36,7 +36,7 @@ function describeUnguarded(value: unknown): string {
   if (typeof value === 'object') {
     if (typeof (value as { then?: unknown }).then === 'function') return 'a promise';
     if (typeof (value as { next?: unknown }).next === 'function' && Symbol.iterator in value) return 'a synchronous iterator (a `function*` generator?)';
-    const constructorName = (value as object).constructor?.name;
+    const constructorName = (value).constructor?.name;
     return constructorName && constructorName !== 'Object' ? `an instance of ${constructorName}` : 'a plain object';
   }
   return `${typeof value} ${String(value)}`;

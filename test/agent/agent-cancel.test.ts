@@ -114,8 +114,8 @@ describe('Agent', () => {
     });
 
     it.each([
-      ['resolves', (pending: ReturnType<typeof deferred<unknown>>) => pending.resolve('late value')],
-      ['rejects', (pending: ReturnType<typeof deferred<unknown>>) => pending.reject(new Error('late failure'))],
+      ['resolves', (pending: ReturnType<typeof deferred<unknown>>) => { pending.resolve('late value'); }],
+      ['rejects', (pending: ReturnType<typeof deferred<unknown>>) => { pending.reject(new Error('late failure')); }],
     ])('ignores a tool promise that %s after the run was cancelled', async (_label, settleLate) => {
       const pending = deferred<unknown>();
       const { tool, started } = stuckTool(pending.promise);

@@ -62,7 +62,7 @@ describe('Agent', () => {
       ['an input message that contains itself', () => [[cyclicMessage()]], 'input[0].content[1].loop refers back to input[0]'],
       ['a single input message that contains itself', () => [cyclicMessage()], 'input.content[1].loop refers back to input'],
       ['an input block whose getter throws', () => [[messageWithThrowingGetter(failure)]], 'reading input[0].content[1].broken threw: getter failed'],
-      ['options that are a throwing Proxy', () => ['go', throwingProxy(failure) as AgentRunOptions], 'reading options.signal threw: getter failed'],
+      ['options that are a throwing Proxy', () => ['go', throwingProxy(failure)], 'reading options.signal threw: getter failed'],
       ['a signal whose aborted getter throws', () => ['go', { signal: throwingProxy(failure) as AbortSignal }], 'reading options.signal.aborted threw'],
       [
         'an invocationState getter that throws',
@@ -73,7 +73,7 @@ describe('Agent', () => {
             get() {
               throw failure;
             },
-          }) as AgentRunOptions,
+          }),
         ],
         'reading options.invocationState threw',
       ],

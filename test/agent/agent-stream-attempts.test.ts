@@ -196,8 +196,8 @@ describe('Agent', () => {
       const registry = new MiddlewareRegistry();
       registry.add(AgentStreamStage.Wrap, async function* cutShort(_context, next) {
         for await (const event of next()) if (event.type === 'toolResult') break;
-        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
-        yield { type: 'agentResult', stopReason: 'maxTokens', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
+        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO };
+        yield { type: 'agentResult', stopReason: 'maxTokens', message: undefined, interrupts: [], usage: ZERO };
       });
       const tool = new ScriptedTool({ name: 'a' });
       const agent = new Agent({ model: new ScriptedModel([{ ...toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), stateWrites: { n: 1 } }, textTurn('done')]), tools: [tool], registry });
@@ -215,7 +215,7 @@ describe('Agent', () => {
       const late = new Error('late failure');
       registry.add(AgentStreamStage.Wrap, async function* cutShort(_context, next) {
         for await (const event of next()) if (event.type === 'modelResult') break;
-        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
+        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO };
         throw late;
       });
       const agent = new Agent({ model: new ScriptedModel([textTurn('ok')]), registry });

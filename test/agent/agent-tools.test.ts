@@ -5,7 +5,7 @@ import { ScriptedModel, ScriptedTool, textTurn } from '../../src/testing/index';
 
 /** A bundle named `name` contributing each tool. */
 function contributing(name: string, ...tools: Tool[]): Middleware {
-  return { name, setup: (registrar) => tools.forEach((tool) => registrar.provide(ToolsKey, tool)) };
+  return { name, setup: (registrar) => { tools.forEach((tool) => registrar.provide(ToolsKey, tool)); } };
 }
 
 /** The code, stage and phase of what `action` threw. */

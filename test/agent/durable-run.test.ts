@@ -13,7 +13,7 @@ import { Agent } from '../../src/agent/index';
 import { durableAgentOptions, FIRST_TURNS, LATER_TURNS } from './durable-run-script';
 
 const scratch = mkdtempSync(join(tmpdir(), 'durable-run-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
 
 /** Runs one step of the script in a new Node.js process and returns the JSON it printed. */
 function step(name: 'halt' | 'resume', directory: string): Record<string, unknown> {

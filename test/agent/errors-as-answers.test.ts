@@ -25,7 +25,7 @@ async function answered<TEvent>(stage: typeof AskStage | typeof OpenStage, inner
   const events: unknown[] = [];
   try {
     for await (const event of registry.invoke(stage as typeof AskStage, { question: 'why?' }, async function* terminal() {
-      yield { result: true, text: 'terminal' } as Answer;
+      yield { result: true, text: 'terminal' };
     })) events.push(event);
     return events;
   } catch (error) {
@@ -60,7 +60,7 @@ describe('errorsAsAnswers', () => {
       const seen: unknown[] = [];
       registry.add(stage.Wrap as typeof AskStage.Wrap, errorsAsAnswers({ toResult: (error) => {
         seen.push({ code: (error as MiddlewareError).code, stage: (error as MiddlewareError).stage, phase: (error as MiddlewareError).phase, handler: (error as MiddlewareError).handler });
-        return { result: true, text: 'answered: ' } as Answer;
+        return { result: true, text: 'answered: ' };
       } }), { name: 'answers' });
       registry.add(stage.Wrap as typeof AskStage.Wrap, inner as never);
       const events: unknown[] = [];
@@ -108,7 +108,7 @@ describe('errorsAsAnswers', () => {
     it('does not answer for a cancelled tool call: the run ends cancelled', async () => {
       const registry = new MiddlewareRegistry();
       registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer }));
-      const tool = new ScriptedTool({ name: 'slow', respond: (_input, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('interrupted')))) });
+      const tool = new ScriptedTool({ name: 'slow', respond: (_input, context) => new Promise((_resolve, reject) => { context.signal.addEventListener('abort', () => { reject(new Error('interrupted')); }); }) });
       const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'slow', input: {} }]), textTurn('never')]), tools: [tool], registry });
       const running = agent.invoke('go');
       await new Promise((resolve) => setTimeout(resolve, 0));

@@ -17,7 +17,7 @@ import { turnControls } from '../../examples/turn-control';
 import { researchAgent } from '../../examples/agent-middleware';
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-examples-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
 
 const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
 

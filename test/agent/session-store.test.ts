@@ -16,7 +16,7 @@ import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/te
 import { user, ZERO } from './fixtures';
 
 const scratch = mkdtempSync(join(tmpdir(), 'session-store-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
 
 const snapshot: AgentSnapshot = { version: 1, messages: [user('hi')], modelState: {}, usage: ZERO, halted: null };
 

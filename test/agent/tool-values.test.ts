@@ -25,7 +25,7 @@ const notJson = (problem: string): ToolResultBlock => errorBlock(`Tool "t" retur
 
 function cyclic(): Record<string, unknown> {
   const value: Record<string, unknown> = { a: 1, inner: { list: [] as unknown[] } };
-  ((value.inner as { list: unknown[] }).list as unknown[]).push(value.inner);
+  ((value.inner as { list: unknown[] }).list).push(value.inner);
   return value;
 }
 

@@ -15,7 +15,7 @@ import { caseFiles, casesDirectory, vitestHost } from './case-files';
 
 const root = join(import.meta.dirname, '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
 
 /** Runs the command in this process and returns its exit code and output. */
 async function command(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -44,7 +44,7 @@ function fakePort(answer: (request: Record<string, unknown>, write: (line: strin
   const connection = {
     closed: false,
     lines: fromPort,
-    write: (line: string) => answer(JSON.parse(line) as Record<string, unknown>, (reply) => fromPort.push(reply)),
+    write: (line: string) => { answer(JSON.parse(line) as Record<string, unknown>, (reply) => { fromPort.push(reply); }); },
     close: async () => {
       connection.closed = true;
       fromPort.end();
@@ -58,8 +58,8 @@ function fakePort(answer: (request: Record<string, unknown>, write: (line: strin
 function servedLibrary(): LineConnection {
   const toServer = new Lines();
   const toRunner = new Lines();
-  void serveProtocol(libraryTarget({ host: vitestHost }), { lines: toServer, write: (line) => toRunner.push(line), close: async () => undefined }).then(() => toRunner.end());
-  return { lines: toRunner, write: (line) => toServer.push(line), close: async () => toServer.end() };
+  void serveProtocol(libraryTarget({ host: vitestHost }), { lines: toServer, write: (line) => { toRunner.push(line); }, close: async () => undefined }).then(() => { toRunner.end(); });
+  return { lines: toRunner, write: (line) => { toServer.push(line); }, close: async () => { toServer.end(); } };
 }
 
 const hello = { protocol: 1, name: 'fake', kinds: ['chain'] };
@@ -97,7 +97,7 @@ describe('protocolTarget and serveProtocol', () => {
       ['a line that is not JSON', 'oops', { failure: 'the port wrote a line that is not JSON: oops' }],
       ['a reply with another id', JSON.stringify({ id: 9 }), { failure: 'the port replied with id 9 while request 1 was waiting' }],
     ])('fails the waiting request on %s', async (_name, line, reply) => {
-      const target = protocolTarget(() => fakePort((_request, write) => write(line)));
+      const target = protocolTarget(() => fakePort((_request, write) => { write(line); }));
       expect(await target.request({ op: 'hello', protocol: 1 })).toEqual(reply);
     });
 

@@ -6,7 +6,7 @@ import { caseFiles } from './case-files';
 function caseById(id: string): Record<string, unknown> {
   const found = caseFiles.find(({ raw }) => raw.id === id);
   if (found === undefined) throw new Error(`no case ${id}`);
-  return structuredClone(found.raw) as Record<string, unknown>;
+  return structuredClone(found.raw);
 }
 
 /** A chain case of its own, for what no committed case shows. */

@@ -12,9 +12,9 @@
  */
 
 /** The context of the model stage the examples use. */
-type ModelContext = { readonly model: string; readonly prompt: string; readonly messages: readonly string[]; readonly temperature: number };
+interface ModelContext { readonly model: string; readonly prompt: string; readonly messages: readonly string[]; readonly temperature: number }
 /** Its result event. */
-type ModelResult = { readonly type: 'result'; readonly text: string };
+interface ModelResult { readonly type: 'result'; readonly text: string }
 /** Its events: text deltas and the result. */
 type ModelEvent = { readonly type: 'delta'; readonly text: string } | ModelResult;
 

@@ -116,7 +116,7 @@ describe('the installed package in headless Chromium, unbundled', () => {
     tab.on('console', (message) => void (message.type() === 'error' && problems.push(`console error: ${message.text()}`)));
     tab.on('response', (response) => void (response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`)));
     // A module that fails to load ends the page's script with a page error, and no outcome ever comes.
-    const failed = new Promise<string>((resolve) => tab.once('pageerror', (error) => resolve(`page error: ${error.message}`)));
+    const failed = new Promise<string>((resolve) => tab.once('pageerror', (error) => { resolve(`page error: ${error.message}`); }));
     await tab.goto(`${origin}/`);
     const outcome = await Promise.race([
       tab.waitForFunction(() => (window as unknown as { outcome?: unknown }).outcome !== undefined, undefined, { timeout: 30_000 }).then(() => tab.evaluate(() => (window as unknown as { outcome: unknown }).outcome)),

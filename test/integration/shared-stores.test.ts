@@ -47,7 +47,10 @@ function worker(mode: string, options: Record<string, unknown>): Worker {
     if (line === 'ready') signalReady();
   });
   const result = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.once('close', (code) => (code === 0 ? resolve(JSON.parse(lines.at(-1) ?? 'null') as Record<string, unknown>) : reject(new Error(`worker ${mode} exited with ${String(code)}:\n${stderr}`))));
+    child.once('close', (code) => {
+      if (code === 0) resolve(JSON.parse(lines.at(-1) ?? 'null') as Record<string, unknown>);
+      else reject(new Error(`worker ${mode} exited with ${String(code)}:\n${stderr}`));
+    });
   });
   return { ready, send: (line) => void child.stdin.write(`${line}\n`), result };
 }

@@ -321,7 +321,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const registry = new MiddlewareRegistry();
       let during: number[] = [];
       registry.add(Stage.Wrap, async function* deadlines(_context, next) {
-        for (const local of locals) for await (const _event of next(undefined, { signal: local.signal })) void _event;
+        for (const local of locals) for await (const _event of next(undefined, { signal: local.signal }));
         during = locals.map((local) => getEventListeners(local.signal, 'abort').length);
         yield 'own';
       });

@@ -178,7 +178,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const registry = new MiddlewareRegistry();
       let closings = 0;
       registry.add(Stage.Wrap, async function* many(_context, next) {
-        for (let call = 0; call < 40; call++) for await (const _event of next()) void _event;
+        for (let call = 0; call < 40; call++) for await (const _event of next());
         yield 'own';
       });
       const result = await registry.run(Stage, { prompt: 'x' }, (context) => {

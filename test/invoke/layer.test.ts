@@ -74,7 +74,7 @@ describe('pullFrom', () => {
 
   it.each([
     ['a plain result', () => ({ value: 'a', done: false }), { value: 'a', done: false }],
-    ['a thenable that is not a promise', () => ({ then: (resolve: (value: unknown) => void) => resolve({ value: 'b', done: false }) }), { value: 'b', done: false }],
+    ['a thenable that is not a promise', () => ({ then: (resolve: (value: unknown) => void) => { resolve({ value: 'b', done: false }); } }), { value: 'b', done: false }],
   ])('turns %s into a promise of it', async (_label, next, expected) => {
     expect(await pullFrom({ next } as unknown as LayerGenerator)).toEqual(expected);
   });

@@ -54,7 +54,7 @@ interface Scenario {
   readonly queued: boolean;
 }
 
-type Outcome = { readonly delivered: readonly unknown[]; readonly error?: string };
+interface Outcome { readonly delivered: readonly unknown[]; readonly error?: string }
 
 /** Runs a scenario with a native or a hand-written outermost layer and records what the consumer sees. */
 async function outcome(scenario: Scenario, native: boolean): Promise<Outcome> {
@@ -63,7 +63,7 @@ async function outcome(scenario: Scenario, native: boolean): Promise<Outcome> {
   const registry = new MiddlewareRegistry();
   if (scenario.output) {
     registry.add(stage.Output, function check(result) {
-      return result.replace({ ...result.value, checked: true } as Final);
+      return result.replace({ ...result.value, checked: true });
     });
   }
   for (let index = 0; index < scenario.wraps; index++) {

@@ -235,7 +235,7 @@ describe('MiddlewareRegistry.instrument', () => {
       registry.add(target as typeof Stage.Input, function silent() {
         // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw undefined;
-      } as never);
+      });
       const thrown = await failure(registry.run(Stage, { prompt: 'x' }, terminal));
       expect(thrown).toBeUndefined();
       expect(ends).toEqual([{ handler: 'silent', arguments: 2, error: undefined }]);

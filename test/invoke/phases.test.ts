@@ -227,7 +227,7 @@ describe('MiddlewareRegistry.invoke', () => {
 
   describe('context schema', () => {
     const Typed = createStage<{ prompt: string; temperature: number }, string>('typed', {
-      context: z.object({ prompt: z.string().transform((text) => text.trim()), temperature: z.number().default(0.5) }) as never,
+      context: z.object({ prompt: z.string().transform((text) => text.trim()), temperature: z.number().default(0.5) }),
     });
 
     it('gives the Wrap phase the parsed context, after the Input phase', async () => {
@@ -349,7 +349,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const controller = new AbortController();
       registry.add(Guarded.Input, function fetchDocuments(context, run) {
         return new Promise<Context>((_resolve, reject) => {
-          run.signal.addEventListener('abort', () => reject(run.signal.reason as Error), { once: true });
+          run.signal.addEventListener('abort', () => { reject(run.signal.reason as Error); }, { once: true });
           controller.abort(new Error('user left'));
         });
       });

@@ -297,7 +297,7 @@ describe('MiddlewareRegistry.invoke', () => {
         return state;
       }, 'members.0.group'],
     ])('rejects a cycle through %s too', async (_label, make, path) => {
-      const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, counting([]) as never, { state: { get: make as () => unknown, set: () => undefined } }));
+      const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, counting([]) as never, { state: { get: (): unknown => make(), set: () => undefined } }));
       expect([(error as MiddlewareError).code, (error as Error).message.includes(`the value at ${path} is`)]).toEqual(['ERR_INVALID_STATE', true]);
     });
 

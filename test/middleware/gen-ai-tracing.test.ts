@@ -66,7 +66,7 @@ afterEach(() => {
 });
 
 async function drain(events: AsyncIterable<AgentEvent>): Promise<void> {
-  for await (const event of events) void event;
+  for await (const _event of events);
 }
 
 describe('tracing', () => {
@@ -366,8 +366,7 @@ describe('tracing', () => {
       const caller = tracer.startSpan('request');
       const seenByConsumer = new Set<string | undefined>();
       await otel.context.with(otel.trace.setSpan(otel.context.active(), caller), async () => {
-        for await (const event of agent.stream('Find it')) {
-          void event;
+        for await (const _event of agent.stream('Find it')) {
           seenByConsumer.add((otel.trace.getActiveSpan() as unknown as ReadableSpan | undefined)?.name);
           await Promise.resolve();
         }

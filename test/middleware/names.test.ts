@@ -14,7 +14,7 @@ import { ModelStage } from './fixtures';
 const { cache, fallback, rateLimit, regenerate, retry, timeout, validate } = middleware;
 
 /** What the two entry points export that makes a named handler. */
-type Entries = { readonly middleware: typeof middleware; readonly testing: typeof testing };
+interface Entries { readonly middleware: typeof middleware; readonly testing: typeof testing }
 
 /** Every built-in handler and the name SPEC section 4 gives it, made from the given entry points. */
 function handlerNames({ middleware: built, testing: kit }: Entries): [string, string][] {

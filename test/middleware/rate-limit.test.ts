@@ -243,7 +243,7 @@ describe('rateLimit', () => {
       clock = 100;
       due?.();
       // One promise turn later b's wait has ended (its abort listener is gone), but b has not resumed to call next().
-      queueMicrotask(() => b.abort('gone'));
+      queueMicrotask(() => { b.abort('gone'); });
       await settle();
       expect([starts, outcomes.get('b')]).toEqual([['a@0', 'c@100'], 'ERR_ABORTED gone']);
       await Promise.all(done);

@@ -26,7 +26,7 @@ function scriptedLimiter(answers: Answer[], options: { reward?: boolean } = {}) 
       calls.push(`consume ${key} ${points}`);
       const answer = answers[Math.min(calls.filter((call) => call.startsWith('consume')).length - 1, answers.length - 1)];
       if (answer === 'grant') return Promise.resolve({ remainingPoints: 0 });
-      if (answer === 'pending') return new Promise((resolve, reject) => pending.push({ resolve: () => resolve({}), reject }));
+      if (answer === 'pending') return new Promise((resolve, reject) => pending.push({ resolve: () => { resolve({}); }, reject }));
       if (answer !== undefined && 'fail' in answer) return Promise.reject(answer.fail);
       return Promise.reject({ remainingPoints: 0, ...answer });
     },
@@ -141,7 +141,7 @@ describe('rateLimit', () => {
       const { limiter, calls } = scriptedLimiter(['grant']);
       const controller = new AbortController();
       // The grant settles the wait; the abort lands before the activation resumes to call next().
-      const racing: SharedLimiter = { consume: (key, points) => limiter.consume(key, points).then((granted) => (queueMicrotask(() => controller.abort('late')), granted)), reward: (key, points) => limiter.reward?.(key, points) };
+      const racing: SharedLimiter = { consume: (key, points) => limiter.consume(key, points).then((granted) => (queueMicrotask(() => { controller.abort('late'); }), granted)), reward: (key, points) => limiter.reward?.(key, points) };
       const terminal = scriptedTerminal([['ok']]);
       const run = await runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, rateLimit({ limiter: racing, key: 'k' })]] });
       expect([codeOf(run.error), calls, terminal.calls.length]).toEqual(['ERR_ABORTED', ['consume k 1', 'reward k 1'], 0]);

@@ -105,8 +105,8 @@ describe('sleep', () => {
 describe('untilAborted', () => {
   describe('when the promise settles first', () => {
     it.each([
-      { name: 'resolves', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => open.resolve('value'), outcome: { value: 'value' } },
-      { name: 'rejects', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => open.reject('store down'), outcome: { error: 'store down' } },
+      { name: 'resolves', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => { open.resolve('value'); }, outcome: { value: 'value' } },
+      { name: 'rejects', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => { open.reject('store down'); }, outcome: { error: 'store down' } },
     ])('settles as the promise does when it $name, and removes its abort listener', async ({ settle: settlePending, outcome }) => {
       const controller = new AbortController();
       let open!: { resolve: (value: string) => void; reject: (error: unknown) => void };

@@ -85,7 +85,7 @@ describe('timeout', () => {
         const iterator = {
           next: () => {
             const pulled = Promise.resolve({ value: 'late', done: false as const });
-            void pulled.then(() => queueMicrotask(() => fire()));
+            void pulled.then(() => { queueMicrotask(() => { fire(); }); });
             return pulled;
           },
           return: () => Promise.resolve({ value: undefined, done: true as const }),
@@ -407,7 +407,7 @@ function stalled(before: readonly string[] = []): {
       log.push('finally');
     }
   };
-  return { terminal, log, release: () => release() };
+  return { terminal, log, release: () => { release(); } };
 }
 
 /** A Wrap handler that records the code of an error passing through it, then rethrows it. */

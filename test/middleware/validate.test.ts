@@ -7,7 +7,7 @@ import { runStage, scriptedTerminal } from '../../src/testing/index';
 const ContextSchema = z.object({ prompt: z.string().min(1), temperature: z.number().default(0.5) });
 const ResultSchema = z.object({ text: z.string().transform((text) => text.trim()) });
 type Context = z.input<typeof ContextSchema>;
-type Result = { text: string };
+interface Result { text: string }
 const Stage = createStage<Context, Result>('answer');
 
 describe('validate', () => {

@@ -89,7 +89,7 @@ function linkDependencies(manifest: PackageJson, modules: string): void {
 export function createConsumerProject(): ConsumerProject {
   checkBuild();
   const scratch = mkdtempSync(join(tmpdir(), 'staged-middleware-package-'));
-  const remove = (): void => rmSync(scratch, { recursive: true, force: true });
+  const remove = (): void => { rmSync(scratch, { recursive: true, force: true }); };
   try {
     const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', scratch], root)) as { filename: string }[];
     if (packed === undefined) throw new Error('npm pack produced no tarball');

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { consumer } from './consumer';
 
 const scratch = mkdtempSync(join(consumer, 'error-codes-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
 
 /** The type errors of one consumer module, by code, in the given module format. */
 function typeErrors(name: string, source: string, format: 'esm' | 'cjs'): number[] {

@@ -56,7 +56,7 @@ function expectedNames(): Record<string, unknown> {
       error: null,
     };
   }
-  expected['validate'] = {
+  expected.validate = {
     name: 'validate',
     handlers: ['validateContext', 'validateResult'],
     describe: ['validateContext', 'validateResult'],
@@ -64,27 +64,27 @@ function expectedNames(): Record<string, unknown> {
     calls: { validateContext: { phase: 'input', activations: 1, nextCalls: 0 }, validateResult: { phase: 'output', activations: 1, nextCalls: 0 } },
     error: null,
   };
-  expected['tracing'] = { name: 'tracing' };
-  expected['logging'] = { name: 'logging' };
-  expected['scriptedTerminal'] = { name: 'scriptedTerminal' };
+  expected.tracing = { name: 'tracing' };
+  expected.logging = { name: 'logging' };
+  expected.scriptedTerminal = { name: 'scriptedTerminal' };
   // The agent kit's (MW-167 – MW-169, MW-173, MW-174): bundles named after the factory (a sub-agent's after its tool too), handlers after it.
-  expected['compaction'] = {
+  expected.compaction = {
     name: 'compaction',
     describe: ['compaction'],
     explain: ['stage "compressContext"', '└─ wrap    1. compaction  [bundle compaction]', '   └─ terminal', 'provides "staged-middleware.agent.context-budgets"', '└─ 1. (no id)  [bundle compaction]'].join('\n'),
   };
-  expected['todoList'] = {
+  expected.todoList = {
     name: 'todoList',
     describe: ['todoList'],
     explain: ['stage "invokeModel"', '├─ input   1. todoList  [bundle todoList]', '└─ terminal'].join('\n'),
   };
-  expected['subagent'] = {
+  expected.subagent = {
     name: 'subagent:helper',
     describe: ['subagent'],
     explain: ['stage "executeTool"', '└─ wrap    1. subagent  [bundle subagent:helper]', '   └─ terminal', 'provides "staged-middleware.agent.tools"', '└─ 1. helper  [bundle subagent:helper]'].join('\n'),
   };
-  expected['afterToolCall'] = { name: 'afterToolCall', describe: ['afterToolCall'], explain: ['stage "executeTool"', '├─ output  1. afterToolCall', '└─ terminal'].join('\n') };
-  expected['checkFinalAnswer'] = {
+  expected.afterToolCall = { name: 'afterToolCall', describe: ['afterToolCall'], explain: ['stage "executeTool"', '├─ output  1. afterToolCall', '└─ terminal'].join('\n') };
+  expected.checkFinalAnswer = {
     name: 'checkFinalAnswer',
     describe: ['checkFinalAnswer'],
     explain: ['stage "invokeModel"', '└─ wrap    1. checkFinalAnswer', '   └─ terminal'].join('\n'),

@@ -270,7 +270,7 @@ describe('MiddlewareRegistry', () => {
     });
 
     it('rejects a stage copy with ERR_UNKNOWN_PHASE', () => {
-      const error = caught(() => new MiddlewareRegistry().invoke({ ...Stage } as typeof Stage, { prompt: 'x' }, reply));
+      const error = caught(() => new MiddlewareRegistry().invoke({ ...Stage }, { prompt: 'x' }, reply));
       expect(fields(error)).toEqual({ code: 'ERR_UNKNOWN_PHASE', stage: undefined, phase: 'register', handler: undefined });
       expect(error.message).toContain('registry.invoke expects a stage from createStage()');
     });

@@ -95,7 +95,7 @@ export const registration: fc.Arbitrary<RegistrationSpec> = fc
     after: shared.after.filter((id) => id !== shared.id),
     replace: shared.id !== undefined && shared.replace,
     ...specific,
-  }) as RegistrationSpec);
+  }));
 
 const terminal: fc.Arbitrary<TerminalSpec> = fc.record({
   count: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 6 }), weight: 5 }, { arbitrary: fc.integer({ min: 0, max: 50 }), weight: 1 }),

@@ -166,7 +166,7 @@ describe('MiddlewareRegistry.invoke', () => {
         try {
           started.open();
           await new Promise((_resolve, reject) => {
-            run.signal.addEventListener('abort', () => reject(run.signal.reason), { once: true });
+            run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true });
           });
           yield result('never');
         } finally {
@@ -262,7 +262,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const started = gate();
       const terminal = async function* listening(_context: string, run: { signal: AbortSignal }): AsyncGenerator<TestEvent, void, undefined> {
         started.open();
-        await new Promise((_resolve, reject) => run.signal.addEventListener('abort', () => reject(run.signal.reason), { once: true }));
+        await new Promise((_resolve, reject) => { run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true }); });
         yield result('never');
       };
       const state = recordingState({ turns: 0 });

@@ -206,7 +206,7 @@ export async function runReference(scenario: Scenario): Promise<Run> {
       chain,
       'c',
       buildTerminal(scenario.terminal, environment) as never,
-      { signal: controller.signal, state: state as never },
+      { signal: controller.signal, state: state },
     );
     result = await consume(scenario, events, controller, environment.trace);
   } catch (error) {

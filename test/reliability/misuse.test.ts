@@ -27,7 +27,7 @@ function context(stage: Stage = createStage<{ topic: string }, string, string>('
   const writes: unknown[] = [];
   const state = { get: () => ({ turns: 0 }), set: (next: { turns: number }) => void writes.push(next) };
   const invoke = (terminal: unknown = good, options: Record<string, unknown> = {}) =>
-    registry.invoke(stage, { topic: 'x' }, terminal as never, { state, ...options } as never);
+    registry.invoke(stage, { topic: 'x' }, terminal as never, { state, ...options });
   return { registry, stage, state, writes, userError: new Error('user code failed'), invoke };
 }
 
@@ -218,7 +218,7 @@ const rows: Row[] = [
   },
   {
     label: 'an Output handler rejecting',
-    setup: (context) => void context.registry.add(context.stage.Output, (async () => Promise.reject(context.userError)) as never),
+    setup: (context) => void context.registry.add(context.stage.Output, (async () => Promise.reject(context.userError))),
     attempt: ({ invoke }) => invoke(),
     expected: 'user error',
   },

@@ -135,7 +135,7 @@ export function buildHandler(spec: RegistrationSpec, index: number, environment:
       if (behaviour.kind === 'undefined') return undefined;
       const produced = `${context}>${index}${behaviour.bang ? '?' : ''}`;
       return behaviour.async ? Promise.resolve(produced) : produced;
-    }) as never;
+    });
   }
   if (spec.phase === 'output') {
     const behaviour = spec.behaviour;
@@ -145,9 +145,9 @@ export function buildHandler(spec: RegistrationSpec, index: number, environment:
       if (behaviour.kind === 'raw') return result.value;
       const produced = result.replace(`${String(result.value)}<${index}${behaviour.bang ? '?' : ''}`);
       return behaviour.async ? Promise.resolve(produced) : produced;
-    }) as never;
+    });
   }
-  return wrapHandler(spec.behaviour, index, label, trace, fail) as never;
+  return wrapHandler(spec.behaviour, index, label, trace, fail);
 }
 
 function wrapHandler(behaviour: WrapBehaviour, index: number, label: string, trace: string[], fail: (what: string) => UserError): AnyWrap {

@@ -38,7 +38,7 @@ describe('MiddlewareRegistry.run and invoke', () => {
     });
 
     it('take events with arrays and nested objects as they are', () => {
-      type Rich = { type: 'result'; parts: string[]; meta: { tokens: number } };
+      interface Rich { type: 'result'; parts: string[]; meta: { tokens: number } }
       const RichStage = createStage<{ prompt: string }, Rich>('rich');
       const result = registry.run(RichStage, { prompt: 'x' }, async function* () {
         yield { type: 'result', parts: ['a', 'b'], meta: { tokens: 1 } };
@@ -80,7 +80,7 @@ describe('MiddlewareRegistry.run and invoke', () => {
     });
 
     it('resolve the parameter type to the message', () => {
-      type Context = { prompt: string };
+      interface Context { prompt: string }
       expectTypeOf<TerminalArgument<Terminal<Context, Chunk>, Context, Chunk, unknown>>().toEqualTypeOf<Terminal<Context, Chunk>>();
       expectTypeOf<TerminalArgument<Terminal<Context, Done>, Context, Chunk, unknown>>().toEqualTypeOf<Terminal<Context, Done>>();
       expectTypeOf<TerminalArgument<Terminal<Context, string>, Context, Chunk, unknown>>().toEqualTypeOf<

@@ -207,8 +207,7 @@ describe('MiddlewareRegistry.run and invoke', () => {
     }, { order: 1 }];
     void registry.run(ModelStage, { prompt: 'x', temperature: 0 }, terminal, { use: [input, wrap] });
     // @ts-expect-error: an Input registration with an Output handler does not fit
-    const wrong: Registration<typeof ModelStage.Input> = [ModelStage.Input, (result: MiddlewareResult<Final>) => result];
-    void wrong;
+    const _wrong: Registration<typeof ModelStage.Input> = [ModelStage.Input, (result: MiddlewareResult<Final>) => result];
   });
 });
 
@@ -225,7 +224,7 @@ describe('HandlerOf, ContextOf, ResultOf, EventOf and TerminalOf', () => {
     expectTypeOf<ContextOf<typeof ModelStage>>().toEqualTypeOf<Context>();
     expectTypeOf<ResultOf<typeof ModelStage>>().toEqualTypeOf<Final>();
     expectTypeOf<EventOf<typeof ModelStage>>().toEqualTypeOf<Event>();
-    expectTypeOf<TerminalOf<typeof ModelStage>>().toEqualTypeOf<Terminal<Context, Event, unknown>>();
+    expectTypeOf<TerminalOf<typeof ModelStage>>().toEqualTypeOf<Terminal<Context, Event>>();
     expectTypeOf<TerminalOf<typeof ModelStage, { count: number }>>().toEqualTypeOf<Terminal<Context, Event, { count: number }>>();
     expectTypeOf<ResultOf<typeof ToolStage>>().toEqualTypeOf<string>();
     expectTypeOf<EventOf<typeof ToolStage>>().toEqualTypeOf<string>();

@@ -23,8 +23,8 @@ describe('ScriptedModel', () => {
         { type: 'textDelta', text: 'b' },
         { type: 'messageStop', stopReason: 'endTurn' },
       ]);
-      const state = createDraft({ n: 1, gone: true } as Record<string, unknown>);
-      for await (const _event of model.stream(request, { signal: never, state })) void _event;
+      const state = createDraft({ n: 1, gone: true });
+      for await (const _event of model.stream(request, { signal: never, state }));
       expect(model.calls.map((call) => call.state)).toEqual([{ n: 1 }, { n: 1, gone: true }]);
       expect(model.calls[0]?.request).toBe(request);
       expect({ ...state }).toEqual({ n: 2, gone: true });
@@ -43,8 +43,8 @@ describe('ScriptedModel', () => {
 
     it('deletes scripted keys from the state draft', async () => {
       const model = new ScriptedModel([{ ...textTurn('x'), stateDeletes: ['a'] }]);
-      const state = createDraft({ a: 1, b: 2 } as Record<string, unknown>);
-      for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state })) void _event;
+      const state = createDraft({ a: 1, b: 2 });
+      for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state }));
       expect({ ...state }).toEqual({ b: 2 });
     });
 
@@ -59,7 +59,7 @@ describe('ScriptedModel', () => {
       const model = new ScriptedModel([textTurn('x y')]);
       const reason = new Error('stop');
       const run = async (): Promise<void> => {
-        for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: AbortSignal.abort(reason), state: createDraft({}) })) void _event;
+        for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: AbortSignal.abort(reason), state: createDraft({}) }));
       };
       await expect(run()).rejects.toBe(reason);
     });
@@ -67,7 +67,7 @@ describe('ScriptedModel', () => {
     it('fails with ERR_SCRIPT_EXHAUSTED past the end of the script', async () => {
       const model = new ScriptedModel([]);
       const run = async (): Promise<void> => {
-        for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state: createDraft({}) })) void _event;
+        for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state: createDraft({}) }));
       };
       const error = (await run().catch((caught: unknown) => caught)) as MiddlewareError;
       expect([MiddlewareError.isInstance(error), error.code, error.message]).toEqual([

@@ -120,7 +120,7 @@ export function compaction(options: CompactionOptions): Middleware {
  */
 export function splitPoint(messages: readonly Message[], keepRecent: number): number {
   let split = Math.max(0, messages.length - keepRecent);
-  while (split > 0 && (messages[split] as Message | undefined)?.content.some((block) => block.type === 'toolResult') === true) split--;
+  while (split > 0 && (messages[split])?.content.some((block) => block.type === 'toolResult') === true) split--;
   return split;
 }
 

@@ -44,7 +44,7 @@ export function userError(world: World, message: string): Error {
 /** The scripted model turn a case turn describes. */
 export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
   let scripted: ScriptedTurn;
-  const options = { ...(turn.usage === undefined ? {} : { usage: turn.usage as Usage }), ...(turn.stopReason === undefined ? {} : { stopReason: turn.stopReason as StopReason }) };
+  const options = { ...(turn.usage === undefined ? {} : { usage: turn.usage as Usage }), ...(turn.stopReason === undefined ? {} : { stopReason: turn.stopReason }) };
   if (turn.events !== undefined) scripted = { events: turn.events as unknown as ModelStreamEvent[] };
   else if (turn.toolUses !== undefined) {
     scripted = toolUseTurn(

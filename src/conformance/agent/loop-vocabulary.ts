@@ -121,7 +121,7 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
       return true;
     case 'executeTool.wrap.dropResult':
       registry.add(ExecuteToolStage.Wrap, async function* dropResult(_context, next) {
-        for await (const event of next()) void event;
+        for await (const _event of next());
       });
       return true;
     case 'executeTool.output.observeCode':

@@ -33,7 +33,7 @@ export function buildBundle(world: World, spec: AgentCaseBundle): Middleware {
   switch (spec.kind) {
     case 'tools': {
       const tools = (spec.tools ?? []).map((tool) => buildTool(world, tool));
-      return { name: spec.name ?? 'tools', setup: (registrar) => tools.forEach((tool) => registrar.provide(ToolsKey, tool)) };
+      return { name: spec.name ?? 'tools', setup: (registrar) => { tools.forEach((tool) => registrar.provide(ToolsKey, tool)); } };
     }
     case 'todoList':
       return todoList();

@@ -38,7 +38,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     registry,
     model,
     tools: (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool)),
-    systemPrompt: systemPrompt as SystemPrompt | undefined,
+    systemPrompt: systemPrompt,
     name: testCase.agent.name,
     session: testCase.agent.session === true ? { store: recordingStore(world), id: 'case' } : undefined,
     inheritTools: testCase.agent.inheritTools,
@@ -53,7 +53,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     if (typeof input === 'object') callerObjects.push(input, ...(input as object[]));
     if (run.inputDefect !== undefined) spoil(input as unknown as Message[], run.inputDefect);
     const controller = new AbortController();
-    world.abortRun = run.signal === 'abortable' ? () => controller.abort('aborted by the case') : undefined;
+    world.abortRun = run.signal === 'abortable' ? () => { controller.abort('aborted by the case'); } : undefined;
     const signal = run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
     const events: AgentEvent[] = [];
     let error: AgentRunObservation['error'];
@@ -131,7 +131,7 @@ function recordingStore(world: World): SessionStore {
     load: (id) => store.load(id),
     save: (id, snapshot) => {
       world.observations.push(`save ${snapshot.messages.length} messages${snapshot.halted === null ? '' : ' halted'}`);
-      return store.save(id, snapshot);
+      store.save(id, snapshot);
     },
   };
 }

@@ -76,7 +76,7 @@ function stream(value: unknown): AttemptStream | undefined {
  */
 function retryOptions(options: Record<string, unknown>, environment: Environment): RetryOptions {
   const recordWaits = options.recordWaits === true;
-  const immediate = { setTimeout: (callback: () => void) => void queueMicrotask(callback), clearTimeout: () => undefined, wallClock: () => number(options.wallClock, 0) };
+  const immediate = { setTimeout: (callback: () => void) => { queueMicrotask(callback); }, clearTimeout: () => undefined, wallClock: () => number(options.wallClock, 0) };
   return {
     attempts: number(options.attempts, 3),
     backoff: () => number(options.delayMs, 0),

@@ -81,7 +81,7 @@ export class ChainSession {
     }
     const scope = request.scope;
     return this.attempt(() => {
-      const dispose = this.registry(scope).add(target as AnyStage, handler as never, request.options as never);
+      const dispose = this.registry(scope).add(target as AnyStage, handler as never, request.options);
       if (request.label !== undefined) this.labels.set(request.label, { dispose, target, handler, scope });
     });
   }
@@ -95,7 +95,7 @@ export class ChainSession {
           let registered = 0;
           for (const member of request.handlers) {
             if (request.throwAfter === registered) break;
-            registrar.add(this.targetOf(member) as AnyStage, this.handlerOf(member) as never, member.options as never);
+            registrar.add(this.targetOf(member) as AnyStage, this.handlerOf(member) as never, member.options);
             registered++;
           }
           for (const provided of request.provides ?? []) {

@@ -12,7 +12,7 @@ import { errorText, isResultEvent, type Environment } from './script-environment
 /** An error as the protocol reports it (`ErrorReport`): the fields a case may compare, read once. */
 export function reportError(error: unknown, userErrors: ReadonlySet<unknown>): ErrorReport {
   const fields = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
-  const text = (key: string): string | null => (typeof fields[key] === 'string' ? (fields[key] as string) : null);
+  const text = (key: string): string | null => (typeof fields[key] === 'string' ? (fields[key]) : null);
   const report: { -readonly [TKey in keyof ErrorReport]: ErrorReport[TKey] } = {
     message: readMessage(error),
     thrownByCase: userErrors.has(error),
@@ -70,7 +70,7 @@ export function objectSchema(spec: { required?: string[] | undefined; defaults?:
   const shape: Record<string, z.ZodType> = {};
   for (const key of spec.required ?? []) shape[key] = z.unknown().refine((value) => value !== undefined, { message: `${key} is required` });
   for (const [key, value] of Object.entries(spec.defaults ?? {})) shape[key] = z.unknown().default(value);
-  return z.looseObject(shape) as Schema<unknown>;
+  return z.looseObject(shape);
 }
 
 /** Creates the case's stage from its declaration. */

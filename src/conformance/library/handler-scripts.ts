@@ -113,7 +113,7 @@ export function terminal(calls: readonly (readonly TerminalStep[])[], environmen
           else {
             await new Promise<void>((resolve) => {
               if (run.signal.aborted) resolve();
-              else run.signal.addEventListener('abort', () => resolve(), { once: true });
+              else run.signal.addEventListener('abort', () => { resolve(); }, { once: true });
             });
             throw run.signal.reason;
           }

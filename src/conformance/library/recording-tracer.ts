@@ -132,7 +132,7 @@ export function recordingTracing(record: (span: RecordedSpan) => void): { readon
     // No context manager: the active context is always the root one, and `with` only runs the function.
     context: { active: () => root, with: <TResult>(_context: RecordingContext, run: () => TResult): TResult => run() },
   };
-  return { tracer: tracer as never, api: api as unknown as TracingApi };
+  return { tracer: tracer as never, api: api };
 }
 
 /**

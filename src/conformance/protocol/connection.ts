@@ -54,7 +54,7 @@ export function protocolTarget(connect: () => LineConnection | Promise<LineConne
     try {
       for await (const line of link.connection.lines) if (line.trim() !== '') receive(link, line);
     } catch (error) {
-      return end(link, `reading the port's replies failed: ${error instanceof Error ? error.message : String(error)}`);
+      end(link, `reading the port's replies failed: ${error instanceof Error ? error.message : String(error)}`); return;
     }
     const diagnostics = await link.connection.diagnostics?.();
     end(link, `the port closed the connection${diagnostics === undefined || diagnostics === '' ? '' : `: ${diagnostics}`}`);
@@ -132,7 +132,7 @@ export async function serveProtocol(target: ConformanceTarget, connection: LineC
       continue;
     }
     const { id, ...rest } = request;
-    const reply = await target.request(rest as ProtocolRequest);
+    const reply = await target.request(rest);
     connection.write(JSON.stringify({ id, ...(reply as object) }));
   }
 }

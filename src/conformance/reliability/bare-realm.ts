@@ -32,6 +32,7 @@ export interface LibraryEntries {
 
 /** Runs the scenario; the host adds `globals`, what loading and running defined on the realm's global object. */
 export async function bareRealm({ core, agent: kit, middleware, testing }: LibraryEntries): Promise<Json> {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-definitions -- the events go into the Json result, and only a type alias, not an interface, has the implicit index signature Json needs
   type Chunk = { readonly type: 'text' | 'done'; readonly text: string };
   const ReplyStage = core.createStage<{ readonly prompt: string }, Chunk, Chunk>('reply', { isResult: (event): event is Chunk => event.type === 'done' });
   const registry = new core.MiddlewareRegistry();

@@ -25,8 +25,8 @@ export interface LibraryCopy {
 
 /** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
 export async function secondCopy(testCase: Readonly<Record<string, unknown>>, copies: { readonly first: LibraryCopy; readonly second: LibraryCopy }): Promise<Json> {
-  const { core, agent: kit } = copies[testCase['registerThrough'] as 'first' | 'second'];
-  const runner = copies[testCase['agentFrom'] as 'first' | 'second'];
+  const { core, agent: kit } = copies[testCase.registerThrough as 'first' | 'second'];
+  const runner = copies[testCase.agentFrom as 'first' | 'second'];
   const trace: string[] = [];
   const registry = new core.MiddlewareRegistry();
   registry.add(kit.InvokeModelStage.Input, function redact(context) {

@@ -23,7 +23,7 @@ export async function runAgentCase(testCase: AgentCase, target: ConformanceTarge
   const compare = (key: string, expected: unknown, seen: unknown): void => {
     if (!jsonEqual(expected, seen)) differences.push({ key, expected, observed: seen });
   };
-  testCase.runs.forEach((run, index) => compareRun(`runs[${index}]`, run.expect ?? {}, observed.runs[index], testCase.needs.includes('agentStream'), compare));
+  testCase.runs.forEach((run, index) => { compareRun(`runs[${index}]`, run.expect ?? {}, observed.runs[index], testCase.needs.includes('agentStream'), compare); });
   if (observed.runs.length !== testCase.runs.length) compare('runs.length', testCase.runs.length, observed.runs.length);
   const expected = testCase.expect ?? {};
   for (const key of CASE_KEYS) if (expected[key] !== undefined) compare(key, expected[key], observed[key]);
@@ -40,7 +40,7 @@ function compareRun(label: string, expected: RunExpectation, seen: AgentRunObser
     if (seen.error !== undefined) identity(`${label}.error.identity`, seen.error, expected.error, compare);
     return;
   }
-  if (seen.error !== undefined) return compare(`${label}.error`, undefined, seen.error);
+  if (seen.error !== undefined) { compare(`${label}.error`, undefined, seen.error); return; }
   // MW-103: a run that does not reject ends with its agentResult.
   if (endsWithAgentResult) compare(`${label}.lastEventType`, 'agentResult', seen.lastEventType);
   for (const key of RUN_KEYS) if (expected[key] !== undefined) compare(`${label}.${key}`, expected[key], seen[key]);

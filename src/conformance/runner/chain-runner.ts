@@ -117,7 +117,7 @@ type KeyOperation = NonNullable<ChainCase['keys']>[number] & { readonly op: 'key
 
 /** The `chain.key` request of a key. */
 function keyRequest(key: KeyOperation): RequestOf<'chain.key'> {
-  return { op: 'chain.key', name: key.name, ...('identify' in key ? { identify: key.identify as Json } : {}), ...('stage' in key ? { stage: key.stage as Json } : {}) };
+  return { op: 'chain.key', name: key.name, ...('identify' in key ? { identify: key.identify } : {}), ...('stage' in key ? { stage: key.stage } : {}) };
 }
 
 /** Reads the contributions the case expects into `observed.contributions`: the fields each expected entry lists (all of an entry past them), or the error. */
@@ -220,7 +220,7 @@ function requestOf(operation: Operation): RequestOf<'chain.add' | 'chain.bundle'
 /** Where and what an add operation registers, with its options made: `rawOptions` as they are, else the option keys it gives (none: no options argument). */
 function registration(operation: AddOperation): Omit<RequestOf<'chain.add'>, 'op' | 'scope' | 'label'> {
   const options: Record<string, Json> = operation.rawOptions ?? {};
-  if (operation.rawOptions === undefined) for (const key of OPTION_KEYS) if (operation[key] !== undefined) options[key] = operation[key] as Json;
+  if (operation.rawOptions === undefined) for (const key of OPTION_KEYS) if (operation[key] !== undefined) options[key] = operation[key];
   const handler: RequestOf<'chain.add'>['handler'] =
     'notAFunction' in operation && operation.notAFunction !== undefined
       ? { notAFunction: operation.notAFunction }
@@ -257,6 +257,6 @@ function identityProblems(error: ErrorReport, expected: ErrorExpectation): Diffe
 }
 
 /** `{ [key]: value }`, or nothing when the value is undefined (the protocol's messages have no undefined). */
-function defined<TKey extends string, TValue>(key: TKey, value: TValue | undefined): { [K in TKey]?: TValue } {
-  return (value === undefined ? {} : { [key]: value }) as { [K in TKey]?: TValue };
+function defined<TKey extends string, TValue>(key: TKey, value: TValue | undefined): Partial<Record<TKey, TValue>> {
+  return (value === undefined ? {} : { [key]: value }) as Partial<Record<TKey, TValue>>;
 }

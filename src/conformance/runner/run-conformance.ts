@@ -132,7 +132,7 @@ async function run(testCase: ParsedCase, target: ConformanceTarget, timeoutMs: n
     return [...differencesOf(testCase.value.expect, observed), ...identity];
   }
   const { observed } = await call(target, { op: 'reliability.run', case: testCase.value }, timeoutMs);
-  return differencesOf(testCase.value.expect as Record<string, unknown>, observed as Record<string, unknown>);
+  return differencesOf(testCase.value.expect, observed as Record<string, unknown>);
 }
 
 /** The keys of `expected` and `observed` whose values differ. */

@@ -25,7 +25,7 @@ export class TargetFailure extends Error {
 export async function call<TOp extends ProtocolOp>(target: ConformanceTarget, request: RequestOf<TOp>, timeoutMs: number): Promise<ReplyOf<TOp>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), timeoutMs);
+    timer = setTimeout(() => { resolve('late'); }, timeoutMs);
   });
   let reply: unknown;
   try {

@@ -87,7 +87,7 @@ describe('checkFinalAnswer', () => {
   describe('with stream: live', () => {
     it('lets a rejected answer stream and marks the new attempt with a boundary event', async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(InvokeModelStage.Wrap, checkFinalAnswer({ check: mustStartWithOk, stream: { mode: 'live', boundary: (info) => ({ type: 'retrying', failedAttempt: info.failedAttempt }) as never } }));
+      registry.add(InvokeModelStage.Wrap, checkFinalAnswer({ check: mustStartWithOk, stream: { mode: 'live', boundary: (info) => ({ type: 'retrying', failedAttempt: info.failedAttempt }) } }));
       const events = await collect(new Agent({ model: new ScriptedModel([textTurn('No'), textTurn('OK')]), registry }).stream('q'));
       expect(events.map((event) => (event.type === 'textDelta' ? `text ${event.text}` : event.type))).toEqual([
         'messageStart',
