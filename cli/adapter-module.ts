@@ -23,7 +23,7 @@ export async function loadAdapter(path: string, cwd: string): Promise<AgentLoopA
     loaded = (await import(`${url}?tsx`)) as { adapter?: unknown };
   }
   const { adapter } = loaded;
-  const shape = adapter as Partial<AgentLoopAdapter> | undefined;
+  const shape = adapter as Partial<AgentLoopAdapter> | null | undefined;
   if (typeof shape !== 'object' || shape === null || typeof shape.name !== 'string' || !Array.isArray(shape.capabilities) || typeof shape.start !== 'function') {
     throw new Error(`${path} must export \`adapter\`: an AgentLoopAdapter { name, capabilities, start(setup) } (see staged-middleware/conformance).`);
   }

@@ -10,6 +10,10 @@ import type { AgentParent } from './stage-types';
 import type { Model } from './model-types';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';
+import { isObject } from '../util/is-object';
+
+/** The roles a message may have; a JavaScript caller may give any value. */
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -100,7 +104,7 @@ export function readPart(source: object, key: PathStep, root: string, steps: rea
  *   AbortSignal, state or responses that are not a plain object, or a value whose reading throws.
  */
 export function readRunOptions(options: AgentRunOptions, resume?: { readonly responses: unknown }): RunSettings {
-  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
+  if (!isObject(options)) throw invalid(`run options must be an object, got ${describeValue(options)}`);
   const { signal, invocationState, interruptResponses, use } = readFields(options, ['signal', 'invocationState', 'interruptResponses', 'use'], 'options');
   let aborted = false;
   if (signal !== undefined) {
@@ -161,7 +165,7 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
   messages.forEach((message, index) => {
     let ok: boolean;
     try {
-      ok = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
+      ok = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
     } catch (error) {
       throw cannotCopy(readProblem(pathOf(index), [], error), error);
     }

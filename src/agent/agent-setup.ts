@@ -53,7 +53,7 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
  */
 export function readAgentOptions(options: AgentOptions): AgentSetup {
   const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
-  if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${describeValue(options)}`);
+  if (!isObject(options)) throw invalid(`${needsModel}; got ${describeValue(options)}`);
   const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice', 'name', 'session', 'snapshot', 'inheritTools', 'parent'], 'options');
   const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name, session, snapshot, inheritTools, parent } = given;
   if (inheritTools !== undefined && typeof inheritTools !== 'boolean') throw invalid(`options.inheritTools must be a boolean, got ${describeValue(inheritTools)}`);

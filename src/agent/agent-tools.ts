@@ -10,11 +10,12 @@ import { adopt } from './freeze';
 import { ExecuteToolStage } from './stages';
 import type { Tool, ToolSpec } from './tool-types';
 import { notATool, ownToolProvided } from './errors';
+import { isObject } from '../util/is-object';
 
 /** The name a contributed tool is provided under; checked here, so a malformed tool fails its bundle's `setup`. */
 function toolName(tool: Tool): string {
-  const name = typeof tool === 'object' && tool !== null && typeof tool.spec === 'object' && tool.spec !== null ? (tool.spec.name as unknown) : undefined;
-  const run = typeof tool === 'object' && tool !== null ? (tool.run as unknown) : undefined;
+  const name = isObject(tool) && isObject(tool.spec) ? (tool.spec.name as unknown) : undefined;
+  const run = isObject(tool) ? ((tool as { run?: unknown }).run) : undefined;
   if (typeof name !== 'string' || name.length === 0 || (run !== undefined && typeof run !== 'function')) {
     throw notATool(tool);
   }

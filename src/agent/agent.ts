@@ -88,7 +88,7 @@ export class Agent {
    * ```
    */
   static async fromSession(options: AgentOptions & { readonly session: AgentSession }): Promise<Agent> {
-    const session = readSession(options?.session);
+    const session = readSession((options as { readonly session?: AgentSession } | null | undefined)?.session);
     const snapshot = await session.store.load(session.id);
     return new Agent({ ...options, session, ...(snapshot === undefined ? {} : { snapshot }) });
   }

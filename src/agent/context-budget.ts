@@ -5,6 +5,7 @@
  * what the history becomes, and the replaced messages go out on the stream.
  */
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import { createContributionKey, type ContributionKey } from '../registry/contribution';
 import type { TerminalRun } from '../stage/types';
 
@@ -149,14 +150,15 @@ export async function* compressIfOver(run: CompressionRun): AsyncGenerator<Conte
 
 /** The messages of a delivered CompressContextStage result, checked. */
 function readContextResult(result: unknown): readonly Message[] {
-  const value = result as Partial<ContextResultEvent> | null;
-  if (typeof value !== 'object' || value === null || value.type !== 'contextResult' || !Array.isArray(value.messages)) {
+  const value = isObject(result) ? (result as { readonly type?: unknown; readonly messages?: unknown }) : undefined;
+  const messages = value?.type === 'contextResult' && Array.isArray(value.messages) ? (value.messages as readonly unknown[]) : undefined;
+  if (messages === undefined) {
     throw invalidCompression(`the result must be { type: 'contextResult', messages }, got ${describeValue(result)}`);
   }
-  value.messages.forEach((message: unknown, index) => {
+  messages.forEach((message: unknown, index) => {
     const candidate = message as Partial<Message> | null;
     const valid = typeof candidate === 'object' && candidate !== null && (candidate.role === 'user' || candidate.role === 'assistant') && Array.isArray(candidate.content);
     if (!valid) throw invalidCompression(`messages[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`);
   });
-  return value.messages;
+  return messages as readonly Message[];
 }

@@ -13,6 +13,7 @@ import type { ExecuteToolContext, InvokeModelContext, ModelResultEvent, ToolResu
 import { toolFailure } from './tool-terminal';
 import { ZERO_USAGE } from './usage';
 import { thrownText } from './value-walk';
+import { isObject } from '../util/is-object';
 
 /** Options of {@link errorsAsAnswers}. */
 export interface ErrorsAsAnswersOptions<TContext, TResult> {
@@ -96,7 +97,7 @@ export function modelErrorAnswer(error: unknown, _context: InvokeModelContext): 
 
 /** The options, checked now rather than when an error comes. */
 function readOptions<TContext, TResult>(options: ErrorsAsAnswersOptions<TContext, TResult>): ErrorsAsAnswersOptions<TContext, TResult> {
-  if (options === null || typeof options !== 'object') throw invalidAnswerOption('options must be { toResult(error, context), critical?(error, context) }', options);
+  if (!isObject(options)) throw invalidAnswerOption('options must be { toResult(error, context), critical?(error, context) }', options);
   const { toResult, critical } = options;
   if (typeof toResult !== 'function') throw invalidAnswerOption('options.toResult must be a function (error, context) => the result that answers in place of the error', toResult);
   if (critical !== undefined && typeof critical !== 'function') throw invalidAnswerOption('options.critical must be a function (error, context) => boolean', critical);

@@ -6,7 +6,7 @@ import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
 import type { AgentView, InvokeModelContext } from './stage-types';
-import { InvokeModelStage } from './stages';
+import { isObject } from '../util/is-object';
 
 /**
  * The agent's conversation: a frozen array of frozen messages, replaced (never
@@ -116,7 +116,7 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  * ```
  */
 export function createModelContext(parts: ModelContextParts): InvokeModelContext {
-  if (parts === null || typeof parts !== 'object' || !Array.isArray(parts.messages) || !Array.isArray(parts.toolSpecs)) {
+  if (!isObject(parts) || !Array.isArray(parts.messages) || !Array.isArray(parts.toolSpecs)) {
     throw invalidParts('createModelContext(parts)', `parts must be { model, messages: Message[], systemPrompt, toolSpecs: ToolSpec[], invocationState }, got ${describeValue(parts)}`);
   }
   const messages = adopt(parts.messages, 'parts.messages');

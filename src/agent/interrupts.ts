@@ -1,6 +1,7 @@
 import { brand, isBranded } from '../util/brand';
 import { interruptTooLate, invalidInterruptRequest, repeatedQuestion } from './errors';
 import type { Interrupt, InterruptAnswer, InterruptFunction, InterruptRequest } from './tool-types';
+import { isObject } from '../util/is-object';
 
 /**
  * Thrown by `interrupt()` when no response is known: it travels through the
@@ -94,7 +95,7 @@ export function interruptFor(stage: string, toolUseId: string | undefined, store
     const answers: InterruptAnswer[] = [];
     const missing: Interrupt[] = [];
     for (const request of requests) {
-      if (request === null || typeof request !== 'object' || typeof request.name !== 'string' || request.name.length === 0) {
+      if (!isObject(request) || typeof request.name !== 'string' || request.name.length === 0) {
         throw invalidInterruptRequest(stage, where);
       }
       if (names.has(request.name)) {

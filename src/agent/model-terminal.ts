@@ -75,6 +75,7 @@ export async function* modelTerminal(
       try {
         step = await race.wait(iterator.next());
       } catch (error) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see
         if (!signal.aborted) finished = true;
         throw error;
       }
@@ -88,7 +89,7 @@ export async function* modelTerminal(
         case 'textDelta':
         case 'reasoningDelta': {
           const kind = event.type === 'textDelta' ? 'text' : 'reasoning';
-          if (last !== undefined && last.kind === kind) last.text += event.text;
+          if (last?.kind === kind) last.text += event.text;
           else building.push({ kind, text: event.text });
           break;
         }
@@ -96,7 +97,7 @@ export async function* modelTerminal(
           building.push({ kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: '' });
           break;
         case 'toolUseDelta':
-          if (last !== undefined && last.kind === 'toolUse') last.json += event.input;
+          if (last?.kind === 'toolUse') last.json += event.input;
           break;
         case 'usage':
           usage = event.usage;

@@ -44,4 +44,6 @@ function reasonOf(signal: AbortSignal): unknown {
   }
 }
 
-function doNothing(): void {}
+function doNothing(): void {
+  // Nothing was linked, so there is nothing to unlink.
+}

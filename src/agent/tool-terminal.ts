@@ -90,7 +90,7 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
     yield errorResult(toolUse.toolUseId, `Unknown tool "${toolUse.name}": the agent has no tool by that name.`);
     return;
   }
-  const runTool = tool.run as unknown;
+  const runTool = (tool as { run?: unknown }).run;
   if (runTool === undefined) {
     yield answer(toolUse, context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse } as const) }).response);
     return;
@@ -109,6 +109,7 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
     value = await race.wait(Promise.resolve((runTool as Tool['run'] & {}).call(tool, toolUse.input, runContext)));
   } catch (error) {
     // A cancelled call has no result: what the tool threw then is not an answer for the model.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see
     if (signal.aborted || InterruptSignal.isInstance(error)) throw error;
     yield toolFailure(toolUse, error);
     return;

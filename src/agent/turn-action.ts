@@ -11,6 +11,10 @@ import { adopt } from './freeze';
 import type { Message } from './message-types';
 import { isTurnResult } from './stages';
 import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnResultEvent } from './turn-types';
+import { isObject } from '../util/is-object';
+
+/** The roles a message may have; a JavaScript caller may give any value. */
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
@@ -54,7 +58,7 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unkn
 export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | undefined, handler: string): TurnResultEvent {
   if (action === undefined) return result;
   const decided = readTurnResult(result);
-  if (action === null || typeof action !== 'object') throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
+  if (!isObject(action)) throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
   const decision = action.decision ?? 'natural';
   if (!DECISIONS.includes(decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
   if (action.reason !== undefined && typeof action.reason !== 'string') throw invalidTurn(`reason must be a string, got ${describeValue(action.reason)}`);
@@ -116,7 +120,7 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnRe
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) naming the field that does not fit MW-125.
  */
 export function readTurnResult(result: TurnResultEvent): TurnResultEvent {
-  if (result === null || typeof result !== 'object' || result.type !== 'turnResult') throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
+  if (!isObject(result) || (result as { readonly type?: unknown }).type !== 'turnResult') throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
   if (!DECISIONS.includes(result.decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(result.decision)}`);
   const inject = turnMessages(result.inject, 'inject');
   const onRunEnd = turnMessages(result.onRunEnd, 'onRunEnd');
@@ -131,7 +135,7 @@ function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
     if (stoppedBy !== undefined) throw invalidTurn(`stoppedBy belongs to a 'stop' decision only; this one is '${result.decision}'`);
     return undefined;
   }
-  const valid = stoppedBy !== null && typeof stoppedBy === 'object' && typeof stoppedBy.handler === 'string' && (stoppedBy.reason === undefined || typeof stoppedBy.reason === 'string');
+  const valid = isObject(stoppedBy) && typeof stoppedBy.handler === 'string' && (stoppedBy.reason === undefined || typeof stoppedBy.reason === 'string');
   if (!valid) throw invalidTurn(`a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got ${describeValue(stoppedBy)}`);
   return adopt(stoppedBy, 'stoppedBy');
 }
@@ -146,7 +150,7 @@ function turnMessages(value: unknown, field: string): readonly Message[] {
     throw MiddlewareError.isInstance(error) ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause) : error;
   }
   copy.forEach((message, index) => {
-    const valid = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
+    const valid = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
     if (!valid) throw invalidTurn(`${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`);
   });
   return copy;

@@ -32,6 +32,7 @@ import { asGenerator, requireACall, type LayerGenerator } from './layer';
 import type { InvokeObservation } from './observation';
 import type { InvokeRun } from './run';
 import { narrowSignal, type Link } from './signals';
+import { isObject } from '../util/is-object';
 
 type ErasedWrap = (context: unknown, next: unknown, run: unknown) => unknown;
 
@@ -73,7 +74,7 @@ function nextFor(
     let innerSignal = signal;
     let link: Link | undefined;
     if (options !== undefined) {
-      if (options === null || typeof options !== 'object') {
+      if (!isObject(options)) {
         throw messages.invalidNextOptions(run.culprit('wrap', entry.name), `options that are ${describeValue(options)}, not an object`);
       }
       const given = (options).signal as unknown;

@@ -63,6 +63,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
    * over (`gc_pressure`). A live instance, with its `InvokeRun`, keeps them.
    * A static field, so that no bundler drops it as unused.
    */
+  // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job (above)
   static readonly #shapeKeeper: unknown = new Invocation(
     Object.freeze({ stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'], input: [], wrap: [], output: [], instrumentations: [] }),
     undefined,
@@ -270,7 +271,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
   private throwIfAborted(): void {
     const signal = this.signal;
-    if (signal !== undefined && signal.aborted) throw messages.aborted(this.#run.stageName, signal.reason);
+    if (signal?.aborted === true) throw messages.aborted(this.#run.stageName, signal.reason);
   }
 }
 

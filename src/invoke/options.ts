@@ -8,7 +8,8 @@ import { invalidInvokeOptions, useForAnotherStage } from '../errors/messages';
 import { createRegistration, type StoredRegistration } from '../registry/registration';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
-import type { AnyStage, InvokeOptions, Registration } from '../stage/types';
+import type { AddOptions, AnyStage, InvokeOptions, Registration } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 
 /**
@@ -18,7 +19,7 @@ import type { AnyStage, InvokeOptions, Registration } from '../stage/types';
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the option and what it must be.
  */
 export function checkInvokeOptions(stage: string, options: InvokeOptions): void {
-  if (options === null || typeof options !== 'object') throw invalidInvokeOptions(stage, `options must be an object, got ${describeValue(options)}`);
+  if (!isObject(options)) throw invalidInvokeOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
   if (signal !== undefined && !isAbortSignal(signal)) {
     throw invalidInvokeOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
@@ -42,7 +43,7 @@ export function perInvokeRegistrations(stage: AnyStage, use: readonly Registrati
     if (!Array.isArray(registration)) {
       throw invalidInvokeOptions(stage.name, `options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}`);
     }
-    const created = createRegistration(registration[0], registration[1], registration[2], undefined, 'invoke options.use');
+    const created = createRegistration(registration[0], registration[1], registration[2] as AddOptions | undefined, undefined, 'invoke options.use');
     if (created.stage !== stage) {
       throw useForAnotherStage({ stage: stage.name, phase: created.phase, handler: created.name }, created.stage.name);
     }

@@ -9,7 +9,7 @@ let neverAborting: AbortSignal | undefined;
 
 /** One shared signal for invokes without one, so handlers can always read `run.signal`. */
 export function neverSignal(): AbortSignal {
-  if (neverAborting === undefined) neverAborting = new AbortController().signal;
+  neverAborting ??= new AbortController().signal;
   return neverAborting;
 }
 

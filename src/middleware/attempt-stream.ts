@@ -17,6 +17,7 @@
  * @packageDocumentation
  */
 import { invalidOption } from './errors';
+import { isObject } from '../util/is-object';
 
 /** What a boundary factory learns about the attempt that failed. */
 export interface AttemptBoundaryInfo {
@@ -64,9 +65,8 @@ export function resolveStream(stream: unknown, factory: string): ResolvedStream 
   if (stream === undefined || stream === 'commit') return { live: false };
   if (stream === 'live') return { live: true, boundary: defaultBoundary };
   if (
-    typeof stream === 'object' &&
-    stream !== null &&
-    (stream as LiveStream<unknown>).mode === 'live' &&
+    isObject(stream) &&
+    (stream as { readonly mode?: unknown }).mode === 'live' &&
     typeof (stream as LiveStream<unknown>).boundary === 'function'
   ) {
     return { live: true, boundary: (stream as LiveStream<unknown>).boundary };

@@ -7,6 +7,7 @@ import { LruStore } from './lru-store';
 import { named } from './named';
 import { systemTimers, type Timers } from '../util/timers';
 import { untilAborted } from './sleep';
+import { isObject } from '../util/is-object';
 
 /** What a cache store holds per key: the events of one inner chain run, the result last. */
 export interface CacheEntry {
@@ -107,8 +108,8 @@ function warnStoreFailure(error: unknown, { operation, run }: CacheErrorInfo): v
  * ```
  */
 export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TContext, never> {
-  if (options === null || typeof options !== 'object' || typeof options.key !== 'function') {
-    throw invalidOption('cache', 'options.key must be a function (context) => string | undefined', options?.key);
+  if (!isObject(options) || typeof options.key !== 'function') {
+    throw invalidOption('cache', 'options.key must be a function (context) => string | undefined', (options as { readonly key?: unknown } | null | undefined)?.key);
   }
   const { key } = options;
   const ttlMs = options.ttlMs;
@@ -155,13 +156,18 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
       return;
     }
     const answer = await callStore('get', cacheKey, run, () => store.get(cacheKey));
-    const entry = answer === null || answer === undefined || isEntry(answer) ? (answer ?? undefined) : reportNotEntry(answer, cacheKey, run);
+    let entry: CacheEntry | undefined;
+    if (answer === null || answer === undefined || isEntry(answer)) entry = answer ?? undefined;
+    else reportNotEntry(answer, cacheKey, run);
     if (entry !== undefined) {
       // null is what some serialisers make of an undefined expiresAt (MW-180).
-      if (entry.expiresAt === undefined || entry.expiresAt === null || clock.wallClock() < entry.expiresAt) {
+      const expiresAt: number | null | undefined = entry.expiresAt;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a store's serialiser may give null, whatever the type says
+      if (expiresAt === undefined || expiresAt === null || clock.wallClock() < expiresAt) {
         for (const event of entry.events) yield event as TEvent;
         return;
       }
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- read once, and called with the store as `this`
       const remove = store.delete;
       if (remove !== undefined) await callStore('delete', cacheKey, run, () => remove.call(store, cacheKey));
     }

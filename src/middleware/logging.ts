@@ -3,6 +3,7 @@ import { invalidOption } from './errors';
 import { optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from '../util/timers';
+import { isObject } from '../util/is-object';
 
 /** One structured log record. */
 export interface LogRecord {
@@ -54,19 +55,19 @@ export interface LoggingOptions {
  * ```
  */
 export function logging(options: LoggingOptions): Instrumentation {
-  const logger = options?.logger;
+  const logger = (options as LoggingOptions | null | undefined)?.logger;
   let info: (record: LogRecord) => void;
   let error: (record: LogRecord) => void;
   if (typeof logger === 'function') {
     info = logger;
     error = logger;
-  } else if (logger !== null && typeof logger === 'object' && typeof logger.info === 'function' && typeof logger.error === 'function') {
+  } else if (isObject(logger) && typeof logger.info === 'function' && typeof logger.error === 'function') {
     info = (record) => { logger.info(record); };
     error = (record) => { logger.error(record); };
   } else {
     throw invalidOption('logging', 'options.logger must be { info(record), error(record) } or a function', logger);
   }
-  const now = optionalFunction('logging', 'now', options.now) ?? systemTimers.now;
+  const now = optionalFunction('logging', 'now', options.now) ?? (() => systemTimers.now());
   return Object.freeze({ name: 'logging', invoke: (invoke: InvokeInfo) => observe(invoke, info, error, now) });
 }
 

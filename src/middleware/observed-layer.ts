@@ -56,6 +56,7 @@ export async function* observeLayer(events: AsyncGenerator<unknown, void, undefi
           await call(() => events.return(undefined));
         } catch (error) {
           hooks.failed(error, count);
+          // eslint-disable-next-line no-unsafe-finally -- the inner layer failed to close: that failure, not the consumer's close, is this layer's outcome
           throw error;
         }
         hooks.closed?.(count);

@@ -7,6 +7,7 @@
  */
 import type { Timers } from '../util/timers';
 import { invalidOption } from './errors';
+import { isObject } from '../util/is-object';
 
 /**
  * Checks that a factory's options argument is an object, so reading its
@@ -56,7 +57,7 @@ export function optionalFunction<TFunction>(factory: string, name: string, value
  */
 export function optionalTimers<TTimers extends Partial<Timers>>(factory: string, value: TTimers | undefined, needs: readonly (keyof Timers)[]): TTimers | undefined {
   if (value === undefined) return undefined;
-  if (value === null || typeof value !== 'object' || needs.some((method) => typeof value[method] !== 'function')) {
+  if (!isObject(value) || needs.some((method) => typeof value[method] !== 'function')) {
     throw invalidOption(factory, `options.timers must have ${needs.map((method) => `${method}()`).join(', ')}`, value);
   }
   return value;

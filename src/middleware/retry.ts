@@ -8,6 +8,7 @@ import { named } from './named';
 import { isRetryableError, retryAfterMs } from './retryable';
 import { systemTimers, type Timers } from '../util/timers';
 import { sleep } from './sleep';
+import { isObject } from '../util/is-object';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
 export interface BackoffOptions {
@@ -122,7 +123,7 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
 /** The delay before the attempt after `attempt`, from the `backoff` option. */
 function backoffFunction(backoff: RetryOptions['backoff'], random: () => number): (attempt: number, error: unknown) => number {
   if (typeof backoff === 'function') return (attempt, error) => Math.max(0, backoff(attempt, error));
-  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
+  if (backoff !== undefined && (!isObject(backoff))) {
     throw invalidOption('retry', 'options.backoff must be { initialMs, factor, maxMs, jitter } or a function', backoff);
   }
   const settings = { ...DEFAULT_BACKOFF, ...backoff };

@@ -114,6 +114,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
       cutOff = undefined;
       // A chain cut off mid-pull cannot be returned before that pull settles; the invoke closes it when it settles.
       // Any other inner chain is closed now, so an outer retry does not leave it open.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the pull sets pending, which TypeScript's narrowing does not see
       if (!pending) await events?.return(undefined);
     }
   };

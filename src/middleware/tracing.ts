@@ -9,6 +9,7 @@ import { errorMessage, INTERRUPTED_ATTRIBUTE, spanFailures, type FailSpan } from
 import { genAiSpan } from './gen-ai-spans';
 import { runParents, type RunParents } from './run-parents';
 import { InterruptSignal } from '../agent/interrupts';
+import { isObject } from '../util/is-object';
 
 /**
  * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
@@ -114,7 +115,7 @@ interface LayerRecord {
 export function tracing(options: TracingOptions): Instrumentation {
   checkOptionsObject('tracing', options, '{ tracer?, api?, now? } with tracer or api');
   const { api, tracer: given } = options;
-  if (api !== undefined && (api === null || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function' || typeof api.context.with !== 'function')) {
+  if (api !== undefined && !isTracingApi(api)) {
     throw invalidOption('tracing', "options.api must be the OpenTelemetry API (import * as otel from '@opentelemetry/api')", api);
   }
   if (api === undefined && given === undefined) {
@@ -124,11 +125,12 @@ export function tracing(options: TracingOptions): Instrumentation {
       options,
     );
   }
+  // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- a JavaScript caller's null tracer must reach the check below, not fall back to the API's
   const tracer = given !== undefined ? given : (api as TracingApi).trace.getTracer('staged-middleware');
-  if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function') {
+  if (!isObject(tracer) || typeof tracer.startSpan !== 'function') {
     throw invalidOption('tracing', 'options.tracer must be an OpenTelemetry Tracer (with startSpan)', tracer);
   }
-  const now = optionalFunction('tracing', 'now', options.now) ?? systemTimers.now;
+  const now = optionalFunction('tracing', 'now', options.now) ?? (() => systemTimers.now());
   const instance: Instance = { tracer, parenting: parentingFor(api), now, fail: spanFailures(), runs: runParents() };
   return Object.freeze({ name: 'tracing', invoke: (info: InvokeInfo) => observeInvoke(info, instance) });
 }
@@ -258,4 +260,10 @@ function traceLayer(
       },
     };
   });
+}
+
+/** Whether `value` has the parts of the OpenTelemetry API that tracing calls (a JavaScript caller may pass anything). */
+function isTracingApi(value: unknown): boolean {
+  const api = value as Partial<TracingApi> | null;
+  return api !== null && typeof api.trace?.setSpan === 'function' && typeof api.context?.active === 'function' && typeof api.context.with === 'function';
 }

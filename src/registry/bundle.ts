@@ -11,6 +11,7 @@ import { notABundle } from '../errors/messages';
 import type { Instrumentation } from '../invoke/instrumentation';
 import type { ContributionKey } from './contribution';
 import type { AddOptions, Disposer, HandlerOf, Target } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /** What a bundle's `setup` registers through: the same `add` as the registry's. */
 export interface Registrar {
@@ -43,7 +44,7 @@ export interface Middleware {
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `middleware` is not `{ name, setup }`.
  */
 export function useBundle(middleware: Middleware, registrarFor: (bundle: string) => Registrar): Disposer {
-  if (middleware === null || typeof middleware !== 'object' || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
+  if (!isObject(middleware) || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
     throw notABundle(middleware);
   }
   const registrar = registrarFor(middleware.name);

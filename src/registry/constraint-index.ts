@@ -76,6 +76,7 @@ export class ConstraintIndex {
       }
     };
     successors(stored, visit);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- visit() sets closes, which TypeScript's narrowing does not see
     while (!closes && pending.length > 0) successors(pending.pop() as StoredRegistration, visit);
     return closes;
   }

@@ -12,6 +12,7 @@ import type { MiddlewareError } from '../errors/middleware-error';
 import { isStage } from '../stage/create-stage';
 import type { AnyStage } from '../stage/types';
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 
 /** Phantom carrier of a key's value type; never present at run time. */
 declare const contributionType: unique symbol;
@@ -84,7 +85,7 @@ export interface StoredContribution {
  */
 export function createContributionKey<TValue>(name: string, options?: ContributionKeyOptions<TValue>): ContributionKey<TValue> {
   if (typeof name !== 'string' || name.length === 0) throw invalidContributionKey(`the name must be a non-empty string, got ${describeValue(name)}`);
-  if (options !== undefined && (options === null || typeof options !== 'object')) throw invalidContributionKey(`options must be { identify?, stage? }, got ${describeValue(options)}`);
+  if (options !== undefined && (!isObject(options))) throw invalidContributionKey(`options must be { identify?, stage? }, got ${describeValue(options)}`);
   const identify = options?.identify;
   const stage = options?.stage;
   if (identify !== undefined && typeof identify !== 'function') throw invalidContributionKey(`options.identify must be a function (value) => id, got ${describeValue(identify)}`);

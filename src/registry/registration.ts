@@ -4,6 +4,7 @@ import type { Orderable } from './order';
 import { isPhaseToken, isStage } from '../stage/create-stage';
 import { describeValue } from '../util/describe-value';
 import type { AddOptions, AnyStage, NextPolicy, Phase } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /**
  * One stored registration: the handler with everything resolution needs.
@@ -79,7 +80,7 @@ export function createRegistration(
   const name = handlerName(handler, phase, given.name);
   if (typeof handler !== 'function') throw notAFunction({ stage: stage.name, phase, handler: name }, handler);
   const invalid = (problem: string): MiddlewareError => invalidRegistration(where, { stage: stage.name, phase, handler: name }, problem);
-  if (typeof given !== 'object' || given === null) throw invalid(`options must be an object, got ${describeValue(given)}`);
+  if (!isObject(given)) throw invalid(`options must be an object, got ${describeValue(given)}`);
   if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0)) throw invalid('options.name must be a non-empty string');
   if (given.order !== undefined && (typeof given.order !== 'number' || !Number.isFinite(given.order))) {
     throw invalid(`options.order must be a finite number, got ${describeValue(given.order)}`);

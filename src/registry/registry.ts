@@ -23,6 +23,7 @@ import type {
   Terminal,
   TerminalArgument,
 } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /** Options of {@link MiddlewareRegistry}. */
 export interface RegistryOptions {
@@ -148,7 +149,7 @@ export class MiddlewareRegistry {
    * ```
    */
   instrument(instrumentation: Instrumentation): Disposer {
-    if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
+    if (!isObject(instrumentation) || typeof instrumentation.invoke !== 'function') {
       throw messages.notAnInstrumentation(instrumentation);
     }
     this.instrumentations.add(instrumentation);
@@ -176,7 +177,7 @@ export class MiddlewareRegistry {
     const { name } = checkKey(key, 'registry.contributions(key)');
     const version = this.effectiveVersion();
     const cached = this.contributionCache.get(name);
-    if (cached !== undefined && cached.version === version) return cached.entries as readonly Contribution<TValue>[];
+    if (cached?.version === version) return cached.entries as readonly Contribution<TValue>[];
     const entries = resolveContributions(name, this.scopeChain);
     this.contributionCache.set(name, { version, entries });
     return entries as readonly Contribution<TValue>[];
@@ -329,8 +330,8 @@ export class MiddlewareRegistry {
   /** The names of the keys in scope whose `stage` is `stage`, sorted, for `explain()`. */
   private keysShownWith(stage: AnyStage): string[] {
     const names = new Set<string>();
-    for (let registry: MiddlewareRegistry | undefined = this; registry !== undefined; registry = registry.parent) {
-      for (const [name, set] of registry.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
+    for (const scope of this.scopeChain) {
+      for (const [name, set] of scope.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
     }
     return [...names].sort();
   }

@@ -3,6 +3,7 @@ import { brandClass, isBranded } from '../util/brand';
 import { takeOver } from '../util/take-over';
 
 /** An immer recipe over a result value: mutate the draft, or return a replacement. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- immer's recipe form: a recipe that only mutates returns void
 export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | undefined;
 
 /**
@@ -50,7 +51,7 @@ export class MiddlewareResult<TResult> {
    */
   update(recipe: ResultRecipe<TResult>): MiddlewareResult<TResult> {
     // produce's overloads cannot see that ResultRecipe fits the curried-free form.
-    const next = produce(this.value, recipe as never) as TResult;
+    const next = produce<TResult>(this.value, recipe as never);
     return new MiddlewareResult(next);
   }
 

@@ -95,7 +95,7 @@ export interface PhaseToken<TPhase extends Phase, TContext, TResult extends TEve
  * escape hatch: registries hold stages of every shape in one map, and each
  * public method restores the precise types from its own generic parameters.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one escape hatch: stages of every shape share one map
 export type AnyStage = MiddlewareStage<any, any, any>;
 
 /** Anything `add` accepts as a target: a phase token or a bare stage (meaning Wrap). */

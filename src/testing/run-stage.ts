@@ -6,6 +6,7 @@ import { mapRegistrar, type Middleware } from '../registry/bundle';
 import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
 import { MiddlewareRegistry } from '../registry/registry';
 import type { AddOptions, MiddlewareStage, Registration, StateBinding, Target, Terminal, TerminalArgument } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /** Options of {@link runStage}. */
 export interface RunStageOptions<TContext, TEvent, TState, TTerminal = Terminal<TContext, TEvent, TState>> {
@@ -86,7 +87,7 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   }
   for (const bundle of options.use ?? []) {
     // A malformed bundle is registered as it is, so the registry reports what was passed.
-    if (bundle === null || typeof bundle !== 'object' || typeof bundle.setup !== 'function') {
+    if (!isObject(bundle) || typeof bundle.setup !== 'function') {
       registry.use(bundle);
       continue;
     }

@@ -145,7 +145,8 @@ export interface ScriptedToolUse {
  * ```
  */
 export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnOptions & { readonly text?: string } = {}): ScriptedTurn {
-  if (!Array.isArray(toolUses) || !toolUses.every((toolUse: unknown) => typeof (toolUse as ScriptedToolUse | null)?.name === 'string')) {
+  const given: unknown = toolUses;
+  if (!Array.isArray(given) || !toolUses.every((toolUse: unknown) => typeof (toolUse as ScriptedToolUse | null)?.name === 'string')) {
     throw invalidTurn(`toolUseTurn(toolUses): toolUses must be an array of { name, input, toolUseId? }, got ${describeValue(toolUses)}`);
   }
   const body: ModelStreamEvent[] = [];

@@ -36,8 +36,9 @@ function describeUnguarded(value: unknown): string {
   if (typeof value === 'object') {
     if (typeof (value as { then?: unknown }).then === 'function') return 'a promise';
     if (typeof (value as { next?: unknown }).next === 'function' && Symbol.iterator in value) return 'a synchronous iterator (a `function*` generator?)';
-    const constructorName = (value).constructor?.name;
+    const constructorName = (value as { constructor?: { name?: string } }).constructor?.name;
     return constructorName && constructorName !== 'Object' ? `an instance of ${constructorName}` : 'a plain object';
   }
-  return `${typeof value} ${String(value)}`;
+  const primitive = value as number | bigint | boolean | symbol;
+  return `${typeof value} ${String(primitive)}`;
 }

@@ -22,6 +22,7 @@ import { ExecuteToolStage, isToolResult } from '../stages';
 import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../tool-types';
 import { parseWithZod } from './lazy-zod';
 import { addUsage, ZERO_USAGE } from '../usage';
+import { isObject } from '../../util/is-object';
 
 /** Which of the parent's handlers the child runs with. */
 export type SubagentInheritance =
@@ -92,9 +93,9 @@ export function subagent(options: SubagentOptions): Middleware {
   const { name, description, model, systemPrompt, tools = [], inherit = 'handlers', middleware = [] } = options;
   if (typeof name !== 'string' || name.length === 0) throw invalidOption('subagent', 'options.name must be a non-empty string', name);
   if (typeof description !== 'string') throw invalidOption('subagent', 'options.description must be a string', description);
-  if (model === null || typeof model !== 'object' || typeof model.stream !== 'function') throw invalidOption('subagent', 'options.model must be a model with stream()', model);
+  if (!isObject(model) || typeof model.stream !== 'function') throw invalidOption('subagent', 'options.model must be a model with stream()', model);
   if (!Array.isArray(tools)) throw invalidOption('subagent', 'options.tools must be an array of tools', tools);
-  if (inherit !== 'handlers' && inherit !== 'none') throw invalidOption('subagent', "options.inherit must be 'handlers' or 'none'", inherit);
+  if (!(['handlers', 'none'] as unknown[]).includes(inherit)) throw invalidOption('subagent', "options.inherit must be 'handlers' or 'none'", inherit);
   if (!Array.isArray(middleware)) throw invalidOption('subagent', 'options.middleware must be an array of bundles', middleware);
 
   const tool: Tool = {

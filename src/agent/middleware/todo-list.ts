@@ -156,7 +156,13 @@ function isTodoList(value: unknown): value is readonly Todo[] {
 }
 
 function sameTodos(first: readonly Todo[], second: readonly Todo[]): boolean {
-  return first.length === second.length && first.every((todo, index) => todo.content === second[index]?.content && todo.status === second[index]?.status);
+  return (
+    first.length === second.length &&
+    first.every((todo, index) => {
+      const other = second[index] as Todo;
+      return todo.content === other.content && todo.status === other.status;
+    })
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
  * scripted tools (MW-118), recording into one world.
  */
 import { MiddlewareError } from '../../index';
-import type { Model, ModelStreamEvent, StopReason, Tool, Usage } from '../../agent/index';
+import type { Model, ModelStreamEvent, Tool, Usage } from '../../agent/index';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../testing/index';
 import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-case';
 import type { AgentLoopSession } from './adapter';

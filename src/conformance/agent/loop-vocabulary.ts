@@ -115,11 +115,13 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
       });
       return true;
     case 'invokeModel.wrap.fail':
+      // eslint-disable-next-line require-yield -- the case is a Wrap handler that fails before its first event
       registry.add(InvokeModelStage.Wrap, async function* fail() {
         throw userError(world, spec.message ?? 'guard failed');
       });
       return true;
     case 'executeTool.wrap.dropResult':
+      // eslint-disable-next-line require-yield -- the case is a Wrap handler that drops every event, its result included
       registry.add(ExecuteToolStage.Wrap, async function* dropResult(_context, next) {
         for await (const _event of next());
       });

@@ -101,6 +101,7 @@ function sharedLimitOptions(options: Record<string, unknown>, environment: Envir
   let calls = 0;
   const answer = (given: LimiterAnswer): Promise<unknown> => {
     if (given === 'grant') return Promise.resolve({ remainingPoints: 0 });
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rate-limiter-flexible refuses with this object, not an Error
     if ('msBeforeNext' in given) return Promise.reject({ msBeforeNext: given.msBeforeNext, remainingPoints: 0 });
     if ('fail' in given) return Promise.reject(userError(environment, given.fail));
     environment.controller?.abort(given.abort);
@@ -144,7 +145,10 @@ function alternatives(options: Record<string, unknown>): unknown[] {
 function cacheOptions(options: Record<string, unknown>, environment: Environment): CacheOptions<Record<string, unknown>> {
   const field = String(options.key);
   return {
-    key: (context) => (context[field] === undefined ? undefined : String(context[field])),
+    key: (context) => {
+      const value = context[field] as string | number | boolean | undefined;
+      return value === undefined ? undefined : String(value);
+    },
     ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }),
     ...(options.store === undefined ? {} : { store: cacheStore(options.store, environment) }),
     ...(options.onError === true ? { onError: (error, info) => void environment.trace.push(`cache-error ${info.operation} ${info.key} ${errorText(error)}`) } : {}),

@@ -200,7 +200,7 @@ export class ChainSession {
     const registry = this.registry(request.on);
     try {
       if (request.consumer === 'run') {
-        const result = await registry.run(invoked as AnyStage, request.context, terminalFunction as never, options);
+        const result: unknown = await registry.run(invoked as AnyStage, request.context, terminalFunction as never, options);
         return this.traced(result === undefined ? {} : { result: asJson(result) });
       }
       this.iterator = registry.invoke(invoked as AnyStage, request.context, terminalFunction as never, options) as AsyncGenerator<unknown, void, undefined>;
@@ -229,7 +229,7 @@ export class ChainSession {
       if (how === 'return') await iterator.return(undefined);
       else if (how === 'throw') await iterator.throw(this.consumerStop());
       else {
-        const value: unknown = await (iterator as unknown as AsyncDisposable)[Symbol.asyncDispose]();
+        const value: unknown = await (iterator as unknown as { [Symbol.asyncDispose](): PromiseLike<unknown> })[Symbol.asyncDispose]();
         if (value !== undefined) return this.traced({ value: value as Json });
       }
       return this.traced({});

@@ -140,7 +140,7 @@ export function recordingTracing(record: (span: RecordedSpan) => void): { readon
  * `span:<name>[#<staged.attempt>][ caller=<staged.caller>] <- <parent name, or - for none>[ error][ exception]`.
  */
 export function spanLine(span: RecordedSpan): string {
-  const attempt = span.attributes['staged.attempt'];
-  const caller = span.attributes['staged.caller'];
-  return `span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`}${caller === undefined ? '' : ` caller=${String(caller)}`} <- ${span.parent ?? '-'}${span.status === 'error' ? ' error' : ''}${span.exceptions.length > 0 ? ' exception' : ''}`;
+  const attempt = span.attributes['staged.attempt'] as number | undefined;
+  const caller = span.attributes['staged.caller'] as string | undefined;
+  return `span:${span.name}${attempt === undefined ? '' : `#${attempt}`}${caller === undefined ? '' : ` caller=${caller}`} <- ${span.parent ?? '-'}${span.status === 'error' ? ' error' : ''}${span.exceptions.length > 0 ? ' exception' : ''}`;
 }

@@ -63,6 +63,7 @@ async function* runSteps(steps: readonly WrapStep[], activation: Activation, env
     else if ('repeat' in step) for (let index = 0; index < step.repeat; index++) yield* runSteps(step.steps, activation, environment);
     else if ('retry' in step) yield* retry(step.retry, step.steps, activation, environment);
     else if ('keepNext' in step) environment.keptNexts.push(activation.next);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- an internal signal, caught below and never seen by a caller
     else throw RETURN;
   }
 }

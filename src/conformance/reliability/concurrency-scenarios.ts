@@ -18,7 +18,7 @@ export async function concurrentInvokes(testCase: Parameters): Promise<Observed>
       disposers.set(
         tag,
         registry.add(stage.Wrap, async function* tagging(_context, next) {
-          for await (const event of next()) yield { ...(event as Record<string, Json>), tags: [...((event as { tags: Json[] }).tags ?? []), tag] };
+          for await (const event of next()) yield { ...(event as Record<string, Json>), tags: [...((event as { tags?: Json[] }).tags ?? []), tag] };
         }),
       );
     } else if (typeof step.remove === 'string') {
