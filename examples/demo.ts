@@ -177,7 +177,7 @@ export async function main(argv: readonly string[], environment: Readonly<Record
 
 const entry = process.argv[1];
 if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
-  main(process.argv.slice(2), process.env, process.stdout.isTTY === true, (line) => process.stdout.write(`${line}\n`)).catch((error: unknown) => {
+  main(process.argv.slice(2), process.env, process.stdout.isTTY, (line) => process.stdout.write(`${line}\n`)).catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   });

@@ -25,6 +25,8 @@ export function textSessions(kv: { get(key: string): Promise<string | null>; set
       const text = await kv.get(`session:${id}`);
       return text === null ? undefined : (JSON.parse(text) as AgentSnapshot);
     },
-    save: async (id, snapshot) => void (await kv.set(`session:${id}`, JSON.stringify(snapshot))),
+    save: async (id, snapshot) => {
+      await kv.set(`session:${id}`, JSON.stringify(snapshot));
+    },
   };
 }

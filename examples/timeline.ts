@@ -106,7 +106,9 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
           emit({ depth: base + 1, kind: 'handler', stage, phase: handler.phase, handler: handler.handler });
         },
         handlerEnd(handler, error) {
-          if (error !== undefined) emit({ depth: base + 1, kind: 'handler', stage, phase: handler.phase, handler: handler.handler, detail: String(error), failed: true });
+          if (error === undefined) return;
+          const failure = error as Error;
+          emit({ depth: base + 1, kind: 'handler', stage, phase: handler.phase, handler: handler.handler, detail: String(failure), failed: true });
         },
         layer(layer: LayerInfo, events) {
           const depth = base + 1 + layer.position;
@@ -175,7 +177,7 @@ const codes = { reset: '\u001b[0m', dim: '\u001b[2m', bold: '\u001b[1m', red: '\
 export function renderEntry(entry: TimelineEntry, color: boolean): string {
   const paint = (code: keyof typeof codes, text: string): string => (color ? `${codes[code]}${text}${codes.reset}` : text);
   const indent = '  '.repeat(entry.depth);
-  const phaseColour = { input: 'blue', output: 'yellow', wrap: 'magenta', terminal: 'green' } as const;
+  const phaseColour: Partial<Record<string, 'blue' | 'yellow' | 'magenta' | 'green'>> = { input: 'blue', output: 'yellow', wrap: 'magenta', terminal: 'green' };
   switch (entry.kind) {
     case 'invoke':
       return `${indent}${paint('bold', '▶')} ${paint('cyan', entry.stage)}${entry.detail === undefined ? '' : ` ${paint('dim', `(${entry.detail})`)}`}`;
@@ -184,7 +186,7 @@ export function renderEntry(entry: TimelineEntry, color: boolean): string {
     case 'handler':
     case 'layer': {
       const phase = entry.phase ?? '';
-      const colour = phaseColour[phase as keyof typeof phaseColour] ?? 'reset';
+      const colour = phaseColour[phase] ?? 'reset';
       const attempt = entry.attempt !== undefined && entry.attempt > 1 ? paint('yellow', ` (attempt ${entry.attempt})`) : '';
       const failure = entry.failed === true ? ` ${paint('red', entry.detail ?? '')}` : '';
       return `${indent}${paint(colour, phase.padEnd(8))} ${entry.handler ?? ''}${attempt}${failure}`;

@@ -3,6 +3,7 @@
  * call) and prints the span tree a backend shows: the README's "Tracing with
  * OpenTelemetry" picture, compared by the README test.
  */
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Agent, InvokeModelStage } from '../src/agent/index';
 import { retry } from '../src/middleware/index';
@@ -29,7 +30,7 @@ function detail(span: ReadableSpan): string {
   const parts: string[] = [];
   if (a['gen_ai.usage.input_tokens'] !== undefined) parts.push(`${String(a['gen_ai.usage.input_tokens'])} in / ${String(a['gen_ai.usage.output_tokens'])} out tokens`);
   if (a['gen_ai.tool.call.id'] !== undefined) parts.push(`call ${String(a['gen_ai.tool.call.id'])}`);
-  if (span.status.code === 2) parts.push(`ERROR ${span.status.message ?? ''}`);
+  if (span.status.code === SpanStatusCode.ERROR) parts.push(`ERROR ${span.status.message ?? ''}`);
   return parts.length === 0 ? '' : `  (${parts.join(', ')})`;
 }
 

@@ -34,11 +34,11 @@ const cancelled = { type: 'agentResult', stopReason: 'cancelled', message: undef
 
 /** A tool whose calls report that they started and then wait on `result`, whatever their signal does. */
 function stuckTool(result: Promise<unknown>): { tool: ScriptedTool; started: Promise<void> } {
-  const started = deferred<void>();
+  const started = deferred<undefined>();
   const tool = new ScriptedTool({
     name: 'stuck',
     respond: () => {
-      started.resolve();
+      started.resolve(undefined);
       return result;
     },
   });
@@ -47,7 +47,7 @@ function stuckTool(result: Promise<unknown>): { tool: ScriptedTool; started: Pro
 
 /** A model whose stream yields `messageStart`, then waits on `next` forever, recording return() calls. */
 function stuckModel(): { model: Model; started: Promise<void>; returns: string[] } {
-  const started = deferred<void>();
+  const started = deferred<undefined>();
   const returns: string[] = [];
   const model: Model = {
     stream: () => {
@@ -57,7 +57,7 @@ function stuckModel(): { model: Model; started: Promise<void>; returns: string[]
           next: (): Promise<IteratorResult<ModelStreamEvent>> => {
             pulls += 1;
             if (pulls === 1) return Promise.resolve({ done: false, value: { type: 'messageStart', role: 'assistant' } });
-            started.resolve();
+            started.resolve(undefined);
             return new Promise(() => undefined);
           },
           return: (): Promise<IteratorResult<ModelStreamEvent>> => {
@@ -148,13 +148,13 @@ describe('Agent', () => {
     });
 
     it('ignores a pull that rejects after the run was cancelled', async () => {
-      const started = deferred<void>();
+      const started = deferred<undefined>();
       const pull = deferred<IteratorResult<ModelStreamEvent>>();
       const model: Model = {
         stream: () => ({
           [Symbol.asyncIterator]: () => ({
             next: () => {
-              started.resolve();
+              started.resolve(undefined);
               return pull.promise;
             },
           }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
-import { Agent, type AgentRunOptions, type Message } from '../../src/agent/index';
+import { Agent, type Message } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, user } from './fixtures';
 

@@ -169,7 +169,7 @@ describe('Agent', () => {
       });
 
       it('rejects a model whose stream is no longer a function when it is called', async () => {
-        const model = { stream: new ScriptedModel([]).stream } as { stream: unknown };
+        const model = { stream: (new ScriptedModel([]) as { stream: unknown }).stream };
         const agent = new Agent({ model: model as Model });
         model.stream = 'gone';
         expect(await rejection(agent, 'the model\'s stream must be a method stream(request, options), got the string "gone"')).toEqual(expected('invokeModel'));

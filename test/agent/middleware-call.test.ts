@@ -88,7 +88,9 @@ describe('invokeModel of CompressContextStage contexts', () => {
         spanProcessors: [
           {
             onStart: () => undefined,
-            onEnd: (span: ReadableSpan) => void (span.attributes['staged.stage'] === 'invokeModel' && span.attributes['staged.phase'] === undefined && callers.push(span.attributes['staged.caller'] ?? 'none')),
+            onEnd: (span: ReadableSpan) => {
+              if (span.attributes['staged.stage'] === 'invokeModel' && span.attributes['staged.phase'] === undefined) callers.push(span.attributes['staged.caller'] ?? 'none');
+            },
             forceFlush: async () => undefined,
             shutdown: async () => undefined,
           },

@@ -108,6 +108,7 @@ describe('Agent', () => {
       const tool = new ScriptedTool({ name: 'a' });
       const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }]), textTurn('never')]), tools: [tool], session: { store, id: 's' } });
       const running = agent.invoke('go');
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- save() sets saving while this awaits
       while (!saving) await new Promise((resolve) => setTimeout(resolve, 0));
       agent.cancel();
       expect([(await running).stopReason, agent.messages]).toEqual(['cancelled', []]);

@@ -66,7 +66,7 @@ describe('Agent', () => {
     const snapshot: AgentSnapshot = { version: 1, messages: [user('hi'), assistant('hello')], modelState: { id: 'r-1' }, usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }, halted: null };
 
     it('starts from its history, model state and usage, leaving the caller\'s snapshot unfrozen', () => {
-      const given = structuredClone(snapshot) as AgentSnapshot;
+      const given = structuredClone(snapshot);
       const agent = new Agent({ model: new ScriptedModel([]), snapshot: given });
       expect([agent.messages, agent.modelState, agent.usage, agent.pendingInterrupts, Object.isFrozen(given.messages)]).toEqual([snapshot.messages, snapshot.modelState, snapshot.usage, [], false]);
     });

@@ -82,7 +82,10 @@ describe('protocolTarget and serveProtocol', () => {
   describe('protocolTarget', () => {
     it('numbers the requests and hands back each reply without its id', async () => {
       const seen: unknown[] = [];
-      const target = protocolTarget(() => fakePort((request, write) => (seen.push(request), write(JSON.stringify({ id: request.id, ...hello })))));
+      const target = protocolTarget(() => fakePort((request, write) => {
+        seen.push(request);
+        write(JSON.stringify({ id: request.id, ...hello }));
+      }));
       expect([await target.request({ op: 'hello', protocol: 1 }), await target.request({ op: 'chain.end' }), seen]).toEqual([
         hello,
         hello,
@@ -102,7 +105,10 @@ describe('protocolTarget and serveProtocol', () => {
     });
 
     it('skips blank lines', async () => {
-      const target = protocolTarget(() => fakePort((request, write) => (write(''), write(JSON.stringify({ id: request.id, ...hello })))));
+      const target = protocolTarget(() => fakePort((request, write) => {
+        write('');
+        write(JSON.stringify({ id: request.id, ...hello }));
+      }));
       expect(await target.request({ op: 'hello', protocol: 1 })).toEqual(hello);
     });
 

@@ -27,7 +27,9 @@ function answeringOp(op: ProtocolRequest['op'], answer: (request: ProtocolReques
   const target = {
     resets: 0,
     request: (request: ProtocolRequest) => (request.op === op ? answer(request) : inner.request(request)),
-    reset: async () => void target.resets++,
+    reset: async () => {
+      target.resets++;
+    },
   };
   return target;
 }
@@ -260,7 +262,9 @@ describe('runConformance with agent cases', () => {
   const refusal = { code: 'ERR_INVALID_OPTIONS', genuine: true, message: '[ERR_INVALID_OPTIONS] input[0].content[0].loop refers back to input[0] (a cycle)', thrownByCase: false, stage: 'agentStream', phase: null, handler: null };
 
   it.each([
-    ['a run that should fail but succeeded', (observed: { runs: Record<string, unknown>[] }) => void delete observed.runs[0]?.error, [{ key: 'runs[0].error', expected: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: 'input[0].content[0].loop' }, observed: undefined }]],
+    ['a run that should fail but succeeded', (observed: { runs: Record<string, unknown>[] }) => {
+        delete observed.runs[0]?.error;
+      }, [{ key: 'runs[0].error', expected: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: 'input[0].content[0].loop' }, observed: undefined }]],
     [
       'a message without the text the rule requires',
       (observed: { runs: Record<string, unknown>[] }) => void ((observed.runs[0] as Record<string, unknown>).error = { ...refusal, message: '[ERR_INVALID_OPTIONS] bad input' }),

@@ -98,10 +98,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
-  if (userData !== undefined) rmSync(userData, { recursive: true, force: true });
-  project?.remove();
+  // What beforeAll set up before it failed, if it did.
+  const started = { browser, server, userData, project } as Partial<{ browser: BrowserContext; server: Server; userData: string; project: ConsumerProject }>;
+  await started.browser?.close();
+  await new Promise((resolve) => {
+    if (started.server === undefined) resolve(undefined);
+    else started.server.close(resolve);
+  });
+  if (started.userData !== undefined) rmSync(started.userData, { recursive: true, force: true });
+  started.project?.remove();
 });
 
 describe('the installed package in headless Chromium, unbundled', () => {
@@ -113,8 +118,12 @@ describe('the installed package in headless Chromium, unbundled', () => {
     const tab = await browser.newPage();
     const problems: string[] = [];
     tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    tab.on('console', (message) => void (message.type() === 'error' && problems.push(`console error: ${message.text()}`)));
-    tab.on('response', (response) => void (response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`)));
+    tab.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    tab.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+    });
     // A module that fails to load ends the page's script with a page error, and no outcome ever comes.
     const failed = new Promise<string>((resolve) => tab.once('pageerror', (error) => { resolve(`page error: ${error.message}`); }));
     await tab.goto(`${origin}/`);

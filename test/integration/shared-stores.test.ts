@@ -21,7 +21,8 @@ beforeAll(async () => {
   redis = await startRedis();
 });
 afterAll(async () => {
-  await redis?.stop();
+  // Not started when beforeAll failed.
+  await (redis as RedisServer | undefined)?.stop();
 });
 
 /** A worker process (`worker.ts`) in one mode, not yet asked for its result. */

@@ -46,7 +46,7 @@ describe('MiddlewareRegistry.invoke', () => {
         try {
           yield* next();
         } finally {
-          // eslint-disable-next-line no-unsafe-finally
+          // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
           throw problem;
         }
       });
@@ -71,7 +71,7 @@ describe('MiddlewareRegistry.invoke', () => {
           yield 'two';
         } finally {
           trace.push(`close ${context.prompt}`);
-          // eslint-disable-next-line no-unsafe-finally
+          // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
           if (context.prompt === 'second') throw problem;
         }
       });
@@ -166,7 +166,7 @@ describe('MiddlewareRegistry.invoke', () => {
             yield 'more';
           } finally {
             trace.push(context.prompt);
-            // eslint-disable-next-line no-unsafe-finally
+            // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
             if (context.prompt === '32') throw closing;
           }
         }),

@@ -10,6 +10,7 @@ function throwingOnClose(replacement: Error): WrapHandler<Context, string> {
     try {
       yield* next();
     } finally {
+      // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
       throw replacement;
     }
   };
@@ -73,6 +74,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const registry = new MiddlewareRegistry();
       const problem = new Error('model down');
       registry.add(Stage.Wrap, async function* rethrow(_context, next) {
+        // eslint-disable-next-line no-useless-catch -- the handler under test catches and rethrows
         try {
           yield* next();
         } catch (error) {
@@ -137,7 +139,7 @@ describe('MiddlewareRegistry.invoke', () => {
           yield 'one';
           yield 'two';
         } finally {
-          // eslint-disable-next-line no-unsafe-finally
+          // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
           throw replacement;
         }
       });

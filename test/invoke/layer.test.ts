@@ -18,7 +18,7 @@ describe('asGenerator', () => {
     it('adapts it into a native generator that delivers the same events', async () => {
       const iterable = { [Symbol.asyncIterator]: () => yieldAll('a', 'b') };
       const adapted = asGenerator(iterable, 'model', 'terminal', 'terminal');
-      expect(adapted.next).toBe(nativeNext);
+      expect((adapted as { next: unknown }).next).toBe(nativeNext);
       expect(await collect(adapted)).toEqual(['a', 'b']);
     });
   });

@@ -183,7 +183,7 @@ describe('MiddlewareRegistry.invoke', () => {
           pulls.push(`rejected ${text(error)}`);
         }
       }
-      const delivered = pulls.slice(0, deliveredCount).map((pulled) => (pulled as IteratorResult<Event>).value);
+      const delivered = pulls.slice(0, deliveredCount).map((pulled) => (pulled as IteratorResult<Event, unknown>).value);
       expect({ delivered, rest: pulls.slice(deliveredCount), outcomes }).toEqual({
         delivered: events.slice(0, deliveredCount),
         rest: [`rejected ${failure}`, { value: undefined, done: true }],

@@ -105,7 +105,7 @@ describe('MiddlewareRegistry.instrument', () => {
         yield* next();
       });
       await expect(registry.run(Stage, { prompt: 'x' }, terminal)).resolves.toBe('two');
-      expect(recording.layers.map((layer) => `${layer.handler}#${layer.attempt} <- ${layer.parent ?? 'none'} (${String((layer.context as { prompt: string }).prompt)})`)).toEqual([
+      expect(recording.layers.map((layer) => `${layer.handler}#${layer.attempt} <- ${layer.parent ?? 'none'} (${((layer.context as { prompt: string }).prompt)})`)).toEqual([
         'hedge#1 <- none (x)',
         'inner#1 <- hedge#1 (one)',
         'inner#2 <- hedge#1 (two)',
@@ -233,7 +233,6 @@ describe('MiddlewareRegistry.instrument', () => {
         }),
       });
       registry.add(target as typeof Stage.Input, function silent() {
-        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw undefined;
       });
       const thrown = await failure(registry.run(Stage, { prompt: 'x' }, terminal));

@@ -36,7 +36,11 @@ describe('cache', () => {
       const timers = manualTimers();
       const deleted: string[] = [];
       const store = new LruStore(10);
-      const tracked: CacheStore = { get: (key) => store.get(key), set: (key, entry) => { store.set(key, entry); }, delete: (key) => (deleted.push(key), store.delete(key)) };
+      const tracked: CacheStore = { get: (key) => store.get(key), set: (key, entry) => { store.set(key, entry); }, delete: (key) => {
+          deleted.push(key);
+          store.delete(key);
+        },
+      };
       const registry = new MiddlewareRegistry();
       registry.add(ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 1_000, timers, store: tracked }));
       const terminal = scriptedTerminal([[answer('old')], [answer('new')]]);

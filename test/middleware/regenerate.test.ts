@@ -47,7 +47,7 @@ describe('regenerate', () => {
       const check = (result: ModelEvent): void => {
         if ((result as Answer).text === 'short') throw rejection;
       };
-      const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, regenerate({ check, feedback: (previous) => previous, stream: 'live' })]] });
+      const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, regenerate({ check, feedback: (previous: ModelContext) => previous, stream: 'live' })]] });
       expect(run.events).toEqual([
         chunk('a'),
         answer('short'),

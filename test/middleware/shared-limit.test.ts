@@ -157,7 +157,7 @@ describe('rateLimit', () => {
         rewardFails === undefined
           ? limiter
           : {
-              consume: limiter.consume,
+              consume: limiter.consume.bind(limiter),
               reward: () => {
                 if (rewardFails === 'throws') throw new Error('reward failed');
                 return Promise.reject(new Error('reward failed'));

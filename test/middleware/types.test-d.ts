@@ -128,13 +128,13 @@ describe('scriptedTerminal', () => {
   it('yields the events of the script, without its actions', () => {
     const terminal = scriptedTerminal([['a', throws(new Error('x'))], ['b']]);
     expectTypeOf(terminal({}, { stage: TextStage, signal: new AbortController().signal, state: undefined })).toEqualTypeOf<AsyncGenerator<'a' | 'b', void, undefined>>();
-    registry.run(TextStage, { prompt: '' }, terminal);
+    void registry.run(TextStage, { prompt: '' }, terminal);
   });
 
   it('fits a stage only when its events do', () => {
     const boundary: AttemptBoundaryEvent = { type: 'attempt-boundary', handler: 'retry', failedAttempt: 1, nextAttempt: 2, error: undefined };
-    registry.run(ModelStage, { prompt: '' }, scriptedTerminal([[boundary]]));
+    void registry.run(ModelStage, { prompt: '' }, scriptedTerminal([[boundary]]));
     // @ts-expect-error: a number is not an event of TextStage
-    registry.run(TextStage, { prompt: '' }, scriptedTerminal([[42]]));
+    void registry.run(TextStage, { prompt: '' }, scriptedTerminal([[42]]));
   });
 });

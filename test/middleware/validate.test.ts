@@ -43,7 +43,7 @@ describe('validate', () => {
 
   describe('with a schema without safeParseAsync', () => {
     it('parses with safeParse', async () => {
-      const schema = { safeParse: (value: unknown) => ({ success: true as const, data: { prompt: `seen ${String((value as Context).prompt)}` } }) };
+      const schema = { safeParse: (value: unknown) => ({ success: true as const, data: { prompt: `seen ${(value as Context).prompt}` } }) };
       const terminal = scriptedTerminal([[{ text: 'x' }]]);
       await runStage(Stage, { context: { prompt: 'hi' }, terminal, use: [validate(Stage, { context: schema })] });
       expect(terminal.calls[0]?.context).toEqual({ prompt: 'seen hi' });

@@ -143,7 +143,7 @@ export function buildHandler(spec: RegistrationSpec, index: number, environment:
       trace.push(`${label}:output`);
       if (behaviour.kind === 'throw') throw fail('output');
       if (behaviour.kind === 'raw') return result.value;
-      const produced = result.replace(`${String(result.value)}<${index}${behaviour.bang ? '?' : ''}`);
+      const produced = result.replace(`${result.value}<${index}${behaviour.bang ? '?' : ''}`);
       return behaviour.async ? Promise.resolve(produced) : produced;
     });
   }
@@ -328,7 +328,7 @@ function wrapHandler(behaviour: WrapBehaviour, index: number, label: string, tra
           yield* next();
         } finally {
           trace.push(`${label}:finally`);
-          // eslint-disable-next-line no-unsafe-finally
+          // eslint-disable-next-line no-unsafe-finally -- the scenario fails in its finally on purpose
           throw fail('finally');
         }
       };

@@ -80,13 +80,13 @@ async function streamMillion(mode: 'pass' | 'hold'): Promise<void> {
 function registrationChurn(): void {
   const registry = new MiddlewareRegistry({ onWarning: () => undefined });
   const stages = Array.from({ length: 10 }, (_unused, index) => createStage<number, number>(`churn${index}`));
-  const warmup = registry.add(stages[0]!.Wrap, passThrough, { id: 'warmup' });
+  const warmup = registry.add((stages[0] as (typeof stages)[0]).Wrap, passThrough, { id: 'warmup' });
   warmup();
   const baseline = heapUsed();
   for (let round = 0; round < 100; round++) {
     const disposers: Disposer[] = [];
     for (let index = 0; index < 1000; index++) {
-      const stage = stages[index % 10]!;
+      const stage = stages[index % 10] as (typeof stages)[0];
       // Constraints name ids of the same stage (every tenth index), so the constraint index fills up too.
       const options = index % 2 === 0 ? { id: `r${round}-${index}`, ...(index >= 20 ? { after: [`r${round}-${index - 10}`], before: [`later-${index}`] } : {}) } : {};
       disposers.push(registry.add(stage.Wrap, passThrough, options));
