@@ -45,7 +45,6 @@ export async function* ownLoop(
   let modelState = conversation.modelState;
   const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
   const signal = new AbortController().signal;
-
   for (;;) {
     // O(1): the context shares the history's frozen array.
     const context = createModelContext({ model, messages: history.messages, systemPrompt: conversation.systemPrompt, toolSpecs: tools.map((tool) => tool.spec), invocationState });
@@ -59,7 +58,6 @@ export async function* ownLoop(
     if (result === undefined) throw new Error('unreachable: every invoke ends with its result');
     history.append(result.message); // the Output-transformed message, not the raw stream
     if (result.stopReason !== 'toolUse') break;
-
     const answers: ToolResultBlock[] = [];
     for (const block of result.message.content) {
       if (block.type !== 'toolUse') continue;
