@@ -45,7 +45,9 @@ export function researchAgent(model: Model, cheapModel: Model, search: Tool, pub
   registry.add(
     ExecuteToolStage.Output,
     afterToolCall(function redactKeys(result) {
-      const content = result.toolResult.content.map((block) => (block.type === 'text' ? { ...block, text: block.text.replace(/sk-\w+/g, '[key]') } : block));
+      const content = result.toolResult.content.map((block) =>
+        block.type === 'text' ? { ...block, text: block.text.replace(/sk-\w+/g, '[key]') } : block,
+      );
       return { content };
     }),
   );

@@ -47,7 +47,13 @@ export async function* ownLoop(
   const signal = new AbortController().signal;
   for (;;) {
     // O(1): the context shares the history's frozen array.
-    const context = createModelContext({ model, messages: history.messages, systemPrompt: conversation.systemPrompt, toolSpecs: tools.map((tool) => tool.spec), invocationState });
+    const context = createModelContext({
+      model,
+      messages: history.messages,
+      systemPrompt: conversation.systemPrompt,
+      toolSpecs: tools.map((tool) => tool.spec),
+      invocationState,
+    });
     let result: ModelResultEvent | undefined;
     // The model writes to a draft; it lands in modelState only if the whole chain succeeds.
     const state = { get: () => modelState, set: (next: Record<string, unknown>) => void (modelState = next) };

@@ -105,7 +105,11 @@ export function readPart(source: object, key: PathStep, root: string, steps: rea
  */
 export function readRunOptions(options: AgentRunOptions, resume?: { readonly responses: unknown }): RunSettings {
   if (!isObject(options)) throw invalid(`run options must be an object, got ${describeValue(options)}`);
-  const { signal, invocationState, interruptResponses, use } = readFields(options, ['signal', 'invocationState', 'interruptResponses', 'use'], 'options');
+  const { signal, invocationState, interruptResponses, use } = readFields(
+    options,
+    ['signal', 'invocationState', 'interruptResponses', 'use'],
+    'options',
+  );
   let aborted = false;
   if (signal !== undefined) {
     const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, SIGNAL_MEMBERS, 'options.signal');
@@ -140,7 +144,8 @@ function readBundles(use: unknown): readonly Middleware[] {
 
 /** Fails unless the value is undefined or a non-array object. */
 function checkRecord(value: unknown, name: string): void {
-  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value)))
+    throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
 }
 
 /** The interrupt responses, each read once. */
@@ -169,7 +174,10 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
     } catch (error) {
       throw cannotCopy(readProblem(pathOf(index), [], error), error);
     }
-    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`);
+    if (!ok)
+      throw invalid(
+        `${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`,
+      );
   });
   return messages;
 }

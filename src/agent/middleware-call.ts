@@ -56,7 +56,11 @@ export function middlewareCaller(run: MiddlewareCallRun): MiddlewareModelCaller 
       caller: call.caller,
     });
     let last: unknown;
-    for await (const event of run.scope.registry.invoke(InvokeModelStage, context, modelTerminal, { signal: run.signal, state: THROWAWAY_STATE })) last = event;
+    for await (const event of run.scope.registry.invoke(InvokeModelStage, context, modelTerminal, {
+      signal: run.signal,
+      state: THROWAWAY_STATE,
+    }))
+      last = event;
     const result = kept(last as ModelResultEvent) as ModelResultEvent;
     run.report(call.caller, result.usage);
     return result;

@@ -10,9 +10,7 @@ import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from './s
 
 /** A block being assembled from deltas. */
 type Building =
-  | { kind: 'text'; text: string }
-  | { kind: 'reasoning'; text: string }
-  | { kind: 'toolUse'; toolUseId: string; name: string; json: string };
+  { kind: 'text'; text: string } | { kind: 'reasoning'; text: string } | { kind: 'toolUse'; toolUseId: string; name: string; json: string };
 
 /**
  * Builds the request a model receives from an InvokeModelStage context
@@ -62,7 +60,9 @@ export async function* modelTerminal(
   const stream = (model as Partial<Model> | undefined)?.stream;
   if (typeof stream !== 'function') throw invalidModelStream(stream);
   if (signal.aborted) throw signal.reason;
-  const iterator = openStream(stream.call(model, toModelRequest(context), Object.freeze({ signal, state: run.state as Record<string, unknown> })));
+  const iterator = openStream(
+    stream.call(model, toModelRequest(context), Object.freeze({ signal, state: run.state as Record<string, unknown> })),
+  );
   const building: Building[] = [];
   let stopReason: StopReason = 'endTurn';
   let usage: Usage = ZERO_USAGE;

@@ -79,9 +79,12 @@ export class FileSessionStore implements SessionStore {
     const given = options as Partial<FileSessionStoreOptions> | null | undefined;
     const directory = given?.directory;
     const fs = given?.fs;
-    if (typeof directory !== 'string' || directory.length === 0) throw invalidSessionStore(`options.directory must be a non-empty string, got ${describeValue(directory)}`);
+    if (typeof directory !== 'string' || directory.length === 0)
+      throw invalidSessionStore(`options.directory must be a non-empty string, got ${describeValue(directory)}`);
     if (!isObject(fs) || (['readFile', 'writeFile', 'rename', 'mkdir'] as const).some((name) => typeof fs[name] !== 'function')) {
-      throw invalidSessionStore(`options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${describeValue(fs)}`);
+      throw invalidSessionStore(
+        `options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${describeValue(fs)}`,
+      );
     }
     this.directory = directory.replace(/[\\/]+$/, '');
     this.fs = fs;

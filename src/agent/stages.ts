@@ -117,9 +117,10 @@ const loopStages = realmStages<LoopStages>(LOOP_STAGES_KEY, ['turn'], () => ({
 }));
 
 const contextStages = realmStages<ContextStages>(CONTEXT_STAGES_KEY, ['compressContext'], () => ({
-  compressContext: createStage<CompressContextContext, ContextResultEvent, ContextResultEvent>('compressContext', { isResult: isContextResult }),
+  compressContext: createStage<CompressContextContext, ContextResultEvent, ContextResultEvent>('compressContext', {
+    isResult: isContextResult,
+  }),
 }));
-
 
 /**
  * One model call: the context is what the model will see, the events are the
@@ -185,4 +186,5 @@ export const TurnStage: MiddlewareStage<TurnContext, TurnResultEvent, TurnResult
  * });
  * ```
  */
-export const CompressContextStage: MiddlewareStage<CompressContextContext, ContextResultEvent, ContextResultEvent> = contextStages.compressContext;
+export const CompressContextStage: MiddlewareStage<CompressContextContext, ContextResultEvent, ContextResultEvent> =
+  contextStages.compressContext;

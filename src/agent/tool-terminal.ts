@@ -83,7 +83,10 @@ function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | str
  * for await (const event of registry.invoke(ExecuteToolStage, toolContext, toolTerminal)) console.log(event);
  * ```
  */
-export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRun<unknown>): AsyncGenerator<ToolResultEvent, void, undefined> {
+export async function* toolTerminal(
+  context: ExecuteToolContext,
+  run: TerminalRun<unknown>,
+): AsyncGenerator<ToolResultEvent, void, undefined> {
   const { tool, toolUse } = context;
   const { signal } = run;
   if (tool === undefined) {
@@ -92,7 +95,10 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
   }
   const runTool = (tool as { run?: unknown }).run;
   if (runTool === undefined) {
-    yield answer(toolUse, context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse } as const) }).response);
+    yield answer(
+      toolUse,
+      context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse } as const) }).response,
+    );
     return;
   }
   if (typeof runTool !== 'function') throw invalidToolRun(toolUse.name, runTool);
@@ -134,6 +140,10 @@ export const EXTERNAL_TOOL = 'externalTool';
 /** The result of a call whose tool returned `value` (frozen): its content, or an error result when it is not JSON. */
 function answer(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
   const content = resultContent(value);
-  if (typeof content === 'string') return errorResult(toolUse.toolUseId, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`);
-  return Object.freeze({ type: 'toolResult', toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content } as const) });
+  if (typeof content === 'string')
+    return errorResult(toolUse.toolUseId, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`);
+  return Object.freeze({
+    type: 'toolResult',
+    toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content } as const),
+  });
 }

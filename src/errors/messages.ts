@@ -49,7 +49,8 @@ export function unknownTarget(call: string, target: unknown): MiddlewareError {
   let looksLike = '';
   try {
     if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
-      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
+      looksLike =
+        ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
     }
   } catch {
     // A proxy whose traps throw gets the plain message.
@@ -63,12 +64,20 @@ export function unknownTarget(call: string, target: unknown): MiddlewareError {
 
 /** A call that runs or describes a stage got one of its phase tokens. */
 export function phaseTokenNotStage(call: string, stage: string, phase: Phase): MiddlewareError {
-  return error('ERR_UNKNOWN_PHASE', { stage, phase: 'register' }, `${call} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`);
+  return error(
+    'ERR_UNKNOWN_PHASE',
+    { stage, phase: 'register' },
+    `${call} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`,
+  );
 }
 
 /** A registration's options are of the wrong shape. */
 export function invalidRegistration(call: string, culprit: Culprit, problem: string): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', culprit, `${call}: ${problem} (${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}").`);
+  return error(
+    'ERR_INVALID_OPTIONS',
+    culprit,
+    `${call}: ${problem} (${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}").`,
+  );
 }
 
 /** An id registered twice without `replace: true`, or twice in one per-invoke list (`sibling`). */
@@ -92,11 +101,20 @@ export function invalidContributionKey(problem: string): MiddlewareError {
 
 /** `provide` or `contributions` got something that is not a contribution key. */
 export function notAContributionKey(call: string, value: unknown): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', { phase: 'register' }, `${call} expects a key from createContributionKey(), got ${describeValue(value)}.`);
+  return error(
+    'ERR_INVALID_OPTIONS',
+    { phase: 'register' },
+    `${call} expects a key from createContributionKey(), got ${describeValue(value)}.`,
+  );
 }
 
 /** A key's `identify` gave something that is not an id for a value a bundle provided. */
-export function invalidContributionId(call: string, key: { readonly name: string; readonly stage: string | undefined }, id: unknown, value: unknown): MiddlewareError {
+export function invalidContributionId(
+  call: string,
+  key: { readonly name: string; readonly stage: string | undefined },
+  id: unknown,
+  value: unknown,
+): MiddlewareError {
   return error(
     'ERR_INVALID_OPTIONS',
     { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
@@ -125,12 +143,20 @@ export function duplicateContribution(
 
 /** `registry.use` got something that is not a bundle. */
 export function notABundle(value: unknown): MiddlewareError {
-  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`);
+  return error(
+    'ERR_INVALID_HANDLER',
+    { phase: 'register' },
+    `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`,
+  );
 }
 
 /** `registry.instrument` got something that is not an instrumentation. */
 export function notAnInstrumentation(value: unknown): MiddlewareError {
-  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.instrument expects { name, invoke(info) }, got ${describeValue(value)}.`);
+  return error(
+    'ERR_INVALID_HANDLER',
+    { phase: 'register' },
+    `registry.instrument expects { name, invoke(info) }, got ${describeValue(value)}.`,
+  );
 }
 
 /** Ordering constraints of one stage and phase form a cycle; `cycle` names it, each before the next, its first again at the end. */
@@ -215,11 +241,7 @@ export function notAsyncIterable(culprit: Culprit, produced: unknown): Middlewar
 
 /** A handler given to `add` or a terminal given to `invoke` is not a function. */
 export function notAFunction(culprit: Culprit, value: unknown): MiddlewareError {
-  return error(
-    'ERR_INVALID_HANDLER',
-    culprit,
-    `${capitalise(where(culprit))} must be a function, got ${describeValue(value)}.`,
-  );
+  return error('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} must be a function, got ${describeValue(value)}.`);
 }
 
 /** An Input handler returned undefined or null. */
@@ -241,7 +263,11 @@ export function outputContract(culprit: Culprit, produced: unknown): MiddlewareE
 }
 
 /** The chain yielded nothing, or its last event is not a result. */
-export function noResult(stage: string, lastEvent: { readonly present: boolean; readonly value?: unknown }, outermost: string | undefined): MiddlewareError {
+export function noResult(
+  stage: string,
+  lastEvent: { readonly present: boolean; readonly value?: unknown },
+  outermost: string | undefined,
+): MiddlewareError {
   const detail = lastEvent.present
     ? `its last event (${describeValue(lastEvent.value)}) fails the stage's isResult guard`
     : 'it yielded no event at all';
@@ -265,7 +291,12 @@ export function invalidEvent(stage: string): MiddlewareError {
 
 /** The invoke was aborted. */
 export function aborted(stage: string, reason: unknown): MiddlewareError {
-  return error('ERR_ABORTED', { stage }, `The invoke of stage "${stage}" was aborted${reasonText(reason)}. The abort reason is the cause.`, reason);
+  return error(
+    'ERR_ABORTED',
+    { stage },
+    `The invoke of stage "${stage}" was aborted${reasonText(reason)}. The abort reason is the cause.`,
+    reason,
+  );
 }
 
 /** `next()` was called after the invoke settled. */
@@ -287,8 +318,17 @@ export function invalidNextOptions(culprit: Culprit, problem: string): Middlewar
 }
 
 /** An instrumentation's `invoke()` or `layer()` returned something the invoke cannot use. */
-export function invalidInstrumentation(stage: string, instrumentation: string, hook: 'invoke' | 'layer', produced: unknown, layer?: string): MiddlewareError {
-  const expected = hook === 'invoke' ? 'undefined or an observer object (whose hooks, when present, are functions)' : 'an async generator (next, return and Symbol.asyncIterator)';
+export function invalidInstrumentation(
+  stage: string,
+  instrumentation: string,
+  hook: 'invoke' | 'layer',
+  produced: unknown,
+  layer?: string,
+): MiddlewareError {
+  const expected =
+    hook === 'invoke'
+      ? 'undefined or an observer object (whose hooks, when present, are functions)'
+      : 'an async generator (next, return and Symbol.asyncIterator)';
   const where = layer === undefined ? '' : ` for ${layer}`;
   return error(
     'ERR_INVALID_HANDLER',

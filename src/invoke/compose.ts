@@ -70,16 +70,21 @@ function nextFor(
   return (nextContext?: unknown, options?: NextOptions): LayerGenerator => {
     if (run.settled) throw messages.nextAfterSettle(run.culprit('wrap', entry.name));
     activation.calls++;
-    if (entry.next !== 'many' && activation.calls > 1) throw messages.nextPolicy(run.culprit('wrap', entry.name), entry.next, activation.calls);
+    if (entry.next !== 'many' && activation.calls > 1)
+      throw messages.nextPolicy(run.culprit('wrap', entry.name), entry.next, activation.calls);
     let innerSignal = signal;
     let link: Link | undefined;
     if (options !== undefined) {
       if (!isObject(options)) {
         throw messages.invalidNextOptions(run.culprit('wrap', entry.name), `options that are ${describeValue(options)}, not an object`);
       }
-      const given = (options).signal as unknown;
+      const given = options.signal as unknown;
       if (given !== undefined) {
-        if (!isAbortSignal(given)) throw messages.invalidNextOptions(run.culprit('wrap', entry.name), `options.signal set to ${describeValue(given)}, not an AbortSignal`);
+        if (!isAbortSignal(given))
+          throw messages.invalidNextOptions(
+            run.culprit('wrap', entry.name),
+            `options.signal set to ${describeValue(given)}, not an AbortSignal`,
+          );
         ({ signal: innerSignal, link } = narrowSignal(signal, given));
       }
     }
@@ -100,6 +105,7 @@ function enterTerminal(run: InvokeRun, context: unknown, signal: AbortSignal): L
   const { terminal, stageName, state } = run;
   const stage = run.chain.stage;
   if (state === undefined) return asGenerator(terminal(context, { stage, signal, state: undefined }), stageName, 'terminal', 'terminal');
-  const call = (draft: unknown): LayerGenerator => asGenerator(terminal(context, { stage, signal, state: draft }), stageName, 'terminal', 'terminal');
+  const call = (draft: unknown): LayerGenerator =>
+    asGenerator(terminal(context, { stage, signal, state: draft }), stageName, 'terminal', 'terminal');
   return state.terminalCall(call, run.chain.wrap.length === 0);
 }

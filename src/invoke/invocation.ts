@@ -65,7 +65,13 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
    */
   // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job (above)
   static readonly #shapeKeeper: unknown = new Invocation(
-    Object.freeze({ stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'], input: [], wrap: [], output: [], instrumentations: [] }),
+    Object.freeze({
+      stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
+      input: [],
+      wrap: [],
+      output: [],
+      instrumentations: [],
+    }),
     undefined,
     () => undefined as never,
     {},
@@ -87,7 +93,7 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
   protected pull(): Promise<Answer<TEvent>> {
     const status = this.status;
     const signal = this.signal;
-    if (status === RUNNING && this.native && this.queued === undefined && (!signal?.aborted)) {
+    if (status === RUNNING && this.native && this.queued === undefined && !signal?.aborted) {
       return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     }
     if (status === IDLE) return this.begin();
@@ -274,4 +280,3 @@ export class Invocation<TEvent> extends QueuedIterator<TEvent> {
     if (signal?.aborted === true) throw messages.aborted(this.#run.stageName, signal.reason);
   }
 }
-

@@ -81,7 +81,11 @@ export function callSafely(events: LayerGenerator, method: 'return' | 'throw', a
  *
  * @throws MiddlewareError `ERR_NEXT_POLICY` when the layer finishes and `activation.calls` is 0.
  */
-export async function* requireACall(events: LayerGenerator, activation: { readonly calls: number }, culprit: () => Culprit): LayerGenerator {
+export async function* requireACall(
+  events: LayerGenerator,
+  activation: { readonly calls: number },
+  culprit: () => Culprit,
+): LayerGenerator {
   yield* events;
   if (activation.calls === 0) throw messages.nextPolicy(culprit(), 'once', 0);
 }

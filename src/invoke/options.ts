@@ -11,7 +11,6 @@ import { describeValue } from '../util/describe-value';
 import type { AddOptions, AnyStage, InvokeOptions, Registration } from '../stage/types';
 import { isObject } from '../util/is-object';
 
-
 /**
  * Rejects options of the wrong shape before anything runs. Runs on every
  * invoke, so it allocates nothing (not even a closure) when the options are valid.
@@ -25,10 +24,20 @@ export function checkInvokeOptions(stage: string, options: InvokeOptions): void 
     throw invalidInvokeOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
   const state = options.state as unknown;
-  if (state !== undefined && (state === null || typeof state !== 'object' || typeof (state as { get?: unknown }).get !== 'function' || typeof (state as { set?: unknown }).set !== 'function')) {
+  if (
+    state !== undefined &&
+    (state === null ||
+      typeof state !== 'object' ||
+      typeof (state as { get?: unknown }).get !== 'function' ||
+      typeof (state as { set?: unknown }).set !== 'function')
+  ) {
     throw invalidInvokeOptions(stage, `options.state must be { get(), set(next) }, got ${describeValue(state)}`);
   }
-  if (options.use !== undefined && !Array.isArray(options.use)) throw invalidInvokeOptions(stage, `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`);
+  if (options.use !== undefined && !Array.isArray(options.use))
+    throw invalidInvokeOptions(
+      stage,
+      `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`,
+    );
 }
 
 /**
@@ -41,9 +50,18 @@ export function checkInvokeOptions(stage: string, options: InvokeOptions): void 
 export function perInvokeRegistrations(stage: AnyStage, use: readonly Registration[]): StoredRegistration[] {
   return use.map((registration) => {
     if (!Array.isArray(registration)) {
-      throw invalidInvokeOptions(stage.name, `options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}`);
+      throw invalidInvokeOptions(
+        stage.name,
+        `options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}`,
+      );
     }
-    const created = createRegistration(registration[0], registration[1], registration[2] as AddOptions | undefined, undefined, 'invoke options.use');
+    const created = createRegistration(
+      registration[0],
+      registration[1],
+      registration[2] as AddOptions | undefined,
+      undefined,
+      'invoke options.use',
+    );
     if (created.stage !== stage) {
       throw useForAnotherStage({ stage: stage.name, phase: created.phase, handler: created.name }, created.stage.name);
     }

@@ -52,9 +52,7 @@ export interface LiveStream<TBoundary> {
 export type AttemptStream = 'commit' | 'live' | LiveStream<unknown>;
 
 /** The `stream` option after validation. */
-export type ResolvedStream =
-  | { readonly live: false }
-  | { readonly live: true; readonly boundary: (info: AttemptBoundaryInfo) => unknown };
+export type ResolvedStream = { readonly live: false } | { readonly live: true; readonly boundary: (info: AttemptBoundaryInfo) => unknown };
 
 /**
  * Validates a `stream` option.

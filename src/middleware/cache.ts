@@ -75,7 +75,10 @@ const CONSEQUENCES = {
 function isEntry(value: unknown): value is CacheEntry {
   if (typeof value !== 'object' || value === null) return false;
   const { events, expiresAt } = value as { events?: unknown; expiresAt?: unknown };
-  return Array.isArray(events) && (expiresAt === undefined || expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)));
+  return (
+    Array.isArray(events) &&
+    (expiresAt === undefined || expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)))
+  );
 }
 
 /**
@@ -109,21 +112,35 @@ function warnStoreFailure(error: unknown, { operation, run }: CacheErrorInfo): v
  */
 export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TContext, never> {
   if (!isObject(options) || typeof options.key !== 'function') {
-    throw invalidOption('cache', 'options.key must be a function (context) => string | undefined', (options as { readonly key?: unknown } | null | undefined)?.key);
+    throw invalidOption(
+      'cache',
+      'options.key must be a function (context) => string | undefined',
+      (options as { readonly key?: unknown } | null | undefined)?.key,
+    );
   }
   const { key } = options;
   const ttlMs = options.ttlMs;
-  if (ttlMs !== undefined && (typeof ttlMs !== 'number' || !(ttlMs > 0))) throw invalidOption('cache', 'options.ttlMs must be a number > 0', ttlMs);
+  if (ttlMs !== undefined && (typeof ttlMs !== 'number' || !(ttlMs > 0)))
+    throw invalidOption('cache', 'options.ttlMs must be a number > 0', ttlMs);
   const store = options.store ?? new LruStore(positiveInteger('cache', 'options.maxEntries', options.maxEntries ?? 500));
   const storeMethods = store as Partial<Record<keyof CacheStore, unknown>>;
-  if (typeof storeMethods.get !== 'function' || typeof storeMethods.set !== 'function' || !(storeMethods.delete === undefined || typeof storeMethods.delete === 'function')) {
+  if (
+    typeof storeMethods.get !== 'function' ||
+    typeof storeMethods.set !== 'function' ||
+    !(storeMethods.delete === undefined || typeof storeMethods.delete === 'function')
+  ) {
     throw invalidOption('cache', 'options.store must have get(key), set(key, entry) and optionally delete(key)', store);
   }
   const clock = optionalTimers('cache', options.timers, ['wallClock']) ?? systemTimers;
   const onError = optionalFunction('cache', 'onError', options.onError) ?? warnStoreFailure;
 
   /** One store call: a promise is awaited unless the signal aborts first; a failure is reported and gives `undefined`. */
-  const callStore = async <T>(operation: CacheErrorInfo['operation'], cacheKey: string, run: WrapRun, call: () => T | PromiseLike<T>): Promise<T | undefined> => {
+  const callStore = async <T>(
+    operation: CacheErrorInfo['operation'],
+    cacheKey: string,
+    run: WrapRun,
+    call: () => T | PromiseLike<T>,
+  ): Promise<T | undefined> => {
     let produced: T | PromiseLike<T>;
     try {
       produced = call();
@@ -178,7 +195,9 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
     }
     // The invoke ends with ERR_ABORTED when its signal is aborted, however the chain ended.
     if (run.signal.aborted) return;
-    await callStore('set', cacheKey, run, () => store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.wallClock() + ttlMs }, ttlMs));
+    await callStore('set', cacheKey, run, () =>
+      store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.wallClock() + ttlMs }, ttlMs),
+    );
   };
   return named('cache', handler);
 }

@@ -62,8 +62,12 @@ export function logging(options: LoggingOptions): Instrumentation {
     info = logger;
     error = logger;
   } else if (isObject(logger) && typeof logger.info === 'function' && typeof logger.error === 'function') {
-    info = (record) => { logger.info(record); };
-    error = (record) => { logger.error(record); };
+    info = (record) => {
+      logger.info(record);
+    };
+    error = (record) => {
+      logger.error(record);
+    };
   } else {
     throw invalidOption('logging', 'options.logger must be { info(record), error(record) } or a function', logger);
   }
@@ -72,7 +76,12 @@ export function logging(options: LoggingOptions): Instrumentation {
 }
 
 /** The observer of one invoke: its start is logged at once, the rest as it happens. */
-function observe(invoke: InvokeInfo, info: (record: LogRecord) => void, error: (record: LogRecord) => void, now: () => number): InvokeObserver {
+function observe(
+  invoke: InvokeInfo,
+  info: (record: LogRecord) => void,
+  error: (record: LogRecord) => void,
+  now: () => number,
+): InvokeObserver {
   const stage = invoke.stage.name;
   info({ event: 'invoke.start', stage });
   return {
@@ -109,9 +118,15 @@ function logLayer(
     const started = now();
     info({ event: 'layer.start', ...base });
     return {
-      completed: (count) => { info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false }); },
-      failed: (thrown, count) => { error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown }); },
-      closed: (count) => { info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true }); },
+      completed: (count) => {
+        info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false });
+      },
+      failed: (thrown, count) => {
+        error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown });
+      },
+      closed: (count) => {
+        info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true });
+      },
     };
   });
 }

@@ -29,7 +29,10 @@ const direct = <T>(into: () => Promise<T>): Promise<T> => into();
  * spans begin there. Why pull by hand rather than `yield*`: a close at a yield
  * must be told apart from the layer completing, and `yield*` forwards the close without a trace.
  */
-export async function* observeLayer(events: AsyncGenerator<unknown, void, undefined>, open: () => LayerHooks): AsyncGenerator<unknown, void, undefined> {
+export async function* observeLayer(
+  events: AsyncGenerator<unknown, void, undefined>,
+  open: () => LayerHooks,
+): AsyncGenerator<unknown, void, undefined> {
   const hooks = open();
   const call = hooks.call ?? direct;
   let count = 0;

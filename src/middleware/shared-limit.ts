@@ -56,7 +56,11 @@ function waitAskedFor(rejection: unknown): number | undefined {
  */
 export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): AnyStageWrap<never> {
   const { limiter } = options;
-  if (!isObject(limiter) || typeof limiter.consume !== 'function' || !(limiter.reward === undefined || typeof limiter.reward === 'function')) {
+  if (
+    !isObject(limiter) ||
+    typeof limiter.consume !== 'function' ||
+    !(limiter.reward === undefined || typeof limiter.reward === 'function')
+  ) {
     throw invalidOption('rateLimit', 'options.limiter must have consume(key, points) and optionally reward(key, points)', limiter);
   }
   const key = options.key ?? DEFAULT_LIMITER_KEY;

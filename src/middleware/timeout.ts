@@ -83,7 +83,10 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
           if (left <= 0) expire();
           else cancel = schedule(expire, left, timers);
         }
-        if (expired !== undefined) { reject(expired); return; }
+        if (expired !== undefined) {
+          reject(expired);
+          return;
+        }
         cutOff = reject;
         const pulling = inner.next();
         pending = true;

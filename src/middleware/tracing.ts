@@ -156,8 +156,16 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
   const active = instance.runs.of(info.stage, info.context, spanOf(callerContext))?.context ?? callerContext;
   const genAi = genAiSpan(info);
   const caller = (info.context as { caller?: unknown } | null | undefined)?.caller;
-  const attributes: Attributes = { [TRACING_ATTRIBUTES.stage]: info.stage.name, ...(typeof caller === 'string' ? { [TRACING_ATTRIBUTES.caller]: caller } : {}), ...genAi?.attributes };
-  const root = tracer.startSpan(genAi?.name ?? info.stage.name, { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes }, active);
+  const attributes: Attributes = {
+    [TRACING_ATTRIBUTES.stage]: info.stage.name,
+    ...(typeof caller === 'string' ? { [TRACING_ATTRIBUTES.caller]: caller } : {}),
+    ...genAi?.attributes,
+  };
+  const root = tracer.startSpan(
+    genAi?.name ?? info.stage.name,
+    { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes },
+    active,
+  );
   if (!root.isRecording()) {
     root.end();
     return undefined;
@@ -246,7 +254,9 @@ function traceLayer(
           if (parent !== undefined) parent.inner += elapsed;
         }
       },
-      failed: (error) => { fail(span, error); },
+      failed: (error) => {
+        fail(span, error);
+      },
       closing: () => span.setAttribute(TRACING_ATTRIBUTES.closed, true),
       settled: (count) => {
         leaveRun?.();
@@ -265,5 +275,10 @@ function traceLayer(
 /** Whether `value` has the parts of the OpenTelemetry API that tracing calls (a JavaScript caller may pass anything). */
 function isTracingApi(value: unknown): boolean {
   const api = value as Partial<TracingApi> | null;
-  return api !== null && typeof api.trace?.setSpan === 'function' && typeof api.context?.active === 'function' && typeof api.context.with === 'function';
+  return (
+    api !== null &&
+    typeof api.trace?.setSpan === 'function' &&
+    typeof api.context?.active === 'function' &&
+    typeof api.context.with === 'function'
+  );
 }

@@ -40,14 +40,26 @@ export function validate<TContext, TResult extends TEvent, TEvent>(
   if (!isStage(stage)) throw invalidOption('validate', 'its first argument must be a stage from createStage()', stage);
   if (!isObject(schemas)) throw invalidOption('validate', 'expects { context?, result? } schemas', schemas);
   const { context, result } = schemas;
-  for (const [which, schema] of [['context', context], ['result', result]] as const) {
-    if (schema !== undefined && !isSchema(schema)) throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
+  for (const [which, schema] of [
+    ['context', context],
+    ['result', result],
+  ] as const) {
+    if (schema !== undefined && !isSchema(schema))
+      throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
   }
   const validateContext = named('validateContext', async function validateContext(value: TContext): Promise<TContext> {
-    return parseWithSchema(context as Schema<unknown>, value, (issues) => validationFailed(stage.name, 'context', issues)) as Promise<TContext>;
+    return parseWithSchema(context as Schema<unknown>, value, (issues) =>
+      validationFailed(stage.name, 'context', issues),
+    ) as Promise<TContext>;
   });
-  const validateResult = named('validateResult', async function validateResult(value: MiddlewareResult<TResult>): Promise<MiddlewareResult<TResult>> {
-    return value.replace((await parseWithSchema(result as Schema<unknown>, value.value, (issues) => validationFailed(stage.name, 'result', issues))) as TResult);
+  const validateResult = named('validateResult', async function validateResult(value: MiddlewareResult<TResult>): Promise<
+    MiddlewareResult<TResult>
+  > {
+    return value.replace(
+      (await parseWithSchema(result as Schema<unknown>, value.value, (issues) =>
+        validationFailed(stage.name, 'result', issues),
+      )) as TResult,
+    );
   });
   const bundle: Middleware = {
     name: 'validate',

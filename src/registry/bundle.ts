@@ -70,7 +70,11 @@ export function useBundle(middleware: Middleware, registrarFor: (bundle: string)
 }
 
 /** What a {@link mapRegistrar} does to each handler: the handler and options to register in its place. */
-export type HandlerMapping = (target: Target, handler: unknown, options: AddOptions | undefined) => readonly [unknown, AddOptions | undefined];
+export type HandlerMapping = (
+  target: Target,
+  handler: unknown,
+  options: AddOptions | undefined,
+) => readonly [unknown, AddOptions | undefined];
 
 /** A registrar that registers, through `registrar`, what `mapping` makes of each handler; instrumentations and contributions pass unchanged. */
 export function mapRegistrar(registrar: Registrar, mapping: HandlerMapping): Registrar {

@@ -143,7 +143,12 @@ class IndexHeap {
   }
 }
 
-function cycleError(items: readonly Orderable[], successors: readonly (readonly number[])[], placed: readonly boolean[], scope: OrderScope): MiddlewareError {
+function cycleError(
+  items: readonly Orderable[],
+  successors: readonly (readonly number[])[],
+  placed: readonly boolean[],
+  scope: OrderScope,
+): MiddlewareError {
   // The stuck items, in the order given; `rank` is each one's position among them.
   const stuck: number[] = [];
   const rank = new Map<number, number>();

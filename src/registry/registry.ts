@@ -61,13 +61,22 @@ export class MiddlewareRegistry {
   private readonly cache = new WeakMap<AnyStage, CachedChain>();
   private readonly onWarning: (warning: MiddlewareWarning) => void;
   /** What resolution reads of this registry. */
-  private readonly scope: Scope = { byStage: this.byStage, ids: this.ids, instrumentations: this.instrumentations, provided: this.provided };
+  private readonly scope: Scope = {
+    byStage: this.byStage,
+    ids: this.ids,
+    instrumentations: this.instrumentations,
+    provided: this.provided,
+  };
   /** This registry's scope and its ancestors', root first (a registry's ancestry never changes). */
   private scopeChain: readonly Scope[] = [this.scope];
 
   /** Creates an empty registry. */
   constructor(private readonly options: RegistryOptions = {}) {
-    this.onWarning = options.onWarning ?? ((warning) => { console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`); });
+    this.onWarning =
+      options.onWarning ??
+      ((warning) => {
+        console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`);
+      });
   }
 
   /**
@@ -99,7 +108,8 @@ export class MiddlewareRegistry {
     const { stage, phase } = resolveTarget(targetOrId, 'registry.remove');
     let first: StoredRegistration | undefined;
     for (const registration of this.byStage.get(stage) ?? []) {
-      if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq)) first = registration;
+      if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq))
+        first = registration;
     }
     return first !== undefined && this.unregister(first);
   }
@@ -246,7 +256,8 @@ export class MiddlewareRegistry {
     options: InvokeOptions<TState> = {},
   ): AsyncGenerator<TEvent, void, undefined> {
     stageOf(stage, 'registry.invoke');
-    if (typeof terminal !== 'function') throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
+    if (typeof terminal !== 'function')
+      throw messages.notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
     checkInvokeOptions(stage.name, options);
     const chain = this.resolve(stage, options.use);
     return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown>, options);
@@ -386,7 +397,8 @@ export class MiddlewareRegistry {
     }
     const scopes = this.scopeChain;
     const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
-    if (perInvoke === undefined) this.cache.set(stage, { version, structure: this.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
+    if (perInvoke === undefined)
+      this.cache.set(stage, { version, structure: this.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
     return chain;
   }
 }

@@ -17,9 +17,7 @@ export type ErrorPhase = Phase | 'terminal' | 'register';
 export type NextPolicy = 'many' | 'once' | 'at-most-once';
 
 /** The outcome of a schema check, in the shape zod's `safeParse` returns. */
-export type SchemaResult<T> =
-  | { readonly success: true; readonly data: T }
-  | { readonly success: false; readonly error: unknown };
+export type SchemaResult<T> = { readonly success: true; readonly data: T } | { readonly success: false; readonly error: unknown };
 
 /**
  * A schema a stage checks values against. Zod schemas (v3 and v4) fit as they are.
@@ -128,10 +126,7 @@ export interface NextOptions {
  * Runs the rest of the chain (inner Wrap handlers, then the terminal) and
  * returns its events. Without a context it passes on the context the handler received.
  */
-export type Next<TContext, TEvent> = (
-  context?: TContext,
-  options?: NextOptions,
-) => AsyncGenerator<TEvent, void, undefined>;
+export type Next<TContext, TEvent> = (context?: TContext, options?: NextOptions) => AsyncGenerator<TEvent, void, undefined>;
 
 /** What a Wrap handler learns about the invoke it runs in. */
 export interface WrapRun {
@@ -144,11 +139,7 @@ export interface WrapRun {
 }
 
 /** An async-generator layer around the terminal: may short-circuit, retry, filter or rewrite. */
-export type WrapHandler<TContext, TEvent> = (
-  context: TContext,
-  next: Next<TContext, TEvent>,
-  run: WrapRun,
-) => AsyncIterable<TEvent>;
+export type WrapHandler<TContext, TEvent> = (context: TContext, next: Next<TContext, TEvent>, run: WrapRun) => AsyncIterable<TEvent>;
 
 /** Transforms the final result. Must return a {@link MiddlewareResult}. */
 export type OutputHandler<TResult> = (
@@ -167,10 +158,7 @@ export interface TerminalRun<TState> {
 }
 
 /** The framework's own step: the innermost function the chain wraps. */
-export type Terminal<TContext, TEvent, TState = unknown> = (
-  context: TContext,
-  run: TerminalRun<TState>,
-) => AsyncIterable<TEvent>;
+export type Terminal<TContext, TEvent, TState = unknown> = (context: TContext, run: TerminalRun<TState>) => AsyncIterable<TEvent>;
 
 /**
  * The state a terminal's `run.state` can hold: without a `state` option
@@ -247,27 +235,21 @@ export type HandlerOf<TTarget> =
           : never;
 
 /** The context type of a stage. */
-export type ContextOf<TStage> =
-  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer _TEvent> ? TContext : never;
+export type ContextOf<TStage> = TStage extends MiddlewareStage<infer TContext, infer _TResult, infer _TEvent> ? TContext : never;
 
 /** The result type of a stage. */
-export type ResultOf<TStage> =
-  TStage extends MiddlewareStage<infer _TContext, infer TResult, infer _TEvent> ? TResult : never;
+export type ResultOf<TStage> = TStage extends MiddlewareStage<infer _TContext, infer TResult, infer _TEvent> ? TResult : never;
 
 /** The event type of a stage. */
-export type EventOf<TStage> =
-  TStage extends MiddlewareStage<infer _TContext, infer _TResult, infer TEvent> ? TEvent : never;
+export type EventOf<TStage> = TStage extends MiddlewareStage<infer _TContext, infer _TResult, infer TEvent> ? TEvent : never;
 
 /** The terminal type of a stage, for a given state type. */
 export type TerminalOf<TStage, TState = unknown> =
-  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer TEvent>
-    ? Terminal<TContext, TEvent, TState>
-    : never;
+  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer TEvent> ? Terminal<TContext, TEvent, TState> : never;
 
 /** One registration given per invoke: `[target, handler, options?]`. */
 export type Registration<TTarget extends Target = Target> =
-  | readonly [TTarget, HandlerOf<TTarget>]
-  | readonly [TTarget, HandlerOf<TTarget>, AddOptions];
+  readonly [TTarget, HandlerOf<TTarget>] | readonly [TTarget, HandlerOf<TTarget>, AddOptions];
 
 /** Options of `invoke` and `run`. */
 export interface InvokeOptions<TState = unknown> {

@@ -105,11 +105,18 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
   options: ScriptedTerminalOptions = {},
 ): ScriptedTerminal<TContext, EventsOf<TScript>> {
   if (!Array.isArray(script) || script.length === 0 || !script.every((call) => Array.isArray(call))) {
-    throw invalidOption('scriptedTerminal', 'script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]]', script);
+    throw invalidOption(
+      'scriptedTerminal',
+      'script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]]',
+      script,
+    );
   }
   const timers = optionalTimers('scriptedTerminal', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
   const calls: TerminalCall<TContext>[] = [];
-  const terminal = async function* scriptedTerminal(context: TContext, run: TerminalRun<unknown>): AsyncGenerator<EventsOf<TScript>, void, undefined> {
+  const terminal = async function* scriptedTerminal(
+    context: TContext,
+    run: TerminalRun<unknown>,
+  ): AsyncGenerator<EventsOf<TScript>, void, undefined> {
     const steps = script[Math.min(calls.length, script.length - 1)] as readonly ScriptStep<EventsOf<TScript>>[];
     const call: TerminalCall<TContext> = { context, signal: run.signal, events: 0, outcome: 'running' };
     calls.push(call);

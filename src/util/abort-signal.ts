@@ -14,7 +14,11 @@ export type SignalMembers = Readonly<Partial<Record<(typeof SIGNAL_MEMBERS)[numb
 
 /** Whether the members read from a value are those of an AbortSignal: a boolean `aborted` and two listener methods. */
 export function hasSignalMembers(members: SignalMembers): boolean {
-  return typeof members.aborted === 'boolean' && typeof members.addEventListener === 'function' && typeof members.removeEventListener === 'function';
+  return (
+    typeof members.aborted === 'boolean' &&
+    typeof members.addEventListener === 'function' &&
+    typeof members.removeEventListener === 'function'
+  );
 }
 
 /** Whether `value` can serve as a signal (see {@link hasSignalMembers}). */

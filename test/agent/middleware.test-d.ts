@@ -44,7 +44,10 @@ describe('the agent middleware', () => {
   });
 
   it('registers afterToolCall on ExecuteToolStage outputs only', () => {
-    registry.add(ExecuteToolStage.Output, afterToolCall((result) => (result.toolResult.status === 'error' ? { terminate: true } : undefined)));
+    registry.add(
+      ExecuteToolStage.Output,
+      afterToolCall((result) => (result.toolResult.status === 'error' ? { terminate: true } : undefined)),
+    );
     registry.add(
       InvokeModelStage.Output,
       // @ts-expect-error: it transforms tool results, not model results

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatReport, libraryTarget, runConformance, type Claims, type ConformanceTarget, type ProtocolRequest } from '../../src/conformance/index';
+import {
+  formatReport,
+  libraryTarget,
+  runConformance,
+  type Claims,
+  type ConformanceTarget,
+  type ProtocolRequest,
+} from '../../src/conformance/index';
 import { caseFiles } from './case-files';
 
 /** The case file with this id. */
@@ -11,18 +18,29 @@ function caseById(id: string): Record<string, unknown> {
 
 /** A chain case of its own, for what no committed case shows. */
 function chainCase(fields: Record<string, unknown>): Record<string, unknown> {
-  return { id: 'self-check', description: 'A check of the runner.', rules: ['MW-005'], kind: 'chain', stage: { name: 's', guard: true }, ...fields };
+  return {
+    id: 'self-check',
+    description: 'A check of the runner.',
+    rules: ['MW-005'],
+    kind: 'chain',
+    stage: { name: 's', guard: true },
+    ...fields,
+  };
 }
 
 /** This library, claiming something else in its hello. */
 function claiming(changes: Partial<Claims>, inner: ConformanceTarget = libraryTarget()): ConformanceTarget {
   return {
-    request: async (request) => (request.op === 'hello' ? { ...((await inner.request(request)) as object), ...changes } : inner.request(request)),
+    request: async (request) =>
+      request.op === 'hello' ? { ...((await inner.request(request)) as object), ...changes } : inner.request(request),
   };
 }
 
 /** This library, except that one op is answered by `answer`. */
-function answeringOp(op: ProtocolRequest['op'], answer: (request: ProtocolRequest) => Promise<unknown>): ConformanceTarget & { resets: number } {
+function answeringOp(
+  op: ProtocolRequest['op'],
+  answer: (request: ProtocolRequest) => Promise<unknown>,
+): ConformanceTarget & { resets: number } {
   const inner = libraryTarget();
   const target = {
     resets: 0,
@@ -38,7 +56,13 @@ describe('runConformance', () => {
   describe('a case that holds', () => {
     it('is reported as passed, and so are its rules', async () => {
       const report = await runConformance([caseById('core-short-circuit')], libraryTarget());
-      expect({ cases: report.cases, rules: report.rules, summary: report.summary, conformance: report.conformance, filters: report.filters }).toEqual({
+      expect({
+        cases: report.cases,
+        rules: report.rules,
+        summary: report.summary,
+        conformance: report.conformance,
+        filters: report.filters,
+      }).toEqual({
         cases: [{ id: 'core-short-circuit', kind: 'chain', rules: ['MW-014'], status: 'passed' }],
         rules: [{ rule: 'MW-014', status: 'passed', passed: 1, failed: 0, notClaimed: 0 }],
         summary: { passed: 1, failed: 0, notClaimed: 0 },
@@ -54,14 +78,25 @@ describe('runConformance', () => {
       (testCase.expect as Record<string, unknown>).trace = ['outer', 'inner'];
       const report = await runConformance([testCase], libraryTarget());
       expect({ cases: report.cases, rules: report.rules, conformance: report.conformance }).toEqual({
-        cases: [{ id: 'core-short-circuit', kind: 'chain', rules: ['MW-014'], status: 'failed', differences: [{ key: 'trace', expected: ['outer', 'inner'], observed: ['outer'] }] }],
+        cases: [
+          {
+            id: 'core-short-circuit',
+            kind: 'chain',
+            rules: ['MW-014'],
+            status: 'failed',
+            differences: [{ key: 'trace', expected: ['outer', 'inner'], observed: ['outer'] }],
+          },
+        ],
         rules: [{ rule: 'MW-014', status: 'failed', passed: 0, failed: 1, notClaimed: 0 }],
         conformance: { core: false, full: false },
       });
     });
 
     it('reports an error the case does not expect', async () => {
-      const report = await runConformance([chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { events: [] } })], libraryTarget());
+      const report = await runConformance(
+        [chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { events: [] } })],
+        libraryTarget(),
+      );
       expect(report.cases[0]?.differences).toEqual([
         {
           key: 'error',
@@ -82,15 +117,34 @@ describe('runConformance', () => {
     });
 
     it('fails a user error that arrives as another object with the same message', async () => {
-      const target = answeringOp('chain.next', async () => ({ error: { message: 'boom', thrownByCase: false, stage: null, phase: null, handler: null } }));
-      const report = await runConformance([chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { error: { message: 'boom' } } })], target);
-      expect(report.cases[0]?.differences).toEqual([{ key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' }]);
+      const target = answeringOp('chain.next', async () => ({
+        error: { message: 'boom', thrownByCase: false, stage: null, phase: null, handler: null },
+      }));
+      const report = await runConformance(
+        [chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { error: { message: 'boom' } } })],
+        target,
+      );
+      expect(report.cases[0]?.differences).toEqual([
+        { key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' },
+      ]);
     });
 
     it('fails a library error that is not genuine', async () => {
-      const target = answeringOp('chain.next', async () => ({ error: { code: 'ERR_NO_RESULT', genuine: false, message: '[ERR_NO_RESULT] x', thrownByCase: false, stage: 's', phase: null, handler: null } }));
+      const target = answeringOp('chain.next', async () => ({
+        error: {
+          code: 'ERR_NO_RESULT',
+          genuine: false,
+          message: '[ERR_NO_RESULT] x',
+          thrownByCase: false,
+          stage: 's',
+          phase: null,
+          handler: null,
+        },
+      }));
       const report = await runConformance([chainCase({ terminal: { calls: [[]] }, expect: { error: { code: 'ERR_NO_RESULT' } } })], target);
-      expect(report.cases[0]?.differences).toEqual([{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }]);
+      expect(report.cases[0]?.differences).toEqual([
+        { key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' },
+      ]);
     });
 
     it('compares the runs of an agent case one by one', async () => {
@@ -105,10 +159,22 @@ describe('runConformance', () => {
   describe('a case the implementation does not claim', () => {
     it.each([
       // A case naming only rules of sections 1 to 3 that is not claimed costs core conformance too.
-      ['a kind it does not run', { kinds: ['chain' as const] }, 'agent-blocked-tool-result', 'the implementation does not run agent cases', true],
+      [
+        'a kind it does not run',
+        { kinds: ['chain' as const] },
+        'agent-blocked-tool-result',
+        'the implementation does not run agent cases',
+        true,
+      ],
       ['a built-in it does not provide', { builtins: ['timeout'] }, 'middleware-retry-commit', 'needs the built-in middleware retry', true],
       ['a scenario it does not provide', { scenarios: [] }, 'reliability-abandoned', 'needs the reliability scenario abandoned', false],
-      ['agent loop capabilities it lacks', { capabilities: ['systemPrompt'] }, 'agent-cancel-mid-run', 'needs the agent loop capabilities initialMessages, modelState, agentStream, cancel', true],
+      [
+        'agent loop capabilities it lacks',
+        { capabilities: ['systemPrompt'] },
+        'agent-cancel-mid-run',
+        'needs the agent loop capabilities initialMessages, modelState, agentStream, cancel',
+        true,
+      ],
     ])('is reported as not claimed, never as passed, when it needs %s', async (_name, changes, id, reason, core) => {
       const testCase = caseById(id);
       const report = await runConformance([testCase], claiming(changes));
@@ -122,13 +188,23 @@ describe('runConformance', () => {
 
   describe('core and full conformance', () => {
     it('keeps core conformance when only cases beyond sections 1 to 3 are not claimed', async () => {
-      const report = await runConformance([caseById('core-short-circuit'), caseById('reliability-standard-stages-first-to-second'), caseById('agent-busy')], claiming({ kinds: ['chain', 'reliability'], scenarios: [] }));
-      expect({ summary: report.summary, conformance: report.conformance }).toEqual({ summary: { passed: 1, failed: 0, notClaimed: 2 }, conformance: { core: true, full: false } });
+      const report = await runConformance(
+        [caseById('core-short-circuit'), caseById('reliability-standard-stages-first-to-second'), caseById('agent-busy')],
+        claiming({ kinds: ['chain', 'reliability'], scenarios: [] }),
+      );
+      expect({ summary: report.summary, conformance: report.conformance }).toEqual({
+        summary: { passed: 1, failed: 0, notClaimed: 2 },
+        conformance: { core: true, full: false },
+      });
     });
 
     it('is not determined for a filtered run', async () => {
       const report = await runConformance([caseById('core-short-circuit'), caseById('agent-busy')], libraryTarget(), { kinds: ['agent'] });
-      expect({ ids: report.cases.map((outcome) => outcome.id), conformance: report.conformance, filters: report.filters }).toEqual({ ids: ['agent-busy'], conformance: null, filters: { kinds: ['agent'] } });
+      expect({ ids: report.cases.map((outcome) => outcome.id), conformance: report.conformance, filters: report.filters }).toEqual({
+        ids: ['agent-busy'],
+        conformance: null,
+        filters: { kinds: ['agent'] },
+      });
     });
   });
 
@@ -148,13 +224,21 @@ describe('runConformance', () => {
   describe('what a case or a target gets wrong', () => {
     it('fails a case that does not match its format, naming the field', async () => {
       const report = await runConformance([{ ...caseById('core-short-circuit'), stage: { name: 's', guards: true } }], libraryTarget());
-      expect(report.cases[0]).toEqual({ id: 'core-short-circuit', kind: 'chain', rules: ['MW-014'], status: 'failed', reason: expect.stringContaining('does not match the chain case format') });
+      expect(report.cases[0]).toEqual({
+        id: 'core-short-circuit',
+        kind: 'chain',
+        rules: ['MW-014'],
+        status: 'failed',
+        reason: expect.stringContaining('does not match the chain case format'),
+      });
       expect(report.cases[0]?.reason).toContain('guards');
     });
 
     it('fails a value that is no case at all', async () => {
       const report = await runConformance([{ id: 'x' }], libraryTarget());
-      expect(report.cases).toEqual([{ id: 'x', kind: 'unknown', rules: [], status: 'failed', reason: expect.stringContaining('not a case') }]);
+      expect(report.cases).toEqual([
+        { id: 'x', kind: 'unknown', rules: [], status: 'failed', reason: expect.stringContaining('not a case') },
+      ]);
     });
 
     it('fails a case of an unknown kind', async () => {
@@ -171,7 +255,9 @@ describe('runConformance', () => {
     it('fails a case whose reply does not match the protocol, naming the field', async () => {
       const target = answeringOp('chain.next', async () => ({ done: 'yes' }));
       const report = await runConformance([caseById('core-short-circuit')], target);
-      expect(report.cases[0]?.reason).toEqual('the reply to chain.next does not match the protocol: done: Invalid input: expected boolean, received string');
+      expect(report.cases[0]?.reason).toEqual(
+        'the reply to chain.next does not match the protocol: done: Invalid input: expected boolean, received string',
+      );
     });
 
     it('fails a case whose request threw, with the message', async () => {
@@ -193,7 +279,9 @@ describe('runConformance', () => {
     });
 
     it('refuses a target that speaks another protocol version', async () => {
-      await expect(runConformance([], claiming({ protocol: 2 }))).rejects.toThrow('The implementation speaks protocol version 2; this runner speaks version 1.');
+      await expect(runConformance([], claiming({ protocol: 2 }))).rejects.toThrow(
+        'The implementation speaks protocol version 2; this runner speaks version 1.',
+      );
     });
 
     it('refuses a target that does not answer hello', async () => {
@@ -207,7 +295,10 @@ describe('formatReport', () => {
   it('writes one line per case, what differed, the rules and the conformance', async () => {
     const failing = caseById('core-short-circuit');
     (failing.expect as Record<string, unknown>).trace = [];
-    const report = await runConformance([failing, caseById('registry-explain'), caseById('agent-busy')], claiming({ kinds: ['chain'], builtins: [] }));
+    const report = await runConformance(
+      [failing, caseById('registry-explain'), caseById('agent-busy')],
+      claiming({ kinds: ['chain'], builtins: [] }),
+    );
     expect(formatReport(report)).toEqual(
       [
         'conformance of staged-middleware (protocol 1)',
@@ -233,7 +324,11 @@ describe('formatReport', () => {
   });
 
   it('says when the run was filtered and shows an absent value as absent', async () => {
-    const report = await runConformance([chainCase({ terminal: { calls: [[{ yield: { result: true } }]] }, expect: { events: [{ result: true }], explain: 'x' } })], libraryTarget(), { cases: ['self-check'] });
+    const report = await runConformance(
+      [chainCase({ terminal: { calls: [[{ yield: { result: true } }]] }, expect: { events: [{ result: true }], explain: 'x' } })],
+      libraryTarget(),
+      { cases: ['self-check'] },
+    );
     expect(formatReport(report).split('\n').slice(2, 9)).toEqual([
       '  filters: {"cases":["self-check"]}',
       '',
@@ -259,20 +354,46 @@ describe('runConformance with agent cases', () => {
     };
   }
 
-  const refusal = { code: 'ERR_INVALID_OPTIONS', genuine: true, message: '[ERR_INVALID_OPTIONS] input[0].content[0].loop refers back to input[0] (a cycle)', thrownByCase: false, stage: 'agentStream', phase: null, handler: null };
+  const refusal = {
+    code: 'ERR_INVALID_OPTIONS',
+    genuine: true,
+    message: '[ERR_INVALID_OPTIONS] input[0].content[0].loop refers back to input[0] (a cycle)',
+    thrownByCase: false,
+    stage: 'agentStream',
+    phase: null,
+    handler: null,
+  };
 
   it.each([
-    ['a run that should fail but succeeded', (observed: { runs: Record<string, unknown>[] }) => {
+    [
+      'a run that should fail but succeeded',
+      (observed: { runs: Record<string, unknown>[] }) => {
         delete observed.runs[0]?.error;
-      }, [{ key: 'runs[0].error', expected: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: 'input[0].content[0].loop' }, observed: undefined }]],
+      },
+      [
+        {
+          key: 'runs[0].error',
+          expected: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: 'input[0].content[0].loop' },
+          observed: undefined,
+        },
+      ],
+    ],
     [
       'a message without the text the rule requires',
-      (observed: { runs: Record<string, unknown>[] }) => void ((observed.runs[0] as Record<string, unknown>).error = { ...refusal, message: '[ERR_INVALID_OPTIONS] bad input' }),
-      [{ key: 'runs[0].error', expected: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: 'input[0].content[0].loop' }, observed: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: '[ERR_INVALID_OPTIONS] bad input' } }],
+      (observed: { runs: Record<string, unknown>[] }) =>
+        void ((observed.runs[0] as Record<string, unknown>).error = { ...refusal, message: '[ERR_INVALID_OPTIONS] bad input' }),
+      [
+        {
+          key: 'runs[0].error',
+          expected: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: 'input[0].content[0].loop' },
+          observed: { code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', messageIncludes: '[ERR_INVALID_OPTIONS] bad input' },
+        },
+      ],
     ],
     [
       'a library error that is not genuine',
-      (observed: { runs: Record<string, unknown>[] }) => void ((observed.runs[0] as Record<string, unknown>).error = { ...refusal, genuine: false }),
+      (observed: { runs: Record<string, unknown>[] }) =>
+        void ((observed.runs[0] as Record<string, unknown>).error = { ...refusal, genuine: false }),
       [{ key: 'runs[0].error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }],
     ],
     [
@@ -280,7 +401,11 @@ describe('runConformance with agent cases', () => {
       (observed: { runs: Record<string, unknown>[] }) => void ((observed.runs[1] as Record<string, unknown>).error = refusal),
       [{ key: 'runs[1].error', expected: undefined, observed: refusal }],
     ],
-    ['a run too few', (observed: { runs: Record<string, unknown>[] }) => void observed.runs.pop(), [{ key: 'runs.length', expected: 2, observed: 1 }]],
+    [
+      'a run too few',
+      (observed: { runs: Record<string, unknown>[] }) => void observed.runs.pop(),
+      [{ key: 'runs.length', expected: 2, observed: 1 }],
+    ],
   ])('fails %s', async (_name, change, differences) => {
     const report = await runConformance([caseById('agent-copy-cycle')], observedAs(change));
     expect(report.cases[0]?.differences).toEqual(differences);
@@ -291,11 +416,16 @@ describe('runConformance with agent cases', () => {
       [caseById('agent-error-passes-through')],
       observedAs((observed) => void ((observed.runs[0] as { error: Record<string, unknown> }).error.thrownByCase = false)),
     );
-    expect(report.cases[0]?.differences).toEqual([{ key: 'runs[0].error.identity', expected: 'the very object the case threw', observed: 'another object with that message' }]);
+    expect(report.cases[0]?.differences).toEqual([
+      { key: 'runs[0].error.identity', expected: 'the very object the case threw', observed: 'another object with that message' },
+    ]);
   });
 
   it('fails a run of a loop with AgentStreamStage that does not end with an agentResult', async () => {
-    const report = await runConformance([caseById('agent-stream-stage')], observedAs((observed) => void ((observed.runs[0] as Record<string, unknown>).lastEventType = 'modelResult')));
+    const report = await runConformance(
+      [caseById('agent-stream-stage')],
+      observedAs((observed) => void ((observed.runs[0] as Record<string, unknown>).lastEventType = 'modelResult')),
+    );
     expect(report.cases[0]?.differences).toEqual([{ key: 'runs[0].lastEventType', expected: 'agentResult', observed: 'modelResult' }]);
   });
 
@@ -303,8 +433,11 @@ describe('runConformance with agent cases', () => {
     const testCase = caseById('agent-model-request');
     const expected = testCase.expect as { modelCalls: Record<string, unknown>[] };
     const report = await runConformance([{ ...testCase, expect: { ...expected, modelCalls: [] } }], libraryTarget());
-    expect(report.cases[0]?.differences?.map((difference) => [difference.key, Object.keys((difference.observed as Record<string, unknown>[])[0] ?? {})])).toEqual([
-      ['modelCalls', ['systemPrompt', 'systemBlocks', 'messageCount', 'lastMessage', 'state', 'toolNames']],
-    ]);
+    expect(
+      report.cases[0]?.differences?.map((difference) => [
+        difference.key,
+        Object.keys((difference.observed as Record<string, unknown>[])[0] ?? {}),
+      ]),
+    ).toEqual([['modelCalls', ['systemPrompt', 'systemBlocks', 'messageCount', 'lastMessage', 'state', 'toolNames']]]);
   });
 });

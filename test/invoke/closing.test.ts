@@ -129,7 +129,7 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   describe('many inner chains', () => {
-    it('hands out the inner layers\' own generators for the first 32 chains, and wrappers forwarding them after', async () => {
+    it("hands out the inner layers' own generators for the first 32 chains, and wrappers forwarding them after", async () => {
       const registry = new MiddlewareRegistry();
       const own: unknown[] = [];
       const received: unknown[] = [];
@@ -171,7 +171,12 @@ describe('MiddlewareRegistry.invoke', () => {
           }
         }),
       );
-      expect({ error, closed: trace.length, first: trace[0], last: trace.at(-1) }).toEqual({ error: closing, closed: 33, first: '32', last: '0' });
+      expect({ error, closed: trace.length, first: trace[0], last: trace.at(-1) }).toEqual({
+        error: closing,
+        closed: 33,
+        first: '32',
+        last: '0',
+      });
     });
 
     it('regression: closes again at settle only the first 32 chains, not the later ones that ended', async () => {
@@ -188,7 +193,7 @@ describe('MiddlewareRegistry.invoke', () => {
         const iterator = {
           [Symbol.asyncIterator]: () => iterator,
           next: () => inner.next(),
-          return: () => ((closings++), inner.return(undefined)),
+          return: () => (closings++, inner.return(undefined)),
         };
         return iterator as unknown as AsyncGenerator<string, void, undefined>;
       });
@@ -288,4 +293,3 @@ function endless(trace: string[]): Terminal<Context, string> {
     }
   };
 }
-

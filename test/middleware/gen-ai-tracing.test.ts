@@ -4,7 +4,17 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { afterEach, describe, expect, it } from 'vitest';
 import { hedging } from '../agent/fixtures';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, MemorySessionStore, type AgentEvent, type Model, type ModelStreamEvent, type Tool } from '../../src/agent/index';
+import {
+  Agent,
+  AgentStreamStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  MemorySessionStore,
+  type AgentEvent,
+  type Model,
+  type ModelStreamEvent,
+  type Tool,
+} from '../../src/agent/index';
 import { retry, tracing, type TracingOptions } from '../../src/middleware/index';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';
 
@@ -52,8 +62,16 @@ const { UNSET, ERROR } = otel.SpanStatusCode;
 
 /** How the application hands tracing its OpenTelemetry: the span tree must be the same every way. */
 const setups = [
-  { setup: 'api and tracer, with a context manager', contextManager: true, options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }) },
-  { setup: 'api and tracer, no context manager', contextManager: false, options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }) },
+  {
+    setup: 'api and tracer, with a context manager',
+    contextManager: true,
+    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }),
+  },
+  {
+    setup: 'api and tracer, no context manager',
+    contextManager: false,
+    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }),
+  },
   { setup: 'tracer only', contextManager: false, options: (tracer: otel.Tracer): TracingOptions => ({ tracer, now: () => 0 }) },
 ];
 
@@ -84,100 +102,233 @@ describe('tracing', () => {
       ),
       textTurn('Done.', { usage: { inputTokens: 20, outputTokens: 3, totalTokens: 23 } }),
     ];
-    const tools = (): Tool[] => [new ScriptedTool({ name: 'weather', outcomes: [{ value: 'sunny' }] }), new ScriptedTool({ name: 'explode', outcomes: [{ error: broke }] })];
+    const tools = (): Tool[] => [
+      new ScriptedTool({ name: 'weather', outcomes: [{ value: 'sunny' }] }),
+      new ScriptedTool({ name: 'explode', outcomes: [{ error: broke }] }),
+    ];
 
-    it.each(setups)('is one span tree in GenAI terms, the exception recorded where it was thrown ($setup)', async ({ contextManager, options }) => {
-      if (contextManager) useContextManager();
-      const { exporter, tracer } = recording();
-      const registry = new MiddlewareRegistry();
-      registry.instrument(tracing(options(tracer)));
-      registry.add(InvokeModelStage.Wrap, retry({ backoff: () => 0 }));
-      const agent = new Agent({ name: 'assistant', model: new NamedModel(script()), tools: tools(), registry, session: { store: new MemorySessionStore(), id: 'chat-1' } });
-      await agent.invoke('Weather in Oslo?');
+    it.each(setups)(
+      'is one span tree in GenAI terms, the exception recorded where it was thrown ($setup)',
+      async ({ contextManager, options }) => {
+        if (contextManager) useContextManager();
+        const { exporter, tracer } = recording();
+        const registry = new MiddlewareRegistry();
+        registry.instrument(tracing(options(tracer)));
+        registry.add(InvokeModelStage.Wrap, retry({ backoff: () => 0 }));
+        const agent = new Agent({
+          name: 'assistant',
+          model: new NamedModel(script()),
+          tools: tools(),
+          registry,
+          session: { store: new MemorySessionStore(), id: 'chat-1' },
+        });
+        await agent.invoke('Weather in Oslo?');
 
-      const chat = { 'staged.stage': 'invokeModel', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'test-model', 'gen_ai.conversation.id': 'chat-1' };
-      expect(tree(exporter.getFinishedSpans())).toEqual([
-        { name: 'invokeModel terminal', parent: 'invokeModel retry', kind: INTERNAL, status: ERROR, attributes: layer('invokeModel', 'terminal', 1, 1, 0), events: [['exception', 'overloaded']] },
-        { name: 'invokeModel terminal', parent: 'invokeModel retry', kind: INTERNAL, status: UNSET, attributes: layer('invokeModel', 'terminal', 1, 2, 8), events: [] },
-        { name: 'invokeModel retry', parent: 'chat test-model', kind: INTERNAL, status: UNSET, attributes: layer('invokeModel', 'retry', 0, 1, 8), events: [] },
-        {
-          name: 'chat test-model',
-          parent: 'agentStream terminal',
-          kind: CLIENT,
-          status: UNSET,
-          attributes: { ...chat, 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 5, 'gen_ai.response.finish_reasons': ['toolUse'] },
-          events: [],
-        },
-        { name: 'executeTool terminal', parent: 'execute_tool weather', kind: INTERNAL, status: UNSET, attributes: layer('executeTool', 'terminal', 0, 1, 1), events: [] },
-        {
-          name: 'execute_tool weather',
-          parent: 'agentStream terminal',
-          kind: INTERNAL,
-          status: UNSET,
-          attributes: { 'staged.stage': 'executeTool', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'weather', 'gen_ai.tool.call.id': 'call-1' },
-          events: [],
-        },
-        { name: 'executeTool terminal', parent: 'execute_tool explode', kind: INTERNAL, status: UNSET, attributes: layer('executeTool', 'terminal', 0, 1, 1), events: [] },
-        {
-          name: 'execute_tool explode',
-          parent: 'agentStream terminal',
-          kind: INTERNAL,
-          status: ERROR,
-          attributes: { 'staged.stage': 'executeTool', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'explode', 'gen_ai.tool.call.id': 'call-2', 'error.type': 'Error' },
-          events: [['exception', 'tool broke']],
-        },
-        { name: 'turn terminal', parent: 'turn', kind: INTERNAL, status: UNSET, attributes: layer('turn', 'terminal', 0, 1, 1), events: [] },
-        { name: 'turn', parent: 'agentStream terminal', kind: INTERNAL, status: UNSET, attributes: { 'staged.stage': 'turn' }, events: [] },
-        { name: 'invokeModel terminal', parent: 'invokeModel retry', kind: INTERNAL, status: UNSET, attributes: layer('invokeModel', 'terminal', 1, 1, 5), events: [] },
-        { name: 'invokeModel retry', parent: 'chat test-model', kind: INTERNAL, status: UNSET, attributes: layer('invokeModel', 'retry', 0, 1, 5), events: [] },
-        {
-          name: 'chat test-model',
-          parent: 'agentStream terminal',
-          kind: CLIENT,
-          status: UNSET,
-          attributes: { ...chat, 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.output_tokens': 3, 'gen_ai.response.finish_reasons': ['endTurn'] },
-          events: [],
-        },
-        { name: 'turn terminal', parent: 'turn', kind: INTERNAL, status: UNSET, attributes: layer('turn', 'terminal', 0, 1, 1), events: [] },
-        { name: 'turn', parent: 'agentStream terminal', kind: INTERNAL, status: UNSET, attributes: { 'staged.stage': 'turn' }, events: [] },
-        { name: 'agentStream terminal', parent: 'invoke_agent assistant', kind: INTERNAL, status: UNSET, attributes: layer('agentStream', 'terminal', 0, 1, 16), events: [] },
-        {
-          name: 'invoke_agent assistant',
-          parent: undefined,
-          kind: INTERNAL,
-          status: UNSET,
-          attributes: {
-            'staged.stage': 'agentStream',
-            'gen_ai.operation.name': 'invoke_agent',
-            'gen_ai.agent.name': 'assistant',
-            'gen_ai.conversation.id': 'chat-1',
-            'gen_ai.usage.input_tokens': 30,
-            'gen_ai.usage.output_tokens': 8,
+        const chat = {
+          'staged.stage': 'invokeModel',
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': 'test-model',
+          'gen_ai.conversation.id': 'chat-1',
+        };
+        expect(tree(exporter.getFinishedSpans())).toEqual([
+          {
+            name: 'invokeModel terminal',
+            parent: 'invokeModel retry',
+            kind: INTERNAL,
+            status: ERROR,
+            attributes: layer('invokeModel', 'terminal', 1, 1, 0),
+            events: [['exception', 'overloaded']],
           },
-          events: [],
-        },
-      ]);
-      // One trace: every span shares the agent span's trace id.
-      expect(new Set(exporter.getFinishedSpans().map((span) => span.spanContext().traceId)).size).toBe(1);
-    });
+          {
+            name: 'invokeModel terminal',
+            parent: 'invokeModel retry',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('invokeModel', 'terminal', 1, 2, 8),
+            events: [],
+          },
+          {
+            name: 'invokeModel retry',
+            parent: 'chat test-model',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('invokeModel', 'retry', 0, 1, 8),
+            events: [],
+          },
+          {
+            name: 'chat test-model',
+            parent: 'agentStream terminal',
+            kind: CLIENT,
+            status: UNSET,
+            attributes: {
+              ...chat,
+              'gen_ai.usage.input_tokens': 10,
+              'gen_ai.usage.output_tokens': 5,
+              'gen_ai.response.finish_reasons': ['toolUse'],
+            },
+            events: [],
+          },
+          {
+            name: 'executeTool terminal',
+            parent: 'execute_tool weather',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('executeTool', 'terminal', 0, 1, 1),
+            events: [],
+          },
+          {
+            name: 'execute_tool weather',
+            parent: 'agentStream terminal',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: {
+              'staged.stage': 'executeTool',
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': 'weather',
+              'gen_ai.tool.call.id': 'call-1',
+            },
+            events: [],
+          },
+          {
+            name: 'executeTool terminal',
+            parent: 'execute_tool explode',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('executeTool', 'terminal', 0, 1, 1),
+            events: [],
+          },
+          {
+            name: 'execute_tool explode',
+            parent: 'agentStream terminal',
+            kind: INTERNAL,
+            status: ERROR,
+            attributes: {
+              'staged.stage': 'executeTool',
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': 'explode',
+              'gen_ai.tool.call.id': 'call-2',
+              'error.type': 'Error',
+            },
+            events: [['exception', 'tool broke']],
+          },
+          {
+            name: 'turn terminal',
+            parent: 'turn',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('turn', 'terminal', 0, 1, 1),
+            events: [],
+          },
+          {
+            name: 'turn',
+            parent: 'agentStream terminal',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: { 'staged.stage': 'turn' },
+            events: [],
+          },
+          {
+            name: 'invokeModel terminal',
+            parent: 'invokeModel retry',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('invokeModel', 'terminal', 1, 1, 5),
+            events: [],
+          },
+          {
+            name: 'invokeModel retry',
+            parent: 'chat test-model',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('invokeModel', 'retry', 0, 1, 5),
+            events: [],
+          },
+          {
+            name: 'chat test-model',
+            parent: 'agentStream terminal',
+            kind: CLIENT,
+            status: UNSET,
+            attributes: {
+              ...chat,
+              'gen_ai.usage.input_tokens': 20,
+              'gen_ai.usage.output_tokens': 3,
+              'gen_ai.response.finish_reasons': ['endTurn'],
+            },
+            events: [],
+          },
+          {
+            name: 'turn terminal',
+            parent: 'turn',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('turn', 'terminal', 0, 1, 1),
+            events: [],
+          },
+          {
+            name: 'turn',
+            parent: 'agentStream terminal',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: { 'staged.stage': 'turn' },
+            events: [],
+          },
+          {
+            name: 'agentStream terminal',
+            parent: 'invoke_agent assistant',
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: layer('agentStream', 'terminal', 0, 1, 16),
+            events: [],
+          },
+          {
+            name: 'invoke_agent assistant',
+            parent: undefined,
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: {
+              'staged.stage': 'agentStream',
+              'gen_ai.operation.name': 'invoke_agent',
+              'gen_ai.agent.name': 'assistant',
+              'gen_ai.conversation.id': 'chat-1',
+              'gen_ai.usage.input_tokens': 30,
+              'gen_ai.usage.output_tokens': 8,
+            },
+            events: [],
+          },
+        ]);
+        // One trace: every span shares the agent span's trace id.
+        expect(new Set(exporter.getFinishedSpans().map((span) => span.spanContext().traceId)).size).toBe(1);
+      },
+    );
   });
 
   describe('when an error crosses several spans', () => {
-    it.each(setups)('records the exception once, on the innermost span, and marks every span it crossed ERROR ($setup)', async ({ contextManager, options }) => {
-      if (contextManager) useContextManager();
-      const { exporter, tracer } = recording();
-      const registry = new MiddlewareRegistry();
-      registry.instrument(tracing(options(tracer)));
-      const down = new Error('model down');
-      const agent = new Agent({ model: new NamedModel([failingTurn(down)]), registry });
-      await expect(agent.invoke('Hi')).rejects.toBe(down);
-      expect(tree(exporter.getFinishedSpans()).map(({ name, parent, status, attributes, events }) => [name, parent, status, attributes['error.type'], events])).toEqual([
-        ['invokeModel terminal', 'chat test-model', ERROR, undefined, [['exception', 'model down']]],
-        ['chat test-model', 'agentStream terminal', ERROR, 'Error', []],
-        ['agentStream terminal', 'invoke_agent agent', ERROR, undefined, []],
-        ['invoke_agent agent', undefined, ERROR, 'Error', []],
-      ]);
-    });
+    it.each(setups)(
+      'records the exception once, on the innermost span, and marks every span it crossed ERROR ($setup)',
+      async ({ contextManager, options }) => {
+        if (contextManager) useContextManager();
+        const { exporter, tracer } = recording();
+        const registry = new MiddlewareRegistry();
+        registry.instrument(tracing(options(tracer)));
+        const down = new Error('model down');
+        const agent = new Agent({ model: new NamedModel([failingTurn(down)]), registry });
+        await expect(agent.invoke('Hi')).rejects.toBe(down);
+        expect(
+          tree(exporter.getFinishedSpans()).map(({ name, parent, status, attributes, events }) => [
+            name,
+            parent,
+            status,
+            attributes['error.type'],
+            events,
+          ]),
+        ).toEqual([
+          ['invokeModel terminal', 'chat test-model', ERROR, undefined, [['exception', 'model down']]],
+          ['chat test-model', 'agentStream terminal', ERROR, 'Error', []],
+          ['agentStream terminal', 'invoke_agent agent', ERROR, undefined, []],
+          ['invoke_agent agent', undefined, ERROR, 'Error', []],
+        ]);
+      },
+    );
   });
 
   describe('when a tool asks a human (an interrupt)', () => {
@@ -189,11 +340,23 @@ describe('tracing', () => {
         spec: { name: 'approve', description: 'asks', inputSchema: { type: 'object' } },
         run: (_input, context) => context.interrupt({ name: 'ok?' }),
       };
-      const agent = new Agent({ model: new NamedModel([toolUseTurn([{ name: 'approve', input: {}, toolUseId: 'call-1' }])]), tools: [approve], registry });
+      const agent = new Agent({
+        model: new NamedModel([toolUseTurn([{ name: 'approve', input: {}, toolUseId: 'call-1' }])]),
+        tools: [approve],
+        registry,
+      });
       const result = await agent.invoke('Go');
       expect(result.stopReason).toBe('interrupt');
       const spans = tree(exporter.getFinishedSpans()).filter((span) => span.attributes['staged.stage'] === 'executeTool');
-      expect(spans.map(({ name, status, attributes, events }) => [name, status, attributes['staged.interrupted'], attributes['error.type'], events])).toEqual([
+      expect(
+        spans.map(({ name, status, attributes, events }) => [
+          name,
+          status,
+          attributes['staged.interrupted'],
+          attributes['error.type'],
+          events,
+        ]),
+      ).toEqual([
         ['executeTool terminal', UNSET, true, undefined, []],
         ['execute_tool approve', UNSET, true, undefined, []],
       ]);
@@ -203,7 +366,7 @@ describe('tracing', () => {
   });
 
   describe('two agent runs at once, traced by one tracing instance', () => {
-    it.each(setups)('nests each run\'s model and tool spans under its own run ($setup)', async ({ contextManager, options }) => {
+    it.each(setups)("nests each run's model and tool spans under its own run ($setup)", async ({ contextManager, options }) => {
       if (contextManager) useContextManager();
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
@@ -221,10 +384,19 @@ describe('tracing', () => {
       /** The name of the root span above a span. */
       const rootOf = (span: ReadableSpan): string => {
         let current = span;
-        for (let parent = byId.get(current.parentSpanContext?.spanId ?? ''); parent !== undefined; parent = byId.get(current.parentSpanContext?.spanId ?? '')) current = parent;
+        for (
+          let parent = byId.get(current.parentSpanContext?.spanId ?? '');
+          parent !== undefined;
+          parent = byId.get(current.parentSpanContext?.spanId ?? '')
+        )
+          current = parent;
         return current.name;
       };
-      const roots = (name: string) => spans.filter((span) => span.name === name).map(rootOf).sort();
+      const roots = (name: string) =>
+        spans
+          .filter((span) => span.name === name)
+          .map(rootOf)
+          .sort();
       expect([roots('chat test-model'), roots('execute_tool weather'), roots('turn')]).toEqual([
         ['invoke_agent first', 'invoke_agent first', 'invoke_agent second', 'invoke_agent second'],
         ['invoke_agent first', 'invoke_agent second'],
@@ -246,7 +418,9 @@ describe('tracing', () => {
         const parent = byId.get(span.parentSpanContext?.spanId ?? '');
         return `${parent?.name ?? 'none'}#${String(parent?.attributes['staged.attempt'])}`;
       };
-      return spans.filter((span) => span.name === 'chat test-model' || span.name === 'turn').map((span) => `${span.name} <- ${parentOf(span)}`);
+      return spans
+        .filter((span) => span.name === 'chat test-model' || span.name === 'turn')
+        .map((span) => `${span.name} <- ${parentOf(span)}`);
     }
 
     it('with a context manager, nests each model call and turn under the terminal call that made it', async () => {
@@ -280,7 +454,11 @@ describe('tracing', () => {
       { thrown: 'a MiddlewareError', model: () => brokenModel, type: 'ERR_INVALID_HANDLER' },
       { thrown: 'a TypeError', model: () => new NamedModel([failingTurn(new TypeError('bad'))]), type: 'TypeError' },
       { thrown: 'a string', model: () => new NamedModel([failingTurn('plain')]), type: '_OTHER' },
-      { thrown: 'an error with a code', model: () => new NamedModel([failingTurn(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))]), type: 'ECONNRESET' },
+      {
+        thrown: 'an error with a code',
+        model: () => new NamedModel([failingTurn(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))]),
+        type: 'ECONNRESET',
+      },
     ])('sets error.type from $thrown', async ({ model, type }) => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
@@ -321,7 +499,12 @@ describe('tracing', () => {
       const result = await new Agent({ model: new NamedModel([textTurn('never')]), registry }).invoke('Go');
       expect(result.stopReason).toBe('interrupt');
       const [agentSpan] = exporter.getFinishedSpans();
-      expect([agentSpan?.name, agentSpan?.status.code, agentSpan?.attributes['staged.interrupted'], agentSpan?.events.map((event) => [event.name, event.attributes])]).toEqual([
+      expect([
+        agentSpan?.name,
+        agentSpan?.status.code,
+        agentSpan?.attributes['staged.interrupted'],
+        agentSpan?.events.map((event) => [event.name, event.attributes]),
+      ]).toEqual([
         'invoke_agent agent',
         UNSET,
         true,
@@ -362,7 +545,11 @@ describe('tracing', () => {
           return 'found';
         },
       };
-      const agent = new Agent({ model: new NamedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('Done.')]), tools: [lookup], registry });
+      const agent = new Agent({
+        model: new NamedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('Done.')]),
+        tools: [lookup],
+        registry,
+      });
       const caller = tracer.startSpan('request');
       const seenByConsumer = new Set<string | undefined>();
       await otel.context.with(otel.trace.setSpan(otel.context.active(), caller), async () => {
@@ -391,9 +578,19 @@ describe('tracing', () => {
         tracer.startSpan('mine').end();
         yield* next(context);
       });
-      await drain(new Agent({ model: new NamedModel([toolUseTurn([{ name: 'weather', input: {} }]), textTurn('Done.')]), tools: [new ScriptedTool({ name: 'weather', outcomes: [{ value: 1 }] })], registry }).stream('Go'));
+      await drain(
+        new Agent({
+          model: new NamedModel([toolUseTurn([{ name: 'weather', input: {} }]), textTurn('Done.')]),
+          tools: [new ScriptedTool({ name: 'weather', outcomes: [{ value: 1 }] })],
+          registry,
+        }).stream('Go'),
+      );
       const spans = tree(exporter.getFinishedSpans());
-      expect(spans.filter((span) => ['mine', 'executeTool mine', 'execute_tool weather'].includes(span.name)).map((span) => [span.name, span.parent])).toEqual([
+      expect(
+        spans
+          .filter((span) => ['mine', 'executeTool mine', 'execute_tool weather'].includes(span.name))
+          .map((span) => [span.name, span.parent]),
+      ).toEqual([
         ['mine', undefined],
         ['executeTool mine', 'execute_tool weather'],
         ['execute_tool weather', 'agentStream terminal'],

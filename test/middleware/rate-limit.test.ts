@@ -14,7 +14,9 @@ function startMany(registry: MiddlewareRegistry, count: number, now: () => numbe
     starts.push(now());
     yield 'done';
   };
-  const runs = Array.from({ length: count }, () => registry.run(TextStage, context, terminal, signal === undefined ? {} : { signal }).catch((error: unknown) => error));
+  const runs = Array.from({ length: count }, () =>
+    registry.run(TextStage, context, terminal, signal === undefined ? {} : { signal }).catch((error: unknown) => error),
+  );
   return { starts, runs };
 }
 
@@ -90,7 +92,9 @@ describe('rateLimit', () => {
       registry.add(TextStage.Wrap, rateLimit({ minIntervalMs: 100, timers }));
       const controller = new AbortController();
       await registry.run(TextStage, context, scriptedTerminal([['first']]));
-      const waiting = registry.run(TextStage, context, scriptedTerminal([['never']]), { signal: controller.signal }).catch((error: unknown) => error);
+      const waiting = registry
+        .run(TextStage, context, scriptedTerminal([['never']]), { signal: controller.signal })
+        .catch((error: unknown) => error);
       await settle();
       expect(timers.pending()).toBe(1);
       controller.abort('gone');
@@ -243,7 +247,9 @@ describe('rateLimit', () => {
       clock = 100;
       due?.();
       // One promise turn later b's wait has ended (its abort listener is gone), but b has not resumed to call next().
-      queueMicrotask(() => { b.abort('gone'); });
+      queueMicrotask(() => {
+        b.abort('gone');
+      });
       await settle();
       expect([starts, outcomes.get('b')]).toEqual([['a@0', 'c@100'], 'ERR_ABORTED gone']);
       await Promise.all(done);
@@ -257,16 +263,32 @@ describe('rateLimit', () => {
     it('never starts more than the bucket allows, in arrival order, and never keeps a caller waiting longer than the bucket requires', async () => {
       await fc.assert(
         fc.asyncProperty(
-          fc.constantFrom({ capacity: 1, intervalMs: 10 }, { capacity: 2, intervalMs: 10 }, { capacity: 3, intervalMs: 30 }, { capacity: 1, intervalMs: 7 }),
+          fc.constantFrom(
+            { capacity: 1, intervalMs: 10 },
+            { capacity: 2, intervalMs: 10 },
+            { capacity: 3, intervalMs: 30 },
+            { capacity: 1, intervalMs: 7 },
+          ),
           fc.array(caller, { minLength: 1, maxLength: 12 }),
           async ({ capacity, intervalMs }, callers) => {
             const timers = manualTimers();
-            const { starts, outcomes, arrive } = activations(rateLimit({ tokensPerInterval: capacity, intervalMs, timers }), () => timers.now());
+            const { starts, outcomes, arrive } = activations(rateLimit({ tokensPerInterval: capacity, intervalMs, timers }), () =>
+              timers.now(),
+            );
             const controllers = callers.map(() => new AbortController());
             // Arrivals at whole ms, aborts half a ms after their offset (-1: before arriving), so no abort ties with a start.
             const steps = callers.flatMap(({ arrival, abort }, index) => [
               { at: arrival, order: 1, index, act: () => void done.push(arrive(String(index), controllers[index]?.signal)) },
-              ...(abort === undefined ? [] : [{ at: abort === -1 ? arrival : arrival + abort + 0.5, order: abort === -1 ? 0 : 2, index, act: () => controllers[index]?.abort('gone') }]),
+              ...(abort === undefined
+                ? []
+                : [
+                    {
+                      at: abort === -1 ? arrival : arrival + abort + 0.5,
+                      order: abort === -1 ? 0 : 2,
+                      index,
+                      act: () => controllers[index]?.abort('gone'),
+                    },
+                  ]),
             ]);
             steps.sort((left, right) => left.at - right.at || left.order - right.order || left.index - right.index);
             const done: Promise<void>[] = [];
@@ -288,7 +310,9 @@ describe('rateLimit', () => {
               callers.map((_, index) => (started.some((start) => start.index === index) ? 'started' : 'ERR_ABORTED gone')),
             );
             // Arrival order: ties at one ms go by index, as they arrived.
-            const arrivalOrder = started.map(({ index }) => index).sort((left, right) => (callers[left]?.arrival ?? 0) - (callers[right]?.arrival ?? 0) || left - right);
+            const arrivalOrder = started
+              .map(({ index }) => index)
+              .sort((left, right) => (callers[left]?.arrival ?? 0) - (callers[right]?.arrival ?? 0) || left - right);
             expect(started.map(({ index }) => index)).toEqual(arrivalOrder);
             started.forEach(({ index, at }, position) => {
               // The bucket's level just before this start, from the starts before it (the bucket was full at 0).
@@ -316,7 +340,9 @@ describe('rateLimit', () => {
       { options: { tokensPerInterval: 1, intervalMs: -1 }, problem: 'intervalMs' },
       { options: { minIntervalMs: 10, timers: { now: () => 0 } }, problem: 'options.timers' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => rateLimit(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'rateLimit', message: expect.stringContaining(problem) }));
+      expect(() => rateLimit(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'rateLimit', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

@@ -25,7 +25,11 @@ describe('timeout', () => {
     it('passes the error on unchanged and clears its timer', async () => {
       const timers = manualTimers();
       const overloaded = new Error('overloaded');
-      const run = await runStage(TextStage, { context, terminal: scriptedTerminal([['a', throws(overloaded)]]), handlers: [[TextStage.Wrap, timeout(1_000, { timers })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['a', throws(overloaded)]]),
+        handlers: [[TextStage.Wrap, timeout(1_000, { timers })]],
+      });
       expect([run.events, run.error]).toEqual([['a'], overloaded]);
       expect(run.error).toBe(overloaded);
       expect(timers.pending()).toBe(0);
@@ -85,7 +89,11 @@ describe('timeout', () => {
         const iterator = {
           next: () => {
             const pulled = Promise.resolve({ value: 'late', done: false as const });
-            void pulled.then(() => { queueMicrotask(() => { fire(); }); });
+            void pulled.then(() => {
+              queueMicrotask(() => {
+                fire();
+              });
+            });
             return pulled;
           },
           return: () => Promise.resolve({ value: undefined, done: true as const }),
@@ -136,7 +144,10 @@ describe('timeout', () => {
       const stall = stalled();
       const seen: string[] = [];
       const local = new AbortController();
-      const aborting = async function* aborting(input: { readonly prompt: string }, next: (context?: { readonly prompt: string }, options?: { signal?: AbortSignal }) => AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
+      const aborting = async function* aborting(
+        input: { readonly prompt: string },
+        next: (context?: { readonly prompt: string }, options?: { signal?: AbortSignal }) => AsyncGenerator<string, void, undefined>,
+      ): AsyncGenerator<string, void, undefined> {
         try {
           yield* next(input, { signal: local.signal });
         } catch (error) {
@@ -215,7 +226,11 @@ describe('timeout', () => {
     it('is honoured in full, waited in slices of at most 2^31 - 1 ms', async () => {
       const timers = manualTimers();
       const terminal = scriptedTerminal([[waits(Infinity)]]);
-      const running = runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, timeout(MAX_TIMER_DELAY_MS + 1_000, { timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, timeout(MAX_TIMER_DELAY_MS + 1_000, { timers })]],
+      });
       await settle();
       await timers.advance(MAX_TIMER_DELAY_MS + 999);
       expect([terminal.calls[0]?.signal.aborted, timers.delays]).toEqual([false, [MAX_TIMER_DELAY_MS, 1_000]]);
@@ -245,7 +260,12 @@ describe('timeout', () => {
       const timers = manualTimers();
       const controller = new AbortController();
       const terminal = scriptedTerminal([[waits(Infinity)]]);
-      const running = runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, timeout(1_000, { timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, timeout(1_000, { timers })]],
+      });
       await settle();
       controller.abort('user');
       const run = await running;
@@ -380,7 +400,9 @@ describe('timeout', () => {
       { options: null, problem: 'options must be' },
       { options: { timers: { setTimeout: () => 1 } }, problem: 'options.timers' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => timeout(100, options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'timeout', message: expect.stringContaining(problem) }));
+      expect(() => timeout(100, options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'timeout', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });
@@ -407,12 +429,21 @@ function stalled(before: readonly string[] = []): {
       log.push('finally');
     }
   };
-  return { terminal, log, release: () => { release(); } };
+  return {
+    terminal,
+    log,
+    release: () => {
+      release();
+    },
+  };
 }
 
 /** A Wrap handler that records the code of an error passing through it, then rethrows it. */
 function observer(seen: string[]) {
-  return async function* observer<TContext, TEvent>(input: TContext, next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>): AsyncGenerator<TEvent, void, undefined> {
+  return async function* observer<TContext, TEvent>(
+    input: TContext,
+    next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
+  ): AsyncGenerator<TEvent, void, undefined> {
     try {
       yield* next(input);
     } catch (error) {

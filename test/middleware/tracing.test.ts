@@ -34,71 +34,119 @@ const givenTracer = [
 
 describe('tracing', () => {
   describe('when a tracer records', () => {
-    it.each(givenTracer)('nests one span per layer entry like the onion, with attempts and self times from the clock ($given)', async ({ options }) => {
-      const { exporter, tracer } = recordingTracer();
-      let clock = 0;
-      // Each layer moves the fake clock while it runs, so every self time is known exactly.
-      const outer: WrapHandler<ModelContext, ModelEvent> = async function* outer(value, next) {
-        clock += 3;
-        yield* next(value);
-      };
-      const overloaded = new Error('overloaded');
-      let call = 0;
-      const terminal = async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
-        clock += 10;
-        call++;
-        if (call === 1) throw overloaded;
-        yield chunk('a');
-        clock += 5;
-        yield answer('ok');
-      };
-      const run = await runStage(ModelStage, {
-        context,
-        terminal,
-        handlers: [
-          [ModelStage.Wrap, outer],
-          [ModelStage.Wrap, retry({ backoff: () => 0 })],
-        ],
-        instrument: [tracing({ ...options(tracer), now: () => clock })],
-      });
-      expect(run.result).toEqual(answer('ok'));
-      const spans = tree(exporter.getFinishedSpans());
-      // Spans finish innermost first; the invoke span last.
-      expect(spans).toEqual([
-        {
-          name: 'model terminal',
-          parent: 'model retry',
-          attributes: { [A.stage]: 'model', [A.phase]: 'terminal', [A.handler]: 'terminal', [A.order]: 0, [A.position]: 2, [A.attempt]: 1, [A.events]: 0, [A.activeMs]: 10, [A.selfMs]: 10 },
-          status: otel.SpanStatusCode.ERROR,
-        },
-        {
-          name: 'model terminal',
-          parent: 'model retry',
-          attributes: { [A.stage]: 'model', [A.phase]: 'terminal', [A.handler]: 'terminal', [A.order]: 0, [A.position]: 2, [A.attempt]: 2, [A.events]: 2, [A.activeMs]: 15, [A.selfMs]: 15 },
-          status: otel.SpanStatusCode.UNSET,
-        },
-        {
-          name: 'model retry',
-          parent: 'model outer',
-          attributes: { [A.stage]: 'model', [A.phase]: 'wrap', [A.handler]: 'retry', [A.order]: 0, [A.position]: 1, [A.attempt]: 1, [A.events]: 2, [A.activeMs]: 25, [A.selfMs]: 0 },
-          status: otel.SpanStatusCode.UNSET,
-        },
-        {
-          name: 'model outer',
-          parent: 'model',
-          attributes: { [A.stage]: 'model', [A.phase]: 'wrap', [A.handler]: 'outer', [A.order]: 0, [A.position]: 0, [A.attempt]: 1, [A.events]: 2, [A.activeMs]: 28, [A.selfMs]: 3 },
-          status: otel.SpanStatusCode.UNSET,
-        },
-        { name: 'model', parent: undefined, attributes: { [A.stage]: 'model' }, status: otel.SpanStatusCode.UNSET },
-      ]);
-      const failed = exporter.getFinishedSpans()[0] as ReadableSpan;
-      expect(failed.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([['exception', 'overloaded']]);
-    });
+    it.each(givenTracer)(
+      'nests one span per layer entry like the onion, with attempts and self times from the clock ($given)',
+      async ({ options }) => {
+        const { exporter, tracer } = recordingTracer();
+        let clock = 0;
+        // Each layer moves the fake clock while it runs, so every self time is known exactly.
+        const outer: WrapHandler<ModelContext, ModelEvent> = async function* outer(value, next) {
+          clock += 3;
+          yield* next(value);
+        };
+        const overloaded = new Error('overloaded');
+        let call = 0;
+        const terminal = async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
+          clock += 10;
+          call++;
+          if (call === 1) throw overloaded;
+          yield chunk('a');
+          clock += 5;
+          yield answer('ok');
+        };
+        const run = await runStage(ModelStage, {
+          context,
+          terminal,
+          handlers: [
+            [ModelStage.Wrap, outer],
+            [ModelStage.Wrap, retry({ backoff: () => 0 })],
+          ],
+          instrument: [tracing({ ...options(tracer), now: () => clock })],
+        });
+        expect(run.result).toEqual(answer('ok'));
+        const spans = tree(exporter.getFinishedSpans());
+        // Spans finish innermost first; the invoke span last.
+        expect(spans).toEqual([
+          {
+            name: 'model terminal',
+            parent: 'model retry',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'terminal',
+              [A.handler]: 'terminal',
+              [A.order]: 0,
+              [A.position]: 2,
+              [A.attempt]: 1,
+              [A.events]: 0,
+              [A.activeMs]: 10,
+              [A.selfMs]: 10,
+            },
+            status: otel.SpanStatusCode.ERROR,
+          },
+          {
+            name: 'model terminal',
+            parent: 'model retry',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'terminal',
+              [A.handler]: 'terminal',
+              [A.order]: 0,
+              [A.position]: 2,
+              [A.attempt]: 2,
+              [A.events]: 2,
+              [A.activeMs]: 15,
+              [A.selfMs]: 15,
+            },
+            status: otel.SpanStatusCode.UNSET,
+          },
+          {
+            name: 'model retry',
+            parent: 'model outer',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'wrap',
+              [A.handler]: 'retry',
+              [A.order]: 0,
+              [A.position]: 1,
+              [A.attempt]: 1,
+              [A.events]: 2,
+              [A.activeMs]: 25,
+              [A.selfMs]: 0,
+            },
+            status: otel.SpanStatusCode.UNSET,
+          },
+          {
+            name: 'model outer',
+            parent: 'model',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'wrap',
+              [A.handler]: 'outer',
+              [A.order]: 0,
+              [A.position]: 0,
+              [A.attempt]: 1,
+              [A.events]: 2,
+              [A.activeMs]: 28,
+              [A.selfMs]: 3,
+            },
+            status: otel.SpanStatusCode.UNSET,
+          },
+          { name: 'model', parent: undefined, attributes: { [A.stage]: 'model' }, status: otel.SpanStatusCode.UNSET },
+        ]);
+        const failed = exporter.getFinishedSpans()[0] as ReadableSpan;
+        expect(failed.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([['exception', 'overloaded']]);
+      },
+    );
 
     it('keeps self time within active time and a child within its parent on the real clock', async () => {
       const { exporter, tracer } = recordingTracer();
       const terminal = scriptedTerminal([[chunk('a'), waits(5), answer('b')]]);
-      await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ api: otel, tracer })] });
+      await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, retry()]],
+        instrument: [tracing({ api: otel, tracer })],
+      });
       const [terminalSpan, retrySpan] = exporter.getFinishedSpans();
       const active = (span: ReadableSpan | undefined) => span?.attributes[A.activeMs] as number;
       const self = (span: ReadableSpan | undefined) => span?.attributes[A.selfMs] as number;
@@ -115,8 +163,18 @@ describe('tracing', () => {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
         handlers: [
-          [ModelStage.Input, function tag(value: ModelContext) { return value; }],
-          [ModelStage.Output, function explode(): never { throw boom; }],
+          [
+            ModelStage.Input,
+            function tag(value: ModelContext) {
+              return value;
+            },
+          ],
+          [
+            ModelStage.Output,
+            function explode(): never {
+              throw boom;
+            },
+          ],
         ],
         instrument: [tracing({ api: otel, tracer })],
       });
@@ -135,11 +193,23 @@ describe('tracing', () => {
       await runStage(ModelStage, {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
-        handlers: [[ModelStage.Input, function nothing(): never { throw undefined; }]],
+        handlers: [
+          [
+            ModelStage.Input,
+            function nothing(): never {
+              throw undefined;
+            },
+          ],
+        ],
         instrument: [tracing({ api: otel, tracer })],
       });
       const root = exporter.getFinishedSpans().find((span) => span.name === 'model') as ReadableSpan;
-      expect(root.events[0]?.attributes).toEqual({ [A.phase]: 'input', [A.handler]: 'nothing', [A.order]: 0, 'exception.message': 'undefined' });
+      expect(root.events[0]?.attributes).toEqual({
+        [A.phase]: 'input',
+        [A.handler]: 'nothing',
+        [A.order]: 0,
+        'exception.message': 'undefined',
+      });
     });
   });
 
@@ -243,7 +313,11 @@ describe('tracing', () => {
       await events.next();
       await expect(events.return()).rejects.toBe(cleanupFailed);
       const [layer] = exporter.getFinishedSpans();
-      expect([layer?.name, layer?.status, layer?.attributes[A.closed]]).toEqual(['model terminal', { code: otel.SpanStatusCode.ERROR, message: 'cleanup failed' }, true]);
+      expect([layer?.name, layer?.status, layer?.attributes[A.closed]]).toEqual([
+        'model terminal',
+        { code: otel.SpanStatusCode.ERROR, message: 'cleanup failed' },
+        true,
+      ]);
     });
   });
 
@@ -251,7 +325,13 @@ describe('tracing', () => {
     it('makes the invoke span a child of the active span the API reports', async () => {
       const { exporter, tracer } = recordingTracer();
       const caller = tracer.startSpan('caller');
-      const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller), with: <T>(active: Context, fn: () => T): T => otel.context.with(active, fn) } };
+      const api = {
+        trace: otel.trace,
+        context: {
+          active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller),
+          with: <T>(active: Context, fn: () => T): T => otel.context.with(active, fn),
+        },
+      };
       await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), instrument: [tracing({ api, tracer })] });
       caller.end();
       expect(tree(exporter.getFinishedSpans()).map((span) => [span.name, span.parent])).toEqual([
@@ -285,7 +365,12 @@ describe('tracing', () => {
           return span;
         },
       } as unknown as Tracer;
-      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ tracer })] });
+      await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('x')]]),
+        handlers: [[ModelStage.Wrap, retry()]],
+        instrument: [tracing({ tracer })],
+      });
       const [invoke, outer, terminal] = started;
       expect(started.map((entry) => entry.name)).toEqual(['model', 'model retry', 'model terminal']);
       const parent = terminal?.parent as Context;
@@ -305,7 +390,12 @@ describe('tracing', () => {
       const nonRecording = otel.trace.wrapSpanContext(otel.INVALID_SPAN_CONTEXT);
       const span = { ...nonRecording, isRecording: () => false, end: () => void calls.push('end') } as unknown as Span;
       const tracer = { startSpan: (name: string) => (calls.push(`start ${name}`), span) } as unknown as Tracer;
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ tracer })] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[chunk('a'), answer('b')]]),
+        handlers: [[ModelStage.Wrap, retry()]],
+        instrument: [tracing({ tracer })],
+      });
       expect(run.events).toEqual([chunk('a'), answer('b')]);
       expect(calls).toEqual(['start model', 'end']);
     });
@@ -316,7 +406,11 @@ describe('tracing', () => {
     });
 
     it('runs the stage unchanged', async () => {
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), instrument: [tracing({ api: otel })] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[chunk('a'), answer('b')]]),
+        instrument: [tracing({ api: otel })],
+      });
       expect(run.events).toEqual([chunk('a'), answer('b')]);
     });
   });
@@ -324,23 +418,46 @@ describe('tracing', () => {
   describe('what it returns', () => {
     it('is a frozen instrumentation named tracing, for registry.instrument', () => {
       const instrumentation = tracing({ api: otel });
-      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual(['tracing', 'function', true]);
+      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual([
+        'tracing',
+        'function',
+        true,
+      ]);
     });
   });
 
   describe('options', () => {
-    it.each([null, {}, { trace: {} }, { trace: otel.trace, context: { active: () => otel.ROOT_CONTEXT } }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
-      expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options.api must be the OpenTelemetry API') }));
-    });
+    it.each([null, {}, { trace: {} }, { trace: otel.trace, context: { active: () => otel.ROOT_CONTEXT } }])(
+      'rejects api %j with ERR_INVALID_OPTIONS',
+      (api) => {
+        expect(() => tracing({ api } as never)).toThrow(
+          expect.objectContaining({
+            code: 'ERR_INVALID_OPTIONS',
+            handler: 'tracing',
+            message: expect.stringContaining('options.api must be the OpenTelemetry API'),
+          }),
+        );
+      },
+    );
 
-    it.each([{}, { now: () => 0 }, { api: undefined, tracer: undefined }])('rejects %j, which gives neither tracer nor api, saying what to pass', (options) => {
-      expect(() => tracing(options as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'tracing', message: expect.stringContaining('pass options.tracer (an OpenTelemetry Tracer') }),
-      );
-    });
+    it.each([{}, { now: () => 0 }, { api: undefined, tracer: undefined }])(
+      'rejects %j, which gives neither tracer nor api, saying what to pass',
+      (options) => {
+        expect(() => tracing(options as never)).toThrow(
+          expect.objectContaining({
+            code: 'ERR_INVALID_OPTIONS',
+            phase: 'register',
+            handler: 'tracing',
+            message: expect.stringContaining('pass options.tracer (an OpenTelemetry Tracer'),
+          }),
+        );
+      },
+    );
 
     it.each([undefined, null, 'otel'])('rejects options %j with ERR_INVALID_OPTIONS', (options) => {
-      expect(() => tracing(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options must be') }));
+      expect(() => tracing(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options must be') }),
+      );
     });
 
     it('accepts a tracer alone', () => {
@@ -354,7 +471,9 @@ describe('tracing', () => {
       { options: { tracer: null }, problem: 'options.tracer' },
       { options: { api: otel, now: 'performance' }, problem: 'options.now' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => tracing(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining(problem) }));
+      expect(() => tracing(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

@@ -60,8 +60,15 @@ function expectedNames(): Record<string, unknown> {
     name: 'validate',
     handlers: ['validateContext', 'validateResult'],
     describe: ['validateContext', 'validateResult'],
-    explain: explained(['├─ input   1. validateContext  [bundle validate]', '├─ output  1. validateResult  [bundle validate]', '└─ terminal']),
-    calls: { validateContext: { phase: 'input', activations: 1, nextCalls: 0 }, validateResult: { phase: 'output', activations: 1, nextCalls: 0 } },
+    explain: explained([
+      '├─ input   1. validateContext  [bundle validate]',
+      '├─ output  1. validateResult  [bundle validate]',
+      '└─ terminal',
+    ]),
+    calls: {
+      validateContext: { phase: 'input', activations: 1, nextCalls: 0 },
+      validateResult: { phase: 'output', activations: 1, nextCalls: 0 },
+    },
     error: null,
   };
   expected.tracing = { name: 'tracing' };
@@ -71,7 +78,13 @@ function expectedNames(): Record<string, unknown> {
   expected.compaction = {
     name: 'compaction',
     describe: ['compaction'],
-    explain: ['stage "compressContext"', '└─ wrap    1. compaction  [bundle compaction]', '   └─ terminal', 'provides "staged-middleware.agent.context-budgets"', '└─ 1. (no id)  [bundle compaction]'].join('\n'),
+    explain: [
+      'stage "compressContext"',
+      '└─ wrap    1. compaction  [bundle compaction]',
+      '   └─ terminal',
+      'provides "staged-middleware.agent.context-budgets"',
+      '└─ 1. (no id)  [bundle compaction]',
+    ].join('\n'),
   };
   expected.todoList = {
     name: 'todoList',
@@ -81,9 +94,19 @@ function expectedNames(): Record<string, unknown> {
   expected.subagent = {
     name: 'subagent:helper',
     describe: ['subagent'],
-    explain: ['stage "executeTool"', '└─ wrap    1. subagent  [bundle subagent:helper]', '   └─ terminal', 'provides "staged-middleware.agent.tools"', '└─ 1. helper  [bundle subagent:helper]'].join('\n'),
+    explain: [
+      'stage "executeTool"',
+      '└─ wrap    1. subagent  [bundle subagent:helper]',
+      '   └─ terminal',
+      'provides "staged-middleware.agent.tools"',
+      '└─ 1. helper  [bundle subagent:helper]',
+    ].join('\n'),
   };
-  expected.afterToolCall = { name: 'afterToolCall', describe: ['afterToolCall'], explain: ['stage "executeTool"', '├─ output  1. afterToolCall', '└─ terminal'].join('\n') };
+  expected.afterToolCall = {
+    name: 'afterToolCall',
+    describe: ['afterToolCall'],
+    explain: ['stage "executeTool"', '├─ output  1. afterToolCall', '└─ terminal'].join('\n'),
+  };
   expected.checkFinalAnswer = {
     name: 'checkFinalAnswer',
     describe: ['checkFinalAnswer'],
@@ -108,7 +131,10 @@ describe('built-in handlers of the installed package', () => {
       const exported = listedExports(readFileSync(join(REPORTS, 'agent.api.md'), 'utf8'))
         .filter((item) => isValue(item.kind))
         .map((item) => item.name);
-      expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([['afterToolCall', 'checkFinalAnswer', 'compaction', 'subagent', 'todoList'], []]);
+      expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([
+        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'subagent', 'todoList'],
+        [],
+      ]);
     });
   });
 

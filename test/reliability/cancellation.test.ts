@@ -52,7 +52,12 @@ describe('MiddlewareRegistry.invoke', () => {
       const getState = vi.spyOn(state, 'get');
       const outcome = await collect(registry.invoke(stage, 'c', tracedTerminal(trace), { signal: controller.signal, state }));
       expectAborted(outcome.error, reason);
-      expect({ events: outcome.events, trace, writes: state.writes, reads: getState.mock.calls.length }).toEqual({ events: [], trace: [], writes: [], reads: 0 });
+      expect({ events: outcome.events, trace, writes: state.writes, reads: getState.mock.calls.length }).toEqual({
+        events: [],
+        trace: [],
+        writes: [],
+        reads: 0,
+      });
       expect(abortListeners(controller.signal)).toBe(0);
     });
   });
@@ -166,7 +171,13 @@ describe('MiddlewareRegistry.invoke', () => {
         try {
           started.open();
           await new Promise((_resolve, reject) => {
-            run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true });
+            run.signal.addEventListener(
+              'abort',
+              () => {
+                reject(run.signal.reason);
+              },
+              { once: true },
+            );
           });
           yield result('never');
         } finally {
@@ -210,7 +221,10 @@ describe('MiddlewareRegistry.invoke', () => {
       slow.open();
       const outcome = await pending;
       expectAborted(outcome.error, reason);
-      expect({ events: outcome.events, trace }).toEqual({ events: [], trace: ['layer:enter', 'terminal:enter', 'terminal:finally', 'layer:finally'] });
+      expect({ events: outcome.events, trace }).toEqual({
+        events: [],
+        trace: ['layer:enter', 'terminal:enter', 'terminal:finally', 'layer:finally'],
+      });
     });
   });
 
@@ -260,9 +274,20 @@ describe('MiddlewareRegistry.invoke', () => {
       const controller = new AbortController();
       const reason = new Error('stop');
       const started = gate();
-      const terminal = async function* listening(_context: string, run: { signal: AbortSignal }): AsyncGenerator<TestEvent, void, undefined> {
+      const terminal = async function* listening(
+        _context: string,
+        run: { signal: AbortSignal },
+      ): AsyncGenerator<TestEvent, void, undefined> {
         started.open();
-        await new Promise((_resolve, reject) => { run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true }); });
+        await new Promise((_resolve, reject) => {
+          run.signal.addEventListener(
+            'abort',
+            () => {
+              reject(run.signal.reason);
+            },
+            { once: true },
+          );
+        });
         yield result('never');
       };
       const state = recordingState({ turns: 0 });

@@ -68,7 +68,11 @@ describe('MiddlewareRegistry.invoke', () => {
         open = open.filter((entry) => !entry.done);
       }
 
-      const wrong = running.flatMap((entry) => (isDeepStrictEqual(entry.seen, wanted(entry.invoke, entry.tags)) ? [] : [{ invoke: entry.invoke, seen: entry.seen, want: wanted(entry.invoke, entry.tags) }]));
+      const wrong = running.flatMap((entry) =>
+        isDeepStrictEqual(entry.seen, wanted(entry.invoke, entry.tags))
+          ? []
+          : [{ invoke: entry.invoke, seen: entry.seen, want: wanted(entry.invoke, entry.tags) }],
+      );
       expect(wrong).toEqual([]);
       expect(openAfterFirstPull).toBe(10_000);
       // The registry changed often, and mostly while invokes were mid-stream.

@@ -69,15 +69,51 @@ interface Row {
 
 const rows: Row[] = [
   // Registration.
-  { label: 'a number as a Wrap handler', attempt: ({ registry, stage }) => registry.add(stage.Wrap, 42 as never, { name: 'numeric' }), expected: { code: 'ERR_INVALID_HANDLER', handler: 'numeric' } },
-  { label: 'null as an Input handler', attempt: ({ registry, stage }) => registry.add(stage.Input, null as never, { name: 'nothing' }), expected: { code: 'ERR_INVALID_HANDLER', handler: 'nothing' } },
-  { label: 'an object as an Output handler', attempt: ({ registry, stage }) => registry.add(stage.Output, {} as never, { name: 'object' }), expected: { code: 'ERR_INVALID_HANDLER', handler: 'object' } },
-  { label: 'a spread copy of a stage as target', attempt: ({ registry, stage }) => registry.add({ ...stage } as never, pass as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'a forged phase token as target', attempt: ({ registry, stage }) => registry.add({ phase: 'wrap', stage } as never, pass as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'a string as target', attempt: ({ registry }) => registry.add('misuse.Wrap' as never, pass as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'a non-finite order', attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'unordered', order: Number.NaN }), expected: { code: 'ERR_INVALID_OPTIONS', handler: 'unordered' } },
-  { label: 'a next policy on an Input handler', attempt: ({ registry, stage }) => registry.add(stage.Input, ((value: unknown) => value) as never, { name: 'policed', next: 'once' }), expected: { code: 'ERR_INVALID_OPTIONS', handler: 'policed' } },
-  { label: 'replace without an id', attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'replacing', replace: true }), expected: { code: 'ERR_INVALID_OPTIONS', handler: 'replacing' } },
+  {
+    label: 'a number as a Wrap handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Wrap, 42 as never, { name: 'numeric' }),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'numeric' },
+  },
+  {
+    label: 'null as an Input handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Input, null as never, { name: 'nothing' }),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'nothing' },
+  },
+  {
+    label: 'an object as an Output handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Output, {} as never, { name: 'object' }),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'object' },
+  },
+  {
+    label: 'a spread copy of a stage as target',
+    attempt: ({ registry, stage }) => registry.add({ ...stage } as never, pass as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'a forged phase token as target',
+    attempt: ({ registry, stage }) => registry.add({ phase: 'wrap', stage } as never, pass as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'a string as target',
+    attempt: ({ registry }) => registry.add('misuse.Wrap' as never, pass as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'a non-finite order',
+    attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'unordered', order: Number.NaN }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'unordered' },
+  },
+  {
+    label: 'a next policy on an Input handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Input, ((value: unknown) => value) as never, { name: 'policed', next: 'once' }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'policed' },
+  },
+  {
+    label: 'replace without an id',
+    attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'replacing', replace: true }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'replacing' },
+  },
   {
     label: 'a duplicate id',
     setup: ({ registry, stage }) => void registry.add(stage.Wrap, pass as never, { name: 'first', id: 'same' }),
@@ -103,10 +139,31 @@ const rows: Row[] = [
       }),
     expected: 'user error',
   },
-  { label: 'an instrumentation without invoke()', attempt: ({ registry }) => registry.instrument({ name: 'blind' } as never), expected: { code: 'ERR_INVALID_HANDLER', handler: undefined }, message: ['registry.instrument'], stage: undefined },
-  { label: 'a phase token passed to invoke as the stage', attempt: ({ registry, stage }) => registry.invoke(stage.Wrap as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined }, stage: 'misuse' },
-  { label: 'a spread copy of a stage passed to invoke', attempt: ({ registry, stage }) => registry.invoke({ ...stage } as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'an empty stage name', attempt: () => createStage(''), expected: { code: 'ERR_INVALID_STAGE', handler: undefined }, message: ['createStage'], stage: '' },
+  {
+    label: 'an instrumentation without invoke()',
+    attempt: ({ registry }) => registry.instrument({ name: 'blind' } as never),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: undefined },
+    message: ['registry.instrument'],
+    stage: undefined,
+  },
+  {
+    label: 'a phase token passed to invoke as the stage',
+    attempt: ({ registry, stage }) => registry.invoke(stage.Wrap as never, { topic: 'x' }, good as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+    stage: 'misuse',
+  },
+  {
+    label: 'a spread copy of a stage passed to invoke',
+    attempt: ({ registry, stage }) => registry.invoke({ ...stage } as never, { topic: 'x' }, good as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'an empty stage name',
+    attempt: () => createStage(''),
+    expected: { code: 'ERR_INVALID_STAGE', handler: undefined },
+    message: ['createStage'],
+    stage: '',
+  },
   {
     label: "an id that closes a cycle through other handlers' constraints",
     setup: ({ registry, stage }) => {
@@ -146,12 +203,9 @@ const rows: Row[] = [
   {
     label: 'a Wrap handler throwing before returning anything',
     setup: (context) =>
-      void context.registry.add(
-        context.stage.Wrap,
-        (() => {
-          throw context.userError;
-        }) as never,
-      ),
+      void context.registry.add(context.stage.Wrap, (() => {
+        throw context.userError;
+      }) as never),
     attempt: ({ invoke }) => invoke(),
     expected: 'user error',
   },
@@ -206,7 +260,8 @@ const rows: Row[] = [
   },
   {
     label: 'an Output handler returning the raw value',
-    setup: ({ registry, stage }) => void registry.add(stage.Output, ((result: { value: string }) => result.value) as never, { name: 'raw' }),
+    setup: ({ registry, stage }) =>
+      void registry.add(stage.Output, ((result: { value: string }) => result.value) as never, { name: 'raw' }),
     attempt: ({ invoke }) => invoke(),
     expected: { code: 'ERR_OUTPUT_CONTRACT', handler: 'raw' },
   },
@@ -218,12 +273,16 @@ const rows: Row[] = [
   },
   {
     label: 'an Output handler rejecting',
-    setup: (context) => void context.registry.add(context.stage.Output, (async () => Promise.reject(context.userError))),
+    setup: (context) => void context.registry.add(context.stage.Output, async () => Promise.reject(context.userError)),
     attempt: ({ invoke }) => invoke(),
     expected: 'user error',
   },
   // Terminals.
-  { label: 'a terminal that is not a function', attempt: ({ invoke }) => invoke('not a function'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
+  {
+    label: 'a terminal that is not a function',
+    attempt: ({ invoke }) => invoke('not a function'),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' },
+  },
   {
     label: 'a terminal throwing synchronously before yielding',
     attempt: (context) =>
@@ -232,8 +291,16 @@ const rows: Row[] = [
       }),
     expected: 'user error',
   },
-  { label: 'a terminal returning a string', attempt: ({ invoke }) => invoke(() => 'text'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
-  { label: 'a terminal returning a promise', attempt: ({ invoke }) => invoke(async () => 'text'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
+  {
+    label: 'a terminal returning a string',
+    attempt: ({ invoke }) => invoke(() => 'text'),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' },
+  },
+  {
+    label: 'a terminal returning a promise',
+    attempt: ({ invoke }) => invoke(async () => 'text'),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' },
+  },
   {
     label: 'a terminal yielding undefined',
     attempt: ({ invoke }) =>
@@ -252,10 +319,26 @@ const rows: Row[] = [
     expected: { code: 'ERR_NO_RESULT', handler: undefined },
   },
   // Invoke options.
-  { label: 'a signal that is not an AbortSignal', attempt: ({ invoke }) => invoke(good, { signal: { aborted: false } }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
-  { label: 'a state binding without set', attempt: ({ invoke }) => invoke(good, { state: { get: () => ({}) } }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
-  { label: 'a state that immer cannot draft', attempt: ({ invoke }) => invoke(good, { state: { get: () => 5, set: () => undefined } }), expected: { code: 'ERR_INVALID_STATE', handler: undefined } },
-  { label: 'a per-invoke registration that is not a tuple', attempt: ({ invoke }) => invoke(good, { use: [{ handler: pass }] }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
+  {
+    label: 'a signal that is not an AbortSignal',
+    attempt: ({ invoke }) => invoke(good, { signal: { aborted: false } }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined },
+  },
+  {
+    label: 'a state binding without set',
+    attempt: ({ invoke }) => invoke(good, { state: { get: () => ({}) } }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined },
+  },
+  {
+    label: 'a state that immer cannot draft',
+    attempt: ({ invoke }) => invoke(good, { state: { get: () => 5, set: () => undefined } }),
+    expected: { code: 'ERR_INVALID_STATE', handler: undefined },
+  },
+  {
+    label: 'a per-invoke registration that is not a tuple',
+    attempt: ({ invoke }) => invoke(good, { use: [{ handler: pass }] }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined },
+  },
   {
     label: 'a per-invoke registration for another stage',
     attempt: ({ invoke }) => invoke(good, { use: [[createStage('other').Wrap, pass, { name: 'elsewhere' }]] }),
@@ -290,9 +373,13 @@ describe('MiddlewareRegistry', () => {
 
     it.each([
       ['a plain async function', async () => 'value', 'plain async function'],
-      ['a sync generator', function* sync() {
-        yield 'x';
-      }, 'synchronous iterable'],
+      [
+        'a sync generator',
+        function* sync() {
+          yield 'x';
+        },
+        'synchronous iterable',
+      ],
       ['an array', () => ['x'], 'synchronous iterable'],
     ])('hints at async function* when a Wrap handler is %s', async (_label, handler, hint) => {
       const setup = context();
@@ -324,7 +411,11 @@ describe('MiddlewareRegistry', () => {
       } catch (caught) {
         error = caught;
       }
-      expect({ code: (error as MiddlewareError).code, handler: (error as MiddlewareError).handler, terminalCalls: terminal.mock.calls.length }).toEqual({
+      expect({
+        code: (error as MiddlewareError).code,
+        handler: (error as MiddlewareError).handler,
+        terminalCalls: terminal.mock.calls.length,
+      }).toEqual({
         code: 'ERR_NEXT_AFTER_SETTLE',
         handler: 'keeper',
         terminalCalls: 1,
@@ -354,7 +445,9 @@ describe('MiddlewareRegistry', () => {
 
     it('keeps the zod issues of a result schema failure in cause', async () => {
       const setup = context(stage);
-      const error = (await capture(() => setup.registry.invoke(stage, { topic: 'a long topic' }, short, { state: setup.state }))) as MiddlewareError;
+      const error = (await capture(() =>
+        setup.registry.invoke(stage, { topic: 'a long topic' }, short, { state: setup.state }),
+      )) as MiddlewareError;
       expect({ code: error.code, issues: (error.cause as z.ZodError).issues.map((issue) => issue.code), writes: setup.writes }).toEqual({
         code: 'ERR_RESULT_INVALID',
         issues: ['too_small'],

@@ -127,7 +127,9 @@ export async function* referenceInvoke(
       started.push(inner);
       return inner;
     };
-    const events = iterate((entry.handler as (...args: unknown[]) => unknown)(context, next, { stage: stage.token, signal: layerSignal, handler: entry.name }));
+    const events = iterate(
+      (entry.handler as (...args: unknown[]) => unknown)(context, next, { stage: stage.token, signal: layerSignal, handler: entry.name }),
+    );
     if (policy !== 'once') return events;
     return (async function* exactlyOnce() {
       yield* events;

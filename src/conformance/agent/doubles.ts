@@ -44,16 +44,27 @@ export function userError(world: World, message: string): Error {
 /** The scripted model turn a case turn describes. */
 export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
   let scripted: ScriptedTurn;
-  const options = { ...(turn.usage === undefined ? {} : { usage: turn.usage as Usage }), ...(turn.stopReason === undefined ? {} : { stopReason: turn.stopReason }) };
+  const options = {
+    ...(turn.usage === undefined ? {} : { usage: turn.usage as Usage }),
+    ...(turn.stopReason === undefined ? {} : { stopReason: turn.stopReason }),
+  };
   if (turn.events !== undefined) scripted = { events: turn.events as unknown as ModelStreamEvent[] };
   else if (turn.toolUses !== undefined) {
     scripted = toolUseTurn(
-      turn.toolUses.map((toolUse) => ({ name: toolUse.name, input: toolUse.input, ...(toolUse.id === undefined ? {} : { toolUseId: toolUse.id }) })),
+      turn.toolUses.map((toolUse) => ({
+        name: toolUse.name,
+        input: toolUse.input,
+        ...(toolUse.id === undefined ? {} : { toolUseId: toolUse.id }),
+      })),
       { ...options, ...(turn.text === undefined ? {} : { text: turn.text }) },
     );
   } else if (turn.text !== undefined) scripted = textTurn(turn.text, options);
   else scripted = { events: [] };
-  if (turn.fail !== undefined) scripted = failingTurn(userError(world, turn.fail), turn.text === undefined && turn.toolUses === undefined && turn.events === undefined ? [] : scripted.events);
+  if (turn.fail !== undefined)
+    scripted = failingTurn(
+      userError(world, turn.fail),
+      turn.text === undefined && turn.toolUses === undefined && turn.events === undefined ? [] : scripted.events,
+    );
   return {
     ...scripted,
     ...(turn.stateWrites === undefined ? {} : { stateWrites: turn.stateWrites }),
@@ -84,7 +95,8 @@ export function buildModel(world: World, turns: readonly AgentCaseTurn[], modelI
     ...(modelId === undefined ? {} : { modelId }),
     stream(request, options) {
       const turn = turns[call++];
-      if (turn?.streamReturns === 'promise') return Promise.resolve(scripted.stream(request, options)) as unknown as AsyncIterable<ModelStreamEvent>;
+      if (turn?.streamReturns === 'promise')
+        return Promise.resolve(scripted.stream(request, options)) as unknown as AsyncIterable<ModelStreamEvent>;
       if (turn?.streamReturns === 'null') return null as unknown as AsyncIterable<ModelStreamEvent>;
       const events = scripted.stream(request, options);
       return turn?.hang === true ? hangAfter(events) : events;
@@ -166,7 +178,8 @@ function oddThrown(kind: string): unknown {
 
 /** The scripted tool a case tool describes, or an external one (no `run`); its calls are recorded in the world. */
 export function buildTool(world: World, spec: AgentCaseTool): Tool {
-  if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
+  if (spec.external === true)
+    return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
   let call = 0;
   return new ScriptedTool({
     name: spec.name,

@@ -5,7 +5,16 @@
  */
 import { castDraft, produce } from 'immer';
 import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../index';
-import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentEvent, type Message, type StopReason } from '../../agent/index';
+import {
+  AgentStreamStage,
+  CompressContextStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  TurnStage,
+  type AgentEvent,
+  type Message,
+  type StopReason,
+} from '../../agent/index';
 import type { AgentCaseHandler } from '../cases/agent-case';
 import type { AgentLoopSession } from './adapter';
 import { userError, type World } from './doubles';
@@ -69,7 +78,13 @@ export function hedging<TContext>(onKept: (index: number) => void = () => undefi
 }
 
 /** The stages a case names, by name. */
-export const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage, compressContext: CompressContextStage } as const;
+export const stages = {
+  agentStream: AgentStreamStage,
+  invokeModel: InvokeModelStage,
+  executeTool: ExecuteToolStage,
+  turn: TurnStage,
+  compressContext: CompressContextStage,
+} as const;
 
 /** Registers one vocabulary handler; `spec/README.md` says what each stage, phase and `do` registers. */
 export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
@@ -82,7 +97,10 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':
-      registry.add(InvokeModelStage.Input, (context) => ({ ...context, systemPrompt: [...context.systemPrompt, { text: spec.text ?? '' }] }));
+      registry.add(InvokeModelStage.Input, (context) => ({
+        ...context,
+        systemPrompt: [...context.systemPrompt, { text: spec.text ?? '' }],
+      }));
       return;
     case 'invokeModel.input.replaceSystemPrompt':
       registry.add(InvokeModelStage.Input, (context) => ({ ...context, systemPrompt: spec.value as unknown as SystemContentBlock[] }));
@@ -129,11 +147,19 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       return;
     case 'invokeModel.wrap.respond':
       registry.add(InvokeModelStage.Wrap, async function* respond() {
-        yield { type: 'modelResult', message: { role: 'assistant', content: [{ type: 'text', text: spec.text ?? '' }] }, stopReason: 'endTurn', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+        yield {
+          type: 'modelResult',
+          message: { role: 'assistant', content: [{ type: 'text', text: spec.text ?? '' }] },
+          stopReason: 'endTurn',
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        };
       });
       return;
     case 'invokeModel.wrap.retry':
-      registry.add(InvokeModelStage.Wrap, retrying(spec.attempts ?? 2, (error) => world.observations.push(`retry after: ${error.message}`)));
+      registry.add(
+        InvokeModelStage.Wrap,
+        retrying(spec.attempts ?? 2, (error) => world.observations.push(`retry after: ${error.message}`)),
+      );
       return;
     case 'invokeModel.output.setStopReason':
       registry.add(InvokeModelStage.Output, (result) => result.replace({ ...result.value, stopReason: spec.value as StopReason }));
@@ -141,7 +167,8 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
     case 'invokeModel.output.replaceText':
       registry.add(InvokeModelStage.Output, (result) =>
         result.update((draft) => {
-          for (const block of draft.message.content) if (block.type === 'text') block.text = block.text.replace(new RegExp(spec.pattern ?? '', 'g'), spec.replacement ?? '');
+          for (const block of draft.message.content)
+            if (block.type === 'text') block.text = block.text.replace(new RegExp(spec.pattern ?? '', 'g'), spec.replacement ?? '');
         }),
       );
       return;
@@ -152,14 +179,24 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       return;
     case 'executeTool.input.observe':
       registry.add(ExecuteToolStage.Input, (context) => {
-        world.observations.push(`tool ${context.toolUse.name} known=${context.tool !== undefined} signal=${context.signal instanceof AbortSignal}`);
+        world.observations.push(
+          `tool ${context.toolUse.name} known=${context.tool !== undefined} signal=${context.signal instanceof AbortSignal}`,
+        );
         return context;
       });
       return;
     case 'executeTool.wrap.block':
       registry.add(ExecuteToolStage.Wrap, async function* block(context, next) {
         if (context.toolUse.name !== spec.tool) return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            status: 'error',
+            content: [{ type: 'text', text: spec.text ?? 'blocked' }],
+          },
+        };
       });
       return;
     case 'executeTool.wrap.approval':
@@ -169,7 +206,15 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
         const { response } = context.interrupt({ name: spec.name ?? 'approve', reason: spec.reason, response: presupplied });
         world.observations.push(`approval ${context.toolUse.toolUseId} ${String(response)}`);
         if (response === 'yes') return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            status: 'error',
+            content: [{ type: 'text', text: 'denied' }],
+          },
+        };
       });
       return;
     case 'executeTool.output.observe':
@@ -189,10 +234,16 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       });
       return;
     case 'agentStream.wrap.retry':
-      registry.add(AgentStreamStage.Wrap, retrying(spec.attempts ?? 2, (error) => world.observations.push(`run retry after: ${error.message}`)));
+      registry.add(
+        AgentStreamStage.Wrap,
+        retrying(spec.attempts ?? 2, (error) => world.observations.push(`run retry after: ${error.message}`)),
+      );
       return;
     case 'agentStream.wrap.hedge':
-      registry.add(AgentStreamStage.Wrap, hedging((index) => world.observations.push(`hedge kept ${index + 1}`)));
+      registry.add(
+        AgentStreamStage.Wrap,
+        hedging((index) => world.observations.push(`hedge kept ${index + 1}`)),
+      );
       return;
     case 'agentStream.input.replaceInput':
       registry.add(AgentStreamStage.Input, (context) => ({ ...context, messages: spec.value as unknown as Message[] }));

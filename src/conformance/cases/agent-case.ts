@@ -19,13 +19,18 @@ export const AGENT_CAPABILITIES = {
   modelState: 'the loop keeps a model state, readable and assignable, bound as the state of every InvokeModelStage invoke (MW-108)',
   invocationState: "a run takes the caller's invocation state and shares it with every handler and tool (MW-105)",
   rollback: 'a run that fails leaves the conversation and the model state as they were (MW-116)',
-  agentStream: 'a run is one AgentStreamStage invoke ending with an agentResult event (MW-103, MW-119), and what the loop hands out is frozen (MW-105)',
-  interrupts: 'tools and handlers can halt a run with interrupt(), one question or several at once, external tools halt it for the caller, interrupt events come as questions are raised, and a later run resumes it (MW-113, MW-114, MW-132, MW-133, MW-135)',
+  agentStream:
+    'a run is one AgentStreamStage invoke ending with an agentResult event (MW-103, MW-119), and what the loop hands out is frozen (MW-105)',
+  interrupts:
+    'tools and handlers can halt a run with interrupt(), one question or several at once, external tools halt it for the caller, interrupt events come as questions are raised, and a later run resumes it (MW-113, MW-114, MW-132, MW-133, MW-135)',
   cancel: "a run ends with stopReason 'cancelled' when cancelled or when its signal aborts (MW-115)",
   runChecks: 'a run copies and checks what it is given and refuses a second run while one is going (MW-106, MW-117)',
-  turnControl: "the loop invokes TurnStage after each turn and acts on its decision, and a run stopped early (by a turn decision, stopReason 'stopped', or by an AgentStreamStage Wrap handler) keeps its input and completed turns (MW-125 – MW-128)",
-  agentInterrupts: "the AgentStreamStage context's interrupt() halts the whole run, responses may be given with a fresh run's input, a run's responses live as long as the run and its resumes, and a question after the result is refused (MW-131, MW-134)",
-  snapshots: 'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
+  turnControl:
+    "the loop invokes TurnStage after each turn and acts on its decision, and a run stopped early (by a turn decision, stopReason 'stopped', or by an AgentStreamStage Wrap handler) keeps its input and completed turns (MW-125 – MW-128)",
+  agentInterrupts:
+    "the AgentStreamStage context's interrupt() halts the whole run, responses may be given with a fresh run's input, a run's responses live as long as the run and its resumes, and a question after the result is refused (MW-131, MW-134)",
+  snapshots:
+    'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
   agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
   agentMiddleware:
     "the loop runs the agent middleware of section 5c: it offers the model the tools bundles contribute under ToolsKey (a run's own bundles and inheritTools included), compresses its context through CompressContextStage when it exceeds the ContextBudgetKey budget and emits contextCompressed, and reports the model calls middleware made as the agentResult's middlewareUsage (MW-160 – MW-174)",
@@ -43,13 +48,18 @@ const systemBlocks = z.array(z.record(z.string(), json));
 
 const cancelLater = z
   .enum(['agent', 'signal'])
-  .describe("Once the run waits on the call (a macrotask after it starts): 'agent' calls agent.cancel(), 'signal' aborts the run's signal (run signal: 'abortable')");
+  .describe(
+    "Once the run waits on the call (a macrotask after it starts): 'agent' calls agent.cancel(), 'signal' aborts the run's signal (run signal: 'abortable')",
+  );
 
 /** One model call of the script. */
 const turn = z
   .strictObject({
     text: z.string().optional().describe('Answer text (streamed word by word); with toolUses, text before the tool uses'),
-    toolUses: z.array(z.strictObject({ name: z.string(), input: json, id: z.string().optional() })).optional().describe('Tool uses; the stop reason defaults to toolUse'),
+    toolUses: z
+      .array(z.strictObject({ name: z.string(), input: json, id: z.string().optional() }))
+      .optional()
+      .describe('Tool uses; the stop reason defaults to toolUse'),
     events: z.array(z.record(z.string(), json)).optional().describe('Raw stream events, instead of text/toolUses'),
     stopReason: stopReason.optional(),
     usage: usage.optional(),
@@ -62,8 +72,13 @@ const turn = z
     streamReturns: z
       .enum(['promise', 'null'])
       .optional()
-      .describe("The model's stream() returns a promise of the turn's stream (as an async method would), or null; such a call is not recorded in modelCalls"),
-    startAnotherRun: z.boolean().optional().describe('A second run is started when the call starts; its error code is observed as "second run: <code>"'),
+      .describe(
+        "The model's stream() returns a promise of the turn's stream (as an async method would), or null; such a call is not recorded in modelCalls",
+      ),
+    startAnotherRun: z
+      .boolean()
+      .optional()
+      .describe('A second run is started when the call starts; its error code is observed as "second run: <code>"'),
   })
   .describe('One scripted model call');
 
@@ -75,13 +90,20 @@ const tool = z.strictObject({
       z.union([
         z.strictObject({ value: json }),
         z.strictObject({ error: z.string() }),
-        z.strictObject({ returns: z.enum(['cycle', 'bigint', 'symbol', 'function', 'throwingGetter', 'throwingToJSON', 'tooDeep']) }).describe('Returns a value JSON cannot carry; see the runner'),
-        z.strictObject({ throws: z.enum(['nullPrototype', 'messageGetterThrows', 'string', 'number', 'undefined']) }).describe('Throws a value that is no plain Error; see the runner'),
+        z
+          .strictObject({ returns: z.enum(['cycle', 'bigint', 'symbol', 'function', 'throwingGetter', 'throwingToJSON', 'tooDeep']) })
+          .describe('Returns a value JSON cannot carry; see the runner'),
+        z
+          .strictObject({ throws: z.enum(['nullPrototype', 'messageGetterThrows', 'string', 'number', 'undefined']) })
+          .describe('Throws a value that is no plain Error; see the runner'),
       ]),
     )
     .optional()
     .describe('Answers of calls 1, 2, ...; the last repeats; errors are new Error(message)'),
-  interrupt: z.strictObject({ name: z.string(), reason: json.optional() }).optional().describe('The tool calls interrupt() and returns the response'),
+  interrupt: z
+    .strictObject({ name: z.string(), reason: json.optional() })
+    .optional()
+    .describe('The tool calls interrupt() and returns the response'),
   interruptMany: z
     .array(z.strictObject({ name: z.string(), reason: json.optional() }))
     .optional()
@@ -158,12 +180,19 @@ const handler = z
       })
       .optional()
       .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
-    turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
+    turns: z
+      .array(z.number().int().positive())
+      .optional()
+      .describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
     spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
     critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
     id: z.string().optional().describe('The id the handler is registered with'),
     replace: z.boolean().optional().describe('Registered with replace: true'),
-    patch: json.optional().describe('executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"'),
+    patch: json
+      .optional()
+      .describe(
+        'executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"',
+      ),
     nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
   })
   .describe('A handler; see the runner for what each "do" means');
@@ -198,20 +227,35 @@ const bundle = z
 
 /** One run of the agent and what it must end with. */
 const run = z.strictObject({
-  input: z.union([z.string(), z.array(json)]).optional().describe('User text or messages; absent on a resume'),
-  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance'),
+  input: z
+    .union([z.string(), z.array(json)])
+    .optional()
+    .describe('User text or messages; absent on a resume'),
+  resume: z
+    .record(z.string(), json)
+    .optional()
+    .describe(
+      'Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance',
+    ),
   invocationState: z.record(z.string(), json).optional(),
-  signal: z.enum(['aborted', 'abortable']).optional().describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
+  signal: z
+    .enum(['aborted', 'abortable'])
+    .optional()
+    .describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
   restore: z
     .enum(['snapshot', 'session'])
     .optional()
-    .describe("Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession"),
+    .describe(
+      "Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession",
+    ),
   snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
   use: z.array(bundle).optional().describe("The run's own bundles (options.use)"),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
-    .describe("Changes the last block of the last input message: 'cycle' adds a key loop referring to that message, 'throwingGetter' an enumerable getter broken that throws Error('getter failed')"),
+    .describe(
+      "Changes the last block of the last input message: 'cycle' adds a key loop referring to that message, 'throwingGetter' an enumerable getter broken that throws Error('getter failed')",
+    ),
   expect: z
     .strictObject({
       stopReason: stopReason.optional(),
@@ -239,7 +283,9 @@ const run = z.strictObject({
       frozen: z
         .boolean()
         .optional()
-        .describe("The run's agentResult, modelResult and toolResult events (a tool result's error excepted), agent.messages, agent.modelState and agent.pendingInterrupts are deeply frozen, and emptying the agentResult's interrupts throws a TypeError"),
+        .describe(
+          "The run's agentResult, modelResult and toolResult events (a tool result's error excepted), agent.messages, agent.modelState and agent.pendingInterrupts are deeply frozen, and emptying the agentResult's interrupts throws a TypeError",
+        ),
     })
     .optional(),
 });
@@ -254,7 +300,9 @@ const span = z
     exception: z.string().optional().describe("The message of the span's exception event; absent when it has none (at most one)"),
     attributes: z
       .record(z.string(), json)
-      .describe("The span's attributes whose names start with 'gen_ai.', and 'error.type' and 'staged.interrupted' (the staged.* attributes of MW-093 are not compared)"),
+      .describe(
+        "The span's attributes whose names start with 'gen_ai.', and 'error.type' and 'staged.interrupted' (the staged.* attributes of MW-093 are not compared)",
+      ),
   })
   .describe('One span, in the order spans end');
 
@@ -262,19 +310,31 @@ const span = z
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-(1[0-79]|21)\d$/)).min(1).describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the GenAI tracing rules (MW-190 – MW-199) and MW-210'),
+  rules: z
+    .array(z.string().regex(/^MW-(1[0-79]|21)\d$/))
+    .min(1)
+    .describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the GenAI tracing rules (MW-190 – MW-199) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
-    .describe('The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed'),
+    .describe(
+      'The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed',
+    ),
   agent: z.strictObject({
     name: z.string().optional().describe("The agent's name (options.name)"),
     modelId: z.string().optional().describe("The model's modelId"),
     tracing: z
       .enum(['api', 'tracer'])
       .optional()
-      .describe("The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone"),
-    session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
+      .describe(
+        "The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
+      ),
+    session: z
+      .boolean()
+      .optional()
+      .describe(
+        "The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot",
+      ),
     systemPrompt: z.union([z.string(), systemBlocks]).optional(),
     messages: z.array(json).optional(),
     modelState: z.record(z.string(), json).optional(),
@@ -293,11 +353,17 @@ export const agentCase = z.strictObject({
       modelCalls: z.array(modelCall).optional(),
       observations: z.array(z.string()).optional(),
       pendingInterrupts: z.array(z.string()).optional(),
-      callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
+      callerObjectsUnfrozen: z
+        .boolean()
+        .optional()
+        .describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
       snapshot: json.optional().describe('agent.snapshot() after the runs'),
       agentUsage: usage.optional().describe('agent.usage after the runs'),
       explain: z.partialRecord(stageName, z.string()).optional().describe("registry.explain(stage) of the agent's registry after the runs"),
-      childModelCalls: z.record(z.string(), z.array(modelCall)).optional().describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
+      childModelCalls: z
+        .record(z.string(), z.array(modelCall))
+        .optional()
+        .describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
       spans: z.array(span).optional().describe('Every span of every run (agent.tracing), in the order they end'),
     })
     .optional(),

@@ -24,11 +24,16 @@ const record = z.strictObject({ record: z.string() }).describe('Appends the text
 const throwStep = z
   .strictObject({
     throw: z.string(),
-    with: z.record(z.string(), z.json()).optional().describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
+    with: z
+      .record(z.string(), z.json())
+      .optional()
+      .describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
   })
   .describe('Throws a new Error with this message (a user error)');
 const abortStep = z.strictObject({ abort: z.string() }).describe("Aborts the invoke's signal with this string as the reason");
-const abortLocal = z.strictObject({ abortLocal: z.string() }).describe('Aborts the named local controller (see next.signal) with reason "local"');
+const abortLocal = z
+  .strictObject({ abortLocal: z.string() })
+  .describe('Aborts the named local controller (see next.signal) with reason "local"');
 
 /** Declarative object schema for a stage's context or result. */
 export const objectSchema = z
@@ -42,7 +47,10 @@ export const objectSchema = z
 const nextSpec = z
   .strictObject({
     context: z.record(z.string(), json).optional().describe('Keys merged into the handler context for the inner chain'),
-    forward: z.union([z.literal('all'), z.number().int().nonnegative()]).optional().describe("'all' (default) or the first N events"),
+    forward: z
+      .union([z.literal('all'), z.number().int().nonnegative()])
+      .optional()
+      .describe("'all' (default) or the first N events"),
     drop: z.enum(['results', 'nonResults', 'all']).optional().describe('Events not forwarded (results are objects with "result": true)'),
     mapResult: z.record(z.string(), json).optional().describe('Keys merged into forwarded result events'),
     abandon: z.boolean().optional().describe('Leave the inner chain open when stopping early (it is not closed by the handler)'),
@@ -79,14 +87,22 @@ export const wrapStep: z.ZodType<WrapStep> = z.lazy(() =>
     abortLocal,
     z.strictObject({ next: nextSpec }),
     z.strictObject({ yield: json }).describe('Yields this event'),
-    z.strictObject({ pull: z.string(), count: z.number().int().positive().optional(), forward: z.boolean().optional() }).describe('Pulls events from a kept generator'),
-    z.strictObject({ interleave: z.array(z.string()).min(2) }).describe('Pulls one event from each kept generator in turn, forwarding, until all end'),
+    z
+      .strictObject({ pull: z.string(), count: z.number().int().positive().optional(), forward: z.boolean().optional() })
+      .describe('Pulls events from a kept generator'),
+    z
+      .strictObject({ interleave: z.array(z.string()).min(2) })
+      .describe('Pulls one event from each kept generator in turn, forwarding, until all end'),
     z.strictObject({ close: z.string() }).describe('Calls return() on a kept generator'),
     z.strictObject({ try: z.array(wrapStep), catch: z.array(wrapStep).optional(), finally: z.array(wrapStep).optional() }),
     z.strictObject({ rethrow: z.literal(true) }).describe('Inside catch: throws the caught error again'),
     z.strictObject({ repeat: z.number().int().positive(), steps: z.array(wrapStep) }),
-    z.strictObject({ retry: z.number().int().positive(), steps: z.array(wrapStep) }).describe('Runs the steps up to N times while they throw; rethrows the last error'),
-    z.strictObject({ keepNext: z.string() }).describe('Keeps the next function; it is called after the invoke settled, recording late:<code>'),
+    z
+      .strictObject({ retry: z.number().int().positive(), steps: z.array(wrapStep) })
+      .describe('Runs the steps up to N times while they throw; rethrows the last error'),
+    z
+      .strictObject({ keepNext: z.string() })
+      .describe('Keeps the next function; it is called after the invoke settled, recording late:<code>'),
     z.strictObject({ return: z.literal(true) }).describe('Ends the handler here'),
   ]),
 );
@@ -114,7 +130,9 @@ export const outputStep = z.union([
   z.strictObject({ recordOriginal: z.string() }).describe('Records "<label>=<JSON of the value the handler received>"'),
   z
     .strictObject({ mutate: z.record(z.string(), json) })
-    .describe('Assigns these keys into the received result value in place; records "mutate:rejected" when that throws, "mutate:applied" when it works'),
+    .describe(
+      'Assigns these keys into the received result value in place; records "mutate:rejected" when that throws, "mutate:applied" when it works',
+    ),
 ]);
 
 /** One step of a terminal call's script. */
@@ -125,10 +143,14 @@ export const terminalStep = z.union([
   z.strictObject({ yield: json }),
   z.strictObject({ yieldUndefined: z.literal(true) }).describe('Yields undefined'),
   z.strictObject({ echo: z.literal(true) }).describe('Yields {"result": true, "context": <context>}'),
-  z.strictObject({ state: z.strictObject({ set: z.record(z.string(), json).optional(), delete: z.array(z.string()).optional() }) }).describe('Mutates run.state'),
+  z
+    .strictObject({ state: z.strictObject({ set: z.record(z.string(), json).optional(), delete: z.array(z.string()).optional() }) })
+    .describe('Mutates run.state'),
   z.strictObject({ bindingSet: json }).describe("Calls the state binding's set() directly"),
   z.strictObject({ waitForAbort: z.literal(true) }).describe('Waits until run.signal aborts, then throws its reason'),
-  z.strictObject({ stall: z.number().int().positive() }).describe('Waits this many milliseconds without looking at run.signal (a call that ignores its signal)'),
+  z
+    .strictObject({ stall: z.number().int().positive() })
+    .describe('Waits this many milliseconds without looking at run.signal (a call that ignores its signal)'),
 ]);
 
 /** How a handler or terminal returns its events. */
@@ -148,19 +170,47 @@ const common = {
   after: z.array(z.string()).optional(),
   replace: z.boolean().optional(),
   next: z.enum(['many', 'once', 'at-most-once']).optional(),
-  rawOptions: z.record(z.string(), json).optional().describe('Passed to add as the options object instead of the fields above (to test validation)'),
+  rawOptions: z
+    .record(z.string(), json)
+    .optional()
+    .describe('Passed to add as the options object instead of the fields above (to test validation)'),
   notAFunction: json.optional().describe('Registers this value instead of a function'),
   reuse: z.string().optional().describe('Registers the very function of the labelled registration again (its steps are ignored)'),
-  target: z.enum(['phase', 'bare', 'forged']).optional().describe("'bare' passes the stage itself (Wrap); 'forged' passes a spread copy of the phase token"),
+  target: z
+    .enum(['phase', 'bare', 'forged'])
+    .optional()
+    .describe("'bare' passes the stage itself (Wrap); 'forged' passes a spread copy of the phase token"),
   stage: z.string().optional().describe('Key of another stage from otherStages (default: the main stage)'),
   label: z.string().optional().describe('Names the registration for dispose/remove operations'),
   scope: z.enum(['parent', 'child', 'invoke']).optional().describe("Registry level (default 'parent')"),
-  expectError: z.lazy(() => errorExpectation).optional().describe('The add is expected to throw this'),
+  expectError: z
+    .lazy(() => errorExpectation)
+    .optional()
+    .describe('The add is expected to throw this'),
 };
 
-const addInput = z.strictObject({ op: z.literal('add'), phase: z.literal('input'), steps: z.array(inputStep).default([]), async: z.boolean().optional(), ...common });
-const addWrap = z.strictObject({ op: z.literal('add'), phase: z.literal('wrap'), steps: z.array(wrapStep).default([]), finally: z.string().optional(), returns, ...common });
-const addOutput = z.strictObject({ op: z.literal('add'), phase: z.literal('output'), steps: z.array(outputStep).default([]), async: z.boolean().optional(), ...common });
+const addInput = z.strictObject({
+  op: z.literal('add'),
+  phase: z.literal('input'),
+  steps: z.array(inputStep).default([]),
+  async: z.boolean().optional(),
+  ...common,
+});
+const addWrap = z.strictObject({
+  op: z.literal('add'),
+  phase: z.literal('wrap'),
+  steps: z.array(wrapStep).default([]),
+  finally: z.string().optional(),
+  returns,
+  ...common,
+});
+const addOutput = z.strictObject({
+  op: z.literal('add'),
+  phase: z.literal('output'),
+  steps: z.array(outputStep).default([]),
+  async: z.boolean().optional(),
+  ...common,
+});
 const addOperation = z.discriminatedUnion('phase', [addInput, addWrap, addOutput]);
 
 /** An expected error. */
@@ -171,13 +221,17 @@ export const errorExpectation = z
     stage: z.string().nullable().optional().describe('null: the error has no stage'),
     phase: z.string().nullable().optional().describe('null: the error has no phase'),
     handler: z.string().nullable().optional().describe('null: the error names no handler'),
-    cause: json.optional().describe('The cause: a string abort reason, {"issues": [messages]} for a schema error, {"code": ...} or {"message": ...} for other errors'),
+    cause: json
+      .optional()
+      .describe(
+        'The cause: a string abort reason, {"issues": [messages]} for a schema error, {"code": ...} or {"message": ...} for other errors',
+      ),
   })
   .describe('An expected error');
 
 /** One value a bundle contributes with registrar.provide (MW-054). */
 const provideSpec = z.strictObject({
-  key: z.string().describe('The name of a key of the case\'s keys'),
+  key: z.string().describe("The name of a key of the case's keys"),
   value: json,
   rawKey: json.optional().describe('Passed to provide() as the key instead of the named key (to test validation)'),
   label: z.string().optional().describe('Names the disposer provide() returns, for dispose operations'),
@@ -188,7 +242,10 @@ const keySpec = z.strictObject({
   name: json.describe('The name given to createContributionKey (a string, or another value to test validation)'),
   identify: json.optional().describe('true: identify(value) returns value.id; another value is passed as identify as it is'),
   stage: json.optional().describe('true: the main stage; another value is passed as stage as it is'),
-  expectError: z.lazy(() => errorExpectation).optional().describe('createContributionKey is expected to throw this'),
+  expectError: z
+    .lazy(() => errorExpectation)
+    .optional()
+    .describe('createContributionKey is expected to throw this'),
 });
 
 /** One registry operation. */
@@ -201,7 +258,12 @@ export const operation = z.union([
     scope: z.enum(['parent', 'child']).optional(),
     handlers: z.array(addOperation),
     provides: z.array(provideSpec).optional().describe('Values contributed with registrar.provide, after the handlers'),
-    throwAfter: z.number().int().nonnegative().optional().describe('setup throws Error("setup failed") after this many registrations (handlers, then provides)'),
+    throwAfter: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('setup throws Error("setup failed") after this many registrations (handlers, then provides)'),
     expectError: errorExpectation.optional(),
   }),
   z.strictObject({ op: z.literal('dispose'), label: z.string(), times: z.number().int().positive().optional() }),
@@ -216,8 +278,10 @@ export const operation = z.union([
     op: z.literal('instrument'),
     name: z.string(),
     scope: z.enum(['parent', 'child']).optional(),
-    invokeReturns: json.optional().describe("invoke() returns this value instead of the recording observer"),
-    layerReturns: json.optional().describe("The observer's layer hook records its line, then returns this value instead of the observed generator"),
+    invokeReturns: json.optional().describe('invoke() returns this value instead of the recording observer'),
+    layerReturns: json
+      .optional()
+      .describe("The observer's layer hook records its line, then returns this value instead of the observed generator"),
   }),
   z
     .strictObject({
@@ -236,7 +300,10 @@ export const stageSpec = z.strictObject({
   guard: z.boolean().optional().describe('isResult: objects with "result": true are results'),
   context: objectSchema.optional(),
   result: objectSchema.optional(),
-  badOption: z.enum(['isResult', 'context', 'result', 'options']).optional().describe("Passes 42 for this option; 'options' passes null as the whole options object"),
+  badOption: z
+    .enum(['isResult', 'context', 'result', 'options'])
+    .optional()
+    .describe("Passes 42 for this option; 'options' passes null as the whole options object"),
 });
 
 /** The scripted terminal. */
@@ -254,8 +321,13 @@ export const stateSpec = z.union([
     link: z
       .array(z.strictObject({ from: z.string(), to: z.string() }))
       .optional()
-      .describe('After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references'),
-    frozen: z.array(z.string()).optional().describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
+      .describe(
+        'After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references',
+      ),
+    frozen: z
+      .array(z.string())
+      .optional()
+      .describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
   }),
   z.strictObject({ invalid: z.enum(['number', 'string', 'null']) }),
 ]);
@@ -267,7 +339,9 @@ export const signalSpec = z
     reasonKind: z
       .enum(['throwing-message', 'revoked-proxy', 'null-prototype'])
       .optional()
-      .describe('With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string'),
+      .describe(
+        'With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string',
+      ),
     invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal'),
   })
   .describe('Gives the invoke a signal');
@@ -278,7 +352,9 @@ const consumerSpec = z.strictObject({
   then: z
     .enum(['return', 'throw', 'break', 'dispose'])
     .optional()
-    .describe("For take: how to stop (throw uses Error('consumer stop'); dispose calls [Symbol.asyncDispose](), as await using does, and requires it to resolve undefined)"),
+    .describe(
+      "For take: how to stop (throw uses Error('consumer stop'); dispose calls [Symbol.asyncDispose](), as await using does, and requires it to resolve undefined)",
+    ),
   abortAfter: z.number().int().positive().optional().describe("Aborts the invoke's signal after this many delivered events"),
   afterInvoke: z.array(operation).optional().describe('Registry operations between invoke() and the first pull'),
 });
@@ -297,7 +373,10 @@ const chainCase = z.strictObject({
   context: json.default({}),
   state: stateSpec.optional(),
   signal: signalSpec.optional(),
-  invokeWith: z.enum(['stage', 'input-token', 'forged']).optional().describe('What invoke() receives in place of the stage (default: the stage)'),
+  invokeWith: z
+    .enum(['stage', 'input-token', 'forged'])
+    .optional()
+    .describe('What invoke() receives in place of the stage (default: the stage)'),
   consumer: consumerSpec.default({ mode: 'drain' }),
   expect: z.strictObject({
     events: z.array(json).optional(),
@@ -306,15 +385,25 @@ const chainCase = z.strictObject({
     trace: z.array(z.string()).optional(),
     stateWrites: z.array(json).optional().describe("Values passed to the binding's set(), in order"),
     stateGets: z.number().int().optional(),
-    snapshotFrozen: z.boolean().optional().describe('Whether the state snapshot the library took (the value state.get() returned, or the frozen copy a library that cannot freeze in place takes) is deeply frozen afterwards'),
+    snapshotFrozen: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the state snapshot the library took (the value state.get() returned, or the frozen copy a library that cannot freeze in place takes) is deeply frozen afterwards',
+      ),
     frozenEvents: z.array(z.boolean()).optional().describe('For each delivered event, whether it is deeply frozen'),
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
-    describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),
+    describe: z
+      .array(z.record(z.string(), json))
+      .optional()
+      .describe('describe() entries; only the listed keys are compared; null stands for undefined'),
     explain: z.string().optional(),
     contributions: z
       .record(z.string(), z.union([z.array(z.record(z.string(), json)), z.strictObject({ error: z.lazy(() => errorExpectation) })]))
       .optional()
-      .describe('By key name: contributions(key) of the registry invoked on, before the invoke (null stands for undefined), or the error it throws'),
+      .describe(
+        'By key name: contributions(key) of the registry invoked on, before the invoke (null stands for undefined), or the error it throws',
+      ),
     stageFrozen: z.boolean().optional().describe('The stage and its phase tokens are frozen and point back to it'),
   }),
 });
@@ -355,7 +444,10 @@ export type TerminalSpec = z.infer<typeof terminalSpec>;
 export type ErrorExpectation = z.infer<typeof errorExpectation>;
 
 /** Any case file: the common fields, and the full chain format for `"kind": "chain"`. */
-export const CaseSchema = z.union([chainCase, caseBase.refine((value) => value.kind !== 'chain', { message: 'chain cases must match the chain format' })]);
+export const CaseSchema = z.union([
+  chainCase,
+  caseBase.refine((value) => value.kind !== 'chain', { message: 'chain cases must match the chain format' }),
+]);
 
 /** The JSON Schema committed as `spec/case.schema.json`. */
 export function caseJsonSchema(): unknown {

@@ -4,7 +4,16 @@
  * request. This is what a port writes in its own language (spec/README.md,
  * "The protocol"); the runner does the rest.
  */
-import { createContributionKey, createStage, MiddlewareRegistry, type AnyStage, type ContributionKey, type Disposer, type MiddlewareWarning, type Registration } from '../../index';
+import {
+  createContributionKey,
+  createStage,
+  MiddlewareRegistry,
+  type AnyStage,
+  type ContributionKey,
+  type Disposer,
+  type MiddlewareWarning,
+  type Registration,
+} from '../../index';
 import type { Json } from '../cases/chain-case';
 import type { ErrorReport, ReplyOf, RequestOf } from '../protocol/messages';
 import { builtin } from './builtins';
@@ -35,7 +44,14 @@ interface Traced {
 
 /** One chain case on the library side of the protocol. */
 export class ChainSession {
-  private readonly environment: Environment = { trace: [], userErrors: new Set(), controller: undefined, locals: new Map(), keptNexts: [], bindingSet: undefined };
+  private readonly environment: Environment = {
+    trace: [],
+    userErrors: new Set(),
+    controller: undefined,
+    locals: new Map(),
+    keptNexts: [],
+    bindingSet: undefined,
+  };
   private readonly warnings: MiddlewareWarning[] = [];
   private readonly parent = new MiddlewareRegistry({ onWarning: (warning) => this.warnings.push(warning) });
   private readonly child = this.parent.child();
@@ -56,15 +72,20 @@ export class ChainSession {
     this.invalidSignal = request.signal?.invalid === true;
     if (request.signal !== undefined && !this.invalidSignal) {
       this.environment.controller = new AbortController();
-      if (request.signal.abortBefore !== undefined) this.environment.controller.abort(abortReason(request.signal.abortBefore, request.signal.reasonKind));
+      if (request.signal.abortBefore !== undefined)
+        this.environment.controller.abort(abortReason(request.signal.abortBefore, request.signal.reasonKind));
     }
     if (request.state !== undefined) this.bindState(request.state);
     try {
       const stage = makeStage(request.stage);
       this.stages.set(undefined, stage);
-      for (const name of request.otherStages ?? []) this.stages.set(name, createStage(name, request.stage.guard === true ? { isResult: isResultEvent } : {}));
+      for (const name of request.otherStages ?? [])
+        this.stages.set(name, createStage(name, request.stage.guard === true ? { isResult: isResultEvent } : {}));
       const phases = [stage.Input, stage.Wrap, stage.Output];
-      const stageFrozen = Object.isFrozen(stage) && phases.every((token) => Object.isFrozen(token) && token.stage === stage) && phases.map((token) => token.phase).join() === 'input,wrap,output';
+      const stageFrozen =
+        Object.isFrozen(stage) &&
+        phases.every((token) => Object.isFrozen(token) && token.stage === stage) &&
+        phases.map((token) => token.phase).join() === 'input,wrap,output';
       return this.traced({ stageFrozen });
     } catch (error) {
       return this.failed(error);
@@ -120,7 +141,8 @@ export class ChainSession {
   /** `createContributionKey(name, options?)`, the key kept under its name (`chain.key`). */
   key(request: RequestOf<'chain.key'>): ReplyOf<'chain.key'> {
     const options: Record<string, unknown> = {};
-    if ('identify' in request) options.identify = request.identify === true ? (value: unknown) => (value as { id?: unknown }).id : request.identify;
+    if ('identify' in request)
+      options.identify = request.identify === true ? (value: unknown) => (value as { id?: unknown }).id : request.identify;
     if ('stage' in request) options.stage = request.stage === true ? this.stages.get(undefined) : request.stage;
     return this.attempt(() => {
       const key = createContributionKey(request.name as string, (Object.keys(options).length === 0 ? undefined : options) as never);
@@ -132,7 +154,9 @@ export class ChainSession {
   contributions(request: RequestOf<'chain.contributions'>): ReplyOf<'chain.contributions'> {
     try {
       const entries = this.registry(request.on).contributions(createContributionKey(request.key));
-      return this.traced({ entries: entries.map((entry) => Object.fromEntries(Object.entries(entry).map(([field, value]) => [field, asJson(value ?? null)]))) });
+      return this.traced({
+        entries: entries.map((entry) => Object.fromEntries(Object.entries(entry).map(([field, value]) => [field, asJson(value ?? null)]))),
+      });
     } catch (error) {
       return this.failed(error);
     }
@@ -142,7 +166,9 @@ export class ChainSession {
   useBuiltin(request: RequestOf<'chain.use'>): ReplyOf<'chain.use'> {
     const factory = builtin(request.builtin);
     return this.attempt(() => {
-      const dispose = this.registry(request.scope).use(factory(request.options, { stage: this.stages.get(undefined) as AnyStage, environment: this.environment }));
+      const dispose = this.registry(request.scope).use(
+        factory(request.options, { stage: this.stages.get(undefined) as AnyStage, environment: this.environment }),
+      );
       if (request.label !== undefined) this.labels.set(request.label, { dispose });
     });
   }
@@ -178,7 +204,9 @@ export class ChainSession {
       const registry = this.registry(request.on);
       const stage = this.stages.get(undefined) as AnyStage;
       // JSON has no undefined: an absent id or bundle is reported as null.
-      const entries = registry.describe(stage, { use: this.use }).map((entry) => Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, (value ?? null) as Json])));
+      const entries = registry
+        .describe(stage, { use: this.use })
+        .map((entry) => Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, (value ?? null) as Json])));
       return this.traced({ entries, explain: registry.explain(stage, { use: this.use }) });
     } catch (error) {
       return this.failed(error);
@@ -196,14 +224,19 @@ export class ChainSession {
     if (this.state !== undefined) options.state = this.state;
     if (this.use.length > 0) options.use = this.use;
     const spec = request.terminal;
-    const terminalFunction = 'notAFunction' in spec ? spec.notAFunction : terminal(spec.calls, this.environment, spec.finally, spec.returns);
+    const terminalFunction =
+      'notAFunction' in spec ? spec.notAFunction : terminal(spec.calls, this.environment, spec.finally, spec.returns);
     const registry = this.registry(request.on);
     try {
       if (request.consumer === 'run') {
         const result: unknown = await registry.run(invoked as AnyStage, request.context, terminalFunction as never, options);
         return this.traced(result === undefined ? {} : { result: asJson(result) });
       }
-      this.iterator = registry.invoke(invoked as AnyStage, request.context, terminalFunction as never, options) as AsyncGenerator<unknown, void, undefined>;
+      this.iterator = registry.invoke(invoked as AnyStage, request.context, terminalFunction as never, options) as AsyncGenerator<
+        unknown,
+        void,
+        undefined
+      >;
       return this.traced({});
     } catch (error) {
       return this.failed(error);
@@ -216,7 +249,11 @@ export class ChainSession {
     try {
       const pulled = await iterator.next();
       if (pulled.done === true) return this.traced({ done: true });
-      return this.traced({ done: false, ...(pulled.value === undefined ? {} : { value: asJson(pulled.value) }), frozen: deeplyFrozen(pulled.value) });
+      return this.traced({
+        done: false,
+        ...(pulled.value === undefined ? {} : { value: asJson(pulled.value) }),
+        frozen: deeplyFrozen(pulled.value),
+      });
     } catch (error) {
       return this.failed(error);
     }

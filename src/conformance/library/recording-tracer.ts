@@ -84,7 +84,8 @@ class RecordingSpan {
   }
 
   setAttribute(key: string, value: unknown): this {
-    if (!this.ended && value !== undefined && value !== null) this.attributes[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
+    if (!this.ended && value !== undefined && value !== null)
+      this.attributes[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
     return this;
   }
 
@@ -123,7 +124,11 @@ class RecordingSpan {
 /** A tracer handing each finished span to `record`, and an API stand-in that gives `tracing` that tracer and parents spans through contexts. */
 export function recordingTracing(record: (span: RecordedSpan) => void): { readonly tracer: never; readonly api: TracingApi } {
   const tracer = {
-    startSpan: (name: string, options?: { attributes?: Record<string, unknown>; kind?: number }, context?: RecordingContext): RecordingSpan =>
+    startSpan: (
+      name: string,
+      options?: { attributes?: Record<string, unknown>; kind?: number },
+      context?: RecordingContext,
+    ): RecordingSpan =>
       new RecordingSpan(name, context?.getValue(SPAN_KEY) as RecordingSpan | undefined, options?.kind ?? 0, options?.attributes, record),
   };
   const root = new RecordingContext();

@@ -111,4 +111,3 @@ export function deliver(make: () => Generator, returns: Returns): unknown {
       return make();
   }
 }
-

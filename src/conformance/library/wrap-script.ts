@@ -4,7 +4,17 @@
  */
 import type { WrapRun } from '../../index';
 import type { Returns, WrapStep } from '../cases/chain-case';
-import { abortInvoke, deliver, fill, isResultEvent, named, userError, type Environment, type Generator, type NextFunction } from './script-environment';
+import {
+  abortInvoke,
+  deliver,
+  fill,
+  isResultEvent,
+  named,
+  userError,
+  type Environment,
+  type Generator,
+  type NextFunction,
+} from './script-environment';
 
 /** One activation of a Wrap handler: its context, `next`, run info and kept generators. */
 interface Activation {
@@ -23,7 +33,13 @@ interface Activation {
 }
 
 /** A Wrap handler running `steps`. */
-export function wrapHandler(steps: readonly WrapStep[], environment: Environment, fnName: string | undefined, finallyLabel: string | undefined, returns: Returns): (context: unknown, next: NextFunction, run: WrapRun) => unknown {
+export function wrapHandler(
+  steps: readonly WrapStep[],
+  environment: Environment,
+  fnName: string | undefined,
+  finallyLabel: string | undefined,
+  returns: Returns,
+): (context: unknown, next: NextFunction, run: WrapRun) => unknown {
   return named((context: unknown, next: NextFunction, run: WrapRun): unknown => {
     const activation: Activation = { context, next, signal: run.signal, run, kept: new Map(), error: undefined };
     return deliver(async function* wrapActivation(): Generator {
@@ -43,7 +59,10 @@ const RETURN = Symbol('return');
 
 async function* runSteps(steps: readonly WrapStep[], activation: Activation, environment: Environment): Generator {
   for (const step of steps) {
-    if ('record' in step) environment.trace.push(fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal, run: activation.run }));
+    if ('record' in step)
+      environment.trace.push(
+        fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal, run: activation.run }),
+      );
     else if ('throw' in step) throw userError(environment, step.throw, step.with);
     else if ('abort' in step) abortInvoke(environment, step.abort);
     else if ('abortLocal' in step) local(environment, step.abortLocal).abort('local');

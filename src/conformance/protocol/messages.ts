@@ -26,25 +26,37 @@ const label = z.string().optional().describe('Names what this request registers,
 /** An error as a port reports it; the runner picks the fields a case compares. */
 export const errorReport = z
   .strictObject({
-    code: z.string().optional().describe("The error's code when it is an error of the library (recognised by its isInstance); absent for a user error"),
+    code: z
+      .string()
+      .optional()
+      .describe("The error's code when it is an error of the library (recognised by its isInstance); absent for a user error"),
     genuine: z.boolean().optional().describe('With code: its name is also "MiddlewareError"'),
     message: z.string().describe("The error's message (String(value) for a thrown value without one)"),
-    thrownByCase: z.boolean().describe('It is the very object a script step of the case threw (or the port threw for the case: "consumer stop", "setup failed")'),
+    thrownByCase: z
+      .boolean()
+      .describe('It is the very object a script step of the case threw (or the port threw for the case: "consumer stop", "setup failed")'),
     stage: z.string().nullable().describe("The error's stage field; null when it has none"),
     phase: z.string().nullable().describe("The error's phase field; null when it has none"),
     handler: z.string().nullable().describe("The error's handler field; null when it has none"),
     cause: json
       .optional()
-      .describe('The cause, absent when there is none: a string (or other JSON value) as it is, {"issues": [messages]} for a schema error, {"code"} for a library error, else {"message"}'),
+      .describe(
+        'The cause, absent when there is none: a string (or other JSON value) as it is, {"issues": [messages]} for a schema error, {"code"} for a library error, else {"message"}',
+      ),
   })
   .describe('An error the library raised or user code threw');
 
-const helloRequest = z.strictObject({ op: z.literal('hello'), protocol: z.number().int().describe('The protocol version the runner speaks (1)') }).describe('The first request: the port answers with what it claims');
+const helloRequest = z
+  .strictObject({ op: z.literal('hello'), protocol: z.number().int().describe('The protocol version the runner speaks (1)') })
+  .describe('The first request: the port answers with what it claims');
 
 const placement = {
   phase: z.enum(['input', 'wrap', 'output']),
-  stage: z.string().optional().describe('Name of one of the begin request\'s otherStages; default: the case\'s stage'),
-  target: z.enum(['phase', 'bare', 'forged']).optional().describe("'phase' (default): the phase token; 'bare': the stage itself; 'forged': a spread copy of the phase token"),
+  stage: z.string().optional().describe("Name of one of the begin request's otherStages; default: the case's stage"),
+  target: z
+    .enum(['phase', 'bare', 'forged'])
+    .optional()
+    .describe("'phase' (default): the phase token; 'bare': the stage itself; 'forged': a spread copy of the phase token"),
   options: z.record(z.string(), json).optional().describe('The options argument of add, as it is; absent: add is called without options'),
 };
 
@@ -69,14 +81,18 @@ const chainRequests = [
   z
     .strictObject({
       op: z.literal('chain.begin'),
-      case: z.string().describe('The case id, for the port\'s logs'),
+      case: z.string().describe("The case id, for the port's logs"),
       stage: stageSpec,
       otherStages: z.array(z.string()).optional().describe('More stages, with the same guard and no schemas'),
       signal: signalSpec.optional(),
       state: stateSpec.optional(),
     })
-    .describe('Starts a chain case: a fresh trace, the stages, a root registry (collecting warnings), one child of it, the signal and the state binding'),
-  z.strictObject({ op: z.literal('chain.add'), scope: z.enum(['parent', 'child', 'invoke']), ...registration.shape, label }).describe("registry.add(target, handler, options?); scope 'invoke' collects the registration for the invoke's options.use instead"),
+    .describe(
+      'Starts a chain case: a fresh trace, the stages, a root registry (collecting warnings), one child of it, the signal and the state binding',
+    ),
+  z
+    .strictObject({ op: z.literal('chain.add'), scope: z.enum(['parent', 'child', 'invoke']), ...registration.shape, label })
+    .describe("registry.add(target, handler, options?); scope 'invoke' collects the registration for the invoke's options.use instead"),
   z
     .strictObject({
       op: z.literal('chain.bundle'),
@@ -94,7 +110,12 @@ const chainRequests = [
         )
         .optional()
         .describe('What setup contributes with registrar.provide(key, value), in order, after the handlers'),
-      throwAfter: z.number().int().nonnegative().optional().describe('setup throws Error("setup failed") after this many registrations (the handlers, then the provides)'),
+      throwAfter: z
+        .number()
+        .int()
+        .nonnegative()
+        .optional()
+        .describe('setup throws Error("setup failed") after this many registrations (the handlers, then the provides)'),
       label,
     })
     .describe('registry.use({ name, setup })'),
@@ -102,46 +123,65 @@ const chainRequests = [
     .strictObject({
       op: z.literal('chain.key'),
       name: json.describe('The name argument, as it is'),
-      identify: json.optional().describe('true: identify(value) returns value.id; another value is given as identify as it is; absent: no identify'),
+      identify: json
+        .optional()
+        .describe('true: identify(value) returns value.id; another value is given as identify as it is; absent: no identify'),
       stage: json.optional().describe("true: the case's stage; another value is given as stage as it is; absent: no stage"),
     })
-    .describe('createContributionKey(name, options?), options given only when identify or stage is; the key is kept under its name for chain.bundle and chain.contributions'),
+    .describe(
+      'createContributionKey(name, options?), options given only when identify or stage is; the key is kept under its name for chain.bundle and chain.contributions',
+    ),
   z
     .strictObject({ op: z.literal('chain.contributions'), on: scope, key: z.string().describe('A key name') })
     .describe('contributions(key) of that registry, with a new key of that name (keys are matched by name, MW-053)'),
   z
     .strictObject({ op: z.literal('chain.use'), scope, builtin: z.string(), options: z.record(z.string(), json), label })
     .describe('Registers the built-in middleware as spec/README.md maps it'),
-  z.strictObject({ op: z.literal('chain.dispose'), label: z.string(), times: z.number().int().positive() }).describe('Calls the labelled disposer this many times'),
   z
-    .strictObject({ op: z.literal('chain.remove'), scope: scope.optional(), handlerId: z.string().optional(), label: z.string().optional() })
-    .describe('registry.remove(handlerId), or remove(target, handler) of the labelled registration (on its own scope unless scope is given)'),
+    .strictObject({ op: z.literal('chain.dispose'), label: z.string(), times: z.number().int().positive() })
+    .describe('Calls the labelled disposer this many times'),
+  z
+    .strictObject({
+      op: z.literal('chain.remove'),
+      scope: scope.optional(),
+      handlerId: z.string().optional(),
+      label: z.string().optional(),
+    })
+    .describe(
+      'registry.remove(handlerId), or remove(target, handler) of the labelled registration (on its own scope unless scope is given)',
+    ),
   z
     .strictObject({
       op: z.literal('chain.instrument'),
       scope,
       name: z.string(),
-      invokeReturns: json.optional().describe("invoke() returns this value instead of the recording observer"),
+      invokeReturns: json.optional().describe('invoke() returns this value instead of the recording observer'),
       layerReturns: json.optional().describe("The observer's layer hook records its line, then returns this value"),
     })
     .describe('registry.instrument({ name, invoke }) with the recording observer of spec/README.md'),
-  z.strictObject({ op: z.literal('chain.describe'), on: scope }).describe("describe(stage, { use }) and explain(stage, { use }) of that registry"),
+  z
+    .strictObject({ op: z.literal('chain.describe'), on: scope })
+    .describe('describe(stage, { use }) and explain(stage, { use }) of that registry'),
   z
     .strictObject({
       op: z.literal('chain.invoke'),
       on: scope,
-      stageAs: z.enum(['stage', 'input-token', 'forged']).describe('What invoke() receives: the stage, its Input token, or a spread copy of the stage'),
+      stageAs: z
+        .enum(['stage', 'input-token', 'forged'])
+        .describe('What invoke() receives: the stage, its Input token, or a spread copy of the stage'),
       context: json,
       terminal: terminalSpec,
       consumer: z.enum(['iterate', 'run']).describe("'iterate': invoke(); 'run': run(), awaited"),
     })
-    .describe('Invokes the stage with the begin request\'s signal and state binding and the collected per-invoke registrations'),
+    .describe("Invokes the stage with the begin request's signal and state binding and the collected per-invoke registrations"),
   z.strictObject({ op: z.literal('chain.next') }).describe('Pulls one event of the invoke'),
   z.strictObject({ op: z.literal('chain.return') }).describe("The invoke's return()"),
   z.strictObject({ op: z.literal('chain.throw') }).describe('The invoke\'s throw(error) with a new Error("consumer stop")'),
   z.strictObject({ op: z.literal('chain.asyncDispose') }).describe("The invoke's [Symbol.asyncDispose]()"),
   z.strictObject({ op: z.literal('chain.abort'), reason: z.string() }).describe("Aborts the invoke's signal with this reason"),
-  z.strictObject({ op: z.literal('chain.end') }).describe('Calls every next function a keepNext step kept, recording late:<error>, and reports what the case left'),
+  z
+    .strictObject({ op: z.literal('chain.end') })
+    .describe('Calls every next function a keepNext step kept, recording late:<error>, and reports what the case left'),
 ] as const;
 
 /** Every request the runner sends. */
@@ -159,18 +199,28 @@ const withError = { error: errorReport.optional().describe('The error the call t
 
 /** The model calls of a scripted model. */
 const modelCalls = z.array(
-  z.strictObject({ systemPrompt: z.string(), systemBlocks: json, messageCount: z.number().int(), lastMessage: json.optional(), state: json, toolNames: z.array(z.string()).optional() }),
+  z.strictObject({
+    systemPrompt: z.string(),
+    systemBlocks: json,
+    messageCount: z.number().int(),
+    lastMessage: json.optional(),
+    state: json,
+    toolNames: z.array(z.string()).optional(),
+  }),
 );
 
 /** A run of an agent case, as a port observed it. */
 export const agentRunObservation = z.strictObject({
   error: errorReport.optional().describe('The error the run rejected with'),
-  stopReason: z.string().optional().describe("The run's stop reason: that of its last event when it is an agentResult, else that of its last modelResult"),
+  stopReason: z
+    .string()
+    .optional()
+    .describe("The run's stop reason: that of its last event when it is an agentResult, else that of its last modelResult"),
   lastEventType: z.string().optional().describe('The type of the last event'),
   interrupts: json.optional().describe("The agentResult's interrupts"),
   usage: json.optional().describe("The agentResult's usage"),
   stoppedBy: json.optional().describe("The agentResult's stoppedBy, when it has one"),
-  middlewareUsage: json.optional().describe("With an agentResult: its middlewareUsage, null when it has none"),
+  middlewareUsage: json.optional().describe('With an agentResult: its middlewareUsage, null when it has none'),
   compressed: z
     .array(z.strictObject({ replaced: z.number().int(), messages: z.number().int(), tokens: z.number(), maxTokens: z.number() }))
     .optional()
@@ -197,15 +247,26 @@ export const agentObservation = z.strictObject({
   history: z.array(json).describe('The history after the runs'),
   modelState: json.optional().describe('The model state after the runs'),
   toolCalls: z.array(z.strictObject({ name: z.string(), input: json })),
-  modelCalls: modelCalls.describe("Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message, the names of its tool specs) and the model's state snapshot"),
-  childModelCalls: z.record(z.string(), modelCalls).optional().describe("By sub-agent name: the calls of the sub-agent's scripted model, as modelCalls"),
+  modelCalls: modelCalls.describe(
+    "Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message, the names of its tool specs) and the model's state snapshot",
+  ),
+  childModelCalls: z
+    .record(z.string(), modelCalls)
+    .optional()
+    .describe("By sub-agent name: the calls of the sub-agent's scripted model, as modelCalls"),
   observations: z.array(z.string()),
   pendingInterrupts: z.array(z.string()).optional().describe('Ids of the pending interrupts'),
   callerObjectsUnfrozen: z.boolean().optional().describe('Only when the case expects callerObjectsUnfrozen'),
   snapshot: json.optional().describe('Only when the case expects snapshot: the snapshot of the conversation state after the runs'),
   agentUsage: json.optional().describe('Only when the case expects agentUsage: the token counts of the runs the conversation kept'),
-  explain: z.record(z.string(), z.string()).optional().describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
-  spans: z.array(observedSpan).optional().describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
+  explain: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
+  spans: z
+    .array(observedSpan)
+    .optional()
+    .describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
 });
 
 /** The reply to each request, by op (besides the failure reply every request may get). */
@@ -220,7 +281,10 @@ export const protocolReplies = {
       capabilities: z.array(z.string()).optional().describe('The agent loop capabilities it has'),
     })
     .describe('What the port claims; cases needing anything else are reported as not claimed'),
-  'chain.begin': z.strictObject({ stageFrozen: z.boolean().optional().describe('The stage and its three phase tokens are frozen and point back to it'), ...withError }),
+  'chain.begin': z.strictObject({
+    stageFrozen: z.boolean().optional().describe('The stage and its three phase tokens are frozen and point back to it'),
+    ...withError,
+  }),
   'chain.add': z.strictObject(withError),
   'chain.bundle': z.strictObject(withError),
   'chain.use': z.strictObject(withError),
@@ -237,7 +301,10 @@ export const protocolReplies = {
     explain: z.string().optional(),
     ...withError,
   }),
-  'chain.invoke': z.strictObject({ result: json.optional().describe("run(): the value it resolved with (absent for undefined)"), ...withError }),
+  'chain.invoke': z.strictObject({
+    result: json.optional().describe('run(): the value it resolved with (absent for undefined)'),
+    ...withError,
+  }),
   'chain.next': z.strictObject({
     done: z.boolean().optional(),
     value: json.optional().describe('The event (absent for undefined)'),
@@ -246,13 +313,20 @@ export const protocolReplies = {
   }),
   'chain.return': z.strictObject(withError),
   'chain.throw': z.strictObject(withError),
-  'chain.asyncDispose': z.strictObject({ value: json.optional().describe('What the promise resolved with, absent for undefined'), ...withError }),
+  'chain.asyncDispose': z.strictObject({
+    value: json.optional().describe('What the promise resolved with, absent for undefined'),
+    ...withError,
+  }),
   'chain.abort': z.strictObject({ trace }),
   'chain.end': z.strictObject({
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })),
     stateWrites: z.array(json).describe("Values given to the binding's set(), in order"),
     stateGets: z.number().int().describe('Calls of get()'),
-    snapshotFrozen: z.boolean().describe('The state snapshot the library took (the value get() returned, or the frozen copy it took of it) is deeply frozen now; false without a state binding'),
+    snapshotFrozen: z
+      .boolean()
+      .describe(
+        'The state snapshot the library took (the value get() returned, or the frozen copy it took of it) is deeply frozen now; false without a state binding',
+      ),
     trace,
   }),
   'reliability.run': z.strictObject({ observed: json.describe("The scenario's observation, keyed like its expect") }),
@@ -289,7 +363,7 @@ export function protocolJsonSchema(): unknown {
   const catalogue = z.strictObject({
     request: protocolRequest.describe('A request line'),
     failure: failureReply,
-    replies: z.strictObject(protocolReplies).describe('The reply line of each op (with the request\'s id added)'),
+    replies: z.strictObject(protocolReplies).describe("The reply line of each op (with the request's id added)"),
   });
   return {
     ...(z.toJSONSchema(catalogue, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as object),

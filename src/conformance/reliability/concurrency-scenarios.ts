@@ -18,7 +18,8 @@ export async function concurrentInvokes(testCase: Parameters): Promise<Observed>
       disposers.set(
         tag,
         registry.add(stage.Wrap, async function* tagging(_context, next) {
-          for await (const event of next()) yield { ...(event as Record<string, Json>), tags: [...((event as { tags?: Json[] }).tags ?? []), tag] };
+          for await (const event of next())
+            yield { ...(event as Record<string, Json>), tags: [...((event as { tags?: Json[] }).tags ?? []), tag] };
         }),
       );
     } else if (typeof step.remove === 'string') {
@@ -39,7 +40,9 @@ export async function concurrentInvokes(testCase: Parameters): Promise<Observed>
     }
   }
   const rests = await Promise.all([...running.values()].map(({ events }) => drain(events)));
-  return Object.fromEntries([...running].map(([name, { seen }], index) => [name, [...seen, ...(rests[index] as { events: Json[] }).events]]));
+  return Object.fromEntries(
+    [...running].map(([name, { seen }], index) => [name, [...seen, ...(rests[index] as { events: Json[] }).events]]),
+  );
 }
 
 /** `concurrent-writeback`: invokes sharing one state binding, finishing in a given order (MW-066). */
@@ -129,7 +132,6 @@ export async function abandoned(testCase: Parameters, collectGarbage: () => Prom
   return { listeners: listeners(), trace: closedByTheLibrary };
 }
 
-
 /**
  * A signal that counts its abort listeners: its own add and remove methods
  * keep the count (listener and capture flag, as EventTarget tells
@@ -138,7 +140,8 @@ export async function abandoned(testCase: Parameters, collectGarbage: () => Prom
 function listenedSignal(): { signal: AbortSignal; listeners: () => number } {
   const { signal } = new AbortController();
   const registered = new Map<unknown, Set<boolean>>();
-  const capture = (options: unknown): boolean => (typeof options === 'boolean' ? options : (options as { capture?: boolean } | undefined)?.capture === true);
+  const capture = (options: unknown): boolean =>
+    typeof options === 'boolean' ? options : (options as { capture?: boolean } | undefined)?.capture === true;
   const add = signal.addEventListener.bind(signal);
   const remove = signal.removeEventListener.bind(signal);
   signal.addEventListener = (type: string, listener: unknown, options?: unknown) => {

@@ -164,4 +164,3 @@ export async function deepChain(testCase: Parameters): Promise<Observed> {
   const innermostFirst = finallys.length === layers && finallys.every((layer, index) => layer === layers - 1 - index);
   return { delivered, finallys: innermostFirst ? 'innermost-first' : finallys.length === 0 ? 'none' : finallys, error };
 }
-

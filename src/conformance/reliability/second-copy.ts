@@ -24,7 +24,10 @@ export interface LibraryCopy {
 }
 
 /** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
-export async function secondCopy(testCase: Readonly<Record<string, unknown>>, copies: { readonly first: LibraryCopy; readonly second: LibraryCopy }): Promise<Json> {
+export async function secondCopy(
+  testCase: Readonly<Record<string, unknown>>,
+  copies: { readonly first: LibraryCopy; readonly second: LibraryCopy },
+): Promise<Json> {
   const { core, agent: kit } = copies[testCase.registerThrough as 'first' | 'second'];
   const runner = copies[testCase.agentFrom as 'first' | 'second'];
   const trace: string[] = [];
@@ -43,12 +46,17 @@ export async function secondCopy(testCase: Readonly<Record<string, unknown>>, co
     return result;
   });
   const tool = new runner.testing.ScriptedTool({ name: 'deleteFiles' });
-  const model = new runner.testing.ScriptedModel([runner.testing.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.testing.textTurn('done')]);
+  const model = new runner.testing.ScriptedModel([
+    runner.testing.toolUseTurn([{ name: 'deleteFiles', input: {} }]),
+    runner.testing.textTurn('done'),
+  ]);
   const agent = new runner.agent.Agent({ model, tools: [tool], registry });
   const outcome = await agent.invoke('Clean up.');
   const probe = core.createStage('probe');
   return {
-    sameStages: (['InvokeModelStage', 'ExecuteToolStage', 'AgentStreamStage'] as const).every((name) => copies.first.agent[name] === copies.second.agent[name]),
+    sameStages: (['InvokeModelStage', 'ExecuteToolStage', 'AgentStreamStage'] as const).every(
+      (name) => copies.first.agent[name] === copies.second.agent[name],
+    ),
     trace,
     toolCalls: tool.calls.length,
     stopReason: outcome.stopReason,
