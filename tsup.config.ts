@@ -5,6 +5,7 @@ import { immerWithoutProcess, processShim } from './build/immer-without-process'
 const entryPoints = {
   index: 'src/index.ts',
   'agent/index': 'src/agent/index.ts',
+  'ai-sdk/index': 'src/ai-sdk/index.ts',
   'middleware/index': 'src/middleware/index.ts',
   'testing/index': 'src/testing/index.ts',
   'conformance/index': 'src/conformance/index.ts',
@@ -28,7 +29,7 @@ export default defineConfig({
     if (format === 'cjs') options.entryPoints = entryPoints;
   },
   // Only the command line imports Node.js modules (`process` included, so the shim below leaves it alone).
-  external: ['zod', '@opentelemetry/api', /^node:/],
+  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', /^node:/],
   // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
   noExternal: ['immer'],
   inject: [processShim],

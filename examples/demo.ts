@@ -76,6 +76,7 @@ export function demoRegistry(now: () => Date): MiddlewareRegistry {
         toolResult: {
           type: 'toolResult',
           toolUseId: context.toolUse.toolUseId,
+          name: context.toolUse.name,
           status: 'error',
           content: [{ type: 'text', text: 'Blocked by policy: delete_files needs a human.' }],
         },

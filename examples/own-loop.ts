@@ -76,7 +76,8 @@ export async function* ownLoop(
       };
       const answer = await registry.run(ExecuteToolStage, toolContext, toolTerminal, { signal });
       yield answer;
-      answers.push(answer.toolResult);
+      // A handler's result may lack the tool's name, which providers need beside the id (MW-183).
+      answers.push(typeof answer.toolResult.name === 'string' ? answer.toolResult : { ...answer.toolResult, name: block.name });
     }
     history.append({ role: 'user', content: answers });
   }

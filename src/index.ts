@@ -20,6 +20,7 @@ export type { ChainEntry } from './registry/chain';
 export type { MiddlewareWarning } from './registry/resolve';
 export { MiddlewareResult } from './stage/result';
 export type { ResultRecipe } from './stage/result';
+export type { DeepReadonly } from './stage/deep-readonly';
 export { MiddlewareError } from './errors/middleware-error';
 export type { MiddlewareErrorCode } from './errors/codes';
 export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';

@@ -130,6 +130,7 @@ describe('README', { timeout: 60_000 }, () => {
     ['Asking a human, and tools the caller runs', 'examples/agent-interrupts.ts'],
     ['Durable runs', 'examples/durable-runs.ts'],
     ['What handlers see of the agent', 'examples/agent-view.ts'],
+    ['Running on the Vercel AI SDK', 'examples/ai-sdk.ts'],
     ['Agent middleware', 'examples/agent-middleware.ts'],
   ])('%s', (section, file) => {
     it(`is the type-checked and tested ${file}`, () => {
@@ -138,7 +139,9 @@ describe('README', { timeout: 60_000 }, () => {
       const body = example
         .slice(example.indexOf('import '))
         .replace("from '../src/index'", "from 'staged-middleware'")
-        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
+        .replace("from '../src/ai-sdk/index'", "from 'staged-middleware/ai-sdk'")
+        .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
       expect(code?.body).toBe(body);
     });
   });

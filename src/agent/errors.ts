@@ -11,23 +11,15 @@ import type { ErrorCodeEntry, ErrorTable } from '../errors/codes';
 import { MiddlewareError } from '../errors/middleware-error';
 import { describeValue } from '../util/describe-value';
 import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
+import { pathText } from './value-walk';
 
 /** The codes the agent kit adds. */
 export const AGENT_ERROR_CODES = {
   ERR_AGENT_BUSY: { rule: 'MW-117', meaning: 'a run of an `Agent` was started while another run of the same agent was going' },
-  ERR_INTERRUPT_PENDING: {
-    rule: 'MW-117',
-    meaning:
-      'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`',
-  },
-  ERR_INTERRUPT_AFTER_RESULT: {
-    rule: 'MW-134',
-    meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect',
-  },
-  ERR_SNAPSHOT_VERSION: {
-    rule: 'MW-136',
-    meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)',
-  },
+  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`' },
+  ERR_INTERRUPT_AFTER_RESULT: { rule: 'MW-134', meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect' },
+  ERR_SNAPSHOT_VERSION: { rule: 'MW-136', meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)' },
+  ERR_TOOL_INPUT_INVALID: { rule: 'MW-185', meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result' },
 } as const satisfies ErrorTable;
 
 /** A code the agent kit adds (its table, not the core's codes it raises too). */
@@ -201,6 +193,41 @@ export function foreignStandardStage(name: string, found: unknown, key: string):
     stage: name,
     message: `staged-middleware/agent found ${describeValue(found)} as the "${name}" standard stage under globalThis[Symbol.for('${key}')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
   });
+}
+
+/** The error of `errorResult(toolUse, ...)` given no tool use with a string id and name (MW-183). */
+export function invalidToolUseReference(toolUse: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `errorResult(toolUse, text) needs the tool use it answers, { toolUseId, name } (pass context.toolUse), got ${describeValue(toolUse)}: a tool result carries the tool's name, which provider APIs send beside the id.`,
+  });
+}
+
+/** The error of a `defineTool` definition it cannot make a tool of (MW-185). */
+export function invalidToolDefinition(name: string | undefined, problem: string, cause?: unknown): MiddlewareError {
+  const which = name === undefined ? 'defineTool()' : `defineTool({ name: ${JSON.stringify(name)} })`;
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `${which}: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+}
+
+/**
+ * The error of a call whose input the schema rejected (MW-185): its message
+ * is what the model reads in the error result, one `<path>: <message>` per issue.
+ */
+export function invalidToolInput(name: string, error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] }): MiddlewareError {
+  const issues = error.issues.map((issue) => `${pathText('input', issue.path.map(pathStep))}: ${issue.message}`).join('; ');
+  return new MiddlewareError({
+    code: 'ERR_TOOL_INPUT_INVALID',
+    stage: ExecuteToolStage.name,
+    phase: 'terminal',
+    message: `The input of tool "${name}" does not match its schema: ${issues}. Call the tool again with input that matches its input schema.`,
+    cause: error,
+  });
+}
+
+/** A step of an issue's path as a path text shows it (a symbol key by its description). */
+function pathStep(key: PropertyKey): string | number {
+  return typeof key === 'symbol' ? (key.description ?? 'Symbol()') : key;
 }
 
 /** The error of a value provided under `ToolsKey` that is not a tool (MW-160), failing its bundle's `setup`. */

@@ -52,6 +52,9 @@ export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
 export { modelTerminal, toModelRequest } from './model-terminal';
 export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
+export type { ToolUseReference } from './tool-terminal';
+export { defineTool } from './define-tool';
+export type { ToolDefinition, ToolInputIssue, ToolInputParse, ToolInputSchema } from './define-tool';
 export type {
   CachePointBlock,
   ContentBlock,
@@ -63,6 +66,7 @@ export type {
   ToolUseBlock,
 } from './message-types';
 export type {
+  AttemptBoundaryEvent,
   MessageStartEvent,
   MessageStopEvent,
   Model,
@@ -93,6 +97,7 @@ export type {
   AgentStreamContext,
   AgentView,
   ExecuteToolContext,
+  ExecuteToolEvent,
   InterruptEvent,
   InvokeModelContext,
   InvokeModelEvent,

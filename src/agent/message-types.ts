@@ -42,6 +42,8 @@ export interface ToolResultBlock {
   readonly type: 'toolResult';
   /** The id of the tool use this answers. */
   readonly toolUseId: string;
+  /** The name of the tool called (the tool use's `name`), which provider APIs send beside the id. */
+  readonly name: string;
   /** `'error'` when the tool failed, was unknown or was blocked. */
   readonly status: 'success' | 'error';
   /** The result content. */

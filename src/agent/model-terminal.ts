@@ -5,12 +5,19 @@ import { invalidModelStream } from './errors';
 import { adopt } from './freeze';
 import { ZERO_USAGE } from './usage';
 import type { ContentBlock } from './message-types';
-import type { Model, ModelRequest, ModelStreamEvent, StopReason, Usage } from './model-types';
+import type { Model, ModelRequest, ModelStreamEvent, StopReason, ToolUseDeltaEvent, Usage } from './model-types';
 import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from './stage-types';
 
+/** A tool use being assembled from its input deltas. */
+interface BuildingToolUse {
+  kind: 'toolUse';
+  toolUseId: string;
+  name: string;
+  json: string;
+}
+
 /** A block being assembled from deltas. */
-type Building =
-  { kind: 'text'; text: string } | { kind: 'reasoning'; text: string } | { kind: 'toolUse'; toolUseId: string; name: string; json: string };
+type Building = { kind: 'text'; text: string } | { kind: 'reasoning'; text: string } | BuildingToolUse;
 
 /**
  * Builds the request a model receives from an InvokeModelStage context
@@ -40,6 +47,9 @@ export function toModelRequest(context: InvokeModelContext): ModelRequest {
  * Consecutive text (or reasoning) deltas form one block; a tool use's input
  * deltas are joined and parsed as JSON when the message ends (empty input is
  * `{}`; text that is not JSON is kept as the string, for the tool to reject).
+ * A delta names its tool use by `toolUseId` (or by `index`, the tool use's
+ * position in the message), so the deltas of parallel tool uses may
+ * interleave; one naming neither extends the last block when it is a tool use.
  * A stream without `messageStop` ends with stop reason `'endTurn'`. When the
  * signal aborts while the model's `next()` is pending, the terminal stops
  * waiting at once and throws the signal's reason; the model's stream is
@@ -53,7 +63,7 @@ export function toModelRequest(context: InvokeModelContext): ModelRequest {
  */
 export async function* modelTerminal(
   context: InvokeModelContext,
-  run: TerminalRun<Record<string, unknown>>,
+  run: TerminalRun<unknown>,
 ): AsyncGenerator<InvokeModelEvent, void, undefined> {
   const { signal } = run;
   const { model } = context;
@@ -64,6 +74,9 @@ export async function* modelTerminal(
     stream.call(model, toModelRequest(context), Object.freeze({ signal, state: run.state as Record<string, unknown> })),
   );
   const building: Building[] = [];
+  // Parallel tool uses stream their input deltas interleaved, each naming its tool use by id or index.
+  const toolUses: BuildingToolUse[] = [];
+  const toolUsesById = new Map<string, BuildingToolUse>();
   let stopReason: StopReason = 'endTurn';
   let usage: Usage = ZERO_USAGE;
   const race = new AbortRace(signal);
@@ -93,12 +106,18 @@ export async function* modelTerminal(
           else building.push({ kind, text: event.text });
           break;
         }
-        case 'toolUseStart':
-          building.push({ kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: '' });
+        case 'toolUseStart': {
+          const toolUse: BuildingToolUse = { kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: '' };
+          building.push(toolUse);
+          toolUses.push(toolUse);
+          toolUsesById.set(event.toolUseId, toolUse);
           break;
-        case 'toolUseDelta':
-          if (last?.kind === 'toolUse') last.json += event.input;
+        }
+        case 'toolUseDelta': {
+          const target = deltaTarget(event, last, toolUses, toolUsesById);
+          if (target !== undefined) target.json += event.input;
           break;
+        }
         case 'usage':
           usage = event.usage;
           break;
@@ -121,6 +140,22 @@ export async function* modelTerminal(
     usage,
   };
   yield adopt(result, 'modelResult');
+}
+
+/**
+ * The tool use a delta extends: the one its `toolUseId` names, else the one
+ * at its `index`, else (a delta naming neither) the last block when that is a
+ * tool use. Undefined, and the delta ignored, when there is no such tool use.
+ */
+function deltaTarget(
+  event: ToolUseDeltaEvent,
+  last: Building | undefined,
+  toolUses: readonly BuildingToolUse[],
+  toolUsesById: ReadonlyMap<string, BuildingToolUse>,
+): BuildingToolUse | undefined {
+  if (typeof event.toolUseId === 'string') return toolUsesById.get(event.toolUseId);
+  if (typeof event.index === 'number' && Number.isInteger(event.index)) return toolUses[event.index];
+  return last !== undefined && last.kind === 'toolUse' ? last : undefined;
 }
 
 /**

@@ -60,12 +60,22 @@ export interface ToolUseStartEvent {
   readonly name: string;
 }
 
-/** A piece of a tool use's input, as JSON text; the pieces are joined and parsed. */
+/**
+ * A piece of a tool use's input, as JSON text; the pieces of one tool use are
+ * joined and parsed. With parallel tool uses the pieces may interleave, so a
+ * delta names its tool use by `toolUseId` (or, for providers that number tool
+ * calls, by `index`); a delta naming neither belongs to the last block when
+ * that block is a tool use.
+ */
 export interface ToolUseDeltaEvent {
   /** Event kind. */
   readonly type: 'toolUseDelta';
   /** The JSON text piece. */
   readonly input: string;
+  /** The id of the tool use it belongs to (the `toolUseId` of its `toolUseStart`). */
+  readonly toolUseId?: string;
+  /** The position of that tool use among the message's tool uses, from 0; read only when `toolUseId` is absent. */
+  readonly index?: number;
 }
 
 /** The model's token counts for this call. */
@@ -87,6 +97,26 @@ export interface MessageStopEvent {
 /** One event of a model's stream. */
 export type ModelStreamEvent =
   MessageStartEvent | TextDeltaEvent | ReasoningDeltaEvent | ToolUseStartEvent | ToolUseDeltaEvent | UsageEvent | MessageStopEvent;
+
+/**
+ * Where a failed attempt's events end and the next attempt's begin: what
+ * `retry`, `fallback` and `regenerate` yield between attempts with
+ * `stream: 'live'` (the shape of the middleware's `AttemptBoundaryEvent`).
+ * Every standard stage admits it (MW-184); the agent passes it on and never
+ * assembles or decides from it, and a UI discards what the failed attempt showed.
+ */
+export interface AttemptBoundaryEvent {
+  /** Event kind. */
+  readonly type: 'attempt-boundary';
+  /** The handler that starts the next attempt (`retry`, `fallback`, `regenerate` or its registered name). */
+  readonly handler: string;
+  /** The attempt that failed, counting from 1. */
+  readonly failedAttempt: number;
+  /** The attempt about to start. */
+  readonly nextAttempt: number;
+  /** Why the attempt failed. */
+  readonly error: unknown;
+}
 
 /** What a model receives for one call. */
 export interface ModelRequest {
@@ -110,10 +140,39 @@ export interface ModelCallOptions<TModelState> {
   readonly state: Draft<TModelState> | undefined;
 }
 
-/** A model provider, seen through one method. */
+/**
+ * A model provider, seen through one method (the model contract, MW-182).
+ *
+ * - **A failure throws**: when the provider fails, `stream()` throws or the
+ *   iteration rejects with the provider's error as its client gave it; never
+ *   an event. A thrown error takes the chain's failure path, where `retry`,
+ *   `fallback` and `errorsAsAnswers` act on it and no Output handler runs; an
+ *   event would be assembled into a result the loop takes for the answer.
+ * - **Optional events**: `messageStart`, `usage` and `messageStop` may be left
+ *   out (stop reason `'endTurn'`, zero usage); yield `messageStop` with
+ *   `'toolUse'` when the model asks for tools, or the agent runs none.
+ * - **Order**: `messageStart` first and once; `messageStop` once, with no
+ *   block event after it; each `toolUseStart` before its deltas, ids distinct
+ *   within a response; interleaved tool-use deltas name their `toolUseId`.
+ * - **Errors for `retry`**: keep the provider's `status` or `statusCode`,
+ *   `isRetryable`, and the response headers (`headers` or `responseHeaders`,
+ *   with `retry-after`) on the error, so `retry` retries 429 and 5xx, waits
+ *   what the server asked, and gives up on other 4xx.
+ * - **Cancellation**: hand `options.signal` to the provider's client.
+ *
+ * @example
+ * ```ts
+ * const model: Model = {
+ *   async *stream(request, { signal }) {
+ *     const response = await client.chat(toProviderRequest(request), { signal }); // throws the client's error
+ *     for await (const chunk of response) yield* toStreamEvents(chunk);
+ *   },
+ * };
+ * ```
+ */
 export interface Model<TModelState = Record<string, unknown>> {
   /** The model's name as the provider knows it (`'gpt-4o'`), for traces (`gen_ai.request.model`); optional. */
   readonly modelId?: string;
-  /** Streams one response. */
+  /** Streams one response; throws (never yields an event) when the provider fails. */
   stream(request: ModelRequest, options: ModelCallOptions<TModelState>): AsyncIterable<ModelStreamEvent>;
 }

@@ -7,7 +7,7 @@ import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemContentBlock } from '../system-prompt';
 import type { ContextCompressedEvent } from './context-types';
 import type { Message, ToolResultBlock } from './message-types';
-import type { Model, ModelStreamEvent, StopReason, Usage } from './model-types';
+import type { AttemptBoundaryEvent, Model, ModelStreamEvent, StopReason, Usage } from './model-types';
 import type { Interrupt, InterruptFunction, Tool, ToolChoice, ToolSpec } from './tool-types';
 import type { StoppedBy } from './turn-types';
 
@@ -43,8 +43,8 @@ export interface ModelResultEvent {
   readonly usage: Usage;
 }
 
-/** Everything InvokeModelStage yields. */
-export type InvokeModelEvent = ModelStreamEvent | ModelResultEvent;
+/** Everything InvokeModelStage yields: the model's events, its result, and the boundaries of live attempts (MW-184). */
+export type InvokeModelEvent = ModelStreamEvent | ModelResultEvent | AttemptBoundaryEvent;
 
 /** The result of ExecuteToolStage. */
 export interface ToolResultEvent {
@@ -59,6 +59,9 @@ export interface ToolResultEvent {
   /** True ends the run after this turn (the TurnStage terminal decides `'stop'`). */
   readonly terminate?: boolean;
 }
+
+/** Everything ExecuteToolStage yields: its result, and the boundaries of live attempts (MW-184). */
+export type ExecuteToolEvent = ToolResultEvent | AttemptBoundaryEvent;
 
 /** The result of AgentStreamStage: how the run ended. */
 export interface AgentResultEvent {
@@ -86,7 +89,7 @@ export interface InterruptEvent {
   readonly interrupt: Interrupt;
 }
 
-/** Everything AgentStreamStage (and so `agent.stream()`) yields. */
+/** Everything AgentStreamStage (and so `agent.stream()`) yields, the boundaries of live attempts included (MW-184). */
 export type AgentEvent = InvokeModelEvent | ToolResultEvent | InterruptEvent | ContextCompressedEvent | AgentResultEvent;
 
 /** Context of InvokeModelStage. */

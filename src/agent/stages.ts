@@ -6,13 +6,14 @@ import type {
   AgentResultEvent,
   AgentStreamContext,
   ExecuteToolContext,
+  ExecuteToolEvent,
   InvokeModelContext,
   InvokeModelEvent,
   ModelResultEvent,
   ToolResultEvent,
 } from './stage-types';
 import type { CompressContextContext, ContextResultEvent } from './context-types';
-import type { TurnContext, TurnResultEvent } from './turn-types';
+import type { TurnContext, TurnEvent, TurnResultEvent } from './turn-types';
 
 /** Marks an event object of the given kind; every guard below is built from it. */
 function hasType(event: unknown, type: string): boolean {
@@ -49,7 +50,7 @@ interface StandardStages {
   /** {@link InvokeModelStage}. */
   readonly invokeModel: MiddlewareStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>;
   /** {@link ExecuteToolStage}. */
-  readonly executeTool: MiddlewareStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent>;
+  readonly executeTool: MiddlewareStage<ExecuteToolContext, ToolResultEvent, ExecuteToolEvent>;
   /** {@link AgentStreamStage}. */
   readonly agentStream: MiddlewareStage<AgentStreamContext, AgentResultEvent, AgentEvent>;
 }
@@ -57,7 +58,7 @@ interface StandardStages {
 /** The standard stages the loop controls added, published apart from the first three (MW-200). */
 interface LoopStages {
   /** {@link TurnStage}. */
-  readonly turn: MiddlewareStage<TurnContext, TurnResultEvent, TurnResultEvent>;
+  readonly turn: MiddlewareStage<TurnContext, TurnResultEvent, TurnEvent>;
 }
 
 /** The standard stage of context compression, published apart from the others (MW-200). */
@@ -108,12 +109,12 @@ function checkPublished(published: unknown, key: string, names: readonly string[
 
 const standardStages = realmStages<StandardStages>(STANDARD_STAGES_KEY, ['invokeModel', 'executeTool', 'agentStream'], () => ({
   invokeModel: createStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>('invokeModel', { isResult: isModelResult }),
-  executeTool: createStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent>('executeTool', { isResult: isToolResult }),
+  executeTool: createStage<ExecuteToolContext, ToolResultEvent, ExecuteToolEvent>('executeTool', { isResult: isToolResult }),
   agentStream: createStage<AgentStreamContext, AgentResultEvent, AgentEvent>('agentStream', { isResult: isAgentResult }),
 }));
 
 const loopStages = realmStages<LoopStages>(LOOP_STAGES_KEY, ['turn'], () => ({
-  turn: createStage<TurnContext, TurnResultEvent, TurnResultEvent>('turn', { isResult: isTurnResult }),
+  turn: createStage<TurnContext, TurnResultEvent, TurnEvent>('turn', { isResult: isTurnResult }),
 }));
 
 const contextStages = realmStages<ContextStages>(CONTEXT_STAGES_KEY, ['compressContext'], () => ({
@@ -144,14 +145,14 @@ export const InvokeModelStage: MiddlewareStage<InvokeModelContext, ModelResultEv
  * ```ts
  * registry.add(ExecuteToolStage.Wrap, async function* guard(context, next) {
  *   if (context.toolUse.name === 'deleteFiles') {
- *     yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: 'Blocked.' }] } };
+ *     yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'Blocked.' }] } };
  *     return;
  *   }
  *   yield* next();
  * });
  * ```
  */
-export const ExecuteToolStage: MiddlewareStage<ExecuteToolContext, ToolResultEvent, ToolResultEvent> = standardStages.executeTool;
+export const ExecuteToolStage: MiddlewareStage<ExecuteToolContext, ToolResultEvent, ExecuteToolEvent> = standardStages.executeTool;
 
 /**
  * One whole agent run (every model call and tool call of it): the context is
@@ -171,7 +172,7 @@ export const AgentStreamStage: MiddlewareStage<AgentStreamContext, AgentResultEv
  * }));
  * ```
  */
-export const TurnStage: MiddlewareStage<TurnContext, TurnResultEvent, TurnResultEvent> = loopStages.turn;
+export const TurnStage: MiddlewareStage<TurnContext, TurnResultEvent, TurnEvent> = loopStages.turn;
 
 /**
  * Context compression: invoked before a model call whose history counts more

@@ -58,7 +58,7 @@ export async function* callTools(
         yield event;
       }
       const result = last as ToolResultEvent;
-      turn.results.set(toolUse.toolUseId, result.toolResult);
+      turn.results.set(toolUse.toolUseId, withName(result.toolResult, toolUse.name));
       if (result.usage !== undefined) report(toolUse.name, readUsage(result.usage, toolUse.name));
       if (result.terminate === true) turn.terminating.add(toolUse.toolUseId);
       continue;
@@ -75,6 +75,15 @@ export async function* callTools(
     }
   }
   return Object.freeze(interrupts);
+}
+
+/**
+ * The result block as the history keeps it: with the tool's name (MW-183),
+ * filled in from the tool use when a handler's result (of untyped code, or of
+ * an older copy of the package) has none.
+ */
+function withName(toolResult: ToolResultBlock, name: string): ToolResultBlock {
+  return typeof toolResult.name === 'string' ? toolResult : Object.freeze({ ...toolResult, name });
 }
 
 /**

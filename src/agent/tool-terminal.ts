@@ -1,6 +1,6 @@
 import type { TerminalRun } from '../stage/types';
 import { AbortRace } from './abort-race';
-import { invalidToolRun, notJson } from './errors';
+import { invalidToolRun, invalidToolUseReference, notJson } from './errors';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';
 import { toJsonValue } from './json-value';
@@ -9,32 +9,46 @@ import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
 import type { Tool } from './tool-types';
 import { thrownText } from './value-walk';
 
+/** The tool use a result answers, as the ExecuteToolStage context's `toolUse` gives it. */
+export interface ToolUseReference {
+  /** The tool use's id. */
+  readonly toolUseId: string;
+  /** The tool's name. */
+  readonly name: string;
+}
+
 /**
- * A tool result event with status `'error'` and one text block (frozen; `error`, when given, is kept as it is).
+ * A tool result event answering `toolUse` (the context's `toolUse`, whose id
+ * and name the result carries) with status `'error'` and one text block
+ * (frozen; `error`, when given, is kept as it is).
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `toolUse` has no string `toolUseId` and `name`
+ *   (a tool-use id alone, say: pass `context.toolUse`).
  * @example
  * ```ts
  * registry.add(ExecuteToolStage.Wrap, async function* blockDeletes(context, next) {
- *   if (context.toolUse.name === 'delete') yield errorResult(context.toolUse.toolUseId, 'Deleting is not allowed.');
+ *   if (context.toolUse.name === 'delete') yield errorResult(context.toolUse, 'Deleting is not allowed.');
  *   else yield* next();
  * });
  * ```
  */
-export function errorResult(toolUseId: string, text: string, error?: unknown): ToolResultEvent {
-  return failure(toolUseId, text, error === undefined ? undefined : { value: error });
+export function errorResult(toolUse: ToolUseReference, text: string, error?: unknown): ToolResultEvent {
+  const { toolUseId, name } = (typeof toolUse === 'object' && toolUse !== null ? toolUse : {}) as Partial<ToolUseReference>;
+  if (typeof toolUseId !== 'string' || typeof name !== 'string') throw invalidToolUseReference(toolUse);
+  return failure({ toolUseId, name }, text, error === undefined ? undefined : { value: error });
 }
 
 /**
  * The result of a tool call that threw `error` (frozen): `Tool "<name>" failed: <message>`,
  * with `error` kept as it is (MW-112), whatever was thrown (`undefined` included).
  */
-export function toolFailure(toolUse: { readonly toolUseId: string; readonly name: string }, error: unknown): ToolResultEvent {
-  return failure(toolUse.toolUseId, `Tool "${toolUse.name}" failed: ${thrownText(error)}`, { value: error });
+export function toolFailure(toolUse: ToolUseReference, error: unknown): ToolResultEvent {
+  return failure(toolUse, `Tool "${toolUse.name}" failed: ${thrownText(error)}`, { value: error });
 }
 
 /** An error result; `thrown`, when given, is kept as `error` (even a thrown `undefined`). */
-function failure(toolUseId: string, text: string, thrown: { readonly value: unknown } | undefined): ToolResultEvent {
-  const toolResult = adopt({ type: 'toolResult', toolUseId, status: 'error', content: [{ type: 'text', text }] } as const);
+function failure(toolUse: ToolUseReference, text: string, thrown: { readonly value: unknown } | undefined): ToolResultEvent {
+  const toolResult = adopt({ type: 'toolResult', toolUseId: toolUse.toolUseId, name: toolUse.name, status: 'error', content: [{ type: 'text', text }] } as const);
   return Object.freeze(thrown === undefined ? { type: 'toolResult', toolResult } : { type: 'toolResult', toolResult, error: thrown.value });
 }
 
@@ -67,8 +81,9 @@ function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | str
 
 /**
  * The terminal of ExecuteToolStage: runs the tool with the call's signal and
- * yields its result (frozen). An unknown tool (`tool` undefined), a tool that
- * throws and a value that is not JSON all end as error results (a thrown
+ * yields its result (frozen), which carries the tool use's id and name. An
+ * unknown tool (`tool` undefined), a tool that throws and a value that is not
+ * JSON all end as error results (a thrown
  * value is kept in `error`), so the model hears about the failure and
  * middleware can inspect it. An {@link InterruptSignal} is not a failure: it
  * passes through to halt the agent. An external tool (no `run`) asks
@@ -90,7 +105,7 @@ export async function* toolTerminal(
   const { tool, toolUse } = context;
   const { signal } = run;
   if (tool === undefined) {
-    yield errorResult(toolUse.toolUseId, `Unknown tool "${toolUse.name}": the agent has no tool by that name.`);
+    yield errorResult(toolUse, `Unknown tool "${toolUse.name}": the agent has no tool by that name.`);
     return;
   }
   const runTool = (tool as { run?: unknown }).run;
@@ -140,10 +155,6 @@ export const EXTERNAL_TOOL = 'externalTool';
 /** The result of a call whose tool returned `value` (frozen): its content, or an error result when it is not JSON. */
 function answer(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
   const content = resultContent(value);
-  if (typeof content === 'string')
-    return errorResult(toolUse.toolUseId, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`);
-  return Object.freeze({
-    type: 'toolResult',
-    toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content } as const),
-  });
+  if (typeof content === 'string') return failure(toolUse, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`, undefined);
+  return Object.freeze({ type: 'toolResult', toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, name: toolUse.name, status: 'success', content } as const) });
 }

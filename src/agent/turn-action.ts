@@ -10,11 +10,7 @@ import { invalidTurn, invalidTurnDecider } from './errors';
 import { adopt } from './freeze';
 import type { Message } from './message-types';
 import { isTurnResult } from './stages';
-import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnResultEvent } from './turn-types';
-import { isObject } from '../util/is-object';
-
-/** The roles a message may have; a JavaScript caller may give any value. */
-const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
+import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from './turn-types';
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
@@ -102,24 +98,20 @@ export type TurnDecider = (context: TurnContext, decided: TurnResultEvent) => Tu
  * }));
  * ```
  */
-export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnResultEvent> {
+export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEvent> {
   if (typeof decide !== 'function') throw invalidTurnDecider(decide);
-  const handler = async function* (
-    context: TurnContext,
-    next: () => AsyncGenerator<TurnResultEvent, void, undefined>,
-    run: { readonly handler: string },
-  ): AsyncGenerator<TurnResultEvent, void, undefined> {
-    let last: TurnResultEvent | undefined;
+  const handler = async function* (context: TurnContext, next: () => AsyncGenerator<TurnEvent, void, undefined>, run: { readonly handler: string }): AsyncGenerator<TurnEvent, void, undefined> {
+    let last: TurnEvent | undefined;
     let pulled = false;
     for await (const event of next()) {
-      if (pulled) yield last as TurnResultEvent;
+      if (pulled) yield last as TurnEvent;
       last = event;
       pulled = true;
     }
     if (!pulled) return;
     if (!isTurnResult(last)) {
       // Not a decision: passed on as it is, for the core to judge (MW-006).
-      yield last as unknown as TurnResultEvent;
+      yield last as TurnEvent;
       return;
     }
     yield mergeTurnAction(last, await decide(context, last), run.handler);

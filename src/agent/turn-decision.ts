@@ -6,7 +6,7 @@ import type { Attempt } from './run-state';
 import type { RunScope } from './run-scope';
 import { TurnStage } from './stages';
 import { readTurnResult, turnTerminal } from './turn-action';
-import type { TurnContext, TurnInfo, TurnResultEvent } from './turn-types';
+import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from './turn-types';
 
 /**
  * Invokes TurnStage for a completed turn and returns its result, checked and
@@ -29,7 +29,7 @@ export async function decideTurn(
     invocationState,
     agent: scope.view,
   });
-  let last: TurnResultEvent | undefined;
+  let last: TurnEvent | undefined;
   for await (const event of scope.registry.invoke(TurnStage, context, turnTerminal, { signal })) last = event;
   return readTurnResult(last as TurnResultEvent);
 }

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { Message, ToolResultBlock } from './message-types';
-import type { StopReason, Usage } from './model-types';
+import type { AttemptBoundaryEvent, StopReason, Usage } from './model-types';
 import type { AgentView } from './stage-types';
 
 /**
@@ -67,6 +67,9 @@ export interface TurnResultEvent {
   /** Who asked to stop; present exactly when `decision` is `'stop'`. */
   readonly stoppedBy?: StoppedBy;
 }
+
+/** Everything TurnStage yields: its result, and the boundaries of live attempts (MW-184). */
+export type TurnEvent = TurnResultEvent | AttemptBoundaryEvent;
 
 /** What one handler decides about a turn; merged into the result by `mergeTurnAction`. */
 export interface TurnAction {

@@ -9,7 +9,7 @@
  */
 import type { Next, WrapRun } from '../stage/types';
 import type { ResolvedStream } from './attempt-stream';
-import { isAbortError } from './errors';
+import { isAbortError, isInterruptSignal } from './errors';
 
 /** A failed attempt, as the plan's `recover` sees it. */
 export interface AttemptFailure<TContext> {
@@ -49,7 +49,8 @@ export interface AttemptPlan<TContext, TEvent> {
 /**
  * Runs attempts until one succeeds or `recover` gives up. An abort is never
  * recovered from: when the signal is aborted, or an attempt threw
- * `ERR_ABORTED`, that error ends the loop at once.
+ * `ERR_ABORTED`, that error ends the loop at once. Nor is an interrupt
+ * signal: it asks a human a question, and another attempt would only ask it again.
  */
 export async function* runAttempts<TContext, TEvent>(plan: AttemptPlan<TContext, TEvent>): AsyncGenerator<TEvent, void, undefined> {
   const { run, stream } = plan;
@@ -101,7 +102,7 @@ export async function* runAttempts<TContext, TEvent>(plan: AttemptPlan<TContext,
       for (const event of held) yield event;
       return;
     }
-    if (run.signal.aborted || isAbortError(error)) throw error;
+    if (run.signal.aborted || isAbortError(error) || isInterruptSignal(error)) throw error;
     const recovery = await plan.recover({ error, attempt, context, rejected });
     if ('accept' in recovery) {
       for (const event of held) yield event;

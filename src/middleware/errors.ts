@@ -10,6 +10,7 @@
 import type { ErrorCodeEntry, ErrorTable } from '../errors/codes';
 import { MiddlewareError } from '../errors/middleware-error';
 import type { WrapRun } from '../stage/types';
+import { isBranded } from '../util/brand';
 import { describeValue } from '../util/describe-value';
 import type { Waiter } from './sleep';
 
@@ -42,6 +43,16 @@ export function invalidOption(factory: string, problem: string, value: unknown):
 /** True for an `ERR_ABORTED` error from any installed copy of the package. */
 export function isAbortError(error: unknown): boolean {
   return MiddlewareError.isInstance(error) && error.code === 'ERR_ABORTED';
+}
+
+/**
+ * True for an interrupt signal of any copy of the agent kit in the realm: a
+ * question to a human, which `retry`, `fallback` and `regenerate` pass
+ * through and never count as a failure (MW-083). Recognised by its brand in
+ * the realm-wide record, so the built-in middleware never load the agent kit.
+ */
+export function isInterruptSignal(error: unknown): boolean {
+  return isBranded(error, 'interrupt-signal');
 }
 
 /** A built-in gave up after every attempt failed. */

@@ -11,7 +11,7 @@ export type Alternative<TContext> = TContext | ((context: TContext) => TContext)
 
 /** Options of {@link fallback}. */
 export interface FallbackOptions {
-  /** Whether an error moves on to the next alternative. Default: every error (`ERR_ABORTED` never does). */
+  /** Whether an error moves on to the next alternative. Default: every error (`ERR_ABORTED` and interrupt signals never do). */
   readonly fallbackOn?: (error: unknown, attempt: number) => boolean;
   /** How a failed attempt's events reach the consumer (see {@link AttemptStream}). Default `'commit'`. */
   readonly stream?: AttemptStream;

@@ -47,7 +47,7 @@ export interface RetryOptions {
    * Whether an error is worth another attempt. Default {@link isRetryableError}: 408, 429,
    * 5xx, network and other status-less errors and `ERR_TIMEOUT` are retried; other 4xx and
    * the package's contract errors are not; an `isRetryable` boolean on the error wins.
-   * `ERR_ABORTED` is never retried.
+   * `ERR_ABORTED` and the agent kit's interrupt signals are never retried.
    */
   readonly retryOn?: (error: unknown, attempt: number) => boolean;
   /**

@@ -1,4 +1,5 @@
 import { MiddlewareError } from '../errors/middleware-error';
+import { isInterruptSignal } from './errors';
 
 /**
  * How `retry` tells a transient failure from a permanent one, and how long
@@ -35,7 +36,8 @@ export function statusOf(error: unknown): number | undefined {
 
 /**
  * The default `retryOn` of `retry` (MW-220): true for an error worth another
- * attempt. In order: a `MiddlewareError` is retried only with code
+ * attempt. In order: an interrupt signal of the agent kit (a question to a
+ * human) is never retried; a `MiddlewareError` is retried only with code
  * `ERR_TIMEOUT`; an `isRetryable` boolean on the error decides; a status of
  * 408, 429 or 500–599 is retried and any other 400–499 is not; anything else
  * (a plain `Error`, a network failure) is retried. `ERR_ABORTED` is never
@@ -48,6 +50,7 @@ export function statusOf(error: unknown): number | undefined {
  * ```
  */
 export function isRetryableError(error: unknown): boolean {
+  if (isInterruptSignal(error)) return false;
   if (MiddlewareError.isInstance(error)) return error.code === 'ERR_TIMEOUT';
   if (isRecord(error) && typeof error.isRetryable === 'boolean') return error.isRetryable;
   const status = statusOf(error);

@@ -5,6 +5,7 @@ import { checkKey, createContribution, duplicated, type Contribution, type Contr
 import { explainChain, explainContributions } from './explain';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { Invocation } from '../invoke/invocation';
+import type { DeepReadonly } from '../stage/deep-readonly';
 import * as messages from '../errors/messages';
 import { checkInvokeOptions, perInvokeRegistrations } from '../invoke/options';
 import { sortByConstraints } from './order';
@@ -235,7 +236,10 @@ export class MiddlewareRegistry {
   /**
    * Runs a stage: Input handlers, the Wrap onion around `terminal`, Output
    * handlers. Yields every event; the last is the (Output-transformed) result.
-   * The handlers are those registered when `invoke` is called.
+   * The handlers are those registered when `invoke` is called. Events are
+   * typed as the stage's events, as they came; only the last, and only after
+   * an Output phase, is frozen (MW-038), so do not write to the result
+   * (`run` types it {@link DeepReadonly}).
    *
    * @throws MiddlewareError at the call: `ERR_UNKNOWN_PHASE`, `ERR_INVALID_HANDLER` (terminal not a
    *   function), `ERR_INVALID_OPTIONS`, or `ERR_ORDER_CYCLE`, `ERR_ORDER_CONFLICT`, `ERR_DUPLICATE_ID` when the
@@ -264,7 +268,11 @@ export class MiddlewareRegistry {
   }
 
   /**
-   * Runs a stage to the end and returns its result.
+   * Runs a stage to the end and returns its result. The result is typed
+   * {@link DeepReadonly}: when an Output handler ran, it is the value the
+   * Output phase took over and froze (MW-038), so writing to it would throw;
+   * whether one runs depends on what is registered, not on the caller, so
+   * copy a part you want to change.
    *
    * @throws See {@link MiddlewareRegistry.invoke}.
    *
@@ -278,12 +286,12 @@ export class MiddlewareRegistry {
     context: NoInfer<TContext>,
     terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
     options: InvokeOptions<TState> = {},
-  ): Promise<TResult> {
+  ): Promise<DeepReadonly<TResult>> {
     const events = this.invoke<TContext, TResult, TEvent, TState, TTerminal>(stage, context, terminal, options);
     let last: TEvent | undefined;
     for (;;) {
       const pulled = await events.next();
-      if (pulled.done === true) return last as TResult;
+      if (pulled.done === true) return last as DeepReadonly<TResult>;
       last = pulled.value;
     }
   }

@@ -1,10 +1,10 @@
 import { produce, type Draft } from 'immer';
 import { brandClass, isBranded } from '../util/brand';
 import { takeOver } from '../util/take-over';
+import type { DeepReadonly } from './deep-readonly';
 
-/** An immer recipe over a result value: mutate the draft, or return a replacement. */
-// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- immer's recipe form: a recipe that only mutates returns void
-export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | undefined;
+/** An immer recipe over a result value: mutate the draft (writable), or return a replacement. */
+export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | DeepReadonly<TResult> | void | undefined;
 
 /**
  * The wrapper Output handlers receive and return. Immutable: `replace` and
@@ -14,7 +14,11 @@ export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | 
  * A result owns its value: the constructor deep-freezes it in place (plain
  * objects, arrays, Maps and Sets; parts already frozen are taken as they
  * are). Do not mutate a value after wrapping it; `update` gives the changed
- * copy to continue with.
+ * copy to continue with. The type says so too: `value` is
+ * {@link DeepReadonly}, so writing to it (`result.value.text = 'x'`, a push
+ * to one of its arrays) fails to compile, as it would throw a `TypeError` at
+ * run time. The draft of `update` is writable, and `replace` takes a plain or
+ * a read-only value (`result.replace({ ...result.value, text: 'x' })`).
  *
  * @example
  * ```ts
@@ -22,8 +26,8 @@ export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | void | 
  * ```
  */
 export class MiddlewareResult<TResult> {
-  /** The result value. */
-  readonly value: TResult;
+  /** The result value, deep-frozen, so read-only all the way down. */
+  readonly value: DeepReadonly<TResult>;
   /** What `isInstance` checks: only this class's constructor gives an object this field, so no lookalike has it. */
   readonly #genuine = true;
 
@@ -33,14 +37,14 @@ export class MiddlewareResult<TResult> {
   }
 
   /** Wraps a value, taking it over: it is deep-frozen in place. */
-  constructor(value: TResult) {
+  constructor(value: TResult | DeepReadonly<TResult>) {
     takeOver(value);
-    this.value = value;
+    this.value = value as DeepReadonly<TResult>;
     Object.freeze(this);
   }
 
   /** Returns a new wrapper holding `value` (taken over like the constructor's). */
-  replace(value: TResult): MiddlewareResult<TResult> {
+  replace(value: TResult | DeepReadonly<TResult>): MiddlewareResult<TResult> {
     return new MiddlewareResult(value);
   }
 
@@ -51,8 +55,8 @@ export class MiddlewareResult<TResult> {
    */
   update(recipe: ResultRecipe<TResult>): MiddlewareResult<TResult> {
     // produce's overloads cannot see that ResultRecipe fits the curried-free form.
-    const next = produce<TResult>(this.value, recipe as never);
-    return new MiddlewareResult(next);
+    const next = produce(this.value, recipe as never) as DeepReadonly<TResult>;
+    return new MiddlewareResult<TResult>(next);
   }
 
   /** True for a `MiddlewareResult` created by any copy of this package in the realm (`instanceof` fails across copies); never for a lookalike object. */

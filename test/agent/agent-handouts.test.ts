@@ -82,16 +82,7 @@ describe('Agent', () => {
         };
       });
       registry.add(ExecuteToolStage.Wrap, async function* answerForTool(context) {
-        yield {
-          type: 'toolResult',
-          toolResult: {
-            type: 'toolResult',
-            toolUseId: context.toolUse.toolUseId,
-            status: 'error',
-            content: [{ type: 'text', text: 'cached failure' }],
-          },
-          error: thrown,
-        };
+        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'cached failure' }] }, error: thrown };
       });
       const agent = new Agent({ model: new ScriptedModel([textTurn('done')]), registry });
       const tampering: string[] = [];
@@ -113,10 +104,7 @@ describe('Agent', () => {
         true,
         [
           { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'c1', name: 'lookup', input: { q: 'a' } }] },
-          {
-            role: 'user',
-            content: [{ type: 'toolResult', toolUseId: 'c1', status: 'error', content: [{ type: 'text', text: 'cached failure' }] }],
-          },
+          { role: 'user', content: [{ type: 'toolResult', toolUseId: 'c1', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'cached failure' }] }] },
         ],
       ]);
     });
@@ -196,7 +184,7 @@ describe('Agent', () => {
         history: history.messages,
         context,
         request: toModelRequest(context),
-        errorResult: errorResult('t1', 'failed', new Error('kept as is')),
+        errorResult: errorResult({ toolUseId: 't1', name: 'x' }, 'failed', new Error('kept as is')),
         resultContent: toResultContent({ list: [1, { deep: true }] }),
         toolContexts: received.toolContexts,
         interruptAnswers: received.answers,

@@ -21,11 +21,8 @@ function retryingRegistry(): MiddlewareRegistry {
 /** The assistant message a tool-use turn asking for tool `name` (id `tool-1`, input `{}`) assembles into. */
 const askFor = (name: string): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'tool-1', name, input: {} }] });
 
-/** The user message answering `tool-1` with a string. */
-const answer = (text: string): Message => ({
-  role: 'user',
-  content: [{ type: 'toolResult', toolUseId: 'tool-1', status: 'success', content: [{ type: 'text', text }] }],
-});
+/** The user message answering `tool-1` (a call of tool `name`) with a string. */
+const answer = (name: string, text: string): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: 'tool-1', name, status: 'success', content: [{ type: 'text', text }] }] });
 
 const usage = (tokens: number): { inputTokens: number; outputTokens: number; totalTokens: number } => ({
   inputTokens: tokens,
@@ -59,7 +56,7 @@ describe('Agent', () => {
         [1, { start: true }],
         [3, { start: true, attempt: 2 }],
       ]);
-      expect(agent.messages).toEqual([user('go'), askFor('a'), answer('second'), assistant('done')]);
+      expect(agent.messages).toEqual([user('go'), askFor('a'), answer('a', 'second'), assistant('done')]);
       expect(agent.modelState).toEqual({ start: true, attempt: 2 });
       expect(result).toEqual({ type: 'agentResult', stopReason: 'endTurn', message: assistant('done'), interrupts: [], usage: usage(5) });
     });
@@ -80,7 +77,7 @@ describe('Agent', () => {
       });
       const resumed = await agent.resume({ 'executeTool:tool-1:approve': 'yes' });
       expect([resumed.stopReason, ask.calls.length, agent.pendingInterrupts]).toEqual(['endTurn', 3, []]);
-      expect(agent.messages).toEqual([user('go'), askFor('ask'), answer('yes'), assistant('done')]);
+      expect(agent.messages).toEqual([user('go'), askFor('ask'), answer('ask', 'yes'), assistant('done')]);
     });
 
     it('reports as cancelled usage every model call of the run that completed, in any attempt', async () => {

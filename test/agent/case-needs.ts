@@ -16,6 +16,7 @@ function refused(error: { readonly code?: string | undefined; readonly stage?: s
 /** What `testCase` uses beyond the base loop, in the order of `AGENT_CAPABILITIES`. */
 export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
   const { agent, runs } = testCase;
+  const turns = agent.model ?? [];
   const handlers = testCase.handlers ?? [];
   const tools = agent.tools ?? [];
   const expected = testCase.expect ?? {};
@@ -25,7 +26,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
     initialMessages: agent.messages !== undefined,
     modelState:
       agent.modelState !== undefined ||
-      agent.model.some((turn) => turn.stateWrites !== undefined || turn.stateDeletes !== undefined) ||
+      turns.some((turn) => turn.stateWrites !== undefined || turn.stateDeletes !== undefined) ||
       expected.modelState !== undefined ||
       (expected.modelCalls ?? []).some((call) => call.state !== undefined) ||
       handles('setModelState'),
@@ -52,17 +53,12 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       expected.pendingInterrupts !== undefined,
     cancel:
       runs.some((run) => run.signal !== undefined) ||
-      agent.model.some((turn) => turn.cancel === true || turn.cancelLater !== undefined || turn.hang === true) ||
+      turns.some((turn) => turn.cancel === true || turn.cancelLater !== undefined || turn.hang === true) ||
+      (agent.aiSdk?.responses ?? []).some((response) => 'parts' in response && (response.cancelLater !== undefined || response.hang === true)) ||
       tools.some((tool) => tool.cancelAgent === true || tool.cancelLater !== undefined || tool.hang === true),
     // The refusals of a run itself (MW-106, MW-117), not errors of the model, a tool or a handler.
-    runChecks:
-      runs.some((run) => run.inputDefect !== undefined || refused(run.expect?.error)) ||
-      agent.model.some((turn) => turn.startAnotherRun === true) ||
-      expected.callerObjectsUnfrozen !== undefined,
-    turnControl:
-      handlers.some((handler) => handler.stage === 'turn') ||
-      handles('stopAfter') ||
-      runs.some((run) => run.expect?.stoppedBy !== undefined || run.expect?.stopReason === 'stopped'),
+    runChecks: runs.some((run) => run.inputDefect !== undefined || refused(run.expect?.error)) || turns.some((turn) => turn.startAnotherRun === true) || expected.callerObjectsUnfrozen !== undefined,
+    turnControl: handlers.some((handler) => handler.stage === 'turn') || handles('stopAfter') || runs.some((run) => run.expect?.stoppedBy !== undefined || run.expect?.stopReason === 'stopped'),
     // Questions about the whole run, responses given with a fresh run's input, questions after the result.
     agentInterrupts: handles('gate', 'lateInterrupt') || runs.some((run) => run.input !== undefined && run.resume !== undefined),
     snapshots:
@@ -79,6 +75,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       handles('afterToolCall', 'checkFinalAnswer', 'observeCaller', 'observeCompressed') ||
       expected.childModelCalls !== undefined ||
       (expected.modelCalls ?? []).some((call) => call.toolNames !== undefined),
+    aiSdk: agent.aiSdk !== undefined || agent.toolChoice !== undefined || expected.aiSdkCalls !== undefined,
     tracing: agent.tracing !== undefined || expected.spans !== undefined,
   };
   return (Object.keys(uses) as AgentCapability[]).filter((capability) => uses[capability]);

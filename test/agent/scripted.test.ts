@@ -141,13 +141,19 @@ describe('toResultContent', () => {
 
 describe('errorResult', () => {
   describe('with and without the error', () => {
-    it('builds an error result, with the error only when given', () => {
+    it('builds an error result answering the tool use, with the error only when given', () => {
       const error = new Error('x');
-      expect(errorResult('t', 'bad')).toEqual({
-        type: 'toolResult',
-        toolResult: { type: 'toolResult', toolUseId: 't', status: 'error', content: [{ type: 'text', text: 'bad' }] },
-      });
-      expect(errorResult('t', 'bad', error).error).toBe(error);
+      const toolUse = { toolUseId: 't', name: 'lookup', input: { q: 1 } };
+      expect(errorResult(toolUse, 'bad')).toEqual({ type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'bad' }] } });
+      expect(errorResult(toolUse, 'bad', error).error).toBe(error);
+    });
+
+    it.each([
+      ['a tool-use id alone', 't'],
+      ['a tool use without a name', { toolUseId: 't' }],
+      ['null', null],
+    ])('refuses %s with ERR_INVALID_OPTIONS', (_name, toolUse) => {
+      expect(() => errorResult(toolUse as never, 'bad')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool' }));
     });
   });
 });

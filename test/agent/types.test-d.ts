@@ -1,5 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
 import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf, type WrapHandler } from '../../src/index';
+import { fallback, regenerate, retry, type AttemptBoundaryEvent as MiddlewareBoundary } from '../../src/middleware/index';
 import {
   Agent,
   AgentStreamStage,
@@ -7,10 +9,14 @@ import {
   InvokeModelStage,
   TurnStage,
   turnAction,
+  defineTool,
+  type Tool,
   type AgentEvent,
   type InterruptAnswer,
   type TurnContext,
   type TurnResultEvent,
+  type AttemptBoundaryEvent,
+  type ExecuteToolEvent,
   type AgentResultEvent,
   type AgentStreamContext,
   type ExecuteToolContext,
@@ -34,13 +40,35 @@ describe('agent stages', () => {
       expectTypeOf<EventOf<typeof AgentStreamStage>>().toEqualTypeOf<AgentEvent>();
       expectTypeOf<ContextOf<typeof TurnStage>>().toEqualTypeOf<TurnContext>();
       expectTypeOf<ResultOf<typeof TurnStage>>().toEqualTypeOf<TurnResultEvent>();
+      expectTypeOf<EventOf<typeof ExecuteToolStage>>().toEqualTypeOf<ExecuteToolEvent>();
+      expectTypeOf<EventOf<typeof TurnStage>>().toEqualTypeOf<TurnResultEvent | AttemptBoundaryEvent>();
+    });
+  });
+
+  describe('attempt boundaries (MW-184)', () => {
+    it('give the kit the boundary shape the built-in middleware yield', () => {
+      expectTypeOf<AttemptBoundaryEvent>().toEqualTypeOf<MiddlewareBoundary>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof InvokeModelStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof ExecuteToolStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof TurnStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<AgentEvent>();
+    });
+
+    it('let live retry, fallback and regenerate register on every standard stage', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(InvokeModelStage.Wrap, retry({ stream: 'live' }));
+      registry.add(ExecuteToolStage.Wrap, retry({ stream: 'live' }));
+      registry.add(TurnStage.Wrap, retry({ stream: 'live' }));
+      registry.add(AgentStreamStage.Wrap, retry({ stream: 'live' }));
+      registry.add(InvokeModelStage.Wrap, fallback([(context: InvokeModelContext) => context], { stream: 'live' }));
+      registry.add(InvokeModelStage.Wrap, regenerate({ check: () => undefined, feedback: (context: InvokeModelContext) => context, stream: 'live' }));
     });
 
     it('lets a turn action decide only what a turn action is', () => {
       turnAction(() => ({ decision: 'loopToModel' }));
       // @ts-expect-error: 'sideways' is no decision
       turnAction(() => ({ decision: 'sideways' }));
-      expectTypeOf(turnAction(() => undefined)).toEqualTypeOf<WrapHandler<TurnContext, TurnResultEvent>>();
+      expectTypeOf(turnAction(() => undefined)).toEqualTypeOf<WrapHandler<TurnContext, TurnResultEvent | AttemptBoundaryEvent>>();
     });
 
     it('asks several questions at once and gets one answer per question', () => {
@@ -94,6 +122,29 @@ describe('Agent', () => {
       expectTypeOf(agent.stream('hi')).toEqualTypeOf<AsyncGenerator<AgentEvent, void, undefined>>();
       // @ts-expect-error: the history is readonly; it changes only through runs.
       agent.messages.push({ role: 'user', content: [] });
+    });
+  });
+});
+
+describe('defineTool', () => {
+  describe('run', () => {
+    it('gets the input the zod schema parses to', () => {
+      defineTool({
+        name: 'forecast',
+        description: 'Forecast.',
+        input: z.object({ city: z.string(), days: z.number().default(3), at: z.string().transform((text) => text.length) }),
+        run: (input) => {
+          expectTypeOf(input).toEqualTypeOf<{ city: string; days: number; at: number }>();
+          // @ts-expect-error: the schema has no country.
+          return input.country;
+        },
+      });
+    });
+
+    it('returns a tool the agent takes', () => {
+      expectTypeOf(defineTool({ name: 't', description: 'd', input: z.object({}) })).toEqualTypeOf<Tool>();
+      // @ts-expect-error: a JSON Schema is not a zod schema; describe the input with zod.
+      defineTool({ name: 't', description: 'd', input: { type: 'object' } });
     });
   });
 });

@@ -9,6 +9,7 @@ import { allBlocks, type CodeBlock } from './code-blocks';
 const entryPoints = [
   ['staged-middleware', 'src/index.ts'],
   ['staged-middleware/agent', 'src/agent/index.ts'],
+  ['staged-middleware/ai-sdk', 'src/ai-sdk/index.ts'],
   ['staged-middleware/middleware', 'src/middleware/index.ts'],
   ['staged-middleware/testing', 'src/testing/index.ts'],
   ['staged-middleware/conformance', 'src/conformance/index.ts'],

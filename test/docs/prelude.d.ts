@@ -93,3 +93,16 @@ declare class MyConversation implements ReaderAgentLoopSession {
 }
 /** A line connection to the reader's port in another language, over a child process's stdio. */
 declare function myChildProcessConnection(command: string): import('staged-middleware/conformance').LineConnection;
+
+/** The reader's provider client, and their mapping to and from its shapes (the model contract's example). */
+declare const client: { chat(request: unknown, options: { readonly signal: AbortSignal }): Promise<AsyncIterable<unknown>> };
+declare function toProviderRequest(request: import('staged-middleware/agent').ModelRequest): unknown;
+declare function toStreamEvents(chunk: unknown): Iterable<import('staged-middleware/agent').ModelStreamEvent>;
+
+/** AI SDK providers, not installed here: each gives a language model of specification version 3. */
+declare module '@ai-sdk/anthropic' {
+  export function anthropic(modelId: string): import('staged-middleware/ai-sdk').AiSdkLanguageModel;
+}
+declare module '@ai-sdk/openai' {
+  export function openai(modelId: string): import('staged-middleware/ai-sdk').AiSdkLanguageModel;
+}

@@ -3,8 +3,8 @@
  * compiles them: every entry point, under `node10` (through `typesVersions`),
  * `node16` (from ESM and from CommonJS) and `bundler` module resolution, with
  * `skipLibCheck: false`, so the declarations themselves are checked, and
- * without the optional `@opentelemetry/api` peer installed (the informative
- * note of MW-204).
+ * without the optional peers `@opentelemetry/api` and `@ai-sdk/provider`
+ * installed (the informative note of MW-204).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { consumer } from './consumer';
 /** A consumer using a value and a type of every entry point, the tracing, shared-store and agent loop adapter types included. */
 const source = `import { createStage, MiddlewareRegistry, type WrapHandler } from 'staged-middleware';
 import { Agent, InvokeModelStage, type Message } from 'staged-middleware/agent';
+import { fromAiSdk, type AiSdkLanguageModel } from 'staged-middleware/ai-sdk';
 import { cache, isRetryableError, rateLimit, retry, tracing, type CacheStore, type SharedLimiter, type TracingOptions } from 'staged-middleware/middleware';
 import { runStage, ScriptedModel, scriptedTerminal, textTurn } from 'staged-middleware/testing';
 import { formatReport, libraryTarget, referenceAgentAdapter, runConformance, type AgentLoopAdapter } from 'staged-middleware/conformance';
@@ -36,7 +37,8 @@ registry.instrument(tracing(tracingOptions));
 const history: readonly Message[] = new Agent({ model: new ScriptedModel([textTurn('hi')]), registry }).messages;
 const adapter: AgentLoopAdapter = { ...referenceAgentAdapter, name: 'mine', capabilities: ['systemPrompt', 'snapshots'] };
 const report: Promise<string> = runConformance([], libraryTarget({ agentLoop: adapter })).then(formatReport);
-export const checked = [runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, report];
+const languageModel: AiSdkLanguageModel = { specificationVersion: 'v3', provider: 'p', modelId: 'm', doStream: () => { throw new Error('not here'); } };
+export const checked = [runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, report, new Agent({ model: fromAiSdk(languageModel) })];
 `;
 
 /** One TypeScript configuration per module resolution, with the files it compiles. */
@@ -52,8 +54,8 @@ const resolutions = {
 };
 
 describe('type declarations of the installed package', () => {
-  it('has no @opentelemetry/api installed beside it', () => {
-    expect(existsSync(join(consumer, 'node_modules', '@opentelemetry', 'api'))).toBe(false);
+  it.each(['@opentelemetry/api', '@ai-sdk/provider', 'ai'])('has no %s installed beside it', (name) => {
+    expect(existsSync(join(consumer, 'node_modules', ...name.split('/')))).toBe(false);
   });
 
   it.each(Object.keys(resolutions) as (keyof typeof resolutions)[])(

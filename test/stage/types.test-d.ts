@@ -313,7 +313,7 @@ describe('on', () => {
       return context;
     });
     on(InferStage.Output, (result) => {
-      expectTypeOf(result.value).toEqualTypeOf<{ done: true }>();
+      expectTypeOf(result.value).toEqualTypeOf<{ readonly done: true }>();
       return result;
     });
     // @ts-expect-error: an Input handler must return the stage's context

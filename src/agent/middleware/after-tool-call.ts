@@ -22,7 +22,7 @@ export interface ToolResultPatch {
   readonly terminate?: boolean | undefined;
 }
 
-/** What an `afterToolCall` hook sees and returns. */
+/** What an `afterToolCall` hook sees (the tool's name is `result.toolResult.name`) and returns. */
 export type AfterToolCallHook = (result: ToolResultEvent) => ToolResultPatch | undefined | PromiseLike<ToolResultPatch | undefined>;
 
 /** Which patch fields handlers transforming earlier (registered later) set, carried on the result they made. */

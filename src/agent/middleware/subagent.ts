@@ -17,7 +17,7 @@ import type { AgentOptions } from '../agent-options';
 import { ToolsKey } from '../agent-tools';
 import type { Model, Usage } from '../model-types';
 import type { AgentSnapshot } from '../snapshot-types';
-import type { AgentResultEvent, ExecuteToolContext, ToolResultEvent } from '../stage-types';
+import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent } from '../stage-types';
 import { ExecuteToolStage, isToolResult } from '../stages';
 import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../tool-types';
 import { parseWithZod } from './lazy-zod';
@@ -160,11 +160,7 @@ export function subagent(options: SubagentOptions): Middleware {
     return Object.fromEntries(interrupts.map((interrupt, index) => [interrupt.id, answered[index]?.response]));
   }
 
-  const handler = async function* (
-    context: ExecuteToolContext,
-    next: Next<ExecuteToolContext, ToolResultEvent>,
-    _run: WrapRun,
-  ): AsyncGenerator<ToolResultEvent, void, undefined> {
+  const handler = async function* (context: ExecuteToolContext, next: Next<ExecuteToolContext, ExecuteToolEvent>, _run: WrapRun): AsyncGenerator<ExecuteToolEvent, void, undefined> {
     if (context.tool !== tool) {
       yield* next();
       return;
@@ -178,7 +174,7 @@ export function subagent(options: SubagentOptions): Middleware {
         return outcome.text;
       },
     };
-    let last: ToolResultEvent | undefined;
+    let last: ExecuteToolEvent | undefined;
     for await (const event of next({ ...context, tool: bound })) {
       if (last !== undefined) yield last;
       last = event;

@@ -1,5 +1,5 @@
 import type { Middleware, MiddlewareRegistry, SystemPrompt } from '../../index';
-import type { AgentEvent, AgentSession, AgentSnapshot, Interrupt, Message, Model, Tool, Usage } from '../../agent/index';
+import type { AgentEvent, AgentSession, AgentSnapshot, Interrupt, Message, Model, Tool, ToolChoice, Usage } from '../../agent/index';
 import type { AgentCapability } from '../cases/agent-case';
 
 /**
@@ -39,7 +39,7 @@ export interface AgentLoopAdapter {
 export interface AgentLoopSetup {
   /** The registry whose handlers every stage invoke of the loop runs. */
   readonly registry: MiddlewareRegistry;
-  /** The scripted model. */
+  /** The scripted model (with capability `aiSdk`, a model `fromAiSdk` made of the kit's scripted AI SDK language model). */
   readonly model: Model;
   /** The scripted tools. */
   readonly tools: readonly Tool[];
@@ -57,6 +57,8 @@ export interface AgentLoopSetup {
   readonly snapshot?: AgentSnapshot | undefined;
   /** Whether a run offers the tools contributed in the registry's ancestors too, as the reference agent's `inheritTools` (capability `agentMiddleware`); undefined: the loop's default. */
   readonly inheritTools?: boolean | undefined;
+  /** The tool choice every model call is given, as the reference agent's `toolChoice` (capability `aiSdk`); undefined: the loop's default. */
+  readonly toolChoice?: ToolChoice | undefined;
 }
 
 /** One run (one turn of the conversation). */

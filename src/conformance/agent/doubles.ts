@@ -3,7 +3,8 @@
  * scripted tools (MW-118), recording into one world.
  */
 import { MiddlewareError } from '../../index';
-import type { Model, ModelStreamEvent, Tool, Usage } from '../../agent/index';
+import { defineTool, type Model, type ModelStreamEvent, type StopReason, type Tool, type Usage } from '../../agent/index';
+import { z } from 'zod';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../testing/index';
 import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-case';
 import type { AgentLoopSession } from './adapter';
@@ -27,7 +28,7 @@ export interface World {
 }
 
 /** Runs `cancelLater` once the run waits on the call: a macrotask later, after every pending promise job. */
-function later(world: World, how: 'agent' | 'signal'): void {
+export function later(world: World, how: 'agent' | 'signal'): void {
   setTimeout(() => {
     if (how === 'agent') world.session?.cancel?.();
     else world.abortRun?.();
@@ -176,10 +177,20 @@ function oddThrown(kind: string): unknown {
   }
 }
 
-/** The scripted tool a case tool describes, or an external one (no `run`); its calls are recorded in the world. */
+/**
+ * The scripted tool a case tool describes, or an external one (no `run`); its calls are recorded in the world.
+ * With `inputSchema`, the tool is made by `defineTool` (MW-185) with a zod schema built from that JSON Schema,
+ * so the scripted tool sees only validated input.
+ */
 export function buildTool(world: World, spec: AgentCaseTool): Tool {
-  if (spec.external === true)
-    return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
+  if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
+  const scripted = scriptedTool(world, spec);
+  if (spec.inputSchema === undefined) return scripted;
+  return defineTool({ name: spec.name, description: scripted.spec.description, input: z.fromJSONSchema(spec.inputSchema as never), run: (input, context) => scripted.run(input, context) });
+}
+
+/** The scripted tool answering a case tool's calls. */
+function scriptedTool(world: World, spec: AgentCaseTool): ScriptedTool {
   let call = 0;
   return new ScriptedTool({
     name: spec.name,

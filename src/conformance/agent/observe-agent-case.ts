@@ -3,8 +3,8 @@
  * the side of the protocol's `agent.run` request a TypeScript loop needs no
  * port for. The runner compares the observation with the case's expectations.
  */
-import { MiddlewareRegistry } from '../../index';
-import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, type SessionStore } from '../../agent/index';
+import { MiddlewareRegistry, type SystemPrompt } from '../../index';
+import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, type SessionStore, type ToolChoice } from '../../agent/index';
 import { tracing } from '../../middleware/index';
 import type { ScriptedModel } from '../../testing/index';
 import type { AgentCase } from '../cases/agent-case';
@@ -13,6 +13,7 @@ import { reportError } from '../library/chain-values';
 import { recordingTracing, type RecordedSpan } from '../library/recording-tracer';
 import type { AgentObservation, AgentRunObservation } from '../protocol/messages';
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
+import { aiSdkCallObservation, buildAiSdkModel } from './ai-sdk-double';
 import { buildModel, buildTool, type World } from './doubles';
 import { buildBundle } from './middleware-vocabulary';
 import { register, stages } from './vocabulary';
@@ -32,9 +33,9 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   const parentRegistry = new MiddlewareRegistry();
   const registry = parentRegistry.child();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
-  for (const bundle of testCase.agent.bundles ?? [])
-    (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
-  const { model, scripted } = buildModel(world, testCase.agent.model, testCase.agent.modelId);
+  for (const bundle of testCase.agent.bundles ?? []) (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
+  const aiSdk = testCase.agent.aiSdk === undefined ? undefined : buildAiSdkModel(world, testCase.agent.aiSdk);
+  const { model, scripted } = aiSdk === undefined ? buildModel(world, testCase.agent.model ?? [], testCase.agent.modelId) : { model: aiSdk.model, scripted: undefined };
   const spans = testCase.agent.tracing === undefined ? undefined : traced(registry, testCase.agent.tracing);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
@@ -51,6 +52,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     name: testCase.agent.name,
     session: testCase.agent.session === true ? { store: recordingStore(world), id: 'case' } : undefined,
     inheritTools: testCase.agent.inheritTools,
+    toolChoice: testCase.agent.toolChoice as ToolChoice | undefined,
   };
   let session = adapter.start({ ...setup, messages, modelState });
   world.session = session;
@@ -102,10 +104,8 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     history: session.messages as unknown as Json[],
     ...(session.modelState === undefined ? {} : { modelState: session.modelState as Json }),
     toolCalls: world.toolCalls as { name: string; input: Json }[],
-    modelCalls: modelCallsOf(scripted),
-    ...(world.childModels.size === 0
-      ? {}
-      : { childModelCalls: Object.fromEntries([...world.childModels].map(([name, child]) => [name, modelCallsOf(child)])) }),
+    modelCalls: scripted === undefined ? [] : modelCallsOf(scripted),
+    ...(world.childModels.size === 0 ? {} : { childModelCalls: Object.fromEntries([...world.childModels].map(([name, child]) => [name, modelCallsOf(child)])) }),
     observations: world.observations,
     ...(session.pendingInterrupts === undefined ? {} : { pendingInterrupts: session.pendingInterrupts.map((interrupt) => interrupt.id) }),
     ...(expected.callerObjectsUnfrozen === undefined
@@ -121,6 +121,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
           ),
         }),
     ...(spans === undefined ? {} : { spans: spans.map(spanObservation) }),
+    ...(aiSdk === undefined ? {} : { aiSdkCalls: aiSdk.calls.map(aiSdkCallObservation) }),
   };
 }
 

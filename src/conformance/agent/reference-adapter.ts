@@ -30,6 +30,7 @@ function agentOptions(setup: AgentLoopSetup): AgentOptions {
     ...(setup.session === undefined ? {} : { session: setup.session }),
     ...(setup.snapshot === undefined ? {} : { snapshot: setup.snapshot }),
     ...(setup.inheritTools === undefined ? {} : { inheritTools: setup.inheritTools }),
+    ...(setup.toolChoice === undefined ? {} : { toolChoice: setup.toolChoice }),
   };
 }
 

@@ -34,6 +34,8 @@ export const AGENT_CAPABILITIES = {
   agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
   agentMiddleware:
     "the loop runs the agent middleware of section 5c: it offers the model the tools bundles contribute under ToolsKey (a run's own bundles and inheritTools included), compresses its context through CompressContextStage when it exceeds the ContextBudgetKey budget and emits contextCompressed, and reports the model calls middleware made as the agentResult's middlewareUsage (MW-160 – MW-174)",
+  aiSdk:
+    "the implementation has the AI SDK adapter (MW-186 – MW-188): the loop runs on a model fromAiSdk made of the kit's scripted AI SDK language model, and gives the setup's toolChoice to every model call",
   tracing:
     "the loop's runs, model calls and tool calls are the AgentStreamStage, InvokeModelStage and ExecuteToolStage invokes whose contexts carry what the GenAI spans name (the agent view, the model, the tool use), so tracing its registry gives one span tree per run (MW-190 – MW-192)",
 } as const;
@@ -82,6 +84,45 @@ const turn = z
   })
   .describe('One scripted model call');
 
+/** An error a provider's client throws: an AI SDK `APICallError` when it has a status. */
+const providerError = z
+  .strictObject({
+    message: z.string(),
+    statusCode: z.number().int().optional().describe("The HTTP status: the error carries an APICallError's properties, statusCode this status"),
+    isRetryable: z.boolean().optional().describe("The error's isRetryable (by default what APICallError derives from the status: 408, 409, 429 and 5xx)"),
+  })
+  .describe('A provider error, kept by message so the run can be checked to reject with the very object');
+
+/** One doStream call of the AI SDK model. */
+const aiSdkResponse = z.union([
+  z
+    .strictObject({
+      parts: z.array(z.record(z.string(), json)).describe('The stream parts of LanguageModelV3, sent as they are'),
+      failWith: providerError.optional().describe('After the parts, an error part carrying this error'),
+      hang: z.boolean().optional().describe('The stream stays open after the parts, until it is cancelled'),
+      cancelLater: cancelLater.optional(),
+    })
+    .describe('doStream resolves to a stream of these parts; its cancellation is observed as "provider stream cancelled"'),
+  z.strictObject({ error: providerError }).describe('doStream rejects with this error'),
+]);
+
+/** The agent's model as an AI SDK language model through fromAiSdk (MW-186 - MW-188). */
+const aiSdkModel = z
+  .strictObject({
+    responses: z.array(aiSdkResponse).describe('The doStream calls in order'),
+    settings: z.record(z.string(), json).optional().describe('fromAiSdk options.settings'),
+  })
+  .describe("Instead of model: the kit's scripted AI SDK language model (LanguageModelV3) answering doStream calls in order, given to the loop as fromAiSdk(languageModel, { settings })");
+
+/** What one doStream call received: only the listed keys are compared. */
+const aiSdkCall = z.strictObject({
+  prompt: z.array(json).optional(),
+  tools: z.array(json).optional(),
+  toolChoice: json.optional(),
+  settings: z.record(z.string(), json).optional().describe('Every other key of the call options, abortSignal excepted'),
+  aborted: z.boolean().optional().describe('Whether the abortSignal it received was aborted once the runs ended'),
+});
+
 /** One scripted tool. */
 const tool = z.strictObject({
   name: z.string(),
@@ -113,6 +154,10 @@ const tool = z.strictObject({
   cancelLater: cancelLater.optional(),
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
   external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
+  inputSchema: z
+    .record(z.string(), json)
+    .optional()
+    .describe("A tool made by defineTool (MW-185) whose input schema is this JSON Schema (the kit: z.fromJSONSchema); its calls record and answer the validated input"),
 });
 
 const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn', 'compressContext']);
@@ -152,6 +197,9 @@ const handler = z
       'errorsAsAnswers',
       'dropResult',
       'observeCode',
+      'blockWithoutName',
+      'liveRetry',
+      'builtinRetry',
       'afterToolCall',
       'checkFinalAnswer',
       'keepLast',
@@ -310,10 +358,7 @@ const span = z
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z
-    .array(z.string().regex(/^MW-(1[0-79]|21)\d$/))
-    .min(1)
-    .describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the GenAI tracing rules (MW-190 – MW-199) and MW-210'),
+  rules: z.array(z.string().regex(/^MW-(1[0-9]|21)\d$/)).min(1).describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
@@ -339,10 +384,13 @@ export const agentCase = z.strictObject({
     messages: z.array(json).optional(),
     modelState: z.record(z.string(), json).optional(),
     tools: z.array(tool).optional(),
-    model: z.array(turn),
+    toolChoice: z.record(z.string(), json).optional().describe('options.toolChoice'),
+    model: z.array(turn).optional().describe('The scripted model turns; exactly one of model and aiSdk'),
+    aiSdk: aiSdkModel.optional(),
     inheritTools: z.boolean().optional().describe('options.inheritTools'),
     bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
-  }),
+  })
+  .refine((agent) => (agent.model === undefined) !== (agent.aiSdk === undefined), 'give exactly one of model and aiSdk'),
   handlers: z.array(handler).optional(),
   runs: z.array(run).min(1),
   expect: z
@@ -359,6 +407,7 @@ export const agentCase = z.strictObject({
         .describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
       snapshot: json.optional().describe('agent.snapshot() after the runs'),
       agentUsage: usage.optional().describe('agent.usage after the runs'),
+      aiSdkCalls: z.array(aiSdkCall).optional().describe("The AI SDK model's doStream calls, in order"),
       explain: z.partialRecord(stageName, z.string()).optional().describe("registry.explain(stage) of the agent's registry after the runs"),
       childModelCalls: z
         .record(z.string(), z.array(modelCall))
@@ -375,6 +424,8 @@ export type AgentCase = z.infer<typeof agentCase>;
 export type AgentCaseHandler = z.infer<typeof handler>;
 /** One model turn of a case. */
 export type AgentCaseTurn = z.infer<typeof turn>;
+/** The AI SDK model of a case. */
+export type AgentCaseAiSdk = z.infer<typeof aiSdkModel>;
 /** One tool of a case. */
 export type AgentCaseTool = z.infer<typeof tool>;
 /** One bundle of a case. */

@@ -41,12 +41,8 @@ export interface BuiltinRun {
 /** Every built-in a case may name, by name. */
 export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>([
   ['retry', (options, { stage, environment }) => wrapBundle('retry', stage, options, retry(retryOptions(options, environment) as never))],
-  [
-    'fallback',
-    (options, { stage }) =>
-      wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never)),
-  ],
-  ['regenerate', (options, { stage }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options)))],
+  ['fallback', (options, { stage }) => wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
+  ['regenerate', (options, { stage, environment }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options, environment)))],
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
   [
     'rateLimit',
@@ -126,6 +122,7 @@ function stream(value: unknown): AttemptStream | undefined {
 
 /**
  * `attempts`, `delayMs` (a constant backoff, default 0), `stream` and `maxRetryAfterMs` as the factory takes them;
+ * `"retryOn": "always"` retries every error (the default classification otherwise);
  * `"recordWaits": true` records `retry <attempt> wait <delayMs>` before each wait and ends every wait at once,
  * with `"wallClock": <ms since the epoch>` as the clock `Retry-After` dates are measured against.
  */
@@ -142,6 +139,7 @@ function retryOptions(options: Record<string, unknown>, environment: Environment
     attempts: number(options.attempts, 3),
     backoff: () => number(options.delayMs, 0),
     stream: stream(options.stream) as AttemptStream,
+    ...(options.retryOn === 'always' ? { retryOn: () => true } : {}),
     ...(options.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: number(options.maxRetryAfterMs, 0) }),
     ...(recordWaits
       ? { timers: immediate, onRetry: (info: RetryInfo) => void environment.trace.push(`retry ${info.attempt} wait ${info.delayMs}`) }
@@ -251,11 +249,14 @@ function cacheStore(spec: unknown, environment: Environment): CacheStore {
 
 /**
  * `check` accepts a result whose `"ok"` is true and otherwise throws
- * `Error("rejected <attempt>")`; `feedback` merges `{ "feedback": "<message>" }` into the context.
+ * `Error("rejected <attempt>")`, or, for a result whose `"interrupt"` is true, the user error
+ * `Error("interrupted <attempt>")` made an interrupt signal (MW-083); `feedback` merges
+ * `{ "feedback": "<message>" }` into the context.
  */
-function regenerateOptions(options: Record<string, unknown>) {
+function regenerateOptions(options: Record<string, unknown>, environment: Environment) {
   return {
     check: (result: unknown, _context: unknown, attempt: number) => {
+      if ((result as { interrupt?: unknown }).interrupt === true) throw userError(environment, `interrupted ${attempt}`, undefined, true);
       if ((result as { ok?: unknown }).ok !== true) throw new Error(`rejected ${attempt}`);
     },
     feedback: (context: unknown, error: unknown) => ({ ...(context as object), feedback: errorText(error) }),

@@ -20,7 +20,7 @@ export function inputHandler(
     let returned: unknown = current;
     for (const step of steps) {
       if ('record' in step) environment.trace.push(fill(step.record, { context: current, signal: run.signal, run }));
-      else if ('throw' in step) throw userError(environment, step.throw, step.with);
+      else if ('throw' in step) throw userError(environment, step.throw, step.with, step.interruptSignal);
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('set' in step) current = { ...(current as object), ...step.set };
       else if ('return' in step) current = step.return === 'null' ? null : undefined;
@@ -52,7 +52,7 @@ export function outputHandler(
     for (const step of steps) {
       const value = MiddlewareResult.isInstance(current) ? current.value : current;
       if ('record' in step) environment.trace.push(fill(step.record, { result: value, signal: run.signal, run }));
-      else if ('throw' in step) throw userError(environment, step.throw, step.with);
+      else if ('throw' in step) throw userError(environment, step.throw, step.with, step.interruptSignal);
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('replace' in step) current = (current as MiddlewareResult<unknown>).replace(step.replace);
       else if ('update' in step)
@@ -87,7 +87,7 @@ function synchronousCall(
     try {
       for (const step of steps) {
         if ('record' in step) environment.trace.push(fill(step.record, values));
-        else if ('throw' in step) throw userError(environment, step.throw, step.with);
+        else if ('throw' in step) throw userError(environment, step.throw, step.with, step.interruptSignal);
         else if ('abort' in step) abortInvoke(environment, step.abort);
         else if ('yield' in step) yield step.yield;
         else if ('yieldUndefined' in step) yield undefined;
@@ -129,7 +129,7 @@ export function terminal(
         for (const step of steps) {
           const values = { context, state: run.state, signal: run.signal, call };
           if ('record' in step) environment.trace.push(fill(step.record, values));
-          else if ('throw' in step) throw userError(environment, step.throw, step.with);
+          else if ('throw' in step) throw userError(environment, step.throw, step.with, step.interruptSignal);
           else if ('abort' in step) abortInvoke(environment, step.abort);
           else if ('yield' in step) yield step.yield;
           else if ('yieldUndefined' in step) yield undefined;

@@ -71,10 +71,28 @@ export function fill(text: string, values: Values): string {
 }
 
 /** A new user error the case throws, with `properties` assigned to it, remembered so that it can be recognised when it arrives. */
-export function userError(environment: Environment, message: string, properties?: Readonly<Record<string, unknown>>): Error {
+export function userError(environment: Environment, message: string, properties?: Readonly<Record<string, unknown>>, interruptSignal?: boolean): Error {
   const error = Object.assign(new Error(message), properties);
+  if (interruptSignal === true) markInterruptSignal(error);
   environment.userErrors.add(error);
   return error;
+}
+
+/** The realm-wide record every copy of the library recognises its objects by (MW-201), as the library publishes it. */
+interface RealmBrands {
+  /** The objects branded one by one, with their kind. */
+  readonly objects: WeakMap<object, string>;
+}
+
+/**
+ * Records `error` as an interrupt signal in the realm-wide record, as the
+ * agent kit records its own `InterruptSignal`s, so every copy of the library
+ * takes it for one (MW-083, MW-201). The record exists once any copy has loaded.
+ */
+function markInterruptSignal(error: Error): void {
+  const record = (globalThis as unknown as Record<symbol, RealmBrands | undefined>)[Symbol.for('staged-middleware.brands.v1')];
+  if (!(record?.objects instanceof WeakMap)) throw new Error('No copy of staged-middleware has published its realm-wide record; an interrupt signal cannot be made.');
+  record.objects.set(error, 'interrupt-signal');
 }
 
 /** Aborts the invoke's signal with `reason`. */

@@ -50,10 +50,9 @@ export async function runAgentCase(testCase: AgentCase, target: ConformanceTarge
   if (observed.runs.length !== testCase.runs.length) compare('runs.length', testCase.runs.length, observed.runs.length);
   const expected = testCase.expect ?? {};
   for (const key of CASE_KEYS) if (expected[key] !== undefined) compare(key, expected[key], observed[key]);
-  if (expected.modelCalls !== undefined)
-    compare('modelCalls', expected.modelCalls, modelCallsAsExpected(observed.modelCalls, expected.modelCalls));
-  for (const [name, calls] of Object.entries(expected.childModelCalls ?? {}))
-    compare(`childModelCalls.${name}`, calls, modelCallsAsExpected(observed.childModelCalls?.[name] ?? [], calls));
+  if (expected.modelCalls !== undefined) compare('modelCalls', expected.modelCalls, modelCallsAsExpected(observed.modelCalls, expected.modelCalls));
+  if (expected.aiSdkCalls !== undefined) compare('aiSdkCalls', expected.aiSdkCalls, modelCallsAsExpected(observed.aiSdkCalls ?? [], expected.aiSdkCalls));
+  for (const [name, calls] of Object.entries(expected.childModelCalls ?? {})) compare(`childModelCalls.${name}`, calls, modelCallsAsExpected(observed.childModelCalls?.[name] ?? [], calls));
   return differences;
 }
 
@@ -107,8 +106,8 @@ function identity(
     compare(key, 'a genuine MiddlewareError', error.genuine === true ? 'a genuine MiddlewareError' : 'an error not named MiddlewareError');
 }
 
-/** Each model call with only the keys the expectation of that call lists (all keys past the expected calls). */
-function modelCallsAsExpected(observed: AgentObservation['modelCalls'], expected: readonly Record<string, unknown>[]): unknown[] {
+/** Each model call (or AI SDK call) with only the keys the expectation of that call lists (all keys past the expected calls). */
+function modelCallsAsExpected(observed: readonly object[], expected: readonly Record<string, unknown>[]): unknown[] {
   return observed.map((call, index) => {
     const keys = index < expected.length ? Object.keys(expected[index] ?? {}) : Object.keys(call);
     return Object.fromEntries(keys.map((key) => [key, (call as Record<string, unknown>)[key]]));

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, MiddlewareResult } from '../../../src/index';
-import { runStage, scriptedTerminal } from '../../../src/testing/index';
-import { ExecuteToolStage, afterToolCall, type ExecuteToolContext, type ToolResultEvent } from '../../../src/agent/index';
+import { runStage, ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, toolUseTurn } from '../../../src/testing/index';
+import { Agent, ExecuteToolStage, afterToolCall, type ExecuteToolContext, type ToolResultEvent } from '../../../src/agent/index';
 import type { ToolResultPatch } from '../../../src/agent/middleware/after-tool-call';
 
-const raw: ToolResultEvent = {
-  type: 'toolResult',
-  toolResult: { type: 'toolResult', toolUseId: 't1', status: 'success', content: [{ type: 'text', text: 'raw' }] },
-};
+const raw: ToolResultEvent = { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't1', name: 'lookup', status: 'success', content: [{ type: 'text', text: 'raw' }] } };
 const context = { toolUse: { name: 'lookup', toolUseId: 't1', input: {} } } as unknown as ExecuteToolContext;
 
 /** The result of the Output handlers made from `patches`, registered in that order. */
@@ -104,6 +101,30 @@ describe('afterToolCall', () => {
         true,
         true,
         false,
+      ]);
+    });
+  });
+
+  describe('in an agent run', () => {
+    it("reads the tool's name on the result, so a hook can patch the results of one tool", async () => {
+      const registry = new MiddlewareRegistry();
+      const seen: string[] = [];
+      registry.add(
+        ExecuteToolStage.Output,
+        afterToolCall(function maskLookups(result) {
+          seen.push(result.toolResult.name);
+          return result.toolResult.name === 'lookup' ? { content: [{ type: 'text', text: '[masked]' }] } : undefined;
+        }),
+      );
+      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {}, toolUseId: 'l1' }, { name: 'clock', input: {}, toolUseId: 'c1' }]), textTurn('Done.')]);
+      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'card 4111' }), new ScriptedTool({ name: 'clock', respond: () => '12:00' })] });
+      await agent.invoke('Go.');
+      expect([seen, agent.messages[2]?.content]).toEqual([
+        ['lookup', 'clock'],
+        [
+          { type: 'toolResult', toolUseId: 'l1', name: 'lookup', status: 'success', content: [{ type: 'text', text: '[masked]' }] },
+          { type: 'toolResult', toolUseId: 'c1', name: 'clock', status: 'success', content: [{ type: 'text', text: '12:00' }] },
+        ],
       ]);
     });
   });

@@ -78,14 +78,7 @@ describe('subagent', () => {
       const result = await new Agent({ model, registry }).invoke('Ask.');
       expect([result.stopReason, model.calls[1]?.request.messages.at(-1)?.content, result.middlewareUsage]).toEqual([
         'endTurn',
-        [
-          {
-            type: 'toolResult',
-            toolUseId: 't1',
-            status: 'error',
-            content: [{ type: 'text', text: 'Tool "researcher" failed: search engine down' }],
-          },
-        ],
+        [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'error', content: [{ type: 'text', text: 'Tool "researcher" failed: search engine down' }] }],
         undefined,
       ]);
     });
@@ -156,7 +149,7 @@ describe('subagent', () => {
         [['executeTool:t1:researcher:executeTool:c1:human', { q: 1 }]],
         [['executeTool:t1:researcher:executeTool:c2:human', { q: 2 }]],
         'endTurn',
-        [{ type: 'toolResult', toolUseId: 't1', status: 'success', content: [{ type: 'text', text: 'Both answered.' }] }],
+        [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'Both answered.' }] }],
       ]);
     });
 
@@ -188,7 +181,7 @@ describe('subagent', () => {
       expect([again.stopReason, child.calls.map((call) => call.request.messages.length), agent.messages.at(-2)?.content]).toEqual([
         'endTurn',
         [1, 1, 3],
-        [{ type: 'toolResult', toolUseId: 't1', status: 'success', content: [{ type: 'text', text: 'fresh' }] }],
+        [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'fresh' }] }],
       ]);
     });
   });

@@ -1,13 +1,10 @@
 // The ESM build alone, loaded as an ESM consumer loads it: prints what observe.cjs observes, as JSON.
 import * as core from 'staged-middleware';
 import * as agent from 'staged-middleware/agent';
+import * as aiSdk from 'staged-middleware/ai-sdk';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
 import * as conformance from 'staged-middleware/conformance';
 import { observe } from './observe.cjs';
 
-console.log(
-  JSON.stringify(
-    await observe({ '.': core, './agent': agent, './middleware': middleware, './testing': testing, './conformance': conformance }),
-  ),
-);
+console.log(JSON.stringify(await observe({ '.': core, './agent': agent, './ai-sdk': aiSdk, './middleware': middleware, './testing': testing, './conformance': conformance })));

@@ -11,7 +11,7 @@
  */
 
 /** The package's entry points, as `exports` lists them. */
-const ENTRY_POINTS = ['.', './agent', './middleware', './testing', './conformance'];
+const ENTRY_POINTS = ['.', './agent', './ai-sdk', './middleware', './testing', './conformance'];
 
 /** A schema that accepts everything (the `safeParse` contract `validate` takes). */
 const anything = { safeParse: (value) => ({ success: true, data: value }) };

@@ -1,0 +1,141 @@
+import { describeValue } from '../util/describe-value';
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/model-types';
+import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader } from './ai-sdk-types';
+import { invalidAdapterOptions } from './errors';
+import { providerCachePoint, toCallOptions, type CachePointOptions } from './prompt';
+import { ResponseParts } from './stream-parts';
+
+/** Options of {@link fromAiSdk}. */
+export interface FromAiSdkOptions {
+  /** Call settings passed on every call (`temperature`, `maxOutputTokens`, `headers`, `providerOptions`, ...). */
+  readonly settings?: AiSdkCallSettings;
+  /**
+   * The provider options a cache point puts on the system message or prompt
+   * part before it; `undefined` drops it. Default: Anthropic's `cacheControl`
+   * and Bedrock's `cachePoint` (other providers ignore both).
+   */
+  readonly cachePoint?: (cacheType: string) => AiSdkProviderOptions | undefined;
+}
+
+/** A model of the agent kit made from an AI SDK language model. */
+export interface AiSdkModel extends Model {
+  /** The AI SDK model's provider id (`anthropic.messages`, `openai.chat`, ...). */
+  readonly provider: string;
+  /** The AI SDK model's model id. */
+  readonly modelId: string;
+  /** Streams one response of the AI SDK model as model stream events; throws the provider's error when it fails. */
+  stream(request: ModelRequest, options: ModelCallOptions<Record<string, unknown>>): AsyncGenerator<ModelStreamEvent, void, undefined>;
+}
+
+/**
+ * Turns a Vercel AI SDK language model (`LanguageModelV3`: any provider of
+ * `ai` 6, or `MockLanguageModelV3` of `ai/test`) into a model of the agent
+ * kit, for the reference `Agent` and for a framework's own loop alike
+ * (MW-186 – MW-188). The adapter loads nothing of the AI SDK: it calls the
+ * model's `doStream`.
+ *
+ * What it maps. The request: the system prompt's text blocks as system
+ * messages, the conversation (text, reasoning, tool calls; a user message's
+ * tool results as tool messages, with their tool's name), cache points as
+ * provider options on the part before them, the tool specs, the tool choice
+ * and the run's signal. The response: text and reasoning deltas, tool uses
+ * with their id and index on every input delta, usage, the finish reason as
+ * the stop reason. A provider's error is thrown as it came (an
+ * `APICallError` keeps `statusCode`, `isRetryable` and `responseHeaders`,
+ * so `retry` classifies it). What it drops: reasoning signatures, system
+ * blocks that are neither text nor cache points, tool calls the provider
+ * executes itself, and response parts the kit has no event for (sources,
+ * files, metadata, warnings).
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `model` is not a language model of specification
+ *   version 3 with `doStream`, or for options it cannot use.
+ * @example
+ * ```ts
+ * import { anthropic } from '@ai-sdk/anthropic';
+ * const agent = new Agent({ model: fromAiSdk(anthropic('claude-sonnet-4-5')), tools, registry });
+ * ```
+ */
+export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): AiSdkModel {
+  checkModel(model);
+  const { settings, cachePoint } = readOptions(options);
+  const { provider, modelId } = model;
+  return Object.freeze({
+    provider,
+    modelId,
+    stream(request: ModelRequest, callOptions: ModelCallOptions<Record<string, unknown>>): AsyncGenerator<ModelStreamEvent, void, undefined> {
+      return streamResponse(model, request, callOptions.signal, settings, cachePoint);
+    },
+  });
+}
+
+/** One call: the request sent, the response's parts turned into events, the stream released however the call ends. */
+async function* streamResponse(
+  model: AiSdkLanguageModel,
+  request: ModelRequest,
+  signal: AbortSignal,
+  settings: AiSdkCallSettings | undefined,
+  cachePoint: CachePointOptions,
+): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  if (signal.aborted) throw signal.reason;
+  const result = await model.doStream(toCallOptions(request, signal, settings, cachePoint));
+  const reader = result.stream.getReader();
+  // A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it.
+  const cancel = (): void => release(reader, signal.reason);
+  signal.addEventListener('abort', cancel, { once: true });
+  let ended = false;
+  try {
+    yield { type: 'messageStart', role: 'assistant' };
+    const parts = new ResponseParts();
+    for (;;) {
+      const read = await reader.read();
+      // A cancelled read ends the stream early: that is no answer, whatever arrived.
+      if (signal.aborted) throw signal.reason;
+      if (read.done) break;
+      yield* parts.events(read.value);
+    }
+    ended = true;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    if (!ended) release(reader, undefined);
+    try {
+      reader.releaseLock();
+    } catch {
+      // A reader whose stream failed may refuse; there is nothing left to release.
+    }
+  }
+}
+
+/** Cancels the provider's stream without waiting for it; a failure to cancel changes nothing. */
+function release(reader: AiSdkStreamReader, reason: unknown): void {
+  try {
+    Promise.resolve(reader.cancel(reason)).catch(() => undefined);
+  } catch {
+    // A stream that cannot be cancelled is dropped all the same.
+  }
+}
+
+/**
+ * Checks that `model` is an AI SDK language model of specification version 3.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` otherwise, saying what it got.
+ */
+function checkModel(model: unknown): void {
+  const candidate = model as Partial<AiSdkLanguageModel> | null | undefined;
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.doStream !== 'function') {
+    throw invalidAdapterOptions(`model must be an AI SDK language model with doStream() (openai('gpt-4.1'), say), got ${describeValue(model)}`);
+  }
+  const version = candidate.specificationVersion as unknown;
+  if (version !== 'v3') {
+    const shown = typeof version === 'string' ? `"${version}"` : describeValue(version);
+    throw invalidAdapterOptions(`model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package`);
+  }
+}
+
+/** The options, checked. */
+function readOptions(options: FromAiSdkOptions): { settings: AiSdkCallSettings | undefined; cachePoint: CachePointOptions } {
+  if (typeof options !== 'object' || options === null) throw invalidAdapterOptions(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);
+  const { settings, cachePoint } = options;
+  if (settings !== undefined && (typeof settings !== 'object' || settings === null)) throw invalidAdapterOptions(`options.settings must be an object of call settings, got ${describeValue(settings)}`);
+  if (cachePoint !== undefined && typeof cachePoint !== 'function') throw invalidAdapterOptions(`options.cachePoint must be a function of the cache type, got ${describeValue(cachePoint)}`);
+  return { settings, cachePoint: cachePoint ?? providerCachePoint };
+}

@@ -1,0 +1,38 @@
+/**
+ * staged-middleware/ai-sdk: any Vercel AI SDK language model as a model of
+ * the agent kit. It loads nothing of the AI SDK; `@ai-sdk/provider` is an
+ * optional peer whose types the adapter declares itself.
+ *
+ * Every public name of this entry point is listed here.
+ *
+ * @example
+ * ```ts
+ * import { openai } from '@ai-sdk/openai';
+ * import { Agent } from 'staged-middleware/agent';
+ * import { fromAiSdk } from 'staged-middleware/ai-sdk';
+ *
+ * const agent = new Agent({ model: fromAiSdk(openai('gpt-4.1')), registry });
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { fromAiSdk } from './from-ai-sdk';
+export type { AiSdkModel, FromAiSdkOptions } from './from-ai-sdk';
+export { providerCachePoint } from './prompt';
+export type {
+  AiSdkCallOptions,
+  AiSdkCallSettings,
+  AiSdkFunctionTool,
+  AiSdkJsonValue,
+  AiSdkLanguageModel,
+  AiSdkMessage,
+  AiSdkProviderOptions,
+  AiSdkReasoningPart,
+  AiSdkStreamReader,
+  AiSdkStreamResult,
+  AiSdkTextPart,
+  AiSdkToolCallPart,
+  AiSdkToolChoice,
+  AiSdkToolResultOutput,
+  AiSdkToolResultPart,
+} from './ai-sdk-types';

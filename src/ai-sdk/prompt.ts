@@ -1,0 +1,182 @@
+/**
+ * The request side of the AI SDK adapter: a `ModelRequest` of the agent kit
+ * as the call options of `LanguageModelV3.doStream` (MW-187).
+ */
+import { isSystemTextBlock, type SystemContentBlock } from '../system-prompt';
+import type { ContentBlock, Message, ToolResultBlock } from '../agent/message-types';
+import type { ModelRequest } from '../agent/model-types';
+import type { ToolChoice } from '../agent/tool-types';
+import type {
+  AiSdkCallOptions,
+  AiSdkCallSettings,
+  AiSdkJsonValue,
+  AiSdkMessage,
+  AiSdkProviderOptions,
+  AiSdkReasoningPart,
+  AiSdkTextPart,
+  AiSdkToolCallPart,
+  AiSdkToolChoice,
+  AiSdkToolResultOutput,
+  AiSdkToolResultPart,
+} from './ai-sdk-types';
+import { namelessToolResult } from './errors';
+
+/** The provider options a cache point puts on the prompt part or system message before it. */
+export type CachePointOptions = (cacheType: string) => AiSdkProviderOptions | undefined;
+
+/**
+ * The default mapping of a cache point: Anthropic's `cacheControl` (ephemeral,
+ * its only kind) and Bedrock's `cachePoint` of the point's type. Providers read
+ * only their own key, so the others ignore both.
+ */
+export function providerCachePoint(cacheType: string): AiSdkProviderOptions {
+  return { anthropic: { cacheControl: { type: 'ephemeral' } }, bedrock: { cachePoint: { type: cacheType } } };
+}
+
+/** A part or message that can carry provider options. */
+interface Annotated {
+  providerOptions?: AiSdkProviderOptions;
+}
+
+/** Merges `added` into the provider options of `target`, provider by provider. */
+function annotate(target: Annotated | undefined, added: AiSdkProviderOptions | undefined): void {
+  if (target === undefined || added === undefined) return;
+  const merged: AiSdkProviderOptions = { ...target.providerOptions };
+  for (const [provider, options] of Object.entries(added)) merged[provider] = { ...merged[provider], ...options };
+  target.providerOptions = merged;
+}
+
+/** The type of a system cache-point block, or undefined for any other block. */
+function systemCacheType(block: SystemContentBlock): string | undefined {
+  const cachePoint = (block as { cachePoint?: { type?: unknown } }).cachePoint;
+  return typeof cachePoint === 'object' && cachePoint !== null && typeof cachePoint.type === 'string' ? cachePoint.type : undefined;
+}
+
+/** One system message per text block; a cache point marks the message before it. Other blocks are dropped. */
+function systemMessages(blocks: readonly SystemContentBlock[], cachePoint: CachePointOptions): AiSdkMessage[] {
+  const messages: (AiSdkMessage & { role: 'system' })[] = [];
+  for (const block of blocks) {
+    if (isSystemTextBlock(block)) messages.push({ role: 'system', content: block.text });
+    else {
+      const cacheType = systemCacheType(block);
+      if (cacheType !== undefined) annotate(messages.at(-1), cachePoint(cacheType));
+    }
+  }
+  return messages;
+}
+
+/** How a tool result's content reaches the model: one text or JSON value as it is, several as content parts. */
+function outputOf(block: ToolResultBlock): AiSdkToolResultOutput {
+  const failed = block.status === 'error';
+  const [only] = block.content;
+  if (block.content.length === 1 && only !== undefined) {
+    if (only.type === 'text') return { type: failed ? 'error-text' : 'text', value: only.text };
+    if (only.type === 'json') return { type: failed ? 'error-json' : 'json', value: only.json as AiSdkJsonValue };
+  }
+  const texts = block.content.map((part) => (part.type === 'text' ? part.text : (JSON.stringify(part.json) ?? 'null')));
+  if (failed) return { type: 'error-text', value: texts.join('\n') };
+  if (texts.length === 0) return { type: 'text', value: '' };
+  return { type: 'content', value: texts.map((text) => ({ type: 'text', text })) };
+}
+
+/**
+ * The name a tool result is sent with: its own, else that of the tool use
+ * with its id earlier in the conversation (a result from before results
+ * carried names).
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when neither exists: the provider could not match the result.
+ */
+function toolNameOf(block: ToolResultBlock, names: ReadonlyMap<string, string>): string {
+  if (typeof block.name === 'string' && block.name.length > 0) return block.name;
+  const name = names.get(block.toolUseId);
+  if (name !== undefined) return name;
+  throw namelessToolResult(block.toolUseId);
+}
+
+/** The parts of an assistant message; a cache point marks the part before it, tool results are dropped. */
+function assistantParts(content: readonly ContentBlock[], names: Map<string, string>, cachePoint: CachePointOptions): (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] {
+  const parts: (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] = [];
+  for (const block of content) {
+    if (block.type === 'text') parts.push({ type: 'text', text: block.text });
+    else if (block.type === 'reasoning') parts.push({ type: 'reasoning', text: block.text });
+    else if (block.type === 'toolUse') {
+      names.set(block.toolUseId, block.name);
+      parts.push({ type: 'tool-call', toolCallId: block.toolUseId, toolName: block.name, input: block.input });
+    } else if (block.type === 'cachePoint') annotate(parts.at(-1), cachePoint(block.cacheType));
+  }
+  return parts;
+}
+
+/**
+ * The messages a user message becomes: its text as user messages and its
+ * tool results as tool messages, in order (a run of blocks of one kind is one
+ * message); a cache point marks the part before it.
+ */
+function userMessages(content: readonly ContentBlock[], names: ReadonlyMap<string, string>, cachePoint: CachePointOptions): AiSdkMessage[] {
+  const messages: AiSdkMessage[] = [];
+  let text: AiSdkTextPart[] | undefined;
+  let results: AiSdkToolResultPart[] | undefined;
+  let last: Annotated | undefined;
+  for (const block of content) {
+    if (block.type === 'text') {
+      if (text === undefined) {
+        text = [];
+        results = undefined;
+        messages.push({ role: 'user', content: text });
+      }
+      const part: AiSdkTextPart = { type: 'text', text: block.text };
+      text.push(part);
+      last = part;
+    } else if (block.type === 'toolResult') {
+      if (results === undefined) {
+        results = [];
+        text = undefined;
+        messages.push({ role: 'tool', content: results });
+      }
+      const part: AiSdkToolResultPart = { type: 'tool-result', toolCallId: block.toolUseId, toolName: toolNameOf(block, names), output: outputOf(block) };
+      results.push(part);
+      last = part;
+    } else if (block.type === 'cachePoint') annotate(last, cachePoint(block.cacheType));
+  }
+  return messages;
+}
+
+/** The conversation as AI SDK prompt messages; messages left with no part are dropped. */
+function conversation(messages: readonly Message[], cachePoint: CachePointOptions): AiSdkMessage[] {
+  const prompt: AiSdkMessage[] = [];
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      const content = assistantParts(message.content, names, cachePoint);
+      if (content.length > 0) prompt.push({ role: 'assistant', content });
+    } else if (message.role === 'user') {
+      prompt.push(...userMessages(message.content, names, cachePoint));
+    }
+  }
+  return prompt;
+}
+
+/** The AI SDK's tool choice for the kit's. */
+function toolChoiceOf(choice: ToolChoice): AiSdkToolChoice {
+  if (choice.type === 'any') return { type: 'required' };
+  if (choice.type === 'tool') return { type: 'tool', toolName: choice.name };
+  return { type: 'auto' };
+}
+
+/**
+ * The call options for one `doStream` call: the settings, then the system
+ * prompt and the conversation, the tools (when there are any), the tool
+ * choice (when constrained) and the run's signal.
+ */
+export function toCallOptions(request: ModelRequest, signal: AbortSignal, settings: AiSdkCallSettings | undefined, cachePoint: CachePointOptions): AiSdkCallOptions {
+  const options: AiSdkCallOptions = {
+    ...settings,
+    prompt: [...systemMessages(request.systemBlocks, cachePoint), ...conversation(request.messages, cachePoint)],
+    abortSignal: signal,
+  };
+  if (request.toolSpecs.length > 0) {
+    options.tools = request.toolSpecs.map((spec) => ({ type: 'function', name: spec.name, description: spec.description, inputSchema: spec.inputSchema as Record<string, unknown> }));
+  }
+  if (request.toolChoice !== undefined) options.toolChoice = toolChoiceOf(request.toolChoice);
+  return options;
+}

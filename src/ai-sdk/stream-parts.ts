@@ -1,0 +1,149 @@
+/**
+ * The response side of the AI SDK adapter: the stream parts of
+ * `LanguageModelV3.doStream` as the agent kit's model stream events (MW-186).
+ */
+import type { ModelStreamEvent, StopReason, Usage } from '../agent/model-types';
+
+/** Token counts as the AI SDK reports them: `{ total }` objects (v3), or plain numbers. */
+type TokenCount = number | { readonly total?: number | undefined } | undefined;
+
+/** The stream parts the adapter reads; every other part is dropped. */
+type StreamPart =
+  | { readonly type: 'text-delta' | 'reasoning-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'tool-input-start'; readonly id: string; readonly toolName: string; readonly providerExecuted?: boolean; readonly inputEncoding?: string }
+  | { readonly type: 'tool-input-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'tool-call'; readonly toolCallId: string; readonly toolName: string; readonly input: string; readonly providerExecuted?: boolean }
+  | {
+      readonly type: 'finish';
+      readonly usage?: { readonly inputTokens?: TokenCount; readonly outputTokens?: TokenCount };
+      readonly finishReason?: string | { readonly unified?: string; readonly raw?: string | undefined };
+    }
+  | { readonly type: 'error'; readonly error: unknown };
+
+/** A tool use of the response, as its input streams. */
+interface StreamingToolUse {
+  /** Its position among the response's tool uses, from 0. */
+  readonly index: number;
+  /** The input deltas passed on so far, joined. */
+  input: string;
+  /** Its deltas are raw text (`inputEncoding: 'text'`), not JSON: only the tool call's input is passed on. */
+  readonly raw: boolean;
+  /** Its tool call arrived. */
+  called: boolean;
+}
+
+/** A token count as a number (0 when the provider reported none). */
+function tokens(count: TokenCount): number {
+  const value = typeof count === 'number' ? count : count?.total;
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * Turns one response's stream parts into model stream events: text and
+ * reasoning deltas, tool uses with their id and index on every delta (so
+ * parallel calls whose input streams interleave are assembled per call),
+ * usage and the stop reason. Tool calls the provider executes itself, and
+ * parts the kit has no event for (sources, files, metadata, raw chunks), are dropped.
+ */
+export class ResponseParts {
+  private readonly toolUses = new Map<string, StreamingToolUse>();
+  /** Calls the provider executed itself: their parts are dropped. */
+  private readonly providerExecuted = new Set<string>();
+  private finished = false;
+
+  /**
+   * The events one part becomes (none for most parts, and none after the
+   * finish part: the response is complete, and no event may follow its `messageStop`).
+   *
+   * @throws The error of an `error` part, as it is: the provider failed mid-response.
+   * @throws Error for a finish with reason `'error'` that no error part explained.
+   */
+  *events(value: unknown): Generator<ModelStreamEvent, void, undefined> {
+    if (this.finished || typeof value !== 'object' || value === null) return;
+    const part = value as StreamPart;
+    switch (part.type) {
+      case 'text-delta':
+        if (part.delta !== '') yield { type: 'textDelta', text: part.delta };
+        return;
+      case 'reasoning-delta':
+        if (part.delta !== '') yield { type: 'reasoningDelta', text: part.delta };
+        return;
+      case 'tool-input-start':
+        if (part.providerExecuted === true) this.providerExecuted.add(part.id);
+        else if (!this.toolUses.has(part.id)) yield this.start(part.id, part.toolName, part.inputEncoding === 'text');
+        return;
+      case 'tool-input-delta': {
+        const toolUse = this.toolUses.get(part.id);
+        if (toolUse === undefined || toolUse.raw || toolUse.called || part.delta === '') return;
+        toolUse.input += part.delta;
+        yield { type: 'toolUseDelta', toolUseId: part.id, index: toolUse.index, input: part.delta };
+        return;
+      }
+      case 'tool-call':
+        yield* this.call(part);
+        return;
+      case 'finish':
+        yield* this.finish(part);
+        return;
+      case 'error':
+        throw part.error;
+      default:
+        return;
+    }
+  }
+
+  /** The start of a client-executed tool use. */
+  private start(toolUseId: string, name: string, raw: boolean): ModelStreamEvent {
+    this.toolUses.set(toolUseId, { index: this.toolUses.size, input: '', raw, called: false });
+    return { type: 'toolUseStart', toolUseId, name };
+  }
+
+  /**
+   * A tool call: its whole input, passed on as one delta unless its JSON
+   * deltas already were (a provider that streams no input deltas, or raw text ones).
+   */
+  private *call(part: Extract<StreamPart, { type: 'tool-call' }>): Generator<ModelStreamEvent, void, undefined> {
+    if (part.providerExecuted === true || this.providerExecuted.has(part.toolCallId)) return;
+    if (!this.toolUses.has(part.toolCallId)) yield this.start(part.toolCallId, part.toolName, false);
+    const toolUse = this.toolUses.get(part.toolCallId) as StreamingToolUse;
+    if (toolUse.called) return;
+    toolUse.called = true;
+    if ((toolUse.raw || toolUse.input === '') && part.input !== '') {
+      yield { type: 'toolUseDelta', toolUseId: part.toolCallId, index: toolUse.index, input: part.input };
+    }
+  }
+
+  /** Usage, then the stop reason. */
+  private *finish(part: Extract<StreamPart, { type: 'finish' }>): Generator<ModelStreamEvent, void, undefined> {
+    this.finished = true;
+    const reason = typeof part.finishReason === 'string' ? { unified: part.finishReason, raw: undefined } : part.finishReason;
+    if (reason?.unified === 'error') {
+      throw new Error(`The AI SDK model finished its response with reason "error"${reason.raw === undefined ? '' : ` (the provider's "${reason.raw}")`} and no error part: the response is incomplete.`, { cause: part.finishReason });
+    }
+    const inputTokens = tokens(part.usage?.inputTokens);
+    const outputTokens = tokens(part.usage?.outputTokens);
+    const usage: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+    yield { type: 'usage', usage };
+    yield { type: 'messageStop', stopReason: this.stopReason(reason?.unified, reason?.raw) };
+  }
+
+  /**
+   * The kit's stop reason for a finish reason. A response with tool calls
+   * that finished with `'stop'` or `'other'` (some OpenAI-compatible servers
+   * do) is `'toolUse'`, so the tools run, as the AI SDK's own loop runs them.
+   */
+  private stopReason(unified: string | undefined, raw: string | undefined): StopReason {
+    switch (unified) {
+      case 'tool-calls':
+        return 'toolUse';
+      case 'length':
+        return 'maxTokens';
+      case 'content-filter':
+        return 'contentFiltered';
+      default: {
+        if (this.toolUses.size > 0) return 'toolUse';
+        return unified === 'stop' && raw === 'stop_sequence' ? 'stopSequence' : 'endTurn';
+      }
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import { APICallError, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { Agent, InvokeModelStage, type AgentEvent, type ModelRequest } from '../../src/agent/index';
+import { fromAiSdk } from '../../src/ai-sdk/index';
+import { retry } from '../../src/middleware/index';
+import { finishPart, mockModel, textParts } from './fixtures';
+
+const request: ModelRequest = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], systemPrompt: '', systemBlocks: [], toolSpecs: [], toolChoice: undefined };
+
+/** An APICallError as a provider raises it for an HTTP status. */
+function apiError(statusCode: number, responseHeaders: Record<string, string> = {}): APICallError {
+  return new APICallError({ message: `HTTP ${statusCode}`, url: 'https://api.example/v1/messages', requestBodyValues: {}, statusCode, responseHeaders });
+}
+
+/** A mock model whose calls fail with `errors` in order, then stream `parts`. */
+function failingThen(errors: readonly unknown[], parts: readonly LanguageModelV3StreamPart[]): MockLanguageModelV3 {
+  let call = 0;
+  return new MockLanguageModelV3({
+    doStream: async () => {
+      const error = errors[call++];
+      if (error !== undefined) throw error;
+      return { stream: convertArrayToReadableStream([...parts]) };
+    },
+  });
+}
+
+describe('fromAiSdk', () => {
+  describe('a provider error', () => {
+    it('rejects with the very error doStream rejected with', async () => {
+      const overloaded = apiError(529);
+      const stream = fromAiSdk(failingThen([overloaded], [])).stream(request, { signal: new AbortController().signal, state: {} });
+      await expect(stream.next()).rejects.toBe(overloaded);
+    });
+
+    it('throws the error of an error part, after the events before it', async () => {
+      const cut = new Error('connection reset');
+      const seen: string[] = [];
+      const stream = fromAiSdk(mockModel([{ type: 'text-delta', id: 't', delta: 'Hal' }, { type: 'error', error: cut }, ...textParts(['never'])])).stream(request, { signal: new AbortController().signal, state: {} });
+      const failure = await (async () => {
+        try {
+          for await (const event of stream) seen.push(event.type);
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      })();
+      expect([seen, failure]).toEqual([['messageStart', 'textDelta'], cut]);
+      expect(failure).toBe(cut);
+    });
+
+    it('fails a finish with reason error that no error part explained', async () => {
+      const stream = fromAiSdk(mockModel(textParts(['x'], finishPart('error', 'server_error')))).stream(request, { signal: new AbortController().signal, state: {} });
+      await expect((async () => { for await (const _event of stream) void _event; })()).rejects.toThrow('finished its response with reason "error" (the provider\'s "server_error")');
+    });
+  });
+
+  describe('under retry around InvokeModelStage', () => {
+    it('recovers from a 503: the next attempt answers, and the wait is what Retry-After asked', async () => {
+      const model = failingThen([apiError(503, { 'retry-after-ms': '5' })], textParts(['Back.']));
+      const waits: number[] = [];
+      const registry = new MiddlewareRegistry();
+      registry.add(InvokeModelStage.Wrap, retry({ backoff: () => 0, onRetry: (info) => void waits.push(info.delayMs) }));
+      const result = await new Agent({ model: fromAiSdk(model), registry }).invoke('hi');
+      expect([result.stopReason, result.message?.content, model.doStreamCalls.length, waits]).toEqual(['endTurn', [{ type: 'text', text: 'Back.' }], 2, [5]]);
+    });
+
+    it('does not retry a 400: the run rejects with the provider error after one call', async () => {
+      const badRequest = apiError(400);
+      const model = failingThen([badRequest], textParts(['unreachable']));
+      const registry = new MiddlewareRegistry();
+      registry.add(InvokeModelStage.Wrap, retry({ backoff: () => 0 }));
+      const failure = await new Agent({ model: fromAiSdk(model), registry }).invoke('hi').catch((error: unknown) => error);
+      expect([failure, model.doStreamCalls.length]).toEqual([badRequest, 1]);
+      expect(failure).toBe(badRequest);
+    });
+
+    it('streams each text delta as it arrives with stream: live, before the response ends', async () => {
+      let feed: ReadableStreamDefaultController<LanguageModelV3StreamPart> | undefined;
+      const model = new MockLanguageModelV3({
+        doStream: async () => ({
+          stream: new ReadableStream<LanguageModelV3StreamPart>({
+            start(controller) {
+              feed = controller;
+            },
+          }),
+        }),
+      });
+      const registry = new MiddlewareRegistry();
+      registry.add(InvokeModelStage.Wrap, retry({ stream: 'live' }));
+      const events = new Agent({ model: fromAiSdk(model), registry }).stream('hi');
+      const first = await events.next();
+      feed?.enqueue({ type: 'text-delta', id: 't', delta: 'Hel' });
+      const second = await events.next();
+      // The response has not ended: the delta reached the consumer while the model still streams.
+      feed?.enqueue({ type: 'text-delta', id: 't', delta: 'lo' });
+      for (const part of textParts([]).slice(2)) feed?.enqueue(part);
+      feed?.close();
+      const rest: AgentEvent[] = [];
+      for await (const event of events) rest.push(event);
+      expect([first.value, second.value, rest.map((event) => event.type)]).toEqual([
+        { type: 'messageStart', role: 'assistant' },
+        { type: 'textDelta', text: 'Hel' },
+        ['textDelta', 'usage', 'messageStop', 'modelResult', 'agentResult'],
+      ]);
+    });
+  });
+
+  describe('when the run is cancelled while the provider streams', () => {
+    it('ends the run as cancelled, aborts the provider request and cancels its stream', async () => {
+      const cancelled: unknown[] = [];
+      const model = new MockLanguageModelV3({
+        doStream: async () => ({
+          stream: new ReadableStream<LanguageModelV3StreamPart>({
+            start(controller) {
+              controller.enqueue({ type: 'text-delta', id: 't', delta: 'Thinking' });
+            },
+            cancel(reason) {
+              cancelled.push(reason);
+            },
+          }),
+        }),
+      });
+      const agent = new Agent({ model: fromAiSdk(model) });
+      const seen: string[] = [];
+      for await (const event of agent.stream('hi')) {
+        seen.push(event.type);
+        if (event.type === 'textDelta') agent.cancel('user left');
+      }
+      const signal = model.doStreamCalls[0]?.abortSignal;
+      expect([seen, signal?.aborted, signal?.reason, cancelled]).toEqual([['messageStart', 'textDelta', 'agentResult'], true, 'user left', ['user left']]);
+      expect(agent.messages).toEqual([]);
+    });
+
+    it('rejects with the reason when the signal is already aborted, without calling the provider', async () => {
+      const model = mockModel(textParts(['x']));
+      const stream = fromAiSdk(model).stream(request, { signal: AbortSignal.abort('gone'), state: {} });
+      await expect(stream.next()).rejects.toBe('gone');
+      expect(model.doStreamCalls).toEqual([]);
+    });
+  });
+
+  describe('a value that is no AI SDK model', () => {
+    it.each([
+      ['undefined', undefined, 'model must be an AI SDK language model with doStream()'],
+      ['a model id string', 'openai/gpt-4.1', 'model must be an AI SDK language model with doStream()'],
+      ['a model of specification v2', { specificationVersion: 'v2', provider: 'p', modelId: 'm', doStream: () => undefined }, 'specification "v2"'],
+    ])('refuses %s with ERR_INVALID_OPTIONS', (_name, model, says) => {
+      let thrown: unknown;
+      try {
+        fromAiSdk(model as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect([MiddlewareError.isInstance(thrown), (thrown as MiddlewareError).code, (thrown as MiddlewareError).handler, (thrown as Error).message.includes(says)]).toEqual([true, 'ERR_INVALID_OPTIONS', 'fromAiSdk', true]);
+    });
+
+    it.each([
+      ['options that are not an object', 'fast'],
+      ['settings that are not an object', { settings: 3 }],
+      ['a cachePoint that is not a function', { cachePoint: { anthropic: {} } }],
+    ])('refuses %s with ERR_INVALID_OPTIONS', (_name, options) => {
+      expect(() => fromAiSdk(mockModel([]), options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'fromAiSdk' }));
+    });
+  });
+});
