@@ -51,7 +51,16 @@ function hitlRegistry(): MiddlewareRegistry {
     const { path } = context.toolUse.input as { path: string };
     const { response } = context.interrupt({ name: 'approve', reason: `Delete the files under ${path}?` });
     if (response === 'approved') return yield* next();
-    yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'A human refused.' }] } };
+    yield {
+      type: 'toolResult',
+      toolResult: {
+        type: 'toolResult',
+        toolUseId: context.toolUse.toolUseId,
+        name: context.toolUse.name,
+        status: 'error',
+        content: [{ type: 'text', text: 'A human refused.' }],
+      },
+    };
   });
   return registry;
 }

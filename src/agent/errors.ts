@@ -16,10 +16,23 @@ import { pathText } from './value-walk';
 /** The codes the agent kit adds. */
 export const AGENT_ERROR_CODES = {
   ERR_AGENT_BUSY: { rule: 'MW-117', meaning: 'a run of an `Agent` was started while another run of the same agent was going' },
-  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`' },
-  ERR_INTERRUPT_AFTER_RESULT: { rule: 'MW-134', meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect' },
-  ERR_SNAPSHOT_VERSION: { rule: 'MW-136', meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)' },
-  ERR_TOOL_INPUT_INVALID: { rule: 'MW-185', meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result' },
+  ERR_INTERRUPT_PENDING: {
+    rule: 'MW-117',
+    meaning:
+      'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`',
+  },
+  ERR_INTERRUPT_AFTER_RESULT: {
+    rule: 'MW-134',
+    meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect',
+  },
+  ERR_SNAPSHOT_VERSION: {
+    rule: 'MW-136',
+    meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)',
+  },
+  ERR_TOOL_INPUT_INVALID: {
+    rule: 'MW-185',
+    meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result',
+  },
 } as const satisfies ErrorTable;
 
 /** A code the agent kit adds (its table, not the core's codes it raises too). */
@@ -207,14 +220,22 @@ export function invalidToolUseReference(toolUse: unknown): MiddlewareError {
 /** The error of a `defineTool` definition it cannot make a tool of (MW-185). */
 export function invalidToolDefinition(name: string | undefined, problem: string, cause?: unknown): MiddlewareError {
   const which = name === undefined ? 'defineTool()' : `defineTool({ name: ${JSON.stringify(name)} })`;
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `${which}: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `${which}: ${problem}.`,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /**
  * The error of a call whose input the schema rejected (MW-185): its message
  * is what the model reads in the error result, one `<path>: <message>` per issue.
  */
-export function invalidToolInput(name: string, error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] }): MiddlewareError {
+export function invalidToolInput(
+  name: string,
+  error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] },
+): MiddlewareError {
   const issues = error.issues.map((issue) => `${pathText('input', issue.path.map(pathStep))}: ${issue.message}`).join('; ');
   return new MiddlewareError({
     code: 'ERR_TOOL_INPUT_INVALID',

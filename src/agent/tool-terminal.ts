@@ -48,7 +48,13 @@ export function toolFailure(toolUse: ToolUseReference, error: unknown): ToolResu
 
 /** An error result; `thrown`, when given, is kept as `error` (even a thrown `undefined`). */
 function failure(toolUse: ToolUseReference, text: string, thrown: { readonly value: unknown } | undefined): ToolResultEvent {
-  const toolResult = adopt({ type: 'toolResult', toolUseId: toolUse.toolUseId, name: toolUse.name, status: 'error', content: [{ type: 'text', text }] } as const);
+  const toolResult = adopt({
+    type: 'toolResult',
+    toolUseId: toolUse.toolUseId,
+    name: toolUse.name,
+    status: 'error',
+    content: [{ type: 'text', text }],
+  } as const);
   return Object.freeze(thrown === undefined ? { type: 'toolResult', toolResult } : { type: 'toolResult', toolResult, error: thrown.value });
 }
 
@@ -155,6 +161,16 @@ export const EXTERNAL_TOOL = 'externalTool';
 /** The result of a call whose tool returned `value` (frozen): its content, or an error result when it is not JSON. */
 function answer(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
   const content = resultContent(value);
-  if (typeof content === 'string') return failure(toolUse, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`, undefined);
-  return Object.freeze({ type: 'toolResult', toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, name: toolUse.name, status: 'success', content } as const) });
+  if (typeof content === 'string')
+    return failure(toolUse, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`, undefined);
+  return Object.freeze({
+    type: 'toolResult',
+    toolResult: Object.freeze({
+      type: 'toolResult',
+      toolUseId: toolUse.toolUseId,
+      name: toolUse.name,
+      status: 'success',
+      content,
+    } as const),
+  });
 }

@@ -100,7 +100,11 @@ export type TurnDecider = (context: TurnContext, decided: TurnResultEvent) => Tu
  */
 export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEvent> {
   if (typeof decide !== 'function') throw invalidTurnDecider(decide);
-  const handler = async function* (context: TurnContext, next: () => AsyncGenerator<TurnEvent, void, undefined>, run: { readonly handler: string }): AsyncGenerator<TurnEvent, void, undefined> {
+  const handler = async function* (
+    context: TurnContext,
+    next: () => AsyncGenerator<TurnEvent, void, undefined>,
+    run: { readonly handler: string },
+  ): AsyncGenerator<TurnEvent, void, undefined> {
     let last: TurnEvent | undefined;
     let pulled = false;
     for await (const event of next()) {

@@ -94,7 +94,11 @@ function toolNameOf(block: ToolResultBlock, names: ReadonlyMap<string, string>):
 }
 
 /** The parts of an assistant message; a cache point marks the part before it, tool results are dropped. */
-function assistantParts(content: readonly ContentBlock[], names: Map<string, string>, cachePoint: CachePointOptions): (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] {
+function assistantParts(
+  content: readonly ContentBlock[],
+  names: Map<string, string>,
+  cachePoint: CachePointOptions,
+): (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] {
   const parts: (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] = [];
   for (const block of content) {
     if (block.type === 'text') parts.push({ type: 'text', text: block.text });
@@ -133,7 +137,12 @@ function userMessages(content: readonly ContentBlock[], names: ReadonlyMap<strin
         text = undefined;
         messages.push({ role: 'tool', content: results });
       }
-      const part: AiSdkToolResultPart = { type: 'tool-result', toolCallId: block.toolUseId, toolName: toolNameOf(block, names), output: outputOf(block) };
+      const part: AiSdkToolResultPart = {
+        type: 'tool-result',
+        toolCallId: block.toolUseId,
+        toolName: toolNameOf(block, names),
+        output: outputOf(block),
+      };
       results.push(part);
       last = part;
     } else if (block.type === 'cachePoint') annotate(last, cachePoint(block.cacheType));
@@ -168,14 +177,24 @@ function toolChoiceOf(choice: ToolChoice): AiSdkToolChoice {
  * prompt and the conversation, the tools (when there are any), the tool
  * choice (when constrained) and the run's signal.
  */
-export function toCallOptions(request: ModelRequest, signal: AbortSignal, settings: AiSdkCallSettings | undefined, cachePoint: CachePointOptions): AiSdkCallOptions {
+export function toCallOptions(
+  request: ModelRequest,
+  signal: AbortSignal,
+  settings: AiSdkCallSettings | undefined,
+  cachePoint: CachePointOptions,
+): AiSdkCallOptions {
   const options: AiSdkCallOptions = {
     ...settings,
     prompt: [...systemMessages(request.systemBlocks, cachePoint), ...conversation(request.messages, cachePoint)],
     abortSignal: signal,
   };
   if (request.toolSpecs.length > 0) {
-    options.tools = request.toolSpecs.map((spec) => ({ type: 'function', name: spec.name, description: spec.description, inputSchema: spec.inputSchema as Record<string, unknown> }));
+    options.tools = request.toolSpecs.map((spec) => ({
+      type: 'function',
+      name: spec.name,
+      description: spec.description,
+      inputSchema: spec.inputSchema,
+    }));
   }
   if (request.toolChoice !== undefined) options.toolChoice = toolChoiceOf(request.toolChoice);
   return options;

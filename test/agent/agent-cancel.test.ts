@@ -193,7 +193,16 @@ describe('Agent', () => {
           yield* next(context, { signal: local.signal });
         } catch (error) {
           caught.push(error);
-          yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'timed out' }] } };
+          yield {
+            type: 'toolResult',
+            toolResult: {
+              type: 'toolResult',
+              toolUseId: context.toolUse.toolUseId,
+              name: context.toolUse.name,
+              status: 'error',
+              content: [{ type: 'text', text: 'timed out' }],
+            },
+          };
         }
       });
       const { tool, started } = stuckTool(new Promise(() => undefined));
@@ -209,7 +218,12 @@ describe('Agent', () => {
       expect([result.stopReason, caught, agent.messages[2]]).toEqual([
         'endTurn',
         [reason],
-        { role: 'user', content: [{ type: 'toolResult', toolUseId: 's1', name: 'stuck', status: 'error', content: [{ type: 'text', text: 'timed out' }] }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'toolResult', toolUseId: 's1', name: 'stuck', status: 'error', content: [{ type: 'text', text: 'timed out' }] },
+          ],
+        },
       ]);
       expect(caught[0]).toBe(reason);
     });

@@ -82,7 +82,17 @@ describe('Agent', () => {
         };
       });
       registry.add(ExecuteToolStage.Wrap, async function* answerForTool(context) {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'cached failure' }] }, error: thrown };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: 'cached failure' }],
+          },
+          error: thrown,
+        };
       });
       const agent = new Agent({ model: new ScriptedModel([textTurn('done')]), registry });
       const tampering: string[] = [];
@@ -104,7 +114,12 @@ describe('Agent', () => {
         true,
         [
           { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'c1', name: 'lookup', input: { q: 'a' } }] },
-          { role: 'user', content: [{ type: 'toolResult', toolUseId: 'c1', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'cached failure' }] }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'toolResult', toolUseId: 'c1', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'cached failure' }] },
+            ],
+          },
         ],
       ]);
     });

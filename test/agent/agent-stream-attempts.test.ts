@@ -22,7 +22,10 @@ function retryingRegistry(): MiddlewareRegistry {
 const askFor = (name: string): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'tool-1', name, input: {} }] });
 
 /** The user message answering `tool-1` (a call of tool `name`) with a string. */
-const answer = (name: string, text: string): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: 'tool-1', name, status: 'success', content: [{ type: 'text', text }] }] });
+const answer = (name: string, text: string): Message => ({
+  role: 'user',
+  content: [{ type: 'toolResult', toolUseId: 'tool-1', name, status: 'success', content: [{ type: 'text', text }] }],
+});
 
 const usage = (tokens: number): { inputTokens: number; outputTokens: number; totalTokens: number } => ({
   inputTokens: tokens,

@@ -16,8 +16,17 @@ describe('Agent', () => {
       const result = await agent.invoke('What is 1 + 2?');
       expect(agent.messages).toEqual([
         user('What is 1 + 2?'),
-        { role: 'assistant', content: [{ type: 'text', text: 'Adding.' }, { type: 'toolUse', toolUseId: 't1', name: 'add', input: { a: 1, b: 2 } }] },
-        { role: 'user', content: [{ type: 'toolResult', toolUseId: 't1', name: 'add', status: 'success', content: [{ type: 'json', json: 3 }] }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Adding.' },
+            { type: 'toolUse', toolUseId: 't1', name: 'add', input: { a: 1, b: 2 } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'toolResult', toolUseId: 't1', name: 'add', status: 'success', content: [{ type: 'json', json: 3 }] }],
+        },
         assistant('It is 3.'),
       ]);
       expect(result).toEqual({ type: 'agentResult', stopReason: 'endTurn', message: assistant('It is 3.'), interrupts: [], usage: ZERO });
@@ -184,7 +193,15 @@ describe('Agent', () => {
       expect(seen).toEqual([[undefined, { name: 'missing', toolUseId: 'm1', input: { q: 1 } }]]);
       expect(agent.messages[2]).toEqual({
         role: 'user',
-        content: [{ type: 'toolResult', toolUseId: 'm1', name: 'missing', status: 'error', content: [{ type: 'text', text: 'Unknown tool "missing": the agent has no tool by that name.' }] }],
+        content: [
+          {
+            type: 'toolResult',
+            toolUseId: 'm1',
+            name: 'missing',
+            status: 'error',
+            content: [{ type: 'text', text: 'Unknown tool "missing": the agent has no tool by that name.' }],
+          },
+        ],
       });
     });
 
@@ -198,7 +215,13 @@ describe('Agent', () => {
       await agent.invoke('go');
       expect(seen[0]).toBe(failure);
       expect(agent.messages[2]?.content).toEqual([
-        { type: 'toolResult', toolUseId: 's1', name: 'save', status: 'error', content: [{ type: 'text', text: 'Tool "save" failed: disk full' }] },
+        {
+          type: 'toolResult',
+          toolUseId: 's1',
+          name: 'save',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "save" failed: disk full' }],
+        },
       ]);
     });
 
@@ -220,14 +243,18 @@ describe('Agent', () => {
       const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('ok')]);
       const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'a', outcomes: [{ value: 'plain' }] })] });
       await agent.invoke('go');
-      expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'success', content: [{ type: 'text', text: 'plain' }] }]);
+      expect(agent.messages[2]?.content).toEqual([
+        { type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'success', content: [{ type: 'text', text: 'plain' }] },
+      ]);
     });
 
     it('turns a non-Error throw into an error result naming the thrown value', async () => {
       const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('ok')]);
       const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'a', outcomes: [{ error: 'nope' }] })] });
       await agent.invoke('go');
-      expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'error', content: [{ type: 'text', text: 'Tool "a" failed: nope' }] }]);
+      expect(agent.messages[2]?.content).toEqual([
+        { type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'error', content: [{ type: 'text', text: 'Tool "a" failed: nope' }] },
+      ]);
     });
   });
 

@@ -54,11 +54,19 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
     cancel:
       runs.some((run) => run.signal !== undefined) ||
       turns.some((turn) => turn.cancel === true || turn.cancelLater !== undefined || turn.hang === true) ||
-      (agent.aiSdk?.responses ?? []).some((response) => 'parts' in response && (response.cancelLater !== undefined || response.hang === true)) ||
+      (agent.aiSdk?.responses ?? []).some(
+        (response) => 'parts' in response && (response.cancelLater !== undefined || response.hang === true),
+      ) ||
       tools.some((tool) => tool.cancelAgent === true || tool.cancelLater !== undefined || tool.hang === true),
     // The refusals of a run itself (MW-106, MW-117), not errors of the model, a tool or a handler.
-    runChecks: runs.some((run) => run.inputDefect !== undefined || refused(run.expect?.error)) || turns.some((turn) => turn.startAnotherRun === true) || expected.callerObjectsUnfrozen !== undefined,
-    turnControl: handlers.some((handler) => handler.stage === 'turn') || handles('stopAfter') || runs.some((run) => run.expect?.stoppedBy !== undefined || run.expect?.stopReason === 'stopped'),
+    runChecks:
+      runs.some((run) => run.inputDefect !== undefined || refused(run.expect?.error)) ||
+      turns.some((turn) => turn.startAnotherRun === true) ||
+      expected.callerObjectsUnfrozen !== undefined,
+    turnControl:
+      handlers.some((handler) => handler.stage === 'turn') ||
+      handles('stopAfter') ||
+      runs.some((run) => run.expect?.stoppedBy !== undefined || run.expect?.stopReason === 'stopped'),
     // Questions about the whole run, responses given with a fresh run's input, questions after the result.
     agentInterrupts: handles('gate', 'lateInterrupt') || runs.some((run) => run.input !== undefined && run.resume !== undefined),
     snapshots:

@@ -17,7 +17,17 @@ export function durableAgentOptions(directory: string, turns: readonly ScriptedT
   registry.add(ExecuteToolStage.Wrap, async function* approveRefunds(context, next) {
     const { response } = context.interrupt({ name: 'approve', reason: { refund: context.toolUse.input } });
     if (response === 'yes') yield* next();
-    else yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'Refused.' }] } };
+    else
+      yield {
+        type: 'toolResult',
+        toolResult: {
+          type: 'toolResult',
+          toolUseId: context.toolUse.toolUseId,
+          name: context.toolUse.name,
+          status: 'error',
+          content: [{ type: 'text', text: 'Refused.' }],
+        },
+      };
   });
   const refund = new ScriptedTool({
     name: 'refund',

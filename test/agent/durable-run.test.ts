@@ -55,7 +55,18 @@ describe('Agent', () => {
         messages: inProcess.messages,
       });
       // The halted run's invocation state crossed the process boundary: the tool saw the operator.
-      expect(inProcess.messages[2]).toEqual({ role: 'user', content: [{ type: 'toolResult', toolUseId: 'r1', name: 'refund', status: 'success', content: [{ type: 'json', json: { refunded: { amount: 30 }, by: 'ana' } }] }] });
+      expect(inProcess.messages[2]).toEqual({
+        role: 'user',
+        content: [
+          {
+            type: 'toolResult',
+            toolUseId: 'r1',
+            name: 'refund',
+            status: 'success',
+            content: [{ type: 'json', json: { refunded: { amount: 30 }, by: 'ana' } }],
+          },
+        ],
+      });
     }, 60_000);
   });
 });

@@ -187,7 +187,17 @@ describe('toolErrorAnswer', () => {
     const error = new Error('no dry run');
     const answer = toolErrorAnswer(error, context);
     expect([answer, answer.error === error, Object.isFrozen(answer) && Object.isFrozen(answer.toolResult)]).toEqual([
-      { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 'r1', name: 'rm', status: 'error', content: [{ type: 'text', text: 'Tool "rm" failed: no dry run' }] }, error },
+      {
+        type: 'toolResult',
+        toolResult: {
+          type: 'toolResult',
+          toolUseId: 'r1',
+          name: 'rm',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "rm" failed: no dry run' }],
+        },
+        error,
+      },
       true,
       true,
     ]);

@@ -73,7 +73,15 @@ describe('examples/errors-as-answers.ts', () => {
     expect([result.stopReason, refund.calls.length, model.calls[1]?.request.messages.at(-1)?.content]).toEqual([
       'endTurn',
       0,
-      [{ type: 'toolResult', toolUseId: 'tool-1', name: 'refund', status: 'error', content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager.' }] }],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'tool-1',
+          name: 'refund',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager.' }],
+        },
+      ],
     ]);
   });
 
@@ -191,11 +199,23 @@ describe('examples/agent-middleware.ts', () => {
       1,
       'You write short research notes.\nCurrent todo list:\n- [~] Find the launch date\n- [ ] Publish a note',
       'toolResult',
-      { type: 'toolResult', toolUseId: 'r1', name: 'research', status: 'success', content: [{ type: 'text', text: 'It launched on 3 May 2026 (press release).' }] },
+      {
+        type: 'toolResult',
+        toolUseId: 'r1',
+        name: 'research',
+        status: 'success',
+        content: [{ type: 'text', text: 'It launched on 3 May 2026 (press release).' }],
+      },
       { research: { inputTokens: 20, outputTokens: 10, totalTokens: 30 } },
     ]);
     expect(cheap.calls[1]?.request.messages.at(-1)?.content).toEqual([
-      { type: 'toolResult', toolUseId: 'tool-1', name: 'search', status: 'success', content: [{ type: 'text', text: 'Press release: launched 3 May 2026. Fetched with [key].' }] },
+      {
+        type: 'toolResult',
+        toolUseId: 'tool-1',
+        name: 'search',
+        status: 'success',
+        content: [{ type: 'text', text: 'Press release: launched 3 May 2026. Fetched with [key].' }],
+      },
     ]);
   });
 

@@ -17,7 +17,16 @@ function approvalAgent(turns = [toolUseTurn([{ name: 'delete', input: { path: 'a
       });
       answers.push(response);
       if (response !== 'yes') {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: 'denied' }],
+          },
+        };
         return;
       }
     }
@@ -68,7 +77,9 @@ describe('Agent', () => {
       expect((await agent.invoke('pay')).interrupts).toEqual([{ id: 'executeTool:p1:confirm', name: 'confirm', reason: 'pay 5 EUR' }]);
       const result = await agent.resume({ 'executeTool:p1:confirm': 'ok' });
       expect(result.stopReason).toEqual('endTurn');
-      expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'p1', name: 'pay', status: 'success', content: [{ type: 'text', text: 'ok' }] }]);
+      expect(agent.messages[2]?.content).toEqual([
+        { type: 'toolResult', toolUseId: 'p1', name: 'pay', status: 'success', content: [{ type: 'text', text: 'ok' }] },
+      ]);
     });
   });
 
@@ -83,7 +94,12 @@ describe('Agent', () => {
       expect(agent.pendingInterrupts).toEqual([]);
       expect(model.calls.length).toEqual(2);
       expect(agent.messages.slice(2)).toEqual([
-        { role: 'user', content: [{ type: 'toolResult', toolUseId: 'd1', name: 'delete', status: 'success', content: [{ type: 'text', text: 'removed' }] }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'toolResult', toolUseId: 'd1', name: 'delete', status: 'success', content: [{ type: 'text', text: 'removed' }] },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'text', text: 'deleted' }] },
       ]);
     });

@@ -46,7 +46,13 @@ describe('ownLoop', () => {
           role: 'user',
           content: [
             { type: 'toolResult', toolUseId: 'c1', name: 'clock', status: 'success', content: [{ type: 'text', text: '12:00' }] },
-            { type: 'toolResult', toolUseId: 'g1', name: 'ghost', status: 'error', content: [{ type: 'text', text: 'Unknown tool "ghost": the agent has no tool by that name.' }] },
+            {
+              type: 'toolResult',
+              toolUseId: 'g1',
+              name: 'ghost',
+              status: 'error',
+              content: [{ type: 'text', text: 'Unknown tool "ghost": the agent has no tool by that name.' }],
+            },
           ],
         },
         { role: 'assistant', content: [{ type: 'text', text: 'IT IS NOON' }] },

@@ -144,7 +144,10 @@ describe('errorResult', () => {
     it('builds an error result answering the tool use, with the error only when given', () => {
       const error = new Error('x');
       const toolUse = { toolUseId: 't', name: 'lookup', input: { q: 1 } };
-      expect(errorResult(toolUse, 'bad')).toEqual({ type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'bad' }] } });
+      expect(errorResult(toolUse, 'bad')).toEqual({
+        type: 'toolResult',
+        toolResult: { type: 'toolResult', toolUseId: 't', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'bad' }] },
+      });
       expect(errorResult(toolUse, 'bad', error).error).toBe(error);
     });
 
@@ -153,7 +156,9 @@ describe('errorResult', () => {
       ['a tool use without a name', { toolUseId: 't' }],
       ['null', null],
     ])('refuses %s with ERR_INVALID_OPTIONS', (_name, toolUse) => {
-      expect(() => errorResult(toolUse as never, 'bad')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool' }));
+      expect(() => errorResult(toolUse as never, 'bad')).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool' }),
+      );
     });
   });
 });

@@ -23,8 +23,20 @@ async function callTool(run: () => unknown): Promise<{ block: ToolResultBlock; e
   return { block: message?.content[0] as ToolResultBlock, event: seen as ToolResultEvent };
 }
 
-const errorBlock = (text: string): ToolResultBlock => ({ type: 'toolResult', toolUseId: 'u1', name: 't', status: 'error', content: [{ type: 'text', text }] });
-const jsonBlock = (json: unknown): ToolResultBlock => ({ type: 'toolResult', toolUseId: 'u1', name: 't', status: 'success', content: [{ type: 'json', json }] });
+const errorBlock = (text: string): ToolResultBlock => ({
+  type: 'toolResult',
+  toolUseId: 'u1',
+  name: 't',
+  status: 'error',
+  content: [{ type: 'text', text }],
+});
+const jsonBlock = (json: unknown): ToolResultBlock => ({
+  type: 'toolResult',
+  toolUseId: 'u1',
+  name: 't',
+  status: 'success',
+  content: [{ type: 'json', json }],
+});
 const notJson = (problem: string): ToolResultBlock => errorBlock(`Tool "t" returned a value that is not JSON: ${problem}`);
 
 function cyclic(): Record<string, unknown> {
@@ -101,8 +113,19 @@ describe('toolTerminal', () => {
       ],
       ['undefined', () => undefined, jsonBlock(null)],
       ['a number', () => 42, jsonBlock(42)],
-      ['a string', () => 'plain text', { type: 'toolResult', toolUseId: 'u1', name: 't', status: 'success', content: [{ type: 'text', text: 'plain text' }] }],
-      ['an object shared twice', () => { const shared = { n: 1 }; return { a: shared, b: shared }; }, jsonBlock({ a: { n: 1 }, b: { n: 1 } })],
+      [
+        'a string',
+        () => 'plain text',
+        { type: 'toolResult', toolUseId: 'u1', name: 't', status: 'success', content: [{ type: 'text', text: 'plain text' }] },
+      ],
+      [
+        'an object shared twice',
+        () => {
+          const shared = { n: 1 };
+          return { a: shared, b: shared };
+        },
+        jsonBlock({ a: { n: 1 }, b: { n: 1 } }),
+      ],
       [
         'an array sharing its parts over 12 levels',
         () => {

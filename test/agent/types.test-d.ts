@@ -61,7 +61,10 @@ describe('agent stages', () => {
       registry.add(TurnStage.Wrap, retry({ stream: 'live' }));
       registry.add(AgentStreamStage.Wrap, retry({ stream: 'live' }));
       registry.add(InvokeModelStage.Wrap, fallback([(context: InvokeModelContext) => context], { stream: 'live' }));
-      registry.add(InvokeModelStage.Wrap, regenerate({ check: () => undefined, feedback: (context: InvokeModelContext) => context, stream: 'live' }));
+      registry.add(
+        InvokeModelStage.Wrap,
+        regenerate({ check: () => undefined, feedback: (context: InvokeModelContext) => context, stream: 'live' }),
+      );
     });
 
     it('lets a turn action decide only what a turn action is', () => {

@@ -26,7 +26,9 @@ describe('DeepReadonly', () => {
     });
 
     it('makes a Map a ReadonlyMap with read-only values and its keys as they are (the freeze leaves keys alone)', () => {
-      expectTypeOf<DeepReadonly<Map<{ id: string }, { tags: string[] }>>>().toEqualTypeOf<ReadonlyMap<{ id: string }, { readonly tags: readonly string[] }>>();
+      expectTypeOf<DeepReadonly<Map<{ id: string }, { tags: string[] }>>>().toEqualTypeOf<
+        ReadonlyMap<{ id: string }, { readonly tags: readonly string[] }>
+      >();
     });
 
     it('makes a Set a ReadonlySet of read-only members', () => {
@@ -49,7 +51,7 @@ describe('DeepReadonly', () => {
     });
 
     it('keeps functions, dates, regular expressions, promises, binary data and weak collections', () => {
-      type Kept = {
+      interface Kept {
         format: (value: number) => string;
         at: Date;
         pattern: RegExp;
@@ -58,7 +60,7 @@ describe('DeepReadonly', () => {
         buffer: ArrayBuffer;
         seen: WeakSet<object>;
         notes: WeakMap<object, string[]>;
-      };
+      }
       expectTypeOf<DeepReadonly<Kept>>().toEqualTypeOf<{ readonly [TKey in keyof Kept]: Kept[TKey] }>();
     });
 

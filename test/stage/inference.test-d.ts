@@ -50,12 +50,18 @@ describe('MiddlewareRegistry.run and invoke', () => {
     });
 
     it('take events with arrays and nested objects as they are, and run resolves to the result read-only all the way down', () => {
-      type Rich = { type: 'result'; parts: string[]; meta: { tokens: number } };
+      interface Rich {
+        type: 'result';
+        parts: string[];
+        meta: { tokens: number };
+      }
       const RichStage = createStage<{ prompt: string }, Rich>('rich');
       const result = registry.run(RichStage, { prompt: 'x' }, async function* () {
         yield { type: 'result', parts: ['a', 'b'], meta: { tokens: 1 } };
       });
-      expectTypeOf(result).toEqualTypeOf<Promise<{ readonly type: 'result'; readonly parts: readonly string[]; readonly meta: { readonly tokens: number } }>>();
+      expectTypeOf(result).toEqualTypeOf<
+        Promise<{ readonly type: 'result'; readonly parts: readonly string[]; readonly meta: { readonly tokens: number } }>
+      >();
       const events = registry.invoke(RichStage, { prompt: 'x' }, async function* () {
         yield { type: 'result', parts: ['a', 'b'], meta: { tokens: 1 } };
       });
@@ -64,7 +70,16 @@ describe('MiddlewareRegistry.run and invoke', () => {
 
     it('serve the agent kit stages', () => {
       void registry.run(ExecuteToolStage, {} as never, async function* (context) {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'success', content: [{ type: 'text', text: 'ok' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'success',
+            content: [{ type: 'text', text: 'ok' }],
+          },
+        };
       });
       expectTypeOf(registry.run(ExecuteToolStage, {} as never, async function* () {})).toEqualTypeOf<Promise<ToolResultEvent>>();
     });

@@ -160,7 +160,11 @@ export function subagent(options: SubagentOptions): Middleware {
     return Object.fromEntries(interrupts.map((interrupt, index) => [interrupt.id, answered[index]?.response]));
   }
 
-  const handler = async function* (context: ExecuteToolContext, next: Next<ExecuteToolContext, ExecuteToolEvent>, _run: WrapRun): AsyncGenerator<ExecuteToolEvent, void, undefined> {
+  const handler = async function* (
+    context: ExecuteToolContext,
+    next: Next<ExecuteToolContext, ExecuteToolEvent>,
+    _run: WrapRun,
+  ): AsyncGenerator<ExecuteToolEvent, void, undefined> {
     if (context.tool !== tool) {
       yield* next();
       return;

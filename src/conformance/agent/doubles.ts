@@ -183,10 +183,16 @@ function oddThrown(kind: string): unknown {
  * so the scripted tool sees only validated input.
  */
 export function buildTool(world: World, spec: AgentCaseTool): Tool {
-  if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
+  if (spec.external === true)
+    return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
   const scripted = scriptedTool(world, spec);
   if (spec.inputSchema === undefined) return scripted;
-  return defineTool({ name: spec.name, description: scripted.spec.description, input: z.fromJSONSchema(spec.inputSchema as never), run: (input, context) => scripted.run(input, context) });
+  return defineTool({
+    name: spec.name,
+    description: scripted.spec.description,
+    input: z.fromJSONSchema(spec.inputSchema as never),
+    run: (input, context) => scripted.run(input, context),
+  });
 }
 
 /** The scripted tool answering a case tool's calls. */

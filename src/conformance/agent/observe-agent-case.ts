@@ -4,7 +4,14 @@
  * port for. The runner compares the observation with the case's expectations.
  */
 import { MiddlewareRegistry, type SystemPrompt } from '../../index';
-import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, type SessionStore, type ToolChoice } from '../../agent/index';
+import {
+  MemorySessionStore,
+  type AgentEvent,
+  type AgentSnapshot,
+  type Message,
+  type SessionStore,
+  type ToolChoice,
+} from '../../agent/index';
 import { tracing } from '../../middleware/index';
 import type { ScriptedModel } from '../../testing/index';
 import type { AgentCase } from '../cases/agent-case';
@@ -33,9 +40,13 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   const parentRegistry = new MiddlewareRegistry();
   const registry = parentRegistry.child();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
-  for (const bundle of testCase.agent.bundles ?? []) (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
+  for (const bundle of testCase.agent.bundles ?? [])
+    (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
   const aiSdk = testCase.agent.aiSdk === undefined ? undefined : buildAiSdkModel(world, testCase.agent.aiSdk);
-  const { model, scripted } = aiSdk === undefined ? buildModel(world, testCase.agent.model ?? [], testCase.agent.modelId) : { model: aiSdk.model, scripted: undefined };
+  const { model, scripted } =
+    aiSdk === undefined
+      ? buildModel(world, testCase.agent.model ?? [], testCase.agent.modelId)
+      : { model: aiSdk.model, scripted: undefined };
   const spans = testCase.agent.tracing === undefined ? undefined : traced(registry, testCase.agent.tracing);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
@@ -105,7 +116,9 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     ...(session.modelState === undefined ? {} : { modelState: session.modelState as Json }),
     toolCalls: world.toolCalls as { name: string; input: Json }[],
     modelCalls: scripted === undefined ? [] : modelCallsOf(scripted),
-    ...(world.childModels.size === 0 ? {} : { childModelCalls: Object.fromEntries([...world.childModels].map(([name, child]) => [name, modelCallsOf(child)])) }),
+    ...(world.childModels.size === 0
+      ? {}
+      : { childModelCalls: Object.fromEntries([...world.childModels].map(([name, child]) => [name, modelCallsOf(child)])) }),
     observations: world.observations,
     ...(session.pendingInterrupts === undefined ? {} : { pendingInterrupts: session.pendingInterrupts.map((interrupt) => interrupt.id) }),
     ...(expected.callerObjectsUnfrozen === undefined

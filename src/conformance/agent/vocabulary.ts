@@ -5,7 +5,17 @@
  */
 import { castDraft, produce } from 'immer';
 import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../index';
-import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentEvent, type Message, type StopReason, type ToolResultBlock } from '../../agent/index';
+import {
+  AgentStreamStage,
+  CompressContextStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  TurnStage,
+  type AgentEvent,
+  type Message,
+  type StopReason,
+  type ToolResultBlock,
+} from '../../agent/index';
 import { retry } from '../../middleware/index';
 import type { AgentCaseHandler } from '../cases/agent-case';
 import type { AgentLoopSession } from './adapter';
@@ -180,14 +190,28 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
     case 'executeTool.wrap.block':
       registry.add(ExecuteToolStage.Wrap, async function* block(context, next) {
         if (context.toolUse.name !== spec.tool) return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: spec.text ?? 'blocked' }],
+          },
+        };
       });
       return;
     case 'executeTool.wrap.blockWithoutName':
       registry.add(ExecuteToolStage.Wrap, async function* blockWithoutName(context, next) {
         if (context.toolUse.name !== spec.tool) return yield* next();
         // As untyped code, or an older copy of the package, builds it: no name.
-        const toolResult = { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } as unknown as ToolResultBlock;
+        const toolResult = {
+          type: 'toolResult',
+          toolUseId: context.toolUse.toolUseId,
+          status: 'error',
+          content: [{ type: 'text', text: spec.text ?? 'blocked' }],
+        } as unknown as ToolResultBlock;
         yield { type: 'toolResult', toolResult };
       });
       return;
@@ -198,7 +222,16 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
         const { response } = context.interrupt({ name: spec.name ?? 'approve', reason: spec.reason, response: presupplied });
         world.observations.push(`approval ${context.toolUse.toolUseId} ${String(response)}`);
         if (response === 'yes') return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: 'denied' }],
+          },
+        };
       });
       return;
     case 'executeTool.output.observe':
@@ -240,11 +273,15 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
         return;
       }
       if (spec.do === 'liveRetry' && spec.phase === 'wrap') {
-        registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, retry({ stream: 'live', attempts: spec.attempts ?? 2, retryOn: () => true, backoff: () => 0 }));
+        registry.add(
+          stage.Wrap as typeof AgentStreamStage.Wrap,
+          retry({ stream: 'live', attempts: spec.attempts ?? 2, retryOn: () => true, backoff: () => 0 }),
+        );
         return;
       }
       if (spec.do === 'builtinRetry' && spec.phase === 'wrap') {
-        const onRetry = (info: { readonly error: unknown }): void => void world.observations.push(`retry after: ${(info.error as Error).message}`);
+        const onRetry = (info: { readonly error: unknown }): void =>
+          void world.observations.push(`retry after: ${(info.error as Error).message}`);
         registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, retry({ attempts: spec.attempts ?? 3, backoff: () => 0, onRetry }));
         return;
       }

@@ -88,8 +88,15 @@ const turn = z
 const providerError = z
   .strictObject({
     message: z.string(),
-    statusCode: z.number().int().optional().describe("The HTTP status: the error carries an APICallError's properties, statusCode this status"),
-    isRetryable: z.boolean().optional().describe("The error's isRetryable (by default what APICallError derives from the status: 408, 409, 429 and 5xx)"),
+    statusCode: z
+      .number()
+      .int()
+      .optional()
+      .describe("The HTTP status: the error carries an APICallError's properties, statusCode this status"),
+    isRetryable: z
+      .boolean()
+      .optional()
+      .describe("The error's isRetryable (by default what APICallError derives from the status: 408, 409, 429 and 5xx)"),
   })
   .describe('A provider error, kept by message so the run can be checked to reject with the very object');
 
@@ -112,7 +119,9 @@ const aiSdkModel = z
     responses: z.array(aiSdkResponse).describe('The doStream calls in order'),
     settings: z.record(z.string(), json).optional().describe('fromAiSdk options.settings'),
   })
-  .describe("Instead of model: the kit's scripted AI SDK language model (LanguageModelV3) answering doStream calls in order, given to the loop as fromAiSdk(languageModel, { settings })");
+  .describe(
+    "Instead of model: the kit's scripted AI SDK language model (LanguageModelV3) answering doStream calls in order, given to the loop as fromAiSdk(languageModel, { settings })",
+  );
 
 /** What one doStream call received: only the listed keys are compared. */
 const aiSdkCall = z.strictObject({
@@ -157,7 +166,9 @@ const tool = z.strictObject({
   inputSchema: z
     .record(z.string(), json)
     .optional()
-    .describe("A tool made by defineTool (MW-185) whose input schema is this JSON Schema (the kit: z.fromJSONSchema); its calls record and answer the validated input"),
+    .describe(
+      'A tool made by defineTool (MW-185) whose input schema is this JSON Schema (the kit: z.fromJSONSchema); its calls record and answer the validated input',
+    ),
 });
 
 const stageName = z.enum(['agentStream', 'invokeModel', 'executeTool', 'turn', 'compressContext']);
@@ -358,39 +369,43 @@ const span = z
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-(1[0-9]|21)\d$/)).min(1).describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
+  rules: z
+    .array(z.string().regex(/^MW-(1[0-9]|21)\d$/))
+    .min(1)
+    .describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
     .describe(
       'The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed',
     ),
-  agent: z.strictObject({
-    name: z.string().optional().describe("The agent's name (options.name)"),
-    modelId: z.string().optional().describe("The model's modelId"),
-    tracing: z
-      .enum(['api', 'tracer'])
-      .optional()
-      .describe(
-        "The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
-      ),
-    session: z
-      .boolean()
-      .optional()
-      .describe(
-        "The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot",
-      ),
-    systemPrompt: z.union([z.string(), systemBlocks]).optional(),
-    messages: z.array(json).optional(),
-    modelState: z.record(z.string(), json).optional(),
-    tools: z.array(tool).optional(),
-    toolChoice: z.record(z.string(), json).optional().describe('options.toolChoice'),
-    model: z.array(turn).optional().describe('The scripted model turns; exactly one of model and aiSdk'),
-    aiSdk: aiSdkModel.optional(),
-    inheritTools: z.boolean().optional().describe('options.inheritTools'),
-    bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
-  })
-  .refine((agent) => (agent.model === undefined) !== (agent.aiSdk === undefined), 'give exactly one of model and aiSdk'),
+  agent: z
+    .strictObject({
+      name: z.string().optional().describe("The agent's name (options.name)"),
+      modelId: z.string().optional().describe("The model's modelId"),
+      tracing: z
+        .enum(['api', 'tracer'])
+        .optional()
+        .describe(
+          "The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
+        ),
+      session: z
+        .boolean()
+        .optional()
+        .describe(
+          "The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot",
+        ),
+      systemPrompt: z.union([z.string(), systemBlocks]).optional(),
+      messages: z.array(json).optional(),
+      modelState: z.record(z.string(), json).optional(),
+      tools: z.array(tool).optional(),
+      toolChoice: z.record(z.string(), json).optional().describe('options.toolChoice'),
+      model: z.array(turn).optional().describe('The scripted model turns; exactly one of model and aiSdk'),
+      aiSdk: aiSdkModel.optional(),
+      inheritTools: z.boolean().optional().describe('options.inheritTools'),
+      bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
+    })
+    .refine((agent) => (agent.model === undefined) !== (agent.aiSdk === undefined), 'give exactly one of model and aiSdk'),
   handlers: z.array(handler).optional(),
   runs: z.array(run).min(1),
   expect: z

@@ -24,8 +24,16 @@ const record = z.strictObject({ record: z.string() }).describe('Appends the text
 const throwStep = z
   .strictObject({
     throw: z.string(),
-    with: z.record(z.string(), z.json()).optional().describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
-    interruptSignal: z.literal(true).optional().describe("The error carries the realm-wide interrupt-signal marker Symbol.for('staged-middleware.interrupt-signal') (MW-083), as the agent kit's InterruptSignal does"),
+    with: z
+      .record(z.string(), z.json())
+      .optional()
+      .describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
+    interruptSignal: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The error carries the realm-wide interrupt-signal marker Symbol.for('staged-middleware.interrupt-signal') (MW-083), as the agent kit's InterruptSignal does",
+      ),
   })
   .describe('Throws a new Error with this message (a user error)');
 const abortStep = z.strictObject({ abort: z.string() }).describe("Aborts the invoke's signal with this string as the reason");

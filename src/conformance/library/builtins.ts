@@ -41,8 +41,15 @@ export interface BuiltinRun {
 /** Every built-in a case may name, by name. */
 export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>([
   ['retry', (options, { stage, environment }) => wrapBundle('retry', stage, options, retry(retryOptions(options, environment) as never))],
-  ['fallback', (options, { stage }) => wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
-  ['regenerate', (options, { stage, environment }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options, environment)))],
+  [
+    'fallback',
+    (options, { stage }) =>
+      wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never)),
+  ],
+  [
+    'regenerate',
+    (options, { stage, environment }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options, environment))),
+  ],
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
   [
     'rateLimit',

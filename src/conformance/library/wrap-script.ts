@@ -59,7 +59,10 @@ const RETURN = Symbol('return');
 
 async function* runSteps(steps: readonly WrapStep[], activation: Activation, environment: Environment): Generator {
   for (const step of steps) {
-    if ('record' in step) environment.trace.push(fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal, run: activation.run }));
+    if ('record' in step)
+      environment.trace.push(
+        fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal, run: activation.run }),
+      );
     else if ('throw' in step) throw userError(environment, step.throw, step.with, step.interruptSignal);
     else if ('abort' in step) abortInvoke(environment, step.abort);
     else if ('abortLocal' in step) local(environment, step.abortLocal).abort('local');

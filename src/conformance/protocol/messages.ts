@@ -259,12 +259,28 @@ export const agentObservation = z.strictObject({
   callerObjectsUnfrozen: z.boolean().optional().describe('Only when the case expects callerObjectsUnfrozen'),
   snapshot: json.optional().describe('Only when the case expects snapshot: the snapshot of the conversation state after the runs'),
   agentUsage: json.optional().describe('Only when the case expects agentUsage: the token counts of the runs the conversation kept'),
-  explain: z.record(z.string(), z.string()).optional().describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
-  spans: z.array(observedSpan).optional().describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
-  aiSdkCalls: z
-    .array(z.strictObject({ prompt: json.optional(), tools: json.optional(), toolChoice: json.optional(), settings: json, aborted: z.boolean().optional() }))
+  explain: z
+    .record(z.string(), z.string())
     .optional()
-    .describe("Only for an AI SDK case (agent.aiSdk): what each doStream call of the scripted language model received, in order (settings: every other key of its options but abortSignal; aborted: whether its abortSignal was aborted once the runs ended)"),
+    .describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
+  spans: z
+    .array(observedSpan)
+    .optional()
+    .describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
+  aiSdkCalls: z
+    .array(
+      z.strictObject({
+        prompt: json.optional(),
+        tools: json.optional(),
+        toolChoice: json.optional(),
+        settings: json,
+        aborted: z.boolean().optional(),
+      }),
+    )
+    .optional()
+    .describe(
+      'Only for an AI SDK case (agent.aiSdk): what each doStream call of the scripted language model received, in order (settings: every other key of its options but abortSignal; aborted: whether its abortSignal was aborted once the runs ended)',
+    ),
 });
 
 /** The reply to each request, by op (besides the failure reply every request may get). */

@@ -39,7 +39,10 @@ export async function secondCopy(
   registry.add(kit.ExecuteToolStage.Wrap, async function* guard(context) {
     trace.push(`guard ${context.toolUse.name}`);
     const content = [{ type: 'text' as const, text: 'Blocked.' }];
-    yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content } };
+    yield {
+      type: 'toolResult',
+      toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content },
+    };
   });
   registry.add(kit.AgentStreamStage.Output, function audit(result) {
     trace.push(`output ${result.value.stopReason}`);

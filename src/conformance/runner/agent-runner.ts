@@ -50,9 +50,12 @@ export async function runAgentCase(testCase: AgentCase, target: ConformanceTarge
   if (observed.runs.length !== testCase.runs.length) compare('runs.length', testCase.runs.length, observed.runs.length);
   const expected = testCase.expect ?? {};
   for (const key of CASE_KEYS) if (expected[key] !== undefined) compare(key, expected[key], observed[key]);
-  if (expected.modelCalls !== undefined) compare('modelCalls', expected.modelCalls, modelCallsAsExpected(observed.modelCalls, expected.modelCalls));
-  if (expected.aiSdkCalls !== undefined) compare('aiSdkCalls', expected.aiSdkCalls, modelCallsAsExpected(observed.aiSdkCalls ?? [], expected.aiSdkCalls));
-  for (const [name, calls] of Object.entries(expected.childModelCalls ?? {})) compare(`childModelCalls.${name}`, calls, modelCallsAsExpected(observed.childModelCalls?.[name] ?? [], calls));
+  if (expected.modelCalls !== undefined)
+    compare('modelCalls', expected.modelCalls, modelCallsAsExpected(observed.modelCalls, expected.modelCalls));
+  if (expected.aiSdkCalls !== undefined)
+    compare('aiSdkCalls', expected.aiSdkCalls, modelCallsAsExpected(observed.aiSdkCalls ?? [], expected.aiSdkCalls));
+  for (const [name, calls] of Object.entries(expected.childModelCalls ?? {}))
+    compare(`childModelCalls.${name}`, calls, modelCallsAsExpected(observed.childModelCalls?.[name] ?? [], calls));
   return differences;
 }
 

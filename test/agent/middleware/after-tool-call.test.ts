@@ -4,7 +4,10 @@ import { runStage, ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, tool
 import { Agent, ExecuteToolStage, afterToolCall, type ExecuteToolContext, type ToolResultEvent } from '../../../src/agent/index';
 import type { ToolResultPatch } from '../../../src/agent/middleware/after-tool-call';
 
-const raw: ToolResultEvent = { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't1', name: 'lookup', status: 'success', content: [{ type: 'text', text: 'raw' }] } };
+const raw: ToolResultEvent = {
+  type: 'toolResult',
+  toolResult: { type: 'toolResult', toolUseId: 't1', name: 'lookup', status: 'success', content: [{ type: 'text', text: 'raw' }] },
+};
 const context = { toolUse: { name: 'lookup', toolUseId: 't1', input: {} } } as unknown as ExecuteToolContext;
 
 /** The result of the Output handlers made from `patches`, registered in that order. */
@@ -116,8 +119,21 @@ describe('afterToolCall', () => {
           return result.toolResult.name === 'lookup' ? { content: [{ type: 'text', text: '[masked]' }] } : undefined;
         }),
       );
-      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {}, toolUseId: 'l1' }, { name: 'clock', input: {}, toolUseId: 'c1' }]), textTurn('Done.')]);
-      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'card 4111' }), new ScriptedTool({ name: 'clock', respond: () => '12:00' })] });
+      const model = new ScriptedModel([
+        toolUseTurn([
+          { name: 'lookup', input: {}, toolUseId: 'l1' },
+          { name: 'clock', input: {}, toolUseId: 'c1' },
+        ]),
+        textTurn('Done.'),
+      ]);
+      const agent = new Agent({
+        model,
+        registry,
+        tools: [
+          new ScriptedTool({ name: 'lookup', respond: () => 'card 4111' }),
+          new ScriptedTool({ name: 'clock', respond: () => '12:00' }),
+        ],
+      });
       await agent.invoke('Go.');
       expect([seen, agent.messages[2]?.content]).toEqual([
         ['lookup', 'clock'],

@@ -5,8 +5,14 @@ import { ScriptedModel, textTurn } from '../../../src/testing/index';
 import { splitPoint, transcript } from '../../../src/agent/middleware/compaction';
 import { assistant, user } from '../fixtures';
 
-const toolUse = (id: string): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: id, name: 'lookup', input: { id } }] });
-const toolResult = (id: string): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: id, name: 'lookup', status: 'success', content: [{ type: 'text', text: `found ${id}` }] }] });
+const toolUse = (id: string): Message => ({
+  role: 'assistant',
+  content: [{ type: 'toolUse', toolUseId: id, name: 'lookup', input: { id } }],
+});
+const toolResult = (id: string): Message => ({
+  role: 'user',
+  content: [{ type: 'toolResult', toolUseId: id, name: 'lookup', status: 'success', content: [{ type: 'text', text: `found ${id}` }] }],
+});
 
 describe('compaction', () => {
   describe('with options it cannot use', () => {
@@ -107,9 +113,36 @@ describe('splitPoint', () => {
 describe('transcript', () => {
   it('writes one line per message, leaving reasoning and cache points out', () => {
     const messages: Message[] = [
-      { role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'cachePoint', cacheType: 'default' }] },
-      { role: 'assistant', content: [{ type: 'reasoning', text: 'thinking' }, { type: 'text', text: 'a' }, { type: 'toolUse', toolUseId: 't', name: 'f', input: undefined }] },
-      { role: 'user', content: [{ type: 'toolResult', toolUseId: 't', name: 'f', status: 'success', content: [{ type: 'json', json: [1, 'two'] }, { type: 'text', text: 'ok' }] }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q' },
+          { type: 'cachePoint', cacheType: 'default' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'thinking' },
+          { type: 'text', text: 'a' },
+          { type: 'toolUse', toolUseId: 't', name: 'f', input: undefined },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'toolResult',
+            toolUseId: 't',
+            name: 'f',
+            status: 'success',
+            content: [
+              { type: 'json', json: [1, 'two'] },
+              { type: 'text', text: 'ok' },
+            ],
+          },
+        ],
+      },
     ];
     expect(transcript(messages)).toEqual('user: q\nassistant: a [tool call f null]\nuser: [tool result success: [1,"two"] ok]');
   });

@@ -78,7 +78,15 @@ describe('subagent', () => {
       const result = await new Agent({ model, registry }).invoke('Ask.');
       expect([result.stopReason, model.calls[1]?.request.messages.at(-1)?.content, result.middlewareUsage]).toEqual([
         'endTurn',
-        [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'error', content: [{ type: 'text', text: 'Tool "researcher" failed: search engine down' }] }],
+        [
+          {
+            type: 'toolResult',
+            toolUseId: 't1',
+            name: 'researcher',
+            status: 'error',
+            content: [{ type: 'text', text: 'Tool "researcher" failed: search engine down' }],
+          },
+        ],
         undefined,
       ]);
     });
@@ -149,7 +157,15 @@ describe('subagent', () => {
         [['executeTool:t1:researcher:executeTool:c1:human', { q: 1 }]],
         [['executeTool:t1:researcher:executeTool:c2:human', { q: 2 }]],
         'endTurn',
-        [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'Both answered.' }] }],
+        [
+          {
+            type: 'toolResult',
+            toolUseId: 't1',
+            name: 'researcher',
+            status: 'success',
+            content: [{ type: 'text', text: 'Both answered.' }],
+          },
+        ],
       ]);
     });
 

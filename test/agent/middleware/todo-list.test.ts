@@ -12,8 +12,14 @@ function writeTodos(): Tool {
   return registry.contributions(ToolsKey)[0]?.value as Tool;
 }
 
-const call = (id: string, todos: unknown): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: id, name: 'write_todos', input: { todos } }] });
-const result = (id: string, status: 'success' | 'error'): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: id, name: 'write_todos', status, content: [] }] });
+const call = (id: string, todos: unknown): Message => ({
+  role: 'assistant',
+  content: [{ type: 'toolUse', toolUseId: id, name: 'write_todos', input: { todos } }],
+});
+const result = (id: string, status: 'success' | 'error'): Message => ({
+  role: 'user',
+  content: [{ type: 'toolResult', toolUseId: id, name: 'write_todos', status, content: [] }],
+});
 
 describe('todoList', () => {
   describe('with options it cannot use', () => {

@@ -28,9 +28,14 @@ import {
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const say = (role: 'user' | 'assistant', text: string): Message => ({ role, content: [{ type: 'text', text }] });
-const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
-const resultText = (block: ToolResultBlock | undefined): string => (block?.content ?? []).map((part) => (part.type === 'text' ? part.text : JSON.stringify(part.json))).join('');
-const blocked = (toolUseId: string, name: string, text: string): ToolResultEvent => ({ type: 'toolResult', toolResult: { type: 'toolResult', toolUseId, name, status: 'error', content: [{ type: 'text', text }] } });
+const textOf = (message: Message | undefined): string =>
+  (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
+const resultText = (block: ToolResultBlock | undefined): string =>
+  (block?.content ?? []).map((part) => (part.type === 'text' ? part.text : JSON.stringify(part.json))).join('');
+const blocked = (toolUseId: string, name: string, text: string): ToolResultEvent => ({
+  type: 'toolResult',
+  toolResult: { type: 'toolResult', toolUseId, name, status: 'error', content: [{ type: 'text', text }] },
+});
 
 /** A CubePi middleware class with `before_tool_call` (a Wrap handler) and, optionally, `after_tool_call`. */
 function policy(name: string, log: string[], blocks: (input: { path?: string }) => boolean, audit = false): Middleware {
@@ -39,7 +44,8 @@ function policy(name: string, log: string[], blocks: (input: { path?: string }) 
     setup(registrar) {
       registrar.add(ExecuteToolStage.Wrap, async function* beforeToolCall(context, next) {
         log.push(`${name}.before_tool_call`);
-        if (blocks(context.toolUse.input as { path?: string })) return yield blocked(context.toolUse.toolUseId, context.toolUse.name, `blocked by ${name}`);
+        if (blocks(context.toolUse.input as { path?: string }))
+          return yield blocked(context.toolUse.toolUseId, context.toolUse.name, `blocked by ${name}`);
         yield* next();
       });
       if (audit) {
@@ -106,7 +112,15 @@ describe('CubePi composition rules, ported', () => {
     const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {}, toolUseId: 'l' }]), textTurn('ok')]);
     const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'card 4111 1111' })], registry });
     await agent.invoke('Look it up.');
-    expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'l', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'The lookup failed; details are in the audit log.' }] }]);
+    expect(agent.messages[2]?.content).toEqual([
+      {
+        type: 'toolResult',
+        toolUseId: 'l',
+        name: 'lookup',
+        status: 'error',
+        content: [{ type: 'text', text: 'The lookup failed; details are in the audit log.' }],
+      },
+    ]);
   });
 
   it('transform_context chains (SlidingWindow, then InjectSummary) and convert_to_llm runs only the last, the history untouched', async () => {
@@ -252,8 +266,24 @@ describe('CubePi SubagentMiddleware, ported as subagent', () => {
       ['toolResult', 'toolResult'],
     ]);
     expect([agent.messages[2]?.content, agent.messages[4]?.content]).toEqual([
-      [{ type: 'toolResult', toolUseId: 'r', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'Paris has 2.1 million people.' }] }],
-      [{ type: 'toolResult', toolUseId: 'c', name: 'critic', status: 'success', content: [{ type: 'text', text: 'The figure is from 2023; say so.' }] }],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'r',
+          name: 'researcher',
+          status: 'success',
+          content: [{ type: 'text', text: 'Paris has 2.1 million people.' }],
+        },
+      ],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'c',
+          name: 'critic',
+          status: 'success',
+          content: [{ type: 'text', text: 'The figure is from 2023; say so.' }],
+        },
+      ],
     ]);
   });
 });

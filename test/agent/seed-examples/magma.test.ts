@@ -64,7 +64,15 @@ describe('Magma middleware failure rules, ported', () => {
     ]).toEqual([
       'endTurn',
       [{ amount: 100 }],
-      [{ type: 'toolResult', toolUseId: 'r1', name: 'refund', status: 'error', content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager; 250 EUR was asked.' }] }],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'r1',
+          name: 'refund',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager; 250 EUR was asked.' }],
+        },
+      ],
       agent.messages[2],
     ]);
   });

@@ -95,7 +95,16 @@ describe('Strands interrupts, ported', () => {
       }).response;
       if (approval === 't') context.invocationState.trusted = true;
       if (approval !== 'y' && approval !== 't') {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'approval was not granted' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: 'approval was not granted' }],
+          },
+        };
         return;
       }
       yield* next();
