@@ -11,6 +11,7 @@
  * own copy of zod, already loaded, and its types.
  */
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import { invalidToolDefinition, invalidToolInput } from './errors';
 import { adopt } from './freeze';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
@@ -103,7 +104,7 @@ function readDefinition<TInput>(definition: ToolDefinition<TInput>): {
   input: ToolInputSchema<TInput>;
   run: ToolDefinition<TInput>['run'];
 } {
-  if (typeof definition !== 'object' || definition === null)
+  if (!isObject(definition))
     throw invalidToolDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
   const { name, description, input, run } = definition as Partial<ToolDefinition<TInput>>;
   if (typeof name !== 'string' || name.length === 0)

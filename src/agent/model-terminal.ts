@@ -155,7 +155,7 @@ function deltaTarget(
 ): BuildingToolUse | undefined {
   if (typeof event.toolUseId === 'string') return toolUsesById.get(event.toolUseId);
   if (typeof event.index === 'number' && Number.isInteger(event.index)) return toolUses[event.index];
-  return last !== undefined && last.kind === 'toolUse' ? last : undefined;
+  return last?.kind === 'toolUse' ? last : undefined;
 }
 
 /**

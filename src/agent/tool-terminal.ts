@@ -1,4 +1,5 @@
 import type { TerminalRun } from '../stage/types';
+import { isObject } from '../util/is-object';
 import { AbortRace } from './abort-race';
 import { invalidToolRun, invalidToolUseReference, notJson } from './errors';
 import { adopt } from './freeze';
@@ -33,7 +34,7 @@ export interface ToolUseReference {
  * ```
  */
 export function errorResult(toolUse: ToolUseReference, text: string, error?: unknown): ToolResultEvent {
-  const { toolUseId, name } = (typeof toolUse === 'object' && toolUse !== null ? toolUse : {}) as Partial<ToolUseReference>;
+  const { toolUseId, name } = (isObject(toolUse) ? toolUse : {}) as Partial<ToolUseReference>;
   if (typeof toolUseId !== 'string' || typeof name !== 'string') throw invalidToolUseReference(toolUse);
   return failure({ toolUseId, name }, text, error === undefined ? undefined : { value: error });
 }

@@ -11,6 +11,10 @@ import { adopt } from './freeze';
 import type { Message } from './message-types';
 import { isTurnResult } from './stages';
 import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from './turn-types';
+import { isObject } from '../util/is-object';
+
+/** The roles a message may have; a JavaScript caller may give any value. */
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };

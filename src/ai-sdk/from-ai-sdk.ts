@@ -1,4 +1,5 @@
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/model-types';
 import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader } from './ai-sdk-types';
 import { invalidAdapterOptions } from './errors';
@@ -83,7 +84,9 @@ async function* streamResponse(
   const result = await model.doStream(toCallOptions(request, signal, settings, cachePoint));
   const reader = result.stream.getReader();
   // A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it.
-  const cancel = (): void => { release(reader, signal.reason); };
+  const cancel = (): void => {
+    release(reader, signal.reason);
+  };
   signal.addEventListener('abort', cancel, { once: true });
   let ended = false;
   try {
@@ -92,6 +95,7 @@ async function* streamResponse(
     for (;;) {
       const read = await reader.read();
       // A cancelled read ends the stream early: that is no answer, whatever arrived.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see
       if (signal.aborted) throw signal.reason;
       if (read.done) break;
       yield* parts.events(read.value);
@@ -140,10 +144,9 @@ function checkModel(model: unknown): void {
 
 /** The options, checked. */
 function readOptions(options: FromAiSdkOptions): { settings: AiSdkCallSettings | undefined; cachePoint: CachePointOptions } {
-  if (typeof options !== 'object' || options === null)
-    throw invalidAdapterOptions(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);
+  if (!isObject(options)) throw invalidAdapterOptions(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);
   const { settings, cachePoint } = options;
-  if (settings !== undefined && (typeof settings !== 'object' || settings === null))
+  if (settings !== undefined && !isObject(settings))
     throw invalidAdapterOptions(`options.settings must be an object of call settings, got ${describeValue(settings)}`);
   if (cachePoint !== undefined && typeof cachePoint !== 'function')
     throw invalidAdapterOptions(`options.cachePoint must be a function of the cache type, got ${describeValue(cachePoint)}`);

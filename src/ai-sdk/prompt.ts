@@ -3,6 +3,7 @@
  * as the call options of `LanguageModelV3.doStream` (MW-187).
  */
 import { isSystemTextBlock, type SystemContentBlock } from '../system-prompt';
+import { isObject } from '../util/is-object';
 import type { ContentBlock, Message, ToolResultBlock } from '../agent/message-types';
 import type { ModelRequest } from '../agent/model-types';
 import type { ToolChoice } from '../agent/tool-types';
@@ -49,7 +50,7 @@ function annotate(target: Annotated | undefined, added: AiSdkProviderOptions | u
 /** The type of a system cache-point block, or undefined for any other block. */
 function systemCacheType(block: SystemContentBlock): string | undefined {
   const cachePoint = (block as { cachePoint?: { type?: unknown } }).cachePoint;
-  return typeof cachePoint === 'object' && cachePoint !== null && typeof cachePoint.type === 'string' ? cachePoint.type : undefined;
+  return isObject(cachePoint) && typeof cachePoint.type === 'string' ? cachePoint.type : undefined;
 }
 
 /** One system message per text block; a cache point marks the message before it. Other blocks are dropped. */
@@ -71,9 +72,11 @@ function outputOf(block: ToolResultBlock): AiSdkToolResultOutput {
   const [only] = block.content;
   if (block.content.length === 1 && only !== undefined) {
     if (only.type === 'text') return { type: failed ? 'error-text' : 'text', value: only.text };
-    if (only.type === 'json') return { type: failed ? 'error-json' : 'json', value: only.json as AiSdkJsonValue };
+    return { type: failed ? 'error-json' : 'json', value: only.json as AiSdkJsonValue };
   }
-  const texts = block.content.map((part) => (part.type === 'text' ? part.text : (JSON.stringify(part.json) ?? 'null')));
+  const texts = block.content.map((part) =>
+    part.type === 'text' ? part.text : ((JSON.stringify(part.json) as string | undefined) ?? 'null'),
+  );
   if (failed) return { type: 'error-text', value: texts.join('\n') };
   if (texts.length === 0) return { type: 'text', value: '' };
   return { type: 'content', value: texts.map((text) => ({ type: 'text', text })) };
@@ -158,7 +161,7 @@ function conversation(messages: readonly Message[], cachePoint: CachePointOption
     if (message.role === 'assistant') {
       const content = assistantParts(message.content, names, cachePoint);
       if (content.length > 0) prompt.push({ role: 'assistant', content });
-    } else if (message.role === 'user') {
+    } else {
       prompt.push(...userMessages(message.content, names, cachePoint));
     }
   }

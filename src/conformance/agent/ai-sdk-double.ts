@@ -7,19 +7,17 @@
  * the case's `aiSdkCalls` shows it.
  */
 import type { Model } from '../../agent/index';
-import {
-  fromAiSdk,
-  type AiSdkCallOptions,
-  type AiSdkCallSettings,
-  type AiSdkLanguageModel,
-  type AiSdkStreamResult,
-} from '../../ai-sdk/index';
+import { fromAiSdk, type AiSdkCallOptions, type AiSdkLanguageModel, type AiSdkStreamResult } from '../../ai-sdk/index';
 import type { AgentCaseAiSdk } from '../cases/agent-case';
 import type { AgentObservation } from '../protocol/messages';
 import { later, type World } from './doubles';
 
 /** A provider error of a case: its message, and the status and verdict an `APICallError` carries. */
-interface ProviderErrorSpec { readonly message: string; readonly statusCode?: number | undefined; readonly isRetryable?: boolean | undefined }
+interface ProviderErrorSpec {
+  readonly message: string;
+  readonly statusCode?: number | undefined;
+  readonly isRetryable?: boolean | undefined;
+}
 
 /** One scripted response that streams. */
 type StreamingResponse = Extract<AgentCaseAiSdk['responses'][number], { parts: unknown }>;

@@ -3,7 +3,7 @@
  * scripted tools (MW-118), recording into one world.
  */
 import { MiddlewareError } from '../../index';
-import { defineTool, type Model, type ModelStreamEvent, type StopReason, type Tool, type Usage } from '../../agent/index';
+import { defineTool, type Model, type ModelStreamEvent, type Tool, type Usage } from '../../agent/index';
 import { z } from 'zod';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../testing/index';
 import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-case';

@@ -3,7 +3,7 @@
  * then the observation compared with each run's `expect` and the case's.
  */
 import type { AgentCase } from '../cases/agent-case';
-import type { AgentObservation, AgentRunObservation, ErrorReport } from '../protocol/messages';
+import type { AgentRunObservation, ErrorReport } from '../protocol/messages';
 import { jsonEqual } from './json-equal';
 import type { Difference } from './report-types';
 import { call, type ConformanceTarget } from './target';
