@@ -71,7 +71,7 @@ describe('fromAiSdk', () => {
       });
       await expect(
         (async () => {
-          for await (const _event of stream) _event;
+          for await (const _event of stream);
         })(),
       ).rejects.toThrow('finished its response with reason "error" (the provider\'s "server_error")');
     });

@@ -27,7 +27,7 @@ export function textParts(pieces: readonly string[], finish: LanguageModelV3Stre
 /** A finish part with this unified reason. */
 export function finishPart(
   unified: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other',
-  raw: string | undefined = undefined,
+  raw?: string,
   tokens = usage(3, 2),
 ): LanguageModelV3StreamPart {
   return { type: 'finish', finishReason: { unified, raw }, usage: tokens };

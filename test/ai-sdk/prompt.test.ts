@@ -38,7 +38,7 @@ async function sent(
   signal = new AbortController().signal,
 ): Promise<LanguageModelV3CallOptions> {
   const model = mockModel(textParts(['ok']));
-  for await (const _event of fromAiSdk(model, options).stream(request, { signal, state: {} })) _event;
+  for await (const _event of fromAiSdk(model, options).stream(request, { signal, state: {} }));
   return model.doStreamCalls[0] as LanguageModelV3CallOptions;
 }
 

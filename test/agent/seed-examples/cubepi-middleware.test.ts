@@ -44,8 +44,10 @@ function policy(name: string, log: string[], blocks: (input: { path?: string }) 
     setup(registrar) {
       registrar.add(ExecuteToolStage.Wrap, async function* beforeToolCall(context, next) {
         log.push(`${name}.before_tool_call`);
-        if (blocks(context.toolUse.input as { path?: string }))
-          return yield blocked(context.toolUse.toolUseId, context.toolUse.name, `blocked by ${name}`);
+        if (blocks(context.toolUse.input as { path?: string })) {
+          yield blocked(context.toolUse.toolUseId, context.toolUse.name, `blocked by ${name}`);
+          return;
+        }
         yield* next();
       });
       if (audit) {
