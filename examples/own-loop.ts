@@ -46,10 +46,9 @@ export async function* ownLoop(
   const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
   const signal = new AbortController().signal;
   for (;;) {
-    // O(1): the context shares the history's frozen array.
     const context = createModelContext({
       model,
-      messages: history.messages,
+      messages: history.messages, // O(1): the context shares the history's frozen array
       systemPrompt: conversation.systemPrompt,
       toolSpecs: tools.map((tool) => tool.spec),
       invocationState,
