@@ -18,7 +18,9 @@ const TOOL_NAMES = ['lookup_order', 'check_stock'] as const;
 /** The turn asking for both tools: messageStart, text deltas, two tool uses, messageStop; 1,000 events in all. */
 const TOOL_TURN: readonly ModelStreamEvent[] = Object.freeze([
   Object.freeze({ type: 'messageStart', role: 'assistant' }),
-  ...Array.from({ length: TURN_EVENTS - 2 - 2 * TOOL_NAMES.length }, (_, index) => Object.freeze({ type: 'textDelta', text: `word${index} ` })),
+  ...Array.from({ length: TURN_EVENTS - 2 - 2 * TOOL_NAMES.length }, (_, index) =>
+    Object.freeze({ type: 'textDelta', text: `word${index} ` }),
+  ),
   ...TOOL_NAMES.flatMap((name, index) => [
     Object.freeze({ type: 'toolUseStart', toolUseId: `call-${index}`, name }),
     Object.freeze({ type: 'toolUseDelta', input: '{"id":"A-1042"}' }),
@@ -52,10 +54,16 @@ const TOOLS: readonly Tool[] = TOOL_NAMES.map((name) => ({
 const addDate = function addDate<TContext>(context: TContext): TContext {
   return context;
 };
-const retryOnce = async function* retryOnce<TEvent>(_context: unknown, next: Next<unknown, TEvent>): AsyncGenerator<TEvent, void, undefined> {
+const retryOnce = async function* retryOnce<TEvent>(
+  _context: unknown,
+  next: Next<unknown, TEvent>,
+): AsyncGenerator<TEvent, void, undefined> {
   yield* next();
 };
-const toolGuard = async function* toolGuard<TEvent>(_context: unknown, next: Next<unknown, TEvent>): AsyncGenerator<TEvent, void, undefined> {
+const toolGuard = async function* toolGuard<TEvent>(
+  _context: unknown,
+  next: Next<unknown, TEvent>,
+): AsyncGenerator<TEvent, void, undefined> {
   yield* next();
 };
 const redactEmail = function redactEmail<TResult>(result: Result<TResult>): Result<TResult> {
@@ -84,14 +92,21 @@ async function* handWrittenRun(model: Model): AsyncGenerator<unknown, void, unde
   for (;;) {
     timeline.invoke({ stage: InvokeModelStage } as never);
     const context = addDate({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_PROMPT, toolSpecs });
-    const request = { messages: context.messages, systemPrompt: SYSTEM_PROMPT, systemBlocks: [{ text: SYSTEM_PROMPT }], toolSpecs, toolChoice: undefined };
+    const request = {
+      messages: context.messages,
+      systemPrompt: SYSTEM_PROMPT,
+      systemBlocks: [{ text: SYSTEM_PROMPT }],
+      toolSpecs,
+      toolChoice: undefined,
+    };
     const events = retryOnce(context, (() => model.stream(request, { signal, state: {} })) as Next<unknown, ModelStreamEvent>);
     let text = '';
     const toolUses: ToolUseBlock[] = [];
     let stopReason = 'endTurn';
     for await (const event of events) {
       if (event.type === 'textDelta') text += event.text;
-      else if (event.type === 'toolUseStart') toolUses.push({ type: 'toolUse', toolUseId: event.toolUseId, name: event.name, input: undefined });
+      else if (event.type === 'toolUseStart')
+        toolUses.push({ type: 'toolUse', toolUseId: event.toolUseId, name: event.name, input: undefined });
       else if (event.type === 'toolUseDelta') (toolUses[toolUses.length - 1] as { input: unknown }).input = JSON.parse(event.input);
       else if (event.type === 'messageStop') stopReason = event.stopReason;
       yield event;
@@ -106,8 +121,21 @@ async function* handWrittenRun(model: Model): AsyncGenerator<unknown, void, unde
       timeline.invoke({ stage: ExecuteToolStage } as never);
       const tool = TOOLS.find((candidate) => candidate.spec.name === toolUse.name) as Tool;
       const terminal = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
-        const value = await (tool.run as NonNullable<Tool['run']>)(toolUse.input, { toolUse, signal, invocationState: {}, interrupt: undefined as never });
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: toolUse.toolUseId, status: 'success', content: [{ type: 'text', text: String(value) }] } };
+        const value = await (tool.run as NonNullable<Tool['run']>)(toolUse.input, {
+          toolUse,
+          signal,
+          invocationState: {},
+          interrupt: undefined as never,
+        });
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: toolUse.toolUseId,
+            status: 'success',
+            content: [{ type: 'text', text: String(value) }],
+          },
+        };
       };
       for await (const event of toolGuard({ toolUse }, terminal as Next<unknown, unknown>)) {
         results.push((event as { toolResult: ContentBlock }).toolResult);
@@ -120,7 +148,8 @@ async function* handWrittenRun(model: Model): AsyncGenerator<unknown, void, unde
 
 const agentTurn: Figure = {
   name: 'agent_turn',
-  measures: "one reference-agent run: a turn streaming 1,000 model events and calling two tools, then a short answer, with the demo's five middlewares passing through",
+  measures:
+    "one reference-agent run: a turn streaming 1,000 model events and calling two tools, then a short answer, with the demo's five middlewares passing through",
   baseline: 'a hand-written loop calling the same model and tools with the same five functions composed by hand',
   goal: 1.15,
   rounds: 51,

@@ -76,6 +76,3 @@ const contextVsClone: Figure = {
 
 /** Figures over the agent kit's model-context builder. */
 export const contextFigures: readonly Figure[] = [contextScaling, contextVsClone];
-
-
-

@@ -66,7 +66,8 @@ function streamFigure(name: string, count: number, goal: number): Figure {
   return {
     name,
     measures: count === 0 ? '`invoke` with no handlers, 1,000 events' : `${count} pass-through Wrap handlers, 1,000 events`,
-    baseline: count === 0 ? 'for await directly over the terminal' : `the same ${count} handler functions nested by hand around the terminal`,
+    baseline:
+      count === 0 ? 'for await directly over the terminal' : `the same ${count} handler functions nested by hand around the terminal`,
     goal,
     setup() {
       // One event fewer than STREAM_EVENTS deltas plus the result: STREAM_EVENTS events in all.
@@ -113,9 +114,10 @@ const invokeFixed: Figure = {
     const handComposed = async (): Promise<unknown> => {
       let context = CONTEXT;
       // A framework handing its hooks the signal makes a run object per call too.
-      for (const input of inputs) context = (await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' })) as BenchContext;
+      for (const input of inputs) context = await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' });
       const last = await drain(nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context));
-      return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' })).value;
+      return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' }))
+        .value;
     };
     return {
       ours: () => drain(registry.invoke(GuardedStage, CONTEXT, terminal)),
@@ -217,7 +219,11 @@ function addThenResolve(count: number, constrained: boolean): Operation {
         continue;
       }
       const previous = index - 1;
-      registry.add(PlainStage.Wrap, handler, index === 0 ? { id: 'a0' } : { id: `a${index}`, after: [`a${previous}`], before: [`b${previous}`] });
+      registry.add(
+        PlainStage.Wrap,
+        handler,
+        index === 0 ? { id: 'a0' } : { id: `a${index}`, after: [`a${previous}`], before: [`b${previous}`] },
+      );
       registry.add(PlainStage.Wrap, handler, index === 0 ? { id: 'b0' } : { id: `b${index}`, after: [`b${previous}`] });
     }
     return registry.describe(PlainStage).length;

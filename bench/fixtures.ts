@@ -47,11 +47,15 @@ export const GuardedStage = createStage<BenchContext, ResultEvent, BenchEvent>('
 export const CONTEXT: BenchContext = Object.freeze({ conversation: 'bench', temperature: 1 });
 
 /** Preallocated events, so no side pays for creating them. */
-const DELTAS: readonly DeltaEvent[] = Array.from({ length: 4096 }, (_, index) => Object.freeze({ type: 'delta' as const, text: `chunk ${index}` }));
+const DELTAS: readonly DeltaEvent[] = Array.from({ length: 4096 }, (_, index) =>
+  Object.freeze({ type: 'delta' as const, text: `chunk ${index}` }),
+);
 const RESULT: ResultEvent = Object.freeze({ type: 'result', text: 'done' });
 
 /** A terminal that yields `deltas` streamed chunks and then one result event. */
-export function streamingTerminal(deltas: number): (context: BenchContext, run: TerminalRun<unknown>) => AsyncGenerator<BenchEvent, void, undefined> {
+export function streamingTerminal(
+  deltas: number,
+): (context: BenchContext, run: TerminalRun<unknown>) => AsyncGenerator<BenchEvent, void, undefined> {
   return async function* terminal() {
     for (let index = 0; index < deltas; index++) yield DELTAS[index & 4095] as DeltaEvent;
     yield RESULT;
@@ -59,7 +63,11 @@ export function streamingTerminal(deltas: number): (context: BenchContext, run: 
 }
 
 /** The cheapest Wrap handler there is: pass every event of the inner chain through. */
-export function passThrough(): (context: BenchContext, next: Next<BenchContext, BenchEvent>, run: WrapRun) => AsyncGenerator<BenchEvent, void, undefined> {
+export function passThrough(): (
+  context: BenchContext,
+  next: Next<BenchContext, BenchEvent>,
+  run: WrapRun,
+) => AsyncGenerator<BenchEvent, void, undefined> {
   return async function* passThroughHandler(_context, next) {
     yield* next();
   };
@@ -89,7 +97,11 @@ export function nestByHand<TEvent>(
   const enter = (index: number): AsyncIterable<TEvent> =>
     index === handlers.length
       ? terminal(context, lastRun)
-      : (handlers[index] as (typeof handlers)[number])(context, (() => enter(index + 1)) as Next<BenchContext, TEvent>, runs[index] as WrapRun);
+      : (handlers[index] as (typeof handlers)[number])(
+          context,
+          (() => enter(index + 1)) as Next<BenchContext, TEvent>,
+          runs[index] as WrapRun,
+        );
   return enter(0);
 }
 
@@ -101,7 +113,10 @@ export async function drain<TEvent>(events: AsyncIterable<TEvent>): Promise<TEve
 }
 
 /** A registry with `count` pass-through Wrap handlers on `stage`. */
-export function registryWithWraps(stage: typeof PlainStage | typeof GuardedStage, count: number): {
+export function registryWithWraps(
+  stage: typeof PlainStage | typeof GuardedStage,
+  count: number,
+): {
   registry: MiddlewareRegistry;
   handlers: ReturnType<typeof passThrough>[];
 } {

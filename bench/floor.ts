@@ -15,6 +15,7 @@ const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: 
 /** A minimal async iterator over `inner`: one `.then` per event, no checks. */
 export class MinimalShell<TEvent> implements AsyncIterator<TEvent, void, undefined> {
   /** A live instance keeps the shell's hidden class through full collections, as the invoke keeps its own (`gc_pressure`). */
+  // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job
   static readonly #keeper: unknown = new MinimalShell((async function* nothing() {})());
 
   private readonly onPulled: (pulled: IteratorResult<TEvent, void>) => IteratorResult<TEvent, void>;

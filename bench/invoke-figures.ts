@@ -6,7 +6,17 @@
  */
 import { collectGarbage } from './harness';
 import type { Figure } from './figures';
-import { CONTEXT, PlainStage, drain, nestByHand, passThrough, registryWithWraps, streamingTerminal, terminalRun, wrapRun } from './fixtures';
+import {
+  CONTEXT,
+  PlainStage,
+  drain,
+  nestByHand,
+  passThrough,
+  registryWithWraps,
+  streamingTerminal,
+  terminalRun,
+  wrapRun,
+} from './fixtures';
 import { minimalShell } from './floor';
 
 /** One invoke yielding one event, with `count` pass-through Wrap handlers, against the same handlers nested by hand. */
@@ -14,7 +24,8 @@ function oneEventFigure(name: string, count: number, goal: number): Figure {
   return {
     name,
     measures: count === 0 ? '`invoke` with no handlers, one event' : `${count} pass-through Wrap handlers, one event`,
-    baseline: count === 0 ? 'for await directly over the terminal' : `the same ${count} handler functions nested by hand around the terminal`,
+    baseline:
+      count === 0 ? 'for await directly over the terminal' : `the same ${count} handler functions nested by hand around the terminal`,
     goal,
     setup() {
       const terminal = streamingTerminal(0);
@@ -90,10 +101,20 @@ const gcPressure: Figure = {
       baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
       floor: () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
       beforeBatch: allocateThenCollect,
-      detail: { events: PRESSURE_EVENTS, wrapHandlers: PRESSURE_HANDLERS, allocatedPerBatch: PRESSURE_OBJECTS, collection: 'full, before every batch' },
+      detail: {
+        events: PRESSURE_EVENTS,
+        wrapHandlers: PRESSURE_HANDLERS,
+        allocatedPerBatch: PRESSURE_OBJECTS,
+        collection: 'full, before every batch',
+      },
     };
   },
 };
 
 /** Figures of the per-invoke fixed cost, churn and collections. */
-export const invokeFigures: readonly Figure[] = [oneEventFigure('invoke_k0_1ev', 0, 1.5), oneEventFigure('invoke_k5_1ev', 5, 1.3), churn, gcPressure];
+export const invokeFigures: readonly Figure[] = [
+  oneEventFigure('invoke_k0_1ev', 0, 1.5),
+  oneEventFigure('invoke_k5_1ev', 5, 1.3),
+  churn,
+  gcPressure,
+];

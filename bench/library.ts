@@ -23,7 +23,9 @@ const DIST = given === undefined || given === '' ? new URL('../dist/', import.me
 async function load<TModule>(entry: string): Promise<TModule> {
   const url = new URL(entry, DIST);
   if (!existsSync(url)) {
-    throw new Error(`The benchmark measures the built package, and ${entry} is missing from ${DIST.pathname}. Run npm run build first (npm run bench does).`);
+    throw new Error(
+      `The benchmark measures the built package, and ${entry} is missing from ${DIST.pathname}. Run npm run build first (npm run bench does).`,
+    );
   }
   return (await import(url.href)) as TModule;
 }

@@ -65,7 +65,14 @@ function ratioText(figure: FigureResult): string {
 export function performanceTable(results: BenchResults, figures: readonly FigureText[]): string {
   const measures = new Map(figures.map((figure) => [figure.name, figure.measures]));
   const rows = Object.entries(results.figures).map(([name, figure]) => {
-    const cells = [`\`${name}\``, measures.get(name) ?? '', figure.baseline, `≤ ${goalText(Number(figure.detail.goal))}`, ratioText(figure), figure.detail.pass === true ? 'yes' : 'no'];
+    const cells = [
+      `\`${name}\``,
+      measures.get(name) ?? '',
+      figure.baseline,
+      `≤ ${goalText(Number(figure.detail.goal))}`,
+      ratioText(figure),
+      figure.detail.pass === true ? 'yes' : 'no',
+    ];
     return `| ${cells.join(' | ')} |`;
   });
   return [

@@ -53,7 +53,11 @@ function measureOptions(figure: Figure, quick: boolean, beforeBatch: (() => void
 }
 
 /** Measures the chosen figures (all when `names` is empty). */
-export async function runFigures(names: readonly string[], quick: boolean, log: (line: string) => void = () => undefined): Promise<Record<string, FigureResult>> {
+export async function runFigures(
+  names: readonly string[],
+  quick: boolean,
+  log: (line: string) => void = () => undefined,
+): Promise<Record<string, FigureResult>> {
   const results: Record<string, FigureResult> = {};
   for (const figure of FIGURES) {
     if (names.length > 0 && !names.includes(figure.name)) continue;
@@ -74,7 +78,9 @@ export async function runFigures(names: readonly string[], quick: boolean, log: 
         quartiles: comparison.quartiles.map(round),
         rounds: comparison.rounds,
         ...pair.detail,
-        ...(floor === undefined ? {} : { floorRatio: round(floor.ratio), floorIs: 'a minimal shell (one .then per event, no checks) around the baseline' }),
+        ...(floor === undefined
+          ? {}
+          : { floorRatio: round(floor.ratio), floorIs: 'a minimal shell (one .then per event, no checks) around the baseline' }),
       },
     };
   }
@@ -99,7 +105,8 @@ export function formatTable(figures: Readonly<Record<string, FigureResult>>): st
   ]);
   const header = ['figure', 'ratio', 'goal', 'verdict', 'ours', 'baseline', 'floor', 'baseline is'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
-  const line = (cells: readonly string[]): string => `| ${cells.map((cell, column) => cell.padEnd(widths[column] as number)).join(' | ')} |`;
+  const line = (cells: readonly string[]): string =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] as number)).join(' | ')} |`;
   return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
@@ -114,7 +121,9 @@ function formatNs(value: unknown): string {
 function merged(figures: Record<string, FigureResult>, previous: BenchResults | undefined): BenchResults {
   const all = previous === undefined ? figures : { ...previous.figures, ...figures };
   // Report order, whatever order the previous file had.
-  const ordered = Object.fromEntries(FIGURES.filter((figure) => figure.name in all).map((figure) => [figure.name, all[figure.name] as FigureResult]));
+  const ordered = Object.fromEntries(
+    FIGURES.filter((figure) => figure.name in all).map((figure) => [figure.name, all[figure.name] as FigureResult]),
+  );
   return { node: process.version, figures: ordered };
 }
 
@@ -124,9 +133,13 @@ async function main(): Promise<void> {
   const figures = await runFigures(names, quick, (line) => process.stderr.write(`${line}\n`));
   process.stdout.write(`${formatTable(figures)}\n\n`);
   for (const [name, figure] of Object.entries(figures)) {
-    process.stdout.write(`${figure.detail.pass === true ? 'PASS' : 'FAIL'} ${name}: ${figure.ratio} (goal <= ${String(figure.detail.goal)})\n`);
+    process.stdout.write(
+      `${figure.detail.pass === true ? 'PASS' : 'FAIL'} ${name}: ${figure.ratio} (goal <= ${String(figure.detail.goal)})\n`,
+    );
   }
-  process.stdout.write(`\n${Object.keys(figures).length} figures in ${((Date.now() - started) / 1000).toFixed(1)} s on Node ${process.version}\n`);
+  process.stdout.write(
+    `\n${Object.keys(figures).length} figures in ${((Date.now() - started) / 1000).toFixed(1)} s on Node ${process.version}\n`,
+  );
   if (out !== undefined) {
     // A filtered run refreshes its figures and keeps the others from the file.
     const previous = names.length > 0 && existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as BenchResults) : undefined;
@@ -134,7 +147,7 @@ async function main(): Promise<void> {
   }
   if (record) {
     writeRecord(merged(figures, names.length > 0 ? readRecord() : undefined), FIGURES);
-    process.stdout.write('Recorded in bench/results.json and the README\'s Performance table.\n');
+    process.stdout.write("Recorded in bench/results.json and the README's Performance table.\n");
   }
 }
 

@@ -23,9 +23,17 @@ export async function loadAdapter(path: string, cwd: string): Promise<AgentLoopA
     loaded = (await import(`${url}?tsx`)) as { adapter?: unknown };
   }
   const { adapter } = loaded;
-  const shape = adapter as Partial<AgentLoopAdapter> | undefined;
-  if (typeof shape !== 'object' || shape === null || typeof shape.name !== 'string' || !Array.isArray(shape.capabilities) || typeof shape.start !== 'function') {
-    throw new Error(`${path} must export \`adapter\`: an AgentLoopAdapter { name, capabilities, start(setup) } (see staged-middleware/conformance).`);
+  const shape = adapter as Partial<AgentLoopAdapter> | null | undefined;
+  if (
+    typeof shape !== 'object' ||
+    shape === null ||
+    typeof shape.name !== 'string' ||
+    !Array.isArray(shape.capabilities) ||
+    typeof shape.start !== 'function'
+  ) {
+    throw new Error(
+      `${path} must export \`adapter\`: an AgentLoopAdapter { name, capabilities, start(setup) } (see staged-middleware/conformance).`,
+    );
   }
   return shape as AgentLoopAdapter;
 }
@@ -40,7 +48,9 @@ async function registerTsx(cwd: string, path: string): Promise<void> {
   try {
     manifest = createRequire(join(cwd, 'package.json')).resolve('tsx/package.json');
   } catch {
-    throw new Error(`${path} is TypeScript, which Node.js cannot load by itself: install tsx (npm install -D tsx) or compile the adapter to JavaScript.`);
+    throw new Error(
+      `${path} is TypeScript, which Node.js cannot load by itself: install tsx (npm install -D tsx) or compile the adapter to JavaScript.`,
+    );
   }
   const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
   const api = exports['./esm/api']?.import.default;

@@ -36,7 +36,9 @@ const GLOBAL_KEYS = 'Reflect.ownKeys(globalThis).map(String)';
  */
 export async function runInBareRealm(): Promise<Json> {
   const host = globalThis as unknown as Record<string, unknown>;
-  const context = createContext(Object.fromEntries(WEB_GLOBALS.filter((name) => host[name] !== undefined).map((name) => [name, host[name]])));
+  const context = createContext(
+    Object.fromEntries(WEB_GLOBALS.filter((name) => host[name] !== undefined).map((name) => [name, host[name]])),
+  );
   const before = new Set(runInContext(GLOBAL_KEYS, context) as string[]);
   const run = import.meta.url.endsWith('.ts') ? await loadSources(context) : loadBuild(context);
   const observed = JSON.parse(JSON.stringify(await run())) as Record<string, Json>;
@@ -53,15 +55,24 @@ function loadBuild(context: Context): () => Promise<Json> {
     if (loaded !== undefined) return loaded.exports;
     const module = runInContext('({ exports: {} })', context) as { exports: unknown };
     modules.set(file, module);
-    const wrapper = runInContext(`(function (exports, require, module) {${readFileSync(file, 'utf8')}\n})`, context, { filename: file }) as (exports: unknown, require: (specifier: string) => unknown, module: unknown) => void;
-    wrapper(module.exports, (specifier) => {
-      // The library's builds import only their own chunks; anything else would be a dependency the realm lacks.
-      if (!specifier.startsWith('./') && !specifier.startsWith('../')) throw new Error(`${file} requires "${specifier}", which the bare realm does not have.`);
-      return load(resolve(dirname(file), specifier));
-    }, module);
+    const wrapper = runInContext(`(function (exports, require, module) {${readFileSync(file, 'utf8')}\n})`, context, {
+      filename: file,
+    }) as (exports: unknown, require: (specifier: string) => unknown, module: unknown) => void;
+    wrapper(
+      module.exports,
+      (specifier) => {
+        // The library's builds import only their own chunks; anything else would be a dependency the realm lacks.
+        if (!specifier.startsWith('./') && !specifier.startsWith('../'))
+          throw new Error(`${file} requires "${specifier}", which the bare realm does not have.`);
+        return load(resolve(dirname(file), specifier));
+      },
+      module,
+    );
     return module.exports;
   };
-  const entries = Object.fromEntries(Object.entries(ENTRY_POINTS).map(([key, name]) => [key, load(resolve(directory, `${name}.cjs`))])) as unknown as LibraryEntries;
+  const entries = Object.fromEntries(
+    Object.entries(ENTRY_POINTS).map(([key, name]) => [key, load(resolve(directory, `${name}.cjs`))]),
+  ) as unknown as LibraryEntries;
   const scenario = runInContext(`(${bareRealm.toString()})`, context) as typeof bareRealm;
   return () => scenario(entries);
 }

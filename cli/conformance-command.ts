@@ -87,14 +87,21 @@ export async function conformanceCommand(argv: readonly string[], io: CommandIo)
   const unknownKind = kinds?.find((kind) => !['chain', 'reliability', 'agent'].includes(kind));
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
   if (unknownKind !== undefined || (timeoutMs !== undefined && !(timeoutMs > 0))) {
-    io.stderr(`${unknownKind === undefined ? `--timeout must be a number of milliseconds above 0, got "${String(values.timeout)}"` : `Unknown kind "${unknownKind}"`}.\n\n${USAGE}`);
+    io.stderr(
+      `${unknownKind === undefined ? `--timeout must be a number of milliseconds above 0, got "${String(values.timeout)}"` : `Unknown kind "${unknownKind}"`}.\n\n${USAGE}`,
+    );
     return EXIT.usage;
   }
   let target: ConformanceTarget;
   let cases: unknown[];
   try {
     cases = readCases(values.cases ?? SHIPPED_CASES);
-    target = values.spawn !== undefined ? protocolTarget(() => childProcessConnection(values.spawn as string, io.cwd, io.stderr)) : values.adapter !== undefined ? agentLoopTarget(await loadAdapter(values.adapter, io.cwd)) : libraryTarget({ host });
+    target =
+      values.spawn !== undefined
+        ? protocolTarget(() => childProcessConnection(values.spawn as string, io.cwd, io.stderr))
+        : values.adapter !== undefined
+          ? agentLoopTarget(await loadAdapter(values.adapter, io.cwd))
+          : libraryTarget({ host });
   } catch (error) {
     io.stderr(`${(error as Error).message}\n`);
     return EXIT.usage;
@@ -141,5 +148,10 @@ function parseOptions(argv: readonly string[]) {
 
 /** A comma-separated option as a list. */
 function list(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
 }

@@ -46,7 +46,9 @@ export function childProcessConnection(command: string, cwd: string, stderr: (te
     async diagnostics() {
       // Its stdout closed: the exit follows at once, unless it closed stdout and goes on.
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 500))]);
-      return [`the command ${exit ?? 'is still running'}`, tail.trim() === '' ? '' : `its stderr ended with:\n${tail.trim()}`].filter((part) => part !== '').join('; ');
+      return [`the command ${exit ?? 'is still running'}`, tail.trim() === '' ? '' : `its stderr ended with:\n${tail.trim()}`]
+        .filter((part) => part !== '')
+        .join('; ');
     },
   };
 }

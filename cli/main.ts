@@ -10,7 +10,11 @@ import { conformanceCommand, EXIT, USAGE } from './conformance-command';
 /** Runs the command line's arguments and returns the exit code. */
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const io = { stdout: (text: string) => void process.stdout.write(text), stderr: (text: string) => void process.stderr.write(text), cwd: process.cwd() };
+  const io = {
+    stdout: (text: string) => void process.stdout.write(text),
+    stderr: (text: string) => void process.stderr.write(text),
+    cwd: process.cwd(),
+  };
   if (command === 'conformance') return conformanceCommand(rest, io);
   io.stderr(command === undefined || command === '--help' ? USAGE : `Unknown command "${command}".\n\n${USAGE}`);
   return EXIT.usage;

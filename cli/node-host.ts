@@ -31,11 +31,16 @@ async function collectGarbage(): Promise<void> {
 /** The package's main, agent and testing entry points, imported and required. */
 async function loadCopies(): Promise<{ first: LibraryCopy; second: LibraryCopy }> {
   const fromSources = import.meta.url.endsWith('.ts');
-  const entry = (name: string, format: 'esm' | 'cjs'): string => new URL(fromSources ? `../src/${name}.ts` : `./${name}.${format === 'esm' ? 'js' : 'cjs'}`, import.meta.url).href;
+  const entry = (name: string, format: 'esm' | 'cjs'): string =>
+    new URL(fromSources ? `../src/${name}.ts` : `./${name}.${format === 'esm' ? 'js' : 'cjs'}`, import.meta.url).href;
   const require = createRequire(import.meta.url);
   const imported = async (name: string): Promise<unknown> => import(entry(name, 'esm'));
   const required = (name: string): unknown => require(fileURLToPath(entry(name, 'cjs')));
-  const first = { core: await imported('index'), agent: await imported('agent/index'), testing: await imported('testing/index') } as LibraryCopy;
+  const first = {
+    core: await imported('index'),
+    agent: await imported('agent/index'),
+    testing: await imported('testing/index'),
+  } as LibraryCopy;
   const second = { core: required('index'), agent: required('agent/index'), testing: required('testing/index') } as LibraryCopy;
   return { first, second };
 }

@@ -12,7 +12,13 @@ export function approveRuns(registry: MiddlewareRegistry): void {
   registry.add(AgentStreamStage.Wrap, async function* approveRun(context, next) {
     const { response } = context.interrupt({ name: 'approveRun', reason: `${context.agent?.name ?? 'The agent'} wants to start.` });
     if (response === 'yes') return yield* next();
-    yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+    yield {
+      type: 'agentResult',
+      stopReason: 'endTurn',
+      message: undefined,
+      interrupts: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    };
   });
 }
 
@@ -20,7 +26,12 @@ export function approveRuns(registry: MiddlewareRegistry): void {
 export const geolocate: Tool = { spec: { name: 'geolocate', description: "The user's position.", inputSchema: { type: 'object' } } };
 
 /** Runs the agent to its end, asking `human` each question and `browser` each external call, as soon as they come. */
-export async function runToTheEnd(agent: Agent, input: string, human: (reason: unknown) => Promise<unknown>, browser: (toolUse: unknown) => Promise<unknown>): Promise<string> {
+export async function runToTheEnd(
+  agent: Agent,
+  input: string,
+  human: (reason: unknown) => Promise<unknown>,
+  browser: (toolUse: unknown) => Promise<unknown>,
+): Promise<string> {
   let run = agent.stream(input);
   for (;;) {
     const answers: Promise<[string, unknown]>[] = [];

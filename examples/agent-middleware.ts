@@ -39,13 +39,15 @@ export function researchAgent(model: Model, cheapModel: Model, search: Tool, pub
   );
   // The run ends after the turn in which `publish` ran (the turn's other tool calls still run).
   registry.add(ExecuteToolStage.Wrap, async function* endAfterPublish(context, next) {
-    for await (const event of next()) yield context.toolUse.name === 'publish' && event.type === 'toolResult' ? { ...event, terminate: true } : event;
+    for await (const event of next()) yield context.toolUse.name === 'publish' ? { ...event, terminate: true } : event;
   });
   // Keys never reach the model, whichever tool printed them.
   registry.add(
     ExecuteToolStage.Output,
     afterToolCall(function redactKeys(result) {
-      const content = result.toolResult.content.map((block) => (block.type === 'text' ? { ...block, text: block.text.replace(/sk-\w+/g, '[key]') } : block));
+      const content = result.toolResult.content.map((block) =>
+        block.type === 'text' ? { ...block, text: block.text.replace(/sk-\w+/g, '[key]') } : block,
+      );
       return { content };
     }),
   );

@@ -13,21 +13,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { MiddlewareRegistry } from '../src/index';
-import {
-  Agent,
-  AgentStreamStage,
-  ExecuteToolStage,
-  InvokeModelStage,
-  TurnStage,
-  type AgentResultEvent,
-} from '../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
-} from '../src/testing/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentResultEvent } from '../src/agent/index';
+import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../src/testing/index';
 import { runHitl } from './hitl';
 import { runLongDemo } from './long-run';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';
@@ -120,9 +107,12 @@ function demoModel(): ScriptedModel {
       ],
       { text: 'Let me look up the order and tidy the old files.', usage: { inputTokens: 120, outputTokens: 30, totalTokens: 150 } },
     ),
-    textTurn('Order A-1042 shipped on 2026-11-20 and arrives Tuesday. I could not delete the old files: that needs a human. Questions? Write to orders@shop.example.', {
-      usage: { inputTokens: 210, outputTokens: 40, totalTokens: 250 },
-    }),
+    textTurn(
+      'Order A-1042 shipped on 2026-11-20 and arrives Tuesday. I could not delete the old files: that needs a human. Questions? Write to orders@shop.example.',
+      {
+        usage: { inputTokens: 210, outputTokens: 40, totalTokens: 250 },
+      },
+    ),
   ]);
 }
 
@@ -131,7 +121,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   const registry = demoRegistry(options.now);
   const model = demoModel();
   const tools = [
-    new ScriptedTool({ name: 'lookup_order', description: 'Looks up an order by id.', outcomes: [{ value: { orderId: 'A-1042', status: 'shipped', shippedOn: '2026-11-20', arrives: 'Tuesday' } }] }),
+    new ScriptedTool({
+      name: 'lookup_order',
+      description: 'Looks up an order by id.',
+      outcomes: [{ value: { orderId: 'A-1042', status: 'shipped', shippedOn: '2026-11-20', arrives: 'Tuesday' } }],
+    }),
     new ScriptedTool({ name: 'delete_files', description: 'Deletes files under a path.', outcomes: [{ value: 'deleted' }] }),
   ];
 
@@ -162,7 +156,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
 }
 
 /** The command line: picks the mode from `argv` and colours from the environment. */
-export async function main(argv: readonly string[], environment: Readonly<Record<string, string | undefined>>, isTTY: boolean, write: (line: string) => void): Promise<DemoOutcome | undefined> {
+export async function main(
+  argv: readonly string[],
+  environment: Readonly<Record<string, string | undefined>>,
+  isTTY: boolean,
+  write: (line: string) => void,
+): Promise<DemoOutcome | undefined> {
   if (argv.includes('--hitl')) {
     await runHitl({ write });
     return undefined;
@@ -178,7 +177,7 @@ export async function main(argv: readonly string[], environment: Readonly<Record
 
 const entry = process.argv[1];
 if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
-  main(process.argv.slice(2), process.env, process.stdout.isTTY === true, (line) => process.stdout.write(`${line}\n`)).catch((error: unknown) => {
+  main(process.argv.slice(2), process.env, process.stdout.isTTY, (line) => process.stdout.write(`${line}\n`)).catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   });

@@ -4,7 +4,14 @@
  * README's "Durable runs".
  */
 import { promises as fs } from 'node:fs';
-import { Agent, FileSessionStore, type AgentOptions, type AgentResultEvent, type AgentSnapshot, type SessionStore } from '../src/agent/index';
+import {
+  Agent,
+  FileSessionStore,
+  type AgentOptions,
+  type AgentResultEvent,
+  type AgentSnapshot,
+  type SessionStore,
+} from '../src/agent/index';
 
 /** The agent of session `id`, going on from its last snapshot in `directory` (a new agent when there is none). */
 export function openSession(options: AgentOptions, directory: string, id: string): Promise<Agent> {
@@ -19,12 +26,17 @@ export async function answerPending(options: AgentOptions, directory: string, id
 }
 
 /** A session store over any store of strings (Redis, a database): snapshots are plain JSON. */
-export function textSessions(kv: { get(key: string): Promise<string | null>; set(key: string, text: string): Promise<unknown> }): SessionStore {
+export function textSessions(kv: {
+  get(key: string): Promise<string | null>;
+  set(key: string, text: string): Promise<unknown>;
+}): SessionStore {
   return {
     load: async (id) => {
       const text = await kv.get(`session:${id}`);
       return text === null ? undefined : (JSON.parse(text) as AgentSnapshot);
     },
-    save: async (id, snapshot) => void (await kv.set(`session:${id}`, JSON.stringify(snapshot))),
+    save: async (id, snapshot) => {
+      await kv.set(`session:${id}`, JSON.stringify(snapshot));
+    },
   };
 }

@@ -51,7 +51,16 @@ function hitlRegistry(): MiddlewareRegistry {
     const { path } = context.toolUse.input as { path: string };
     const { response } = context.interrupt({ name: 'approve', reason: `Delete the files under ${path}?` });
     if (response === 'approved') return yield* next();
-    yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'A human refused.' }] } };
+    yield {
+      type: 'toolResult',
+      toolResult: {
+        type: 'toolResult',
+        toolUseId: context.toolUse.toolUseId,
+        name: context.toolUse.name,
+        status: 'error',
+        content: [{ type: 'text', text: 'A human refused.' }],
+      },
+    };
   });
   return registry;
 }
@@ -68,10 +77,20 @@ async function hitlAgent(directory: string, turns: readonly ScriptedTurn[], writ
     },
   };
   const tools = [
-    new ScriptedTool({ name: 'lookup_order', description: 'Looks up an order by id.', outcomes: [{ value: { orderId: 'A-1042', status: 'shipped', arrives: 'Tuesday' } }] }),
+    new ScriptedTool({
+      name: 'lookup_order',
+      description: 'Looks up an order by id.',
+      outcomes: [{ value: { orderId: 'A-1042', status: 'shipped', arrives: 'Tuesday' } }],
+    }),
     new ScriptedTool({ name: 'delete_files', description: 'Deletes files under a path.', outcomes: [{ value: 'deleted 3 files' }] }),
   ];
-  return Agent.fromSession({ model: new ScriptedModel(turns), tools, registry: hitlRegistry(), systemPrompt: 'You are a helpful shop assistant.', session: { store, id: SESSION } });
+  return Agent.fromSession({
+    model: new ScriptedModel(turns),
+    tools,
+    registry: hitlRegistry(),
+    systemPrompt: 'You are a helpful shop assistant.',
+    session: { store, id: SESSION },
+  });
 }
 
 /** One line for each event worth showing. */
@@ -124,8 +143,14 @@ export async function runHitl(options: HitlOptions): Promise<void> {
 
 /** The second process: restores the agent from the session, answers the question as the human did, and finishes. */
 export async function resumeHitl(directory: string, write: (line: string) => void): Promise<void> {
-  const agent = await hitlAgent(directory, [textTurn('Order A-1042 has shipped and arrives Tuesday. I deleted the old order files, as approved.')], write);
-  write(`process 2: restored ${agent.messages.length} messages; pending: ${agent.pendingInterrupts.map((interrupt) => interrupt.id).join(', ')}`);
+  const agent = await hitlAgent(
+    directory,
+    [textTurn('Order A-1042 has shipped and arrives Tuesday. I deleted the old order files, as approved.')],
+    write,
+  );
+  write(
+    `process 2: restored ${agent.messages.length} messages; pending: ${agent.pendingInterrupts.map((interrupt) => interrupt.id).join(', ')}`,
+  );
   const answers = Object.fromEntries(agent.pendingInterrupts.map((interrupt) => [interrupt.id, 'approved']));
   write(`  a human answers: ${JSON.stringify(answers)}`);
   for await (const event of agent.stream(undefined, { interruptResponses: answers })) {

@@ -33,7 +33,11 @@ export interface LongRunOutcome {
   readonly requests: { readonly agent: number; readonly summarizer: readonly Message[][]; readonly shipping: number };
 }
 
-const usage = (inputTokens: number, outputTokens: number): Usage => ({ inputTokens, outputTokens, totalTokens: inputTokens + outputTokens });
+const usage = (inputTokens: number, outputTokens: number): Usage => ({
+  inputTokens,
+  outputTokens,
+  totalTokens: inputTokens + outputTokens,
+});
 const say = (role: 'user' | 'assistant', text: string): Message => ({ role, content: [{ type: 'text', text }] });
 
 /** An earlier chat about the same order: what compaction will summarise. */
@@ -53,10 +57,24 @@ const STREAM_EVENTS = /^(messageStart|messageStop|text |toolUseStart|toolUseDelt
 export async function runLongDemo(options: LongRunOptions): Promise<LongRunOutcome> {
   const agentModel = new ScriptedModel([
     toolUseTurn([{ name: 'lookup_order', input: { orderId: 'A-1042' }, toolUseId: 'call-1' }], { usage: usage(180, 20) }),
-    toolUseTurn([{ name: 'ask_shipping', input: { task: 'Order A-1042 left the Oslo warehouse on 2026-11-20 by CargoLine to 12 Quay Street. When does it arrive?' }, toolUseId: 'call-2' }], { usage: usage(140, 35) }),
+    toolUseTurn(
+      [
+        {
+          name: 'ask_shipping',
+          input: { task: 'Order A-1042 left the Oslo warehouse on 2026-11-20 by CargoLine to 12 Quay Street. When does it arrive?' },
+          toolUseId: 'call-2',
+        },
+      ],
+      { usage: usage(140, 35) },
+    ),
     textTurn('Your lamp is on its way to 12 Quay Street and arrives on Friday, before the weekend.', { usage: usage(160, 25) }),
   ]);
-  const summarizer = new ScriptedModel([textTurn('Desk lamp A-1042, gift note for Sam, redirected to 12 Quay Street; shipped 2026-11-20 from Oslo by CargoLine. The user asks if it arrives before the weekend.', { usage: usage(120, 22) })]);
+  const summarizer = new ScriptedModel([
+    textTurn(
+      'Desk lamp A-1042, gift note for Sam, redirected to 12 Quay Street; shipped 2026-11-20 from Oslo by CargoLine. The user asks if it arrives before the weekend.',
+      { usage: usage(120, 22) },
+    ),
+  ]);
   const shippingModel = new ScriptedModel([
     toolUseTurn([{ name: 'track', input: { carrier: 'CargoLine', from: 'Oslo' }, toolUseId: 'track-1' }], { usage: usage(60, 12) }),
     textTurn('CargoLine delivers it on Friday.', { usage: usage(80, 8) }),
@@ -83,8 +101,31 @@ export async function runLongDemo(options: LongRunOptions): Promise<LongRunOutco
     }),
   );
 
-  const lookup = new ScriptedTool({ name: 'lookup_order', description: 'Looks up an order by id.', outcomes: [{ value: { orderId: 'A-1042', item: 'desk lamp', status: 'shipped', shippedOn: '2026-11-20', from: 'Oslo warehouse', carrier: 'CargoLine', to: '12 Quay Street' } }] });
-  const agent = new Agent({ name: 'shop', model: agentModel, tools: [lookup], registry, systemPrompt: 'You are a helpful shop assistant.', messages: EARLIER });
+  const lookup = new ScriptedTool({
+    name: 'lookup_order',
+    description: 'Looks up an order by id.',
+    outcomes: [
+      {
+        value: {
+          orderId: 'A-1042',
+          item: 'desk lamp',
+          status: 'shipped',
+          shippedOn: '2026-11-20',
+          from: 'Oslo warehouse',
+          carrier: 'CargoLine',
+          to: '12 Quay Street',
+        },
+      },
+    ],
+  });
+  const agent = new Agent({
+    name: 'shop',
+    model: agentModel,
+    tools: [lookup],
+    registry,
+    systemPrompt: 'You are a helpful shop assistant.',
+    messages: EARLIER,
+  });
   const result = await agent.invoke('Will my lamp arrive before the weekend?');
 
   const answer = (result.message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
@@ -93,11 +134,16 @@ export async function runLongDemo(options: LongRunOptions): Promise<LongRunOutco
   options.write(`${options.color ? '\u001b[1m' : ''}Answer (${result.stopReason}):${options.color ? '\u001b[0m' : ''} ${answer}`);
   options.write(`History: ${EARLIER.length + 1} messages before the run, ${agent.messages.length} after (the first is the summary)`);
   options.write(`Usage of the agent's own model calls: ${tokens(result.usage)}`);
-  for (const [caller, counted] of Object.entries(result.middlewareUsage ?? {})) options.write(`Usage of calls made by ${caller}: ${tokens(counted)}`);
+  for (const [caller, counted] of Object.entries(result.middlewareUsage ?? {}))
+    options.write(`Usage of calls made by ${caller}: ${tokens(counted)}`);
   return {
     entries,
     result,
     messages: agent.messages,
-    requests: { agent: agentModel.calls.length, summarizer: summarizer.calls.map((call) => [...call.request.messages]), shipping: shippingModel.calls.length },
+    requests: {
+      agent: agentModel.calls.length,
+      summarizer: summarizer.calls.map((call) => [...call.request.messages]),
+      shipping: shippingModel.calls.length,
+    },
   };
 }

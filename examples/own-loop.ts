@@ -45,10 +45,14 @@ export async function* ownLoop(
   let modelState = conversation.modelState;
   const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
   const signal = new AbortController().signal;
-
   for (;;) {
-    // O(1): the context shares the history's frozen array.
-    const context = createModelContext({ model, messages: history.messages, systemPrompt: conversation.systemPrompt, toolSpecs: tools.map((tool) => tool.spec), invocationState });
+    const context = createModelContext({
+      model,
+      messages: history.messages, // O(1): the context shares the history's frozen array
+      systemPrompt: conversation.systemPrompt,
+      toolSpecs: tools.map((tool) => tool.spec),
+      invocationState,
+    });
     let result: ModelResultEvent | undefined;
     // The model writes to a draft; it lands in modelState only if the whole chain succeeds.
     const state = { get: () => modelState, set: (next: Record<string, unknown>) => void (modelState = next) };
@@ -59,7 +63,6 @@ export async function* ownLoop(
     if (result === undefined) throw new Error('unreachable: every invoke ends with its result');
     history.append(result.message); // the Output-transformed message, not the raw stream
     if (result.stopReason !== 'toolUse') break;
-
     const answers: ToolResultBlock[] = [];
     for (const block of result.message.content) {
       if (block.type !== 'toolUse') continue;

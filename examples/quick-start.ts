@@ -15,7 +15,11 @@ registry.add(ReplyStage.Wrap, async function* logged(context, next) {
   console.log('> calling the model with', JSON.stringify(context.prompt));
   yield* next();
 });
-registry.add(ReplyStage.Output, (result) => result.update((draft) => { draft.text = draft.text.toUpperCase(); }));
+registry.add(ReplyStage.Output, (result) =>
+  result.update((draft) => {
+    draft.text = draft.text.toUpperCase();
+  }),
+);
 
 // The framework runs its own step (the terminal) through the registry.
 async function* callModel(context: { prompt: string }): AsyncGenerator<Chunk> {

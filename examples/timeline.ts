@@ -29,7 +29,13 @@ export interface TimelineEntry {
 }
 
 /** What the terminal of each agent stage is, for the timeline. */
-const TERMINALS: Readonly<Record<string, string>> = { agentStream: 'agent loop', invokeModel: 'model.stream', executeTool: 'tool.run', turn: 'natural decision', compressContext: 'history as it is' };
+const TERMINALS: Readonly<Record<string, string>> = {
+  agentStream: 'agent loop',
+  invokeModel: 'model.stream',
+  executeTool: 'tool.run',
+  turn: 'natural decision',
+  compressContext: 'history as it is',
+};
 
 /** Summarises an event in a few words. */
 export function describeEvent(event: unknown): string {
@@ -45,7 +51,10 @@ export function describeEvent(event: unknown): string {
       return `messageStop ${String(value.stopReason)}`;
     case 'modelResult': {
       const message = value.message as { content: { type: string; text?: string }[] };
-      const text = message.content.filter((block) => block.type === 'text').map((block) => block.text).join('');
+      const text = message.content
+        .filter((block) => block.type === 'text')
+        .map((block) => block.text)
+        .join('');
       return `modelResult ${String(value.stopReason)}${text.length > 0 ? ` ${JSON.stringify(text)}` : ''}`;
     }
     case 'usage': {
@@ -78,7 +87,8 @@ export function describeEvent(event: unknown): string {
 
 /** Who made an invoke, when it is not the agent's own loop: a middleware's model call, or a sub-agent working for a tool call. */
 function whoInvokes(context: unknown): string | undefined {
-  const value = context as { caller?: unknown; agent?: { name?: unknown; parent?: { name: string; toolUseId: string } } } | null | undefined;
+  const value = context as
+    { caller?: unknown; agent?: { name?: unknown; parent?: { name: string; toolUseId: string } } } | null | undefined;
   if (typeof value?.caller === 'string') return `made by ${value.caller}`;
   const parent = value?.agent?.parent;
   return parent === undefined ? undefined : `agent ${String(value?.agent?.name)} for ${parent.name} ${parent.toolUseId}`;
@@ -92,7 +102,7 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
   /** Depths of the layers currently running, innermost last. */
   const active: number[] = [];
   /** Events already reported by an inner layer, so each event appears once, where it was made. */
-  const reported = new WeakSet<object>();
+  const reported = new WeakSet();
 
   return {
     name: 'timeline',
@@ -106,7 +116,17 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
           emit({ depth: base + 1, kind: 'handler', stage, phase: handler.phase, handler: handler.handler });
         },
         handlerEnd(handler, error) {
-          if (error !== undefined) emit({ depth: base + 1, kind: 'handler', stage, phase: handler.phase, handler: handler.handler, detail: String(error), failed: true });
+          if (error === undefined) return;
+          const failure = error as Error;
+          emit({
+            depth: base + 1,
+            kind: 'handler',
+            stage,
+            phase: handler.phase,
+            handler: handler.handler,
+            detail: String(failure),
+            failed: true,
+          });
         },
         layer(layer: LayerInfo, events) {
           const depth = base + 1 + layer.position;
@@ -115,22 +135,42 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
         end(outcome) {
           // An Output handler may have replaced the result: it is reported here, not again by the outer stage.
           if (outcome.status === 'success' && typeof outcome.result === 'object' && outcome.result !== null) reported.add(outcome.result);
-          const detail = outcome.status === 'success' ? describeEvent(outcome.result) : outcome.status === 'error' ? `error: ${String(outcome.error)}` : 'closed';
+          const detail =
+            outcome.status === 'success'
+              ? describeEvent(outcome.result)
+              : outcome.status === 'error'
+                ? `error: ${String(outcome.error)}`
+                : 'closed';
           emit({ depth: base, kind: 'end', stage, detail, failed: outcome.status === 'error' });
         },
       };
 
-      async function* observeLayer(layer: LayerInfo, depth: number, events: AsyncGenerator<unknown, void, undefined>): AsyncGenerator<unknown, void, undefined> {
+      async function* observeLayer(
+        layer: LayerInfo,
+        depth: number,
+        events: AsyncGenerator<unknown, void, undefined>,
+      ): AsyncGenerator<unknown, void, undefined> {
         const phase = layer.kind === 'terminal' ? 'terminal' : 'wrap';
-        emit({ depth, kind: 'layer', stage, phase, handler: layer.kind === 'terminal' ? (TERMINALS[stage] ?? 'terminal') : layer.handler, attempt: layer.attempt });
+        emit({
+          depth,
+          kind: 'layer',
+          stage,
+          phase,
+          handler: layer.kind === 'terminal' ? (TERMINALS[stage] ?? 'terminal') : layer.handler,
+          attempt: layer.attempt,
+        });
         const prompt = (layer.context as { systemPrompt?: unknown } | undefined)?.systemPrompt;
         if (layer.kind === 'terminal' && Array.isArray(prompt)) {
-          const text = (prompt as { text?: unknown }[]).filter((block) => typeof block.text === 'string').map((block) => block.text).join(' ');
+          const text = (prompt as { text?: unknown }[])
+            .filter((block) => typeof block.text === 'string')
+            .map((block) => block.text)
+            .join(' ');
           emit({ depth: depth + 1, kind: 'event', stage, handler: layer.handler, detail: `system prompt ${JSON.stringify(text)}` });
         }
         let text = '';
         const flush = (): void => {
-          if (text.length > 0) emit({ depth: depth + 1, kind: 'event', stage, handler: layer.handler, detail: `text ${JSON.stringify(text)}` });
+          if (text.length > 0)
+            emit({ depth: depth + 1, kind: 'event', stage, handler: layer.handler, detail: `text ${JSON.stringify(text)}` });
           text = '';
         };
         active.push(depth);
@@ -159,7 +199,14 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
           flush();
         } catch (error) {
           flush();
-          emit({ depth: depth + 1, kind: 'event', stage, handler: layer.handler, detail: `threw: ${error instanceof Error ? error.message : String(error)}`, failed: true });
+          emit({
+            depth: depth + 1,
+            kind: 'event',
+            stage,
+            handler: layer.handler,
+            detail: `threw: ${error instanceof Error ? error.message : String(error)}`,
+            failed: true,
+          });
           throw error;
         } finally {
           active.pop();
@@ -169,13 +216,28 @@ export function timeline(emit: (entry: TimelineEntry) => void): Instrumentation 
   };
 }
 
-const codes = { reset: '\u001b[0m', dim: '\u001b[2m', bold: '\u001b[1m', red: '\u001b[31m', green: '\u001b[32m', yellow: '\u001b[33m', blue: '\u001b[34m', magenta: '\u001b[35m', cyan: '\u001b[36m' };
+const codes = {
+  reset: '\u001b[0m',
+  dim: '\u001b[2m',
+  bold: '\u001b[1m',
+  red: '\u001b[31m',
+  green: '\u001b[32m',
+  yellow: '\u001b[33m',
+  blue: '\u001b[34m',
+  magenta: '\u001b[35m',
+  cyan: '\u001b[36m',
+};
 
 /** Renders one entry as an indented, optionally coloured line. */
 export function renderEntry(entry: TimelineEntry, color: boolean): string {
   const paint = (code: keyof typeof codes, text: string): string => (color ? `${codes[code]}${text}${codes.reset}` : text);
   const indent = '  '.repeat(entry.depth);
-  const phaseColour = { input: 'blue', output: 'yellow', wrap: 'magenta', terminal: 'green' } as const;
+  const phaseColour: Partial<Record<string, 'blue' | 'yellow' | 'magenta' | 'green'>> = {
+    input: 'blue',
+    output: 'yellow',
+    wrap: 'magenta',
+    terminal: 'green',
+  };
   switch (entry.kind) {
     case 'invoke':
       return `${indent}${paint('bold', '▶')} ${paint('cyan', entry.stage)}${entry.detail === undefined ? '' : ` ${paint('dim', `(${entry.detail})`)}`}`;
@@ -184,7 +246,7 @@ export function renderEntry(entry: TimelineEntry, color: boolean): string {
     case 'handler':
     case 'layer': {
       const phase = entry.phase ?? '';
-      const colour = phaseColour[phase as keyof typeof phaseColour] ?? 'reset';
+      const colour = phaseColour[phase] ?? 'reset';
       const attempt = entry.attempt !== undefined && entry.attempt > 1 ? paint('yellow', ` (attempt ${entry.attempt})`) : '';
       const failure = entry.failed === true ? ` ${paint('red', entry.detail ?? '')}` : '';
       return `${indent}${paint(colour, phase.padEnd(8))} ${entry.handler ?? ''}${attempt}${failure}`;

@@ -3,6 +3,7 @@
  * call) and prints the span tree a backend shows: the README's "Tracing with
  * OpenTelemetry" picture, compared by the README test.
  */
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Agent, InvokeModelStage } from '../src/agent/index';
 import { retry } from '../src/middleware/index';
@@ -17,7 +18,7 @@ class Gpt4o extends ScriptedModel {
 /** Spans in the order they started. */
 const started: ReadableSpan[] = [];
 const recorder: SpanProcessor = {
-  onStart: (span) => void started.push(span as unknown as ReadableSpan),
+  onStart: (span) => void started.push(span),
   onEnd: () => undefined,
   forceFlush: async () => undefined,
   shutdown: async () => undefined,
@@ -27,9 +28,10 @@ const recorder: SpanProcessor = {
 function detail(span: ReadableSpan): string {
   const { attributes: a } = span;
   const parts: string[] = [];
-  if (a['gen_ai.usage.input_tokens'] !== undefined) parts.push(`${String(a['gen_ai.usage.input_tokens'])} in / ${String(a['gen_ai.usage.output_tokens'])} out tokens`);
+  if (a['gen_ai.usage.input_tokens'] !== undefined)
+    parts.push(`${String(a['gen_ai.usage.input_tokens'])} in / ${String(a['gen_ai.usage.output_tokens'])} out tokens`);
   if (a['gen_ai.tool.call.id'] !== undefined) parts.push(`call ${String(a['gen_ai.tool.call.id'])}`);
-  if (span.status.code === 2) parts.push(`ERROR ${span.status.message ?? ''}`);
+  if (span.status.code === SpanStatusCode.ERROR) parts.push(`ERROR ${span.status.message ?? ''}`);
   return parts.length === 0 ? '' : `  (${parts.join(', ')})`;
 }
 
@@ -49,7 +51,9 @@ registry.add(InvokeModelStage.Wrap, retry({ backoff: () => 0 }));
 const overloaded = Object.assign(new Error('Service Unavailable'), { status: 503 });
 const model = new Gpt4o([
   failingTurn(overloaded),
-  toolUseTurn([{ name: 'weather', input: { city: 'Oslo' }, toolUseId: 'call-1' }], { usage: { inputTokens: 52, outputTokens: 12, totalTokens: 64 } }),
+  toolUseTurn([{ name: 'weather', input: { city: 'Oslo' }, toolUseId: 'call-1' }], {
+    usage: { inputTokens: 52, outputTokens: 12, totalTokens: 64 },
+  }),
   textTurn('Sunny in Oslo.', { usage: { inputTokens: 80, outputTokens: 6, totalTokens: 86 } }),
 ]);
 const weather = new ScriptedTool({ name: 'weather', outcomes: [{ value: 'sunny' }] });

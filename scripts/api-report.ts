@@ -60,7 +60,14 @@ function publicClass(declaration: ts.ClassDeclaration): ts.ClassDeclaration {
     const isPrivate = modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.PrivateKeyword);
     return !isPrivate && !(member.name !== undefined && ts.isPrivateIdentifier(member.name));
   });
-  return ts.factory.updateClassDeclaration(declaration, declaration.modifiers, declaration.name, declaration.typeParameters, declaration.heritageClauses, members);
+  return ts.factory.updateClassDeclaration(
+    declaration,
+    declaration.modifiers,
+    declaration.name,
+    declaration.typeParameters,
+    declaration.heritageClauses,
+    members,
+  );
 }
 
 function printed(declaration: ts.Declaration): string {
@@ -80,7 +87,13 @@ export interface ApiSurface {
 
 /** The surface of the declarations file `file`: an entry point's `index.d.ts` or `index.d.cts` in the build directory `dist`. */
 export function readSurface(file: string, dist: string): ApiSurface {
-  const program = ts.createProgram([file], { noEmit: true, skipLibCheck: true, types: [], module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+  const program = ts.createProgram([file], {
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file);
   const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
@@ -89,7 +102,11 @@ export function readSurface(file: string, dist: string): ApiSurface {
   const globals = program
     .getSourceFiles()
     .filter((sourceFile) => sourceFile.fileName.startsWith(inBuild))
-    .flatMap((sourceFile) => sourceFile.statements.filter((statement) => ts.isModuleDeclaration(statement) && (statement.flags & ts.NodeFlags.GlobalAugmentation) !== 0))
+    .flatMap((sourceFile) =>
+      sourceFile.statements.filter(
+        (statement) => ts.isModuleDeclaration(statement) && (statement.flags & ts.NodeFlags.GlobalAugmentation) !== 0,
+      ),
+    )
     .map((statement) => printer.printNode(ts.EmitHint.Unspecified, statement, statement.getSourceFile()))
     .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
   const exported = checker

@@ -47,7 +47,9 @@ function anchor(heading: string): string {
 
 /** The headings of `spec/SPEC.md` by rule id (`MW-006` → `MW-006 The result and ERR_NO_RESULT`). */
 export function ruleHeadings(spec: string): ReadonlyMap<string, string> {
-  return new Map([...spec.matchAll(/^### (MW-\d{3}) (.*)$/gm)].map((match) => [match[1] as string, `${match[1] as string} ${match[2] as string}`]));
+  return new Map(
+    [...spec.matchAll(/^### (MW-\d{3}) (.*)$/gm)].map((match) => [match[1] as string, `${match[1] as string} ${match[2] as string}`]),
+  );
 }
 
 /**

@@ -14,7 +14,7 @@ export interface SystemCachePointBlock {
  * One block of a system prompt. Open to other block kinds: a block that is
  * neither text nor a cache point is carried along untouched.
  */
-export type SystemContentBlock = SystemTextBlock | SystemCachePointBlock | { readonly [key: string]: unknown };
+export type SystemContentBlock = SystemTextBlock | SystemCachePointBlock | Readonly<Record<string, unknown>>;
 
 /** A system prompt: a plain string, or content blocks (which keep cache points). */
 export type SystemPrompt = string | readonly SystemContentBlock[];

@@ -51,7 +51,9 @@ describe('conformance cases', () => {
 
     it('names only rules that exist in SPEC.md', () => {
       const known = new Set(rules);
-      const unknown = caseFiles.flatMap(({ file, raw }) => ((raw.rules as string[] | undefined) ?? []).filter((rule) => !known.has(rule)).map((rule) => `${file}: ${rule}`));
+      const unknown = caseFiles.flatMap(({ file, raw }) =>
+        ((raw.rules as string[] | undefined) ?? []).filter((rule) => !known.has(rule)).map((rule) => `${file}: ${rule}`),
+      );
       expect(unknown).toEqual([]);
     });
   });

@@ -73,7 +73,12 @@ function mutates(target: Record<PropertyKey, unknown>): boolean {
 
 /** Runs one observed invoke and collects every value the library handed out. */
 async function handedOut() {
-  const infos: { invokes: InvokeInfo[]; layers: LayerInfo[]; handlers: HandlerInfo[]; outcomes: InvokeOutcome[] } = { invokes: [], layers: [], handlers: [], outcomes: [] };
+  const infos: { invokes: InvokeInfo[]; layers: LayerInfo[]; handlers: HandlerInfo[]; outcomes: InvokeOutcome[] } = {
+    invokes: [],
+    layers: [],
+    handlers: [],
+    outcomes: [],
+  };
   const warnings: MiddlewareWarning[] = [];
   const results: MiddlewareResult<string>[] = [];
   const registry = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) });
@@ -113,7 +118,10 @@ describe('values the library hands out', () => {
   it('are frozen down to the user values they carry', async () => {
     const { registry, events, after, infos, warnings, results, foreign } = await handedOut();
     const blocks = [{ text: 'a' }, { cachePoint: { type: 'default' } }];
-    const perInvoke = async function* perInvoke(_context: Context, next: (context?: Context) => AsyncGenerator<string>): AsyncGenerator<string> {
+    const perInvoke = async function* perInvoke(
+      _context: Context,
+      next: (context?: Context) => AsyncGenerator<string>,
+    ): AsyncGenerator<string> {
       yield* next();
     };
     foreign.add(blocks).add(perInvoke);
@@ -134,25 +142,40 @@ describe('values the library hands out', () => {
     };
     // The collecting arrays are the test's own; what they hold is the library's.
     const walked = Object.entries(values).flatMap(([name, value]) =>
-      Array.isArray(value) && name !== 'onTuple' && name !== 'toSystemBlocksOfString' ? value.flatMap((item, index) => mutablePaths(item, `${name}[${index}]`, foreign)) : mutablePaths(value, name, foreign),
+      Array.isArray(value) && name !== 'onTuple' && name !== 'toSystemBlocksOfString'
+        ? value.flatMap((item, index) => mutablePaths(item, `${name}[${index}]`, foreign))
+        : mutablePaths(value, name, foreign),
     );
-    expect({ walked, counts: [infos.invokes.length, infos.layers.length, infos.handlers.length, infos.outcomes.length, warnings.length, results.length] }).toEqual({
+    expect({
+      walked,
+      counts: [infos.invokes.length, infos.layers.length, infos.handlers.length, infos.outcomes.length, warnings.length, results.length],
+    }).toEqual({
       walked: [],
       counts: [1, 3, 2, 1, 1, 1],
     });
     // The resolved chain, shared by every invoke until the registry changes, is not reachable from the invoke.
-    expect(Object.values(events).filter((field) => typeof field === 'object' && field !== null && 'wrap' in field && 'output' in field)).toEqual([]);
+    expect(
+      Object.values(events).filter((field) => typeof field === 'object' && field !== null && 'wrap' in field && 'output' in field),
+    ).toEqual([]);
   });
 
   describe('regression: pushing into describe() entries', () => {
     it('leaves the registry unchanged, so later invokes still resolve', async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(Stage.Wrap, async function* a(_context, next) {
-        yield* next();
-      }, { id: 'a' });
-      registry.add(Stage.Wrap, async function* b(_context, next) {
-        yield* next();
-      }, { id: 'b', after: ['a'] });
+      registry.add(
+        Stage.Wrap,
+        async function* a(_context, next) {
+          yield* next();
+        },
+        { id: 'a' },
+      );
+      registry.add(
+        Stage.Wrap,
+        async function* b(_context, next) {
+          yield* next();
+        },
+        { id: 'b', after: ['a'] },
+      );
       const [first, second] = registry.describe(Stage);
       let refused = 0;
       for (const list of [first?.before, first?.after, second?.before, second?.after] as unknown[][]) {
@@ -164,9 +187,11 @@ describe('values the library hands out', () => {
       }
       expect(refused).toBe(4);
       registry.add(Stage.Input, (context) => context);
-      expect(await registry.run(Stage, { prompt: 'x' }, async function* terminal() {
-        yield 'final';
-      })).toBe('final');
+      expect(
+        await registry.run(Stage, { prompt: 'x' }, async function* terminal() {
+          yield 'final';
+        }),
+      ).toBe('final');
       expect(registry.describe(Stage).map((entry) => [entry.name, entry.before, entry.after])).toEqual([
         ['anonymous input handler', [], []],
         ['a', [], []],

@@ -28,6 +28,7 @@ export function blocks(section: string): { lang: string; body: string }[] {
 /** The quick start: its first `ts` block (importing from 'staged-middleware') and the `text` block of what it prints. */
 export function quickStart(): { code: string; printed: string } {
   const [code, printed] = blocks('Quick start').filter((block) => block.lang === 'ts' || block.lang === 'text');
-  if (code?.lang !== 'ts' || printed?.lang !== 'text') throw new Error('README "Quick start" must have a ts block followed by the text block of what it prints');
+  if (code?.lang !== 'ts' || printed?.lang !== 'text')
+    throw new Error('README "Quick start" must have a ts block followed by the text block of what it prints');
   return { code: code.body, printed: printed.body };
 }

@@ -7,7 +7,9 @@ import { errorCodesTable, withErrorCodesTable } from '../scripts/docs-errors';
 import { blocks, quickStart, readme, readmeSection, root } from './readme-blocks';
 
 const scratch = mkdtempSync(join(tmpdir(), 'readme-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 function runTypeScript(file: string): string {
   return execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -46,19 +48,31 @@ describe('README', { timeout: 60_000 }, () => {
 
     it('prints the human-in-the-loop run across two processes the README shows with --hitl', () => {
       const shown = blocks('The demo').filter((block) => block.lang === 'text')[2];
-      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--hitl'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--hitl'], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       expect(output).toBe(shown?.body);
     });
 
     it('prints the compaction and the sub-agent the README shows with --long', () => {
       const shown = blocks('The demo').filter((block) => block.lang === 'text')[3];
-      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--long'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--long'], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       expect(output).toBe(shown?.body);
     });
 
     it('prints the resolved chains the README shows with --explain', () => {
       const explained = blocks('The demo').filter((block) => block.lang === 'text')[1];
-      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--explain'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/demo.ts'), '--explain'], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       expect(output).toBe(explained?.body);
     });
   });

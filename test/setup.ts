@@ -20,6 +20,8 @@ afterAll(async () => {
   process.off('unhandledRejection', onRejection);
   process.off('uncaughtException', onException);
   if (problems.length > 0) {
-    throw new Error(`Unhandled rejections or uncaught exceptions during this file: ${problems.map((problem) => String(problem instanceof Error ? problem.stack : problem)).join('\n---\n')}`);
+    throw new Error(
+      `Unhandled rejections or uncaught exceptions during this file: ${problems.map((problem) => String(problem instanceof Error ? problem.stack : problem)).join('\n---\n')}`,
+    );
   }
 });

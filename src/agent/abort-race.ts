@@ -48,7 +48,9 @@ export class AbortRace {
   }
 }
 
-function doNothing(): void {}
+function doNothing(): void {
+  // Dropping the rejection is the point: see ignore().
+}
 
 /** Handles a promise's rejection, so dropping it raises no unhandled rejection. */
 export function ignore(pending: PromiseLike<unknown>): void {

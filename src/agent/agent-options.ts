@@ -10,6 +10,10 @@ import type { AgentParent } from './stage-types';
 import type { Model } from './model-types';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';
+import { isObject } from '../util/is-object';
+
+/** The roles a message may have; a JavaScript caller may give any value. */
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -100,8 +104,12 @@ export function readPart(source: object, key: PathStep, root: string, steps: rea
  *   AbortSignal, state or responses that are not a plain object, or a value whose reading throws.
  */
 export function readRunOptions(options: AgentRunOptions, resume?: { readonly responses: unknown }): RunSettings {
-  if (options === null || typeof options !== 'object') throw invalid(`run options must be an object, got ${describeValue(options)}`);
-  const { signal, invocationState, interruptResponses, use } = readFields(options, ['signal', 'invocationState', 'interruptResponses', 'use'], 'options');
+  if (!isObject(options)) throw invalid(`run options must be an object, got ${describeValue(options)}`);
+  const { signal, invocationState, interruptResponses, use } = readFields(
+    options,
+    ['signal', 'invocationState', 'interruptResponses', 'use'],
+    'options',
+  );
   let aborted = false;
   if (signal !== undefined) {
     const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, SIGNAL_MEMBERS, 'options.signal');
@@ -136,7 +144,8 @@ function readBundles(use: unknown): readonly Middleware[] {
 
 /** Fails unless the value is undefined or a non-array object. */
 function checkRecord(value: unknown, name: string): void {
-  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value)))
+    throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
 }
 
 /** The interrupt responses, each read once. */
@@ -161,11 +170,14 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
   messages.forEach((message, index) => {
     let ok: boolean;
     try {
-      ok = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
+      ok = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
     } catch (error) {
       throw cannotCopy(readProblem(pathOf(index), [], error), error);
     }
-    if (!ok) throw invalid(`${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`);
+    if (!ok)
+      throw invalid(
+        `${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`,
+      );
   });
   return messages;
 }

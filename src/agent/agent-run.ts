@@ -28,7 +28,12 @@ import { ZERO_USAGE } from './usage';
  *
  * @throws MiddlewareError `ERR_AGENT_BUSY`, `ERR_INTERRUPT_PENDING` or `ERR_INVALID_OPTIONS` when it starts (see `Agent.stream`).
  */
-export async function* runAgent(core: AgentCore, input: AgentInput, options: AgentRunOptions, resume: { readonly responses: unknown } | undefined): AsyncGenerator<AgentEvent, void, undefined> {
+export async function* runAgent(
+  core: AgentCore,
+  input: AgentInput,
+  options: AgentRunOptions,
+  resume: { readonly responses: unknown } | undefined,
+): AsyncGenerator<AgentEvent, void, undefined> {
   if (core.running !== undefined) {
     throw agentBusy();
   }
@@ -42,10 +47,20 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
   const unlink = link(settings, controller);
   core.running = controller;
   const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
-  const tally: RunTally = { usage: ZERO_USAGE, middlewareUsage: NO_MIDDLEWARE_USAGE, closed: undefined, completed: false, produced: false, ended: false };
+  const tally: RunTally = {
+    usage: ZERO_USAGE,
+    middlewareUsage: NO_MIDDLEWARE_USAGE,
+    closed: undefined,
+    completed: false,
+    produced: false,
+    ended: false,
+  };
   const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
-  const runStore: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined) };
-  const raised = new WeakSet<object>();
+  const runStore: ResponseStore = {
+    responses: begin.responses,
+    late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined),
+  };
+  const raised = new WeakSet();
   const { session } = core;
   // The conversation state last saved to the session during this run, if any.
   let saved: Conversation | undefined;
@@ -68,7 +83,8 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       interrupt: interruptFor(AgentStreamStage.name, undefined, runStore, (signal) => raised.add(signal)),
       agent: scope.view,
     });
-    const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> => turnLoop(loop, runContext, run);
+    const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> =>
+      turnLoop(loop, runContext, run);
     const conversation: StateBinding<RunState> = {
       get: () => ({ outcome: undefined }),
       set: (next) => {
@@ -79,7 +95,10 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
       },
     };
     try {
-      for await (const event of scope.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation })) {
+      for await (const event of scope.registry.invoke(AgentStreamStage, context, terminal, {
+        signal: controller.signal,
+        state: conversation,
+      })) {
         // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
         if (tally.closed !== undefined && !tally.completed && !committed && isAgentResult(event)) {
           commit(core, tally.closed);
@@ -133,7 +152,11 @@ export async function* runAgent(core: AgentCore, input: AgentInput, options: Age
 }
 
 /** Saves `start` again after a run that did not commit; a failure of it gives way to the error the run already fails with. */
-async function restoreSession(persist: ((conversation: Conversation) => Promise<void>) | undefined, start: Conversation, failing: boolean): Promise<void> {
+async function restoreSession(
+  persist: ((conversation: Conversation) => Promise<void>) | undefined,
+  start: Conversation,
+  failing: boolean,
+): Promise<void> {
   try {
     await persist?.(start);
   } catch (error) {
@@ -148,7 +171,13 @@ function current(core: AgentCore): Conversation {
 
 /** The halt of a run stopped by a question about the whole run: the run as it started, to be replayed. */
 function haltedRun(begin: RunStart, interrupts: readonly Interrupt[]): Conversation['halt'] {
-  return Object.freeze({ interrupts, responses: begin.responses, input: begin.messages, turn: begin.turn, invocationState: begin.invocationState });
+  return Object.freeze({
+    interrupts,
+    responses: begin.responses,
+    input: begin.messages,
+    turn: begin.turn,
+    invocationState: begin.invocationState,
+  });
 }
 
 /** Makes `conversation` the agent's conversation state. */

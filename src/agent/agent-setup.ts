@@ -53,25 +53,52 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
  */
 export function readAgentOptions(options: AgentOptions): AgentSetup {
   const needsModel = 'new Agent() needs { model } where model.stream(request, options) returns an async iterable of stream events';
-  if (options === null || typeof options !== 'object') throw invalid(`${needsModel}; got ${describeValue(options)}`);
-  const given = readFields(options, ['model', 'tools', 'systemPrompt', 'registry', 'modelState', 'messages', 'toolChoice', 'name', 'session', 'snapshot', 'inheritTools', 'parent'], 'options');
+  if (!isObject(options)) throw invalid(`${needsModel}; got ${describeValue(options)}`);
+  const given = readFields(
+    options,
+    [
+      'model',
+      'tools',
+      'systemPrompt',
+      'registry',
+      'modelState',
+      'messages',
+      'toolChoice',
+      'name',
+      'session',
+      'snapshot',
+      'inheritTools',
+      'parent',
+    ],
+    'options',
+  );
   const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name, session, snapshot, inheritTools, parent } = given;
-  if (inheritTools !== undefined && typeof inheritTools !== 'boolean') throw invalid(`options.inheritTools must be a boolean, got ${describeValue(inheritTools)}`);
-  if (snapshot !== undefined && (messages !== undefined || modelState !== undefined)) throw invalid('give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state');
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
-  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function') throw invalid(`${needsModel}; got model ${describeValue(model)}`);
+  if (inheritTools !== undefined && typeof inheritTools !== 'boolean')
+    throw invalid(`options.inheritTools must be a boolean, got ${describeValue(inheritTools)}`);
+  if (snapshot !== undefined && (messages !== undefined || modelState !== undefined))
+    throw invalid(
+      'give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state',
+    );
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0))
+    throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
+  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function')
+    throw invalid(`${needsModel}; got model ${describeValue(model)}`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
   const prompt = adopt(systemPrompt, 'options.systemPrompt');
   if (prompt !== undefined && typeof prompt !== 'string' && !(Array.isArray(prompt) && prompt.every(isObject))) {
     throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(prompt)}`);
   }
-  if (registry !== undefined && !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry', ['invoke']) === 'function')) {
+  if (
+    registry !== undefined &&
+    !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry', ['invoke']) === 'function')
+  ) {
     throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
   }
   if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
     throw invalid(`options.modelState must be a plain object, got ${describeValue(modelState)}`);
   }
-  if (messages !== undefined && !Array.isArray(messages)) throw invalid(`options.messages must be an array of messages { role, content }, got ${describeValue(messages)}`);
+  if (messages !== undefined && !Array.isArray(messages))
+    throw invalid(`options.messages must be an array of messages { role, content }, got ${describeValue(messages)}`);
   const choice = adopt(toolChoice, 'options.toolChoice');
   if (choice !== undefined && !isToolChoice(choice)) {
     throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(choice)}`);
@@ -82,15 +109,16 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     model: model as Model,
     tools: byName,
     toolSpecs: specs,
-    systemPrompt: prompt === undefined ? undefined : adopt(toSystemBlocks(prompt as string | readonly SystemContentBlock[]), 'options.systemPrompt'),
+    systemPrompt:
+      prompt === undefined ? undefined : adopt(toSystemBlocks(prompt as string | readonly SystemContentBlock[]), 'options.systemPrompt'),
     toolChoice: choice as ToolChoice | undefined,
     registry: registry as MiddlewareRegistry | undefined,
     messages: checkMessages(copiedMessages, (index) => `options.messages[${index}]`, 'options.messages must be an array of messages'),
     modelState: adoptRecord(modelState ?? {}, 'options.modelState'),
-    name: (name as string | undefined) ?? 'agent',
+    name: name ?? 'agent',
     session: session === undefined ? undefined : readSession(session),
     restored: snapshot === undefined ? undefined : readSnapshot(snapshot, 'options.snapshot'),
-    inheritTools: (inheritTools as boolean | undefined) ?? true,
+    inheritTools: inheritTools ?? true,
     parent: parent === undefined ? undefined : readParent(parent),
   };
 }
@@ -102,8 +130,16 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
  */
 function readParent(parent: unknown): AgentParent {
   const parts = isObject(parent) ? readFields(parent, ['name', 'toolUseId'], 'options.parent') : undefined;
-  if (parts === undefined || typeof parts.name !== 'string' || parts.name.length === 0 || typeof parts.toolUseId !== 'string' || parts.toolUseId.length === 0) {
-    throw invalid(`options.parent must be { name, toolUseId } (non-empty strings: the parent agent and its tool call), got ${describeValue(parent)}`);
+  if (
+    parts === undefined ||
+    typeof parts.name !== 'string' ||
+    parts.name.length === 0 ||
+    typeof parts.toolUseId !== 'string' ||
+    parts.toolUseId.length === 0
+  ) {
+    throw invalid(
+      `options.parent must be { name, toolUseId } (non-empty strings: the parent agent and its tool call), got ${describeValue(parent)}`,
+    );
   }
   return Object.freeze({ name: parts.name, toolUseId: parts.toolUseId });
 }
@@ -120,7 +156,9 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
     const spec = parts === undefined ? undefined : adopt(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
     if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
-      throw invalid(`every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${describeValue(tool)}`);
+      throw invalid(
+        `every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${describeValue(tool)}`,
+      );
     }
     if (byName.has(name)) throw invalid(`two tools are named "${name}"; tool names must be unique because the model calls tools by name`);
     byName.set(name, tool as Tool);
@@ -158,7 +196,11 @@ export function readInput(input: AgentInput): readonly Message[] {
   const copy = adopt(input, 'input');
   const many = Array.isArray(copy);
   const messages = many ? (copy as readonly Message[]) : Object.freeze([copy as Message]);
-  return checkMessages(messages, (index) => (many ? `input[${index}]` : 'input'), 'the input must be a string, a message or an array of messages');
+  return checkMessages(
+    messages,
+    (index) => (many ? `input[${index}]` : 'input'),
+    'the input must be a string, a message or an array of messages',
+  );
 }
 
 /**
@@ -170,8 +212,16 @@ export function readSession(session: unknown): AgentSession {
   const parts = isObject(session) ? readFields(session, ['store', 'id'], 'options.session') : undefined;
   const store = parts?.store;
   const methods = isObject(store) ? readFields(store, ['load', 'save'], 'options.session.store') : undefined;
-  if (parts === undefined || typeof parts.id !== 'string' || parts.id.length === 0 || typeof methods?.load !== 'function' || typeof methods.save !== 'function') {
-    throw invalid(`options.session must be { store: { load(id), save(id, snapshot) }, id: non-empty string }, got ${describeValue(session)}`);
+  if (
+    parts === undefined ||
+    typeof parts.id !== 'string' ||
+    parts.id.length === 0 ||
+    typeof methods?.load !== 'function' ||
+    typeof methods.save !== 'function'
+  ) {
+    throw invalid(
+      `options.session must be { store: { load(id), save(id, snapshot) }, id: non-empty string }, got ${describeValue(session)}`,
+    );
   }
   return Object.freeze({ store: store as SessionStore, id: parts.id });
 }

@@ -10,11 +10,12 @@ import { adopt } from './freeze';
 import { ExecuteToolStage } from './stages';
 import type { Tool, ToolSpec } from './tool-types';
 import { notATool, ownToolProvided } from './errors';
+import { isObject } from '../util/is-object';
 
 /** The name a contributed tool is provided under; checked here, so a malformed tool fails its bundle's `setup`. */
 function toolName(tool: Tool): string {
-  const name = typeof tool === 'object' && tool !== null && typeof tool.spec === 'object' && tool.spec !== null ? (tool.spec.name as unknown) : undefined;
-  const run = typeof tool === 'object' && tool !== null ? (tool.run as unknown) : undefined;
+  const name = isObject(tool) && isObject(tool.spec) ? (tool.spec.name as unknown) : undefined;
+  const run = isObject(tool) ? (tool as { run?: unknown }).run : undefined;
   if (typeof name !== 'string' || name.length === 0 || (run !== undefined && typeof run !== 'function')) {
     throw notATool(tool);
   }
@@ -31,7 +32,10 @@ function toolName(tool: Tool): string {
  * registry.use({ name: 'clock', setup: (registrar) => void registrar.provide(ToolsKey, clock) });
  * ```
  */
-export const ToolsKey: ContributionKey<Tool> = createContributionKey<Tool>('staged-middleware.agent.tools', { identify: toolName, stage: ExecuteToolStage });
+export const ToolsKey: ContributionKey<Tool> = createContributionKey<Tool>('staged-middleware.agent.tools', {
+  identify: toolName,
+  stage: ExecuteToolStage,
+});
 
 /** A run's tools: by name, and their frozen specs in order, the agent's own first. */
 export interface ResolvedTools {
@@ -82,7 +86,12 @@ export function resolveTools(registry: MiddlewareRegistry, own: readonly Tool[],
  * The tool list of `own` (with `ownSpecs`, the copies their specs got when
  * they entered the agent) and `contributions` (those deeper than `maxDepth` left out).
  */
-export function toolsFrom(own: readonly Tool[], ownSpecs: readonly ToolSpec[], contributions: readonly Contribution<Tool>[], maxDepth = Infinity): ResolvedTools {
+export function toolsFrom(
+  own: readonly Tool[],
+  ownSpecs: readonly ToolSpec[],
+  contributions: readonly Contribution<Tool>[],
+  maxDepth = Infinity,
+): ResolvedTools {
   const byName = new Map<string, Tool>();
   const tools: Tool[] = [...own];
   const specs: ToolSpec[] = [...ownSpecs];

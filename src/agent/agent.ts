@@ -61,7 +61,12 @@ export class Agent {
       toolSpecs: setup.toolSpecs,
       systemPrompt: setup.systemPrompt,
       toolChoice: setup.toolChoice,
-      view: Object.freeze({ name: setup.name, sessionId: session?.id, tools: setup.toolSpecs, ...(setup.parent === undefined ? {} : { parent: setup.parent }) }),
+      view: Object.freeze({
+        name: setup.name,
+        sessionId: session?.id,
+        tools: setup.toolSpecs,
+        ...(setup.parent === undefined ? {} : { parent: setup.parent }),
+      }),
       inheritTools: setup.inheritTools,
       scopeMemo: undefined,
       session,
@@ -88,7 +93,7 @@ export class Agent {
    * ```
    */
   static async fromSession(options: AgentOptions & { readonly session: AgentSession }): Promise<Agent> {
-    const session = readSession(options?.session);
+    const session = readSession((options as { readonly session?: AgentSession } | null | undefined)?.session);
     const snapshot = await session.store.load(session.id);
     return new Agent({ ...options, session, ...(snapshot === undefined ? {} : { snapshot }) });
   }
@@ -171,7 +176,10 @@ export class Agent {
    *
    * @throws See {@link Agent.stream}.
    */
-  async resume(responses: Readonly<Record<string, unknown>>, options: Omit<AgentRunOptions, 'interruptResponses'> = {}): Promise<AgentResultEvent> {
+  async resume(
+    responses: Readonly<Record<string, unknown>>,
+    options: Omit<AgentRunOptions, 'interruptResponses'> = {},
+  ): Promise<AgentResultEvent> {
     let last: AgentEvent | undefined;
     for await (const event of runAgent(this.core, undefined, options, { responses })) last = event;
     return last as AgentResultEvent;

@@ -5,10 +5,17 @@
  * what the history becomes, and the replaced messages go out on the stream.
  */
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import { createContributionKey, type ContributionKey } from '../registry/contribution';
 import type { TerminalRun } from '../stage/invoke-types';
 
-import type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent, MiddlewareModelCaller } from './context-types';
+import type {
+  CompressContextContext,
+  ContextBudget,
+  ContextCompressedEvent,
+  ContextResultEvent,
+  MiddlewareModelCaller,
+} from './context-types';
 import type { History } from './history';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
@@ -28,7 +35,10 @@ import { invalidCompression } from './errors';
  * registry.use({ name: 'budget', setup: (registrar) => void registrar.provide(ContextBudgetKey, { maxTokens: 100_000 }) });
  * ```
  */
-export const ContextBudgetKey: ContributionKey<ContextBudget> = createContributionKey<ContextBudget>('staged-middleware.agent.context-budgets', { stage: CompressContextStage });
+export const ContextBudgetKey: ContributionKey<ContextBudget> = createContributionKey<ContextBudget>(
+  'staged-middleware.agent.context-budgets',
+  { stage: CompressContextStage },
+);
 
 /** The estimate of each message, computed once: messages are frozen and kept by identity. */
 const estimates = new WeakMap<Message, number>();
@@ -65,8 +75,16 @@ export function estimateTokens(messages: readonly Message[]): number {
  */
 export function readBudget(budget: unknown, bundle: string): ContextBudget {
   const value = budget as Partial<ContextBudget> | null;
-  const valid = typeof value === 'object' && value !== null && typeof value.maxTokens === 'number' && value.maxTokens >= 0 && (value.countTokens === undefined || typeof value.countTokens === 'function');
-  if (!valid) throw invalidCompression(`bundle "${bundle}" provides a context budget that is not { maxTokens: number >= 0, countTokens?: (messages) => number }: ${describeValue(budget)}`);
+  const valid =
+    typeof value === 'object' &&
+    value !== null &&
+    typeof value.maxTokens === 'number' &&
+    value.maxTokens >= 0 &&
+    (value.countTokens === undefined || typeof value.countTokens === 'function');
+  if (!valid)
+    throw invalidCompression(
+      `bundle "${bundle}" provides a context budget that is not { maxTokens: number >= 0, countTokens?: (messages) => number }: ${describeValue(budget)}`,
+    );
   return budget as ContextBudget;
 }
 
@@ -79,7 +97,10 @@ export function readBudget(budget: unknown, bundle: string): ContextBudget {
  * const { messages } = await registry.run(CompressContextStage, compressContext, compressTerminal);
  * ```
  */
-export async function* compressTerminal(context: CompressContextContext, _run: TerminalRun<unknown>): AsyncGenerator<ContextResultEvent, void, undefined> {
+export async function* compressTerminal(
+  context: CompressContextContext,
+  _run: TerminalRun<unknown>,
+): AsyncGenerator<ContextResultEvent, void, undefined> {
   yield Object.freeze({ type: 'contextResult', messages: context.messages });
 }
 
@@ -121,7 +142,8 @@ export async function* compressIfOver(run: CompressionRun): AsyncGenerator<Conte
   let over: { tokens: number; maxTokens: number } | undefined;
   for (const budget of run.budgets) {
     const tokens = (budget.countTokens ?? estimateTokens)(messages) as unknown;
-    if (typeof tokens !== 'number' || !(tokens >= 0)) throw invalidCompression(`a token counter returned ${describeValue(tokens)}, not a number >= 0`);
+    if (typeof tokens !== 'number' || !(tokens >= 0))
+      throw invalidCompression(`a token counter returned ${describeValue(tokens)}, not a number >= 0`);
     if (tokens > budget.maxTokens) {
       over = { tokens, maxTokens: budget.maxTokens };
       break;
@@ -144,19 +166,33 @@ export async function* compressIfOver(run: CompressionRun): AsyncGenerator<Conte
   const next = readContextResult(last);
   if (next === messages) return;
   run.history.replace(next);
-  yield Object.freeze({ type: 'contextCompressed', replaced: messages, messages: run.history.messages, tokens: over.tokens, maxTokens: over.maxTokens });
+  yield Object.freeze({
+    type: 'contextCompressed',
+    replaced: messages,
+    messages: run.history.messages,
+    tokens: over.tokens,
+    maxTokens: over.maxTokens,
+  });
 }
 
 /** The messages of a delivered CompressContextStage result, checked. */
 function readContextResult(result: unknown): readonly Message[] {
-  const value = result as Partial<ContextResultEvent> | null;
-  if (typeof value !== 'object' || value === null || value.type !== 'contextResult' || !Array.isArray(value.messages)) {
+  const value = isObject(result) ? (result as { readonly type?: unknown; readonly messages?: unknown }) : undefined;
+  const messages = value?.type === 'contextResult' && Array.isArray(value.messages) ? (value.messages as readonly unknown[]) : undefined;
+  if (messages === undefined) {
     throw invalidCompression(`the result must be { type: 'contextResult', messages }, got ${describeValue(result)}`);
   }
-  value.messages.forEach((message: unknown, index) => {
+  messages.forEach((message: unknown, index) => {
     const candidate = message as Partial<Message> | null;
-    const valid = typeof candidate === 'object' && candidate !== null && (candidate.role === 'user' || candidate.role === 'assistant') && Array.isArray(candidate.content);
-    if (!valid) throw invalidCompression(`messages[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`);
+    const valid =
+      typeof candidate === 'object' &&
+      candidate !== null &&
+      (candidate.role === 'user' || candidate.role === 'assistant') &&
+      Array.isArray(candidate.content);
+    if (!valid)
+      throw invalidCompression(
+        `messages[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`,
+      );
   });
-  return value.messages;
+  return messages as readonly Message[];
 }

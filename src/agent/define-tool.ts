@@ -11,6 +11,7 @@
  * own copy of zod, already loaded, and its types.
  */
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import { invalidToolDefinition, invalidToolInput } from './errors';
 import { adopt } from './freeze';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
@@ -103,15 +104,21 @@ function readDefinition<TInput>(definition: ToolDefinition<TInput>): {
   input: ToolInputSchema<TInput>;
   run: ToolDefinition<TInput>['run'];
 } {
-  if (typeof definition !== 'object' || definition === null) throw invalidToolDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
+  if (!isObject(definition))
+    throw invalidToolDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
   const { name, description, input, run } = definition as Partial<ToolDefinition<TInput>>;
-  if (typeof name !== 'string' || name.length === 0) throw invalidToolDefinition(undefined, `name must be a non-empty string, got ${describeValue(name)}`);
+  if (typeof name !== 'string' || name.length === 0)
+    throw invalidToolDefinition(undefined, `name must be a non-empty string, got ${describeValue(name)}`);
   if (typeof description !== 'string') throw invalidToolDefinition(name, `description must be a string, got ${describeValue(description)}`);
   const methods = input as Partial<ToolInputSchema<TInput>> | undefined;
   if (typeof methods?.toJSONSchema !== 'function' || typeof methods.safeParseAsync !== 'function') {
-    throw invalidToolDefinition(name, `input must be a zod 4 schema with toJSONSchema() and safeParseAsync() (zod 4.2 or later; z.object({ ... }), say), got ${describeValue(input)}`);
+    throw invalidToolDefinition(
+      name,
+      `input must be a zod 4 schema with toJSONSchema() and safeParseAsync() (zod 4.2 or later; z.object({ ... }), say), got ${describeValue(input)}`,
+    );
   }
-  if (run !== undefined && typeof run !== 'function') throw invalidToolDefinition(name, `run must be a function (or left out for a tool the caller runs), got ${describeValue(run)}`);
+  if (run !== undefined && typeof run !== 'function')
+    throw invalidToolDefinition(name, `run must be a function (or left out for a tool the caller runs), got ${describeValue(run)}`);
   return { name, description, input: methods as ToolInputSchema<TInput>, run };
 }
 
@@ -121,7 +128,11 @@ function inputSchemaOf(name: string, input: ToolInputSchema<unknown>): JsonSchem
   try {
     schema = input.toJSONSchema({ io: 'input', target: 'draft-07' });
   } catch (error) {
-    throw invalidToolDefinition(name, `zod cannot express the input schema as JSON Schema (${thrownText(error)}); describe the input with types JSON carries`, error);
+    throw invalidToolDefinition(
+      name,
+      `zod cannot express the input schema as JSON Schema (${thrownText(error)}); describe the input with types JSON carries`,
+      error,
+    );
   }
   return adopt(schema as JsonSchema, 'inputSchema');
 }

@@ -13,6 +13,7 @@ import type { ExecuteToolContext, InvokeModelContext, ModelResultEvent, ToolResu
 import { toolFailure } from './tool-terminal';
 import { ZERO_USAGE } from './usage';
 import { thrownText } from './value-walk';
+import { isObject } from '../util/is-object';
 
 /** Options of {@link errorsAsAnswers}. */
 export interface ErrorsAsAnswersOptions<TContext, TResult> {
@@ -23,7 +24,11 @@ export interface ErrorsAsAnswersOptions<TContext, TResult> {
 }
 
 /** A Wrap handler of a stage with context `TContext` and events `TEvent`; `NoInfer` lets the stage alone decide `TEvent`. */
-export type AnswerWrap<TContext, TEvent> = (context: TContext, next: Next<TContext, TEvent>, run: WrapRun) => AsyncGenerator<NoInfer<TEvent>, void, undefined>;
+export type AnswerWrap<TContext, TEvent> = (
+  context: TContext,
+  next: Next<TContext, TEvent>,
+  run: WrapRun,
+) => AsyncGenerator<NoInfer<TEvent>, void, undefined>;
 
 /**
  * A Wrap handler, named `errorsAsAnswers`, that forwards the events of the
@@ -40,9 +45,15 @@ export type AnswerWrap<TContext, TEvent> = (context: TContext, next: Next<TConte
  * registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => error instanceof TypeError }), { order: -100 });
  * ```
  */
-export function errorsAsAnswers<TContext, TEvent>(options: ErrorsAsAnswersOptions<TContext, NoInfer<TEvent>>): AnswerWrap<TContext, TEvent> {
+export function errorsAsAnswers<TContext, TEvent>(
+  options: ErrorsAsAnswersOptions<TContext, NoInfer<TEvent>>,
+): AnswerWrap<TContext, TEvent> {
   const { toResult, critical } = readOptions(options);
-  return async function* errorsAsAnswers(context: TContext, next: Next<TContext, TEvent>, run: WrapRun): AsyncGenerator<TEvent, void, undefined> {
+  return async function* errorsAsAnswers(
+    context: TContext,
+    next: Next<TContext, TEvent>,
+    run: WrapRun,
+  ): AsyncGenerator<TEvent, void, undefined> {
     let last: unknown;
     let pulled = false;
     let failure: { readonly error: unknown } | undefined;
@@ -91,15 +102,25 @@ export function toolErrorAnswer(error: unknown, context: ExecuteToolContext): To
  * ```
  */
 export function modelErrorAnswer(error: unknown, _context: InvokeModelContext): ModelResultEvent {
-  return adopt({ type: 'modelResult', message: { role: 'assistant', content: [{ type: 'text', text: thrownText(error) }] }, stopReason: 'endTurn', usage: ZERO_USAGE } as const);
+  return adopt({
+    type: 'modelResult',
+    message: { role: 'assistant', content: [{ type: 'text', text: thrownText(error) }] },
+    stopReason: 'endTurn',
+    usage: ZERO_USAGE,
+  } as const);
 }
 
 /** The options, checked now rather than when an error comes. */
 function readOptions<TContext, TResult>(options: ErrorsAsAnswersOptions<TContext, TResult>): ErrorsAsAnswersOptions<TContext, TResult> {
-  if (options === null || typeof options !== 'object') throw invalidAnswerOption('options must be { toResult(error, context), critical?(error, context) }', options);
+  if (!isObject(options)) throw invalidAnswerOption('options must be { toResult(error, context), critical?(error, context) }', options);
   const { toResult, critical } = options;
-  if (typeof toResult !== 'function') throw invalidAnswerOption('options.toResult must be a function (error, context) => the result that answers in place of the error', toResult);
-  if (critical !== undefined && typeof critical !== 'function') throw invalidAnswerOption('options.critical must be a function (error, context) => boolean', critical);
+  if (typeof toResult !== 'function')
+    throw invalidAnswerOption(
+      'options.toResult must be a function (error, context) => the result that answers in place of the error',
+      toResult,
+    );
+  if (critical !== undefined && typeof critical !== 'function')
+    throw invalidAnswerOption('options.critical must be a function (error, context) => boolean', critical);
   return critical === undefined ? { toResult } : { toResult, critical };
 }
 

@@ -16,10 +16,23 @@ import { pathText } from './value-walk';
 /** The codes the agent kit adds. */
 export const AGENT_ERROR_CODES = {
   ERR_AGENT_BUSY: { rule: 'MW-117', meaning: 'a run of an `Agent` was started while another run of the same agent was going' },
-  ERR_INTERRUPT_PENDING: { rule: 'MW-117', meaning: 'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`' },
-  ERR_INTERRUPT_AFTER_RESULT: { rule: 'MW-134', meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect' },
-  ERR_SNAPSHOT_VERSION: { rule: 'MW-136', meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)' },
-  ERR_TOOL_INPUT_INVALID: { rule: 'MW-185', meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result' },
+  ERR_INTERRUPT_PENDING: {
+    rule: 'MW-117',
+    meaning:
+      'a run started while interrupts are pending with new input or without responses, or a response named an id that is neither pending nor `agentStream:<name>`',
+  },
+  ERR_INTERRUPT_AFTER_RESULT: {
+    rule: 'MW-134',
+    meaning: '`interrupt()` would have halted after its run produced its result (or ended), when halting can no longer take effect',
+  },
+  ERR_SNAPSHOT_VERSION: {
+    rule: 'MW-136',
+    meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)',
+  },
+  ERR_TOOL_INPUT_INVALID: {
+    rule: 'MW-185',
+    meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result',
+  },
 } as const satisfies ErrorTable;
 
 /** A code the agent kit adds (its table, not the core's codes it raises too). */
@@ -31,7 +44,12 @@ declare global {
 
 /** The error of a malformed agent option or run input, on AgentStreamStage. */
 export function invalid(problem: string, cause?: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `Agent: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: AgentStreamStage.name,
+    message: `Agent: ${problem}.`,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** The error of a value the agent could not copy or read: a cycle, too deep a nesting, or a read that threw. */
@@ -44,7 +62,8 @@ export function agentBusy(): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_AGENT_BUSY',
     stage: AgentStreamStage.name,
-    message: 'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
+    message:
+      'The agent is already running. Wait for the current run to end (or cancel it with agent.cancel()) before starting another; use a second Agent for parallel conversations.',
   });
 }
 
@@ -64,7 +83,11 @@ export function invalidInterruptRequest(stage: string, where: string): Middlewar
 
 /** The error of `interrupt()` asked one name twice in one call (MW-133). */
 export function repeatedQuestion(stage: string, where: string, name: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage, message: `interrupt() ${where} was asked "${name}" twice in one call; give each question of one call its own name, so each has its own id.` });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage,
+    message: `interrupt() ${where} was asked "${name}" twice in one call; give each question of one call its own name, so each has its own id.`,
+  });
 }
 
 /** The error of `interrupt()` asked to halt when halting can no longer take effect (MW-134). */
@@ -78,7 +101,12 @@ export function interruptTooLate(stage: string, where: string, ids: readonly str
 
 /** The error of a turn decision or action the loop cannot act on (MW-126, MW-127). */
 export function invalidTurn(problem: string, cause?: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: TurnStage.name, message: `TurnStage: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: TurnStage.name,
+    message: `TurnStage: ${problem}.`,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** The error of `turnAction()` given something other than a function. */
@@ -103,12 +131,21 @@ export function snapshotTooNew(path: string, version: number, supported: number)
 
 /** The error of a file session store built with options it cannot use (MW-137). */
 export function invalidSessionStore(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: AgentStreamStage.name, message: `new FileSessionStore(options): ${problem}.` });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: AgentStreamStage.name,
+    message: `new FileSessionStore(options): ${problem}.`,
+  });
 }
 
 /** The error of `errorsAsAnswers()` given options it cannot use (MW-129). */
 export function invalidAnswerOption(problem: string, value: unknown): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'errorsAsAnswers', message: `errorsAsAnswers(): ${problem}, got ${describeValue(value)}.` });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    phase: 'register',
+    handler: 'errorsAsAnswers',
+    message: `errorsAsAnswers(): ${problem}, got ${describeValue(value)}.`,
+  });
 }
 
 /** The error `errorsAsAnswers` answers for layers inside it that ended without a result (MW-129). */
@@ -129,7 +166,11 @@ export function invalidParts(call: string, problem: string): MiddlewareError {
 
 /** The error of a tool value that JSON cannot carry, given to `toResultContent`. */
 export function notJson(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `toResultContent(value): the value is not JSON: ${problem}.` });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `toResultContent(value): the value is not JSON: ${problem}.`,
+  });
 }
 
 /** The error of a model whose `stream` is not a method returning an async iterable, raised when it is called. */
@@ -138,15 +179,19 @@ export function invalidModelStream(stream: unknown, returned?: { readonly value:
     returned === undefined
       ? `the model's stream must be a method stream(request, options), got ${describeValue(stream)}`
       : `the model's stream() returned ${describeValue(returned.value)}, not an async iterable of stream events`;
-  const hint = returned?.isPromise === true
-    ? 'An async method returns a promise: write it as an async generator method, `async *stream(request, options) { yield event }`'
-    : 'Write it as an async generator method, `async *stream(request, options) { yield event }`';
+  const hint =
+    returned?.isPromise === true
+      ? 'An async method returns a promise: write it as an async generator method, `async *stream(request, options) { yield event }`'
+      : 'Write it as an async generator method, `async *stream(request, options) { yield event }`';
   return invalidCallee(InvokeModelStage.name, `InvokeModelStage: ${problem}. ${hint}.`);
 }
 
 /** The error of a tool whose `run` is not a function when the agent calls it. */
 export function invalidToolRun(name: string, run: unknown): MiddlewareError {
-  return invalidCallee(ExecuteToolStage.name, `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${describeValue(run)}); a tool needs run(input, context) returning its result or a promise of it, or no run at all for an external tool the caller runs.`);
+  return invalidCallee(
+    ExecuteToolStage.name,
+    `ExecuteToolStage: tool "${name}" has no run function when it is called (run is ${describeValue(run)}); a tool needs run(input, context) returning its result or a promise of it, or no run at all for an external tool the caller runs.`,
+  );
 }
 
 /** A model or tool the terminal cannot call, reported on the terminal. */
@@ -175,14 +220,22 @@ export function invalidToolUseReference(toolUse: unknown): MiddlewareError {
 /** The error of a `defineTool` definition it cannot make a tool of (MW-185). */
 export function invalidToolDefinition(name: string | undefined, problem: string, cause?: unknown): MiddlewareError {
   const which = name === undefined ? 'defineTool()' : `defineTool({ name: ${JSON.stringify(name)} })`;
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `${which}: ${problem}.`, ...(cause === undefined ? {} : { cause }) });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `${which}: ${problem}.`,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /**
  * The error of a call whose input the schema rejected (MW-185): its message
  * is what the model reads in the error result, one `<path>: <message>` per issue.
  */
-export function invalidToolInput(name: string, error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] }): MiddlewareError {
+export function invalidToolInput(
+  name: string,
+  error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] },
+): MiddlewareError {
   const issues = error.issues.map((issue) => `${pathText('input', issue.path.map(pathStep))}: ${issue.message}`).join('; ');
   return new MiddlewareError({
     code: 'ERR_TOOL_INPUT_INVALID',
@@ -221,7 +274,11 @@ export function ownToolProvided(name: string, bundle: string, inAncestor: boolea
 
 /** The error of a context budget, a count or a compression result the agent cannot use (MW-164). */
 export function invalidCompression(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: CompressContextStage.name, message: `CompressContextStage: ${problem}.` });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: CompressContextStage.name,
+    message: `CompressContextStage: ${problem}.`,
+  });
 }
 
 /** The error of a model call a middleware makes without a caller or messages (MW-166). */

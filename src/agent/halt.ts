@@ -65,18 +65,24 @@ export function prepareRun(
 ): RunStart {
   if (halt === undefined) {
     for (const id of given?.keys() ?? []) {
-      if (!id.startsWith(RUN_PREFIX)) throw interruptPending(`"${id}" is not a pending interrupt, and no interrupt is pending; only responses to questions about the whole run ("${RUN_PREFIX}<name>") may be given in advance`);
+      if (!id.startsWith(RUN_PREFIX))
+        throw interruptPending(
+          `"${id}" is not a pending interrupt, and no interrupt is pending; only responses to questions about the whole run ("${RUN_PREFIX}<name>") may be given in advance`,
+        );
     }
     return { messages, turn: undefined, responses: new Map(given), invocationState: invocationState ?? {} };
   }
   const ids = halt.interrupts.map((interrupt) => interrupt.id);
   const pending = ids.map((id) => `"${id}"`).join(', ');
   if (messages.length > 0 || given === undefined) {
-    throw interruptPending(`the last run halted on interrupts ${pending}; resume it with agent.resume({ [id]: response }) (no new input) before starting another`);
+    throw interruptPending(
+      `the last run halted on interrupts ${pending}; resume it with agent.resume({ [id]: response }) (no new input) before starting another`,
+    );
   }
   const responses = new Map(halt.responses);
   for (const [id, response] of given) {
-    if (!ids.includes(id) && !id.startsWith(RUN_PREFIX)) throw interruptPending(`"${id}" is not a pending interrupt; the pending ones are ${pending}`);
+    if (!ids.includes(id) && !id.startsWith(RUN_PREFIX))
+      throw interruptPending(`"${id}" is not a pending interrupt; the pending ones are ${pending}`);
     responses.set(id, response);
   }
   return { messages: halt.input, turn: halt.turn, responses, invocationState: invocationState ?? halt.invocationState };

@@ -6,7 +6,7 @@ import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
 import type { AgentView, InvokeModelContext } from './stage-types';
-import { InvokeModelStage } from './stages';
+import { isObject } from '../util/is-object';
 
 /**
  * The agent's conversation: a frozen array of frozen messages, replaced (never
@@ -37,7 +37,8 @@ export class History {
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array or cannot be copied (see {@link adopt}).
    */
   constructor(messages: readonly Message[] = []) {
-    if (!Array.isArray(messages)) throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
+    if (!Array.isArray(messages))
+      throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
     this.current = adopt(messages, 'messages');
   }
 
@@ -116,8 +117,11 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  * ```
  */
 export function createModelContext(parts: ModelContextParts): InvokeModelContext {
-  if (parts === null || typeof parts !== 'object' || !Array.isArray(parts.messages) || !Array.isArray(parts.toolSpecs)) {
-    throw invalidParts('createModelContext(parts)', `parts must be { model, messages: Message[], systemPrompt, toolSpecs: ToolSpec[], invocationState }, got ${describeValue(parts)}`);
+  if (!isObject(parts) || !Array.isArray(parts.messages) || !Array.isArray(parts.toolSpecs)) {
+    throw invalidParts(
+      'createModelContext(parts)',
+      `parts must be { model, messages: Message[], systemPrompt, toolSpecs: ToolSpec[], invocationState }, got ${describeValue(parts)}`,
+    );
   }
   const messages = adopt(parts.messages, 'parts.messages');
   const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : adopt(toSystemBlocks(parts.systemPrompt), 'parts.systemPrompt');

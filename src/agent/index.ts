@@ -13,7 +13,18 @@
 export { Agent } from './agent';
 export type { AgentErrorCode } from './errors';
 export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
-export { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, isAgentResult, isContextResult, isModelResult, isToolResult, isTurnResult, TurnStage } from './stages';
+export {
+  AgentStreamStage,
+  CompressContextStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  isAgentResult,
+  isContextResult,
+  isModelResult,
+  isToolResult,
+  isTurnResult,
+  TurnStage,
+} from './stages';
 export { resolveTools, ToolsKey } from './agent-tools';
 export type { ResolvedTools, ResolveToolsOptions } from './agent-tools';
 export { compressTerminal, ContextBudgetKey, estimateTokens } from './context-budget';

@@ -1,6 +1,7 @@
 import { brand, isBranded } from '../util/brand';
 import { interruptTooLate, invalidInterruptRequest, repeatedQuestion } from './errors';
 import type { Interrupt, InterruptAnswer, InterruptFunction, InterruptRequest } from './tool-types';
+import { isObject } from '../util/is-object';
 
 /**
  * Thrown by `interrupt()` when no response is known: it travels through the
@@ -19,10 +20,14 @@ export class InterruptSignal extends Error {
 
   /** Creates the signal for one interrupt, or for several raised at once. */
   constructor(interrupts: Interrupt | readonly Interrupt[]) {
-    const all: readonly Interrupt[] = Object.freeze(Array.isArray(interrupts) ? [...(interrupts as readonly Interrupt[])] : [interrupts as Interrupt]);
+    const all: readonly Interrupt[] = Object.freeze(
+      Array.isArray(interrupts) ? [...(interrupts as readonly Interrupt[])] : [interrupts as Interrupt],
+    );
     const ids = all.map((interrupt) => `"${interrupt.id}"`).join(', ');
     const example = all.map((interrupt) => `"${interrupt.id}": response`).join(', ');
-    super(`Interrupt${all.length === 1 ? '' : 's'} ${ids} ${all.length === 1 ? 'is' : 'are'} waiting for a response. Resume the agent with agent.resume({ ${example} }).`);
+    super(
+      `Interrupt${all.length === 1 ? '' : 's'} ${ids} ${all.length === 1 ? 'is' : 'are'} waiting for a response. Resume the agent with agent.resume({ ${example} }).`,
+    );
     this.name = 'InterruptSignal';
     this.interrupt = all[0] as Interrupt;
     this.interrupts = all;
@@ -83,7 +88,12 @@ export function createInterrupt(stage: string, toolUseId: string | undefined, st
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed request; `ERR_INTERRUPT_AFTER_RESULT` when it would
  *   halt while `store.late()` says halting can no longer take effect.
  */
-export function interruptFor(stage: string, toolUseId: string | undefined, store: ResponseStore, raised?: (signal: InterruptSignal) => void): InterruptFunction {
+export function interruptFor(
+  stage: string,
+  toolUseId: string | undefined,
+  store: ResponseStore,
+  raised?: (signal: InterruptSignal) => void,
+): InterruptFunction {
   const where = toolUseId === undefined ? `of the ${stage} stage` : `of tool use "${toolUseId}"`;
   function interrupt(request: InterruptRequest): InterruptAnswer;
   function interrupt(requests: readonly InterruptRequest[]): readonly InterruptAnswer[];
@@ -94,7 +104,7 @@ export function interruptFor(stage: string, toolUseId: string | undefined, store
     const answers: InterruptAnswer[] = [];
     const missing: Interrupt[] = [];
     for (const request of requests) {
-      if (request === null || typeof request !== 'object' || typeof request.name !== 'string' || request.name.length === 0) {
+      if (!isObject(request) || typeof request.name !== 'string' || request.name.length === 0) {
         throw invalidInterruptRequest(stage, where);
       }
       if (names.has(request.name)) {
@@ -108,7 +118,13 @@ export function interruptFor(stage: string, toolUseId: string | undefined, store
     }
     if (missing.length > 0) {
       const late = store.late();
-      if (late !== undefined) throw interruptTooLate(stage, where, missing.map((interrupt) => interrupt.id), late);
+      if (late !== undefined)
+        throw interruptTooLate(
+          stage,
+          where,
+          missing.map((interrupt) => interrupt.id),
+          late,
+        );
       const signal = new InterruptSignal(missing);
       raised?.(signal);
       throw signal;

@@ -15,6 +15,7 @@ import type { ModelResultEvent } from './stage-types';
 import { InvokeModelStage } from './stages';
 import { addUsage, ZERO_USAGE } from './usage';
 import { invalidMiddlewareCall } from './errors';
+import { isObject } from '../util/is-object';
 
 /** What a middleware call runs with. */
 export interface MiddlewareCallRun {
@@ -41,7 +42,7 @@ const THROWAWAY_STATE = { get: (): Record<string, unknown> => ({}), set: (): voi
  */
 export function middlewareCaller(run: MiddlewareCallRun): MiddlewareModelCaller {
   return async function invokeModel(call: MiddlewareModelCall): Promise<ModelResultEvent> {
-    const valid = typeof call === 'object' && call !== null && typeof call.caller === 'string' && call.caller.length > 0 && Array.isArray(call.messages);
+    const valid = isObject(call) && typeof call.caller === 'string' && call.caller.length > 0 && Array.isArray(call.messages);
     if (!valid) {
       throw invalidMiddlewareCall(call);
     }
@@ -55,7 +56,11 @@ export function middlewareCaller(run: MiddlewareCallRun): MiddlewareModelCaller 
       caller: call.caller,
     });
     let last: unknown;
-    for await (const event of run.scope.registry.invoke(InvokeModelStage, context, modelTerminal, { signal: run.signal, state: THROWAWAY_STATE })) last = event;
+    for await (const event of run.scope.registry.invoke(InvokeModelStage, context, modelTerminal, {
+      signal: run.signal,
+      state: THROWAWAY_STATE,
+    }))
+      last = event;
     const result = kept(last as ModelResultEvent) as ModelResultEvent;
     run.report(call.caller, result.usage);
     return result;

@@ -16,7 +16,13 @@ import { kept } from './kept';
  * loop goes on with. The model's draft starts from the attempt's own model
  * state, and only a successful chain writes it back there.
  */
-export async function* callModel(core: AgentCore, scope: RunScope, attempt: Attempt, invocationState: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
+export async function* callModel(
+  core: AgentCore,
+  scope: RunScope,
+  attempt: Attempt,
+  invocationState: Record<string, unknown>,
+  signal: AbortSignal,
+): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
   const before = attempt.modelState;
   const assigned = core.modelState;
   let written: Record<string, unknown> | undefined;

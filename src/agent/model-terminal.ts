@@ -70,7 +70,9 @@ export async function* modelTerminal(
   const stream = (model as Partial<Model> | undefined)?.stream;
   if (typeof stream !== 'function') throw invalidModelStream(stream);
   if (signal.aborted) throw signal.reason;
-  const iterator = openStream(stream.call(model, toModelRequest(context), Object.freeze({ signal, state: run.state as Record<string, unknown> })));
+  const iterator = openStream(
+    stream.call(model, toModelRequest(context), Object.freeze({ signal, state: run.state as Record<string, unknown> })),
+  );
   const building: Building[] = [];
   // Parallel tool uses stream their input deltas interleaved, each naming its tool use by id or index.
   const toolUses: BuildingToolUse[] = [];
@@ -86,6 +88,7 @@ export async function* modelTerminal(
       try {
         step = await race.wait(iterator.next());
       } catch (error) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see
         if (!signal.aborted) finished = true;
         throw error;
       }
@@ -99,7 +102,7 @@ export async function* modelTerminal(
         case 'textDelta':
         case 'reasoningDelta': {
           const kind = event.type === 'textDelta' ? 'text' : 'reasoning';
-          if (last !== undefined && last.kind === kind) last.text += event.text;
+          if (last?.kind === kind) last.text += event.text;
           else building.push({ kind, text: event.text });
           break;
         }
@@ -152,7 +155,7 @@ function deltaTarget(
 ): BuildingToolUse | undefined {
   if (typeof event.toolUseId === 'string') return toolUsesById.get(event.toolUseId);
   if (typeof event.index === 'number' && Number.isInteger(event.index)) return toolUses[event.index];
-  return last !== undefined && last.kind === 'toolUse' ? last : undefined;
+  return last?.kind === 'toolUse' ? last : undefined;
 }
 
 /**

@@ -14,15 +14,7 @@ import type { ToolChoice, ToolSpec } from './tool-types';
  * `stopped` are set by the agent (a tool or handler asked a human; the run
  * was cancelled; a TurnStage handler stopped it); the others come from the model.
  */
-export type StopReason =
-  | 'endTurn'
-  | 'toolUse'
-  | 'maxTokens'
-  | 'stopSequence'
-  | 'contentFiltered'
-  | 'interrupt'
-  | 'cancelled'
-  | 'stopped';
+export type StopReason = 'endTurn' | 'toolUse' | 'maxTokens' | 'stopSequence' | 'contentFiltered' | 'interrupt' | 'cancelled' | 'stopped';
 
 /** Token counts of a model call (or summed over a run). */
 export interface Usage {
@@ -104,13 +96,7 @@ export interface MessageStopEvent {
 
 /** One event of a model's stream. */
 export type ModelStreamEvent =
-  | MessageStartEvent
-  | TextDeltaEvent
-  | ReasoningDeltaEvent
-  | ToolUseStartEvent
-  | ToolUseDeltaEvent
-  | UsageEvent
-  | MessageStopEvent;
+  MessageStartEvent | TextDeltaEvent | ReasoningDeltaEvent | ToolUseStartEvent | ToolUseDeltaEvent | UsageEvent | MessageStopEvent;
 
 /**
  * Where a failed attempt's events end and the next attempt's begin: what

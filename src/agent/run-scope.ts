@@ -57,10 +57,13 @@ export function openRunScope(core: AgentCore, bundles: readonly Middleware[]): R
   }
   const contributions = registry.contributions(ToolsKey);
   const budgets = registry.contributions(ContextBudgetKey);
-  const scope = { registry, budgets: budgets.length === 0 ? NO_BUDGETS : Object.freeze(budgets.map((budget) => readBudget(budget.value, budget.bundle))) };
+  const scope = {
+    registry,
+    budgets: budgets.length === 0 ? NO_BUDGETS : Object.freeze(budgets.map((budget) => readBudget(budget.value, budget.bundle))),
+  };
   if (contributions.length === 0) return { ...scope, tools: core.tools, toolSpecs: core.toolSpecs, view: core.view };
   const memo = core.scopeMemo;
-  if (memo !== undefined && memo.contributions === contributions) return { ...scope, tools: memo.tools, toolSpecs: memo.toolSpecs, view: memo.view };
+  if (memo?.contributions === contributions) return { ...scope, tools: memo.tools, toolSpecs: memo.toolSpecs, view: memo.view };
   // Without inherited tools, only the registry's own contributions count (and the run's bundles, one level deeper).
   const maxDepth = core.inheritTools ? Infinity : bundles.length > 0 ? 1 : 0;
   const own = [...core.tools.values()];

@@ -16,7 +16,9 @@ import { thrownText } from './value-walk';
 export function link(settings: RunSettings, controller: AbortController): () => void {
   const outer = settings.signal;
   if (outer === undefined) return doNothing;
-  const forward = (): void => controller.abort(reasonOf(outer));
+  const forward = (): void => {
+    controller.abort(reasonOf(outer));
+  };
   if (settings.aborted) {
     forward();
     return doNothing;
@@ -44,4 +46,6 @@ function reasonOf(signal: AbortSignal): unknown {
   }
 }
 
-function doNothing(): void {}
+function doNothing(): void {
+  // Nothing was linked, so there is nothing to unlink.
+}

@@ -6,6 +6,7 @@
 import { describeValue } from '../util/describe-value';
 import { invalidSessionStore } from './errors';
 import type { AgentSnapshot, SessionStore } from './snapshot-types';
+import { isObject } from '../util/is-object';
 
 /**
  * Keeps snapshots in memory, as JSON text, so what `load` returns is a new
@@ -78,9 +79,12 @@ export class FileSessionStore implements SessionStore {
     const given = options as Partial<FileSessionStoreOptions> | null | undefined;
     const directory = given?.directory;
     const fs = given?.fs;
-    if (typeof directory !== 'string' || directory.length === 0) throw invalidSessionStore(`options.directory must be a non-empty string, got ${describeValue(directory)}`);
-    if (fs === null || typeof fs !== 'object' || (['readFile', 'writeFile', 'rename', 'mkdir'] as const).some((name) => typeof fs[name] !== 'function')) {
-      throw invalidSessionStore(`options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${describeValue(fs)}`);
+    if (typeof directory !== 'string' || directory.length === 0)
+      throw invalidSessionStore(`options.directory must be a non-empty string, got ${describeValue(directory)}`);
+    if (!isObject(fs) || (['readFile', 'writeFile', 'rename', 'mkdir'] as const).some((name) => typeof fs[name] !== 'function')) {
+      throw invalidSessionStore(
+        `options.fs must have readFile, writeFile, rename and mkdir (pass the promises API of node:fs), got ${describeValue(fs)}`,
+      );
     }
     this.directory = directory.replace(/[\\/]+$/, '');
     this.fs = fs;

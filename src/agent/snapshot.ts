@@ -3,7 +3,7 @@
  * session store keeps, so a run halted in one process resumes in another.
  */
 import { describeValue } from '../util/describe-value';
-import {checkMessages } from './agent-options';
+import { checkMessages } from './agent-options';
 import { adoptRecord } from './agent-setup';
 import { invalid, snapshotTooNew } from './errors';
 import { adopt } from './freeze';
@@ -101,7 +101,10 @@ function jsonProperties(value: Record<string, unknown>): Readonly<Record<string,
  *   that does not fit the format (or cannot be copied).
  */
 export function readSnapshot(value: unknown, path: string): Conversation {
-  if (!isRecord(value)) throw invalid(`${path} must be an agent snapshot { version, messages, modelState, usage, halted } (agent.snapshot() makes one), got ${describeValue(value)}`);
+  if (!isRecord(value))
+    throw invalid(
+      `${path} must be an agent snapshot { version, messages, modelState, usage, halted } (agent.snapshot() makes one), got ${describeValue(value)}`,
+    );
   const snapshot = adopt(value, path);
   const { version } = snapshot;
   if (version !== SNAPSHOT_VERSION) {
@@ -122,14 +125,24 @@ export function readSnapshot(value: unknown, path: string): Conversation {
 
 function haltAt(halted: Record<string, unknown>, path: string): Halt {
   const { interrupts, responses, input, turn, invocationState } = halted;
-  if (!Array.isArray(interrupts) || interrupts.length === 0 || !interrupts.every((interrupt: unknown) => isRecord(interrupt) && typeof interrupt.id === 'string' && typeof interrupt.name === 'string')) {
+  if (
+    !Array.isArray(interrupts) ||
+    interrupts.length === 0 ||
+    !interrupts.every((interrupt: unknown) => isRecord(interrupt) && typeof interrupt.id === 'string' && typeof interrupt.name === 'string')
+  ) {
     throw invalid(`${path}.interrupts must be a non-empty array of interrupts { id, name, reason }, got ${describeValue(interrupts)}`);
   }
-  if (!isRecord(responses)) throw invalid(`${path}.responses must be an object of responses by interrupt id, got ${describeValue(responses)}`);
-  if (turn !== null && !isRecord(turn)) throw invalid(`${path}.turn must be null or a halted turn { message, results }, got ${describeValue(turn)}`);
+  if (!isRecord(responses))
+    throw invalid(`${path}.responses must be an object of responses by interrupt id, got ${describeValue(responses)}`);
+  if (turn !== null && !isRecord(turn))
+    throw invalid(`${path}.turn must be null or a halted turn { message, results }, got ${describeValue(turn)}`);
   if (!isRecord(invocationState)) throw invalid(`${path}.invocationState must be an object, got ${describeValue(invocationState)}`);
   return Object.freeze({
-    interrupts: Object.freeze((interrupts as readonly Interrupt[]).map((interrupt) => Object.freeze({ id: interrupt.id, name: interrupt.name, reason: interrupt.reason ?? null }))),
+    interrupts: Object.freeze(
+      (interrupts as readonly Interrupt[]).map((interrupt) =>
+        Object.freeze({ id: interrupt.id, name: interrupt.name, reason: interrupt.reason ?? null }),
+      ),
+    ),
     responses: new Map(Object.entries(responses)),
     input: messagesAt(input, `${path}.input`),
     turn: turn === null ? undefined : turnAt(turn, `${path}.turn`),
@@ -141,7 +154,10 @@ function haltAt(halted: Record<string, unknown>, path: string): Halt {
 function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
   const [message] = messagesAt([turn.message], `${path}.message`);
   const { results } = turn;
-  if (!Array.isArray(results) || !results.every((block: unknown) => isRecord(block) && block.type === 'toolResult' && typeof block.toolUseId === 'string')) {
+  if (
+    !Array.isArray(results) ||
+    !results.every((block: unknown) => isRecord(block) && block.type === 'toolResult' && typeof block.toolUseId === 'string')
+  ) {
     throw invalid(`${path}.results must be an array of toolResult blocks, got ${describeValue(results)}`);
   }
   const { terminating } = turn;
@@ -167,7 +183,7 @@ function usageAt(value: unknown, path: string): Usage {
   if (counts.length !== 3 || !counts.every((count) => typeof count === 'number' && Number.isFinite(count))) {
     throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
-  return value as unknown as Usage;
+  return value as Usage;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -89,7 +89,7 @@ const CONTEXT_STAGES_KEY = 'staged-middleware.agent.context-stages.v1';
 function realmStages<TStages extends object>(key: string, names: readonly (keyof TStages & string)[], create: () => TStages): TStages {
   const symbol = Symbol.for(key);
   const published = (globalThis as unknown as Record<symbol, unknown>)[symbol];
-  if (published !== undefined) return checkPublished(published, key, names);
+  if (published !== undefined) return checkPublished(published, key, names) as TStages;
   const stages = Object.freeze(create());
   // Not writable, not configurable: once published, no code can swap the
   // stages out from under handlers registered on them.
@@ -97,14 +97,14 @@ function realmStages<TStages extends object>(key: string, names: readonly (keyof
   return stages;
 }
 
-function checkPublished<TStages>(published: unknown, key: string, names: readonly string[]): TStages {
+function checkPublished(published: unknown, key: string, names: readonly string[]): object {
   for (const name of names) {
     const stage = typeof published === 'object' && published !== null ? (published as Record<string, unknown>)[name] : undefined;
     if (!isStage(stage) || stage.name !== name) {
       throw foreignStandardStage(name, stage, key);
     }
   }
-  return published as TStages;
+  return published as object;
 }
 
 const standardStages = realmStages<StandardStages>(STANDARD_STAGES_KEY, ['invokeModel', 'executeTool', 'agentStream'], () => ({
@@ -118,9 +118,10 @@ const loopStages = realmStages<LoopStages>(LOOP_STAGES_KEY, ['turn'], () => ({
 }));
 
 const contextStages = realmStages<ContextStages>(CONTEXT_STAGES_KEY, ['compressContext'], () => ({
-  compressContext: createStage<CompressContextContext, ContextResultEvent, ContextResultEvent>('compressContext', { isResult: isContextResult }),
+  compressContext: createStage<CompressContextContext, ContextResultEvent, ContextResultEvent>('compressContext', {
+    isResult: isContextResult,
+  }),
 }));
-
 
 /**
  * One model call: the context is what the model will see, the events are the
@@ -186,4 +187,5 @@ export const TurnStage: MiddlewareStage<TurnContext, TurnResultEvent, TurnEvent>
  * });
  * ```
  */
-export const CompressContextStage: MiddlewareStage<CompressContextContext, ContextResultEvent, ContextResultEvent> = contextStages.compressContext;
+export const CompressContextStage: MiddlewareStage<CompressContextContext, ContextResultEvent, ContextResultEvent> =
+  contextStages.compressContext;

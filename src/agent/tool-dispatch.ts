@@ -65,7 +65,9 @@ export async function* callTools(
     } catch (error) {
       if (!InterruptSignal.isInstance(error)) throw error;
       // A signal of an older copy of the package carries one interrupt only.
-      raised = (error.interrupts as readonly Interrupt[] | undefined) ?? [error.interrupt];
+      const interrupts: readonly Interrupt[] | undefined = error.interrupts;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal of an older copy has no interrupts
+      raised = interrupts ?? [error.interrupt];
     }
     for (const interrupt of raised) {
       interrupts.push(interrupt);

@@ -33,7 +33,7 @@ export interface ToolUseReference {
  * ```
  */
 export function errorResult(toolUse: ToolUseReference, text: string, error?: unknown): ToolResultEvent {
-  const { toolUseId, name } = (typeof toolUse === 'object' && toolUse !== null ? toolUse : {}) as Partial<ToolUseReference>;
+  const { toolUseId, name } = (isObject(toolUse) ? toolUse : {}) as Partial<ToolUseReference>;
   if (typeof toolUseId !== 'string' || typeof name !== 'string') throw invalidToolUseReference(toolUse);
   return failure({ toolUseId, name }, text, error === undefined ? undefined : { value: error });
 }
@@ -48,7 +48,13 @@ export function toolFailure(toolUse: ToolUseReference, error: unknown): ToolResu
 
 /** An error result; `thrown`, when given, is kept as `error` (even a thrown `undefined`). */
 function failure(toolUse: ToolUseReference, text: string, thrown: { readonly value: unknown } | undefined): ToolResultEvent {
-  const toolResult = adopt({ type: 'toolResult', toolUseId: toolUse.toolUseId, name: toolUse.name, status: 'error', content: [{ type: 'text', text }] } as const);
+  const toolResult = adopt({
+    type: 'toolResult',
+    toolUseId: toolUse.toolUseId,
+    name: toolUse.name,
+    status: 'error',
+    content: [{ type: 'text', text }],
+  } as const);
   return Object.freeze(thrown === undefined ? { type: 'toolResult', toolResult } : { type: 'toolResult', toolResult, error: thrown.value });
 }
 
@@ -98,16 +104,22 @@ function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | str
  * for await (const event of registry.invoke(ExecuteToolStage, toolContext, toolTerminal)) console.log(event);
  * ```
  */
-export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRun<unknown>): AsyncGenerator<ToolResultEvent, void, undefined> {
+export async function* toolTerminal(
+  context: ExecuteToolContext,
+  run: TerminalRun<unknown>,
+): AsyncGenerator<ToolResultEvent, void, undefined> {
   const { tool, toolUse } = context;
   const { signal } = run;
   if (tool === undefined) {
     yield errorResult(toolUse, `Unknown tool "${toolUse.name}": the agent has no tool by that name.`);
     return;
   }
-  const runTool = tool.run as unknown;
+  const runTool = (tool as { run?: unknown }).run;
   if (runTool === undefined) {
-    yield answer(toolUse, context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse } as const) }).response);
+    yield answer(
+      toolUse,
+      context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse } as const) }).response,
+    );
     return;
   }
   if (typeof runTool !== 'function') throw invalidToolRun(toolUse.name, runTool);
@@ -124,6 +136,7 @@ export async function* toolTerminal(context: ExecuteToolContext, run: TerminalRu
     value = await race.wait(Promise.resolve((runTool as Tool['run'] & {}).call(tool, toolUse.input, runContext)));
   } catch (error) {
     // A cancelled call has no result: what the tool threw then is not an answer for the model.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see
     if (signal.aborted || InterruptSignal.isInstance(error)) throw error;
     yield toolFailure(toolUse, error);
     return;
@@ -148,6 +161,16 @@ export const EXTERNAL_TOOL = 'externalTool';
 /** The result of a call whose tool returned `value` (frozen): its content, or an error result when it is not JSON. */
 function answer(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
   const content = resultContent(value);
-  if (typeof content === 'string') return failure(toolUse, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`, undefined);
-  return Object.freeze({ type: 'toolResult', toolResult: Object.freeze({ type: 'toolResult', toolUseId: toolUse.toolUseId, name: toolUse.name, status: 'success', content } as const) });
+  if (typeof content === 'string')
+    return failure(toolUse, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`, undefined);
+  return Object.freeze({
+    type: 'toolResult',
+    toolResult: Object.freeze({
+      type: 'toolResult',
+      toolUseId: toolUse.toolUseId,
+      name: toolUse.name,
+      status: 'success',
+      content,
+    } as const),
+  });
 }

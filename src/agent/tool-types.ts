@@ -20,10 +20,7 @@ export interface ToolSpec {
 }
 
 /** How the model may use tools: freely, at least one, or one named tool. */
-export type ToolChoice =
-  | { readonly type: 'auto' }
-  | { readonly type: 'any' }
-  | { readonly type: 'tool'; readonly name: string };
+export type ToolChoice = { readonly type: 'auto' } | { readonly type: 'any' } | { readonly type: 'tool'; readonly name: string };
 
 /** What a tool learns about its call. */
 export interface ToolRunContext {

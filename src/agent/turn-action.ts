@@ -12,6 +12,10 @@ import { adopt } from './freeze';
 import type { Message } from './message-types';
 import { isTurnResult } from './stages';
 import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from './turn-types';
+import { isObject } from '../util/is-object';
+
+/** The roles a message may have; a JavaScript caller may give any value. */
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
@@ -31,7 +35,13 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unknown>): AsyncGenerator<TurnResultEvent, void, undefined> {
   const terminate = (context.turn as TurnContext['turn'] | undefined)?.terminate;
   if (terminate !== undefined) {
-    yield Object.freeze({ type: 'turnResult', decision: 'stop', inject: NO_MESSAGES, onRunEnd: NO_MESSAGES, stoppedBy: Object.freeze({ handler: 'terminate', reason: terminate.tool }) });
+    yield Object.freeze({
+      type: 'turnResult',
+      decision: 'stop',
+      inject: NO_MESSAGES,
+      onRunEnd: NO_MESSAGES,
+      stoppedBy: Object.freeze({ handler: 'terminate', reason: terminate.tool }),
+    });
     return;
   }
   // A new object per call: instrumentation that tells events apart by identity sees each decision.
@@ -55,15 +65,19 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unkn
 export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | undefined, handler: string): TurnResultEvent {
   if (action === undefined) return result;
   const decided = readTurnResult(result);
-  if (action === null || typeof action !== 'object') throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
+  if (!isObject(action))
+    throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
   const decision = action.decision ?? 'natural';
-  if (!DECISIONS.includes(decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
-  if (action.reason !== undefined && typeof action.reason !== 'string') throw invalidTurn(`reason must be a string, got ${describeValue(action.reason)}`);
+  if (!DECISIONS.includes(decision))
+    throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
+  if (action.reason !== undefined && typeof action.reason !== 'string')
+    throw invalidTurn(`reason must be a string, got ${describeValue(action.reason)}`);
   const inject = turnMessages(action.inject ?? NO_MESSAGES, 'inject');
   const onRunEnd = turnMessages(action.onRunEnd ?? NO_MESSAGES, 'onRunEnd');
   const merged: TurnDecision = RANK[decision] > RANK[decided.decision] ? decision : decided.decision;
   let stoppedBy = decided.stoppedBy;
-  if (stoppedBy === undefined && decision === 'stop') stoppedBy = Object.freeze(action.reason === undefined ? { handler } : { handler, reason: action.reason });
+  if (stoppedBy === undefined && decision === 'stop')
+    stoppedBy = Object.freeze(action.reason === undefined ? { handler } : { handler, reason: action.reason });
   return Object.freeze({
     type: 'turnResult',
     decision: merged,
@@ -91,7 +105,11 @@ export type TurnDecider = (context: TurnContext, decided: TurnResultEvent) => Tu
  */
 export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEvent> {
   if (typeof decide !== 'function') throw invalidTurnDecider(decide);
-  const handler = async function* (context: TurnContext, next: () => AsyncGenerator<TurnEvent, void, undefined>, run: { readonly handler: string }): AsyncGenerator<TurnEvent, void, undefined> {
+  const handler = async function* (
+    context: TurnContext,
+    next: () => AsyncGenerator<TurnEvent, void, undefined>,
+    run: { readonly handler: string },
+  ): AsyncGenerator<TurnEvent, void, undefined> {
     let last: TurnEvent | undefined;
     let pulled = false;
     for await (const event of next()) {
@@ -117,12 +135,20 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEv
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) naming the field that does not fit MW-125.
  */
 export function readTurnResult(result: TurnResultEvent): TurnResultEvent {
-  if (result === null || typeof result !== 'object' || result.type !== 'turnResult') throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
-  if (!DECISIONS.includes(result.decision)) throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(result.decision)}`);
+  if (!isObject(result) || (result as { readonly type?: unknown }).type !== 'turnResult')
+    throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
+  if (!DECISIONS.includes(result.decision))
+    throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(result.decision)}`);
   const inject = turnMessages(result.inject, 'inject');
   const onRunEnd = turnMessages(result.onRunEnd, 'onRunEnd');
   const stoppedBy = readStoppedBy(result);
-  return Object.freeze({ type: 'turnResult', decision: result.decision, inject, onRunEnd, ...(stoppedBy === undefined ? {} : { stoppedBy }) });
+  return Object.freeze({
+    type: 'turnResult',
+    decision: result.decision,
+    inject,
+    onRunEnd,
+    ...(stoppedBy === undefined ? {} : { stoppedBy }),
+  });
 }
 
 /** The `stoppedBy` of a result: required on a stop, absent otherwise. */
@@ -132,8 +158,14 @@ function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
     if (stoppedBy !== undefined) throw invalidTurn(`stoppedBy belongs to a 'stop' decision only; this one is '${result.decision}'`);
     return undefined;
   }
-  const valid = stoppedBy !== null && typeof stoppedBy === 'object' && typeof stoppedBy.handler === 'string' && (stoppedBy.reason === undefined || typeof stoppedBy.reason === 'string');
-  if (!valid) throw invalidTurn(`a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got ${describeValue(stoppedBy)}`);
+  const valid =
+    isObject(stoppedBy) &&
+    typeof stoppedBy.handler === 'string' &&
+    (stoppedBy.reason === undefined || typeof stoppedBy.reason === 'string');
+  if (!valid)
+    throw invalidTurn(
+      `a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got ${describeValue(stoppedBy)}`,
+    );
   return adopt(stoppedBy, 'stoppedBy');
 }
 
@@ -144,11 +176,16 @@ function turnMessages(value: unknown, field: string): readonly Message[] {
   try {
     copy = adopt(value as readonly Message[], field);
   } catch (error) {
-    throw MiddlewareError.isInstance(error) ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause) : error;
+    throw MiddlewareError.isInstance(error)
+      ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause)
+      : error;
   }
   copy.forEach((message, index) => {
-    const valid = message !== null && typeof message === 'object' && (message.role === 'user' || message.role === 'assistant') && Array.isArray(message.content);
-    if (!valid) throw invalidTurn(`${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`);
+    const valid = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
+    if (!valid)
+      throw invalidTurn(
+        `${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`,
+      );
   });
   return copy;
 }

@@ -14,7 +14,13 @@ import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from './turn-t
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for a result the loop cannot act on.
  */
-export async function decideTurn(scope: RunScope, attempt: Attempt, turn: TurnInfo, invocationState: Record<string, unknown>, signal: AbortSignal): Promise<TurnResultEvent> {
+export async function decideTurn(
+  scope: RunScope,
+  attempt: Attempt,
+  turn: TurnInfo,
+  invocationState: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<TurnResultEvent> {
   const context: TurnContext = Object.freeze({
     messages: attempt.history.messages,
     turn: Object.freeze(turn),

@@ -47,21 +47,47 @@ export interface LoopRun {
 }
 
 /** The loop of turns, as the AgentStreamStage terminal. */
-export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> {
+export async function* turnLoop(
+  loop: LoopRun,
+  context: AgentStreamContext,
+  run: TerminalRun<RunState>,
+): AsyncGenerator<AgentEvent, void, undefined> {
   const { core, scope, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
-  const attempt: Attempt = { history: new History(start.history.messages), modelState: start.modelState, halt: start.halt, usage: ZERO_USAGE, middlewareUsage: NO_MIDDLEWARE_USAGE };
+  const attempt: Attempt = {
+    history: new History(start.history.messages),
+    modelState: start.modelState,
+    halt: start.halt,
+    usage: ZERO_USAGE,
+    middlewareUsage: NO_MIDDLEWARE_USAGE,
+  };
   /** Counts the model calls middleware and delegating tools made for this terminal call, and for the run. */
   const report = (who: string, usage: Usage): void => {
     attempt.middlewareUsage = addMiddlewareUsage(attempt.middlewareUsage, who, usage);
     tally.middlewareUsage = addMiddlewareUsage(tally.middlewareUsage, who, usage);
   };
   const invokeModel = middlewareCaller({ scope, model: core.model, invocationState, signal, report });
-  const compression = { registry: scope.registry, budgets: scope.budgets, history: attempt.history, systemPrompt: core.systemPrompt ?? NO_BLOCKS, toolSpecs: scope.toolSpecs, model: core.model, invokeModel, invocationState, agent: scope.view, signal };
+  const compression = {
+    registry: scope.registry,
+    budgets: scope.budgets,
+    history: attempt.history,
+    systemPrompt: core.systemPrompt ?? NO_BLOCKS,
+    toolSpecs: scope.toolSpecs,
+    model: core.model,
+    invokeModel,
+    invocationState,
+    agent: scope.view,
+    signal,
+  };
   let outcome: 'running' | 'completed' | 'failed' = 'running';
   const conversationOf = (): Conversation =>
-    Object.freeze({ history: new History(attempt.history.messages), modelState: attempt.modelState, halt: attempt.halt, usage: addUsage(start.usage, attempt.usage) });
+    Object.freeze({
+      history: new History(attempt.history.messages),
+      modelState: attempt.modelState,
+      halt: attempt.halt,
+      usage: addUsage(start.usage, attempt.usage),
+    });
   let checkpoint = conversationOf();
   /** Hands the attempt to the core as the terminal call's state, and returns the result to yield last. */
   const finish = (result: AgentResultEvent): AgentResultEvent => {
@@ -80,12 +106,16 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
     const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
     if (!ends) return undefined;
     attempt.history.append(...decided.onRunEnd);
-    if (decided.stoppedBy !== undefined) return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
+    if (decided.stoppedBy !== undefined)
+      return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
     return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
   };
   try {
     // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.
-    let turn: WorkingTurn | undefined = begin.turn === undefined ? undefined : { ...begin.turn, results: new Map(begin.turn.results), terminating: new Set(begin.turn.terminating) };
+    let turn: WorkingTurn | undefined =
+      begin.turn === undefined
+        ? undefined
+        : { ...begin.turn, results: new Map(begin.turn.results), terminating: new Set(begin.turn.terminating) };
     if (turn === undefined) {
       attempt.history.append(...context.messages);
       // A replayed run is under way again: the halt it resumes no longer holds.
@@ -112,7 +142,12 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
       }
       const interrupts = yield* callTools(scope, turn, store, invocationState, signal, report);
       if (interrupts.length > 0) {
-        const pending = { message: turn.message, toolUses: turn.toolUses, results: new Map(turn.results), terminating: new Set(turn.terminating) };
+        const pending = {
+          message: turn.message,
+          toolUses: turn.toolUses,
+          results: new Map(turn.results),
+          terminating: new Set(turn.terminating),
+        };
         attempt.halt = Object.freeze({ interrupts, responses: begin.responses, input: NO_MESSAGES, turn: pending, invocationState });
         yield finish(agentResult('interrupt', turn.message, interrupts, attempt.usage, undefined, attempt.middlewareUsage));
         outcome = 'completed';
@@ -124,7 +159,13 @@ export async function* turnLoop(loop: LoopRun, context: AgentStreamContext, run:
       attempt.history.append({ role: 'user', content: toolResults });
       const ending = toolUses.find((toolUse) => turn?.terminating.has(toolUse.toolUseId) === true);
       const terminate = ending === undefined ? undefined : Object.freeze({ tool: ending.name, toolUseId: ending.toolUseId });
-      const ended = await settle({ index, message: turn.message, toolResults, stopReason: 'toolUse', ...(terminate === undefined ? {} : { terminate }) });
+      const ended = await settle({
+        index,
+        message: turn.message,
+        toolResults,
+        stopReason: 'toolUse',
+        ...(terminate === undefined ? {} : { terminate }),
+      });
       turn = undefined;
       if (ended === undefined) continue;
       yield ended;
@@ -169,7 +210,13 @@ export function agentResult(
   stoppedBy?: StoppedBy,
   middlewareUsage: MiddlewareUsage = NO_MIDDLEWARE_USAGE,
 ): AgentResultEvent {
-  const result: { -readonly [K in keyof AgentResultEvent]: AgentResultEvent[K] } = { type: 'agentResult', stopReason, message, interrupts, usage };
+  const result: { -readonly [K in keyof AgentResultEvent]: AgentResultEvent[K] } = {
+    type: 'agentResult',
+    stopReason,
+    message,
+    interrupts,
+    usage,
+  };
   if (stoppedBy !== undefined) result.stoppedBy = stoppedBy;
   if (Object.keys(middlewareUsage).length > 0) result.middlewareUsage = middlewareUsage;
   return Object.freeze(result);

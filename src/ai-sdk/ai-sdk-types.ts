@@ -16,7 +16,7 @@
 export type AiSdkJsonValue = null | string | number | boolean | { [key: string]: AiSdkJsonValue | undefined } | AiSdkJsonValue[];
 
 /** Options for providers, by provider name (`anthropic`, `bedrock`, `openai`, ...). */
-export type AiSdkProviderOptions = Record<string, { [key: string]: AiSdkJsonValue | undefined }>;
+export type AiSdkProviderOptions = Record<string, Record<string, AiSdkJsonValue | undefined>>;
 
 /** Text in a prompt message. */
 export interface AiSdkTextPart {

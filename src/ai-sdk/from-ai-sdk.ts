@@ -1,4 +1,5 @@
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/model-types';
 import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader } from './ai-sdk-types';
 import { invalidAdapterOptions } from './errors';
@@ -62,7 +63,10 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   return Object.freeze({
     provider,
     modelId,
-    stream(request: ModelRequest, callOptions: ModelCallOptions<Record<string, unknown>>): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    stream(
+      request: ModelRequest,
+      callOptions: ModelCallOptions<Record<string, unknown>>,
+    ): AsyncGenerator<ModelStreamEvent, void, undefined> {
       return streamResponse(model, request, callOptions.signal, settings, cachePoint);
     },
   });
@@ -80,7 +84,9 @@ async function* streamResponse(
   const result = await model.doStream(toCallOptions(request, signal, settings, cachePoint));
   const reader = result.stream.getReader();
   // A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it.
-  const cancel = (): void => release(reader, signal.reason);
+  const cancel = (): void => {
+    release(reader, signal.reason);
+  };
   signal.addEventListener('abort', cancel, { once: true });
   let ended = false;
   try {
@@ -89,6 +95,7 @@ async function* streamResponse(
     for (;;) {
       const read = await reader.read();
       // A cancelled read ends the stream early: that is no answer, whatever arrived.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see
       if (signal.aborted) throw signal.reason;
       if (read.done) break;
       yield* parts.events(read.value);
@@ -122,20 +129,26 @@ function release(reader: AiSdkStreamReader, reason: unknown): void {
 function checkModel(model: unknown): void {
   const candidate = model as Partial<AiSdkLanguageModel> | null | undefined;
   if (typeof candidate !== 'object' || candidate === null || typeof candidate.doStream !== 'function') {
-    throw invalidAdapterOptions(`model must be an AI SDK language model with doStream() (openai('gpt-4.1'), say), got ${describeValue(model)}`);
+    throw invalidAdapterOptions(
+      `model must be an AI SDK language model with doStream() (openai('gpt-4.1'), say), got ${describeValue(model)}`,
+    );
   }
   const version = candidate.specificationVersion as unknown;
   if (version !== 'v3') {
     const shown = typeof version === 'string' ? `"${version}"` : describeValue(version);
-    throw invalidAdapterOptions(`model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package`);
+    throw invalidAdapterOptions(
+      `model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package`,
+    );
   }
 }
 
 /** The options, checked. */
 function readOptions(options: FromAiSdkOptions): { settings: AiSdkCallSettings | undefined; cachePoint: CachePointOptions } {
-  if (typeof options !== 'object' || options === null) throw invalidAdapterOptions(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);
+  if (!isObject(options)) throw invalidAdapterOptions(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);
   const { settings, cachePoint } = options;
-  if (settings !== undefined && (typeof settings !== 'object' || settings === null)) throw invalidAdapterOptions(`options.settings must be an object of call settings, got ${describeValue(settings)}`);
-  if (cachePoint !== undefined && typeof cachePoint !== 'function') throw invalidAdapterOptions(`options.cachePoint must be a function of the cache type, got ${describeValue(cachePoint)}`);
+  if (settings !== undefined && !isObject(settings))
+    throw invalidAdapterOptions(`options.settings must be an object of call settings, got ${describeValue(settings)}`);
+  if (cachePoint !== undefined && typeof cachePoint !== 'function')
+    throw invalidAdapterOptions(`options.cachePoint must be a function of the cache type, got ${describeValue(cachePoint)}`);
   return { settings, cachePoint: cachePoint ?? providerCachePoint };
 }

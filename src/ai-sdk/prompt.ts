@@ -3,6 +3,7 @@
  * as the call options of `LanguageModelV3.doStream` (MW-187).
  */
 import { isSystemTextBlock, type SystemContentBlock } from '../system-prompt';
+import { isObject } from '../util/is-object';
 import type { ContentBlock, Message, ToolResultBlock } from '../agent/message-types';
 import type { ModelRequest } from '../agent/model-types';
 import type { ToolChoice } from '../agent/tool-types';
@@ -49,7 +50,7 @@ function annotate(target: Annotated | undefined, added: AiSdkProviderOptions | u
 /** The type of a system cache-point block, or undefined for any other block. */
 function systemCacheType(block: SystemContentBlock): string | undefined {
   const cachePoint = (block as { cachePoint?: { type?: unknown } }).cachePoint;
-  return typeof cachePoint === 'object' && cachePoint !== null && typeof cachePoint.type === 'string' ? cachePoint.type : undefined;
+  return isObject(cachePoint) && typeof cachePoint.type === 'string' ? cachePoint.type : undefined;
 }
 
 /** One system message per text block; a cache point marks the message before it. Other blocks are dropped. */
@@ -71,9 +72,11 @@ function outputOf(block: ToolResultBlock): AiSdkToolResultOutput {
   const [only] = block.content;
   if (block.content.length === 1 && only !== undefined) {
     if (only.type === 'text') return { type: failed ? 'error-text' : 'text', value: only.text };
-    if (only.type === 'json') return { type: failed ? 'error-json' : 'json', value: only.json as AiSdkJsonValue };
+    return { type: failed ? 'error-json' : 'json', value: only.json as AiSdkJsonValue };
   }
-  const texts = block.content.map((part) => (part.type === 'text' ? part.text : (JSON.stringify(part.json) ?? 'null')));
+  const texts = block.content.map((part) =>
+    part.type === 'text' ? part.text : ((JSON.stringify(part.json) as string | undefined) ?? 'null'),
+  );
   if (failed) return { type: 'error-text', value: texts.join('\n') };
   if (texts.length === 0) return { type: 'text', value: '' };
   return { type: 'content', value: texts.map((text) => ({ type: 'text', text })) };
@@ -94,7 +97,11 @@ function toolNameOf(block: ToolResultBlock, names: ReadonlyMap<string, string>):
 }
 
 /** The parts of an assistant message; a cache point marks the part before it, tool results are dropped. */
-function assistantParts(content: readonly ContentBlock[], names: Map<string, string>, cachePoint: CachePointOptions): (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] {
+function assistantParts(
+  content: readonly ContentBlock[],
+  names: Map<string, string>,
+  cachePoint: CachePointOptions,
+): (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] {
   const parts: (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] = [];
   for (const block of content) {
     if (block.type === 'text') parts.push({ type: 'text', text: block.text });
@@ -133,7 +140,12 @@ function userMessages(content: readonly ContentBlock[], names: ReadonlyMap<strin
         text = undefined;
         messages.push({ role: 'tool', content: results });
       }
-      const part: AiSdkToolResultPart = { type: 'tool-result', toolCallId: block.toolUseId, toolName: toolNameOf(block, names), output: outputOf(block) };
+      const part: AiSdkToolResultPart = {
+        type: 'tool-result',
+        toolCallId: block.toolUseId,
+        toolName: toolNameOf(block, names),
+        output: outputOf(block),
+      };
       results.push(part);
       last = part;
     } else if (block.type === 'cachePoint') annotate(last, cachePoint(block.cacheType));
@@ -149,7 +161,7 @@ function conversation(messages: readonly Message[], cachePoint: CachePointOption
     if (message.role === 'assistant') {
       const content = assistantParts(message.content, names, cachePoint);
       if (content.length > 0) prompt.push({ role: 'assistant', content });
-    } else if (message.role === 'user') {
+    } else {
       prompt.push(...userMessages(message.content, names, cachePoint));
     }
   }
@@ -168,14 +180,24 @@ function toolChoiceOf(choice: ToolChoice): AiSdkToolChoice {
  * prompt and the conversation, the tools (when there are any), the tool
  * choice (when constrained) and the run's signal.
  */
-export function toCallOptions(request: ModelRequest, signal: AbortSignal, settings: AiSdkCallSettings | undefined, cachePoint: CachePointOptions): AiSdkCallOptions {
+export function toCallOptions(
+  request: ModelRequest,
+  signal: AbortSignal,
+  settings: AiSdkCallSettings | undefined,
+  cachePoint: CachePointOptions,
+): AiSdkCallOptions {
   const options: AiSdkCallOptions = {
     ...settings,
     prompt: [...systemMessages(request.systemBlocks, cachePoint), ...conversation(request.messages, cachePoint)],
     abortSignal: signal,
   };
   if (request.toolSpecs.length > 0) {
-    options.tools = request.toolSpecs.map((spec) => ({ type: 'function', name: spec.name, description: spec.description, inputSchema: spec.inputSchema as Record<string, unknown> }));
+    options.tools = request.toolSpecs.map((spec) => ({
+      type: 'function',
+      name: spec.name,
+      description: spec.description,
+      inputSchema: spec.inputSchema,
+    }));
   }
   if (request.toolChoice !== undefined) options.toolChoice = toolChoiceOf(request.toolChoice);
   return options;

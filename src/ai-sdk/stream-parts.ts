@@ -10,9 +10,21 @@ type TokenCount = number | { readonly total?: number | undefined } | undefined;
 /** The stream parts the adapter reads; every other part is dropped. */
 type StreamPart =
   | { readonly type: 'text-delta' | 'reasoning-delta'; readonly id: string; readonly delta: string }
-  | { readonly type: 'tool-input-start'; readonly id: string; readonly toolName: string; readonly providerExecuted?: boolean; readonly inputEncoding?: string }
+  | {
+      readonly type: 'tool-input-start';
+      readonly id: string;
+      readonly toolName: string;
+      readonly providerExecuted?: boolean;
+      readonly inputEncoding?: string;
+    }
   | { readonly type: 'tool-input-delta'; readonly id: string; readonly delta: string }
-  | { readonly type: 'tool-call'; readonly toolCallId: string; readonly toolName: string; readonly input: string; readonly providerExecuted?: boolean }
+  | {
+      readonly type: 'tool-call';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly input: string;
+      readonly providerExecuted?: boolean;
+    }
   | {
       readonly type: 'finish';
       readonly usage?: { readonly inputTokens?: TokenCount; readonly outputTokens?: TokenCount };
@@ -118,7 +130,10 @@ export class ResponseParts {
     this.finished = true;
     const reason = typeof part.finishReason === 'string' ? { unified: part.finishReason, raw: undefined } : part.finishReason;
     if (reason?.unified === 'error') {
-      throw new Error(`The AI SDK model finished its response with reason "error"${reason.raw === undefined ? '' : ` (the provider's "${reason.raw}")`} and no error part: the response is incomplete.`, { cause: part.finishReason });
+      throw new Error(
+        `The AI SDK model finished its response with reason "error"${reason.raw === undefined ? '' : ` (the provider's "${reason.raw}")`} and no error part: the response is incomplete.`,
+        { cause: part.finishReason },
+      );
     }
     const inputTokens = tokens(part.usage?.inputTokens);
     const outputTokens = tokens(part.usage?.outputTokens);

@@ -33,25 +33,40 @@ export const CORE_ERROR_CODES = {
   ERR_OUTPUT_CONTRACT: { rule: 'MW-011', meaning: 'an Output handler returned something that is not a `MiddlewareResult`' },
   ERR_INVALID_HANDLER: {
     rule: 'MW-012',
-    meaning: 'a handler, terminal, instrumentation or bundle is not what it must be: a handler that is not a function, a Wrap handler or terminal that did not return an async iterable (write `async function*`)',
+    meaning:
+      'a handler, terminal, instrumentation or bundle is not what it must be: a handler that is not a function, a Wrap handler or terminal that did not return an async iterable (write `async function*`)',
   },
   ERR_INVALID_STAGE: {
     rule: 'MW-002',
-    meaning: '`createStage` got a bad name or bad options, or a copy of the library found something other than genuine stages where the realm keeps its standard stages',
+    meaning:
+      '`createStage` got a bad name or bad options, or a copy of the library found something other than genuine stages where the realm keeps its standard stages',
   },
-  ERR_UNKNOWN_PHASE: { rule: 'MW-040', meaning: '`add`, `remove`, `invoke` or `describe` got something that is not a stage or phase token from `createStage`' },
+  ERR_UNKNOWN_PHASE: {
+    rule: 'MW-040',
+    meaning: '`add`, `remove`, `invoke` or `describe` got something that is not a stage or phase token from `createStage`',
+  },
   ERR_INVALID_OPTIONS: {
     rule: 'MW-040',
-    meaning: '`add`, `invoke`, `next()`, or a factory or constructor of any entry point (a built-in middleware, `new Agent()`, an agent run, a test double) got options of the wrong shape',
+    meaning:
+      '`add`, `invoke`, `next()`, or a factory or constructor of any entry point (a built-in middleware, `new Agent()`, an agent run, a test double) got options of the wrong shape',
   },
   ERR_DUPLICATE_ID: { rule: 'MW-044', meaning: 'an id was registered twice without `replace: true`' },
   ERR_ORDER_CYCLE: { rule: 'MW-042', meaning: 'ordering constraints form a cycle (the message lists it)' },
   ERR_ORDER_CONFLICT: { rule: 'MW-046', meaning: 'an ordering constraint contradicts the nesting of scopes' },
   ERR_NEXT_POLICY: { rule: 'MW-049', meaning: "a Wrap handler broke its `next: 'once' | 'at-most-once'` policy" },
   ERR_NEXT_AFTER_SETTLE: { rule: 'MW-017', meaning: '`next()` was called after the invoke settled' },
-  ERR_CONTEXT_INVALID: { rule: 'MW-030', meaning: "the stage's context schema (or `validate`'s) rejected the context (the schema's error is the `cause`)" },
-  ERR_RESULT_INVALID: { rule: 'MW-031', meaning: "the stage's result schema (or `validate`'s) rejected the result (the schema's error is the `cause`)" },
-  ERR_ABORTED: { rule: 'MW-024', meaning: "the invoke's signal aborted, or a wait of a built-in middleware was cut short by it (the abort reason is the `cause`)" },
+  ERR_CONTEXT_INVALID: {
+    rule: 'MW-030',
+    meaning: "the stage's context schema (or `validate`'s) rejected the context (the schema's error is the `cause`)",
+  },
+  ERR_RESULT_INVALID: {
+    rule: 'MW-031',
+    meaning: "the stage's result schema (or `validate`'s) rejected the result (the schema's error is the `cause`)",
+  },
+  ERR_ABORTED: {
+    rule: 'MW-024',
+    meaning: "the invoke's signal aborted, or a wait of a built-in middleware was cut short by it (the abort reason is the `cause`)",
+  },
   ERR_INVALID_STATE: { rule: 'MW-027', meaning: 'the state binding returned a value immer cannot draft, or one with a reference cycle' },
 } as const satisfies ErrorTable;
 

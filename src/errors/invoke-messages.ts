@@ -68,11 +68,7 @@ export function notAsyncIterable(culprit: Culprit, produced: unknown): Middlewar
 
 /** A handler given to `add` or a terminal given to `invoke` is not a function. */
 export function notAFunction(culprit: Culprit, value: unknown): MiddlewareError {
-  return error(
-    'ERR_INVALID_HANDLER',
-    culprit,
-    `${capitalise(where(culprit))} must be a function, got ${describeValue(value)}.`,
-  );
+  return error('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} must be a function, got ${describeValue(value)}.`);
 }
 
 /** An Input handler returned undefined or null. */
@@ -94,7 +90,11 @@ export function outputContract(culprit: Culprit, produced: unknown): MiddlewareE
 }
 
 /** The chain yielded nothing, or its last event is not a result. */
-export function noResult(stage: string, lastEvent: { readonly present: boolean; readonly value?: unknown }, outermost: string | undefined): MiddlewareError {
+export function noResult(
+  stage: string,
+  lastEvent: { readonly present: boolean; readonly value?: unknown },
+  outermost: string | undefined,
+): MiddlewareError {
   const detail = lastEvent.present
     ? `its last event (${describeValue(lastEvent.value)}) fails the stage's isResult guard`
     : 'it yielded no event at all';
@@ -118,7 +118,12 @@ export function invalidEvent(stage: string): MiddlewareError {
 
 /** The invoke was aborted. */
 export function aborted(stage: string, reason: unknown): MiddlewareError {
-  return error('ERR_ABORTED', { stage }, `The invoke of stage "${stage}" was aborted${reasonText(reason)}. The abort reason is the cause.`, reason);
+  return error(
+    'ERR_ABORTED',
+    { stage },
+    `The invoke of stage "${stage}" was aborted${reasonText(reason)}. The abort reason is the cause.`,
+    reason,
+  );
 }
 
 /** `next()` was called after the invoke settled. */
@@ -140,8 +145,17 @@ export function invalidNextOptions(culprit: Culprit, problem: string): Middlewar
 }
 
 /** An instrumentation's `invoke()` or `layer()` returned something the invoke cannot use. */
-export function invalidInstrumentation(stage: string, instrumentation: string, hook: 'invoke' | 'layer', produced: unknown, layer?: string): MiddlewareError {
-  const expected = hook === 'invoke' ? 'undefined or an observer object (whose hooks, when present, are functions)' : 'an async generator (next, return and Symbol.asyncIterator)';
+export function invalidInstrumentation(
+  stage: string,
+  instrumentation: string,
+  hook: 'invoke' | 'layer',
+  produced: unknown,
+  layer?: string,
+): MiddlewareError {
+  const expected =
+    hook === 'invoke'
+      ? 'undefined or an observer object (whose hooks, when present, are functions)'
+      : 'an async generator (next, return and Symbol.asyncIterator)';
   const where = layer === undefined ? '' : ` for ${layer}`;
   return error(
     'ERR_INVALID_HANDLER',

@@ -95,7 +95,10 @@ async function closeOutermostFirst(run: InvokeRun, outermost: LayerGenerator): P
 }
 
 /** Closes the chains `next()` started, most recent first: the later ones still open, then the first ones (closing one that ended changes nothing). */
-async function closeStarted(open: ReadonlySet<ReleasingChain> | undefined, started: readonly LayerGenerator[]): Promise<ClosingFailure | undefined> {
+async function closeStarted(
+  open: ReadonlySet<ReleasingChain> | undefined,
+  started: readonly LayerGenerator[],
+): Promise<ClosingFailure | undefined> {
   let failure: ClosingFailure | undefined;
   const later = open === undefined ? [] : [...open];
   for (let index = later.length - 1; index >= 0; index--) {
@@ -143,7 +146,11 @@ export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | und
   const failure = closing === undefined ? undefined : await closing;
   let outcome = failure === undefined ? error : failure.error;
   const signal = run.signal;
-  if (signal !== undefined && signal.aborted && !(MiddlewareError.isInstance(outcome) && outcome.code === 'ERR_ABORTED' && outcome.cause === signal.reason)) {
+  if (
+    signal !== undefined &&
+    signal.aborted &&
+    !(MiddlewareError.isInstance(outcome) && outcome.code === 'ERR_ABORTED' && outcome.cause === signal.reason)
+  ) {
     // Abort wins over whatever the layers made of it (MW-024), even if a handler swallowed it
     // or a narrowed signal's abort (with another reason) reached the consumer first.
     outcome = messages.aborted(run.stageName, signal.reason);

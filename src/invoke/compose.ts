@@ -32,6 +32,7 @@ import { asGenerator, requireACall, type LayerGenerator } from './layer';
 import type { InvokeObservation } from './observation';
 import type { InvokeRun } from './run';
 import { narrowSignal, type Link } from './signals';
+import { isObject } from '../util/is-object';
 
 type ErasedWrap = (context: unknown, next: unknown, run: unknown) => unknown;
 
@@ -69,16 +70,21 @@ function nextFor(
   return (nextContext?: unknown, options?: NextOptions): LayerGenerator => {
     if (run.settled) throw messages.nextAfterSettle(run.culprit('wrap', entry.name));
     activation.calls++;
-    if (entry.next !== 'many' && activation.calls > 1) throw messages.nextPolicy(run.culprit('wrap', entry.name), entry.next, activation.calls);
+    if (entry.next !== 'many' && activation.calls > 1)
+      throw messages.nextPolicy(run.culprit('wrap', entry.name), entry.next, activation.calls);
     let innerSignal = signal;
     let link: Link | undefined;
     if (options !== undefined) {
-      if (options === null || typeof options !== 'object') {
+      if (!isObject(options)) {
         throw messages.invalidNextOptions(run.culprit('wrap', entry.name), `options that are ${describeValue(options)}, not an object`);
       }
-      const given = (options as NextOptions).signal as unknown;
+      const given = options.signal as unknown;
       if (given !== undefined) {
-        if (!isAbortSignal(given)) throw messages.invalidNextOptions(run.culprit('wrap', entry.name), `options.signal set to ${describeValue(given)}, not an AbortSignal`);
+        if (!isAbortSignal(given))
+          throw messages.invalidNextOptions(
+            run.culprit('wrap', entry.name),
+            `options.signal set to ${describeValue(given)}, not an AbortSignal`,
+          );
         ({ signal: innerSignal, link } = narrowSignal(signal, given));
       }
     }

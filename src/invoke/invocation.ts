@@ -26,7 +26,13 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
    */
   // Stryker disable ArrayDeclaration,ArrowFunction: this invoke never runs, so what its chain and terminal hold is never read.
   static readonly #shapeKeeper: unknown = new Invocation(
-    Object.freeze({ stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'], input: [], wrap: [], output: [], instrumentations: [] }),
+    Object.freeze({
+      stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
+      input: [],
+      wrap: [],
+      output: [],
+      instrumentations: [],
+    }),
     undefined,
     () => undefined as never,
     {},

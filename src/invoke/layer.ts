@@ -16,7 +16,15 @@ export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;
  * returns a native promise and never throws synchronously, which is what
  * lets the invoke take its per-event shortcut.
  */
-export const nativeNext = (Object.getPrototypeOf(Object.getPrototypeOf((async function* probe() {})())) as LayerGenerator).next;
+export const nativeNext = (
+  Object.getPrototypeOf(
+    Object.getPrototypeOf(
+      (async function* probe() {
+        // Empty: only the generator's prototype chain is read.
+      })(),
+    ),
+  ) as { readonly next: unknown }
+).next;
 
 /**
  * Returns the generator itself when it is one; adapts other async iterables;
@@ -73,7 +81,11 @@ export function callSafely(events: LayerGenerator, method: 'return' | 'throw', a
  *
  * @throws MiddlewareError `ERR_NEXT_POLICY` when the layer finishes and `activation.calls` is 0.
  */
-export async function* requireACall(events: LayerGenerator, activation: { readonly calls: number }, culprit: () => Culprit): LayerGenerator {
+export async function* requireACall(
+  events: LayerGenerator,
+  activation: { readonly calls: number },
+  culprit: () => Culprit,
+): LayerGenerator {
   yield* events;
   if (activation.calls === 0) throw messages.nextPolicy(culprit(), 'once', 0);
 }

@@ -84,7 +84,7 @@ export class InvokeObservation {
       id: entry?.id,
       order: entry?.order ?? 0,
       position: index,
-      attempt: attempts[index] as number,
+      attempt: attempts[index],
       context,
       parent,
     });
@@ -133,7 +133,9 @@ function isObserver(value: unknown): value is InvokeObserver {
 function isAsyncGenerator(value: unknown): value is LayerGenerator {
   if (value === null || typeof value !== 'object') return false;
   const candidate = value as Partial<LayerGenerator>;
-  return typeof candidate.next === 'function' && typeof candidate.return === 'function' && typeof candidate[Symbol.asyncIterator] === 'function';
+  return (
+    typeof candidate.next === 'function' && typeof candidate.return === 'function' && typeof candidate[Symbol.asyncIterator] === 'function'
+  );
 }
 
 /** The instrumentation's name for errors; `name` is not checked at registration. */

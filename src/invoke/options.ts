@@ -31,17 +31,27 @@ export function checkInvoke(stage: AnyStage, terminal: unknown, options: InvokeO
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the option and what it must be.
  */
-export function checkInvokeOptions(stage: string, options: InvokeOptions<unknown>): void {
-  if (options === null || typeof options !== 'object') throw invalidInvokeOptions(stage, `options must be an object, got ${describeValue(options)}`);
+export function checkInvokeOptions(stage: string, options: InvokeOptions): void {
+  if (!isObject(options)) throw invalidInvokeOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
   if (signal !== undefined && !isAbortSignal(signal)) {
     throw invalidInvokeOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
   const state = options.state as unknown;
-  if (state !== undefined && (state === null || typeof state !== 'object' || typeof (state as { get?: unknown }).get !== 'function' || typeof (state as { set?: unknown }).set !== 'function')) {
+  if (
+    state !== undefined &&
+    (state === null ||
+      typeof state !== 'object' ||
+      typeof (state as { get?: unknown }).get !== 'function' ||
+      typeof (state as { set?: unknown }).set !== 'function')
+  ) {
     throw invalidInvokeOptions(stage, `options.state must be { get(), set(next) }, got ${describeValue(state)}`);
   }
-  if (options.use !== undefined && !Array.isArray(options.use)) throw invalidInvokeOptions(stage, `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`);
+  if (options.use !== undefined && !Array.isArray(options.use))
+    throw invalidInvokeOptions(
+      stage,
+      `options.use must be an array of [target, handler, options?] tuples, got ${describeValue(options.use)}`,
+    );
 }
 
 /**
@@ -54,9 +64,18 @@ export function checkInvokeOptions(stage: string, options: InvokeOptions<unknown
 export function perInvokeRegistrations(stage: AnyStage, use: readonly Registration[]): StoredRegistration[] {
   return use.map((registration) => {
     if (!Array.isArray(registration)) {
-      throw invalidInvokeOptions(stage.name, `options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}`);
+      throw invalidInvokeOptions(
+        stage.name,
+        `options.use must be an array of [target, handler, options?] tuples, got an entry that is ${describeValue(registration)}`,
+      );
     }
-    const created = createRegistration(registration[0], registration[1], registration[2], undefined, 'invoke options.use');
+    const created = createRegistration(
+      registration[0],
+      registration[1],
+      registration[2] as AddOptions | undefined,
+      undefined,
+      'invoke options.use',
+    );
     if (created.stage !== stage) {
       throw useForAnotherStage({ stage: stage.name, phase: created.phase, handler: created.name }, created.stage.name);
     }

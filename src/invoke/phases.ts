@@ -82,7 +82,14 @@ function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[
 }
 
 /** {@link runPhase} from the step whose handler returned `pending`. */
-async function resumePhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[], step: number, info: HandlerInfo | undefined, pending: PromiseLike<unknown>): Promise<unknown> {
+async function resumePhase(
+  run: InvokeRun,
+  phase: Phase,
+  entries: readonly ResolvedEntry[],
+  step: number,
+  info: HandlerInfo | undefined,
+  pending: PromiseLike<unknown>,
+): Promise<unknown> {
   const entry = entries[positionOf(phase, entries, step)] as ResolvedEntry;
   let value: unknown;
   try {
@@ -120,7 +127,8 @@ export function start(run: InvokeRun): LayerGenerator | Promise<LayerGenerator> 
 async function startAsync(run: InvokeRun, pending: PromiseLike<unknown> | undefined, context: unknown): Promise<LayerGenerator> {
   if (pending !== undefined) context = await pending;
   const schema = run.chain.stage.contextSchema as Schema<unknown> | undefined;
-  if (schema !== undefined) context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues));
+  if (schema !== undefined)
+    context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues));
   return enterOutermost(run, context);
 }
 
@@ -153,7 +161,8 @@ export function finish(run: InvokeRun, value: unknown): unknown {
 async function finishAsync(run: InvokeRun, transformed: PromiseLike<unknown> | undefined, value?: unknown): Promise<unknown> {
   if (transformed !== undefined) value = ((await transformed) as MiddlewareResult<unknown>).value;
   const schema = run.chain.stage.resultSchema as Schema<unknown> | undefined;
-  if (schema !== undefined) value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(run.stageName, 'result', issues));
+  if (schema !== undefined)
+    value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(run.stageName, 'result', issues));
   return release(run, value);
 }
 

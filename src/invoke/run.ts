@@ -45,7 +45,7 @@ export class InvokeRun {
   constructor(
     readonly chain: ResolvedChain,
     readonly context: unknown,
-    readonly terminal: Terminal<unknown, unknown, unknown>,
+    readonly terminal: Terminal<unknown, unknown>,
     readonly binding: StateBinding<unknown> | undefined,
     readonly signal: AbortSignal | undefined,
   ) {
@@ -55,7 +55,7 @@ export class InvokeRun {
   /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
   throwIfAborted(): void {
     const signal = this.signal;
-    if (signal !== undefined && signal.aborted) throw messages.aborted(this.stageName, signal.reason);
+    if (signal?.aborted === true) throw messages.aborted(this.stageName, signal.reason);
   }
 
   /** Who an error about a handler of this invoke names. */

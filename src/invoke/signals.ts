@@ -9,7 +9,7 @@ let neverAborting: AbortSignal | undefined;
 
 /** One shared signal for invokes without one, so handlers can always read `run.signal`. */
 export function neverSignal(): AbortSignal {
-  if (neverAborting === undefined) neverAborting = new AbortController().signal;
+  neverAborting ??= new AbortController().signal;
   return neverAborting;
 }
 
@@ -58,7 +58,11 @@ const sources = new WeakMap<AbortSignal, Source>();
 const weakLinking = typeof WeakRef === 'function' && typeof FinalizationRegistry === 'function';
 
 /** Releases the link of a narrowed signal that was collected without being released. */
-const collected = weakLinking ? new FinalizationRegistry<Follower>((follower) => follower.release()) : undefined;
+const collected = weakLinking
+  ? new FinalizationRegistry<Follower>((follower) => {
+      follower.release();
+    })
+  : undefined;
 
 /** One source signal: its one abort listener and the narrowed signals following it. */
 class Source {

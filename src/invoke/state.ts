@@ -67,7 +67,7 @@ export class StateIsolation<TState> {
 
   /** A fresh draft of the snapshot for one terminal call. */
   draft(): Draft<TState> {
-    return createDraft(this.snapshot as never) as Draft<TState>;
+    return createDraft(this.snapshot as never);
   }
 
   /** Records the state a terminal call produced when it completed. */
@@ -125,7 +125,7 @@ export class StateRecorder implements LayerGenerator {
     this.record = (pulled) => {
       if (pulled.done === true && !this.settled) {
         this.settled = true;
-        isolation.complete(draft as never);
+        isolation.complete(draft);
       }
       return pulled;
     };

@@ -17,6 +17,7 @@
  * @packageDocumentation
  */
 import { invalidOption } from './errors';
+import { isObject } from '../util/is-object';
 
 /** What a boundary factory learns about the attempt that failed. */
 export interface AttemptBoundaryInfo {
@@ -51,9 +52,7 @@ export interface LiveStream<TBoundary> {
 export type AttemptStream = 'commit' | 'live' | LiveStream<unknown>;
 
 /** The `stream` option after validation. */
-export type ResolvedStream =
-  | { readonly live: false }
-  | { readonly live: true; readonly boundary: (info: AttemptBoundaryInfo) => unknown };
+export type ResolvedStream = { readonly live: false } | { readonly live: true; readonly boundary: (info: AttemptBoundaryInfo) => unknown };
 
 /**
  * Validates a `stream` option.
@@ -64,9 +63,8 @@ export function resolveStream(stream: unknown, factory: string): ResolvedStream 
   if (stream === undefined || stream === 'commit') return { live: false };
   if (stream === 'live') return { live: true, boundary: defaultBoundary };
   if (
-    typeof stream === 'object' &&
-    stream !== null &&
-    (stream as LiveStream<unknown>).mode === 'live' &&
+    isObject(stream) &&
+    (stream as { readonly mode?: unknown }).mode === 'live' &&
     typeof (stream as LiveStream<unknown>).boundary === 'function'
   ) {
     return { live: true, boundary: (stream as LiveStream<unknown>).boundary };

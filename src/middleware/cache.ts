@@ -7,6 +7,7 @@ import { LruStore } from './lru-store';
 import { named } from './named';
 import { systemTimers, type Timers } from '../util/timers';
 import { untilAborted } from './sleep';
+import { isObject } from '../util/is-object';
 
 /** What a cache store holds per key: the events of one inner chain run, the result last. */
 export interface CacheEntry {
@@ -74,7 +75,10 @@ const CONSEQUENCES = {
 function isEntry(value: unknown): value is CacheEntry {
   if (typeof value !== 'object' || value === null) return false;
   const { events, expiresAt } = value as { events?: unknown; expiresAt?: unknown };
-  return Array.isArray(events) && (expiresAt === undefined || expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)));
+  return (
+    Array.isArray(events) &&
+    (expiresAt === undefined || expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)))
+  );
 }
 
 /**
@@ -107,22 +111,36 @@ function warnStoreFailure(error: unknown, { operation, run }: CacheErrorInfo): v
  * ```
  */
 export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TContext, never> {
-  if (options === null || typeof options !== 'object' || typeof options.key !== 'function') {
-    throw invalidOption('cache', 'options.key must be a function (context) => string | undefined', options?.key);
+  if (!isObject(options) || typeof options.key !== 'function') {
+    throw invalidOption(
+      'cache',
+      'options.key must be a function (context) => string | undefined',
+      (options as { readonly key?: unknown } | null | undefined)?.key,
+    );
   }
   const { key } = options;
   const ttlMs = options.ttlMs;
-  if (ttlMs !== undefined && (typeof ttlMs !== 'number' || !(ttlMs > 0))) throw invalidOption('cache', 'options.ttlMs must be a number > 0', ttlMs);
+  if (ttlMs !== undefined && (typeof ttlMs !== 'number' || !(ttlMs > 0)))
+    throw invalidOption('cache', 'options.ttlMs must be a number > 0', ttlMs);
   const store = options.store ?? new LruStore(positiveInteger('cache', 'options.maxEntries', options.maxEntries ?? 500));
   const storeMethods = store as Partial<Record<keyof CacheStore, unknown>>;
-  if (typeof storeMethods.get !== 'function' || typeof storeMethods.set !== 'function' || !(storeMethods.delete === undefined || typeof storeMethods.delete === 'function')) {
+  if (
+    typeof storeMethods.get !== 'function' ||
+    typeof storeMethods.set !== 'function' ||
+    !(storeMethods.delete === undefined || typeof storeMethods.delete === 'function')
+  ) {
     throw invalidOption('cache', 'options.store must have get(key), set(key, entry) and optionally delete(key)', store);
   }
   const clock = optionalTimers('cache', options.timers, ['wallClock']) ?? systemTimers;
   const onError = optionalFunction('cache', 'onError', options.onError) ?? warnStoreFailure;
 
   /** One store call: a promise is awaited unless the signal aborts first; a failure is reported and gives `undefined`. */
-  const callStore = async <T>(operation: CacheErrorInfo['operation'], cacheKey: string, run: WrapRun, call: () => T | PromiseLike<T>): Promise<T | undefined> => {
+  const callStore = async <T>(
+    operation: CacheErrorInfo['operation'],
+    cacheKey: string,
+    run: WrapRun,
+    call: () => T | PromiseLike<T>,
+  ): Promise<T | undefined> => {
     let produced: T | PromiseLike<T>;
     try {
       produced = call();
@@ -155,13 +173,18 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
       return;
     }
     const answer = await callStore('get', cacheKey, run, () => store.get(cacheKey));
-    const entry = answer === null || answer === undefined || isEntry(answer) ? (answer ?? undefined) : reportNotEntry(answer, cacheKey, run);
+    let entry: CacheEntry | undefined;
+    if (answer === null || answer === undefined || isEntry(answer)) entry = answer ?? undefined;
+    else reportNotEntry(answer, cacheKey, run);
     if (entry !== undefined) {
       // null is what some serialisers make of an undefined expiresAt (MW-180).
-      if (entry.expiresAt === undefined || entry.expiresAt === null || clock.wallClock() < entry.expiresAt) {
+      const expiresAt: number | null | undefined = entry.expiresAt;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a store's serialiser may give null, whatever the type says
+      if (expiresAt === undefined || expiresAt === null || clock.wallClock() < expiresAt) {
         for (const event of entry.events) yield event as TEvent;
         return;
       }
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- read once, and called with the store as `this`
       const remove = store.delete;
       if (remove !== undefined) await callStore('delete', cacheKey, run, () => remove.call(store, cacheKey));
     }
@@ -172,7 +195,9 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
     }
     // The invoke ends with ERR_ABORTED when its signal is aborted, however the chain ended.
     if (run.signal.aborted) return;
-    await callStore('set', cacheKey, run, () => store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.wallClock() + ttlMs }, ttlMs));
+    await callStore('set', cacheKey, run, () =>
+      store.set(cacheKey, { events: recorded, expiresAt: ttlMs === undefined ? undefined : clock.wallClock() + ttlMs }, ttlMs),
+    );
   };
   return named('cache', handler);
 }

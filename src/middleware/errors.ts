@@ -16,7 +16,10 @@ import type { Waiter } from './sleep';
 
 /** The codes the built-in middleware add. */
 export const MIDDLEWARE_ERROR_CODES = {
-  ERR_MIDDLEWARE_FAILED: { rule: 'MW-088', meaning: "a built-in middleware gave up: `regenerate`'s check rejected every attempt (every attempt's error is kept)" },
+  ERR_MIDDLEWARE_FAILED: {
+    rule: 'MW-088',
+    meaning: "a built-in middleware gave up: `regenerate`'s check rejected every attempt (every attempt's error is kept)",
+  },
   ERR_TIMEOUT: { rule: 'MW-089', meaning: 'the built-in `timeout` expired' },
 } as const satisfies ErrorTable;
 

@@ -45,8 +45,13 @@ export function fallback<TContext, TBoundary>(
   alternatives: readonly Alternative<TContext>[],
   options: FallbackOptions & { readonly stream: LiveStream<TBoundary> },
 ): ContextWrap<TContext, TBoundary>;
-export function fallback<TContext>(alternatives: readonly Alternative<TContext>[], options: FallbackOptions = {}): ContextWrap<TContext, unknown> {
-  if (!Array.isArray(alternatives)) throw invalidOption('fallback', 'alternatives must be an array of contexts or functions of the context', alternatives);
+export function fallback<TContext>(
+  alternatives: readonly Alternative<TContext>[],
+  options: FallbackOptions = {},
+): ContextWrap<TContext, unknown> {
+  const given: unknown = alternatives;
+  if (!Array.isArray(given))
+    throw invalidOption('fallback', 'alternatives must be an array of contexts or functions of the context', alternatives);
   const list = [...alternatives];
   checkOptionsObject('fallback', options, '{ fallbackOn?, stream? }');
   const fallbackOn = optionalFunction('fallback', 'fallbackOn', options.fallbackOn) ?? (() => true);
@@ -65,5 +70,5 @@ export function fallback<TContext>(alternatives: readonly Alternative<TContext>[
       },
     });
   };
-  return named('fallback', handler) as ContextWrap<TContext, unknown>;
+  return named('fallback', handler);
 }

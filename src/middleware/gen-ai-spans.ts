@@ -118,7 +118,10 @@ function agentSpan(context: Partial<AgentStreamContext>): GenAiSpan {
     end: (span, outcome, fail) => {
       if (outcome.status === 'success') {
         const usage = read(outcome.result, 'usage');
-        span.setAttributes({ [GEN_AI.inputTokens]: count(read(usage, 'inputTokens')), [GEN_AI.outputTokens]: count(read(usage, 'outputTokens')) });
+        span.setAttributes({
+          [GEN_AI.inputTokens]: count(read(usage, 'inputTokens')),
+          [GEN_AI.outputTokens]: count(read(usage, 'outputTokens')),
+        });
       }
       endFailure(span, outcome, fail);
     },

@@ -3,6 +3,7 @@ import { invalidOption } from './errors';
 import { optionalFunction } from './options';
 import { observeLayer } from './observed-layer';
 import { systemTimers } from '../util/timers';
+import { isObject } from '../util/is-object';
 
 /** One structured log record. */
 export interface LogRecord {
@@ -54,24 +55,33 @@ export interface LoggingOptions {
  * ```
  */
 export function logging(options: LoggingOptions): Instrumentation {
-  const logger = options?.logger;
+  const logger = (options as LoggingOptions | null | undefined)?.logger;
   let info: (record: LogRecord) => void;
   let error: (record: LogRecord) => void;
   if (typeof logger === 'function') {
     info = logger;
     error = logger;
-  } else if (logger !== null && typeof logger === 'object' && typeof logger.info === 'function' && typeof logger.error === 'function') {
-    info = (record) => logger.info(record);
-    error = (record) => logger.error(record);
+  } else if (isObject(logger) && typeof logger.info === 'function' && typeof logger.error === 'function') {
+    info = (record) => {
+      logger.info(record);
+    };
+    error = (record) => {
+      logger.error(record);
+    };
   } else {
     throw invalidOption('logging', 'options.logger must be { info(record), error(record) } or a function', logger);
   }
-  const now = optionalFunction('logging', 'now', options.now) ?? systemTimers.now;
+  const now = optionalFunction('logging', 'now', options.now) ?? (() => systemTimers.now());
   return Object.freeze({ name: 'logging', invoke: (invoke: InvokeInfo) => observe(invoke, info, error, now) });
 }
 
 /** The observer of one invoke: its start is logged at once, the rest as it happens. */
-function observe(invoke: InvokeInfo, info: (record: LogRecord) => void, error: (record: LogRecord) => void, now: () => number): InvokeObserver {
+function observe(
+  invoke: InvokeInfo,
+  info: (record: LogRecord) => void,
+  error: (record: LogRecord) => void,
+  now: () => number,
+): InvokeObserver {
   const stage = invoke.stage.name;
   info({ event: 'invoke.start', stage });
   return {
@@ -108,9 +118,15 @@ function logLayer(
     const started = now();
     info({ event: 'layer.start', ...base });
     return {
-      completed: (count) => info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false }),
-      failed: (thrown, count) => error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown }),
-      closed: (count) => info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true }),
+      completed: (count) => {
+        info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: false });
+      },
+      failed: (thrown, count) => {
+        error({ event: 'layer.error', ...base, events: count, durationMs: now() - started, error: thrown });
+      },
+      closed: (count) => {
+        info({ event: 'layer.end', ...base, events: count, durationMs: now() - started, closed: true });
+      },
     };
   });
 }

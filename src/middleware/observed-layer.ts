@@ -29,7 +29,10 @@ const direct = <T>(into: () => Promise<T>): Promise<T> => into();
  * spans begin there. Why pull by hand rather than `yield*`: a close at a yield
  * must be told apart from the layer completing, and `yield*` forwards the close without a trace.
  */
-export async function* observeLayer(events: AsyncGenerator<unknown, void, undefined>, open: () => LayerHooks): AsyncGenerator<unknown, void, undefined> {
+export async function* observeLayer(
+  events: AsyncGenerator<unknown, void, undefined>,
+  open: () => LayerHooks,
+): AsyncGenerator<unknown, void, undefined> {
   const hooks = open();
   const call = hooks.call ?? direct;
   let count = 0;
@@ -56,6 +59,7 @@ export async function* observeLayer(events: AsyncGenerator<unknown, void, undefi
           await call(() => events.return(undefined));
         } catch (error) {
           hooks.failed(error, count);
+          // eslint-disable-next-line no-unsafe-finally -- the inner layer failed to close: that failure, not the consumer's close, is this layer's outcome
           throw error;
         }
         hooks.closed?.(count);

@@ -7,6 +7,7 @@
  */
 import type { Timers } from '../util/timers';
 import { invalidOption } from './errors';
+import { isObject } from '../util/is-object';
 
 /**
  * Checks that a factory's options argument is an object, so reading its
@@ -24,7 +25,8 @@ export function checkOptionsObject(factory: string, options: unknown, shape: str
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `value` is an integer of at least 1.
  */
 export function positiveInteger(factory: string, name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalidOption(factory, `${name} must be an integer of at least 1`, value);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw invalidOption(factory, `${name} must be an integer of at least 1`, value);
   return value;
 }
 
@@ -34,7 +36,8 @@ export function positiveInteger(factory: string, name: string, value: unknown): 
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `value` is a finite number > 0.
  */
 export function positiveNumber(factory: string, name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalidOption(factory, `${name} must be a finite number > 0`, value);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw invalidOption(factory, `${name} must be a finite number > 0`, value);
   return value;
 }
 
@@ -54,9 +57,13 @@ export function optionalFunction<TFunction>(factory: string, name: string, value
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when a needed method is missing.
  */
-export function optionalTimers<TTimers extends Partial<Timers>>(factory: string, value: TTimers | undefined, needs: readonly (keyof Timers)[]): TTimers | undefined {
+export function optionalTimers<TTimers extends Partial<Timers>>(
+  factory: string,
+  value: TTimers | undefined,
+  needs: readonly (keyof Timers)[],
+): TTimers | undefined {
   if (value === undefined) return undefined;
-  if (value === null || typeof value !== 'object' || needs.some((method) => typeof value[method] !== 'function')) {
+  if (!isObject(value) || needs.some((method) => typeof value[method] !== 'function')) {
     throw invalidOption(factory, `options.timers must have ${needs.map((method) => `${method}()`).join(', ')}`, value);
   }
   return value;

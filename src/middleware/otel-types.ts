@@ -8,7 +8,8 @@
  */
 
 /** A span attribute value (mutable arrays, as OpenTelemetry declares them, so the two types fit each other). */
-export type AttributeValue = string | number | boolean | (string | null | undefined)[] | (number | null | undefined)[] | (boolean | null | undefined)[];
+export type AttributeValue =
+  string | number | boolean | (string | null | undefined)[] | (number | null | undefined)[] | (boolean | null | undefined)[];
 
 /** Span attributes by name. */
 export type Attributes = Record<string, AttributeValue | undefined>;

@@ -149,5 +149,5 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
     }
     yield* next(context);
   };
-  return named('rateLimit', handler) as AnyStageWrap<never>;
+  return named('rateLimit', handler);
 }

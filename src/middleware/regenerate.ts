@@ -58,8 +58,10 @@ export function regenerate<TContext, TEvent, TBoundary>(
 export function regenerate<TContext, TEvent>(options: RegenerateOptions<TContext, TEvent>): StageWrap<TContext, TEvent, unknown> {
   checkOptionsObject('regenerate', options, '{ check, feedback, maxAttempts?, critical?, stream? }');
   const { check, feedback } = options;
-  if (typeof check !== 'function') throw invalidOption('regenerate', 'options.check must be a function that throws when the result is not acceptable', check);
-  if (typeof feedback !== 'function') throw invalidOption('regenerate', 'options.feedback must be a function (context, error) => next context', feedback);
+  if (typeof check !== 'function')
+    throw invalidOption('regenerate', 'options.check must be a function that throws when the result is not acceptable', check);
+  if (typeof feedback !== 'function')
+    throw invalidOption('regenerate', 'options.feedback must be a function (context, error) => next context', feedback);
   const maxAttempts = positiveInteger('regenerate', 'options.maxAttempts', options.maxAttempts ?? 5);
   const critical = options.critical ?? true;
   const stream = resolveStream(options.stream, 'regenerate');

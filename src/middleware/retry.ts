@@ -8,6 +8,7 @@ import { named } from './named';
 import { isRetryableError, retryAfterMs } from './retryable';
 import { systemTimers, type Timers } from '../util/timers';
 import { sleep } from './sleep';
+import { isObject } from '../util/is-object';
 
 /** Exponential backoff: attempt n waits `min(maxMs, initialMs * factor^(n-1))`, jittered. */
 export interface BackoffOptions {
@@ -93,12 +94,17 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
   const delay = backoffFunction(options.backoff, optionalFunction('retry', 'random', options.random) ?? Math.random);
   const retryOn = optionalFunction('retry', 'retryOn', options.retryOn) ?? isRetryableError;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
-  if (typeof maxRetryAfterMs !== 'number' || !(maxRetryAfterMs >= 0)) throw invalidOption('retry', 'options.maxRetryAfterMs must be a number >= 0 (Infinity honours any wait)', maxRetryAfterMs);
+  if (typeof maxRetryAfterMs !== 'number' || !(maxRetryAfterMs >= 0))
+    throw invalidOption('retry', 'options.maxRetryAfterMs must be a number >= 0 (Infinity honours any wait)', maxRetryAfterMs);
   const stream = resolveStream(options.stream, 'retry');
   const timers = optionalTimers('retry', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
   const wallClock = typeof timers.wallClock === 'function' ? timers.wallClock.bind(timers) : () => Date.now();
   const onRetry = optionalFunction('retry', 'onRetry', options.onRetry);
-  const handler = async function* retry<TContext, TEvent>(context: TContext, next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>, run: WrapRun) {
+  const handler = async function* retry<TContext, TEvent>(
+    context: TContext,
+    next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
+    run: WrapRun,
+  ) {
     yield* runAttempts<TContext, TEvent>({
       context,
       next,
@@ -116,19 +122,20 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
       },
     });
   };
-  return named('retry', handler) as AnyStageWrap<unknown>;
+  return named('retry', handler);
 }
 
 /** The delay before the attempt after `attempt`, from the `backoff` option. */
 function backoffFunction(backoff: RetryOptions['backoff'], random: () => number): (attempt: number, error: unknown) => number {
   if (typeof backoff === 'function') return (attempt, error) => Math.max(0, backoff(attempt, error));
-  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
+  if (backoff !== undefined && !isObject(backoff)) {
     throw invalidOption('retry', 'options.backoff must be { initialMs, factor, maxMs, jitter } or a function', backoff);
   }
   const settings = { ...DEFAULT_BACKOFF, ...backoff };
   for (const key of ['initialMs', 'factor', 'maxMs'] as const) {
     const value = settings[key];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw invalidOption('retry', `options.backoff.${key} must be a finite number >= 0`, value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw invalidOption('retry', `options.backoff.${key} must be a finite number >= 0`, value);
   }
   if (typeof settings.jitter !== 'number' || !(settings.jitter >= 0 && settings.jitter <= 1)) {
     throw invalidOption('retry', 'options.backoff.jitter must be a number from 0 to 1', settings.jitter);

@@ -6,6 +6,7 @@ import { invalidOption } from './errors';
 import { named } from './named';
 import { positiveInteger } from './options';
 import { sleep, throwIfAborted, untilAborted, type Waiter } from './sleep';
+import { isObject } from '../util/is-object';
 
 /**
  * A rate limiter whose quota lives outside this process (in Redis, say), so
@@ -55,7 +56,11 @@ function waitAskedFor(rejection: unknown): number | undefined {
  */
 export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): AnyStageWrap<never> {
   const { limiter } = options;
-  if (limiter === null || typeof limiter !== 'object' || typeof limiter.consume !== 'function' || !(limiter.reward === undefined || typeof limiter.reward === 'function')) {
+  if (
+    !isObject(limiter) ||
+    typeof limiter.consume !== 'function' ||
+    !(limiter.reward === undefined || typeof limiter.reward === 'function')
+  ) {
     throw invalidOption('rateLimit', 'options.limiter must have consume(key, points) and optionally reward(key, points)', limiter);
   }
   const key = options.key ?? DEFAULT_LIMITER_KEY;
@@ -121,5 +126,5 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
     }
     yield* next(context);
   };
-  return named('rateLimit', handler) as AnyStageWrap<never>;
+  return named('rateLimit', handler);
 }

@@ -21,7 +21,12 @@ export interface Waiter {
  * await sleep(500, run.signal, { stage: run.stage.name, handler: run.handler });
  * ```
  */
-export function sleep(ms: number, signal: AbortSignal, waiter: Waiter, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'> = systemTimers): Promise<void> {
+export function sleep(
+  ms: number,
+  signal: AbortSignal,
+  waiter: Waiter,
+  timers: Pick<Timers, 'setTimeout' | 'clearTimeout'> = systemTimers,
+): Promise<void> {
   if (signal.aborted) return Promise.reject(abortedWait(waiter, signal.reason));
   if (!(ms > 0)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {

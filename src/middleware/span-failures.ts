@@ -26,7 +26,7 @@ export type FailSpan = (span: Span, error: unknown) => void;
  */
 export function spanFailures(): FailSpan {
   // Weak: an error seen once is kept by nothing here.
-  const recorded = new WeakSet<object>();
+  const recorded = new WeakSet();
   return (span, error) => {
     if (InterruptSignal.isInstance(error)) {
       span.setAttribute(INTERRUPTED_ATTRIBUTE, true);

@@ -62,7 +62,8 @@ const direct = <TResult>(_context: Context, call: () => TResult): TResult => cal
 
 /** The parenting of one `tracing()` instance: with `api` when given, else with the library's own contexts. */
 export function parentingFor(api: TracingApi | undefined): Parenting {
-  if (api === undefined) return { active: () => undefined, setSpan: (parent, span) => (parent ?? EMPTY_CONTEXT).setValue(SPAN_KEY, span), within: direct };
+  if (api === undefined)
+    return { active: () => undefined, setSpan: (parent, span) => (parent ?? EMPTY_CONTEXT).setValue(SPAN_KEY, span), within: direct };
   // With the API, `active()` always gives a context, so every parent here is one.
   return {
     active: () => api.context.active(),

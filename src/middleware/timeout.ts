@@ -83,7 +83,10 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
           if (left <= 0) expire();
           else cancel = schedule(expire, left, timers);
         }
-        if (expired !== undefined) return reject(expired);
+        if (expired !== undefined) {
+          reject(expired);
+          return;
+        }
         cutOff = reject;
         const pulling = inner.next();
         pending = true;
@@ -114,8 +117,9 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
       cutOff = undefined;
       // A chain cut off mid-pull cannot be returned before that pull settles; the invoke closes it when it settles.
       // Any other inner chain is closed now, so an outer retry does not leave it open.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the pull sets pending, which TypeScript's narrowing does not see
       if (!pending) await events?.return(undefined);
     }
   };
-  return named('timeout', handler) as AnyStageWrap<never>;
+  return named('timeout', handler);
 }

@@ -82,7 +82,7 @@ export interface TracingOptions {
 export function tracing(options: TracingOptions): Instrumentation {
   checkOptionsObject('tracing', options, '{ tracer?, api?, now? } with tracer or api');
   const { api, tracer: given } = options;
-  if (api !== undefined && (api === null || typeof api.trace?.setSpan !== 'function' || typeof api.context?.active !== 'function' || typeof api.context.with !== 'function')) {
+  if (api !== undefined && !isTracingApi(api)) {
     throw invalidOption('tracing', "options.api must be the OpenTelemetry API (import * as otel from '@opentelemetry/api')", api);
   }
   if (api === undefined && given === undefined) {
@@ -92,11 +92,12 @@ export function tracing(options: TracingOptions): Instrumentation {
       options,
     );
   }
+  // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- a JavaScript caller's null tracer must reach the check below, not fall back to the API's
   const tracer = given !== undefined ? given : (api as TracingApi).trace.getTracer('staged-middleware');
-  if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function') {
+  if (!isObject(tracer) || typeof tracer.startSpan !== 'function') {
     throw invalidOption('tracing', 'options.tracer must be an OpenTelemetry Tracer (with startSpan)', tracer);
   }
-  const now = optionalFunction('tracing', 'now', options.now) ?? systemTimers.now;
+  const now = optionalFunction('tracing', 'now', options.now) ?? (() => systemTimers.now());
   const instance: Instance = { tracer, parenting: parentingFor(api), now, fail: spanFailures(), runs: runParents() };
   return Object.freeze({ name: 'tracing', invoke: (info: InvokeInfo) => observeInvoke(info, instance) });
 }
@@ -122,8 +123,16 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
   const active = instance.runs.of(info.stage, info.context, spanOf(callerContext))?.context ?? callerContext;
   const genAi = genAiSpan(info);
   const caller = (info.context as { caller?: unknown } | null | undefined)?.caller;
-  const attributes: Attributes = { [TRACING_ATTRIBUTES.stage]: info.stage.name, ...(typeof caller === 'string' ? { [TRACING_ATTRIBUTES.caller]: caller } : {}), ...genAi?.attributes };
-  const root = tracer.startSpan(genAi?.name ?? info.stage.name, { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes }, active);
+  const attributes: Attributes = {
+    [TRACING_ATTRIBUTES.stage]: info.stage.name,
+    ...(typeof caller === 'string' ? { [TRACING_ATTRIBUTES.caller]: caller } : {}),
+    ...genAi?.attributes,
+  };
+  const root = tracer.startSpan(
+    genAi?.name ?? info.stage.name,
+    { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes },
+    active,
+  );
   if (!root.isRecording()) {
     root.end();
     return undefined;

@@ -5,6 +5,7 @@ import { isSchema, parseWithSchema } from '../stage/schema';
 import type { MiddlewareStage, Schema } from '../stage/types';
 import { invalidOption, validationFailed } from './errors';
 import { named } from './named';
+import { isObject } from '../util/is-object';
 
 /** The schemas of {@link validate}: zod schemas (or anything with `safeParse`) whose parsed values are of the stage's types. */
 export interface ValidateSchemas<TContext, TResult> {
@@ -37,16 +38,28 @@ export function validate<TContext, TResult extends TEvent, TEvent>(
   schemas: NoInfer<ValidateSchemas<TContext, TResult>>,
 ): Middleware {
   if (!isStage(stage)) throw invalidOption('validate', 'its first argument must be a stage from createStage()', stage);
-  if (schemas === null || typeof schemas !== 'object') throw invalidOption('validate', 'expects { context?, result? } schemas', schemas);
+  if (!isObject(schemas)) throw invalidOption('validate', 'expects { context?, result? } schemas', schemas);
   const { context, result } = schemas;
-  for (const [which, schema] of [['context', context], ['result', result]] as const) {
-    if (schema !== undefined && !isSchema(schema)) throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
+  for (const [which, schema] of [
+    ['context', context],
+    ['result', result],
+  ] as const) {
+    if (schema !== undefined && !isSchema(schema))
+      throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
   }
   const validateContext = named('validateContext', async function validateContext(value: TContext): Promise<TContext> {
-    return parseWithSchema(context as Schema<unknown>, value, (issues) => validationFailed(stage.name, 'context', issues)) as Promise<TContext>;
+    return parseWithSchema(context as Schema<unknown>, value, (issues) =>
+      validationFailed(stage.name, 'context', issues),
+    ) as Promise<TContext>;
   });
-  const validateResult = named('validateResult', async function validateResult(value: MiddlewareResult<TResult>): Promise<MiddlewareResult<TResult>> {
-    return value.replace((await parseWithSchema(result as Schema<unknown>, value.value, (issues) => validationFailed(stage.name, 'result', issues))) as TResult);
+  const validateResult = named('validateResult', async function validateResult(value: MiddlewareResult<TResult>): Promise<
+    MiddlewareResult<TResult>
+  > {
+    return value.replace(
+      (await parseWithSchema(result as Schema<unknown>, value.value, (issues) =>
+        validationFailed(stage.name, 'result', issues),
+      )) as TResult,
+    );
   });
   const bundle: Middleware = {
     name: 'validate',

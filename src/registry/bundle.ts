@@ -44,7 +44,7 @@ export interface Middleware {
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `middleware` is not `{ name, setup }`.
  */
 export function useBundle(middleware: Middleware, registrarFor: (bundle: string) => Registrar): Disposer {
-  if (middleware === null || typeof middleware !== 'object' || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
+  if (!isObject(middleware) || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
     throw notABundle(middleware);
   }
   const registrar = registrarFor(middleware.name);
@@ -70,7 +70,11 @@ export function useBundle(middleware: Middleware, registrarFor: (bundle: string)
 }
 
 /** What a {@link mapRegistrar} does to each handler: the handler and options to register in its place. */
-export type HandlerMapping = (target: Target, handler: unknown, options: AddOptions | undefined) => readonly [unknown, AddOptions | undefined];
+export type HandlerMapping = (
+  target: Target,
+  handler: unknown,
+  options: AddOptions | undefined,
+) => readonly [unknown, AddOptions | undefined];
 
 /** A registrar that registers, through `registrar`, what `mapping` makes of each handler; instrumentations and contributions pass unchanged. */
 export function mapRegistrar(registrar: Registrar, mapping: HandlerMapping): Registrar {

@@ -35,7 +35,11 @@ export function sourcesOf(scopes: readonly Scope[], stage: AnyStage): StoredRegi
 }
 
 /** Whether every level of `scopes` still has exactly the registrations on `stage` that `sources` recorded, in the same order. */
-export function holdsSameRegistrations(scopes: readonly Scope[], stage: AnyStage, sources: readonly (readonly StoredRegistration[])[]): boolean {
+export function holdsSameRegistrations(
+  scopes: readonly Scope[],
+  stage: AnyStage,
+  sources: readonly (readonly StoredRegistration[])[],
+): boolean {
   for (let level = 0; level < scopes.length; level++) {
     const expected = sources[level] as readonly StoredRegistration[];
     const current = (scopes[level] as Scope).byStage.get(stage);

@@ -43,7 +43,11 @@ export class ConstraintIndex {
    * an edge into `stored` and one out of it, and a path from one of its
    * successors back to it. Only that path is searched.
    */
-  closesCycle(stored: StoredRegistration, replaced: StoredRegistration | undefined, byId: (id: string) => StoredRegistration | undefined): boolean {
+  closesCycle(
+    stored: StoredRegistration,
+    replaced: StoredRegistration | undefined,
+    byId: (id: string) => StoredRegistration | undefined,
+  ): boolean {
     const peer = (candidate: StoredRegistration | undefined): boolean =>
       candidate !== undefined && candidate !== replaced && candidate.stage === stored.stage && candidate.phase === stored.phase;
     const named = (id: string): StoredRegistration | undefined => {
@@ -76,6 +80,7 @@ export class ConstraintIndex {
       }
     };
     successors(stored, visit);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- visit() sets closes, which TypeScript's narrowing does not see
     while (!closes && pending.length > 0) successors(pending.pop() as StoredRegistration, visit);
     return closes;
   }

@@ -86,12 +86,16 @@ export interface StoredContribution {
  * ```
  */
 export function createContributionKey<TValue>(name: string, options?: ContributionKeyOptions<TValue>): ContributionKey<TValue> {
-  if (typeof name !== 'string' || name.length === 0) throw invalidContributionKey(`the name must be a non-empty string, got ${describeValue(name)}`);
-  if (options !== undefined && (options === null || typeof options !== 'object')) throw invalidContributionKey(`options must be { identify?, stage? }, got ${describeValue(options)}`);
+  if (typeof name !== 'string' || name.length === 0)
+    throw invalidContributionKey(`the name must be a non-empty string, got ${describeValue(name)}`);
+  if (options !== undefined && !isObject(options))
+    throw invalidContributionKey(`options must be { identify?, stage? }, got ${describeValue(options)}`);
   const identify = options?.identify;
   const stage = options?.stage;
-  if (identify !== undefined && typeof identify !== 'function') throw invalidContributionKey(`options.identify must be a function (value) => id, got ${describeValue(identify)}`);
-  if (stage !== undefined && !isStage(stage)) throw invalidContributionKey(`options.stage must be a stage from createStage(), got ${describeValue(stage)}`);
+  if (identify !== undefined && typeof identify !== 'function')
+    throw invalidContributionKey(`options.identify must be a function (value) => id, got ${describeValue(identify)}`);
+  if (stage !== undefined && !isStage(stage))
+    throw invalidContributionKey(`options.stage must be a stage from createStage(), got ${describeValue(stage)}`);
   return Object.freeze({ name, identify, stage });
 }
 
@@ -122,7 +126,8 @@ export function createContribution(key: unknown, value: unknown, bundle: string)
   const where = `bundle "${bundle}": registrar.provide(key, value)`;
   const checked = checkKey(key, where);
   const id = checked.identify === undefined ? undefined : (checked.identify(value) as unknown);
-  if (checked.identify !== undefined && (typeof id !== 'string' || id.length === 0)) throw invalidContributionId(where, { name: checked.name, stage: checked.stage?.name }, id, value);
+  if (checked.identify !== undefined && (typeof id !== 'string' || id.length === 0))
+    throw invalidContributionId(where, { name: checked.name, stage: checked.stage?.name }, id, value);
   return Object.freeze({ key: checked, id: id as string | undefined, value, bundle });
 }
 
@@ -132,7 +137,13 @@ export function createContribution(key: unknown, value: unknown, bundle: string)
  * @param inAncestor - Whether `existing` is in an ancestor of the registry `later` was provided to.
  */
 export function duplicated(later: StoredContribution, existing: StoredContribution, inAncestor: boolean): MiddlewareError {
-  return duplicateContribution({ name: later.key.name, stage: later.key.stage?.name }, later.id ?? '', later.bundle, existing.bundle, inAncestor);
+  return duplicateContribution(
+    { name: later.key.name, stage: later.key.stage?.name },
+    later.id ?? '',
+    later.bundle,
+    existing.bundle,
+    inAncestor,
+  );
 }
 
 /**

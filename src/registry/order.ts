@@ -143,7 +143,12 @@ class IndexHeap {
   }
 }
 
-function cycleError<T extends Orderable>(items: readonly T[], successors: readonly (readonly number[])[], placed: readonly boolean[], scope: OrderScope): MiddlewareError {
+function cycleError(
+  items: readonly Orderable[],
+  successors: readonly (readonly number[])[],
+  placed: readonly boolean[],
+  scope: OrderScope,
+): MiddlewareError {
   // The stuck items, in the order given; `rank` is each one's position among them.
   const stuck: number[] = [];
   const rank = new Map<number, number>();
@@ -176,9 +181,9 @@ function cycleError<T extends Orderable>(items: readonly T[], successors: readon
     if ((rank.get(loop[position] as number) as number) < (rank.get(loop[start] as number) as number)) start = position;
   }
   const ordered = [...loop.slice(start), ...loop.slice(0, start)];
-  const first = items[ordered[0] as number] as T;
+  const first = items[ordered[0] as number] as Orderable;
   const cycle = [...ordered, ordered[0] as number].map((index) => {
-    const item = items[index] as T;
+    const item = items[index] as Orderable;
     return item.id ?? item.name;
   });
   return orderCycle(scope.stage, scope.phase, first.name, cycle);

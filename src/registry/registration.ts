@@ -82,12 +82,14 @@ export function createRegistration(
   const name = handlerName(handler, phase, given.name);
   if (typeof handler !== 'function') throw notAFunction({ stage: stage.name, phase, handler: name }, handler);
   const invalid = (problem: string): MiddlewareError => invalidRegistration(where, { stage: stage.name, phase, handler: name }, problem);
-  if (typeof given !== 'object' || given === null) throw invalid(`options must be an object, got ${describeValue(given)}`);
-  if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0)) throw invalid('options.name must be a non-empty string');
+  if (!isObject(given)) throw invalid(`options must be an object, got ${describeValue(given)}`);
+  if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0))
+    throw invalid('options.name must be a non-empty string');
   if (given.order !== undefined && (typeof given.order !== 'number' || !Number.isFinite(given.order))) {
     throw invalid(`options.order must be a finite number, got ${describeValue(given.order)}`);
   }
-  if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0)) throw invalid('options.id must be a non-empty string');
+  if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0))
+    throw invalid('options.id must be a non-empty string');
   for (const key of ['before', 'after'] as const) {
     const list = given[key];
     if (list !== undefined && (!Array.isArray(list) || list.some((id) => typeof id !== 'string' || id.length === 0))) {

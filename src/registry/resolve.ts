@@ -107,7 +107,11 @@ function resolveChain(
     for (const registration of level.registrations) levelOf.set(registration, index);
   });
   // placed[level][phase]: what sits at each level, in registration order, before sorting.
-  const placed = levels.map(() => ({ input: [] as StoredRegistration[], wrap: [] as StoredRegistration[], output: [] as StoredRegistration[] }));
+  const placed = levels.map(() => ({
+    input: [] as StoredRegistration[],
+    wrap: [] as StoredRegistration[],
+    output: [] as StoredRegistration[],
+  }));
   const place = (registration: StoredRegistration, level: number): void => {
     (placed[level] as Record<Phase, StoredRegistration[]>)[registration.phase].push(registration);
   };
@@ -139,12 +143,16 @@ function resolveChain(
   const chain = { stage, input: [] as ResolvedEntry[], wrap: [] as ResolvedEntry[], output: [] as ResolvedEntry[], instrumentations };
   const levelOfId = new Map<string, { level: number; registration: StoredRegistration }>();
   placed.forEach((phases, level) => {
-    for (const phase of PHASES) for (const registration of phases[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
+    for (const phase of PHASES)
+      for (const registration of phases[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
   });
   for (const phase of PHASES) {
     const target = chain[phase];
     levels.forEach((level, index) => {
-      for (const registration of sortByConstraints((placed[index] as Record<Phase, StoredRegistration[]>)[phase], { stage: stage.name, phase })) {
+      for (const registration of sortByConstraints((placed[index] as Record<Phase, StoredRegistration[]>)[phase], {
+        stage: stage.name,
+        phase,
+      })) {
         checkConstraints(registration, index, levels, levelOfId, onWarning);
         target.push(toEntry(registration, origin.get(registration) ?? level.depth, target.length));
       }

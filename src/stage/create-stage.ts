@@ -3,6 +3,7 @@ import { invalidStage } from '../errors/registration-messages';
 import { describeValue, safeString } from '../util/describe-value';
 import { isSchema } from './schema';
 import type { AnyStage, MiddlewareStage, Phase, PhaseToken, StageOptions } from './types';
+import { isObject } from '../util/is-object';
 
 /**
  * Creates a stage token for one step of a loop. The token is frozen and
@@ -26,7 +27,7 @@ export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
   if (typeof name !== 'string' || name.length === 0) {
     throw invalidStage(safeString(name), `its name must be a non-empty string, got ${describeValue(name)}`);
   }
-  if (options === null || typeof options !== 'object') {
+  if (!isObject(options)) {
     throw invalidStage(name, `options must be an object (or left out), got ${describeValue(options)}`);
   }
   if (options.isResult !== undefined && typeof options.isResult !== 'function') {
@@ -40,7 +41,7 @@ export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
   }
   const stage = {
     name,
-    isResult: options.isResult as ((event: TEvent) => boolean) | undefined,
+    isResult: options.isResult,
     contextSchema: options.context,
     resultSchema: options.result,
   } as { -readonly [K in keyof MiddlewareStage<TContext, TResult, TEvent>]: MiddlewareStage<TContext, TResult, TEvent>[K] };

@@ -4,6 +4,7 @@ import { takeOver } from '../util/take-over';
 import type { DeepReadonly } from './deep-readonly';
 
 /** An immer recipe over a result value: mutate the draft (writable), or return a replacement. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- immer's recipe form: a recipe that only mutates returns void
 export type ResultRecipe<TResult> = (draft: Draft<TResult>) => TResult | DeepReadonly<TResult> | void | undefined;
 
 /**
@@ -55,7 +56,7 @@ export class MiddlewareResult<TResult> {
    */
   update(recipe: ResultRecipe<TResult>): MiddlewareResult<TResult> {
     // produce's overloads cannot see that ResultRecipe fits the curried-free form.
-    const next = produce(this.value, recipe as never) as DeepReadonly<TResult>;
+    const next = produce<DeepReadonly<TResult>>(this.value, recipe as never);
     return new MiddlewareResult<TResult>(next);
   }
 

@@ -9,7 +9,10 @@ import type { Schema } from './types';
 
 /** Whether `value` can serve as a schema: it has a `safeParse` method. */
 export function isSchema(value: unknown): value is Schema<unknown> {
-  return ((value !== null && typeof value === 'object') || typeof value === 'function') && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+  return (
+    ((value !== null && typeof value === 'object') || typeof value === 'function') &&
+    typeof (value as { safeParse?: unknown }).safeParse === 'function'
+  );
 }
 
 /**
@@ -18,7 +21,11 @@ export function isSchema(value: unknown): value is Schema<unknown> {
  *
  * @throws The error `fail` builds from the schema's issues when parsing fails.
  */
-export async function parseWithSchema(schema: Schema<unknown>, value: unknown, fail: (issues: unknown) => MiddlewareError): Promise<unknown> {
+export async function parseWithSchema(
+  schema: Schema<unknown>,
+  value: unknown,
+  fail: (issues: unknown) => MiddlewareError,
+): Promise<unknown> {
   const outcome = schema.safeParseAsync !== undefined ? await schema.safeParseAsync(value) : schema.safeParse(value);
   if (!outcome.success) throw fail(outcome.error);
   return outcome.data;

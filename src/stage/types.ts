@@ -17,9 +17,7 @@ export type ErrorPhase = Phase | 'terminal' | 'register';
 export type NextPolicy = 'many' | 'once' | 'at-most-once';
 
 /** The outcome of a schema check, in the shape zod's `safeParse` returns. */
-export type SchemaResult<T> =
-  | { readonly success: true; readonly data: T }
-  | { readonly success: false; readonly error: unknown };
+export type SchemaResult<T> = { readonly success: true; readonly data: T } | { readonly success: false; readonly error: unknown };
 
 /**
  * A schema a stage checks values against. Zod schemas (v3 and v4) fit as they are.
@@ -95,19 +93,17 @@ export interface PhaseToken<TPhase extends Phase, TContext, TResult extends TEve
  * escape hatch: registries hold stages of every shape in one map, and each
  * public method restores the precise types from its own generic parameters.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one escape hatch: stages of every shape share one map
 export type AnyStage = MiddlewareStage<any, any, any>;
 
 /** Anything `add` accepts as a target: a phase token or a bare stage (meaning Wrap). */
 export type Target = AnyStage | AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'];
 
 /** The context type of a stage. */
-export type ContextOf<TStage> =
-  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer _TEvent> ? TContext : never;
+export type ContextOf<TStage> = TStage extends MiddlewareStage<infer TContext, infer _TResult, infer _TEvent> ? TContext : never;
 
 /** The result type of a stage. */
-export type ResultOf<TStage> =
-  TStage extends MiddlewareStage<infer _TContext, infer TResult, infer _TEvent> ? TResult : never;
+export type ResultOf<TStage> = TStage extends MiddlewareStage<infer _TContext, infer TResult, infer _TEvent> ? TResult : never;
 
 /** The event type of a stage. */
 export type EventOf<TStage> =

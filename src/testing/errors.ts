@@ -38,5 +38,9 @@ export function invalidTurn(problem: string): MiddlewareError {
 
 /** The error of options a scripted tool cannot run with. */
 export function invalidToolOptions(problem: string): MiddlewareError {
-  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: ExecuteToolStage.name, message: `new ScriptedTool(options): ${problem}.` });
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `new ScriptedTool(options): ${problem}.`,
+  });
 }

@@ -65,7 +65,12 @@ export function observeWrap(original: (...args: unknown[]) => unknown, record: H
     };
     const produced = original(context, countingNext, run);
     // Anything but an async iterable goes back as it is, so the registry reports it.
-    if (produced === null || typeof produced !== 'object' || typeof (produced as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') return produced;
+    if (
+      produced === null ||
+      typeof produced !== 'object' ||
+      typeof (produced as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function'
+    )
+      return produced;
     return (async function* finallyProbe() {
       try {
         yield* produced as AsyncIterable<unknown>;

@@ -62,13 +62,14 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
 ): Promise<StageRun<TResult, TEvent, TState>> {
   checkOptionsObject('runStage', options, '{ terminal, context, handlers?, use?, instrument?, signal?, state? }');
   for (const key of ['handlers', 'use', 'instrument'] as const) {
-    if (options[key] !== undefined && !Array.isArray(options[key])) throw invalidOption('runStage', `options.${key} must be an array`, options[key]);
+    if (options[key] !== undefined && !Array.isArray(options[key]))
+      throw invalidOption('runStage', `options.${key} must be an array`, options[key]);
   }
   const registry = new MiddlewareRegistry();
   const calls: Record<string, HandlerCalls> = {};
   /** The observing wrapper of a handler, and the options that register it under the handler's own name. */
   const observe = (target: Target, handler: unknown, addOptions: AddOptions | undefined): readonly [Erased, AddOptions | undefined] => {
-    const phase = 'phase' in target ? (target.phase as HandlerCalls['phase']) : 'wrap';
+    const phase = 'phase' in target ? target.phase : 'wrap';
     const base = handlerName(handler, phase, addOptions?.name);
     let name = base;
     for (let index = 2; name in calls; index++) name = `${base}#${index}`;
@@ -88,11 +89,16 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   }
   for (const bundle of options.use ?? []) {
     // A malformed bundle is registered as it is, so the registry reports what was passed.
-    if (bundle === null || typeof bundle !== 'object' || typeof bundle.setup !== 'function') {
+    if (!isObject(bundle) || typeof bundle.setup !== 'function') {
       registry.use(bundle);
       continue;
     }
-    registry.use({ name: bundle.name, setup: (registrar) => bundle.setup(mapRegistrar(registrar, observe)) });
+    registry.use({
+      name: bundle.name,
+      setup: (registrar) => {
+        bundle.setup(mapRegistrar(registrar, observe));
+      },
+    });
   }
   for (const instrumentation of options.instrument ?? []) registry.instrument(instrumentation);
 

@@ -54,9 +54,15 @@ export class ScriptedModel implements Model {
    */
   constructor(turns: readonly ScriptedTurn[]) {
     if (!Array.isArray(turns) || !turns.every((turn: unknown) => turn !== null && typeof turn === 'object')) {
-      throw invalidTurn(`new ScriptedModel(turns): turns must be an array of turns built with textTurn(), toolUseTurn() or failingTurn(); got ${describeValue(turns)}`);
+      throw invalidTurn(
+        `new ScriptedModel(turns): turns must be an array of turns built with textTurn(), toolUseTurn() or failingTurn(); got ${describeValue(turns)}`,
+      );
     }
-    this.turns = Object.freeze((turns as readonly ScriptedTurn[]).map((turn, index) => (turn.events === undefined ? turn : { ...turn, events: adopt(turn.events, `turns[${index}].events`) })));
+    this.turns = Object.freeze(
+      (turns as readonly ScriptedTurn[]).map((turn, index) =>
+        turn.events === undefined ? turn : { ...turn, events: adopt(turn.events, `turns[${index}].events`) },
+      ),
+    );
   }
 
   /** Every call received, in order: a frozen copy (of frozen records), taken when a call was added since the last one. */
@@ -70,7 +76,10 @@ export class ScriptedModel implements Model {
    *
    * @throws MiddlewareError `ERR_SCRIPT_EXHAUSTED` when called more often than the script has turns.
    */
-  async *stream(request: ModelRequest, options: ModelCallOptions<Record<string, unknown>>): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  async *stream(
+    request: ModelRequest,
+    options: ModelCallOptions<Record<string, unknown>>,
+  ): AsyncGenerator<ModelStreamEvent, void, undefined> {
     const index = this.recorded.length;
     const { state, signal } = options;
     const snapshot: unknown = isDraft(state) ? freeze(current(state), true) : adopt(state, 'state');
@@ -122,7 +131,13 @@ function frame(body: readonly ModelStreamEvent[], stopReason: StopReason, usage:
 export function textTurn(text: string, options: TurnOptions = {}): ScriptedTurn {
   if (typeof text !== 'string') throw invalidTurn(`textTurn(text): text must be a string, got ${describeValue(text)}`);
   const pieces = text.match(/\S+\s*|\s+/g) ?? [];
-  return adopt({ events: frame(pieces.map((piece) => ({ type: 'textDelta', text: piece })), options.stopReason ?? 'endTurn', options.usage) });
+  return adopt({
+    events: frame(
+      pieces.map((piece) => ({ type: 'textDelta', text: piece })),
+      options.stopReason ?? 'endTurn',
+      options.usage,
+    ),
+  });
 }
 
 /** A tool use a {@link toolUseTurn} asks for. */
@@ -145,7 +160,8 @@ export interface ScriptedToolUse {
  * ```
  */
 export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnOptions & { readonly text?: string } = {}): ScriptedTurn {
-  if (!Array.isArray(toolUses) || !toolUses.every((toolUse: unknown) => typeof (toolUse as ScriptedToolUse | null)?.name === 'string')) {
+  const given: unknown = toolUses;
+  if (!Array.isArray(given) || !toolUses.every((toolUse: unknown) => typeof (toolUse as ScriptedToolUse | null)?.name === 'string')) {
     throw invalidTurn(`toolUseTurn(toolUses): toolUses must be an array of { name, input, toolUseId? }, got ${describeValue(toolUses)}`);
   }
   const body: ModelStreamEvent[] = [];

@@ -52,7 +52,7 @@ export function waits(ms: number): ScriptAction {
  * ```
  */
 export function updatesState<TState>(recipe: (draft: Draft<TState>) => void): ScriptAction {
-  return brand({ [ACTION]: 'state', recipe: recipe as (draft: never) => void }, 'script-action');
+  return brand({ [ACTION]: 'state', recipe: recipe }, 'script-action');
 }
 
 /** Tells actions from events: only a step `throws`, `waits` or `updatesState` made (in any copy of the package) is an action. */
@@ -105,11 +105,18 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
   options: ScriptedTerminalOptions = {},
 ): ScriptedTerminal<TContext, EventsOf<TScript>> {
   if (!Array.isArray(script) || script.length === 0 || !script.every((call) => Array.isArray(call))) {
-    throw invalidOption('scriptedTerminal', 'script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]]', script);
+    throw invalidOption(
+      'scriptedTerminal',
+      'script must be a non-empty array with one array of steps per call, e.g. [[event1, event2]]',
+      script,
+    );
   }
   const timers = optionalTimers('scriptedTerminal', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
   const calls: TerminalCall<TContext>[] = [];
-  const terminal = async function* scriptedTerminal(context: TContext, run: TerminalRun<unknown>): AsyncGenerator<EventsOf<TScript>, void, undefined> {
+  const terminal = async function* scriptedTerminal(
+    context: TContext,
+    run: TerminalRun<unknown>,
+  ): AsyncGenerator<EventsOf<TScript>, void, undefined> {
     const steps = script[Math.min(calls.length, script.length - 1)] as readonly ScriptStep<EventsOf<TScript>>[];
     const call: TerminalCall<TContext> = { context, signal: run.signal, events: 0, outcome: 'running' };
     calls.push(call);

@@ -2,6 +2,7 @@ import { describeValue } from '../util/describe-value';
 import { adopt } from '../agent/freeze';
 import { invalidToolOptions } from './errors';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from '../agent/tool-types';
+import { isObject } from '../util/is-object';
 
 /** What a scripted tool does on one call. */
 export type ScriptedToolOutcome =
@@ -90,7 +91,7 @@ export class ScriptedTool implements Tool {
 /** Rejects options a scripted tool cannot run with, naming the first problem. */
 function checkToolOptions(options: ScriptedToolOptions): void {
   let problem: string | undefined;
-  if (options === null || typeof options !== 'object' || typeof options.name !== 'string' || options.name.length === 0) {
+  if (!isObject(options) || typeof options.name !== 'string' || options.name.length === 0) {
     problem = `options.name must be a non-empty string; got options ${describeValue(options)}`;
   } else if (options.respond !== undefined && typeof options.respond !== 'function') {
     problem = `options.respond must be a function (input, context) => answer; got ${describeValue(options.respond)}`;

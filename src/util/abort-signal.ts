@@ -10,11 +10,15 @@
 export const SIGNAL_MEMBERS = ['aborted', 'addEventListener', 'removeEventListener'] as const;
 
 /** A signal's members as read from a caller's value (read once each, by a caller that guards the reads). */
-export type SignalMembers = { readonly [TMember in (typeof SIGNAL_MEMBERS)[number]]?: unknown };
+export type SignalMembers = Readonly<Partial<Record<(typeof SIGNAL_MEMBERS)[number], unknown>>>;
 
 /** Whether the members read from a value are those of an AbortSignal: a boolean `aborted` and two listener methods. */
 export function hasSignalMembers(members: SignalMembers): boolean {
-  return typeof members.aborted === 'boolean' && typeof members.addEventListener === 'function' && typeof members.removeEventListener === 'function';
+  return (
+    typeof members.aborted === 'boolean' &&
+    typeof members.addEventListener === 'function' &&
+    typeof members.removeEventListener === 'function'
+  );
 }
 
 /** Whether `value` can serve as a signal (see {@link hasSignalMembers}). */

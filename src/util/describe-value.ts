@@ -14,7 +14,9 @@ export function describeValue(value: unknown): string {
   try {
     return describeUnguarded(value);
   } catch {
-    return typeof value === 'function' ? 'a function that cannot be inspected' : 'an object that cannot be inspected (a proxy, or a throwing getter)';
+    return typeof value === 'function'
+      ? 'a function that cannot be inspected'
+      : 'an object that cannot be inspected (a proxy, or a throwing getter)';
   }
 }
 
@@ -35,9 +37,11 @@ function describeUnguarded(value: unknown): string {
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   if (typeof value === 'object') {
     if (typeof (value as { then?: unknown }).then === 'function') return 'a promise';
-    if (typeof (value as { next?: unknown }).next === 'function' && Symbol.iterator in value) return 'a synchronous iterator (a `function*` generator?)';
-    const constructorName = (value as object).constructor?.name;
+    if (typeof (value as { next?: unknown }).next === 'function' && Symbol.iterator in value)
+      return 'a synchronous iterator (a `function*` generator?)';
+    const constructorName = (value as { constructor?: { name?: string } }).constructor?.name;
     return constructorName && constructorName !== 'Object' ? `an instance of ${constructorName}` : 'a plain object';
   }
-  return `${typeof value} ${String(value)}`;
+  const primitive = value as number | bigint | boolean | symbol;
+  return `${typeof value} ${String(primitive)}`;
 }

@@ -55,6 +55,7 @@ function freezeDown(node: object, kind: Kind, depth: number): void {
   freezeOne(node, kind);
   if (kind === LIST) {
     const items = node as readonly unknown[];
+    // eslint-disable-next-line @typescript-eslint/prefer-for-of -- for-of would call the array's own iterator, which a handed-out array may override
     for (let index = 0; index < items.length; index++) {
       const child: unknown = items[index];
       const childKind = kindOf(child);

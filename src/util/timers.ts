@@ -29,7 +29,9 @@ export const systemTimers: Timers = {
   now: () => (typeof performance !== 'undefined' ? performance.now() : Date.now()),
   wallClock: () => Date.now(),
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]),
+  clearTimeout: (handle) => {
+    globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]);
+  },
 };
 
 /**
@@ -54,5 +56,7 @@ export function schedule(callback: () => void, ms: number, timers: Pick<Timers, 
     handle = timers.setTimeout(remaining > 0 ? arm : callback, slice);
   };
   arm();
-  return () => timers.clearTimeout(handle);
+  return () => {
+    timers.clearTimeout(handle);
+  };
 }

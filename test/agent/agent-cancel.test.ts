@@ -1,19 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import {
-  Agent,
-  ExecuteToolStage,
-  InvokeModelStage,
-  type Model,
-  type ModelStreamEvent,
-} from '../../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  textTurn,
-  toolUseTurn,
-} from '../../src/testing/index';
+import { Agent, ExecuteToolStage, InvokeModelStage, type Model, type ModelStreamEvent } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { user, ZERO } from './fixtures';
 
 /** A promise with its settle functions exposed. */
@@ -34,11 +23,11 @@ const cancelled = { type: 'agentResult', stopReason: 'cancelled', message: undef
 
 /** A tool whose calls report that they started and then wait on `result`, whatever their signal does. */
 function stuckTool(result: Promise<unknown>): { tool: ScriptedTool; started: Promise<void> } {
-  const started = deferred<void>();
+  const started = deferred<undefined>();
   const tool = new ScriptedTool({
     name: 'stuck',
     respond: () => {
-      started.resolve();
+      started.resolve(undefined);
       return result;
     },
   });
@@ -47,7 +36,7 @@ function stuckTool(result: Promise<unknown>): { tool: ScriptedTool; started: Pro
 
 /** A model whose stream yields `messageStart`, then waits on `next` forever, recording return() calls. */
 function stuckModel(): { model: Model; started: Promise<void>; returns: string[] } {
-  const started = deferred<void>();
+  const started = deferred<undefined>();
   const returns: string[] = [];
   const model: Model = {
     stream: () => {
@@ -57,7 +46,7 @@ function stuckModel(): { model: Model; started: Promise<void>; returns: string[]
           next: (): Promise<IteratorResult<ModelStreamEvent>> => {
             pulls += 1;
             if (pulls === 1) return Promise.resolve({ done: false, value: { type: 'messageStart', role: 'assistant' } });
-            started.resolve();
+            started.resolve(undefined);
             return new Promise(() => undefined);
           },
           return: (): Promise<IteratorResult<ModelStreamEvent>> => {
@@ -72,7 +61,10 @@ function stuckModel(): { model: Model; started: Promise<void>; returns: string[]
 }
 
 /** A Wrap handler that only forwards, so a stage has a layer around its terminal. */
-async function* passThrough<TEvent>(_context: unknown, next: () => AsyncGenerator<TEvent, void, undefined>): AsyncGenerator<TEvent, void, undefined> {
+async function* passThrough<TEvent>(
+  _context: unknown,
+  next: () => AsyncGenerator<TEvent, void, undefined>,
+): AsyncGenerator<TEvent, void, undefined> {
   yield* next();
 }
 
@@ -88,11 +80,17 @@ describe('Agent', () => {
   });
 
   describe('cancel() while a tool ignores its signal', () => {
-    it.each([['no handler', false], ['a Wrap handler around ExecuteToolStage', true]])('ends the run with cancelled and writes nothing back (%s)', async (_label, wrapped) => {
+    it.each([
+      ['no handler', false],
+      ['a Wrap handler around ExecuteToolStage', true],
+    ])('ends the run with cancelled and writes nothing back (%s)', async (_label, wrapped) => {
       const registry = new MiddlewareRegistry();
       if (wrapped) registry.add(ExecuteToolStage.Wrap, passThrough);
       const { tool, started } = stuckTool(new Promise(() => undefined));
-      const model = new ScriptedModel([{ ...toolUseTurn([{ name: 'stuck', input: {} }]), stateWrites: { wrote: true } }, textTurn('after')]);
+      const model = new ScriptedModel([
+        { ...toolUseTurn([{ name: 'stuck', input: {} }]), stateWrites: { wrote: true } },
+        textTurn('after'),
+      ]);
       const agent = new Agent({ model, registry, tools: [tool], messages: [user('old')], modelState: { start: 1 } });
       const run = agent.invoke('go');
       await started;
@@ -114,8 +112,18 @@ describe('Agent', () => {
     });
 
     it.each([
-      ['resolves', (pending: ReturnType<typeof deferred<unknown>>) => pending.resolve('late value')],
-      ['rejects', (pending: ReturnType<typeof deferred<unknown>>) => pending.reject(new Error('late failure'))],
+      [
+        'resolves',
+        (pending: ReturnType<typeof deferred<unknown>>) => {
+          pending.resolve('late value');
+        },
+      ],
+      [
+        'rejects',
+        (pending: ReturnType<typeof deferred<unknown>>) => {
+          pending.reject(new Error('late failure'));
+        },
+      ],
     ])('ignores a tool promise that %s after the run was cancelled', async (_label, settleLate) => {
       const pending = deferred<unknown>();
       const { tool, started } = stuckTool(pending.promise);
@@ -135,7 +143,10 @@ describe('Agent', () => {
   });
 
   describe('cancel() while the model ignores its signal', () => {
-    it.each([['no handler', false], ['a Wrap handler around InvokeModelStage', true]])('ends the run with cancelled and asks the stream to close (%s)', async (_label, wrapped) => {
+    it.each([
+      ['no handler', false],
+      ['a Wrap handler around InvokeModelStage', true],
+    ])('ends the run with cancelled and asks the stream to close (%s)', async (_label, wrapped) => {
       const registry = new MiddlewareRegistry();
       if (wrapped) registry.add(InvokeModelStage.Wrap, passThrough);
       const { model, started, returns } = stuckModel();
@@ -148,13 +159,13 @@ describe('Agent', () => {
     });
 
     it('ignores a pull that rejects after the run was cancelled', async () => {
-      const started = deferred<void>();
+      const started = deferred<undefined>();
       const pull = deferred<IteratorResult<ModelStreamEvent>>();
       const model: Model = {
         stream: () => ({
           [Symbol.asyncIterator]: () => ({
             next: () => {
-              started.resolve();
+              started.resolve(undefined);
               return pull.promise;
             },
           }),
@@ -182,11 +193,24 @@ describe('Agent', () => {
           yield* next(context, { signal: local.signal });
         } catch (error) {
           caught.push(error);
-          yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'timed out' }] } };
+          yield {
+            type: 'toolResult',
+            toolResult: {
+              type: 'toolResult',
+              toolUseId: context.toolUse.toolUseId,
+              name: context.toolUse.name,
+              status: 'error',
+              content: [{ type: 'text', text: 'timed out' }],
+            },
+          };
         }
       });
       const { tool, started } = stuckTool(new Promise(() => undefined));
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'stuck', input: {}, toolUseId: 's1' }]), textTurn('gave up')]), tools: [tool], registry });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'stuck', input: {}, toolUseId: 's1' }]), textTurn('gave up')]),
+        tools: [tool],
+        registry,
+      });
       const run = agent.invoke('go');
       await started;
       local.abort(reason);
@@ -194,7 +218,12 @@ describe('Agent', () => {
       expect([result.stopReason, caught, agent.messages[2]]).toEqual([
         'endTurn',
         [reason],
-        { role: 'user', content: [{ type: 'toolResult', toolUseId: 's1', name: 'stuck', status: 'error', content: [{ type: 'text', text: 'timed out' }] }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'toolResult', toolUseId: 's1', name: 'stuck', status: 'error', content: [{ type: 'text', text: 'timed out' }] },
+          ],
+        },
       ]);
       expect(caught[0]).toBe(reason);
     });
@@ -203,7 +232,10 @@ describe('Agent', () => {
   describe('the run signal over many calls', () => {
     it('carries no more abort listeners at the last tool call than at the first', async () => {
       const counts: number[] = [];
-      const tool = new ScriptedTool({ name: 'count', respond: (_input, context) => void counts.push(getEventListeners(context.signal, 'abort').length) });
+      const tool = new ScriptedTool({
+        name: 'count',
+        respond: (_input, context) => void counts.push(getEventListeners(context.signal, 'abort').length),
+      });
       const turns = [1, 2, 3, 4].map((index) => toolUseTurn([{ name: 'count', input: {}, toolUseId: `c${index}` }]));
       const agent = new Agent({ model: new ScriptedModel([...turns, textTurn('done')]), tools: [tool] });
       await agent.invoke('go');
@@ -213,7 +245,9 @@ describe('Agent', () => {
 
     it('carries no more abort listeners at the last model call than at the first', async () => {
       const counts: number[] = [];
-      const scripted = new ScriptedModel([1, 2, 3].map((index) => toolUseTurn([{ name: 'a', input: {}, toolUseId: `a${index}` }])).concat(textTurn('done')));
+      const scripted = new ScriptedModel(
+        [1, 2, 3].map((index) => toolUseTurn([{ name: 'a', input: {}, toolUseId: `a${index}` }])).concat(textTurn('done')),
+      );
       const model: Model = {
         stream: (request, options) => {
           counts.push(getEventListeners(options.signal, 'abort').length);

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/index';
-import { Agent, type AgentRunOptions, type Message } from '../../src/agent/index';
+import { Agent, type Message } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, user } from './fixtures';
 
 /** A user message whose second block refers back to the message. */
 function cyclicMessage(): Message {
-  const message = { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'again' }] } as { role: 'user'; content: Record<string, unknown>[] };
+  const message = {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'hi' },
+      { type: 'text', text: 'again' },
+    ],
+  } as { role: 'user'; content: Record<string, unknown>[] };
   (message.content[1] as Record<string, unknown>).loop = message;
   return message as unknown as Message;
 }
@@ -41,7 +47,12 @@ async function rejection(run: Promise<unknown>, part: string): Promise<unknown> 
     () => undefined,
     (caught: unknown) => caught,
   )) as MiddlewareError | undefined;
-  return { isMiddlewareError: MiddlewareError.isInstance(error), code: error?.code, stage: error?.stage, namesPart: error?.message.includes(part) };
+  return {
+    isMiddlewareError: MiddlewareError.isInstance(error),
+    code: error?.code,
+    stage: error?.stage,
+    namesPart: error?.message.includes(part),
+  };
 }
 
 const invalidNaming = { isMiddlewareError: true, code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', namesPart: true };
@@ -61,9 +72,17 @@ describe('Agent', () => {
     it.each<[string, () => Parameters<Agent['invoke']>, string]>([
       ['an input message that contains itself', () => [[cyclicMessage()]], 'input[0].content[1].loop refers back to input[0]'],
       ['a single input message that contains itself', () => [cyclicMessage()], 'input.content[1].loop refers back to input'],
-      ['an input block whose getter throws', () => [[messageWithThrowingGetter(failure)]], 'reading input[0].content[1].broken threw: getter failed'],
-      ['options that are a throwing Proxy', () => ['go', throwingProxy(failure) as AgentRunOptions], 'reading options.signal threw: getter failed'],
-      ['a signal whose aborted getter throws', () => ['go', { signal: throwingProxy(failure) as AbortSignal }], 'reading options.signal.aborted threw'],
+      [
+        'an input block whose getter throws',
+        () => [[messageWithThrowingGetter(failure)]],
+        'reading input[0].content[1].broken threw: getter failed',
+      ],
+      ['options that are a throwing Proxy', () => ['go', throwingProxy(failure)], 'reading options.signal threw: getter failed'],
+      [
+        'a signal whose aborted getter throws',
+        () => ['go', { signal: throwingProxy(failure) as AbortSignal }],
+        'reading options.signal.aborted threw',
+      ],
       [
         'an invocationState getter that throws',
         () => [
@@ -73,13 +92,25 @@ describe('Agent', () => {
             get() {
               throw failure;
             },
-          }) as AgentRunOptions,
+          }),
         ],
         'reading options.invocationState threw',
       ],
-      ['interrupt responses that are a throwing Proxy', () => [undefined, { interruptResponses: throwingProxy(failure) as Record<string, unknown> }], 'reading options.interruptResponses threw'],
-      ['a frozen input message whose role getter throws', () => [[user('fine'), frozenMessageWithThrowingRole(failure)]], 'reading input[1] threw: getter failed'],
-      ['a single frozen input message whose role getter throws', () => [frozenMessageWithThrowingRole(failure)], 'reading input threw: getter failed'],
+      [
+        'interrupt responses that are a throwing Proxy',
+        () => [undefined, { interruptResponses: throwingProxy(failure) as Record<string, unknown> }],
+        'reading options.interruptResponses threw',
+      ],
+      [
+        'a frozen input message whose role getter throws',
+        () => [[user('fine'), frozenMessageWithThrowingRole(failure)]],
+        'reading input[1] threw: getter failed',
+      ],
+      [
+        'a single frozen input message whose role getter throws',
+        () => [frozenMessageWithThrowingRole(failure)],
+        'reading input threw: getter failed',
+      ],
     ])('rejects %s with ERR_INVALID_OPTIONS naming the part, and the agent stays usable', async (_label, makeArguments, part) => {
       const model = new ScriptedModel([textTurn('ok')]);
       const agent = new Agent({ model, messages: [user('old')] });
@@ -96,7 +127,10 @@ describe('Agent', () => {
 
     it('rejects a resume whose responses have a throwing getter, and the halted run can still be resumed', async () => {
       const tool = new ScriptedTool({ name: 'pay', respond: (_input, context) => context.interrupt({ name: 'confirm' }).response });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'pay', input: {}, toolUseId: 'p1' }]), textTurn('paid')]), tools: [tool] });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'pay', input: {}, toolUseId: 'p1' }]), textTurn('paid')]),
+        tools: [tool],
+      });
       await agent.invoke('pay');
       const responses = Object.defineProperty({}, 'executeTool:p1:confirm', {
         enumerable: true,
@@ -125,7 +159,9 @@ describe('Agent', () => {
     it('rejects a signal without removeEventListener before the run starts, and the agent stays usable', async () => {
       const agent = new Agent({ model: new ScriptedModel([textTurn('ok')]) });
       const fake = { aborted: false, addEventListener: () => undefined };
-      expect(await rejection(agent.invoke('go', { signal: fake as unknown as AbortSignal }), 'options.signal must be an AbortSignal')).toEqual(invalidNaming);
+      expect(
+        await rejection(agent.invoke('go', { signal: fake as unknown as AbortSignal }), 'options.signal must be an AbortSignal'),
+      ).toEqual(invalidNaming);
       expect((await agent.invoke('go')).stopReason).toEqual('endTurn');
     });
 
@@ -138,7 +174,12 @@ describe('Agent', () => {
         },
         removeEventListener: () => undefined,
       };
-      expect(await rejection(agent.invoke('go', { signal: fake as unknown as AbortSignal }), 'options.signal.addEventListener() threw: getter failed')).toEqual(invalidNaming);
+      expect(
+        await rejection(
+          agent.invoke('go', { signal: fake as unknown as AbortSignal }),
+          'options.signal.addEventListener() threw: getter failed',
+        ),
+      ).toEqual(invalidNaming);
       expect((await agent.invoke('go')).stopReason).toEqual('endTurn');
     });
 
@@ -167,17 +208,37 @@ describe('Agent', () => {
     const model = new ScriptedModel([]);
 
     it.each<[string, () => unknown, string]>([
-      ['initial messages that contain themselves', () => ({ model, messages: [cyclicMessage()] }), 'options.messages[0].content[1].loop refers back to options.messages[0]'],
-      ['a model state that contains itself', () => ({ model, modelState: cyclic() }), 'options.modelState.self refers back to options.modelState'],
-      ['system prompt blocks that contain themselves', () => ({ model, systemPrompt: [{ text: 'a', more: cyclic() }] }), 'options.systemPrompt[0].more.self refers back to options.systemPrompt[0].more'],
+      [
+        'initial messages that contain themselves',
+        () => ({ model, messages: [cyclicMessage()] }),
+        'options.messages[0].content[1].loop refers back to options.messages[0]',
+      ],
+      [
+        'a model state that contains itself',
+        () => ({ model, modelState: cyclic() }),
+        'options.modelState.self refers back to options.modelState',
+      ],
+      [
+        'system prompt blocks that contain themselves',
+        () => ({ model, systemPrompt: [{ text: 'a', more: cyclic() }] }),
+        'options.systemPrompt[0].more.self refers back to options.systemPrompt[0].more',
+      ],
       [
         'a tool spec that contains itself',
         () => ({ model, tools: [{ spec: { name: 'x', description: '', inputSchema: cyclic() }, run: () => 'ok' }] }),
         'options.tools[0].spec.inputSchema.self refers back to options.tools[0].spec.inputSchema',
       ],
-      ['a tool choice that contains itself', () => ({ model, toolChoice: { type: 'auto', extra: cyclic() } }), 'options.toolChoice.extra.self refers back to options.toolChoice.extra'],
+      [
+        'a tool choice that contains itself',
+        () => ({ model, toolChoice: { type: 'auto', extra: cyclic() } }),
+        'options.toolChoice.extra.self refers back to options.toolChoice.extra',
+      ],
       ['options that are a throwing Proxy', () => throwingProxy(new Error('no')), 'reading options.model threw: no'],
-      ['a frozen initial message whose role getter throws', () => ({ model, messages: [frozenMessageWithThrowingRole(new Error('no'))] }), 'reading options.messages[0] threw: no'],
+      [
+        'a frozen initial message whose role getter throws',
+        () => ({ model, messages: [frozenMessageWithThrowingRole(new Error('no'))] }),
+        'reading options.messages[0] threw: no',
+      ],
     ])('rejects %s with ERR_INVALID_OPTIONS naming the part', (_label, makeOptions, part) => {
       let error: MiddlewareError | undefined;
       try {
@@ -185,7 +246,11 @@ describe('Agent', () => {
       } catch (caught) {
         error = caught as MiddlewareError;
       }
-      expect({ code: error?.code, stage: error?.stage, namesPart: error?.message.includes(part) }).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', namesPart: true });
+      expect({ code: error?.code, stage: error?.stage, namesPart: error?.message.includes(part) }).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'agentStream',
+        namesPart: true,
+      });
     });
 
     it('rejects an assigned model state that cannot be read, keeping the old one', () => {
@@ -200,7 +265,12 @@ describe('Agent', () => {
       const agent = new Agent({ model: new ScriptedModel([]), modelState: { kept: true } });
       const value: Record<string, unknown> = {};
       value.self = value;
-      expect(() => (agent.modelState = value)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', message: expect.stringContaining('agent.modelState.self refers back to agent.modelState') }));
+      expect(() => (agent.modelState = value)).toThrow(
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          message: expect.stringContaining('agent.modelState.self refers back to agent.modelState'),
+        }),
+      );
       expect(agent.modelState).toEqual({ kept: true });
     });
   });

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { Agent, AgentStreamStage, type Model } from '../../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
-} from '../../src/testing/index';
+import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import { collect, user, ZERO } from './fixtures';
 
 describe('Agent', () => {
@@ -84,7 +78,9 @@ describe('Agent', () => {
     it('rejects a second run while one is going with ERR_AGENT_BUSY', async () => {
       let inner: unknown;
       let agent: Agent | undefined;
-      const model = new ScriptedModel([{ ...textTurn('ok'), onCall: () => void (inner = agent?.invoke('again').catch((error: unknown) => error)) }]);
+      const model = new ScriptedModel([
+        { ...textTurn('ok'), onCall: () => void (inner = agent?.invoke('again').catch((error: unknown) => error)) },
+      ]);
       agent = new Agent({ model });
       await agent.invoke('go');
       const error = (await inner) as MiddlewareError;
@@ -96,7 +92,10 @@ describe('Agent', () => {
       ['a model without stream', { model: {} }],
       ['a tool whose run is not a function', { model: new ScriptedModel([]), tools: [{ spec: { name: 'x' }, run: 'not a function' }] }],
       ['a tool without a name', { model: new ScriptedModel([]), tools: [{ spec: {}, run: () => 'ok' }] }],
-      ['two tools with one name', { model: new ScriptedModel([]), tools: [new ScriptedTool({ name: 'x' }), new ScriptedTool({ name: 'x' })] }],
+      [
+        'two tools with one name',
+        { model: new ScriptedModel([]), tools: [new ScriptedTool({ name: 'x' }), new ScriptedTool({ name: 'x' })] },
+      ],
       ['a malformed initial message', { model: new ScriptedModel([]), messages: [{ role: 'system', content: [] }] }],
     ])('rejects %s with ERR_INVALID_OPTIONS', (_label, options) => {
       expect(() => new Agent(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }));
@@ -120,8 +119,14 @@ describe('Agent', () => {
     });
 
     it.each([
-      ['a string system prompt, a registry, a tool choice of one tool and a model state', { systemPrompt: 'Be brief.', registry: new MiddlewareRegistry(), toolChoice: { type: 'tool', name: 'x' }, modelState: { a: 1 } }],
-      ['system prompt blocks and the other tool choices', { systemPrompt: [{ text: 'Be brief.' }, { cachePoint: { type: 'default' } }], toolChoice: { type: 'any' } }],
+      [
+        'a string system prompt, a registry, a tool choice of one tool and a model state',
+        { systemPrompt: 'Be brief.', registry: new MiddlewareRegistry(), toolChoice: { type: 'tool', name: 'x' }, modelState: { a: 1 } },
+      ],
+      [
+        'system prompt blocks and the other tool choices',
+        { systemPrompt: [{ text: 'Be brief.' }, { cachePoint: { type: 'default' } }], toolChoice: { type: 'any' } },
+      ],
     ])('accepts %s', (_label, options) => {
       expect(() => new Agent({ model: new ScriptedModel([]), ...options } as never)).not.toThrow();
     });
@@ -134,7 +139,9 @@ describe('Agent', () => {
     ])('rejects %s with ERR_INVALID_OPTIONS before anything runs', async (_label, options) => {
       const model = new ScriptedModel([textTurn('ok')]);
       const agent = new Agent({ model });
-      await expect(agent.invoke('go', options as never)).rejects.toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }));
+      await expect(agent.invoke('go', options as never)).rejects.toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream' }),
+      );
       expect([model.calls.length, agent.messages.length]).toEqual([0, 0]);
     });
 
@@ -142,9 +149,23 @@ describe('Agent', () => {
       /** The fields of the rejection of a run of `agent`, and whether its message contains `hint`. */
       async function rejection(agent: Agent, hint: string): Promise<unknown> {
         const error = (await agent.invoke('go').catch((caught: unknown) => caught)) as MiddlewareError;
-        return { isMiddlewareError: MiddlewareError.isInstance(error), code: error.code, stage: error.stage, phase: error.phase, handler: error.handler, hasHint: error.message.includes(hint) };
+        return {
+          isMiddlewareError: MiddlewareError.isInstance(error),
+          code: error.code,
+          stage: error.stage,
+          phase: error.phase,
+          handler: error.handler,
+          hasHint: error.message.includes(hint),
+        };
       }
-      const expected = (stage: string): unknown => ({ isMiddlewareError: true, code: 'ERR_INVALID_HANDLER', stage, phase: 'terminal', handler: 'terminal', hasHint: true });
+      const expected = (stage: string): unknown => ({
+        isMiddlewareError: true,
+        code: 'ERR_INVALID_HANDLER',
+        stage,
+        phase: 'terminal',
+        handler: 'terminal',
+        hasHint: true,
+      });
       const events = textTurn('ok').events ?? [];
 
       it.each<[string, Model, string]>([
@@ -159,20 +180,33 @@ describe('Agent', () => {
           } as unknown as Model,
           'An async method returns a promise: write it as an async generator method, `async *stream(request, options)',
         ],
-        ['an async stream() that rejects', { stream: async () => Promise.reject(new Error('late')) } as unknown as Model, 'returned a promise'],
-        ['a stream() that returns null', { stream: () => null } as unknown as Model, "the model's stream() returned null, not an async iterable"],
+        [
+          'an async stream() that rejects',
+          { stream: async () => Promise.reject(new Error('late')) } as unknown as Model,
+          'returned a promise',
+        ],
+        [
+          'a stream() that returns null',
+          { stream: () => null } as unknown as Model,
+          "the model's stream() returned null, not an async iterable",
+        ],
         ['a stream() that returns an array', { stream: () => events } as unknown as Model, 'Write it as an async generator method'],
-      ])('rejects %s with ERR_INVALID_HANDLER on the InvokeModelStage terminal, and the agent stays usable', async (_label, model, hint) => {
-        const agent = new Agent({ model });
-        expect(await rejection(agent, hint)).toEqual(expected('invokeModel'));
-        expect(await rejection(agent, hint)).toEqual(expected('invokeModel'));
-      });
+      ])(
+        'rejects %s with ERR_INVALID_HANDLER on the InvokeModelStage terminal, and the agent stays usable',
+        async (_label, model, hint) => {
+          const agent = new Agent({ model });
+          expect(await rejection(agent, hint)).toEqual(expected('invokeModel'));
+          expect(await rejection(agent, hint)).toEqual(expected('invokeModel'));
+        },
+      );
 
       it('rejects a model whose stream is no longer a function when it is called', async () => {
-        const model = { stream: new ScriptedModel([]).stream } as { stream: unknown };
+        const model = { stream: (new ScriptedModel([]) as { stream: unknown }).stream };
         const agent = new Agent({ model: model as Model });
         model.stream = 'gone';
-        expect(await rejection(agent, 'the model\'s stream must be a method stream(request, options), got the string "gone"')).toEqual(expected('invokeModel'));
+        expect(await rejection(agent, 'the model\'s stream must be a method stream(request, options), got the string "gone"')).toEqual(
+          expected('invokeModel'),
+        );
       });
 
       it('rejects a tool whose run is no longer a function when it is called', async () => {

@@ -10,12 +10,7 @@ import {
   type Message,
   type ModelResultEvent,
 } from '../../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  textTurn,
-  toolUseTurn,
-} from '../../src/testing/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, user, ZERO } from './fixtures';
 
 describe('Agent', () => {
@@ -78,7 +73,11 @@ describe('Agent', () => {
       });
       registry.add(AgentStreamStage.Input, (context) => (states.push(context.invocationState), context));
       const tool = new ScriptedTool({ name: 'a', respond: (_input, context) => void states.push(context.invocationState) });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }]), textTurn('ok')]), tools: [tool], registry });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }]), textTurn('ok')]),
+        tools: [tool],
+        registry,
+      });
       await agent.invoke('go', { invocationState });
       expect(states.every((state) => state === invocationState)).toEqual(true);
       expect(states.length).toEqual(4);
@@ -89,11 +88,26 @@ describe('Agent', () => {
     it('hands ExecuteToolStage and AgentStreamStage handlers frozen contexts, the tool input included', async () => {
       const registry = new MiddlewareRegistry();
       const seen: boolean[][] = [];
-      registry.add(ExecuteToolStage.Input, (context) => (seen.push([Object.isFrozen(context), Object.isFrozen(context.toolUse), Object.isFrozen(context.toolUse.input)]), context));
-      registry.add(AgentStreamStage.Input, (context) => (seen.push([Object.isFrozen(context), Object.isFrozen(context.messages), Object.isFrozen(context.messages[0])]), context));
+      registry.add(
+        ExecuteToolStage.Input,
+        (context) => (
+          seen.push([Object.isFrozen(context), Object.isFrozen(context.toolUse), Object.isFrozen(context.toolUse.input)]),
+          context
+        ),
+      );
+      registry.add(
+        AgentStreamStage.Input,
+        (context) => (
+          seen.push([Object.isFrozen(context), Object.isFrozen(context.messages), Object.isFrozen(context.messages[0])]),
+          context
+        ),
+      );
       const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: { deep: { n: 1 } } }]), textTurn('ok')]);
       await new Agent({ model, registry, tools: [new ScriptedTool({ name: 'a' })] }).invoke('go');
-      expect(seen).toEqual([[true, true, true], [true, true, true]]);
+      expect(seen).toEqual([
+        [true, true, true],
+        [true, true, true],
+      ]);
     });
 
     it('copies what the caller passes, so the caller objects stay unfrozen and unshared', async () => {
@@ -103,7 +117,13 @@ describe('Agent', () => {
       const modelState = { count: 1 };
       const agent = new Agent({ model: new ScriptedModel([textTurn('ok')]), systemPrompt: blocks, messages: initial, modelState });
       await agent.invoke(input);
-      expect([Object.isFrozen(input), Object.isFrozen(input.content), Object.isFrozen(blocks), Object.isFrozen(initial[0]), Object.isFrozen(modelState)]).toEqual([false, false, false, false, false]);
+      expect([
+        Object.isFrozen(input),
+        Object.isFrozen(input.content),
+        Object.isFrozen(blocks),
+        Object.isFrozen(initial[0]),
+        Object.isFrozen(modelState),
+      ]).toEqual([false, false, false, false, false]);
       expect(agent.messages[1]).not.toBe(input);
       (input.content as unknown as { text: string }[])[0] = { text: 'changed' };
       expect(agent.messages[1]).toEqual(user('go'));

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import {
-  Agent,
-  AgentStreamStage,
-  type AgentResultEvent,
-  type Message,
-} from '../../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  failingTurn,
-  textTurn,
-  toolUseTurn,
-} from '../../src/testing/index';
+import { Agent, AgentStreamStage, type AgentResultEvent, type Message } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import { retry } from '../../src/middleware/index';
 import { assistant, collect, hedging, user, ZERO } from './fixtures';
 
@@ -33,9 +22,16 @@ function retryingRegistry(): MiddlewareRegistry {
 const askFor = (name: string): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'tool-1', name, input: {} }] });
 
 /** The user message answering `tool-1` (a call of tool `name`) with a string. */
-const answer = (name: string, text: string): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: 'tool-1', name, status: 'success', content: [{ type: 'text', text }] }] });
+const answer = (name: string, text: string): Message => ({
+  role: 'user',
+  content: [{ type: 'toolResult', toolUseId: 'tool-1', name, status: 'success', content: [{ type: 'text', text }] }],
+});
 
-const usage = (tokens: number): { inputTokens: number; outputTokens: number; totalTokens: number } => ({ inputTokens: tokens, outputTokens: tokens, totalTokens: 2 * tokens });
+const usage = (tokens: number): { inputTokens: number; outputTokens: number; totalTokens: number } => ({
+  inputTokens: tokens,
+  outputTokens: tokens,
+  totalTokens: 2 * tokens,
+});
 
 describe('Agent', () => {
   describe('a retry around AgentStreamStage', () => {
@@ -129,7 +125,11 @@ describe('Agent', () => {
       const agent = new Agent({ model, registry });
       const result = await agent.invoke('go');
       expect(model.calls.map((call) => call.request.messages)).toEqual([[user('go')], [user('go')]]);
-      expect([agent.messages, agent.modelState, result.message]).toEqual([[user('go'), assistant('fast')], { by: 'fast' }, assistant('fast')]);
+      expect([agent.messages, agent.modelState, result.message]).toEqual([
+        [user('go'), assistant('fast')],
+        { by: 'fast' },
+        assistant('fast'),
+      ]);
     });
   });
 
@@ -187,7 +187,11 @@ describe('Agent', () => {
         const ended: AgentResultEvent = { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO };
         yield ended;
       });
-      const agent = new Agent({ model: new ScriptedModel([{ ...textTurn('ok'), stateWrites: { n: 1 } }]), registry, messages: [user('old')] });
+      const agent = new Agent({
+        model: new ScriptedModel([{ ...textTurn('ok'), stateWrites: { n: 1 } }]),
+        registry,
+        messages: [user('old')],
+      });
       const result = await agent.invoke('go');
       expect([result.stopReason, agent.messages, agent.modelState]).toEqual(['endTurn', [user('old'), user('go')], {}]);
     });
@@ -196,11 +200,18 @@ describe('Agent', () => {
       const registry = new MiddlewareRegistry();
       registry.add(AgentStreamStage.Wrap, async function* cutShort(_context, next) {
         for await (const event of next()) if (event.type === 'toolResult') break;
-        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
-        yield { type: 'agentResult', stopReason: 'maxTokens', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
+        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO };
+        yield { type: 'agentResult', stopReason: 'maxTokens', message: undefined, interrupts: [], usage: ZERO };
       });
       const tool = new ScriptedTool({ name: 'a' });
-      const agent = new Agent({ model: new ScriptedModel([{ ...toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), stateWrites: { n: 1 } }, textTurn('done')]), tools: [tool], registry });
+      const agent = new Agent({
+        model: new ScriptedModel([
+          { ...toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), stateWrites: { n: 1 } },
+          textTurn('done'),
+        ]),
+        tools: [tool],
+        registry,
+      });
       const seen: unknown[] = [];
       for await (const event of agent.stream('go')) {
         if (event.type !== 'agentResult') continue;
@@ -215,7 +226,7 @@ describe('Agent', () => {
       const late = new Error('late failure');
       registry.add(AgentStreamStage.Wrap, async function* cutShort(_context, next) {
         for await (const event of next()) if (event.type === 'modelResult') break;
-        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO } as AgentResultEvent;
+        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO };
         throw late;
       });
       const agent = new Agent({ model: new ScriptedModel([textTurn('ok')]), registry });

@@ -5,7 +5,12 @@ import { ScriptedModel, ScriptedTool, textTurn } from '../../src/testing/index';
 
 /** A bundle named `name` contributing each tool. */
 function contributing(name: string, ...tools: Tool[]): Middleware {
-  return { name, setup: (registrar) => tools.forEach((tool) => registrar.provide(ToolsKey, tool)) };
+  return {
+    name,
+    setup: (registrar) => {
+      tools.forEach((tool) => registrar.provide(ToolsKey, tool));
+    },
+  };
 }
 
 /** The code, stage and phase of what `action` threw. */
@@ -41,7 +46,11 @@ describe('ToolsKey', () => {
       ['a run that is not a function', { spec: { name: 'x', description: '', inputSchema: {} }, run: 'go' }],
     ])('fails the bundle with ERR_INVALID_OPTIONS for %s', (_label, value) => {
       const registry = new MiddlewareRegistry();
-      expect(thrown(() => registry.use(contributing('bad', value as Tool)))).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool', phase: 'register' });
+      expect(thrown(() => registry.use(contributing('bad', value as Tool)))).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'executeTool',
+        phase: 'register',
+      });
       expect(registry.contributions(ToolsKey)).toEqual([]);
     });
   });
@@ -56,14 +65,14 @@ describe('resolveTools', () => {
       registry.use(contributing('local', lookup));
       const own: Tool = { spec: { name: 'own', description: 'Its own.', inputSchema: {} }, run: () => 'x' };
       const resolved = resolveTools(registry, [own]);
-      expect([resolved.tools, [...resolved.byName.keys()], resolved.specs, Object.isFrozen(resolved.specs[0]), resolved.specs[0] === own.spec, Object.isFrozen(own.spec)]).toEqual([
-        [own, clock, lookup],
-        ['own', 'clock', 'lookup'],
-        [own.spec, clock.spec, lookup.spec],
-        true,
-        false,
-        false,
-      ]);
+      expect([
+        resolved.tools,
+        [...resolved.byName.keys()],
+        resolved.specs,
+        Object.isFrozen(resolved.specs[0]),
+        resolved.specs[0] === own.spec,
+        Object.isFrozen(own.spec),
+      ]).toEqual([[own, clock, lookup], ['own', 'clock', 'lookup'], [own.spec, clock.spec, lookup.spec], true, false, false]);
     });
 
     it('leaves out contributions deeper than maxDepth', () => {
@@ -95,7 +104,11 @@ describe('Agent', () => {
     it('is refused by new Agent()', () => {
       const registry = new MiddlewareRegistry();
       registry.use(contributing('kit', new ScriptedTool({ name: 'lookup' })));
-      expect(thrown(() => new Agent({ model: new ScriptedModel([]), tools: [lookup], registry }))).toEqual({ code: 'ERR_DUPLICATE_ID', stage: 'executeTool', phase: 'register' });
+      expect(thrown(() => new Agent({ model: new ScriptedModel([]), tools: [lookup], registry }))).toEqual({
+        code: 'ERR_DUPLICATE_ID',
+        stage: 'executeTool',
+        phase: 'register',
+      });
     });
   });
 
@@ -105,7 +118,11 @@ describe('Agent', () => {
       ['an object', { name: 'kit', setup: () => undefined }],
     ])('refuses options.use that is %s, leaving the agent idle', async (_label, use) => {
       const agent = new Agent({ model: new ScriptedModel([textTurn('ok')]) });
-      expect(await rejected(agent.invoke('a', { use: use as never }))).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', phase: undefined });
+      expect(await rejected(agent.invoke('a', { use: use as never }))).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'agentStream',
+        phase: undefined,
+      });
       expect((await agent.invoke('b')).stopReason).toEqual('endTurn');
     });
 
@@ -137,7 +154,11 @@ describe('Agent', () => {
       ['a parent without a toolUseId', { parent: { name: 'boss' } }],
       ['a parent with an empty name', { parent: { name: '', toolUseId: 't1' } }],
     ])('refuses %s', (_label, options) => {
-      expect(thrown(() => new Agent({ model: new ScriptedModel([]), ...options }))).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', phase: undefined });
+      expect(thrown(() => new Agent({ model: new ScriptedModel([]), ...options }))).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'agentStream',
+        phase: undefined,
+      });
     });
   });
 
@@ -148,18 +169,22 @@ describe('Agent', () => {
       registry.add(ExecuteToolStage.Input, (context) => context);
       registry.add(InvokeModelStage.Input, (context) => (views.push(context.agent as AgentView), context));
       const dispose = registry.use(contributing('kit', lookup));
-      const agent = new Agent({ model: new ScriptedModel([textTurn('1'), textTurn('2'), textTurn('3')]), registry, parent: { name: 'boss', toolUseId: 't9' } });
+      const agent = new Agent({
+        model: new ScriptedModel([textTurn('1'), textTurn('2'), textTurn('3')]),
+        registry,
+        parent: { name: 'boss', toolUseId: 't9' },
+      });
       await agent.invoke('a');
       await agent.invoke('b');
       dispose();
       await agent.invoke('c');
-      expect([views[0] === views[1], views[1] === views[2], views.map((view) => view.tools.map((spec) => spec.name)), views[2]?.parent, Object.isFrozen(views[0])]).toEqual([
-        true,
-        false,
-        [['lookup'], ['lookup'], []],
-        { name: 'boss', toolUseId: 't9' },
-        true,
-      ]);
+      expect([
+        views[0] === views[1],
+        views[1] === views[2],
+        views.map((view) => view.tools.map((spec) => spec.name)),
+        views[2]?.parent,
+        Object.isFrozen(views[0]),
+      ]).toEqual([true, false, [['lookup'], ['lookup'], []], { name: 'boss', toolUseId: 't9' }, true]);
     });
   });
 });

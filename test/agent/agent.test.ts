@@ -1,31 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import {
-  Agent,
-  AgentStreamStage,
-  ExecuteToolStage,
-  InvokeModelStage,
-  type ModelResultEvent,
-} from '../../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  textTurn,
-  toolUseTurn,
-} from '../../src/testing/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, type ModelResultEvent } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, collect, user, ZERO } from './fixtures';
 
 describe('Agent', () => {
   describe('loop', () => {
     it('runs the model, the tool, then the model again, and builds the history', async () => {
-      const model = new ScriptedModel([toolUseTurn([{ name: 'add', input: { a: 1, b: 2 }, toolUseId: 't1' }], { text: 'Adding.' }), textTurn('It is 3.')]);
+      const model = new ScriptedModel([
+        toolUseTurn([{ name: 'add', input: { a: 1, b: 2 }, toolUseId: 't1' }], { text: 'Adding.' }),
+        textTurn('It is 3.'),
+      ]);
       const add = new ScriptedTool({ name: 'add', outcomes: [{ value: 3 }] });
       const agent = new Agent({ model, tools: [add] });
       const result = await agent.invoke('What is 1 + 2?');
       expect(agent.messages).toEqual([
         user('What is 1 + 2?'),
-        { role: 'assistant', content: [{ type: 'text', text: 'Adding.' }, { type: 'toolUse', toolUseId: 't1', name: 'add', input: { a: 1, b: 2 } }] },
-        { role: 'user', content: [{ type: 'toolResult', toolUseId: 't1', name: 'add', status: 'success', content: [{ type: 'json', json: 3 }] }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Adding.' },
+            { type: 'toolUse', toolUseId: 't1', name: 'add', input: { a: 1, b: 2 } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'toolResult', toolUseId: 't1', name: 'add', status: 'success', content: [{ type: 'json', json: 3 }] }],
+        },
         assistant('It is 3.'),
       ]);
       expect(result).toEqual({ type: 'agentResult', stopReason: 'endTurn', message: assistant('It is 3.'), interrupts: [], usage: ZERO });
@@ -37,16 +38,26 @@ describe('Agent', () => {
       const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'echo', outcomes: [{ value: 'x' }] })] });
       const types = (await collect(agent.stream('go'))).map((event) => event.type);
       expect(types).toEqual([
-        'messageStart', 'toolUseStart', 'toolUseDelta', 'messageStop', 'modelResult',
+        'messageStart',
+        'toolUseStart',
+        'toolUseDelta',
+        'messageStop',
+        'modelResult',
         'toolResult',
-        'messageStart', 'textDelta', 'messageStop', 'modelResult',
+        'messageStart',
+        'textDelta',
+        'messageStop',
+        'modelResult',
         'agentResult',
       ]);
     });
 
     it('runs several tool uses of one turn in order and answers them in one user message', async () => {
       const model = new ScriptedModel([
-        toolUseTurn([{ name: 'a', input: 1, toolUseId: 'x' }, { name: 'b', input: 2, toolUseId: 'y' }]),
+        toolUseTurn([
+          { name: 'a', input: 1, toolUseId: 'x' },
+          { name: 'b', input: 2, toolUseId: 'y' },
+        ]),
         textTurn('both done'),
       ]);
       const order: string[] = [];
@@ -109,7 +120,10 @@ describe('Agent', () => {
 
     it('sends a handler replacement to the model in both forms', async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(InvokeModelStage.Input, (context) => ({ ...context, systemPrompt: [...context.systemPrompt, { text: 'Date: today.' }] }));
+      registry.add(InvokeModelStage.Input, (context) => ({
+        ...context,
+        systemPrompt: [...context.systemPrompt, { text: 'Date: today.' }],
+      }));
       const model = new ScriptedModel([textTurn('ok')]);
       await new Agent({ model, registry, systemPrompt: 'Be brief.' }).invoke('go');
       expect([model.calls[0]?.request.systemPrompt, model.calls[0]?.request.systemBlocks]).toEqual([
@@ -179,7 +193,15 @@ describe('Agent', () => {
       expect(seen).toEqual([[undefined, { name: 'missing', toolUseId: 'm1', input: { q: 1 } }]]);
       expect(agent.messages[2]).toEqual({
         role: 'user',
-        content: [{ type: 'toolResult', toolUseId: 'm1', name: 'missing', status: 'error', content: [{ type: 'text', text: 'Unknown tool "missing": the agent has no tool by that name.' }] }],
+        content: [
+          {
+            type: 'toolResult',
+            toolUseId: 'm1',
+            name: 'missing',
+            status: 'error',
+            content: [{ type: 'text', text: 'Unknown tool "missing": the agent has no tool by that name.' }],
+          },
+        ],
       });
     });
 
@@ -193,7 +215,13 @@ describe('Agent', () => {
       await agent.invoke('go');
       expect(seen[0]).toBe(failure);
       expect(agent.messages[2]?.content).toEqual([
-        { type: 'toolResult', toolUseId: 's1', name: 'save', status: 'error', content: [{ type: 'text', text: 'Tool "save" failed: disk full' }] },
+        {
+          type: 'toolResult',
+          toolUseId: 's1',
+          name: 'save',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "save" failed: disk full' }],
+        },
       ]);
     });
 
@@ -215,14 +243,18 @@ describe('Agent', () => {
       const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('ok')]);
       const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'a', outcomes: [{ value: 'plain' }] })] });
       await agent.invoke('go');
-      expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'success', content: [{ type: 'text', text: 'plain' }] }]);
+      expect(agent.messages[2]?.content).toEqual([
+        { type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'success', content: [{ type: 'text', text: 'plain' }] },
+      ]);
     });
 
     it('turns a non-Error throw into an error result naming the thrown value', async () => {
       const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('ok')]);
       const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'a', outcomes: [{ error: 'nope' }] })] });
       await agent.invoke('go');
-      expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'error', content: [{ type: 'text', text: 'Tool "a" failed: nope' }] }]);
+      expect(agent.messages[2]?.content).toEqual([
+        { type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'error', content: [{ type: 'text', text: 'Tool "a" failed: nope' }] },
+      ]);
     });
   });
 
@@ -241,9 +273,12 @@ describe('Agent', () => {
       await new Agent({ model, registry, tools: [new ScriptedTool({ name: 'a' })] }).invoke('go');
       expect(log).toEqual([
         'enter agentStream',
-        'enter invokeModel', 'leave invokeModel',
-        'enter executeTool', 'leave executeTool',
-        'enter invokeModel', 'leave invokeModel',
+        'enter invokeModel',
+        'leave invokeModel',
+        'enter executeTool',
+        'leave executeTool',
+        'enter invokeModel',
+        'leave invokeModel',
         'leave agentStream',
       ]);
     });

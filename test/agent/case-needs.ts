@@ -31,12 +31,22 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       expected.modelState !== undefined ||
       (expected.modelCalls ?? []).some((call) => call.state !== undefined) ||
       handles('setModelState'),
-    invocationState: runs.some((run) => run.invocationState !== undefined || run.expect?.invocationState !== undefined) || handles('countInvocationState', 'observeState') || handlers.some((handler) => handler.presupplied !== undefined),
+    invocationState:
+      runs.some((run) => run.invocationState !== undefined || run.expect?.invocationState !== undefined) ||
+      handles('countInvocationState', 'observeState') ||
+      handlers.some((handler) => handler.presupplied !== undefined),
     // A failed run whose conversation is read afterwards, by the checks or by the runs after it.
     rollback: runs.some((run) => run.expect?.error !== undefined),
     agentStream:
       handlers.some((handler) => handler.stage === 'agentStream') ||
-      runs.some((run) => run.expect?.usage !== undefined || run.expect?.interrupts !== undefined || run.expect?.eventTypes !== undefined || run.expect?.frozen !== undefined || run.expect?.stoppedBy !== undefined),
+      runs.some(
+        (run) =>
+          run.expect?.usage !== undefined ||
+          run.expect?.interrupts !== undefined ||
+          run.expect?.eventTypes !== undefined ||
+          run.expect?.frozen !== undefined ||
+          run.expect?.stoppedBy !== undefined,
+      ),
     interrupts:
       runs.some((run) => run.resume !== undefined) ||
       tools.some((tool) => tool.interrupt !== undefined || tool.interruptMany !== undefined || tool.external === true) ||
@@ -45,14 +55,26 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
     cancel:
       runs.some((run) => run.signal !== undefined) ||
       turns.some((turn) => turn.cancel === true || turn.cancelLater !== undefined || turn.hang === true) ||
-      (agent.aiSdk?.responses ?? []).some((response) => 'parts' in response && (response.cancelLater !== undefined || response.hang === true)) ||
+      (agent.aiSdk?.responses ?? []).some(
+        (response) => 'parts' in response && (response.cancelLater !== undefined || response.hang === true),
+      ) ||
       tools.some((tool) => tool.cancelAgent === true || tool.cancelLater !== undefined || tool.hang === true),
     // The refusals of a run itself (MW-106, MW-117), not errors of the model, a tool or a handler.
-    runChecks: runs.some((run) => run.inputDefect !== undefined || refused(run.expect?.error)) || turns.some((turn) => turn.startAnotherRun === true) || expected.callerObjectsUnfrozen !== undefined,
-    turnControl: handlers.some((handler) => handler.stage === 'turn') || handles('stopAfter') || runs.some((run) => run.expect?.stoppedBy !== undefined || run.expect?.stopReason === 'stopped'),
+    runChecks:
+      runs.some((run) => run.inputDefect !== undefined || refused(run.expect?.error)) ||
+      turns.some((turn) => turn.startAnotherRun === true) ||
+      expected.callerObjectsUnfrozen !== undefined,
+    turnControl:
+      handlers.some((handler) => handler.stage === 'turn') ||
+      handles('stopAfter') ||
+      runs.some((run) => run.expect?.stoppedBy !== undefined || run.expect?.stopReason === 'stopped'),
     // Questions about the whole run, responses given with a fresh run's input, questions after the result.
     agentInterrupts: handles('gate', 'lateInterrupt') || runs.some((run) => run.input !== undefined && run.resume !== undefined),
-    snapshots: agent.session !== undefined || runs.some((run) => run.restore !== undefined || run.snapshotPatch !== undefined) || expected.snapshot !== undefined || expected.agentUsage !== undefined,
+    snapshots:
+      agent.session !== undefined ||
+      runs.some((run) => run.restore !== undefined || run.snapshotPatch !== undefined) ||
+      expected.snapshot !== undefined ||
+      expected.agentUsage !== undefined,
     agentView: agent.name !== undefined || handles('observeAgent'),
     agentMiddleware:
       agent.bundles !== undefined ||

@@ -47,7 +47,14 @@ describe('CompressContextStage', () => {
       const first = await loadAgentKit();
       const second = await loadAgentKit();
       const descriptor = Object.getOwnPropertyDescriptor(globalThis, CONTEXT_KEY);
-      expect({ same: second.CompressContextStage === first.CompressContextStage, name: first.CompressContextStage.name, writable: descriptor?.writable, configurable: descriptor?.configurable, frozen: Object.isFrozen(descriptor?.value), stages: descriptor?.value }).toEqual({
+      expect({
+        same: second.CompressContextStage === first.CompressContextStage,
+        name: first.CompressContextStage.name,
+        writable: descriptor?.writable,
+        configurable: descriptor?.configurable,
+        frozen: Object.isFrozen(descriptor?.value),
+        stages: descriptor?.value,
+      }).toEqual({
         same: true,
         name: 'compressContext',
         writable: false,

@@ -50,7 +50,10 @@ describe('estimateTokens', () => {
     });
 
     it('measures a message that is not frozen again each time', () => {
-      const message = { role: 'user', content: [{ type: 'text', text: 'Hi' }] } as { role: 'user'; content: { type: 'text'; text: string }[] };
+      const message = { role: 'user', content: [{ type: 'text', text: 'Hi' }] } as {
+        role: 'user';
+        content: { type: 'text'; text: string }[];
+      };
       const first = estimateTokens([message]);
       message.content[0] = { type: 'text', text: 'Hi'.repeat(40) };
       expect([first, estimateTokens([message])]).toEqual([14, 34]);
@@ -62,7 +65,11 @@ describe('compressTerminal', () => {
   it('yields one frozen result holding the context messages themselves', async () => {
     const messages = Object.freeze([user('a')]);
     const events = await collect(compressTerminal({ messages } as CompressContextContext, undefined as never) as never);
-    expect([events, Object.isFrozen(events[0]), (events[0] as { messages: unknown }).messages === messages]).toEqual([[{ type: 'contextResult', messages }], true, true]);
+    expect([events, Object.isFrozen(events[0]), (events[0] as { messages: unknown }).messages === messages]).toEqual([
+      [{ type: 'contextResult', messages }],
+      true,
+      true,
+    ]);
   });
 });
 
@@ -72,7 +79,12 @@ describe('History.replace', () => {
     const kept = history.messages[0] as Message;
     const added = { role: 'user', content: [{ type: 'text', text: 'new' }] } as Message;
     history.replace(Object.freeze([added, kept]));
-    expect([history.messages[1] === kept, Object.isFrozen(history.messages[0]), Object.isFrozen(added), Object.isFrozen(history.messages)]).toEqual([true, true, false, true]);
+    expect([
+      history.messages[1] === kept,
+      Object.isFrozen(history.messages[0]),
+      Object.isFrozen(added),
+      Object.isFrozen(history.messages),
+    ]).toEqual([true, true, false, true]);
   });
 });
 
@@ -92,8 +104,15 @@ describe('Agent', () => {
         error = caught;
       }
       const agent = new Agent({ model: new ScriptedModel([textTurn('ok')]) });
-      expect([(error as MiddlewareError).code, (error as MiddlewareError).stage, (error as Error).message.includes('bundle "budget"')]).toEqual(['ERR_INVALID_OPTIONS', 'compressContext', true]);
-      expect(await rejection(agent.invoke('a', { use: [budget(value)] }))).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'compressContext' });
+      expect([
+        (error as MiddlewareError).code,
+        (error as MiddlewareError).stage,
+        (error as Error).message.includes('bundle "budget"'),
+      ]).toEqual(['ERR_INVALID_OPTIONS', 'compressContext', true]);
+      expect(await rejection(agent.invoke('a', { use: [budget(value)] }))).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'compressContext',
+      });
     });
   });
 
@@ -132,7 +151,13 @@ describe('Agent', () => {
       const before = agent.messages;
       const events = await collect(agent.stream('three'));
       const compressed = events.find((event): event is ContextCompressedEvent => event.type === 'contextCompressed');
-      expect([compressed?.replaced === compressed?.replaced && compressed?.replaced.length, Object.isFrozen(compressed), compressed?.messages, model.calls[1]?.request.messages, agent.messages]).toEqual([
+      expect([
+        compressed?.replaced === compressed?.replaced && compressed?.replaced.length,
+        Object.isFrozen(compressed),
+        compressed?.messages,
+        model.calls[1]?.request.messages,
+        agent.messages,
+      ]).toEqual([
         3,
         true,
         [user('summary of 2'), user('three')],
@@ -146,12 +171,18 @@ describe('Agent', () => {
     it('is not done before the tool calls of a resumed turn, only before model calls', async () => {
       const registry = new MiddlewareRegistry();
       const counted: number[] = [];
-      registry.use(budget({ maxTokens: 100, countTokens: (messages: readonly Message[]) => (counted.push(messages.length), messages.length) }));
+      registry.use(
+        budget({ maxTokens: 100, countTokens: (messages: readonly Message[]) => (counted.push(messages.length), messages.length) }),
+      );
       registry.add(ExecuteToolStage.Wrap, async function* approve(context, next) {
         context.interrupt({ name: 'approve' });
         yield* next();
       });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'rm', input: {}, toolUseId: 'r1' }]), textTurn('done')]), registry, tools: [new ScriptedTool({ name: 'rm' })] });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'rm', input: {}, toolUseId: 'r1' }]), textTurn('done')]),
+        registry,
+        tools: [new ScriptedTool({ name: 'rm' })],
+      });
       await agent.invoke('go');
       await agent.resume({ 'executeTool:r1:approve': true });
       expect(counted).toEqual([1, 3]);
@@ -161,8 +192,26 @@ describe('Agent', () => {
       const registry = new MiddlewareRegistry();
       registry.use(budget({ maxTokens: 0 }));
       const seen: unknown[] = [];
-      registry.add(CompressContextStage.Input, (context) => (seen.push([context.systemPrompt, context.toolSpecs.map((spec) => spec.name), context.agent?.name, Object.isFrozen(context), context.tokens]), context));
-      const agent = new Agent({ name: 'shop', systemPrompt: 'Be brief.', model: new ScriptedModel([textTurn('ok')]), registry, tools: [new ScriptedTool({ name: 'lookup' })] });
+      registry.add(
+        CompressContextStage.Input,
+        (context) => (
+          seen.push([
+            context.systemPrompt,
+            context.toolSpecs.map((spec) => spec.name),
+            context.agent?.name,
+            Object.isFrozen(context),
+            context.tokens,
+          ]),
+          context
+        ),
+      );
+      const agent = new Agent({
+        name: 'shop',
+        systemPrompt: 'Be brief.',
+        model: new ScriptedModel([textTurn('ok')]),
+        registry,
+        tools: [new ScriptedTool({ name: 'lookup' })],
+      });
       await agent.invoke('Hi');
       expect(seen).toEqual([[[{ text: 'Be brief.' }], ['lookup'], 'shop', true, 14]]);
     });

@@ -25,7 +25,10 @@ function issuesOf(schema: z.ZodType, value: unknown, paths: readonly string[]): 
 }
 
 /** Runs an agent whose model calls `tool` once with `input`; returns the result block of the call and the event Output handlers saw. */
-async function callWith(tool: ReturnType<typeof defineTool>, input: unknown): Promise<{ block: ToolResultBlock; seen: ToolResultEvent | undefined }> {
+async function callWith(
+  tool: ReturnType<typeof defineTool>,
+  input: unknown,
+): Promise<{ block: ToolResultBlock; seen: ToolResultEvent | undefined }> {
   const registry = new MiddlewareRegistry();
   let seen: ToolResultEvent | undefined;
   registry.add(ExecuteToolStage.Output, (result) => {
@@ -41,7 +44,12 @@ async function callWith(tool: ReturnType<typeof defineTool>, input: unknown): Pr
 describe('defineTool', () => {
   describe('the spec the model sees', () => {
     it('carries the JSON Schema of the input the model must send, frozen', () => {
-      const tool = defineTool({ name: 'lookup', description: 'Looks a city up.', input: z.object({ city: z.string().describe('City name') }), run: () => 'ok' });
+      const tool = defineTool({
+        name: 'lookup',
+        description: 'Looks a city up.',
+        input: z.object({ city: z.string().describe('City name') }),
+        run: () => 'ok',
+      });
       expect(tool.spec).toEqual({
         name: 'lookup',
         description: 'Looks a city up.',
@@ -52,7 +60,12 @@ describe('defineTool', () => {
           required: ['city'],
         },
       });
-      expect([Object.isFrozen(tool), Object.isFrozen(tool.spec), Object.isFrozen(tool.spec.inputSchema), Object.isFrozen(tool.spec.inputSchema.properties)]).toEqual([true, true, true, true]);
+      expect([
+        Object.isFrozen(tool),
+        Object.isFrozen(tool.spec),
+        Object.isFrozen(tool.spec.inputSchema),
+        Object.isFrozen(tool.spec.inputSchema.properties),
+      ]).toEqual([true, true, true, true]);
     });
 
     it('describes the input side of the schema: a field with a default is optional', () => {
@@ -81,9 +94,18 @@ describe('defineTool', () => {
     });
 
     it('awaits an async refinement before running', async () => {
-      const tool = defineTool({ name: 'check', description: 'Check.', input: z.string().refine(async (value) => value === 'yes'), run: (input) => `got ${input}` });
+      const tool = defineTool({
+        name: 'check',
+        description: 'Check.',
+        input: z.string().refine(async (value) => value === 'yes'),
+        run: (input) => `got ${input}`,
+      });
       const [accepted, refused] = [await callWith(tool, 'yes'), await callWith(tool, 'no')];
-      expect([accepted.block.status, accepted.block.content, refused.block.status]).toEqual(['success', [{ type: 'text', text: 'got yes' }], 'error']);
+      expect([accepted.block.status, accepted.block.content, refused.block.status]).toEqual([
+        'success',
+        [{ type: 'text', text: 'got yes' }],
+        'error',
+      ]);
     });
   });
 
@@ -100,7 +122,12 @@ describe('defineTool', () => {
           toolUseId: 'c1',
           name: 'forecast',
           status: 'error',
-          content: [{ type: 'text', text: `Tool "forecast" failed: [ERR_TOOL_INPUT_INVALID] The input of tool "forecast" does not match its schema: ${issues}. Call the tool again with input that matches its input schema.` }],
+          content: [
+            {
+              type: 'text',
+              text: `Tool "forecast" failed: [ERR_TOOL_INPUT_INVALID] The input of tool "forecast" does not match its schema: ${issues}. Call the tool again with input that matches its input schema.`,
+            },
+          ],
         },
       ]);
     });
@@ -111,8 +138,18 @@ describe('defineTool', () => {
       const nested = await callWith(tool, { stops: [{ city: 'Oslo' }, { city: 7 }] });
       const whole = await callWith(tool, 'Oslo to Bergen');
       expect([nested.block.content, whole.block.content]).toEqual([
-        [{ type: 'text', text: `Tool "route" failed: [ERR_TOOL_INPUT_INVALID] The input of tool "route" does not match its schema: ${issuesOf(route, { stops: [{ city: 'Oslo' }, { city: 7 }] }, ['input.stops[1].city'])}. Call the tool again with input that matches its input schema.` }],
-        [{ type: 'text', text: `Tool "route" failed: [ERR_TOOL_INPUT_INVALID] The input of tool "route" does not match its schema: ${issuesOf(route, 'Oslo to Bergen', ['input'])}. Call the tool again with input that matches its input schema.` }],
+        [
+          {
+            type: 'text',
+            text: `Tool "route" failed: [ERR_TOOL_INPUT_INVALID] The input of tool "route" does not match its schema: ${issuesOf(route, { stops: [{ city: 'Oslo' }, { city: 7 }] }, ['input.stops[1].city'])}. Call the tool again with input that matches its input schema.`,
+          },
+        ],
+        [
+          {
+            type: 'text',
+            text: `Tool "route" failed: [ERR_TOOL_INPUT_INVALID] The input of tool "route" does not match its schema: ${issuesOf(route, 'Oslo to Bergen', ['input'])}. Call the tool again with input that matches its input schema.`,
+          },
+        ],
       ]);
     });
 
@@ -120,16 +157,29 @@ describe('defineTool', () => {
       const tool = defineTool({ name: 'forecast', description: 'Forecast.', input: forecastInput, run: () => 'ok' });
       const { seen } = await callWith(tool, { days: 2 });
       const error = seen?.error as MiddlewareError;
-      expect([MiddlewareError.isInstance(error), error.code, error.stage, error.phase, error.cause instanceof z.ZodError]).toEqual([true, 'ERR_TOOL_INPUT_INVALID', 'executeTool', 'terminal', true]);
+      expect([MiddlewareError.isInstance(error), error.code, error.stage, error.phase, error.cause instanceof z.ZodError]).toEqual([
+        true,
+        'ERR_TOOL_INPUT_INVALID',
+        'executeTool',
+        'terminal',
+        true,
+      ]);
     });
   });
 
   describe('without run', () => {
     it('makes an external tool: the run halts with the call for the caller', async () => {
       const tool = defineTool({ name: 'locate', description: 'Where the user is.', input: z.object({ precise: z.boolean() }) });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'locate', input: { precise: true }, toolUseId: 'g1' }])]), tools: [tool] });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'locate', input: { precise: true }, toolUseId: 'g1' }])]),
+        tools: [tool],
+      });
       const result = await agent.invoke('Where am I?');
-      expect([Object.keys(tool), result.stopReason, result.interrupts.map((interrupt) => interrupt.name)]).toEqual([['spec'], 'interrupt', [EXTERNAL_TOOL]]);
+      expect([Object.keys(tool), result.stopReason, result.interrupts.map((interrupt) => interrupt.name)]).toEqual([
+        ['spec'],
+        'interrupt',
+        [EXTERNAL_TOOL],
+      ]);
     });
   });
 
@@ -148,7 +198,12 @@ describe('defineTool', () => {
       } catch (error) {
         thrown = error;
       }
-      expect([MiddlewareError.isInstance(thrown), (thrown as MiddlewareError).code, (thrown as MiddlewareError).stage, (thrown as Error).message.includes(says)]).toEqual([true, 'ERR_INVALID_OPTIONS', 'executeTool', true]);
+      expect([
+        MiddlewareError.isInstance(thrown),
+        (thrown as MiddlewareError).code,
+        (thrown as MiddlewareError).stage,
+        (thrown as Error).message.includes(says),
+      ]).toEqual([true, 'ERR_INVALID_OPTIONS', 'executeTool', true]);
     });
 
     it('refuses a schema zod cannot express as JSON Schema, with zod error as the cause', () => {

@@ -11,7 +11,9 @@ describe('runDemo', () => {
       const outcome = await runDemo({ mode: 'pretty', color: false, now: clock, write: (line) => lines.push(line) });
       const structure = outcome.entries
         .filter((entry) => entry.kind !== 'event')
-        .map((entry) => `${'  '.repeat(entry.depth)}${entry.kind} ${entry.stage} ${entry.phase ?? ''} ${entry.handler ?? ''} ${entry.attempt ?? ''}`.trimEnd());
+        .map((entry) =>
+          `${'  '.repeat(entry.depth)}${entry.kind} ${entry.stage} ${entry.phase ?? ''} ${entry.handler ?? ''} ${entry.attempt ?? ''}`.trimEnd(),
+        );
       expect(structure).toEqual([
         'invoke agentStream',
         '  layer agentStream terminal agent loop 1',
@@ -48,11 +50,21 @@ describe('runDemo', () => {
         "You are a helpful shop assistant.\nToday's date is 2030-01-02.",
         "You are a helpful shop assistant.\nToday's date is 2030-01-02.",
       ]);
-      expect(outcome.answer).toEqual('Order A-1042 shipped on 2026-11-20 and arrives Tuesday. I could not delete the old files: that needs a human. Questions? Write to [email redacted].');
+      expect(outcome.answer).toEqual(
+        'Order A-1042 shipped on 2026-11-20 and arrives Tuesday. I could not delete the old files: that needs a human. Questions? Write to [email redacted].',
+      );
       expect(outcome.result?.stopReason).toEqual('endTurn');
       const blocked = outcome.entries.find((entry) => entry.detail?.startsWith('toolResult error'));
-      expect(blocked).toEqual({ depth: 4, kind: 'event', stage: 'executeTool', handler: 'toolGuard', detail: 'toolResult error: Blocked by policy: delete_files needs a human.' });
-      expect(outcome.entries.some((entry) => entry.detail === 'threw: 503 Service Unavailable (scripted)' && entry.failed === true)).toEqual(true);
+      expect(blocked).toEqual({
+        depth: 4,
+        kind: 'event',
+        stage: 'executeTool',
+        handler: 'toolGuard',
+        detail: 'toolResult error: Blocked by policy: delete_files needs a human.',
+      });
+      expect(
+        outcome.entries.some((entry) => entry.detail === 'threw: 503 Service Unavailable (scripted)' && entry.failed === true),
+      ).toEqual(true);
       expect(lines.at(-1)).toEqual(`Answer (endTurn): ${outcome.answer}`);
       expect(lines.some((line) => line.includes('\u001b['))).toEqual(false);
     });
@@ -112,7 +124,13 @@ describe('main', () => {
     ])('with %j, %j and TTY %j prints %s output', async (argv, environment, isTTY, expected) => {
       const lines: string[] = [];
       await main(argv, environment, isTTY, (line) => lines.push(line));
-      const kind = lines[0]?.startsWith('{') ? 'json' : lines[0]?.startsWith('stage "') ? 'explain' : lines[0]?.includes('\u001b[') ? 'coloured' : 'plain';
+      const kind = lines[0]?.startsWith('{')
+        ? 'json'
+        : lines[0]?.startsWith('stage "')
+          ? 'explain'
+          : lines[0]?.includes('\u001b[')
+            ? 'coloured'
+            : 'plain';
       expect(kind).toEqual(expected);
     });
   });
@@ -121,8 +139,12 @@ describe('main', () => {
 describe('renderEntry', () => {
   describe('failures', () => {
     it('shows a failed handler and a failed end in red', () => {
-      expect(renderEntry({ depth: 1, kind: 'handler', stage: 's', phase: 'input', handler: 'h', detail: 'boom', failed: true }, false)).toEqual('  input    h boom');
-      expect(renderEntry({ depth: 0, kind: 'end', stage: 's', detail: 'error: x', failed: true }, true)).toEqual('\u001b[31m◀\u001b[0m \u001b[36ms\u001b[0m \u001b[31merror: x\u001b[0m');
+      expect(
+        renderEntry({ depth: 1, kind: 'handler', stage: 's', phase: 'input', handler: 'h', detail: 'boom', failed: true }, false),
+      ).toEqual('  input    h boom');
+      expect(renderEntry({ depth: 0, kind: 'end', stage: 's', detail: 'error: x', failed: true }, true)).toEqual(
+        '\u001b[31m◀\u001b[0m \u001b[36ms\u001b[0m \u001b[31merror: x\u001b[0m',
+      );
     });
   });
 });

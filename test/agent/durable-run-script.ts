@@ -17,14 +17,36 @@ export function durableAgentOptions(directory: string, turns: readonly ScriptedT
   registry.add(ExecuteToolStage.Wrap, async function* approveRefunds(context, next) {
     const { response } = context.interrupt({ name: 'approve', reason: { refund: context.toolUse.input } });
     if (response === 'yes') yield* next();
-    else yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'Refused.' }] } };
+    else
+      yield {
+        type: 'toolResult',
+        toolResult: {
+          type: 'toolResult',
+          toolUseId: context.toolUse.toolUseId,
+          name: context.toolUse.name,
+          status: 'error',
+          content: [{ type: 'text', text: 'Refused.' }],
+        },
+      };
   });
-  const refund = new ScriptedTool({ name: 'refund', respond: (input, context) => ({ refunded: input, by: context.invocationState.operator }) });
-  return { model: new ScriptedModel(turns), tools: [refund], registry, session: { store: new FileSessionStore({ directory, fs }), id: 'order-42' } };
+  const refund = new ScriptedTool({
+    name: 'refund',
+    respond: (input, context) => ({ refunded: input, by: context.invocationState.operator }),
+  });
+  return {
+    model: new ScriptedModel(turns),
+    tools: [refund],
+    registry,
+    session: { store: new FileSessionStore({ directory, fs }), id: 'order-42' },
+  };
 }
 
 /** The model's turns: the refund request, then the answer. */
-export const FIRST_TURNS = [toolUseTurn([{ name: 'refund', input: { amount: 30 }, toolUseId: 'r1' }], { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } })];
+export const FIRST_TURNS = [
+  toolUseTurn([{ name: 'refund', input: { amount: 30 }, toolUseId: 'r1' }], {
+    usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+  }),
+];
 export const LATER_TURNS = [textTurn('Refunded 30 EUR.', { usage: { inputTokens: 20, outputTokens: 4, totalTokens: 24 } })];
 
 async function main(step: string, directory: string): Promise<void> {
@@ -37,7 +59,9 @@ async function main(step: string, directory: string): Promise<void> {
   const agent = await Agent.fromSession(durableAgentOptions(directory, LATER_TURNS));
   const pending = agent.pendingInterrupts;
   const result = await agent.resume({ 'executeTool:r1:approve': 'yes' });
-  process.stdout.write(`${JSON.stringify({ pid: process.pid, pending, stopReason: result.stopReason, usage: agent.usage, messages: agent.messages })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ pid: process.pid, pending, stopReason: result.stopReason, usage: agent.usage, messages: agent.messages })}\n`,
+  );
 }
 
 const [entry, step, directory] = process.argv.slice(1);

@@ -13,12 +13,17 @@ import { Agent } from '../../src/agent/index';
 import { durableAgentOptions, FIRST_TURNS, LATER_TURNS } from './durable-run-script';
 
 const scratch = mkdtempSync(join(tmpdir(), 'durable-run-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 /** Runs one step of the script in a new Node.js process and returns the JSON it printed. */
 function step(name: 'halt' | 'resume', directory: string): Record<string, unknown> {
   const script = join(import.meta.dirname, 'durable-run-script.ts');
-  return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', script, name, directory], { encoding: 'utf8' })) as Record<string, unknown>;
+  return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', script, name, directory], { encoding: 'utf8' })) as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('Agent', () => {
@@ -34,7 +39,11 @@ describe('Agent', () => {
       const pending = inProcess.pendingInterrupts;
       const result = await inProcess.resume({ 'executeTool:r1:approve': 'yes' });
 
-      expect({ processes: halted.pid !== resumed.pid, halted: [halted.stopReason, halted.interrupts], files: readdirSync(directory) }).toEqual({
+      expect({
+        processes: halted.pid !== resumed.pid,
+        halted: [halted.stopReason, halted.interrupts],
+        files: readdirSync(directory),
+      }).toEqual({
         processes: true,
         halted: ['interrupt', [{ id: 'executeTool:r1:approve', name: 'approve', reason: { refund: { amount: 30 } } }]],
         files: ['order-42.json'],
@@ -46,7 +55,18 @@ describe('Agent', () => {
         messages: inProcess.messages,
       });
       // The halted run's invocation state crossed the process boundary: the tool saw the operator.
-      expect(inProcess.messages[2]).toEqual({ role: 'user', content: [{ type: 'toolResult', toolUseId: 'r1', name: 'refund', status: 'success', content: [{ type: 'json', json: { refunded: { amount: 30 }, by: 'ana' } }] }] });
+      expect(inProcess.messages[2]).toEqual({
+        role: 'user',
+        content: [
+          {
+            type: 'toolResult',
+            toolUseId: 'r1',
+            name: 'refund',
+            status: 'success',
+            content: [{ type: 'json', json: { refunded: { amount: 30 }, by: 'ana' } }],
+          },
+        ],
+      });
     }, 60_000);
   });
 });

@@ -18,15 +18,23 @@ const OpenStage = createStage<{ readonly question: string }, string>('open');
 const toText = (error: unknown): Answer => ({ result: true, text: `answered: ${(error as Error).message}` });
 
 /** Runs `stage` once with `errorsAsAnswers` outermost and `inner` inside it; returns the events or the error. */
-async function answered<TEvent>(stage: typeof AskStage | typeof OpenStage, inner: () => AsyncGenerator<TEvent, void, undefined>, critical?: (error: unknown) => boolean): Promise<unknown> {
+async function answered<TEvent>(
+  stage: typeof AskStage | typeof OpenStage,
+  inner: () => AsyncGenerator<TEvent, void, undefined>,
+  critical?: (error: unknown) => boolean,
+): Promise<unknown> {
   const registry = new MiddlewareRegistry();
-  registry.add(stage.Wrap as typeof AskStage.Wrap, errorsAsAnswers({ toResult: toText, ...(critical === undefined ? {} : { critical }) }) as never);
+  registry.add(
+    stage.Wrap as typeof AskStage.Wrap,
+    errorsAsAnswers({ toResult: toText, ...(critical === undefined ? {} : { critical }) }) as never,
+  );
   registry.add(stage.Wrap as typeof AskStage.Wrap, inner as never);
   const events: unknown[] = [];
   try {
     for await (const event of registry.invoke(stage as typeof AskStage, { question: 'why?' }, async function* terminal() {
-      yield { result: true, text: 'terminal' } as Answer;
-    })) events.push(event);
+      yield { result: true, text: 'terminal' };
+    }))
+      events.push(event);
     return events;
   } catch (error) {
     return MiddlewareError.isInstance(error) ? { code: error.code } : error;
@@ -40,7 +48,10 @@ describe('errorsAsAnswers', () => {
         yield { result: false, text: 'thinking' };
         throw new Error('model down');
       });
-      expect(events).toEqual([{ result: false, text: 'thinking' }, { result: true, text: 'answered: model down' }]);
+      expect(events).toEqual([
+        { result: false, text: 'thinking' },
+        { result: true, text: 'answered: model down' },
+      ]);
     });
 
     it('answers in place of a result already forwarded when a layer throws after it', async () => {
@@ -48,29 +59,62 @@ describe('errorsAsAnswers', () => {
         yield* next();
         throw new Error('the answer is rude');
       } as never);
-      expect(events).toEqual([{ result: true, text: 'terminal' }, { result: true, text: 'answered: the answer is rude' }]);
+      expect(events).toEqual([
+        { result: true, text: 'terminal' },
+        { result: true, text: 'answered: the answer is rude' },
+      ]);
     });
 
     it.each<[string, typeof AskStage | typeof OpenStage, () => AsyncGenerator<unknown, void, undefined>, unknown]>([
       ['nothing', AskStage, async function* silent() {}, [{ result: true, text: 'answered: ' }]],
-      ['a last event the guard rejects', AskStage, async function* chatty() { yield { result: false, text: 'hmm' }; }, [{ result: false, text: 'hmm' }, { result: true, text: 'answered: ' }]],
+      [
+        'a last event the guard rejects',
+        AskStage,
+        async function* chatty() {
+          yield { result: false, text: 'hmm' };
+        },
+        [
+          { result: false, text: 'hmm' },
+          { result: true, text: 'answered: ' },
+        ],
+      ],
       ['nothing, on a stage without a guard', OpenStage, async function* silent() {}, [{ result: true, text: 'answered: ' }]],
     ])('answers with ERR_NO_RESULT for layers that yield %s', async (_name, stage, inner, expected) => {
       const registry = new MiddlewareRegistry();
       const seen: unknown[] = [];
-      registry.add(stage.Wrap as typeof AskStage.Wrap, errorsAsAnswers({ toResult: (error) => {
-        seen.push({ code: (error as MiddlewareError).code, stage: (error as MiddlewareError).stage, phase: (error as MiddlewareError).phase, handler: (error as MiddlewareError).handler });
-        return { result: true, text: 'answered: ' } as Answer;
-      } }), { name: 'answers' });
+      registry.add(
+        stage.Wrap as typeof AskStage.Wrap,
+        errorsAsAnswers({
+          toResult: (error) => {
+            seen.push({
+              code: (error as MiddlewareError).code,
+              stage: (error as MiddlewareError).stage,
+              phase: (error as MiddlewareError).phase,
+              handler: (error as MiddlewareError).handler,
+            });
+            return { result: true, text: 'answered: ' };
+          },
+        }),
+        { name: 'answers' },
+      );
       registry.add(stage.Wrap as typeof AskStage.Wrap, inner as never);
       const events: unknown[] = [];
-      for await (const event of registry.invoke(stage as typeof AskStage, { question: 'why?' }, async function* terminal() {})) events.push(event);
+      for await (const event of registry.invoke(stage as typeof AskStage, { question: 'why?' }, async function* terminal() {}))
+        events.push(event);
       expect([events, seen]).toEqual([expected, [{ code: 'ERR_NO_RESULT', stage: stage.name, phase: 'wrap', handler: 'answers' }]]);
     });
 
     it('lets an error critical picks through, the same object', async () => {
       const fatal = new Error('fatal');
-      expect(await answered(AskStage, async function* failing() { throw fatal; }, (error) => error === fatal)).toBe(fatal);
+      expect(
+        await answered(
+          AskStage,
+          async function* failing() {
+            throw fatal;
+          },
+          (error) => error === fatal,
+        ),
+      ).toBe(fatal);
     });
 
     it('lets an abort through', async () => {
@@ -81,7 +125,9 @@ describe('errorsAsAnswers', () => {
         controller.abort('stop');
         throw new Error('after the abort');
       });
-      const error = await registry.run(AskStage, { question: 'why?' }, async function* terminal() {}, { signal: controller.signal }).catch((caught: unknown) => caught);
+      const error = await registry
+        .run(AskStage, { question: 'why?' }, async function* terminal() {}, { signal: controller.signal })
+        .catch((caught: unknown) => caught);
       expect((error as MiddlewareError).code).toEqual('ERR_ABORTED');
     });
 
@@ -96,7 +142,11 @@ describe('errorsAsAnswers', () => {
       } catch (error) {
         thrown = error;
       }
-      expect({ code: (thrown as MiddlewareError).code, phase: (thrown as MiddlewareError).phase, handler: (thrown as MiddlewareError).handler }).toEqual({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'errorsAsAnswers' });
+      expect({
+        code: (thrown as MiddlewareError).code,
+        phase: (thrown as MiddlewareError).phase,
+        handler: (thrown as MiddlewareError).handler,
+      }).toEqual({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'errorsAsAnswers' });
     });
 
     it('is named errorsAsAnswers', () => {
@@ -108,8 +158,20 @@ describe('errorsAsAnswers', () => {
     it('does not answer for a cancelled tool call: the run ends cancelled', async () => {
       const registry = new MiddlewareRegistry();
       registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer }));
-      const tool = new ScriptedTool({ name: 'slow', respond: (_input, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('interrupted')))) });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'slow', input: {} }]), textTurn('never')]), tools: [tool], registry });
+      const tool = new ScriptedTool({
+        name: 'slow',
+        respond: (_input, context) =>
+          new Promise((_resolve, reject) => {
+            context.signal.addEventListener('abort', () => {
+              reject(new Error('interrupted'));
+            });
+          }),
+      });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'slow', input: {} }]), textTurn('never')]),
+        tools: [tool],
+        registry,
+      });
       const running = agent.invoke('go');
       await new Promise((resolve) => setTimeout(resolve, 0));
       agent.cancel();
@@ -125,7 +187,17 @@ describe('toolErrorAnswer', () => {
     const error = new Error('no dry run');
     const answer = toolErrorAnswer(error, context);
     expect([answer, answer.error === error, Object.isFrozen(answer) && Object.isFrozen(answer.toolResult)]).toEqual([
-      { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 'r1', name: 'rm', status: 'error', content: [{ type: 'text', text: 'Tool "rm" failed: no dry run' }] }, error },
+      {
+        type: 'toolResult',
+        toolResult: {
+          type: 'toolResult',
+          toolUseId: 'r1',
+          name: 'rm',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "rm" failed: no dry run' }],
+        },
+        error,
+      },
       true,
       true,
     ]);
@@ -137,10 +209,15 @@ describe('toolErrorAnswer', () => {
 });
 
 describe('modelErrorAnswer', () => {
-  it('answers with the error\'s message as the assistant\'s reply, ending the turn, frozen', () => {
+  it("answers with the error's message as the assistant's reply, ending the turn, frozen", () => {
     const answer = modelErrorAnswer(new Error('The input was flagged.'), {} as InvokeModelContext);
     expect([answer, Object.isFrozen(answer.message.content)]).toEqual([
-      { type: 'modelResult', message: { role: 'assistant', content: [{ type: 'text', text: 'The input was flagged.' }] }, stopReason: 'endTurn', usage: ZERO },
+      {
+        type: 'modelResult',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'The input was flagged.' }] },
+        stopReason: 'endTurn',
+        usage: ZERO,
+      },
       true,
     ]);
   });

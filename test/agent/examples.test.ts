@@ -17,20 +17,40 @@ import { turnControls } from '../../examples/turn-control';
 import { researchAgent } from '../../examples/agent-middleware';
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-examples-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
-const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
+const textOf = (message: Message | undefined): string =>
+  (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
 
 describe('examples/turn-control.ts', () => {
   it('reminds of the todos after tools, sends an unverified answer back, and closes the run with a note', async () => {
     const registry = new MiddlewareRegistry();
     turnControls(registry, () => ['pack the order']);
-    const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('It ships Tuesday.'), toolUseTurn([{ name: 'verify', input: {} }]), textTurn('Verified: Tuesday.')]);
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'lookup', input: {} }]),
+      textTurn('It ships Tuesday.'),
+      toolUseTurn([{ name: 'verify', input: {} }]),
+      textTurn('Verified: Tuesday.'),
+    ]);
     const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup' }), new ScriptedTool({ name: 'verify' })] });
     const result = await agent.invoke('When does it ship?');
     expect([result.stopReason, agent.messages.map(textOf)]).toEqual([
       'endTurn',
-      ['When does it ship?', 'toolUse', 'toolResult', 'Open todos: pack the order.', 'It ships Tuesday.', 'Call the verifier before you answer.', 'toolUse', 'toolResult', 'Open todos: pack the order.', 'Verified: Tuesday.', 'Done in 4 turns.'],
+      [
+        'When does it ship?',
+        'toolUse',
+        'toolResult',
+        'Open todos: pack the order.',
+        'It ships Tuesday.',
+        'Call the verifier before you answer.',
+        'toolUse',
+        'toolResult',
+        'Open todos: pack the order.',
+        'Verified: Tuesday.',
+        'Done in 4 turns.',
+      ],
     ]);
   });
 
@@ -53,7 +73,15 @@ describe('examples/errors-as-answers.ts', () => {
     expect([result.stopReason, refund.calls.length, model.calls[1]?.request.messages.at(-1)?.content]).toEqual([
       'endTurn',
       0,
-      [{ type: 'toolResult', toolUseId: 'tool-1', name: 'refund', status: 'error', content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager.' }] }],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'tool-1',
+          name: 'refund',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager.' }],
+        },
+      ],
     ]);
   });
 
@@ -64,7 +92,11 @@ describe('examples/errors-as-answers.ts', () => {
     registry.add(ExecuteToolStage.Wrap, async function* accountCheck() {
       throw frozen;
     });
-    const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'refund', input: { amount: 5 } }])]), registry, tools: [new ScriptedTool({ name: 'refund' })] });
+    const agent = new Agent({
+      model: new ScriptedModel([toolUseTurn([{ name: 'refund', input: { amount: 5 } }])]),
+      registry,
+      tools: [new ScriptedTool({ name: 'refund' })],
+    });
     await expect(agent.invoke('Refund 5 EUR.')).rejects.toBe(frozen);
   });
 });
@@ -82,7 +114,11 @@ describe('examples/agent-interrupts.ts', () => {
       async (reason) => (asked.push(reason), 'yes'),
       async (toolUse) => (asked.push(toolUse), { city: 'Oslo' }),
     );
-    expect([stopReason, asked, textOf(agent.messages.at(-1))]).toEqual(['endTurn', ['guide wants to start.', { type: 'toolUse', toolUseId: 'tool-1', name: 'geolocate', input: {} }], 'You are in Oslo.']);
+    expect([stopReason, asked, textOf(agent.messages.at(-1))]).toEqual([
+      'endTurn',
+      ['guide wants to start.', { type: 'toolUse', toolUseId: 'tool-1', name: 'geolocate', input: {} }],
+      'You are in Oslo.',
+    ]);
   });
 });
 
@@ -111,11 +147,16 @@ describe('examples/durable-runs.ts', () => {
 });
 
 describe('examples/agent-view.ts', () => {
-  it('logs each tool call with the agent\'s name, session and tool count', async () => {
+  it("logs each tool call with the agent's name, session and tool count", async () => {
     const registry = new MiddlewareRegistry();
     const lines: string[] = [];
     auditTools(registry, (line) => lines.push(line));
-    const agent = new Agent({ name: 'shop', model: new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('ok')]), registry, tools: [new ScriptedTool({ name: 'lookup' })] });
+    const agent = new Agent({
+      name: 'shop',
+      model: new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('ok')]),
+      registry,
+      tools: [new ScriptedTool({ name: 'lookup' })],
+    });
     await agent.invoke('go');
     expect(lines).toEqual(['shop (session none, 1 tools) calls lookup']);
   });
@@ -130,10 +171,16 @@ describe('examples/agent-middleware.ts', () => {
       { content: 'Publish a note', status: 'pending' },
     ];
     const model = new ScriptedModel([
-      toolUseTurn([{ name: 'write_todos', input: { todos }, toolUseId: 't1' }, { name: 'research', input: { task: 'When did the product launch?' }, toolUseId: 'r1' }]),
+      toolUseTurn([
+        { name: 'write_todos', input: { todos }, toolUseId: 't1' },
+        { name: 'research', input: { task: 'When did the product launch?' }, toolUseId: 'r1' },
+      ]),
       toolUseTurn([{ name: 'publish', input: { note: 'It launched on 3 May 2026.' }, toolUseId: 'p1' }]),
     ]);
-    const cheap = new ScriptedModel([toolUseTurn([{ name: 'search', input: { query: 'launch date' } }], { usage }), textTurn('It launched on 3 May 2026 (press release).', { usage })]);
+    const cheap = new ScriptedModel([
+      toolUseTurn([{ name: 'search', input: { query: 'launch date' } }], { usage }),
+      textTurn('It launched on 3 May 2026 (press release).', { usage }),
+    ]);
     const search = new ScriptedTool({ name: 'search', respond: () => 'Press release: launched 3 May 2026. Fetched with sk-abc123.' });
     const publish = new ScriptedTool({ name: 'publish' });
     const agent = researchAgent(model, cheap, search, publish);
@@ -152,11 +199,23 @@ describe('examples/agent-middleware.ts', () => {
       1,
       'You write short research notes.\nCurrent todo list:\n- [~] Find the launch date\n- [ ] Publish a note',
       'toolResult',
-      { type: 'toolResult', toolUseId: 'r1', name: 'research', status: 'success', content: [{ type: 'text', text: 'It launched on 3 May 2026 (press release).' }] },
+      {
+        type: 'toolResult',
+        toolUseId: 'r1',
+        name: 'research',
+        status: 'success',
+        content: [{ type: 'text', text: 'It launched on 3 May 2026 (press release).' }],
+      },
       { research: { inputTokens: 20, outputTokens: 10, totalTokens: 30 } },
     ]);
     expect(cheap.calls[1]?.request.messages.at(-1)?.content).toEqual([
-      { type: 'toolResult', toolUseId: 'tool-1', name: 'search', status: 'success', content: [{ type: 'text', text: 'Press release: launched 3 May 2026. Fetched with [key].' }] },
+      {
+        type: 'toolResult',
+        toolUseId: 'tool-1',
+        name: 'search',
+        status: 'success',
+        content: [{ type: 'text', text: 'Press release: launched 3 May 2026. Fetched with [key].' }],
+      },
     ]);
   });
 
@@ -165,12 +224,12 @@ describe('examples/agent-middleware.ts', () => {
     const agent = researchAgent(model, new ScriptedModel([]), new ScriptedTool({ name: 'search' }), new ScriptedTool({ name: 'publish' }));
     const result = await agent.invoke('When did it launch? Answer in JSON.');
     const feedback = textOf(model.calls[1]?.request.messages.at(-1));
-    expect([result.stopReason, agent.messages.map(textOf), model.calls[1]?.request.messages.length, feedback.startsWith('Your answer was rejected: '), feedback.endsWith('. Answer again.')]).toEqual([
-      'endTurn',
-      ['When did it launch? Answer in JSON.', '{"launched":"2026-05-03"}'],
-      3,
-      true,
-      true,
-    ]);
+    expect([
+      result.stopReason,
+      agent.messages.map(textOf),
+      model.calls[1]?.request.messages.length,
+      feedback.startsWith('Your answer was rejected: '),
+      feedback.endsWith('. Answer again.'),
+    ]).toEqual(['endTurn', ['When did it launch? Answer in JSON.', '{"launched":"2026-05-03"}'], 3, true, true]);
   });
 });

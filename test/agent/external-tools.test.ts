@@ -9,7 +9,10 @@ import { tracing } from '../../src/middleware/index';
 const locate: Tool = { spec: { name: 'locate', description: 'Where the user is, from the browser.', inputSchema: { type: 'object' } } };
 
 function externalAgent(registry = new MiddlewareRegistry()) {
-  const model = new ScriptedModel([toolUseTurn([{ name: 'locate', input: { precise: true }, toolUseId: 'g1' }]), textTurn('You are in Oslo.')]);
+  const model = new ScriptedModel([
+    toolUseTurn([{ name: 'locate', input: { precise: true }, toolUseId: 'g1' }]),
+    textTurn('You are in Oslo.'),
+  ]);
   return new Agent({ model, registry, tools: [locate] });
 }
 
@@ -24,17 +27,45 @@ describe('Agent', () => {
       const [pending] = halted.interrupts;
       expect([halted.stopReason, pending, Object.isFrozen(pending?.reason), EXTERNAL_TOOL]).toEqual([
         'interrupt',
-        { id: 'executeTool:g1:externalTool', name: 'externalTool', reason: { type: 'toolUse', toolUseId: 'g1', name: 'locate', input: { precise: true } } },
+        {
+          id: 'executeTool:g1:externalTool',
+          name: 'externalTool',
+          reason: { type: 'toolUse', toolUseId: 'g1', name: 'locate', input: { precise: true } },
+        },
         true,
         'externalTool',
       ]);
     });
 
     it.each<[string, unknown, ToolResultBlock]>([
-      ['a string as text', 'Oslo', { type: 'toolResult', toolUseId: 'g1', name: 'locate', status: 'success', content: [{ type: 'text', text: 'Oslo' }] }],
-      ['another value as JSON', { city: 'Oslo', at: new Date(0) }, { type: 'toolResult', toolUseId: 'g1', name: 'locate', status: 'success', content: [{ type: 'json', json: { city: 'Oslo', at: '1970-01-01T00:00:00.000Z' } }] }],
-      ['a value JSON cannot carry as an error result', { n: 1n }, { type: 'toolResult', toolUseId: 'g1', name: 'locate', status: 'error', content: [{ type: 'text', text: 'Tool "locate" returned a value that is not JSON: value.n is a BigInt' }] }],
-    ])('sends the result the caller resumes with as the tool\'s value: %s', async (_name, value, expected) => {
+      [
+        'a string as text',
+        'Oslo',
+        { type: 'toolResult', toolUseId: 'g1', name: 'locate', status: 'success', content: [{ type: 'text', text: 'Oslo' }] },
+      ],
+      [
+        'another value as JSON',
+        { city: 'Oslo', at: new Date(0) },
+        {
+          type: 'toolResult',
+          toolUseId: 'g1',
+          name: 'locate',
+          status: 'success',
+          content: [{ type: 'json', json: { city: 'Oslo', at: '1970-01-01T00:00:00.000Z' } }],
+        },
+      ],
+      [
+        'a value JSON cannot carry as an error result',
+        { n: 1n },
+        {
+          type: 'toolResult',
+          toolUseId: 'g1',
+          name: 'locate',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "locate" returned a value that is not JSON: value.n is a BigInt' }],
+        },
+      ],
+    ])("sends the result the caller resumes with as the tool's value: %s", async (_name, value, expected) => {
       const agent = externalAgent();
       await agent.invoke('Where am I?');
       const result = await agent.resume({ 'executeTool:g1:externalTool': value });

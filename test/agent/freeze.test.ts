@@ -27,14 +27,14 @@ describe('adopt', () => {
     it('returns a deeply frozen copy and leaves the original unfrozen', () => {
       const original = { list: [1, { deep: true }], 'odd key': 'x' };
       const copy = adopt(original);
-      expect([copy, copy === original, Object.isFrozen(copy), Object.isFrozen(copy.list), Object.isFrozen(copy.list[1]), Object.isFrozen(original)]).toEqual([
-        original,
-        false,
-        true,
-        true,
-        true,
-        false,
-      ]);
+      expect([
+        copy,
+        copy === original,
+        Object.isFrozen(copy),
+        Object.isFrozen(copy.list),
+        Object.isFrozen(copy.list[1]),
+        Object.isFrozen(original),
+      ]).toEqual([original, false, true, true, true, false]);
     });
 
     it('copies a value that shares its parts over 60 levels (2^60 paths) by its distinct parts', () => {
@@ -91,7 +91,9 @@ describe('adopt', () => {
 
     it('refuses a value nested deeper than 1000 levels, shortening the path', () => {
       const message = (failure(nested(1001), 'value') as { message: string }).message;
-      expect(message).toEqual(`[ERR_INVALID_OPTIONS] Agent: value${'[0]'.repeat(10)}…${'[0]'.repeat(10)} is nested deeper than 1000 levels${advice}`);
+      expect(message).toEqual(
+        `[ERR_INVALID_OPTIONS] Agent: value${'[0]'.repeat(10)}…${'[0]'.repeat(10)} is nested deeper than 1000 levels${advice}`,
+      );
     });
 
     it('refuses a value nested far too deep without overflowing the stack', () => {
@@ -101,7 +103,9 @@ describe('adopt', () => {
     it('names the root "value" when no path is given', () => {
       const value: unknown[] = [];
       value.push(value);
-      expect((failure(value) as { message: string }).message).toEqual(`[ERR_INVALID_OPTIONS] Agent: value[0] refers back to value (a cycle)${advice}`);
+      expect((failure(value) as { message: string }).message).toEqual(
+        `[ERR_INVALID_OPTIONS] Agent: value[0] refers back to value (a cycle)${advice}`,
+      );
     });
   });
 });

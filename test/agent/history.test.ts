@@ -10,7 +10,13 @@ describe('adopt', () => {
       const original = { list: [{ a: 1 }], nested: { b: 'x' } };
       const copy = adopt(original);
       expect(copy).toEqual(original);
-      expect([copy === original, Object.isFrozen(copy), Object.isFrozen(copy.list), Object.isFrozen(copy.list[0]), Object.isFrozen(copy.nested)]).toEqual([false, true, true, true, true]);
+      expect([
+        copy === original,
+        Object.isFrozen(copy),
+        Object.isFrozen(copy.list),
+        Object.isFrozen(copy.list[0]),
+        Object.isFrozen(copy.nested),
+      ]).toEqual([false, true, true, true, true]);
       expect([Object.isFrozen(original), Object.isFrozen(original.list)]).toEqual([false, false]);
     });
 
@@ -47,15 +53,21 @@ describe('adopt', () => {
 
 describe('History', () => {
   describe('constructor', () => {
-    it('takes another history\'s frozen array as it is, so starting from it copies nothing', () => {
+    it("takes another history's frozen array as it is, so starting from it copies nothing", () => {
       const earlier = new History([user('a')]);
       expect(new History(earlier.messages).messages).toBe(earlier.messages);
     });
 
-    it('copies and freezes an unfrozen array, leaving the caller\'s array and messages unfrozen', () => {
+    it("copies and freezes an unfrozen array, leaving the caller's array and messages unfrozen", () => {
       const messages = [user('a')];
       const history = new History(messages);
-      expect([history.messages === messages, Object.isFrozen(history.messages), Object.isFrozen(history.messages[0]), Object.isFrozen(messages), Object.isFrozen(messages[0])]).toEqual([false, true, true, false, false]);
+      expect([
+        history.messages === messages,
+        Object.isFrozen(history.messages),
+        Object.isFrozen(history.messages[0]),
+        Object.isFrozen(messages),
+        Object.isFrozen(messages[0]),
+      ]).toEqual([false, true, true, false, false]);
     });
   });
 
@@ -66,7 +78,11 @@ describe('History', () => {
       const incoming = user('b');
       history.append(incoming);
       expect(history.messages).toEqual([user('a'), user('b')]);
-      expect([Object.isFrozen(history.messages), Object.isFrozen(history.messages[1]), Object.isFrozen(incoming)]).toEqual([true, true, false]);
+      expect([Object.isFrozen(history.messages), Object.isFrozen(history.messages[1]), Object.isFrozen(incoming)]).toEqual([
+        true,
+        true,
+        false,
+      ]);
       expect(before).toEqual([user('a')]);
       expect(history.messages[0]).toBe(before[0]);
     });
@@ -92,7 +108,11 @@ describe('History', () => {
   describe('given messages that are not an array', () => {
     it('throws ERR_INVALID_OPTIONS', () => {
       expect(() => new History('hi' as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('new History(messages): messages must be an array') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          stage: 'invokeModel',
+          message: expect.stringContaining('new History(messages): messages must be an array'),
+        }),
       );
     });
   });
@@ -107,13 +127,24 @@ describe('createModelContext', () => {
       const invocationState = { n: 1 };
       const context = createModelContext({ model, messages: history.messages, systemPrompt: 'sys', toolSpecs: [], invocationState });
       expect(context).toEqual({ model, messages: [user('a')], systemPrompt: [{ text: 'sys' }], toolSpecs: [], invocationState });
-      expect([context.messages === history.messages, context.invocationState === invocationState, context.model === model]).toEqual([true, true, true]);
+      expect([context.messages === history.messages, context.invocationState === invocationState, context.model === model]).toEqual([
+        true,
+        true,
+        true,
+      ]);
       expect([Object.isFrozen(context), Object.isFrozen(invocationState), Object.isFrozen(model)]).toEqual([true, false, false]);
     });
 
     it('copies and freezes an unfrozen message array it is given', () => {
       const messages = [user('a')];
-      const context = createModelContext({ model, messages, systemPrompt: undefined, toolSpecs: [], toolChoice: { type: 'any' }, invocationState: {} });
+      const context = createModelContext({
+        model,
+        messages,
+        systemPrompt: undefined,
+        toolSpecs: [],
+        toolChoice: { type: 'any' },
+        invocationState: {},
+      });
       expect([context.messages === messages, Object.isFrozen(context.messages), Object.isFrozen(messages)]).toEqual([false, true, false]);
       expect([context.systemPrompt, context.toolChoice]).toEqual([[], { type: 'any' }]);
     });
@@ -130,11 +161,21 @@ describe('createModelContext', () => {
   describe('given parts of the wrong shape', () => {
     it.each<[string, unknown]>([
       ['no parts', null],
-      ['messages that are not an array', { model: new ScriptedModel([]), messages: 'hi', systemPrompt: undefined, toolSpecs: [], invocationState: {} }],
-      ['tool specs that are not an array', { model: new ScriptedModel([]), messages: [], systemPrompt: undefined, toolSpecs: {}, invocationState: {} }],
+      [
+        'messages that are not an array',
+        { model: new ScriptedModel([]), messages: 'hi', systemPrompt: undefined, toolSpecs: [], invocationState: {} },
+      ],
+      [
+        'tool specs that are not an array',
+        { model: new ScriptedModel([]), messages: [], systemPrompt: undefined, toolSpecs: {}, invocationState: {} },
+      ],
     ])('throws ERR_INVALID_OPTIONS for %s', (_label, parts) => {
       expect(() => createModelContext(parts as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('createModelContext(parts): parts must be') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          stage: 'invokeModel',
+          message: expect.stringContaining('createModelContext(parts): parts must be'),
+        }),
       );
     });
   });

@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import {
-  Agent,
-  ExecuteToolStage,
-  InterruptSignal,
-  createInterrupt,
-  interruptId,
-  type Message,
-} from '../../src/agent/index';
-import {
-  ScriptedModel,
-  ScriptedTool,
-  textTurn,
-  toolUseTurn,
-} from '../../src/testing/index';
+import { Agent, ExecuteToolStage, InterruptSignal, createInterrupt, interruptId, type Message } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { ZERO } from './fixtures';
 
 /** An agent whose ExecuteToolStage handler asks for approval of every `delete` call. */
@@ -22,10 +10,23 @@ function approvalAgent(turns = [toolUseTurn([{ name: 'delete', input: { path: 'a
   const answers: unknown[] = [];
   registry.add(ExecuteToolStage.Wrap, async function* approval(context, next) {
     if (context.toolUse.name === 'delete') {
-      const { response } = context.interrupt({ name: 'approve', reason: `delete ${JSON.stringify(context.toolUse.input)}?`, response: context.invocationState.preApproved });
+      const { response } = context.interrupt({
+        name: 'approve',
+        reason: `delete ${JSON.stringify(context.toolUse.input)}?`,
+        response: context.invocationState.preApproved,
+      });
       answers.push(response);
       if (response !== 'yes') {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: 'denied' }],
+          },
+        };
         return;
       }
     }
@@ -43,9 +44,18 @@ describe('Agent', () => {
     it('halts the agent with stop reason interrupt and the pending interrupt', async () => {
       const { agent, remove } = approvalAgent();
       const result = await agent.invoke('clean up');
-      const toolUseMessage: Message = { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'd1', name: 'delete', input: { path: 'a.txt' } }] };
+      const toolUseMessage: Message = {
+        role: 'assistant',
+        content: [{ type: 'toolUse', toolUseId: 'd1', name: 'delete', input: { path: 'a.txt' } }],
+      };
       const interrupt = { id: 'executeTool:d1:approve', name: 'approve', reason: 'delete {"path":"a.txt"}?' };
-      expect(result).toEqual({ type: 'agentResult', stopReason: 'interrupt', message: toolUseMessage, interrupts: [interrupt], usage: ZERO });
+      expect(result).toEqual({
+        type: 'agentResult',
+        stopReason: 'interrupt',
+        message: toolUseMessage,
+        interrupts: [interrupt],
+        usage: ZERO,
+      });
       expect(agent.pendingInterrupts).toEqual([interrupt]);
       expect(remove.calls).toEqual([]);
       expect(agent.messages.at(-1)).toEqual(toolUseMessage);
@@ -56,12 +66,20 @@ describe('Agent', () => {
     });
 
     it('lets a tool interrupt through its own context', async () => {
-      const tool = new ScriptedTool({ name: 'pay', respond: (_input, context) => context.interrupt({ name: 'confirm', reason: 'pay 5 EUR' }).response });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'pay', input: {}, toolUseId: 'p1' }]), textTurn('paid')]), tools: [tool] });
+      const tool = new ScriptedTool({
+        name: 'pay',
+        respond: (_input, context) => context.interrupt({ name: 'confirm', reason: 'pay 5 EUR' }).response,
+      });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'pay', input: {}, toolUseId: 'p1' }]), textTurn('paid')]),
+        tools: [tool],
+      });
       expect((await agent.invoke('pay')).interrupts).toEqual([{ id: 'executeTool:p1:confirm', name: 'confirm', reason: 'pay 5 EUR' }]);
       const result = await agent.resume({ 'executeTool:p1:confirm': 'ok' });
       expect(result.stopReason).toEqual('endTurn');
-      expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'p1', name: 'pay', status: 'success', content: [{ type: 'text', text: 'ok' }] }]);
+      expect(agent.messages[2]?.content).toEqual([
+        { type: 'toolResult', toolUseId: 'p1', name: 'pay', status: 'success', content: [{ type: 'text', text: 'ok' }] },
+      ]);
     });
   });
 
@@ -76,7 +94,12 @@ describe('Agent', () => {
       expect(agent.pendingInterrupts).toEqual([]);
       expect(model.calls.length).toEqual(2);
       expect(agent.messages.slice(2)).toEqual([
-        { role: 'user', content: [{ type: 'toolResult', toolUseId: 'd1', name: 'delete', status: 'success', content: [{ type: 'text', text: 'removed' }] }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'toolResult', toolUseId: 'd1', name: 'delete', status: 'success', content: [{ type: 'text', text: 'removed' }] },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'text', text: 'deleted' }] },
       ]);
     });
@@ -96,7 +119,10 @@ describe('Agent', () => {
 
     it('re-runs only the interrupted tool uses and answers all of them in order', async () => {
       const { agent, read, remove } = approvalAgent([
-        toolUseTurn([{ name: 'read', input: {}, toolUseId: 'r1' }, { name: 'delete', input: { path: 'b' }, toolUseId: 'd1' }]),
+        toolUseTurn([
+          { name: 'read', input: {}, toolUseId: 'r1' },
+          { name: 'delete', input: { path: 'b' }, toolUseId: 'd1' },
+        ]),
         textTurn('done'),
       ]);
       await agent.invoke('go');
@@ -163,13 +189,32 @@ describe('InterruptSignal', () => {
   describe('isInstance', () => {
     it('recognises signals and nothing else', () => {
       const signal = new InterruptSignal({ id: 'executeTool:t:n', name: 'n', reason: undefined });
-      expect([InterruptSignal.isInstance(signal), InterruptSignal.isInstance(new Error('x')), InterruptSignal.isInstance(null)]).toEqual([true, false, false]);
-      expect(signal.message).toEqual('Interrupt "executeTool:t:n" is waiting for a response. Resume the agent with agent.resume({ "executeTool:t:n": response }).');
+      expect([InterruptSignal.isInstance(signal), InterruptSignal.isInstance(new Error('x')), InterruptSignal.isInstance(null)]).toEqual([
+        true,
+        false,
+        false,
+      ]);
+      expect(signal.message).toEqual(
+        'Interrupt "executeTool:t:n" is waiting for a response. Resume the agent with agent.resume({ "executeTool:t:n": response }).',
+      );
     });
 
     it('rejects a lookalike carrying a marker property, and reads nothing of a hostile value', () => {
-      const lookalike = Object.assign(new Error('x'), { [Symbol.for('staged-middleware.interrupt-signal')]: true, interrupt: { id: 'i', name: 'n' } });
-      const hostile = new Proxy({}, { get: () => { throw new Error('get trap'); }, has: () => { throw new Error('has trap'); } });
+      const lookalike = Object.assign(new Error('x'), {
+        [Symbol.for('staged-middleware.interrupt-signal')]: true,
+        interrupt: { id: 'i', name: 'n' },
+      });
+      const hostile = new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('get trap');
+          },
+          has: () => {
+            throw new Error('has trap');
+          },
+        },
+      );
       expect([InterruptSignal.isInstance(lookalike), InterruptSignal.isInstance(hostile)]).toEqual([false, false]);
     });
   });

@@ -3,7 +3,8 @@ import { main } from '../../examples/demo';
 import { runLongDemo } from '../../examples/long-run';
 import type { Message } from '../../src/agent/index';
 
-const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
+const textOf = (message: Message | undefined): string =>
+  (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
 
 describe('runLongDemo', () => {
   describe('the timeline', () => {
@@ -11,7 +12,10 @@ describe('runLongDemo', () => {
       const outcome = await runLongDemo({ color: false, write: () => undefined });
       const structure = outcome.entries
         .filter((entry) => entry.kind === 'invoke' || entry.kind === 'layer')
-        .map((entry) => `${'  '.repeat(entry.depth)}${entry.kind === 'invoke' ? `${entry.stage}${entry.detail === undefined ? '' : ` (${entry.detail})`}` : `${entry.phase ?? ''} ${entry.handler ?? ''}`}`);
+        .map(
+          (entry) =>
+            `${'  '.repeat(entry.depth)}${entry.kind === 'invoke' ? `${entry.stage}${entry.detail === undefined ? '' : ` (${entry.detail})`}` : `${entry.phase ?? ''} ${entry.handler ?? ''}`}`,
+        );
       const child = 'agent ask_shipping for shop call-2';
       expect(structure).toEqual([
         'agentStream',
@@ -59,14 +63,26 @@ describe('runLongDemo', () => {
       const outcome = await runLongDemo({ color: false, write: () => undefined });
       const compressed = outcome.entries.filter((entry) => entry.detail?.startsWith('contextCompressed'));
       const [, tokens] = /\((\d+) tokens over 300\)$/.exec(compressed[0]?.detail ?? '') ?? [];
-      expect([compressed.length, compressed[0]?.stage, compressed[0]?.depth, compressed[0]?.detail?.startsWith('contextCompressed 11 messages -> 3 ('), Number(tokens) > 300]).toEqual([1, 'agentStream', 2, true, true]);
+      expect([
+        compressed.length,
+        compressed[0]?.stage,
+        compressed[0]?.depth,
+        compressed[0]?.detail?.startsWith('contextCompressed 11 messages -> 3 ('),
+        Number(tokens) > 300,
+      ]).toEqual([1, 'agentStream', 2, true, true]);
     });
   });
 
   describe('the outcome', () => {
     it('keeps the summary and the last two messages, and counts the summary and the sub-agent apart from the agent', async () => {
       const outcome = await runLongDemo({ color: false, write: () => undefined });
-      expect([outcome.messages.map(textOf), outcome.result.usage, outcome.result.middlewareUsage, outcome.requests.agent, outcome.requests.shipping]).toEqual([
+      expect([
+        outcome.messages.map(textOf),
+        outcome.result.usage,
+        outcome.result.middlewareUsage,
+        outcome.requests.agent,
+        outcome.requests.shipping,
+      ]).toEqual([
         [
           'Summary of the earlier conversation:\nDesk lamp A-1042, gift note for Sam, redirected to 12 Quay Street; shipped 2026-11-20 from Oslo by CargoLine. The user asks if it arrives before the weekend.',
           'toolUse',
@@ -74,7 +90,10 @@ describe('runLongDemo', () => {
           'Your lamp is on its way to 12 Quay Street and arrives on Friday, before the weekend.',
         ],
         { inputTokens: 480, outputTokens: 80, totalTokens: 560 },
-        { ask_shipping: { inputTokens: 140, outputTokens: 20, totalTokens: 160 }, compaction: { inputTokens: 120, outputTokens: 22, totalTokens: 142 } },
+        {
+          ask_shipping: { inputTokens: 140, outputTokens: 20, totalTokens: 160 },
+          compaction: { inputTokens: 120, outputTokens: 22, totalTokens: 142 },
+        },
         3,
         2,
       ]);
@@ -84,13 +103,13 @@ describe('runLongDemo', () => {
       const outcome = await runLongDemo({ color: false, write: () => undefined });
       const [request] = outcome.requests.summarizer;
       const lines = textOf(request?.[0]).split('\n');
-      expect([outcome.requests.summarizer.length, request?.length, lines.slice(0, 3), lines.length, lines.at(-1)?.startsWith('user: [tool result success: {"orderId":"A-1042"')]).toEqual([
-        1,
-        1,
-        ['Summarise this conversation:', '', 'user: Hi, I ordered a desk lamp last week, order A-1042.'],
-        11,
-        true,
-      ]);
+      expect([
+        outcome.requests.summarizer.length,
+        request?.length,
+        lines.slice(0, 3),
+        lines.length,
+        lines.at(-1)?.startsWith('user: [tool result success: {"orderId":"A-1042"'),
+      ]).toEqual([1, 1, ['Summarise this conversation:', '', 'user: Hi, I ordered a desk lamp last week, order A-1042.'], 11, true]);
     });
   });
 

@@ -55,9 +55,24 @@ describe('invokeModel of CompressContextStage contexts', () => {
       const results: ModelResultEvent[] = [];
       registry.use(summarising(() => ({ caller: 'summary', messages: [user('Summarise.')] }), results));
       const seen: unknown[] = [];
-      registry.add(InvokeModelStage.Input, (context) => (seen.push([context.caller ?? 'agent', context.toolSpecs.length, context.systemPrompt, 'modelState' in context]), context));
-      const model = new ScriptedModel([{ ...textTurn('S', { usage: usage(4, 2) }), stateWrites: { responseId: 'summary' } }, textTurn('answer', { usage: usage(1, 1) })]);
-      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup' })], systemPrompt: 'Be brief.', modelState: { responseId: 'r0' } });
+      registry.add(
+        InvokeModelStage.Input,
+        (context) => (
+          seen.push([context.caller ?? 'agent', context.toolSpecs.length, context.systemPrompt, 'modelState' in context]),
+          context
+        ),
+      );
+      const model = new ScriptedModel([
+        { ...textTurn('S', { usage: usage(4, 2) }), stateWrites: { responseId: 'summary' } },
+        textTurn('answer', { usage: usage(1, 1) }),
+      ]);
+      const agent = new Agent({
+        model,
+        registry,
+        tools: [new ScriptedTool({ name: 'lookup' })],
+        systemPrompt: 'Be brief.',
+        modelState: { responseId: 'r0' },
+      });
       const events = await collect(agent.stream('a'));
       const texts = events.flatMap((event) => (event.type === 'textDelta' ? [event.text] : []));
       expect([seen, texts, agent.modelState, results[0]?.message, Object.isFrozen(results[0]), model.calls[0]?.state]).toEqual([
@@ -71,7 +86,14 @@ describe('invokeModel of CompressContextStage contexts', () => {
         true,
         {},
       ]);
-      expect(events.at(-1)).toEqual({ type: 'agentResult', stopReason: 'endTurn', message: { role: 'assistant', content: [{ type: 'text', text: 'answer' }] }, interrupts: [], usage: usage(1, 1), middlewareUsage: { summary: usage(4, 2) } });
+      expect(events.at(-1)).toEqual({
+        type: 'agentResult',
+        stopReason: 'endTurn',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'answer' }] },
+        interrupts: [],
+        usage: usage(1, 1),
+        middlewareUsage: { summary: usage(4, 2) },
+      });
     });
 
     it('passes an error of the call through unchanged', async () => {
@@ -88,7 +110,10 @@ describe('invokeModel of CompressContextStage contexts', () => {
         spanProcessors: [
           {
             onStart: () => undefined,
-            onEnd: (span: ReadableSpan) => void (span.attributes['staged.stage'] === 'invokeModel' && span.attributes['staged.phase'] === undefined && callers.push(span.attributes['staged.caller'] ?? 'none')),
+            onEnd: (span: ReadableSpan) => {
+              if (span.attributes['staged.stage'] === 'invokeModel' && span.attributes['staged.phase'] === undefined)
+                callers.push(span.attributes['staged.caller'] ?? 'none');
+            },
             forceFlush: async () => undefined,
             shutdown: async () => undefined,
           },
@@ -107,13 +132,20 @@ describe('usage a tool result reports', () => {
   /** A bundle whose ExecuteToolStage Output handler sets `usage` on every result. */
   const reporting = (reported: unknown): Middleware => ({
     name: 'reporting',
-    setup: (registrar) => void registrar.add(ExecuteToolStage.Output, (result) => result.replace({ ...result.value, usage: reported } as never)),
+    setup: (registrar) =>
+      void registrar.add(ExecuteToolStage.Output, (result) => result.replace({ ...result.value, usage: reported } as never)),
   });
 
   it("is summed under the tool's name in middlewareUsage", async () => {
     const registry = new MiddlewareRegistry();
     registry.use(reporting(usage(2, 3)));
-    const model = new ScriptedModel([toolUseTurn([{ name: 'ask', input: {} }, { name: 'ask', input: {}, toolUseId: 'b' }]), textTurn('ok')]);
+    const model = new ScriptedModel([
+      toolUseTurn([
+        { name: 'ask', input: {} },
+        { name: 'ask', input: {}, toolUseId: 'b' },
+      ]),
+      textTurn('ok'),
+    ]);
     const result = await new Agent({ model, registry, tools: [new ScriptedTool({ name: 'ask' })] }).invoke('go');
     expect(result.middlewareUsage).toEqual({ ask: usage(4, 6) });
   });
@@ -124,7 +156,11 @@ describe('usage a tool result reports', () => {
   ])('rejects the run with ERR_INVALID_OPTIONS when it is %s', async (_label, reported) => {
     const registry = new MiddlewareRegistry();
     registry.use(reporting(reported));
-    const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'ask', input: {} }])]), registry, tools: [new ScriptedTool({ name: 'ask' })] });
+    const agent = new Agent({
+      model: new ScriptedModel([toolUseTurn([{ name: 'ask', input: {} }])]),
+      registry,
+      tools: [new ScriptedTool({ name: 'ask' })],
+    });
     const error = await agent.invoke('go').then(
       () => undefined,
       (caught: unknown) => caught as MiddlewareError,

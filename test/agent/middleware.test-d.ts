@@ -44,9 +44,15 @@ describe('the agent middleware', () => {
   });
 
   it('registers afterToolCall on ExecuteToolStage outputs only', () => {
-    registry.add(ExecuteToolStage.Output, afterToolCall((result) => (result.toolResult.status === 'error' ? { terminate: true } : undefined)));
-    // @ts-expect-error: it transforms tool results, not model results
-    registry.add(InvokeModelStage.Output, afterToolCall(() => undefined));
+    registry.add(
+      ExecuteToolStage.Output,
+      afterToolCall((result) => (result.toolResult.status === 'error' ? { terminate: true } : undefined)),
+    );
+    registry.add(
+      InvokeModelStage.Output,
+      // @ts-expect-error: it transforms tool results, not model results
+      afterToolCall(() => undefined),
+    );
     // @ts-expect-error: status is success or error
     afterToolCall(() => ({ status: 'failed' }));
   });

@@ -1,6 +1,13 @@
 import { createDraft } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { InvokeModelStage, modelTerminal, type ContentBlock, type InvokeModelContext, type Model, type ModelStreamEvent } from '../../src/agent/index';
+import {
+  InvokeModelStage,
+  modelTerminal,
+  type ContentBlock,
+  type InvokeModelContext,
+  type Model,
+  type ModelStreamEvent,
+} from '../../src/agent/index';
 
 const never = new AbortController().signal;
 
@@ -56,7 +63,11 @@ describe('modelTerminal', () => {
     });
 
     it('reads the id before the index', async () => {
-      const content = await assembled([start('a', 'f'), start('b', 'g'), { type: 'toolUseDelta', toolUseId: 'b', index: 0, input: '{"to":"b"}' }]);
+      const content = await assembled([
+        start('a', 'f'),
+        start('b', 'g'),
+        { type: 'toolUseDelta', toolUseId: 'b', index: 0, input: '{"to":"b"}' },
+      ]);
       expect(content).toEqual([
         { type: 'toolUse', toolUseId: 'a', name: 'f', input: {} },
         { type: 'toolUse', toolUseId: 'b', name: 'g', input: { to: 'b' } },
@@ -64,7 +75,12 @@ describe('modelTerminal', () => {
     });
 
     it('extends a tool use after text that came between its deltas', async () => {
-      const content = await assembled([start('a', 'f'), { type: 'toolUseDelta', toolUseId: 'a', input: '{"x":' }, { type: 'textDelta', text: 'meanwhile' }, { type: 'toolUseDelta', toolUseId: 'a', input: '1}' }]);
+      const content = await assembled([
+        start('a', 'f'),
+        { type: 'toolUseDelta', toolUseId: 'a', input: '{"x":' },
+        { type: 'textDelta', text: 'meanwhile' },
+        { type: 'toolUseDelta', toolUseId: 'a', input: '1}' },
+      ]);
       expect(content).toEqual([
         { type: 'toolUse', toolUseId: 'a', name: 'f', input: { x: 1 } },
         { type: 'text', text: 'meanwhile' },
@@ -72,7 +88,12 @@ describe('modelTerminal', () => {
     });
 
     it('gives a repeated id the deltas after the later start', async () => {
-      const content = await assembled([start('a', 'f'), { type: 'toolUseDelta', toolUseId: 'a', input: '{"n":1}' }, start('a', 'g'), { type: 'toolUseDelta', toolUseId: 'a', input: '{"n":2}' }]);
+      const content = await assembled([
+        start('a', 'f'),
+        { type: 'toolUseDelta', toolUseId: 'a', input: '{"n":1}' },
+        start('a', 'g'),
+        { type: 'toolUseDelta', toolUseId: 'a', input: '{"n":2}' },
+      ]);
       expect(content).toEqual([
         { type: 'toolUse', toolUseId: 'a', name: 'f', input: { n: 1 } },
         { type: 'toolUse', toolUseId: 'a', name: 'g', input: { n: 2 } },

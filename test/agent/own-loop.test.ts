@@ -17,22 +17,42 @@ describe('ownLoop', () => {
         }),
       );
       const model = new ScriptedModel([
-        { ...toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'c1' }, { name: 'ghost', input: {}, toolUseId: 'g1' }]), stateWrites: { calls: 1 } },
+        {
+          ...toolUseTurn([
+            { name: 'clock', input: {}, toolUseId: 'c1' },
+            { name: 'ghost', input: {}, toolUseId: 'g1' },
+          ]),
+          stateWrites: { calls: 1 },
+        },
         textTurn('it is noon'),
       ]);
       const conversation: Conversation = { messages: [], modelState: {}, systemPrompt: 'You are terse.' };
-      const events = await collect(ownLoop(registry, model, [new ScriptedTool({ name: 'clock', outcomes: [{ value: '12:00' }] })], conversation, 'time?'));
+      const events = await collect(
+        ownLoop(registry, model, [new ScriptedTool({ name: 'clock', outcomes: [{ value: '12:00' }] })], conversation, 'time?'),
+      );
       const history = conversation.messages;
       expect(events.flatMap((event) => (event.type === 'textDelta' ? [event.text] : [])).join('')).toEqual('it is noon');
       expect(seenTools).toEqual(['clock', 'ghost']);
       expect(history).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'time?' }] },
-        { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'c1', name: 'clock', input: {} }, { type: 'toolUse', toolUseId: 'g1', name: 'ghost', input: {} }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'toolUse', toolUseId: 'c1', name: 'clock', input: {} },
+            { type: 'toolUse', toolUseId: 'g1', name: 'ghost', input: {} },
+          ],
+        },
         {
           role: 'user',
           content: [
             { type: 'toolResult', toolUseId: 'c1', name: 'clock', status: 'success', content: [{ type: 'text', text: '12:00' }] },
-            { type: 'toolResult', toolUseId: 'g1', name: 'ghost', status: 'error', content: [{ type: 'text', text: 'Unknown tool "ghost": the agent has no tool by that name.' }] },
+            {
+              type: 'toolResult',
+              toolUseId: 'g1',
+              name: 'ghost',
+              status: 'error',
+              content: [{ type: 'text', text: 'Unknown tool "ghost": the agent has no tool by that name.' }],
+            },
           ],
         },
         { role: 'assistant', content: [{ type: 'text', text: 'IT IS NOON' }] },

@@ -38,7 +38,10 @@ function gatedAgent(turns = [textTurn('hello')]) {
 
 describe('interruptId', () => {
   it('leaves the tool-use id out for a question about the whole run', () => {
-    expect([interruptId('agentStream', undefined, 'approve'), interruptId('executeTool', 't1', 'approve')]).toEqual(['agentStream:approve', 'executeTool:t1:approve']);
+    expect([interruptId('agentStream', undefined, 'approve'), interruptId('executeTool', 't1', 'approve')]).toEqual([
+      'agentStream:approve',
+      'executeTool:t1:approve',
+    ]);
   });
 });
 
@@ -47,7 +50,13 @@ describe('InterruptSignal', () => {
     const first = { id: 'executeTool:q1:size', name: 'size', reason: undefined };
     const second = { id: 'executeTool:q1:color', name: 'color', reason: undefined };
     const signal = new InterruptSignal([first, second]);
-    expect([signal.interrupt, signal.interrupts, Object.isFrozen(signal.interrupts), signal.message, InterruptSignal.isInstance(signal)]).toEqual([
+    expect([
+      signal.interrupt,
+      signal.interrupts,
+      Object.isFrozen(signal.interrupts),
+      signal.message,
+      InterruptSignal.isInstance(signal),
+    ]).toEqual([
       first,
       [first, second],
       true,
@@ -62,7 +71,10 @@ describe('createInterrupt', () => {
     const interrupt: InterruptFunction = createInterrupt('executeTool', 'q1', new Map([['executeTool:q1:size', 'M']]));
 
     it('returns a frozen answer per request when every response is known, a stored one winning', () => {
-      const answers = interrupt([{ name: 'size', response: 'S' }, { name: 'color', response: 'red' }]);
+      const answers = interrupt([
+        { name: 'size', response: 'S' },
+        { name: 'color', response: 'red' },
+      ]);
       expect([answers, Object.isFrozen(answers)]).toEqual([[{ response: 'M' }, { response: 'red' }], true]);
     });
 
@@ -96,7 +108,10 @@ describe('Agent', () => {
       const events = await collect(agent.stream('go'));
       const interrupt = { id: 'agentStream:approve', name: 'approve', reason: 'start?' };
       expect([events, agent.messages, agent.pendingInterrupts, model.calls.length]).toEqual([
-        [{ type: 'interrupt', interrupt }, { type: 'agentResult', stopReason: 'interrupt', message: undefined, interrupts: [interrupt], usage: ZERO }],
+        [
+          { type: 'interrupt', interrupt },
+          { type: 'agentResult', stopReason: 'interrupt', message: undefined, interrupts: [interrupt], usage: ZERO },
+        ],
         [],
         [interrupt],
         0,
@@ -105,8 +120,15 @@ describe('Agent', () => {
 
     it('yields the very interrupt objects the agent result lists, frozen', async () => {
       const { agent } = gatedAgent();
-      const [event, result] = (await collect(agent.stream('go'))) as [Extract<AgentEvent, { type: 'interrupt' }>, Extract<AgentEvent, { type: 'agentResult' }>];
-      expect([event.interrupt === result.interrupts[0], Object.isFrozen(event), Object.isFrozen(event.interrupt)]).toEqual([true, true, true]);
+      const [event, result] = (await collect(agent.stream('go'))) as [
+        Extract<AgentEvent, { type: 'interrupt' }>,
+        Extract<AgentEvent, { type: 'agentResult' }>,
+      ];
+      expect([event.interrupt === result.interrupts[0], Object.isFrozen(event), Object.isFrozen(event.interrupt)]).toEqual([
+        true,
+        true,
+        true,
+      ]);
     });
 
     it('refuses new input while it is pending, and replays the run on the resume', async () => {
@@ -114,7 +136,12 @@ describe('Agent', () => {
       await agent.invoke('go');
       await expect(agent.invoke('something else')).rejects.toMatchObject({ code: 'ERR_INTERRUPT_PENDING' });
       const result = await agent.resume({ 'agentStream:approve': 'yes' });
-      expect([result.stopReason, answers, agent.messages, agent.pendingInterrupts]).toEqual(['endTurn', ['yes'], [user('go'), assistant('hello')], []]);
+      expect([result.stopReason, answers, agent.messages, agent.pendingInterrupts]).toEqual([
+        'endTurn',
+        ['yes'],
+        [user('go'), assistant('hello')],
+        [],
+      ]);
     });
 
     it('drops what the run did before the question when it is asked mid-run, and the resume does it again', async () => {
@@ -126,12 +153,22 @@ describe('Agent', () => {
         }
       });
       const tool = new ScriptedTool({ name: 'a' });
-      const model = new ScriptedModel([{ ...toolUseTurn([{ name: 'a', input: {} }]), stateWrites: { n: 1 } }, { ...toolUseTurn([{ name: 'a', input: {} }]), stateWrites: { n: 2 } }, textTurn('done')]);
+      const model = new ScriptedModel([
+        { ...toolUseTurn([{ name: 'a', input: {} }]), stateWrites: { n: 1 } },
+        { ...toolUseTurn([{ name: 'a', input: {} }]), stateWrites: { n: 2 } },
+        textTurn('done'),
+      ]);
       const agent = new Agent({ model, registry, tools: [tool] });
       const halted = await agent.invoke('go');
       const atHalt = [halted.stopReason, agent.messages, agent.modelState];
       const resumed = await agent.resume({ 'agentStream:continue': true });
-      expect([atHalt, resumed.stopReason, agent.messages.length, agent.modelState, tool.calls.length]).toEqual([['interrupt', [], {}], 'endTurn', 4, { n: 2 }, 2]);
+      expect([atHalt, resumed.stopReason, agent.messages.length, agent.modelState, tool.calls.length]).toEqual([
+        ['interrupt', [], {}],
+        'endTurn',
+        4,
+        { n: 2 },
+        2,
+      ]);
     });
 
     it('rejects the run with a signal that is not its own, leaving no trace', async () => {
@@ -147,20 +184,27 @@ describe('Agent', () => {
   });
 
   describe('a question asked too late', () => {
-    it('refuses a tool call\'s question after its run ended, and still answers a known one', async () => {
+    it("refuses a tool call's question after its run ended, and still answers a known one", async () => {
       const registry = new MiddlewareRegistry();
       let kept: InterruptFunction | undefined;
       registry.add(ExecuteToolStage.Input, (context) => {
         kept = context.interrupt;
         return context;
       });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('done')]), registry, tools: [new ScriptedTool({ name: 'a' })] });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('done')]),
+        registry,
+        tools: [new ScriptedTool({ name: 'a' })],
+      });
       await agent.invoke('go');
       const ask = kept as InterruptFunction;
-      expect([failure(() => ask({ name: 'late' })), ask({ name: 'late', response: 'given' })]).toEqual([{ code: 'ERR_INTERRUPT_AFTER_RESULT', stage: 'executeTool' }, { response: 'given' }]);
+      expect([failure(() => ask({ name: 'late' })), ask({ name: 'late', response: 'given' })]).toEqual([
+        { code: 'ERR_INTERRUPT_AFTER_RESULT', stage: 'executeTool' },
+        { response: 'given' },
+      ]);
     });
 
-    it('refuses the run\'s question once the run produced its result, naming what to do', async () => {
+    it("refuses the run's question once the run produced its result, naming what to do", async () => {
       const registry = new MiddlewareRegistry();
       registry.add(AgentStreamStage.Wrap, async function* askAfter(context, next) {
         yield* next();
@@ -168,7 +212,12 @@ describe('Agent', () => {
       });
       const agent = new Agent({ model: new ScriptedModel([textTurn('hi')]), registry });
       const error = (await agent.invoke('go').catch((caught: unknown) => caught)) as MiddlewareError;
-      expect([error.code, error.stage, error.message.includes('before calling next()'), agent.messages]).toEqual(['ERR_INTERRUPT_AFTER_RESULT', 'agentStream', true, []]);
+      expect([error.code, error.stage, error.message.includes('before calling next()'), agent.messages]).toEqual([
+        'ERR_INTERRUPT_AFTER_RESULT',
+        'agentStream',
+        true,
+        [],
+      ]);
     });
   });
 });

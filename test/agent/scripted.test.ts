@@ -23,7 +23,8 @@ function contextFor(events: readonly ModelStreamEvent[]): InvokeModelContext {
 
 async function play(events: readonly ModelStreamEvent[]): Promise<InvokeModelEvent[]> {
   const all: InvokeModelEvent[] = [];
-  for await (const event of modelTerminal(contextFor(events), { stage: InvokeModelStage, signal: never, state: createDraft({}) })) all.push(event);
+  for await (const event of modelTerminal(contextFor(events), { stage: InvokeModelStage, signal: never, state: createDraft({}) }))
+    all.push(event);
   return all;
 }
 
@@ -64,7 +65,10 @@ describe('modelTerminal', () => {
     });
 
     it('ends with endTurn and zero usage when the stream has no stop or usage, ignoring stray deltas', async () => {
-      const events = await play([{ type: 'toolUseDelta', input: '{}' }, { type: 'textDelta', text: 'hi' }]);
+      const events = await play([
+        { type: 'toolUseDelta', input: '{}' },
+        { type: 'textDelta', text: 'hi' },
+      ]);
       expect(events.at(-1)).toEqual({
         type: 'modelResult',
         message: { role: 'assistant', content: [{ type: 'text', text: 'hi' }] },
@@ -84,15 +88,26 @@ describe('modelTerminal', () => {
         },
       };
       const events: InvokeModelEvent[] = [];
-      for await (const event of modelTerminal(context, { stage: InvokeModelStage, signal: never, state: createDraft({}) })) events.push(event);
+      for await (const event of modelTerminal(context, { stage: InvokeModelStage, signal: never, state: createDraft({}) }))
+        events.push(event);
       expect(events[0]).toBe(odd);
     });
   });
 
   describe('the request it sends (toModelRequest)', () => {
     it('gives the model the system prompt in both forms and everything else as it is', () => {
-      const context: InvokeModelContext = { ...contextFor([]), systemPrompt: [{ text: 'a' }, { cachePoint: { type: 'default' } }], toolChoice: { type: 'tool', name: 'f' } };
-      expect(toModelRequest(context)).toEqual({ messages: [], systemPrompt: 'a', systemBlocks: context.systemPrompt, toolSpecs: [], toolChoice: { type: 'tool', name: 'f' } });
+      const context: InvokeModelContext = {
+        ...contextFor([]),
+        systemPrompt: [{ text: 'a' }, { cachePoint: { type: 'default' } }],
+        toolChoice: { type: 'tool', name: 'f' },
+      };
+      expect(toModelRequest(context)).toEqual({
+        messages: [],
+        systemPrompt: 'a',
+        systemBlocks: context.systemPrompt,
+        toolSpecs: [],
+        toolChoice: { type: 'tool', name: 'f' },
+      });
     });
   });
 });
@@ -129,7 +144,10 @@ describe('errorResult', () => {
     it('builds an error result answering the tool use, with the error only when given', () => {
       const error = new Error('x');
       const toolUse = { toolUseId: 't', name: 'lookup', input: { q: 1 } };
-      expect(errorResult(toolUse, 'bad')).toEqual({ type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'bad' }] } });
+      expect(errorResult(toolUse, 'bad')).toEqual({
+        type: 'toolResult',
+        toolResult: { type: 'toolResult', toolUseId: 't', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'bad' }] },
+      });
       expect(errorResult(toolUse, 'bad', error).error).toBe(error);
     });
 
@@ -138,7 +156,9 @@ describe('errorResult', () => {
       ['a tool use without a name', { toolUseId: 't' }],
       ['null', null],
     ])('refuses %s with ERR_INVALID_OPTIONS', (_name, toolUse) => {
-      expect(() => errorResult(toolUse as never, 'bad')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool' }));
+      expect(() => errorResult(toolUse as never, 'bad')).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool' }),
+      );
     });
   });
 });

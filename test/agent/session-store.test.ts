@@ -16,7 +16,9 @@ import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/te
 import { user, ZERO } from './fixtures';
 
 const scratch = mkdtempSync(join(tmpdir(), 'session-store-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 const snapshot: AgentSnapshot = { version: 1, messages: [user('hi')], modelState: {}, usage: ZERO, halted: null };
 
@@ -45,7 +47,16 @@ describe('FileSessionStore', () => {
     const directory = join(scratch, 'replace');
     const store = new FileSessionStore({ directory, fs });
     const renames: string[] = [];
-    const watched = new FileSessionStore({ directory, fs: { ...fs, rename: async (from, to) => { renames.push(`${from.endsWith('.tmp')} -> ${to.slice(directory.length)}`); await fs.rename(from, to); } } });
+    const watched = new FileSessionStore({
+      directory,
+      fs: {
+        ...fs,
+        rename: async (from, to) => {
+          renames.push(`${from.endsWith('.tmp')} -> ${to.slice(directory.length)}`);
+          await fs.rename(from, to);
+        },
+      },
+    });
     await store.save('s', snapshot);
     await watched.save('s', { ...snapshot, messages: [] });
     expect([renames, readdirSync(directory), (await store.load('s'))?.messages]).toEqual([['true -> /s.json'], ['s.json'], []]);
@@ -73,7 +84,7 @@ describe('FileSessionStore', () => {
 
 describe('Agent', () => {
   describe('with a session whose store fails', () => {
-    it('rejects the run with the store\'s error, the same object, and keeps nothing of the run', async () => {
+    it("rejects the run with the store's error, the same object, and keeps nothing of the run", async () => {
       const failure = new Error('disk full');
       const store: SessionStore = { load: () => undefined, save: () => Promise.reject(failure) };
       const agent = new Agent({ model: new ScriptedModel([textTurn('hi')]), session: { store, id: 's' } });
@@ -83,7 +94,10 @@ describe('Agent', () => {
 
     it('rejects a run halted on a question about the whole run when the halt cannot be saved, and stays as it was', async () => {
       const failure = new Error('disk full');
-      const store: SessionStore = { load: () => undefined, save: (_id, saved) => (saved.halted === null ? undefined : Promise.reject(failure)) };
+      const store: SessionStore = {
+        load: () => undefined,
+        save: (_id, saved) => (saved.halted === null ? undefined : Promise.reject(failure)),
+      };
       const registry = new MiddlewareRegistry();
       registry.add(AgentStreamStage.Wrap, async function* gate(context, next) {
         context.interrupt({ name: 'approve' });
@@ -106,8 +120,13 @@ describe('Agent', () => {
         },
       };
       const tool = new ScriptedTool({ name: 'a' });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }]), textTurn('never')]), tools: [tool], session: { store, id: 's' } });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }]), textTurn('never')]),
+        tools: [tool],
+        session: { store, id: 's' },
+      });
       const running = agent.invoke('go');
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- save() sets saving while this awaits
       while (!saving) await new Promise((resolve) => setTimeout(resolve, 0));
       agent.cancel();
       expect([(await running).stopReason, agent.messages]).toEqual(['cancelled', []]);

@@ -44,20 +44,52 @@ describe('InvokeModelStage, ExecuteToolStage, AgentStreamStage', () => {
     it.each<[string, () => unknown, string]>([
       ['a string', () => 'stages', 'invokeModel'],
       ['an empty object', () => ({}), 'invokeModel'],
-      ['hand-made look-alikes', () => ({ invokeModel: hand('invokeModel'), executeTool: hand('executeTool'), agentStream: hand('agentStream') }), 'invokeModel'],
-      ['a spread copy of a genuine stage', () => ({ invokeModel: { ...createStage('invokeModel') }, executeTool: createStage('executeTool'), agentStream: createStage('agentStream') }), 'invokeModel'],
-      ['a genuine stage under the wrong name', () => ({ invokeModel: createStage('invokeModel'), executeTool: createStage('agentStream'), agentStream: createStage('agentStream') }), 'executeTool'],
-      ['two of the three stages', () => ({ invokeModel: createStage('invokeModel'), executeTool: createStage('executeTool') }), 'agentStream'],
+      [
+        'hand-made look-alikes',
+        () => ({ invokeModel: hand('invokeModel'), executeTool: hand('executeTool'), agentStream: hand('agentStream') }),
+        'invokeModel',
+      ],
+      [
+        'a spread copy of a genuine stage',
+        () => ({
+          invokeModel: { ...createStage('invokeModel') },
+          executeTool: createStage('executeTool'),
+          agentStream: createStage('agentStream'),
+        }),
+        'invokeModel',
+      ],
+      [
+        'a genuine stage under the wrong name',
+        () => ({
+          invokeModel: createStage('invokeModel'),
+          executeTool: createStage('agentStream'),
+          agentStream: createStage('agentStream'),
+        }),
+        'executeTool',
+      ],
+      [
+        'two of the three stages',
+        () => ({ invokeModel: createStage('invokeModel'), executeTool: createStage('executeTool') }),
+        'agentStream',
+      ],
     ])('fails loading with ERR_INVALID_STAGE when it is %s', async (_name, planted, stage) => {
       Object.defineProperty(globalThis, KEY, { value: planted(), configurable: true });
       expect(await loadError()).toEqual({ code: 'ERR_INVALID_STAGE', stage, phase: undefined, startsWithCode: true });
     });
 
     it('takes three genuine stages with the standard names as its own', async () => {
-      const planted = { invokeModel: createStage('invokeModel'), executeTool: createStage('executeTool'), agentStream: createStage('agentStream') };
+      const planted = {
+        invokeModel: createStage('invokeModel'),
+        executeTool: createStage('executeTool'),
+        agentStream: createStage('agentStream'),
+      };
       Object.defineProperty(globalThis, KEY, { value: planted, configurable: true });
       const kit = await loadAgentKit();
-      expect([kit.InvokeModelStage === planted.invokeModel, kit.ExecuteToolStage === planted.executeTool, kit.AgentStreamStage === planted.agentStream]).toEqual([true, true, true]);
+      expect([
+        kit.InvokeModelStage === planted.invokeModel,
+        kit.ExecuteToolStage === planted.executeTool,
+        kit.AgentStreamStage === planted.agentStream,
+      ]).toEqual([true, true, true]);
     });
   });
 
@@ -67,7 +99,11 @@ describe('InvokeModelStage, ExecuteToolStage, AgentStreamStage', () => {
       const second = await loadAgentKit();
       expect({
         freshCopy: second.Agent !== first.Agent,
-        same: [second.InvokeModelStage === first.InvokeModelStage, second.ExecuteToolStage === first.ExecuteToolStage, second.AgentStreamStage === first.AgentStreamStage],
+        same: [
+          second.InvokeModelStage === first.InvokeModelStage,
+          second.ExecuteToolStage === first.ExecuteToolStage,
+          second.AgentStreamStage === first.AgentStreamStage,
+        ],
       }).toEqual({ freshCopy: true, same: [true, true, true] });
     });
 

@@ -16,16 +16,27 @@ import { collect } from './fixtures';
 /** A registry whose results of `tool` ask to end the run. */
 function ending(tool: string): MiddlewareRegistry {
   const registry = new MiddlewareRegistry();
-  registry.add(ExecuteToolStage.Output, afterToolCall(function endOn(result) {
-    return result.toolResult.toolUseId.startsWith(tool) ? { terminate: true } : undefined;
-  }));
+  registry.add(
+    ExecuteToolStage.Output,
+    afterToolCall(function endOn(result) {
+      return result.toolResult.toolUseId.startsWith(tool) ? { terminate: true } : undefined;
+    }),
+  );
   return registry;
 }
 
 describe('turnTerminal', () => {
   describe('for a turn whose tool result asked to end the run', () => {
     it('decides stop, stopped by terminate with the tool name', async () => {
-      const context = { turn: { index: 1, message: { role: 'assistant', content: [] }, toolResults: [], stopReason: 'toolUse', terminate: { tool: 'finish', toolUseId: 'f1' } } } as unknown as TurnContext;
+      const context = {
+        turn: {
+          index: 1,
+          message: { role: 'assistant', content: [] },
+          toolResults: [],
+          stopReason: 'toolUse',
+          terminate: { tool: 'finish', toolUseId: 'f1' },
+        },
+      } as unknown as TurnContext;
       const events = await collect(turnTerminal(context, undefined as never) as never);
       expect([events, Object.isFrozen(events[0]), Object.isFrozen((events[0] as unknown as TurnResultEvent).stoppedBy)]).toEqual([
         [{ type: 'turnResult', decision: 'stop', inject: [], onRunEnd: [], stoppedBy: { handler: 'terminate', reason: 'finish' } }],
@@ -42,8 +53,18 @@ describe('Agent', () => {
       const registry = ending('f');
       const seen: unknown[] = [];
       registry.add(TurnStage.Input, (context) => (seen.push(context.turn.terminate), context));
-      const model = new ScriptedModel([toolUseTurn([{ name: 'look', input: {}, toolUseId: 'l1' }, { name: 'finish', input: {}, toolUseId: 'f2' }, { name: 'finish', input: {}, toolUseId: 'f1' }])]);
-      const result = await new Agent({ model, registry, tools: [new ScriptedTool({ name: 'look' }), new ScriptedTool({ name: 'finish' })] }).invoke('go');
+      const model = new ScriptedModel([
+        toolUseTurn([
+          { name: 'look', input: {}, toolUseId: 'l1' },
+          { name: 'finish', input: {}, toolUseId: 'f2' },
+          { name: 'finish', input: {}, toolUseId: 'f1' },
+        ]),
+      ]);
+      const result = await new Agent({
+        model,
+        registry,
+        tools: [new ScriptedTool({ name: 'look' }), new ScriptedTool({ name: 'finish' })],
+      }).invoke('go');
       expect([seen, result.stopReason]).toEqual([[{ tool: 'finish', toolUseId: 'f2' }], 'stopped']);
     });
   });
@@ -66,7 +87,16 @@ describe('Agent', () => {
         yield* next();
       });
       const tools = [new ScriptedTool({ name: 'finish' }), new ScriptedTool({ name: 'ask' })];
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'finish', input: {}, toolUseId: 'f1' }, { name: 'ask', input: {}, toolUseId: 'a1' }])]), registry, tools });
+      const agent = new Agent({
+        model: new ScriptedModel([
+          toolUseTurn([
+            { name: 'finish', input: {}, toolUseId: 'f1' },
+            { name: 'ask', input: {}, toolUseId: 'a1' },
+          ]),
+        ]),
+        registry,
+        tools,
+      });
       await agent.invoke('go');
       const snapshot = agent.snapshot();
       const spoiled = JSON.parse(JSON.stringify(snapshot)) as { halted: { turn: { terminating: unknown } } };
@@ -77,7 +107,11 @@ describe('Agent', () => {
       } catch (caught) {
         error = caught;
       }
-      expect([snapshot.halted?.turn?.terminating, (error as MiddlewareError).code, (error as Error).message.includes('options.snapshot.halted.turn.terminating')]).toEqual([['f1'], 'ERR_INVALID_OPTIONS', true]);
+      expect([
+        snapshot.halted?.turn?.terminating,
+        (error as MiddlewareError).code,
+        (error as Error).message.includes('options.snapshot.halted.turn.terminating'),
+      ]).toEqual([['f1'], 'ERR_INVALID_OPTIONS', true]);
     });
 
     it('leaves terminating out of a snapshot when no result asked', async () => {
@@ -86,7 +120,11 @@ describe('Agent', () => {
         context.interrupt({ name: 'approve' });
         yield* next();
       });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'a1' }])]), registry, tools: [new ScriptedTool({ name: 'ask' })] });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'a1' }])]),
+        registry,
+        tools: [new ScriptedTool({ name: 'ask' })],
+      });
       await agent.invoke('go');
       expect(Object.keys(agent.snapshot().halted?.turn ?? {})).toEqual(['message', 'results']);
     });

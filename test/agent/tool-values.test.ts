@@ -12,20 +12,36 @@ async function callTool(run: () => unknown): Promise<{ block: ToolResultBlock; e
     return result;
   });
   const tool: Tool = { spec: { name: 't', description: '', inputSchema: {} }, run };
-  const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 't', input: {}, toolUseId: 'u1' }]), textTurn('ok')]), tools: [tool], registry });
+  const agent = new Agent({
+    model: new ScriptedModel([toolUseTurn([{ name: 't', input: {}, toolUseId: 'u1' }]), textTurn('ok')]),
+    tools: [tool],
+    registry,
+  });
   const result = await agent.invoke('go');
   expect(result.stopReason).toEqual('endTurn');
   const message = agent.messages[2];
   return { block: message?.content[0] as ToolResultBlock, event: seen as ToolResultEvent };
 }
 
-const errorBlock = (text: string): ToolResultBlock => ({ type: 'toolResult', toolUseId: 'u1', name: 't', status: 'error', content: [{ type: 'text', text }] });
-const jsonBlock = (json: unknown): ToolResultBlock => ({ type: 'toolResult', toolUseId: 'u1', name: 't', status: 'success', content: [{ type: 'json', json }] });
+const errorBlock = (text: string): ToolResultBlock => ({
+  type: 'toolResult',
+  toolUseId: 'u1',
+  name: 't',
+  status: 'error',
+  content: [{ type: 'text', text }],
+});
+const jsonBlock = (json: unknown): ToolResultBlock => ({
+  type: 'toolResult',
+  toolUseId: 'u1',
+  name: 't',
+  status: 'success',
+  content: [{ type: 'json', json }],
+});
 const notJson = (problem: string): ToolResultBlock => errorBlock(`Tool "t" returned a value that is not JSON: ${problem}`);
 
 function cyclic(): Record<string, unknown> {
   const value: Record<string, unknown> = { a: 1, inner: { list: [] as unknown[] } };
-  ((value.inner as { list: unknown[] }).list as unknown[]).push(value.inner);
+  (value.inner as { list: unknown[] }).list.push(value.inner);
   return value;
 }
 
@@ -66,7 +82,11 @@ describe('toolTerminal', () => {
         }),
         notJson('value.list[0].toJSON() threw: bad toJSON'),
       ],
-      ['a value nested deeper than 1000 levels', () => nested(1001), notJson(`value${'[0]'.repeat(10)}…${'[0]'.repeat(10)} is nested deeper than 1000 levels`)],
+      [
+        'a value nested deeper than 1000 levels',
+        () => nested(1001),
+        notJson(`value${'[0]'.repeat(10)}…${'[0]'.repeat(10)} is nested deeper than 1000 levels`),
+      ],
       [
         'an object whose toJSON getter throws',
         () => ({
@@ -93,8 +113,19 @@ describe('toolTerminal', () => {
       ],
       ['undefined', () => undefined, jsonBlock(null)],
       ['a number', () => 42, jsonBlock(42)],
-      ['a string', () => 'plain text', { type: 'toolResult', toolUseId: 'u1', name: 't', status: 'success', content: [{ type: 'text', text: 'plain text' }] }],
-      ['an object shared twice', () => { const shared = { n: 1 }; return { a: shared, b: shared }; }, jsonBlock({ a: { n: 1 }, b: { n: 1 } })],
+      [
+        'a string',
+        () => 'plain text',
+        { type: 'toolResult', toolUseId: 'u1', name: 't', status: 'success', content: [{ type: 'text', text: 'plain text' }] },
+      ],
+      [
+        'an object shared twice',
+        () => {
+          const shared = { n: 1 };
+          return { a: shared, b: shared };
+        },
+        jsonBlock({ a: { n: 1 }, b: { n: 1 } }),
+      ],
       [
         'an array sharing its parts over 12 levels',
         () => {
@@ -170,7 +201,11 @@ describe('toResultContent', () => {
     const value: Record<string, unknown> = {};
     value.self = value;
     expect(() => toResultContent(value)).toThrow(
-      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'executeTool', message: '[ERR_INVALID_OPTIONS] toResultContent(value): the value is not JSON: value.self refers back to value (a cycle).' }),
+      expect.objectContaining({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'executeTool',
+        message: '[ERR_INVALID_OPTIONS] toResultContent(value): the value is not JSON: value.self refers back to value (a cycle).',
+      }),
     );
   });
 });

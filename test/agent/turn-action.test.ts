@@ -16,7 +16,12 @@ import type { TurnDecision } from '../../src/agent/turn-types';
 import { ZERO, assistant, user } from './fixtures';
 
 const natural: TurnResultEvent = { type: 'turnResult', decision: 'natural', inject: [], onRunEnd: [] };
-const decided = (decision: TurnDecision, extra: Partial<TurnResultEvent> = {}): TurnResultEvent => ({ ...natural, decision, ...(decision === 'stop' ? { stoppedBy: { handler: 'earlier' } } : {}), ...extra });
+const decided = (decision: TurnDecision, extra: Partial<TurnResultEvent> = {}): TurnResultEvent => ({
+  ...natural,
+  decision,
+  ...(decision === 'stop' ? { stoppedBy: { handler: 'earlier' } } : {}),
+  ...extra,
+});
 
 /** What a MiddlewareError says, by the fields MW-032 makes normative. */
 function failure(run: () => unknown): unknown {
@@ -59,12 +64,25 @@ describe('mergeTurnAction', () => {
 
   describe('messages and stoppedBy', () => {
     it('concatenates inject and onRunEnd, what was decided first', () => {
-      const merged = mergeTurnAction(decided('natural', { inject: [user('a')], onRunEnd: [assistant('x')] }), { inject: [user('b')], onRunEnd: [assistant('y')] }, 'second');
-      expect(merged).toEqual({ type: 'turnResult', decision: 'natural', inject: [user('a'), user('b')], onRunEnd: [assistant('x'), assistant('y')] });
+      const merged = mergeTurnAction(
+        decided('natural', { inject: [user('a')], onRunEnd: [assistant('x')] }),
+        { inject: [user('b')], onRunEnd: [assistant('y')] },
+        'second',
+      );
+      expect(merged).toEqual({
+        type: 'turnResult',
+        decision: 'natural',
+        inject: [user('a'), user('b')],
+        onRunEnd: [assistant('x'), assistant('y')],
+      });
     });
 
     it('names the handler and its reason when this action stops the run', () => {
-      expect(mergeTurnAction(natural, { decision: 'stop', reason: 'ten turns' }, 'maxTurns')).toEqual({ ...natural, decision: 'stop', stoppedBy: { handler: 'maxTurns', reason: 'ten turns' } });
+      expect(mergeTurnAction(natural, { decision: 'stop', reason: 'ten turns' }, 'maxTurns')).toEqual({
+        ...natural,
+        decision: 'stop',
+        stoppedBy: { handler: 'maxTurns', reason: 'ten turns' },
+      });
     });
 
     it('keeps the first stopper when a later action stops too', () => {
@@ -78,7 +96,12 @@ describe('mergeTurnAction', () => {
     it('returns a frozen result whose messages are copies, leaving the caller’s messages unfrozen', () => {
       const message = user('note');
       const merged = mergeTurnAction(natural, { inject: [message] }, 'handler');
-      expect([Object.isFrozen(merged), Object.isFrozen(merged.inject[0]), Object.isFrozen(message), merged.inject[0]]).toEqual([true, true, false, message]);
+      expect([Object.isFrozen(merged), Object.isFrozen(merged.inject[0]), Object.isFrozen(message), merged.inject[0]]).toEqual([
+        true,
+        true,
+        false,
+        message,
+      ]);
     });
   });
 
@@ -89,16 +112,35 @@ describe('mergeTurnAction', () => {
       ['a message without a role', { onRunEnd: [{ content: [] }] }],
       ['a reason that is not a string', { decision: 'stop', reason: 42 }],
       ['an action that is not an object', 'stop'],
-      ['a message that refers back to itself', { inject: [(() => { const message: Record<string, unknown> = { role: 'user', content: [] }; message.self = message; return message; })()] }],
+      [
+        'a message that refers back to itself',
+        {
+          inject: [
+            (() => {
+              const message: Record<string, unknown> = { role: 'user', content: [] };
+              message.self = message;
+              return message;
+            })(),
+          ],
+        },
+      ],
     ])('throws ERR_INVALID_OPTIONS on the turn stage for %s', (_name, action) => {
-      expect(failure(() => mergeTurnAction(natural, action as TurnAction, 'handler'))).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'turn' });
+      expect(failure(() => mergeTurnAction(natural, action as TurnAction, 'handler'))).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'turn',
+      });
     });
   });
 });
 
 describe('turnAction', () => {
   it('is named after the decide function, or turnAction', () => {
-    expect([turnAction(function maxTurns() { return undefined; }).name, turnAction(() => undefined).name]).toEqual(['maxTurns', 'turnAction']);
+    expect([
+      turnAction(function maxTurns() {
+        return undefined;
+      }).name,
+      turnAction(() => undefined).name,
+    ]).toEqual(['maxTurns', 'turnAction']);
   });
 
   it('throws ERR_INVALID_OPTIONS when decide is not a function', () => {
@@ -108,24 +150,41 @@ describe('turnAction', () => {
   it('gives decide the turn and the decision of the layers inside, and merges under the registered name', async () => {
     const registry = new MiddlewareRegistry();
     const seen: string[] = [];
-    registry.add(TurnStage.Wrap, turnAction((context, inner) => {
-      seen.push(`turn ${context.turn.index} inner ${inner.decision}`);
-      return { decision: 'stop' };
-    }), { name: 'outerStop' });
-    registry.add(TurnStage.Wrap, turnAction(function innerLoop() {
-      return { decision: 'loopToModel' };
-    }));
+    registry.add(
+      TurnStage.Wrap,
+      turnAction((context, inner) => {
+        seen.push(`turn ${context.turn.index} inner ${inner.decision}`);
+        return { decision: 'stop' };
+      }),
+      { name: 'outerStop' },
+    );
+    registry.add(
+      TurnStage.Wrap,
+      turnAction(function innerLoop() {
+        return { decision: 'loopToModel' };
+      }),
+    );
     const agent = new Agent({ model: new ScriptedModel([textTurn('hi')]), registry });
     const result = await agent.invoke('go');
     expect([seen, result]).toEqual([
       ['turn 1 inner loopToModel'],
-      { type: 'agentResult', stopReason: 'stopped', message: assistant('hi'), interrupts: [], usage: ZERO, stoppedBy: { handler: 'outerStop' } },
+      {
+        type: 'agentResult',
+        stopReason: 'stopped',
+        message: assistant('hi'),
+        interrupts: [],
+        usage: ZERO,
+        stoppedBy: { handler: 'outerStop' },
+      },
     ]);
   });
 
   it('passes on a last event that is not a decision, for the core to reject', async () => {
     const registry = new MiddlewareRegistry();
-    registry.add(TurnStage.Wrap, turnAction(() => ({ decision: 'stop' })));
+    registry.add(
+      TurnStage.Wrap,
+      turnAction(() => ({ decision: 'stop' })),
+    );
     registry.add(TurnStage.Wrap, async function* chatter() {
       yield { type: 'progress' } as unknown as TurnResultEvent;
     });
@@ -145,13 +204,29 @@ describe('Agent', () => {
         return context;
       });
       const tool = new ScriptedTool({ name: 'clock', outcomes: [{ value: 'noon' }] });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'c1' }]), textTurn('It is noon.')]), tools: [tool], registry });
+      const agent = new Agent({
+        model: new ScriptedModel([toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'c1' }]), textTurn('It is noon.')]),
+        tools: [tool],
+        registry,
+      });
       await agent.invoke('time?');
       const [first, second] = contexts;
       expect({
         frozen: contexts.map((context) => Object.isFrozen(context) && Object.isFrozen(context.turn)),
-        first: { index: first?.turn.index, ending: first?.ending, stopReason: first?.turn.stopReason, results: first?.turn.toolResults.map((block) => block.toolUseId), message: first?.turn.message === agent.messages[1] },
-        second: { index: second?.turn.index, ending: second?.ending, stopReason: second?.turn.stopReason, results: second?.turn.toolResults.length, history: second?.messages === agent.messages },
+        first: {
+          index: first?.turn.index,
+          ending: first?.ending,
+          stopReason: first?.turn.stopReason,
+          results: first?.turn.toolResults.map((block) => block.toolUseId),
+          message: first?.turn.message === agent.messages[1],
+        },
+        second: {
+          index: second?.turn.index,
+          ending: second?.ending,
+          stopReason: second?.turn.stopReason,
+          results: second?.turn.toolResults.length,
+          history: second?.messages === agent.messages,
+        },
       }).toEqual({
         frozen: [true, true],
         first: { index: 1, ending: false, stopReason: 'toolUse', results: ['c1'], message: true },

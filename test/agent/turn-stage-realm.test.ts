@@ -47,7 +47,14 @@ describe('TurnStage', () => {
       const first = await loadAgentKit();
       const second = await loadAgentKit();
       const descriptor = Object.getOwnPropertyDescriptor(globalThis, TURN_KEY);
-      expect({ same: second.TurnStage === first.TurnStage, name: first.TurnStage.name, writable: descriptor?.writable, configurable: descriptor?.configurable, frozen: Object.isFrozen(descriptor?.value), stages: descriptor?.value }).toEqual({
+      expect({
+        same: second.TurnStage === first.TurnStage,
+        name: first.TurnStage.name,
+        writable: descriptor?.writable,
+        configurable: descriptor?.configurable,
+        frozen: Object.isFrozen(descriptor?.value),
+        stages: descriptor?.value,
+      }).toEqual({
         same: true,
         name: 'turn',
         writable: false,

@@ -48,10 +48,10 @@ describe('agent stages', () => {
   describe('attempt boundaries (MW-184)', () => {
     it('give the kit the boundary shape the built-in middleware yield', () => {
       expectTypeOf<AttemptBoundaryEvent>().toEqualTypeOf<MiddlewareBoundary>();
-      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof InvokeModelStage>>();
-      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof ExecuteToolStage>>();
-      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<EventOf<typeof TurnStage>>();
-      expectTypeOf<AttemptBoundaryEvent>().toMatchTypeOf<AgentEvent>();
+      expectTypeOf<AttemptBoundaryEvent>().toExtend<EventOf<typeof InvokeModelStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toExtend<EventOf<typeof ExecuteToolStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toExtend<EventOf<typeof TurnStage>>();
+      expectTypeOf<AttemptBoundaryEvent>().toExtend<AgentEvent>();
     });
 
     it('let live retry, fallback and regenerate register on every standard stage', () => {
@@ -61,7 +61,10 @@ describe('agent stages', () => {
       registry.add(TurnStage.Wrap, retry({ stream: 'live' }));
       registry.add(AgentStreamStage.Wrap, retry({ stream: 'live' }));
       registry.add(InvokeModelStage.Wrap, fallback([(context: InvokeModelContext) => context], { stream: 'live' }));
-      registry.add(InvokeModelStage.Wrap, regenerate({ check: () => undefined, feedback: (context: InvokeModelContext) => context, stream: 'live' }));
+      registry.add(
+        InvokeModelStage.Wrap,
+        regenerate({ check: () => undefined, feedback: (context: InvokeModelContext) => context, stream: 'live' }),
+      );
     });
 
     it('lets a turn action decide only what a turn action is', () => {

@@ -18,12 +18,23 @@ export const expectedAiSdkUser = {
     role: 'tool',
     content: [
       { type: 'tool-result', toolCallId: 'call-1', toolName: 'weather', output: { type: 'text', value: 'Sunny in Paris' } },
-      { type: 'tool-result', toolCallId: 'call-2', toolName: 'delete_files', output: { type: 'error-text', value: 'Blocked: deleting files needs a human.' } },
+      {
+        type: 'tool-result',
+        toolCallId: 'call-2',
+        toolName: 'delete_files',
+        output: { type: 'error-text', value: 'Blocked: deleting files needs a human.' },
+      },
     ],
   },
   ownLoop: {
     answer: [{ type: 'text', text: 'Sunny in Paris. Write to [redacted] for more.' }],
-    tool: { type: 'toolResult', toolUseId: 'own-1', name: 'weather', status: 'success', content: [{ type: 'text', text: 'Sunny in Oslo' }] },
+    tool: {
+      type: 'toolResult',
+      toolUseId: 'own-1',
+      name: 'weather',
+      status: 'success',
+      content: [{ type: 'text', text: 'Sunny in Oslo' }],
+    },
   },
   traced: true,
 };

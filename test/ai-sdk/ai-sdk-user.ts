@@ -34,7 +34,10 @@ import { retry, tracing } from '../../src/middleware/index';
 const finish = (unified: 'stop' | 'tool-calls'): LanguageModelV3StreamPart => ({
   type: 'finish',
   finishReason: { unified, raw: undefined },
-  usage: { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } },
+  usage: {
+    inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 5, text: 5, reasoning: undefined },
+  },
 });
 
 /** Two tool calls whose input deltas interleave, as providers stream parallel calls. */
@@ -65,7 +68,8 @@ export async function aiSdkUser(): Promise<Record<string, unknown>> {
   const model = new MockLanguageModelV3({
     doStream: async () => {
       calls += 1;
-      if (calls === 1) throw new APICallError({ message: 'Overloaded', url: 'https://api.example/v1', requestBodyValues: {}, statusCode: 503 });
+      if (calls === 1)
+        throw new APICallError({ message: 'Overloaded', url: 'https://api.example/v1', requestBodyValues: {}, statusCode: 503 });
       return { stream: convertArrayToReadableStream(responses[calls - 2] ?? answer) };
     },
   });
@@ -91,7 +95,12 @@ export async function aiSdkUser(): Promise<Record<string, unknown>> {
     input: z.object({ city: z.string() }),
     run: ({ city }) => `Sunny in ${city}`,
   });
-  const deleteFiles = defineTool({ name: 'delete_files', description: 'Deletes files.', input: z.object({ path: z.string() }), run: () => 'deleted' });
+  const deleteFiles = defineTool({
+    name: 'delete_files',
+    description: 'Deletes files.',
+    input: z.object({ path: z.string() }),
+    run: () => 'deleted',
+  });
 
   const agent = new Agent({ model: fromAiSdk(model), tools: [weather, deleteFiles], registry, systemPrompt: 'You are terse.' });
   const events: AgentEvent[] = [];
@@ -101,12 +110,24 @@ export async function aiSdkUser(): Promise<Record<string, unknown>> {
 
   // One step of the framework's own loop: inline terminals, nothing annotated.
   const signal = new AbortController().signal;
-  const context = createModelContext({ model: fromAiSdk(model), messages: [{ role: 'user', content: [{ type: 'text', text: 'Again?' }] }], systemPrompt: 'You are terse.', toolSpecs: [weather.spec], invocationState: {} });
+  const context = createModelContext({
+    model: fromAiSdk(model),
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Again?' }] }],
+    systemPrompt: 'You are terse.',
+    toolSpecs: [weather.spec],
+    invocationState: {},
+  });
   const own = await registry.run(InvokeModelStage, context, async function* (modelContext, run) {
     yield* modelTerminal(modelContext, run);
   });
   const toolUse = { name: 'weather', toolUseId: 'own-1', input: { city: 'Oslo' } };
-  const toolContext = { tool: weather, toolUse, invocationState: {}, signal, interrupt: createInterrupt(ExecuteToolStage.name, toolUse.toolUseId, new Map()) };
+  const toolContext = {
+    tool: weather,
+    toolUse,
+    invocationState: {},
+    signal,
+    interrupt: createInterrupt(ExecuteToolStage.name, toolUse.toolUseId, new Map()),
+  };
   const ownTool = await registry.run(ExecuteToolStage, toolContext, async function* (toolCallContext, run) {
     yield* toolTerminal(toolCallContext, run);
   });

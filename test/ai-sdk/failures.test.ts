@@ -7,11 +7,23 @@ import { fromAiSdk } from '../../src/ai-sdk/index';
 import { retry } from '../../src/middleware/index';
 import { finishPart, mockModel, textParts } from './fixtures';
 
-const request: ModelRequest = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], systemPrompt: '', systemBlocks: [], toolSpecs: [], toolChoice: undefined };
+const request: ModelRequest = {
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+  systemPrompt: '',
+  systemBlocks: [],
+  toolSpecs: [],
+  toolChoice: undefined,
+};
 
 /** An APICallError as a provider raises it for an HTTP status. */
 function apiError(statusCode: number, responseHeaders: Record<string, string> = {}): APICallError {
-  return new APICallError({ message: `HTTP ${statusCode}`, url: 'https://api.example/v1/messages', requestBodyValues: {}, statusCode, responseHeaders });
+  return new APICallError({
+    message: `HTTP ${statusCode}`,
+    url: 'https://api.example/v1/messages',
+    requestBodyValues: {},
+    statusCode,
+    responseHeaders,
+  });
 }
 
 /** A mock model whose calls fail with `errors` in order, then stream `parts`. */
@@ -37,7 +49,9 @@ describe('fromAiSdk', () => {
     it('throws the error of an error part, after the events before it', async () => {
       const cut = new Error('connection reset');
       const seen: string[] = [];
-      const stream = fromAiSdk(mockModel([{ type: 'text-delta', id: 't', delta: 'Hal' }, { type: 'error', error: cut }, ...textParts(['never'])])).stream(request, { signal: new AbortController().signal, state: {} });
+      const stream = fromAiSdk(
+        mockModel([{ type: 'text-delta', id: 't', delta: 'Hal' }, { type: 'error', error: cut }, ...textParts(['never'])]),
+      ).stream(request, { signal: new AbortController().signal, state: {} });
       const failure = await (async () => {
         try {
           for await (const event of stream) seen.push(event.type);
@@ -51,8 +65,15 @@ describe('fromAiSdk', () => {
     });
 
     it('fails a finish with reason error that no error part explained', async () => {
-      const stream = fromAiSdk(mockModel(textParts(['x'], finishPart('error', 'server_error')))).stream(request, { signal: new AbortController().signal, state: {} });
-      await expect((async () => { for await (const _event of stream) void _event; })()).rejects.toThrow('finished its response with reason "error" (the provider\'s "server_error")');
+      const stream = fromAiSdk(mockModel(textParts(['x'], finishPart('error', 'server_error')))).stream(request, {
+        signal: new AbortController().signal,
+        state: {},
+      });
+      await expect(
+        (async () => {
+          for await (const _event of stream);
+        })(),
+      ).rejects.toThrow('finished its response with reason "error" (the provider\'s "server_error")');
     });
   });
 
@@ -63,7 +84,12 @@ describe('fromAiSdk', () => {
       const registry = new MiddlewareRegistry();
       registry.add(InvokeModelStage.Wrap, retry({ backoff: () => 0, onRetry: (info) => void waits.push(info.delayMs) }));
       const result = await new Agent({ model: fromAiSdk(model), registry }).invoke('hi');
-      expect([result.stopReason, result.message?.content, model.doStreamCalls.length, waits]).toEqual(['endTurn', [{ type: 'text', text: 'Back.' }], 2, [5]]);
+      expect([result.stopReason, result.message?.content, model.doStreamCalls.length, waits]).toEqual([
+        'endTurn',
+        [{ type: 'text', text: 'Back.' }],
+        2,
+        [5],
+      ]);
     });
 
     it('does not retry a 400: the run rejects with the provider error after one call', async () => {
@@ -129,7 +155,12 @@ describe('fromAiSdk', () => {
         if (event.type === 'textDelta') agent.cancel('user left');
       }
       const signal = model.doStreamCalls[0]?.abortSignal;
-      expect([seen, signal?.aborted, signal?.reason, cancelled]).toEqual([['messageStart', 'textDelta', 'agentResult'], true, 'user left', ['user left']]);
+      expect([seen, signal?.aborted, signal?.reason, cancelled]).toEqual([
+        ['messageStart', 'textDelta', 'agentResult'],
+        true,
+        'user left',
+        ['user left'],
+      ]);
       expect(agent.messages).toEqual([]);
     });
 
@@ -145,7 +176,11 @@ describe('fromAiSdk', () => {
     it.each([
       ['undefined', undefined, 'model must be an AI SDK language model with doStream()'],
       ['a model id string', 'openai/gpt-4.1', 'model must be an AI SDK language model with doStream()'],
-      ['a model of specification v2', { specificationVersion: 'v2', provider: 'p', modelId: 'm', doStream: () => undefined }, 'specification "v2"'],
+      [
+        'a model of specification v2',
+        { specificationVersion: 'v2', provider: 'p', modelId: 'm', doStream: () => undefined },
+        'specification "v2"',
+      ],
     ])('refuses %s with ERR_INVALID_OPTIONS', (_name, model, says) => {
       let thrown: unknown;
       try {
@@ -153,7 +188,12 @@ describe('fromAiSdk', () => {
       } catch (error) {
         thrown = error;
       }
-      expect([MiddlewareError.isInstance(thrown), (thrown as MiddlewareError).code, (thrown as MiddlewareError).handler, (thrown as Error).message.includes(says)]).toEqual([true, 'ERR_INVALID_OPTIONS', 'fromAiSdk', true]);
+      expect([
+        MiddlewareError.isInstance(thrown),
+        (thrown as MiddlewareError).code,
+        (thrown as MiddlewareError).handler,
+        (thrown as Error).message.includes(says),
+      ]).toEqual([true, 'ERR_INVALID_OPTIONS', 'fromAiSdk', true]);
     });
 
     it.each([
@@ -161,7 +201,9 @@ describe('fromAiSdk', () => {
       ['settings that are not an object', { settings: 3 }],
       ['a cachePoint that is not a function', { cachePoint: { anthropic: {} } }],
     ])('refuses %s with ERR_INVALID_OPTIONS', (_name, options) => {
-      expect(() => fromAiSdk(mockModel([]), options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'fromAiSdk' }));
+      expect(() => fromAiSdk(mockModel([]), options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'fromAiSdk' }),
+      );
     });
   });
 });

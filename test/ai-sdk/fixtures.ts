@@ -25,13 +25,21 @@ export function textParts(pieces: readonly string[], finish: LanguageModelV3Stre
 }
 
 /** A finish part with this unified reason. */
-export function finishPart(unified: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other', raw: string | undefined = undefined, tokens = usage(3, 2)): LanguageModelV3StreamPart {
+export function finishPart(
+  unified: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other',
+  raw?: string,
+  tokens = usage(3, 2),
+): LanguageModelV3StreamPart {
   return { type: 'finish', finishReason: { unified, raw }, usage: tokens };
 }
 
 /** A mock model answering its calls with these part lists, in order. */
 export function mockModel(...responses: readonly (readonly LanguageModelV3StreamPart[])[]): MockLanguageModelV3 {
-  return new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doStream: responses.map((parts) => ({ stream: convertArrayToReadableStream([...parts]) })) });
+  return new MockLanguageModelV3({
+    provider: 'mock-provider',
+    modelId: 'mock-model',
+    doStream: responses.map((parts) => ({ stream: convertArrayToReadableStream([...parts]) })),
+  });
 }
 
 /** What a doStream call received, without its signal (compared apart). */

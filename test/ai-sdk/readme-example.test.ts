@@ -19,7 +19,10 @@ describe('weatherAgent (examples/ai-sdk.ts, shown in the README)', () => {
       expect([result.stopReason, result.message?.content]).toEqual(['endTurn', [{ type: 'text', text: 'Sunny.' }]]);
       expect([model.doStreamCalls[0]?.temperature, model.doStreamCalls[1]?.prompt.at(-1)]).toEqual([
         0,
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'w1', toolName: 'weather', output: { type: 'text', value: 'Sunny in Lyon' } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'w1', toolName: 'weather', output: { type: 'text', value: 'Sunny in Lyon' } }],
+        },
       ]);
     });
   });

@@ -6,12 +6,19 @@ import { ScriptedTool } from '../../src/testing/index';
 import { fromAiSdk } from '../../src/ai-sdk/index';
 import { finishPart, mockModel, textParts, usage } from './fixtures';
 
-const request: ModelRequest = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], systemPrompt: '', systemBlocks: [], toolSpecs: [], toolChoice: undefined };
+const request: ModelRequest = {
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+  systemPrompt: '',
+  systemBlocks: [],
+  toolSpecs: [],
+  toolChoice: undefined,
+};
 
 /** The events the adapter makes of one response's parts. */
 async function eventsOf(parts: readonly LanguageModelV3StreamPart[]): Promise<ModelStreamEvent[]> {
   const events: ModelStreamEvent[] = [];
-  for await (const event of fromAiSdk(mockModel(parts)).stream(request, { signal: new AbortController().signal, state: {} })) events.push(event);
+  for await (const event of fromAiSdk(mockModel(parts)).stream(request, { signal: new AbortController().signal, state: {} }))
+    events.push(event);
   return events;
 }
 
@@ -68,7 +75,10 @@ describe('fromAiSdk', () => {
     });
 
     it('passes on the whole input of a tool call whose input was not streamed', async () => {
-      const events = await eventsOf([{ type: 'tool-call', toolCallId: 'c', toolName: 'lookup', input: '{"q":1}' }, finishPart('tool-calls')]);
+      const events = await eventsOf([
+        { type: 'tool-call', toolCallId: 'c', toolName: 'lookup', input: '{"q":1}' },
+        finishPart('tool-calls'),
+      ]);
       expect(events.slice(1, 3)).toEqual([
         { type: 'toolUseStart', toolUseId: 'c', name: 'lookup' },
         { type: 'toolUseDelta', toolUseId: 'c', index: 0, input: '{"q":1}' },
@@ -112,14 +122,24 @@ describe('fromAiSdk', () => {
       ['tool-calls', [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{}' }, finishPart('tool-calls')], 'toolUse'],
       ['stop after tool calls', [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{}' }, finishPart('stop')], 'toolUse'],
       ['other after tool calls', [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{}' }, finishPart('other')], 'toolUse'],
-      ['length after tool calls', [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{"x":' }, finishPart('length')], 'maxTokens'],
+      [
+        'length after tool calls',
+        [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{"x":' }, finishPart('length')],
+        'maxTokens',
+      ],
     ])('maps %s to the stop reason', async (_name, parts, stopReason) => {
       expect((await eventsOf(parts)).at(-1)).toEqual({ type: 'messageStop', stopReason });
     });
 
     it('counts usage the provider did not report as zero', async () => {
-      const noCounts = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 4, text: 4, reasoning: undefined } };
-      expect((await eventsOf(textParts(['x'], finishPart('stop', undefined, noCounts)))).at(-2)).toEqual({ type: 'usage', usage: { inputTokens: 0, outputTokens: 4, totalTokens: 4 } });
+      const noCounts = {
+        inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 4, text: 4, reasoning: undefined },
+      };
+      expect((await eventsOf(textParts(['x'], finishPart('stop', undefined, noCounts)))).at(-2)).toEqual({
+        type: 'usage',
+        usage: { inputTokens: 0, outputTokens: 4, totalTokens: 4 },
+      });
     });
 
     it('drops every part after the finish part, so nothing follows the messageStop', async () => {
@@ -167,7 +187,11 @@ describe('fromAiSdk', () => {
       const clock = new ScriptedTool({ name: 'clock', outcomes: [{ value: { hour: 12 } }] });
       const agent = new Agent({ model: fromAiSdk(model), tools: [weather, clock], registry: new MiddlewareRegistry() });
       const result = await agent.invoke('Weather and time in Paris?');
-      expect([result.stopReason, weather.calls.map((call) => call.input), clock.calls.map((call) => call.input)]).toEqual(['endTurn', [{ city: 'Paris' }], [{ zone: 'CET' }]]);
+      expect([result.stopReason, weather.calls.map((call) => call.input), clock.calls.map((call) => call.input)]).toEqual([
+        'endTurn',
+        [{ city: 'Paris' }],
+        [{ zone: 'CET' }],
+      ]);
       expect(agent.messages[1]).toEqual<Message>({
         role: 'assistant',
         content: [

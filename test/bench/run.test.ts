@@ -89,7 +89,9 @@ describe('bench/run.ts', () => {
     it('rejects an unknown figure name and lists the known ones', async () => {
       await expect(run(process.execPath, [TSX, SCRIPT, '--quick', 'no_such_figure'], { timeout: 60_000 })).rejects.toMatchObject({
         code: 1,
-        stderr: expect.stringContaining(`Unknown figure no_such_figure. Known figures: ${FIGURES.map((figure) => figure.name).join(', ')}.`),
+        stderr: expect.stringContaining(
+          `Unknown figure no_such_figure. Known figures: ${FIGURES.map((figure) => figure.name).join(', ')}.`,
+        ),
       });
     }, 60_000);
   });

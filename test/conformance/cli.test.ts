@@ -15,27 +15,42 @@ import { caseFiles, casesDirectory, vitestHost } from './case-files';
 
 const root = join(import.meta.dirname, '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 /** Runs the command in this process and returns its exit code and output. */
 async function command(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await conformanceCommand(args, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: root, host: vitestHost });
+  const code = await conformanceCommand(args, {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    cwd: root,
+    host: vitestHost,
+  });
   return { code, stdout, stderr };
 }
 
 /** The summary, conformance and statuses of a JSON report. */
 function verdict(stdout: string): { summary: unknown; conformance: unknown; statuses: Record<string, string> } {
   const report = JSON.parse(stdout) as ConformanceReport;
-  return { summary: report.summary, conformance: report.conformance, statuses: Object.fromEntries(report.cases.map((outcome) => [outcome.id, outcome.status])) };
+  return {
+    summary: report.summary,
+    conformance: report.conformance,
+    statuses: Object.fromEntries(report.cases.map((outcome) => [outcome.id, outcome.status])),
+  };
 }
 
 /** A whole run of the cases takes seconds, more on a busy machine or under coverage. */
 const WHOLE_RUN = { timeout: 60_000 };
 
 /** Every case passed. */
-const allPassed = { summary: { passed: caseFiles.length, failed: 0, notClaimed: 0 }, conformance: { core: true, full: true }, statuses: Object.fromEntries(caseFiles.map(({ raw }) => [raw.id, 'passed'])) };
+const allPassed = {
+  summary: { passed: caseFiles.length, failed: 0, notClaimed: 0 },
+  conformance: { core: true, full: true },
+  statuses: Object.fromEntries(caseFiles.map(({ raw }) => [raw.id, 'passed'])),
+};
 
 describe('staged-middleware conformance', () => {
   describe('against this library', () => {
@@ -47,7 +62,11 @@ describe('staged-middleware conformance', () => {
 
   describe('against this library serving the protocol in a child process', () => {
     it('passes every case of every kind', WHOLE_RUN, async () => {
-      const { code, stdout, stderr } = await command(['--json', '--spawn', `"${process.execPath}" --import tsx cli/main.ts conformance serve`]);
+      const { code, stdout, stderr } = await command([
+        '--json',
+        '--spawn',
+        `"${process.execPath}" --import tsx cli/main.ts conformance serve`,
+      ]);
       expect({ code, stderr, verdict: verdict(stdout) }).toEqual({ code: 0, stderr: '', verdict: allPassed });
     });
   });
@@ -56,8 +75,12 @@ describe('staged-middleware conformance', () => {
     it('passes every agent case its capabilities cover and reports the others as not claimed', async () => {
       const { code, stdout } = await command(['--adapter', 'examples/own-loop-adapter.ts', '--json']);
       const agentCases = caseFiles.filter(({ raw }) => raw.kind === 'agent');
-      const covered = ({ raw }: (typeof agentCases)[number]): boolean => (raw.needs as string[]).every((need) => (ownLoopAdapter.capabilities as readonly string[]).includes(need));
-      expect({ code, statuses: verdict(stdout).statuses }).toEqual({ code: 0, statuses: Object.fromEntries(agentCases.map((file) => [file.raw.id, covered(file) ? 'passed' : 'not-claimed'])) });
+      const covered = ({ raw }: (typeof agentCases)[number]): boolean =>
+        (raw.needs as string[]).every((need) => (ownLoopAdapter.capabilities as readonly string[]).includes(need));
+      expect({ code, statuses: verdict(stdout).statuses }).toEqual({
+        code: 0,
+        statuses: Object.fromEntries(agentCases.map((file) => [file.raw.id, covered(file) ? 'passed' : 'not-claimed'])),
+      });
       expect(agentCases.filter(covered).length).toBeGreaterThanOrEqual(20);
     });
   });
@@ -91,7 +114,10 @@ describe('staged-middleware conformance', () => {
       writeFileSync(join(directory, 'core-short-circuit.json'), JSON.stringify(testCase));
       copyFileSync(join(casesDirectory, 'registry-explain.json'), join(directory, 'registry-explain.json'));
       const { code, stdout } = await command(['--cases', directory]);
-      expect({ code, failed: stdout.split('\n').filter((line) => line.startsWith('  FAIL') || line.startsWith('      ') || line.startsWith('        ')) }).toEqual({
+      expect({
+        code,
+        failed: stdout.split('\n').filter((line) => line.startsWith('  FAIL') || line.startsWith('      ') || line.startsWith('        ')),
+      }).toEqual({
         code: 1,
         failed: ['  FAIL        core-short-circuit (MW-014)', '      trace', '        expected ["inner"]', '        observed ["outer"]'],
       });
@@ -101,8 +127,16 @@ describe('staged-middleware conformance', () => {
   describe('with a port that fails', () => {
     it.each([
       // What the port writes to stderr is passed on as it comes, then quoted in the failure.
-      ['exits at once', ['--spawn', `"${process.execPath}" -e "process.stderr.write('no luck'); process.exit(3)"`], 'no luckThe implementation did not answer hello: hello failed: the port closed the connection: the command exited with code 3; its stderr ended with:\nno luck\n'],
-      ['never answers', ['--timeout', '300', '--spawn', `"${process.execPath}" -e "setTimeout(() => undefined, 60000)"`], 'The implementation did not answer hello: no reply to hello within 300 ms\n'],
+      [
+        'exits at once',
+        ['--spawn', `"${process.execPath}" -e "process.stderr.write('no luck'); process.exit(3)"`],
+        'no luckThe implementation did not answer hello: hello failed: the port closed the connection: the command exited with code 3; its stderr ended with:\nno luck\n',
+      ],
+      [
+        'never answers',
+        ['--timeout', '300', '--spawn', `"${process.execPath}" -e "setTimeout(() => undefined, 60000)"`],
+        'The implementation did not answer hello: no reply to hello within 300 ms\n',
+      ],
     ])('exits with 2 when the port %s, saying why', async (_name, args, stderr) => {
       expect(await command(args)).toEqual({ code: 2, stdout: '', stderr });
     });

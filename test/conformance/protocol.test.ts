@@ -39,12 +39,19 @@ class Lines implements AsyncIterable<string> {
 }
 
 /** A runner's connection to a port that answers each request line with `answer`. */
-function fakePort(answer: (request: Record<string, unknown>, write: (line: string) => void) => void, diagnostics?: () => string): LineConnection & { closed: boolean } {
+function fakePort(
+  answer: (request: Record<string, unknown>, write: (line: string) => void) => void,
+  diagnostics?: () => string,
+): LineConnection & { closed: boolean } {
   const fromPort = new Lines();
   const connection = {
     closed: false,
     lines: fromPort,
-    write: (line: string) => answer(JSON.parse(line) as Record<string, unknown>, (reply) => fromPort.push(reply)),
+    write: (line: string) => {
+      answer(JSON.parse(line) as Record<string, unknown>, (reply) => {
+        fromPort.push(reply);
+      });
+    },
     close: async () => {
       connection.closed = true;
       fromPort.end();
@@ -58,8 +65,24 @@ function fakePort(answer: (request: Record<string, unknown>, write: (line: strin
 function servedLibrary(): LineConnection {
   const toServer = new Lines();
   const toRunner = new Lines();
-  void serveProtocol(libraryTarget({ host: vitestHost }), { lines: toServer, write: (line) => toRunner.push(line), close: async () => undefined }).then(() => toRunner.end());
-  return { lines: toRunner, write: (line) => toServer.push(line), close: async () => toServer.end() };
+  void serveProtocol(libraryTarget({ host: vitestHost }), {
+    lines: toServer,
+    write: (line) => {
+      toRunner.push(line);
+    },
+    close: async () => undefined,
+  }).then(() => {
+    toRunner.end();
+  });
+  return {
+    lines: toRunner,
+    write: (line) => {
+      toServer.push(line);
+    },
+    close: async () => {
+      toServer.end();
+    },
+  };
 }
 
 const hello = { protocol: 1, name: 'fake', kinds: ['chain'] };
@@ -67,7 +90,9 @@ const hello = { protocol: 1, name: 'fake', kinds: ['chain'] };
 describe('protocolTarget and serveProtocol', () => {
   describe('with this library behind the protocol', () => {
     it('pass one case of each kind, as in this process', async () => {
-      const cases = ['core-short-circuit', 'reliability-queued-calls', 'agent-busy'].map((id) => caseFiles.find(({ raw }) => raw.id === id)?.raw);
+      const cases = ['core-short-circuit', 'reliability-queued-calls', 'agent-busy'].map(
+        (id) => caseFiles.find(({ raw }) => raw.id === id)?.raw,
+      );
       const target = protocolTarget(servedLibrary);
       const report = await runConformance(cases, target);
       await target.close?.();
@@ -82,7 +107,12 @@ describe('protocolTarget and serveProtocol', () => {
   describe('protocolTarget', () => {
     it('numbers the requests and hands back each reply without its id', async () => {
       const seen: unknown[] = [];
-      const target = protocolTarget(() => fakePort((request, write) => (seen.push(request), write(JSON.stringify({ id: request.id, ...hello })))));
+      const target = protocolTarget(() =>
+        fakePort((request, write) => {
+          seen.push(request);
+          write(JSON.stringify({ id: request.id, ...hello }));
+        }),
+      );
       expect([await target.request({ op: 'hello', protocol: 1 }), await target.request({ op: 'chain.end' }), seen]).toEqual([
         hello,
         hello,
@@ -97,19 +127,33 @@ describe('protocolTarget and serveProtocol', () => {
       ['a line that is not JSON', 'oops', { failure: 'the port wrote a line that is not JSON: oops' }],
       ['a reply with another id', JSON.stringify({ id: 9 }), { failure: 'the port replied with id 9 while request 1 was waiting' }],
     ])('fails the waiting request on %s', async (_name, line, reply) => {
-      const target = protocolTarget(() => fakePort((_request, write) => write(line)));
+      const target = protocolTarget(() =>
+        fakePort((_request, write) => {
+          write(line);
+        }),
+      );
       expect(await target.request({ op: 'hello', protocol: 1 })).toEqual(reply);
     });
 
     it('skips blank lines', async () => {
-      const target = protocolTarget(() => fakePort((request, write) => (write(''), write(JSON.stringify({ id: request.id, ...hello })))));
+      const target = protocolTarget(() =>
+        fakePort((request, write) => {
+          write('');
+          write(JSON.stringify({ id: request.id, ...hello }));
+        }),
+      );
       expect(await target.request({ op: 'hello', protocol: 1 })).toEqual(hello);
     });
 
     it('fails the waiting request when the port closes, with what the port left', async () => {
-      const port = fakePort(() => void port.close(), () => 'the command exited with code 3');
+      const port = fakePort(
+        () => void port.close(),
+        () => 'the command exited with code 3',
+      );
       const target = protocolTarget(() => port);
-      expect(await target.request({ op: 'hello', protocol: 1 })).toEqual({ failure: 'the port closed the connection: the command exited with code 3' });
+      expect(await target.request({ op: 'hello', protocol: 1 })).toEqual({
+        failure: 'the port closed the connection: the command exited with code 3',
+      });
     });
 
     it('fails the waiting request when reading the replies fails', async () => {
@@ -138,7 +182,12 @@ describe('protocolTarget and serveProtocol', () => {
       await target.request({ op: 'hello', protocol: 1 });
       const hanging = target.request({ op: 'chain.next' });
       await target.reset?.();
-      expect([await hanging, await target.request({ op: 'chain.end' }), requests, connections.map((connection) => connection.closed)]).toEqual([
+      expect([
+        await hanging,
+        await target.request({ op: 'chain.end' }),
+        requests,
+        connections.map((connection) => connection.closed),
+      ]).toEqual([
         { failure: 'the connection was reset' },
         hello,
         [
@@ -156,7 +205,11 @@ describe('protocolTarget and serveProtocol', () => {
     it('answers a line that is not a request with a failure of id -1, and goes on', async () => {
       const written: unknown[] = [];
       const lines = new Lines();
-      const served = serveProtocol(libraryTarget(), { lines, write: (line) => written.push(JSON.parse(line)), close: async () => undefined });
+      const served = serveProtocol(libraryTarget(), {
+        lines,
+        write: (line) => written.push(JSON.parse(line)),
+        close: async () => undefined,
+      });
       lines.push('not json');
       lines.push('');
       lines.push(JSON.stringify({ id: 7, op: 'chain.next' }));

@@ -6,7 +6,13 @@ describe('runConformance', () => {
   describe('a case that holds', () => {
     it('is reported as passed, and so are its rules', async () => {
       const report = await runConformance([caseById('core-short-circuit')], libraryTarget());
-      expect({ cases: report.cases, rules: report.rules, summary: report.summary, conformance: report.conformance, filters: report.filters }).toEqual({
+      expect({
+        cases: report.cases,
+        rules: report.rules,
+        summary: report.summary,
+        conformance: report.conformance,
+        filters: report.filters,
+      }).toEqual({
         cases: [{ id: 'core-short-circuit', kind: 'chain', rules: ['MW-014'], status: 'passed' }],
         rules: [{ rule: 'MW-014', status: 'passed', passed: 1, failed: 0, notClaimed: 0 }],
         summary: { passed: 1, failed: 0, notClaimed: 0 },
@@ -22,14 +28,25 @@ describe('runConformance', () => {
       (testCase.expect as Record<string, unknown>).trace = ['outer', 'inner'];
       const report = await runConformance([testCase], libraryTarget());
       expect({ cases: report.cases, rules: report.rules, conformance: report.conformance }).toEqual({
-        cases: [{ id: 'core-short-circuit', kind: 'chain', rules: ['MW-014'], status: 'failed', differences: [{ key: 'trace', expected: ['outer', 'inner'], observed: ['outer'] }] }],
+        cases: [
+          {
+            id: 'core-short-circuit',
+            kind: 'chain',
+            rules: ['MW-014'],
+            status: 'failed',
+            differences: [{ key: 'trace', expected: ['outer', 'inner'], observed: ['outer'] }],
+          },
+        ],
         rules: [{ rule: 'MW-014', status: 'failed', passed: 0, failed: 1, notClaimed: 0 }],
         conformance: { core: false, full: false },
       });
     });
 
     it('reports an error the case does not expect', async () => {
-      const report = await runConformance([chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { events: [] } })], libraryTarget());
+      const report = await runConformance(
+        [chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { events: [] } })],
+        libraryTarget(),
+      );
       expect(report.cases[0]?.differences).toEqual([
         {
           key: 'error',
@@ -50,15 +67,34 @@ describe('runConformance', () => {
     });
 
     it('fails a user error that arrives as another object with the same message', async () => {
-      const target = answeringOp('chain.next', async () => ({ error: { message: 'boom', thrownByCase: false, stage: null, phase: null, handler: null } }));
-      const report = await runConformance([chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { error: { message: 'boom' } } })], target);
-      expect(report.cases[0]?.differences).toEqual([{ key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' }]);
+      const target = answeringOp('chain.next', async () => ({
+        error: { message: 'boom', thrownByCase: false, stage: null, phase: null, handler: null },
+      }));
+      const report = await runConformance(
+        [chainCase({ terminal: { calls: [[{ throw: 'boom' }]] }, expect: { error: { message: 'boom' } } })],
+        target,
+      );
+      expect(report.cases[0]?.differences).toEqual([
+        { key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' },
+      ]);
     });
 
     it('fails a library error that is not genuine', async () => {
-      const target = answeringOp('chain.next', async () => ({ error: { code: 'ERR_NO_RESULT', genuine: false, message: '[ERR_NO_RESULT] x', thrownByCase: false, stage: 's', phase: null, handler: null } }));
+      const target = answeringOp('chain.next', async () => ({
+        error: {
+          code: 'ERR_NO_RESULT',
+          genuine: false,
+          message: '[ERR_NO_RESULT] x',
+          thrownByCase: false,
+          stage: 's',
+          phase: null,
+          handler: null,
+        },
+      }));
       const report = await runConformance([chainCase({ terminal: { calls: [[]] }, expect: { error: { code: 'ERR_NO_RESULT' } } })], target);
-      expect(report.cases[0]?.differences).toEqual([{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }]);
+      expect(report.cases[0]?.differences).toEqual([
+        { key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' },
+      ]);
     });
 
     it('compares the runs of an agent case one by one', async () => {
@@ -73,10 +109,22 @@ describe('runConformance', () => {
   describe('a case the implementation does not claim', () => {
     it.each([
       // A case naming only rules of sections 1 to 3 that is not claimed costs core conformance too.
-      ['a kind it does not run', { kinds: ['chain' as const] }, 'agent-blocked-tool-result', 'the implementation does not run agent cases', true],
+      [
+        'a kind it does not run',
+        { kinds: ['chain' as const] },
+        'agent-blocked-tool-result',
+        'the implementation does not run agent cases',
+        true,
+      ],
       ['a built-in it does not provide', { builtins: ['timeout'] }, 'middleware-retry-commit', 'needs the built-in middleware retry', true],
       ['a scenario it does not provide', { scenarios: [] }, 'reliability-abandoned', 'needs the reliability scenario abandoned', false],
-      ['agent loop capabilities it lacks', { capabilities: ['systemPrompt'] }, 'agent-cancel-mid-run', 'needs the agent loop capabilities initialMessages, modelState, agentStream, cancel', true],
+      [
+        'agent loop capabilities it lacks',
+        { capabilities: ['systemPrompt'] },
+        'agent-cancel-mid-run',
+        'needs the agent loop capabilities initialMessages, modelState, agentStream, cancel',
+        true,
+      ],
     ])('is reported as not claimed, never as passed, when it needs %s', async (_name, changes, id, reason, core) => {
       const testCase = caseById(id);
       const report = await runConformance([testCase], claiming(changes));
@@ -90,13 +138,23 @@ describe('runConformance', () => {
 
   describe('core and full conformance', () => {
     it('keeps core conformance when only cases beyond sections 1 to 3 are not claimed', async () => {
-      const report = await runConformance([caseById('core-short-circuit'), caseById('reliability-standard-stages-first-to-second'), caseById('agent-busy')], claiming({ kinds: ['chain', 'reliability'], scenarios: [] }));
-      expect({ summary: report.summary, conformance: report.conformance }).toEqual({ summary: { passed: 1, failed: 0, notClaimed: 2 }, conformance: { core: true, full: false } });
+      const report = await runConformance(
+        [caseById('core-short-circuit'), caseById('reliability-standard-stages-first-to-second'), caseById('agent-busy')],
+        claiming({ kinds: ['chain', 'reliability'], scenarios: [] }),
+      );
+      expect({ summary: report.summary, conformance: report.conformance }).toEqual({
+        summary: { passed: 1, failed: 0, notClaimed: 2 },
+        conformance: { core: true, full: false },
+      });
     });
 
     it('is not determined for a filtered run', async () => {
       const report = await runConformance([caseById('core-short-circuit'), caseById('agent-busy')], libraryTarget(), { kinds: ['agent'] });
-      expect({ ids: report.cases.map((outcome) => outcome.id), conformance: report.conformance, filters: report.filters }).toEqual({ ids: ['agent-busy'], conformance: null, filters: { kinds: ['agent'] } });
+      expect({ ids: report.cases.map((outcome) => outcome.id), conformance: report.conformance, filters: report.filters }).toEqual({
+        ids: ['agent-busy'],
+        conformance: null,
+        filters: { kinds: ['agent'] },
+      });
     });
   });
 
@@ -116,13 +174,21 @@ describe('runConformance', () => {
   describe('what a case or a target gets wrong', () => {
     it('fails a case that does not match its format, naming the field', async () => {
       const report = await runConformance([{ ...caseById('core-short-circuit'), stage: { name: 's', guards: true } }], libraryTarget());
-      expect(report.cases[0]).toEqual({ id: 'core-short-circuit', kind: 'chain', rules: ['MW-014'], status: 'failed', reason: expect.stringContaining('does not match the chain case format') });
+      expect(report.cases[0]).toEqual({
+        id: 'core-short-circuit',
+        kind: 'chain',
+        rules: ['MW-014'],
+        status: 'failed',
+        reason: expect.stringContaining('does not match the chain case format'),
+      });
       expect(report.cases[0]?.reason).toContain('guards');
     });
 
     it('fails a value that is no case at all', async () => {
       const report = await runConformance([{ id: 'x' }], libraryTarget());
-      expect(report.cases).toEqual([{ id: 'x', kind: 'unknown', rules: [], status: 'failed', reason: expect.stringContaining('not a case') }]);
+      expect(report.cases).toEqual([
+        { id: 'x', kind: 'unknown', rules: [], status: 'failed', reason: expect.stringContaining('not a case') },
+      ]);
     });
 
     it('fails a case of an unknown kind', async () => {
@@ -139,7 +205,9 @@ describe('runConformance', () => {
     it('fails a case whose reply does not match the protocol, naming the field', async () => {
       const target = answeringOp('chain.next', async () => ({ done: 'yes' }));
       const report = await runConformance([caseById('core-short-circuit')], target);
-      expect(report.cases[0]?.reason).toEqual('the reply to chain.next does not match the protocol: done: Invalid input: expected boolean, received string');
+      expect(report.cases[0]?.reason).toEqual(
+        'the reply to chain.next does not match the protocol: done: Invalid input: expected boolean, received string',
+      );
     });
 
     it('fails a case whose request threw, with the message', async () => {
@@ -161,7 +229,9 @@ describe('runConformance', () => {
     });
 
     it('refuses a target that speaks another protocol version', async () => {
-      await expect(runConformance([], claiming({ protocol: 2 }))).rejects.toThrow('The implementation speaks protocol version 2; this runner speaks version 1.');
+      await expect(runConformance([], claiming({ protocol: 2 }))).rejects.toThrow(
+        'The implementation speaks protocol version 2; this runner speaks version 1.',
+      );
     });
 
     it('refuses a target that does not answer hello', async () => {

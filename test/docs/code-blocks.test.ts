@@ -21,7 +21,14 @@ function exportedNames(file: string): string[] {
   return [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)].flatMap((match) =>
     (match[1] ?? '')
       .split(',')
-      .map((part) => part.replace(/^\s*type\s+/, '').trim().split(/\s+as\s+/).at(-1) ?? '')
+      .map(
+        (part) =>
+          part
+            .replace(/^\s*type\s+/, '')
+            .trim()
+            .split(/\s+as\s+/)
+            .at(-1) ?? '',
+      )
       .filter((name) => name !== ''),
   );
 }
@@ -29,12 +36,18 @@ function exportedNames(file: string): string[] {
 /** The names a source file declares with `export`. */
 function ownExports(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(/^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|type|interface|abstract\s+class)\s+(\w+)/gm)].map((match) => match[1] ?? '');
+  return [
+    ...text.matchAll(/^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|type|interface|abstract\s+class)\s+(\w+)/gm),
+  ].map((match) => match[1] ?? '');
 }
 
 /** Import lines for the package names a block uses but neither imports nor declares. */
 function autoImports(code: string, exports: ReadonlyMap<string, string>): string {
-  const declared = new Set([...code.matchAll(/\b(?:const|let|var|function\*?|class|type|interface|import\s+type|import)\s+\{?\s*([\w\s,]+)/g)].flatMap((match) => (match[1] ?? '').split(/[\s,]+/)));
+  const declared = new Set(
+    [...code.matchAll(/\b(?:const|let|var|function\*?|class|type|interface|import\s+type|import)\s+\{?\s*([\w\s,]+)/g)].flatMap((match) =>
+      (match[1] ?? '').split(/[\s,]+/),
+    ),
+  );
   const byModule = new Map<string, string[]>();
   for (const [name, module] of exports) {
     if (declared.has(name) || !new RegExp(`\\b${name}\\b`).test(code)) continue;
@@ -67,7 +80,9 @@ describe('documentation code blocks', () => {
       const files = new Map<string, { block: CodeBlock | 'wrong-terminal'; offset: number }>();
       checked.forEach((block, index) => {
         // An @example of a source file may also use what that file exports, internal helpers included.
-        const own = block.file.startsWith('src/') ? new Map(ownExports(block.file).map((name) => [name, join(root, block.file.replace(/\.ts$/, ''))])) : new Map<string, string>();
+        const own = block.file.startsWith('src/')
+          ? new Map(ownExports(block.file).map((name) => [name, join(root, block.file.replace(/\.ts$/, ''))]))
+          : new Map<string, string>();
         const imports = autoImports(block.code, new Map([...own, ...exports]));
         const name = `block-${index}.ts`;
         writeFileSync(join(scratch, 'blocks', name), `${imports}\n${block.code}\nexport {};\n`);
@@ -95,7 +110,11 @@ describe('documentation code blocks', () => {
       );
       let output = '';
       try {
-        execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(scratch, 'tsconfig.json'), '--pretty', 'false'], { encoding: 'utf8' });
+        execFileSync(
+          process.execPath,
+          [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(scratch, 'tsconfig.json'), '--pretty', 'false'],
+          { encoding: 'utf8' },
+        );
       } catch (error) {
         output = String((error as { stdout?: unknown }).stdout ?? error);
       }
@@ -106,18 +125,25 @@ describe('documentation code blocks', () => {
           const origin = match === null ? undefined : files.get(match[1] ?? '');
           if (match === null || origin === undefined) return [];
           const line = Number(match[2]) - origin.offset;
-          return [{ block: origin.block, line: origin.block === 'wrong-terminal' ? line : origin.block.line + line - 1, message: match[3] ?? '' }];
+          return [
+            { block: origin.block, line: origin.block === 'wrong-terminal' ? line : origin.block.line + line - 1, message: match[3] ?? '' },
+          ];
         });
     }
 
     const errors = typeCheck();
 
     it('finds the blocks of the README and the @examples', () => {
-      expect([blocks.filter((block) => block.file === 'README.md').length > 5, blocks.filter((block) => block.file.startsWith('src/')).length > 40]).toEqual([true, true]);
+      expect([
+        blocks.filter((block) => block.file === 'README.md').length > 5,
+        blocks.filter((block) => block.file.startsWith('src/')).length > 40,
+      ]).toEqual([true, true]);
     });
 
     it('type-check with the strict options of the project', () => {
-      const located = errors.flatMap(({ block, line, message }) => (block === 'wrong-terminal' ? [] : [`${block.file}:${line}: ${message}`]));
+      const located = errors.flatMap(({ block, line, message }) =>
+        block === 'wrong-terminal' ? [] : [`${block.file}:${line}: ${message}`],
+      );
       expect(located).toEqual([]);
     });
 
@@ -132,7 +158,15 @@ describe('documentation code blocks', () => {
     });
 
     it('mark a block that is not type-checked with the reason next to it', () => {
-      const unexplained = blocks.filter((block) => block.nocheck && !readFileSync(join(root, block.file), 'utf8').split('\n').slice(Math.max(0, block.line - 5), block.line).join(' ').includes('not type-checked'));
+      const unexplained = blocks.filter(
+        (block) =>
+          block.nocheck &&
+          !readFileSync(join(root, block.file), 'utf8')
+            .split('\n')
+            .slice(Math.max(0, block.line - 5), block.line)
+            .join(' ')
+            .includes('not type-checked'),
+      );
       expect(unexplained).toEqual([]);
     });
   });

@@ -52,7 +52,8 @@ export function exampleBlocks(file: string): CodeBlock[] {
     lines.forEach((line, index) => {
       if (fence !== undefined) {
         if (line.startsWith('```')) {
-          if (inExample && /^ts(\s|$)/.test(fence.info)) blocks.push({ file, line: fence.line, code: fence.body.join('\n') + '\n', nocheck: /\bnocheck\b/.test(fence.info) });
+          if (inExample && /^ts(\s|$)/.test(fence.info))
+            blocks.push({ file, line: fence.line, code: fence.body.join('\n') + '\n', nocheck: /\bnocheck\b/.test(fence.info) });
           fence = undefined;
         } else fence.body.push(line);
         return;
@@ -67,7 +68,13 @@ export function exampleBlocks(file: string): CodeBlock[] {
 /** Every `.ts` file under `src/`, relative to the root. */
 export function sourceFiles(directory = join(root, 'src')): string[] {
   return readdirSync(directory, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? sourceFiles(join(directory, entry.name)) : entry.name.endsWith('.ts') ? [relative(root, join(directory, entry.name))] : []))
+    .flatMap((entry) =>
+      entry.isDirectory()
+        ? sourceFiles(join(directory, entry.name))
+        : entry.name.endsWith('.ts')
+          ? [relative(root, join(directory, entry.name))]
+          : [],
+    )
     .sort();
 }
 

@@ -12,9 +12,17 @@
  */
 
 /** The context of the model stage the examples use. */
-type ModelContext = { readonly model: string; readonly prompt: string; readonly messages: readonly string[]; readonly temperature: number };
+interface ModelContext {
+  readonly model: string;
+  readonly prompt: string;
+  readonly messages: readonly string[];
+  readonly temperature: number;
+}
 /** Its result event. */
-type ModelResult = { readonly type: 'result'; readonly text: string };
+interface ModelResult {
+  readonly type: 'result';
+  readonly text: string;
+}
 /** Its events: text deltas and the result. */
 type ModelEvent = { readonly type: 'delta'; readonly text: string } | ModelResult;
 
@@ -55,7 +63,11 @@ declare const toolSpecs: readonly import('staged-middleware/agent').ToolSpec[];
 declare const expect: typeof import('vitest').expect;
 
 /** The README quick start's stage. */
-declare const ReplyStage: import('staged-middleware').MiddlewareStage<{ prompt: string }, { type: 'done'; text: string }, { type: 'text'; text: string } | { type: 'done'; text: string }>;
+declare const ReplyStage: import('staged-middleware').MiddlewareStage<
+  { prompt: string },
+  { type: 'done'; text: string },
+  { type: 'text'; text: string } | { type: 'done'; text: string }
+>;
 /** What a Wrap handler learns about its invoke. */
 declare const run: import('staged-middleware').WrapRun;
 /** A terminal of the model stage (a scripted one, say). */
@@ -71,8 +83,10 @@ declare function calledVerifier(messages: readonly import('staged-middleware/age
 declare const cases: readonly unknown[];
 /** The reader's adapter for their own agent loop. */
 declare const myAdapter: import('staged-middleware/conformance').AgentLoopAdapter;
+/** What a conversation of the reader's own agent loop implements (a class implements only a named type). */
+type ReaderAgentLoopSession = import('staged-middleware/conformance').AgentLoopSession;
 /** One conversation of the reader's own agent loop. */
-declare class MyConversation implements import('staged-middleware/conformance').AgentLoopSession {
+declare class MyConversation implements ReaderAgentLoopSession {
   constructor(setup: import('staged-middleware/conformance').AgentLoopSetup);
   run: import('staged-middleware/conformance').AgentLoopSession['run'];
   readonly messages: import('staged-middleware/conformance').AgentLoopSession['messages'];

@@ -26,8 +26,11 @@ function sources(directory: string): string[] {
 }
 
 describe('error tables', () => {
-  it.each(rows.map((row) => [row.code, row] as const))("%s: names a rule of spec/SPEC.md that mentions it", (code, { rule }) => {
-    expect({ ruleExists: ruleHeadings(spec).has(rule), mentionsCode: ruleText(rule).includes(code) }).toEqual({ ruleExists: true, mentionsCode: true });
+  it.each(rows.map((row) => [row.code, row] as const))('%s: names a rule of spec/SPEC.md that mentions it', (code, { rule }) => {
+    expect({ ruleExists: ruleHeadings(spec).has(rule), mentionsCode: ruleText(rule).includes(code) }).toEqual({
+      ruleExists: true,
+      mentionsCode: true,
+    });
   });
 
   it('lists each code in one table only', () => {
@@ -36,7 +39,11 @@ describe('error tables', () => {
   });
 
   it('lists every code the source raises', () => {
-    const raised = new Set(sources(join(root, 'src')).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/'(ERR_[A-Z_]+)'/g)].map((match) => match[1] as string)));
+    const raised = new Set(
+      sources(join(root, 'src')).flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/'(ERR_[A-Z_]+)'/g)].map((match) => match[1] as string),
+      ),
+    );
     const listed = new Set(rows.map((row) => row.code));
     expect([...raised].filter((code) => !listed.has(code)).sort()).toEqual([]);
   });

@@ -6,7 +6,14 @@ describe('MiddlewareError', () => {
   describe('constructor', () => {
     it('prefixes the message with the code and keeps every field', () => {
       const cause = new Error('root');
-      const error = new MiddlewareError({ code: 'ERR_NO_RESULT', message: 'nothing came out.', stage: 'model', phase: 'wrap', handler: 'retry', cause });
+      const error = new MiddlewareError({
+        code: 'ERR_NO_RESULT',
+        message: 'nothing came out.',
+        stage: 'model',
+        phase: 'wrap',
+        handler: 'retry',
+        cause,
+      });
       expect({
         name: error.name,
         message: error.message,
@@ -14,7 +21,14 @@ describe('MiddlewareError', () => {
         stage: error.stage,
         phase: error.phase,
         handler: error.handler,
-      }).toEqual({ name: 'MiddlewareError', message: '[ERR_NO_RESULT] nothing came out.', code: 'ERR_NO_RESULT', stage: 'model', phase: 'wrap', handler: 'retry' });
+      }).toEqual({
+        name: 'MiddlewareError',
+        message: '[ERR_NO_RESULT] nothing came out.',
+        code: 'ERR_NO_RESULT',
+        stage: 'model',
+        phase: 'wrap',
+        handler: 'retry',
+      });
       expect(error.cause).toBe(cause);
       expect(error).toBeInstanceOf(Error);
     });

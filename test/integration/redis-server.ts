@@ -24,7 +24,10 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() => {
+        if (typeof address === 'object' && address !== null) resolve(address.port);
+        else reject(new Error('no port'));
+      });
     });
   });
 }
@@ -33,7 +36,9 @@ function freePort(): Promise<number> {
 function ready(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start within 15 s:\n${output}`)), 15_000);
+    const timer = setTimeout(() => {
+      reject(new Error(`redis-server did not start within 15 s:\n${output}`));
+    }, 15_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {
@@ -59,9 +64,13 @@ export async function startRedis(): Promise<RedisServer> {
   }
   const port = await freePort();
   const directory = mkdtempSync(join(tmpdir(), 'staged-middleware-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   await ready(child);
   return {
     url: `redis://127.0.0.1:${port}`,

@@ -21,7 +21,8 @@ beforeAll(async () => {
   redis = await startRedis();
 });
 afterAll(async () => {
-  await redis?.stop();
+  // Not started when beforeAll failed.
+  await (redis as RedisServer | undefined)?.stop();
 });
 
 /** A worker process (`worker.ts`) in one mode, not yet asked for its result. */
@@ -36,7 +37,11 @@ interface Worker {
 
 /** Starts `worker.ts` in `mode` with the server's URL and `options`. */
 function worker(mode: string, options: Record<string, unknown>): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/integration/worker.ts', mode, JSON.stringify({ url: redis.url, ...options })], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/integration/worker.ts', mode, JSON.stringify({ url: redis.url, ...options })],
+    { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   const lines: string[] = [];
@@ -47,7 +52,10 @@ function worker(mode: string, options: Record<string, unknown>): Worker {
     if (line === 'ready') signalReady();
   });
   const result = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.once('close', (code) => (code === 0 ? resolve(JSON.parse(lines.at(-1) ?? 'null') as Record<string, unknown>) : reject(new Error(`worker ${mode} exited with ${String(code)}:\n${stderr}`))));
+    child.once('close', (code) => {
+      if (code === 0) resolve(JSON.parse(lines.at(-1) ?? 'null') as Record<string, unknown>);
+      else reject(new Error(`worker ${mode} exited with ${String(code)}:\n${stderr}`));
+    });
   });
   return { ready, send: (line) => void child.stdin.write(`${line}\n`), result };
 }
@@ -59,7 +67,10 @@ function runWorker(mode: string, options: Record<string, unknown>): Promise<Reco
   return started.result;
 }
 
-const events = [{ type: 'text', text: 'Bonjour ✓' }, { type: 'done', text: 'Bonjour', usage: { input: 3, output: 1 }, list: [1, null, true] }];
+const events = [
+  { type: 'text', text: 'Bonjour ✓' },
+  { type: 'done', text: 'Bonjour', usage: { input: 3, output: 1 }, list: [1, null, true] },
+];
 
 describe('cache with a Keyv store over Redis', () => {
   describe('shared by two processes', () => {
@@ -86,7 +97,12 @@ describe('cache with a Keyv store over Redis', () => {
       const redisTtl = await client.pTTL(keys[0] ?? 'missing');
       await Promise.all([keyv.disconnect(), client.close()]);
       const expiresAt = stored?.expiresAt ?? 0;
-      expect([stored?.events, expiresAt >= before + 60_000 && expiresAt <= after + 60_000, keys.length, redisTtl > 0 && redisTtl <= 60_000]).toEqual([events, true, 1, true]);
+      expect([
+        stored?.events,
+        expiresAt >= before + 60_000 && expiresAt <= after + 60_000,
+        keys.length,
+        redisTtl > 0 && redisTtl <= 60_000,
+      ]).toEqual([events, true, 1, true]);
     });
 
     it('misses in the second process an entry the first wrote once it expired on the wall clock, and replaces it', async () => {
@@ -120,14 +136,20 @@ describe('rateLimit with a RateLimiterRedis', () => {
       const workers = [worker('rate', options), worker('rate', options)];
       await Promise.all(workers.map((started) => started.ready));
       for (const started of workers) started.send('go');
-      const starts = (await Promise.all(workers.map((started) => started.result))).flatMap((result) => result.starts as number[]).sort((a, b) => a - b);
+      const starts = (await Promise.all(workers.map((started) => started.result)))
+        .flatMap((result) => result.starts as number[])
+        .sort((a, b) => a - b);
       // Every call of a window starts within a burst at the window's opening (the first grant opens it, the
       // waiters retry when it closes), and windows open at least a window apart: so any points + 1 starts in a
       // row span at least one window, less the spread of a burst, which stays far below half a window.
       const windowMs = durationSeconds * 1000;
       const tooClose = starts.slice(points).filter((start, index) => start - (starts[index] as number) < windowMs / 2);
       const windows = 12 / points;
-      expect([starts.length, tooClose, (starts.at(-1) as number) - (starts[0] as number) >= (windows - 1) * windowMs - windowMs / 2]).toEqual([12, [], true]);
+      expect([
+        starts.length,
+        tooClose,
+        (starts.at(-1) as number) - (starts[0] as number) >= (windows - 1) * windowMs - windowMs / 2,
+      ]).toEqual([12, [], true]);
     });
   });
 

@@ -33,7 +33,18 @@ async function cached(): Promise<unknown> {
   const store = new Keyv<CacheEntry>(new KeyvRedis(url), { namespace: String(options.namespace) });
   const offset = Number(options.clockOffsetMs ?? 0);
   const registry = new MiddlewareRegistry();
-  registry.add(ReplyStage.Wrap, cache({ key: () => String(options.key), store, ttlMs: Number(options.ttlMs), timers: { wallClock: () => Date.now() + offset }, onError: (error) => { throw error; } }));
+  registry.add(
+    ReplyStage.Wrap,
+    cache({
+      key: () => String(options.key),
+      store,
+      ttlMs: Number(options.ttlMs),
+      timers: { wallClock: () => Date.now() + offset },
+      onError: (error) => {
+        throw error;
+      },
+    }),
+  );
   let terminalCalls = 0;
   const events: unknown[] = [];
   for await (const event of registry.invoke(ReplyStage, {}, async function* terminal() {
@@ -49,7 +60,13 @@ async function cached(): Promise<unknown> {
 async function rated(): Promise<unknown> {
   const client = createClient({ url });
   await client.connect();
-  const limiter = new RateLimiterRedis({ storeClient: client, useRedisPackage: true, keyPrefix: String(options.keyPrefix), points: Number(options.points), duration: Number(options.durationSeconds) });
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    useRedisPackage: true,
+    keyPrefix: String(options.keyPrefix),
+    points: Number(options.points),
+    duration: Number(options.durationSeconds),
+  });
   const registry = new MiddlewareRegistry();
   registry.add(ReplyStage.Wrap, rateLimit({ limiter, key: 'provider' }));
   console.log('ready');

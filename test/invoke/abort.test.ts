@@ -29,13 +29,20 @@ describe('MiddlewareRegistry.invoke', () => {
       registry.add(Stage.Input, (context) => (trace.push('input'), context));
       const reason = new Error('user left');
       const error = await failure(
-        registry.run(Stage, { prompt: 'x' }, async function* terminal() {
-          trace.push('terminal');
-          yield 'x';
-        }, { signal: AbortSignal.abort(reason) }),
+        registry.run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal() {
+            trace.push('terminal');
+            yield 'x';
+          },
+          { signal: AbortSignal.abort(reason) },
+        ),
       );
       expectAborted(error, reason);
-      expect((error as Error).message).toBe('[ERR_ABORTED] The invoke of stage "model" was aborted: user left. The abort reason is the cause.');
+      expect((error as Error).message).toBe(
+        '[ERR_ABORTED] The invoke of stage "model" was aborted: user left. The abort reason is the cause.',
+      );
       expect(trace).toEqual([]);
     });
 
@@ -98,15 +105,20 @@ describe('MiddlewareRegistry.invoke', () => {
       const trace: string[] = [];
       registry.add(Stage.Wrap, tracing(trace, 'outer'));
       registry.add(Stage.Wrap, tracing(trace, 'inner'));
-      const events = registry.invoke(Stage, { prompt: 'x' }, async function* terminal() {
-        try {
-          yield 'one';
-          yield 'two';
-          yield 'three';
-        } finally {
-          trace.push('terminal:finally');
-        }
-      }, { signal: controller.signal });
+      const events = registry.invoke(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal() {
+          try {
+            yield 'one';
+            yield 'two';
+            yield 'three';
+          } finally {
+            trace.push('terminal:finally');
+          }
+        },
+        { signal: controller.signal },
+      );
       await expect(events.next()).resolves.toEqual({ value: 'one', done: false });
       controller.abort('user left');
       expectAborted(await failure(events.next()), 'user left');
@@ -126,11 +138,16 @@ describe('MiddlewareRegistry.invoke', () => {
       });
       const reason = new Error('cancelled');
       const error = await failure(
-        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-          controller.abort(reason);
-          run.signal.throwIfAborted();
-          yield 'never';
-        }, { signal: controller.signal }),
+        registry.run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal(_context, run) {
+            controller.abort(reason);
+            run.signal.throwIfAborted();
+            yield 'never';
+          },
+          { signal: controller.signal },
+        ),
       );
       expectAborted(error, reason);
     });
@@ -138,10 +155,15 @@ describe('MiddlewareRegistry.invoke', () => {
     it('fails with ERR_ABORTED whatever error a layer throws once aborted', async () => {
       const controller = new AbortController();
       const error = await failure(
-        new MiddlewareRegistry().run(Stage, { prompt: 'x' }, async function* terminal() {
-          controller.abort('stop');
-          throw new Error('socket closed');
-        }, { signal: controller.signal }),
+        new MiddlewareRegistry().run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal() {
+            controller.abort('stop');
+            throw new Error('socket closed');
+          },
+          { signal: controller.signal },
+        ),
       );
       expectAborted(error, 'stop');
     });
@@ -175,10 +197,15 @@ describe('MiddlewareRegistry.invoke', () => {
         }
       });
       const error = await failure(
-        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-          controller.abort('user left');
-          throw run.signal.reason;
-        }, { signal: controller.signal }),
+        registry.run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal(_context, run) {
+            controller.abort('user left');
+            throw run.signal.reason;
+          },
+          { signal: controller.signal },
+        ),
       );
       expect((wrapped as Error).cause).toBe('user left');
       expectAborted(error, 'user left');
@@ -250,12 +277,23 @@ describe('MiddlewareRegistry.invoke', () => {
         }
         yield 'own';
       });
-      await registry.run(Stage, { prompt: 'x' }, async function* terminal() {
-        terminalCalls++;
-        yield 'x';
-      }, { signal: new AbortController().signal });
+      await registry.run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal() {
+          terminalCalls++;
+          yield 'x';
+        },
+        { signal: new AbortController().signal },
+      );
       const { code, stage, phase, handler } = thrown as MiddlewareError;
-      expect({ code, stage, phase, handler, terminalCalls }).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'wrap', handler: 'narrow', terminalCalls: 0 });
+      expect({ code, stage, phase, handler, terminalCalls }).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'model',
+        phase: 'wrap',
+        handler: 'narrow',
+        terminalCalls: 0,
+      });
       expect((thrown as Error).message).toBe(
         `[ERR_INVALID_OPTIONS] Wrap handler "narrow" of stage "model" called next() with ${problem}. Pass next(context, { signal }) with an AbortSignal, or leave the options out.`,
       );
@@ -290,13 +328,18 @@ describe('MiddlewareRegistry.invoke', () => {
           yield `recovered from ${String(error)}`;
         }
       });
-      const result = await registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-        seen.push(run.signal === invokeController.signal, run.signal === attemptController.signal, run.signal.aborted);
-        attemptController.abort('attempt timed out');
-        seen.push(run.signal.aborted, run.signal.reason);
-        run.signal.throwIfAborted();
-        yield 'never';
-      }, { signal: invokeController.signal });
+      const result = await registry.run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(_context, run) {
+          seen.push(run.signal === invokeController.signal, run.signal === attemptController.signal, run.signal.aborted);
+          attemptController.abort('attempt timed out');
+          seen.push(run.signal.aborted, run.signal.reason);
+          run.signal.throwIfAborted();
+          yield 'never';
+        },
+        { signal: invokeController.signal },
+      );
       expect(result).toBe('recovered from attempt timed out');
       expect(seen).toEqual([true, false, false, false, true, 'attempt timed out']);
     });
@@ -309,11 +352,16 @@ describe('MiddlewareRegistry.invoke', () => {
         yield* next(undefined, { signal: new AbortController().signal });
       });
       const error = await failure(
-        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-          inner = run.signal;
-          invokeController.abort('outer stop');
-          yield 'x';
-        }, { signal: invokeController.signal }),
+        registry.run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal(_context, run) {
+            inner = run.signal;
+            invokeController.abort('outer stop');
+            yield 'x';
+          },
+          { signal: invokeController.signal },
+        ),
       );
       expectAborted(error, 'outer stop');
       expect([inner?.aborted, inner?.reason]).toEqual([true, 'outer stop']);
@@ -345,10 +393,15 @@ describe('MiddlewareRegistry.invoke', () => {
         }
         yield 'own';
       });
-      await registry.run(Stage, { prompt: 'x' }, async function* terminal() {
-        terminalCalls++;
-        yield 'x';
-      }, { signal: new AbortController().signal });
+      await registry.run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal() {
+          terminalCalls++;
+          yield 'x';
+        },
+        { signal: new AbortController().signal },
+      );
       expectAborted(thrown, 'too late');
       expect(terminalCalls).toBe(0);
     });
@@ -360,19 +413,22 @@ describe('MiddlewareRegistry.invoke', () => {
       const registry = new MiddlewareRegistry();
       let during: number[] = [];
       registry.add(Stage.Wrap, async function* deadlines(_context, next) {
-        for (const local of locals) for await (const _event of next(undefined, { signal: local.signal })) void _event;
+        for (const local of locals) for await (const _event of next(undefined, { signal: local.signal }));
         during = locals.map((local) => getEventListeners(local.signal, 'abort').length);
         yield 'own';
       });
       await registry.run(Stage, { prompt: 'x' }, echo, { signal: new AbortController().signal });
       const after = locals.map((local) => getEventListeners(local.signal, 'abort').length);
-      expect({ during, after }).toEqual({ during: [...Array<number>(32).fill(1), ...Array<number>(8).fill(0)], after: Array<number>(40).fill(0) });
+      expect({ during, after }).toEqual({
+        during: [...Array<number>(32).fill(1), ...Array<number>(8).fill(0)],
+        after: Array<number>(40).fill(0),
+      });
     });
 
     it.each([
       ['the given signal', 'given'],
-      ['the invoke\'s signal', 'outer'],
-    ])('aborts the inner chain when %s aborts, with that signal\'s reason', async (_label, which) => {
+      ["the invoke's signal", 'outer'],
+    ])("aborts the inner chain when %s aborts, with that signal's reason", async (_label, which) => {
       const invokeController = new AbortController();
       const given = new AbortController();
       const inner: AbortSignal[] = [];
@@ -381,10 +437,15 @@ describe('MiddlewareRegistry.invoke', () => {
         yield* next(undefined, { signal: given.signal });
         yield* next(undefined, { signal: given.signal });
       });
-      const events = registry.invoke(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-        inner.push(run.signal);
-        yield 'x';
-      }, { signal: invokeController.signal });
+      const events = registry.invoke(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(_context, run) {
+          inner.push(run.signal);
+          yield 'x';
+        },
+        { signal: invokeController.signal },
+      );
       await events.next();
       if (which === 'given') given.abort('given reason');
       else invokeController.abort('outer reason');
@@ -393,7 +454,7 @@ describe('MiddlewareRegistry.invoke', () => {
     });
 
     it.each([
-      ['the invoke\'s signal', 'outer'],
+      ["the invoke's signal", 'outer'],
       ['the signal given to next()', 'given'],
     ])('throws ERR_ABORTED from next() when %s is already aborted, adding no listener', async (_label, which) => {
       const invokeController = new AbortController();
@@ -429,11 +490,16 @@ describe('MiddlewareRegistry.invoke', () => {
       registry.add(Stage.Wrap, async function* narrow(_context, next) {
         yield* next(undefined, { signal: given });
       });
-      const events = registry.invoke(Stage, { prompt: 'x' }, async function* terminal() {
-        yield 'one';
-        if (ending === 'error') throw new Error('failed');
-        yield 'two';
-      }, { signal: invokeSignal });
+      const events = registry.invoke(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal() {
+          yield 'one';
+          if (ending === 'error') throw new Error('failed');
+          yield 'two';
+        },
+        { signal: invokeSignal },
+      );
       await events.next();
       if (ending === 'error') await expect(events.next()).rejects.toThrow('failed');
       else await events.return();

@@ -46,7 +46,7 @@ describe('MiddlewareRegistry.invoke', () => {
         try {
           yield* next();
         } finally {
-          // eslint-disable-next-line no-unsafe-finally
+          // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
           throw problem;
         }
       });
@@ -71,7 +71,7 @@ describe('MiddlewareRegistry.invoke', () => {
           yield 'two';
         } finally {
           trace.push(`close ${context.prompt}`);
-          // eslint-disable-next-line no-unsafe-finally
+          // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
           if (context.prompt === 'second') throw problem;
         }
       });
@@ -129,7 +129,7 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   describe('many inner chains', () => {
-    it('hands out the inner layers\' own generators for the first 32 chains, and wrappers forwarding them after', async () => {
+    it("hands out the inner layers' own generators for the first 32 chains, and wrappers forwarding them after", async () => {
       const registry = new MiddlewareRegistry();
       const own: unknown[] = [];
       const received: unknown[] = [];
@@ -166,19 +166,24 @@ describe('MiddlewareRegistry.invoke', () => {
             yield 'more';
           } finally {
             trace.push(context.prompt);
-            // eslint-disable-next-line no-unsafe-finally
+            // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
             if (context.prompt === '32') throw closing;
           }
         }),
       );
-      expect({ error, closed: trace.length, first: trace[0], last: trace.at(-1) }).toEqual({ error: closing, closed: 33, first: '32', last: '0' });
+      expect({ error, closed: trace.length, first: trace[0], last: trace.at(-1) }).toEqual({
+        error: closing,
+        closed: 33,
+        first: '32',
+        last: '0',
+      });
     });
 
     it('regression: closes again at settle only the first 32 chains, not the later ones that ended', async () => {
       const registry = new MiddlewareRegistry();
       let closings = 0;
       registry.add(Stage.Wrap, async function* many(_context, next) {
-        for (let call = 0; call < 40; call++) for await (const _event of next()) void _event;
+        for (let call = 0; call < 40; call++) for await (const _event of next());
         yield 'own';
       });
       const result = await registry.run(Stage, { prompt: 'x' }, (context) => {
@@ -188,7 +193,7 @@ describe('MiddlewareRegistry.invoke', () => {
         const iterator = {
           [Symbol.asyncIterator]: () => iterator,
           next: () => inner.next(),
-          return: () => ((closings++), inner.return(undefined)),
+          return: () => (closings++, inner.return(undefined)),
         };
         return iterator as unknown as AsyncGenerator<string, void, undefined>;
       });
@@ -288,4 +293,3 @@ function endless(trace: string[]): Terminal<Context, string> {
     }
   };
 }
-

@@ -10,6 +10,7 @@ function throwingOnClose(replacement: Error): WrapHandler<Context, string> {
     try {
       yield* next();
     } finally {
+      // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
       throw replacement;
     }
   };
@@ -19,31 +20,43 @@ describe('MiddlewareRegistry.invoke', () => {
   describe('errors of handlers and the terminal', () => {
     it.each([
       ['the terminal', (registry: MiddlewareRegistry, error: unknown) => ({ registry, terminal: failingTerminal(error) })],
-      ['an Input handler', (registry: MiddlewareRegistry, error: unknown) => {
-        registry.add(Stage.Input, () => {
-          throw error;
-        });
-        return { registry, terminal: echo };
-      }],
-      ['an Output handler', (registry: MiddlewareRegistry, error: unknown) => {
-        registry.add(Stage.Output, async () => {
-          throw error;
-        });
-        return { registry, terminal: echo };
-      }],
-      ['a Wrap handler', (registry: MiddlewareRegistry, error: unknown) => {
-        registry.add(Stage.Wrap, async function* broken() {
-          yield 'partial';
-          throw error;
-        });
-        return { registry, terminal: echo };
-      }],
-      ['a Wrap handler before it yields', (registry: MiddlewareRegistry, error: unknown) => {
-        registry.add(Stage.Wrap, () => {
-          throw error;
-        });
-        return { registry, terminal: echo };
-      }],
+      [
+        'an Input handler',
+        (registry: MiddlewareRegistry, error: unknown) => {
+          registry.add(Stage.Input, () => {
+            throw error;
+          });
+          return { registry, terminal: echo };
+        },
+      ],
+      [
+        'an Output handler',
+        (registry: MiddlewareRegistry, error: unknown) => {
+          registry.add(Stage.Output, async () => {
+            throw error;
+          });
+          return { registry, terminal: echo };
+        },
+      ],
+      [
+        'a Wrap handler',
+        (registry: MiddlewareRegistry, error: unknown) => {
+          registry.add(Stage.Wrap, async function* broken() {
+            yield 'partial';
+            throw error;
+          });
+          return { registry, terminal: echo };
+        },
+      ],
+      [
+        'a Wrap handler before it yields',
+        (registry: MiddlewareRegistry, error: unknown) => {
+          registry.add(Stage.Wrap, () => {
+            throw error;
+          });
+          return { registry, terminal: echo };
+        },
+      ],
     ])('pass the error of %s through as the same object', async (_label, arrange) => {
       for (const thrown of [new TypeError('broken'), 'a plain string', { code: 'CUSTOM' }]) {
         const { registry, terminal } = arrange(new MiddlewareRegistry(), thrown);
@@ -73,6 +86,7 @@ describe('MiddlewareRegistry.invoke', () => {
       const registry = new MiddlewareRegistry();
       const problem = new Error('model down');
       registry.add(Stage.Wrap, async function* rethrow(_context, next) {
+        // eslint-disable-next-line no-useless-catch -- the handler under test catches and rethrows
         try {
           yield* next();
         } catch (error) {
@@ -137,7 +151,7 @@ describe('MiddlewareRegistry.invoke', () => {
           yield 'one';
           yield 'two';
         } finally {
-          // eslint-disable-next-line no-unsafe-finally
+          // eslint-disable-next-line no-unsafe-finally -- the handler under test fails while it closes
           throw replacement;
         }
       });
@@ -175,12 +189,21 @@ describe('MiddlewareRegistry.invoke', () => {
       } catch (error) {
         synchronous = error;
       }
-      expect({ synchronous, rejection: await failure(pending as Promise<unknown>), closed }).toEqual({ synchronous: undefined, rejection: thrown, closed: [] });
+      expect({ synchronous, rejection: await failure(pending as Promise<unknown>), closed }).toEqual({
+        synchronous: undefined,
+        rejection: thrown,
+        closed: [],
+      });
     });
 
     it.each([
       ['rejected', (thrown: Error) => () => Promise.reject(thrown)],
-      ['threw synchronously', (thrown: Error) => () => { throw thrown; }],
+      [
+        'threw synchronously',
+        (thrown: Error) => () => {
+          throw thrown;
+        },
+      ],
     ])('is not closed with return() after its next() %s: it has ended', async (_label, make) => {
       const thrown = new Error('failed pull');
       const closed: string[] = [];
@@ -193,12 +216,28 @@ describe('MiddlewareRegistry.invoke', () => {
 
   describe('contract errors', () => {
     it.each([
-      ['a plain async function', async () => 'value', 'returned a promise, not an async iterable. It looks like a plain async function: write it as `async function*`'],
-      ['an array', () => ['a'], 'returned an array of length 1, not an async iterable. A synchronous iterable (an array or a `function*` generator) cannot stream'],
-      ['a sync generator', function* sync() {
-        yield 'a';
-      }, 'returned a synchronous iterator (a `function*` generator?), not an async iterable. A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.'],
-      ['undefined', () => undefined, 'returned undefined, not an async iterable. Write it as `async function*` and forward the inner events with `yield* next()`.'],
+      [
+        'a plain async function',
+        async () => 'value',
+        'returned a promise, not an async iterable. It looks like a plain async function: write it as `async function*`',
+      ],
+      [
+        'an array',
+        () => ['a'],
+        'returned an array of length 1, not an async iterable. A synchronous iterable (an array or a `function*` generator) cannot stream',
+      ],
+      [
+        'a sync generator',
+        function* sync() {
+          yield 'a';
+        },
+        'returned a synchronous iterator (a `function*` generator?), not an async iterable. A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.',
+      ],
+      [
+        'undefined',
+        () => undefined,
+        'returned undefined, not an async iterable. Write it as `async function*` and forward the inner events with `yield* next()`.',
+      ],
     ])('reject a Wrap handler returning %s with ERR_INVALID_HANDLER and a hint', async (_label, handler, text) => {
       const registry = new MiddlewareRegistry();
       registry.add(Stage.Wrap, handler as never, { name: 'wrong' });
@@ -231,9 +270,11 @@ describe('MiddlewareRegistry.invoke', () => {
       const registry = new MiddlewareRegistry();
       if (which === 'Wrap handler') registry.add(Stage.Wrap, (() => produced) as never, { name: 'wrong' });
       const error = await failure(registry.run(Stage, { prompt: 'x' }, which === 'terminal' ? ((() => produced) as never) : echo));
-      expect(fields(error)).toEqual(which === 'terminal'
-        ? { code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'terminal', handler: 'terminal' }
-        : { code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'wrap', handler: 'wrong' });
+      expect(fields(error)).toEqual(
+        which === 'terminal'
+          ? { code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'terminal', handler: 'terminal' }
+          : { code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'wrap', handler: 'wrong' },
+      );
       expect((error as Error).message).toContain(`returned ${got}, not an async iterable.`);
     });
 
@@ -286,7 +327,12 @@ describe('MiddlewareRegistry.invoke', () => {
       registry.add(Stage.Output, function forger() {
         return { [Symbol.for('staged-middleware.result')]: true, value: 'forged' } as unknown as MiddlewareResult<string>;
       });
-      expect(fields(await failure(registry.run(Stage, { prompt: 'x' }, echo)))).toEqual({ code: 'ERR_OUTPUT_CONTRACT', stage: 'model', phase: 'output', handler: 'forger' });
+      expect(fields(await failure(registry.run(Stage, { prompt: 'x' }, echo)))).toEqual({
+        code: 'ERR_OUTPUT_CONTRACT',
+        stage: 'model',
+        phase: 'output',
+        handler: 'forger',
+      });
     });
 
     it('passes on a context with a non-function then property as it is', async () => {

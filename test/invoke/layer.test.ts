@@ -18,7 +18,7 @@ describe('asGenerator', () => {
     it('adapts it into a native generator that delivers the same events', async () => {
       const iterable = { [Symbol.asyncIterator]: () => yieldAll('a', 'b') };
       const adapted = asGenerator(iterable, 'model', 'terminal', 'terminal');
-      expect(adapted.next).toBe(nativeNext);
+      expect((adapted as { next: unknown }).next).toBe(nativeNext);
       expect(await collect(adapted)).toEqual(['a', 'b']);
     });
 
@@ -48,7 +48,10 @@ describe('asGenerator', () => {
       const closed: string[] = [];
       const source = yieldAll('a', 'b');
       const iterable = {
-        [Symbol.asyncIterator]: () => ({ next: () => source.next(), return: () => (closed.push('return'), Promise.resolve({ value: undefined, done: true as const })) }),
+        [Symbol.asyncIterator]: () => ({
+          next: () => source.next(),
+          return: () => (closed.push('return'), Promise.resolve({ value: undefined, done: true as const })),
+        }),
       };
       const adapted = asGenerator(iterable, 'model', 'terminal', 'terminal');
       await adapted.next();
@@ -81,7 +84,15 @@ describe('pullFrom', () => {
 
   it.each([
     ['a plain result', () => ({ value: 'a', done: false }), { value: 'a', done: false }],
-    ['a thenable that is not a promise', () => ({ then: (resolve: (value: unknown) => void) => resolve({ value: 'b', done: false }) }), { value: 'b', done: false }],
+    [
+      'a thenable that is not a promise',
+      () => ({
+        then: (resolve: (value: unknown) => void) => {
+          resolve({ value: 'b', done: false });
+        },
+      }),
+      { value: 'b', done: false },
+    ],
   ])('turns %s into a promise of it', async (_label, next, expected) => {
     expect(await pullFrom({ next } as unknown as LayerGenerator)).toEqual(expected);
   });
@@ -91,7 +102,11 @@ describe('pullFrom', () => {
     let synchronous = false;
     let pulled: Promise<unknown> | undefined;
     try {
-      pulled = pullFrom({ next: () => { throw thrown; } } as unknown as LayerGenerator);
+      pulled = pullFrom({
+        next: () => {
+          throw thrown;
+        },
+      } as unknown as LayerGenerator);
     } catch {
       synchronous = true;
     }

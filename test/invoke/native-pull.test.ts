@@ -54,7 +54,10 @@ interface Scenario {
   readonly queued: boolean;
 }
 
-type Outcome = { readonly delivered: readonly unknown[]; readonly error?: string };
+interface Outcome {
+  readonly delivered: readonly unknown[];
+  readonly error?: string;
+}
 
 /** Runs a scenario with a native or a hand-written outermost layer and records what the consumer sees. */
 async function outcome(scenario: Scenario, native: boolean): Promise<Outcome> {
@@ -63,7 +66,7 @@ async function outcome(scenario: Scenario, native: boolean): Promise<Outcome> {
   const registry = new MiddlewareRegistry();
   if (scenario.output) {
     registry.add(stage.Output, function check(result) {
-      return result.replace({ ...result.value, checked: true } as Final);
+      return result.replace({ ...result.value, checked: true });
     });
   }
   for (let index = 0; index < scenario.wraps; index++) {
@@ -134,62 +137,167 @@ describe('MiddlewareRegistry.invoke', () => {
     it.each([
       {
         name: 'pass mode streams every event and ends',
-        scenario: { events: [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }], guarded: true, output: false, wraps: 1, queued: false },
-        expected: { delivered: [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }] },
+        scenario: {
+          events: [
+            { type: 'delta', n: 1 },
+            { type: 'result', n: 2 },
+          ],
+          guarded: true,
+          output: false,
+          wraps: 1,
+          queued: false,
+        },
+        expected: {
+          delivered: [
+            { type: 'delta', n: 1 },
+            { type: 'result', n: 2 },
+          ],
+        },
       },
       {
         name: 'hold mode with a guard passes deltas and transforms the result last',
-        scenario: { events: [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }, { type: 'delta', n: 3 }, { type: 'result', n: 4 }], guarded: true, output: true, wraps: 1, queued: false },
-        expected: { delivered: [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }, { type: 'delta', n: 3 }, { type: 'result', n: 4, checked: true }] },
+        scenario: {
+          events: [
+            { type: 'delta', n: 1 },
+            { type: 'result', n: 2 },
+            { type: 'delta', n: 3 },
+            { type: 'result', n: 4 },
+          ],
+          guarded: true,
+          output: true,
+          wraps: 1,
+          queued: false,
+        },
+        expected: {
+          delivered: [
+            { type: 'delta', n: 1 },
+            { type: 'result', n: 2 },
+            { type: 'delta', n: 3 },
+            { type: 'result', n: 4, checked: true },
+          ],
+        },
       },
       {
         name: 'hold mode with a guard fails when the last event is not a result',
-        scenario: { events: [{ type: 'result', n: 1 }, { type: 'delta', n: 2 }], guarded: true, output: true, wraps: 0, queued: false },
-        expected: { delivered: [{ type: 'result', n: 1 }, { type: 'delta', n: 2 }], error: 'ERR_NO_RESULT' },
+        scenario: {
+          events: [
+            { type: 'result', n: 1 },
+            { type: 'delta', n: 2 },
+          ],
+          guarded: true,
+          output: true,
+          wraps: 0,
+          queued: false,
+        },
+        expected: {
+          delivered: [
+            { type: 'result', n: 1 },
+            { type: 'delta', n: 2 },
+          ],
+          error: 'ERR_NO_RESULT',
+        },
       },
       {
         name: 'an undefined event fails the invoke after the events before it',
-        scenario: { events: [{ type: 'delta', n: 1 }, undefined, { type: 'result', n: 2 }], guarded: true, output: false, wraps: 2, queued: false },
+        scenario: {
+          events: [{ type: 'delta', n: 1 }, undefined, { type: 'result', n: 2 }],
+          guarded: true,
+          output: false,
+          wraps: 2,
+          queued: false,
+        },
         expected: { delivered: [{ type: 'delta', n: 1 }], error: 'ERR_INVALID_EVENT' },
       },
-    ] satisfies { name: string; scenario: Scenario; expected: Outcome }[])('$name (native and hand-written alike)', async ({ scenario, expected }) => {
-      expect({ native: await outcome(scenario, true), handWritten: await outcome(scenario, false) }).toEqual({ native: expected, handWritten: expected });
-    });
+    ] satisfies { name: string; scenario: Scenario; expected: Outcome }[])(
+      '$name (native and hand-written alike)',
+      async ({ scenario, expected }) => {
+        expect({ native: await outcome(scenario, true), handWritten: await outcome(scenario, false) }).toEqual({
+          native: expected,
+          handWritten: expected,
+        });
+      },
+    );
 
     it.each([
       // Each stream is long enough that the pull meeting the end is one the shortcut makes (not the first).
-      ['ERR_NO_RESULT in pass mode', Guarded, [{ type: 'delta', n: 1 }, { type: 'delta', n: 2 }], 2, 'none', 'ERR_NO_RESULT'],
-      ['ERR_NO_RESULT in hold mode', Guarded, [{ type: 'result', n: 1 }, { type: 'delta', n: 2 }], 2, 'output', 'ERR_NO_RESULT'],
-      ['an Output handler that throws', Unguarded, [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }], 1, 'failing output', 'output failed'],
-      ['a result schema that rejects', createStage<unknown, Event, Event>('fastSchema', { result: { safeParse: () => ({ success: false, error: 'no' }) } }), [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }], 1, 'none', 'ERR_RESULT_INVALID'],
-    ] as const)('reports a failure at completion on the shortcut (%s) to instrumentation and then ends', async (_label, stage, events, deliveredCount, output, failure) => {
-      const registry = new MiddlewareRegistry();
-      const outcomes: string[] = [];
-      registry.instrument({ name: 'ends', invoke: () => ({ end: (outcome) => outcomes.push(outcome.status === 'error' ? `error ${text(outcome.error)}` : outcome.status) }) });
-      if (output === 'output') registry.add(stage.Output, (result) => result);
-      if (output === 'failing output') {
-        registry.add(stage.Output, () => {
-          throw new Error('output failed');
+      [
+        'ERR_NO_RESULT in pass mode',
+        Guarded,
+        [
+          { type: 'delta', n: 1 },
+          { type: 'delta', n: 2 },
+        ],
+        2,
+        'none',
+        'ERR_NO_RESULT',
+      ],
+      [
+        'ERR_NO_RESULT in hold mode',
+        Guarded,
+        [
+          { type: 'result', n: 1 },
+          { type: 'delta', n: 2 },
+        ],
+        2,
+        'output',
+        'ERR_NO_RESULT',
+      ],
+      [
+        'an Output handler that throws',
+        Unguarded,
+        [
+          { type: 'delta', n: 1 },
+          { type: 'result', n: 2 },
+        ],
+        1,
+        'failing output',
+        'output failed',
+      ],
+      [
+        'a result schema that rejects',
+        createStage<unknown, Event, Event>('fastSchema', { result: { safeParse: () => ({ success: false, error: 'no' }) } }),
+        [
+          { type: 'delta', n: 1 },
+          { type: 'result', n: 2 },
+        ],
+        1,
+        'none',
+        'ERR_RESULT_INVALID',
+      ],
+    ] as const)(
+      'reports a failure at completion on the shortcut (%s) to instrumentation and then ends',
+      async (_label, stage, events, deliveredCount, output, failure) => {
+        const registry = new MiddlewareRegistry();
+        const outcomes: string[] = [];
+        registry.instrument({
+          name: 'ends',
+          invoke: () => ({ end: (outcome) => outcomes.push(outcome.status === 'error' ? `error ${text(outcome.error)}` : outcome.status) }),
         });
-      }
-      const invoke = registry.invoke(stage as typeof Unguarded, {}, async function* terminal() {
-        yield* events;
-      });
-      const pulls: unknown[] = [];
-      for (let pull = 0; pull < deliveredCount + 2; pull++) {
-        try {
-          pulls.push(await invoke.next());
-        } catch (error) {
-          pulls.push(`rejected ${text(error)}`);
+        if (output === 'output') registry.add(stage.Output, (result) => result);
+        if (output === 'failing output') {
+          registry.add(stage.Output, () => {
+            throw new Error('output failed');
+          });
         }
-      }
-      const delivered = pulls.slice(0, deliveredCount).map((pulled) => (pulled as IteratorResult<Event>).value);
-      expect({ delivered, rest: pulls.slice(deliveredCount), outcomes }).toEqual({
-        delivered: events.slice(0, deliveredCount),
-        rest: [`rejected ${failure}`, { value: undefined, done: true }],
-        outcomes: [`error ${failure}`],
-      });
-    });
+        const invoke = registry.invoke(stage as typeof Unguarded, {}, async function* terminal() {
+          yield* events;
+        });
+        const pulls: unknown[] = [];
+        for (let pull = 0; pull < deliveredCount + 2; pull++) {
+          try {
+            pulls.push(await invoke.next());
+          } catch (error) {
+            pulls.push(`rejected ${text(error)}`);
+          }
+        }
+        const delivered = pulls.slice(0, deliveredCount).map((pulled) => (pulled as IteratorResult<Event, unknown>).value);
+        expect({ delivered, rest: pulls.slice(deliveredCount), outcomes }).toEqual({
+          delivered: events.slice(0, deliveredCount),
+          rest: [`rejected ${failure}`, { value: undefined, done: true }],
+          outcomes: [`error ${failure}`],
+        });
+      },
+    );
 
     it('calls the guard once per event', async () => {
       const seen: number[] = [];
@@ -201,7 +309,12 @@ describe('MiddlewareRegistry.invoke', () => {
       });
       const registry = new MiddlewareRegistry();
       registry.add(Counted.Output, (result) => result);
-      const events: Event[] = [{ type: 'delta', n: 1 }, { type: 'result', n: 2 }, { type: 'delta', n: 3 }, { type: 'result', n: 4 }];
+      const events: Event[] = [
+        { type: 'delta', n: 1 },
+        { type: 'result', n: 2 },
+        { type: 'delta', n: 3 },
+        { type: 'result', n: 4 },
+      ];
       const delivered: Event[] = [];
       for await (const event of registry.invoke(Counted, {}, async function* terminal() {
         yield* events;

@@ -38,29 +38,37 @@ describe('AddOptions.next', () => {
     });
   });
 
-  it.each(['once', 'at-most-once'] as const)("rejects a second call under '%s' with ERR_NEXT_POLICY naming stage, handler and count", async (policy) => {
-    const registry = new MiddlewareRegistry();
-    registry.add(Stage.Wrap, calling(2), { next: policy, name: 'twice' });
-    const error = (await outcome(registry.run(Stage, { prompt: 'x' }, terminal))) as MiddlewareError;
-    expect(MiddlewareError.isInstance(error)).toBe(true);
-    expect({ code: error.code, stage: error.stage, phase: error.phase, handler: error.handler }).toEqual({
-      code: 'ERR_NEXT_POLICY',
-      stage: 'model',
-      phase: 'wrap',
-      handler: 'twice',
-    });
-    const expected = policy === 'once' ? 'exactly once' : 'at most once';
-    expect(error.message).toBe(
-      `[ERR_NEXT_POLICY] Wrap handler "twice" of stage "model" is registered with next: '${policy}' and must call next() ${expected}, but called it 2 times. Change the handler, or register it with next: 'many'.`,
-    );
-  });
+  it.each(['once', 'at-most-once'] as const)(
+    "rejects a second call under '%s' with ERR_NEXT_POLICY naming stage, handler and count",
+    async (policy) => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, calling(2), { next: policy, name: 'twice' });
+      const error = (await outcome(registry.run(Stage, { prompt: 'x' }, terminal))) as MiddlewareError;
+      expect(MiddlewareError.isInstance(error)).toBe(true);
+      expect({ code: error.code, stage: error.stage, phase: error.phase, handler: error.handler }).toEqual({
+        code: 'ERR_NEXT_POLICY',
+        stage: 'model',
+        phase: 'wrap',
+        handler: 'twice',
+      });
+      const expected = policy === 'once' ? 'exactly once' : 'at most once';
+      expect(error.message).toBe(
+        `[ERR_NEXT_POLICY] Wrap handler "twice" of stage "model" is registered with next: '${policy}' and must call next() ${expected}, but called it 2 times. Change the handler, or register it with next: 'many'.`,
+      );
+    },
+  );
 
   it("rejects a handler under 'once' that finishes without calling next()", async () => {
     const registry = new MiddlewareRegistry();
     registry.add(Stage.Wrap, calling(0), { next: 'once', name: 'lazy' });
     const error = (await outcome(registry.run(Stage, { prompt: 'x' }, terminal))) as MiddlewareError;
-    expect({ code: error.code, stage: error.stage, phase: error.phase, handler: error.handler }).toEqual({ code: 'ERR_NEXT_POLICY', stage: 'model', phase: 'wrap', handler: 'lazy' });
-    expect(error.message).toContain("must call next() exactly once, but called it 0 times.");
+    expect({ code: error.code, stage: error.stage, phase: error.phase, handler: error.handler }).toEqual({
+      code: 'ERR_NEXT_POLICY',
+      stage: 'model',
+      phase: 'wrap',
+      handler: 'lazy',
+    });
+    expect(error.message).toContain('must call next() exactly once, but called it 0 times.');
   });
 
   it('counts calls per activation, so an outer retry may enter a limited handler again', async () => {
@@ -77,14 +85,18 @@ describe('AddOptions.next', () => {
 
   it('lets the handler catch the policy error and recover', async () => {
     const registry = new MiddlewareRegistry();
-    registry.add(Stage.Wrap, async function* careful(_context, next) {
-      yield* next();
-      try {
-        next();
-      } catch (error) {
-        yield `refused: ${(error as MiddlewareError).code}`;
-      }
-    }, { next: 'at-most-once' });
+    registry.add(
+      Stage.Wrap,
+      async function* careful(_context, next) {
+        yield* next();
+        try {
+          next();
+        } catch (error) {
+          yield `refused: ${(error as MiddlewareError).code}`;
+        }
+      },
+      { next: 'at-most-once' },
+    );
     await expect(registry.run(Stage, { prompt: 'x' }, terminal)).resolves.toBe('refused: ERR_NEXT_POLICY');
   });
 });

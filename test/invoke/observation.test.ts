@@ -35,7 +35,8 @@ function recorder(label = 'rec'): { instrumentation: Instrumentation; recording:
         }
       })();
     },
-    handlerStart: (info: HandlerInfo) => recording.handlers.push(`start ${info.phase} ${info.handler} @${info.position} order ${info.order}`),
+    handlerStart: (info: HandlerInfo) =>
+      recording.handlers.push(`start ${info.phase} ${info.handler} @${info.position} order ${info.order}`),
     handlerEnd: (info: HandlerInfo, ...error: unknown[]) =>
       recording.handlers.push(`end ${info.phase} ${info.handler}${error.length > 0 ? ` failed: ${(error[0] as Error).message}` : ''}`),
     end: (outcome) => recording.outcomes.push(outcome),
@@ -58,20 +59,69 @@ describe('MiddlewareRegistry.instrument', () => {
       const registry = new MiddlewareRegistry();
       const { instrumentation, recording } = recorder();
       registry.instrument(instrumentation);
-      registry.add(Stage.Wrap, async function* retry(_context, next) {
-        for await (const _event of next()) break;
-        yield* next({ prompt: 'second' });
-      }, { id: 'retry', order: -1 });
+      registry.add(
+        Stage.Wrap,
+        async function* retry(_context, next) {
+          for await (const _event of next()) break;
+          yield* next({ prompt: 'second' });
+        },
+        { id: 'retry', order: -1 },
+      );
       registry.add(Stage.Wrap, async function* inner(_context, next) {
         yield* next();
       });
       await expect(registry.run(Stage, { prompt: 'first' }, terminal)).resolves.toBe('second');
       expect(recording.layers).toEqual([
-        { kind: 'wrap', handler: 'retry', id: 'retry', order: -1, position: 0, attempt: 1, context: { prompt: 'first' }, parent: undefined },
-        { kind: 'wrap', handler: 'inner', id: undefined, order: 0, position: 1, attempt: 1, context: { prompt: 'first' }, parent: 'retry#1' },
-        { kind: 'terminal', handler: 'terminal', id: undefined, order: 0, position: 2, attempt: 1, context: { prompt: 'first' }, parent: 'inner#1' },
-        { kind: 'wrap', handler: 'inner', id: undefined, order: 0, position: 1, attempt: 2, context: { prompt: 'second' }, parent: 'retry#1' },
-        { kind: 'terminal', handler: 'terminal', id: undefined, order: 0, position: 2, attempt: 2, context: { prompt: 'second' }, parent: 'inner#2' },
+        {
+          kind: 'wrap',
+          handler: 'retry',
+          id: 'retry',
+          order: -1,
+          position: 0,
+          attempt: 1,
+          context: { prompt: 'first' },
+          parent: undefined,
+        },
+        {
+          kind: 'wrap',
+          handler: 'inner',
+          id: undefined,
+          order: 0,
+          position: 1,
+          attempt: 1,
+          context: { prompt: 'first' },
+          parent: 'retry#1',
+        },
+        {
+          kind: 'terminal',
+          handler: 'terminal',
+          id: undefined,
+          order: 0,
+          position: 2,
+          attempt: 1,
+          context: { prompt: 'first' },
+          parent: 'inner#1',
+        },
+        {
+          kind: 'wrap',
+          handler: 'inner',
+          id: undefined,
+          order: 0,
+          position: 1,
+          attempt: 2,
+          context: { prompt: 'second' },
+          parent: 'retry#1',
+        },
+        {
+          kind: 'terminal',
+          handler: 'terminal',
+          id: undefined,
+          order: 0,
+          position: 2,
+          attempt: 2,
+          context: { prompt: 'second' },
+          parent: 'inner#2',
+        },
       ]);
       expect(recording.log).toEqual([
         'rec:enter retry#1',
@@ -105,7 +155,11 @@ describe('MiddlewareRegistry.instrument', () => {
         yield* next();
       });
       await expect(registry.run(Stage, { prompt: 'x' }, terminal)).resolves.toBe('two');
-      expect(recording.layers.map((layer) => `${layer.handler}#${layer.attempt} <- ${layer.parent ?? 'none'} (${String((layer.context as { prompt: string }).prompt)})`)).toEqual([
+      expect(
+        recording.layers.map(
+          (layer) => `${layer.handler}#${layer.attempt} <- ${layer.parent ?? 'none'} (${(layer.context as { prompt: string }).prompt})`,
+        ),
+      ).toEqual([
         'hedge#1 <- none (x)',
         'inner#1 <- hedge#1 (one)',
         'inner#2 <- hedge#1 (two)',
@@ -151,7 +205,13 @@ describe('MiddlewareRegistry.instrument', () => {
         }),
       );
       const { code, stage, phase, handler } = error as MiddlewareError;
-      expect({ code, stage, phase, handler, terminalCalls }).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: undefined, handler: 'broken layers', terminalCalls: 0 });
+      expect({ code, stage, phase, handler, terminalCalls }).toEqual({
+        code: 'ERR_INVALID_HANDLER',
+        stage: 'model',
+        phase: undefined,
+        handler: 'broken layers',
+        terminalCalls: 0,
+      });
       expect((error as Error).message).toBe(
         `[ERR_INVALID_HANDLER] Instrumentation "broken layers" returned ${described} from layer() for the terminal in an invoke of stage "model", but it must return an async generator (next, return and Symbol.asyncIterator). Wrap the events in an \`async function*\` that does \`yield* events\`.`,
       );
@@ -159,7 +219,10 @@ describe('MiddlewareRegistry.instrument', () => {
 
     it('can be caught by the Wrap handler whose next() entered the layer', async () => {
       const registry = new MiddlewareRegistry();
-      registry.instrument({ name: 'terminal only', invoke: () => ({ layer: (info, events) => (info.kind === 'terminal' ? (7 as never) : events) }) });
+      registry.instrument({
+        name: 'terminal only',
+        invoke: () => ({ layer: (info, events) => (info.kind === 'terminal' ? (7 as never) : events) }),
+      });
       registry.add(Stage.Wrap, async function* fallback(_context, next) {
         try {
           yield* next();
@@ -179,15 +242,23 @@ describe('MiddlewareRegistry.instrument', () => {
       registry.add(Stage.Input, function first(context) {
         return context;
       });
-      registry.add(Stage.Input, function second(context) {
-        return context;
-      }, { order: 1 });
+      registry.add(
+        Stage.Input,
+        function second(context) {
+          return context;
+        },
+        { order: 1 },
+      );
       registry.add(Stage.Output, function outer(result) {
         return result;
       });
-      registry.add(Stage.Output, function inner(result) {
-        return result;
-      }, { order: 4 });
+      registry.add(
+        Stage.Output,
+        function inner(result) {
+          return result;
+        },
+        { order: 4 },
+      );
       await registry.run(Stage, { prompt: 'x' }, terminal);
       expect(recording.handlers).toEqual([
         'start input first @0 order 0',
@@ -202,13 +273,23 @@ describe('MiddlewareRegistry.instrument', () => {
     });
 
     it.each([
-      ['an Input handler that throws', Stage.Input, () => {
-        throw new Error('boom');
-      }, 'end input bad failed: boom'],
+      [
+        'an Input handler that throws',
+        Stage.Input,
+        () => {
+          throw new Error('boom');
+        },
+        'end input bad failed: boom',
+      ],
       ['an Input handler that breaks its contract', Stage.Input, () => undefined, 'end input bad failed: [ERR_INPUT_CONTRACT]'],
-      ['an Output handler that throws', Stage.Output, () => {
-        throw new Error('boom');
-      }, 'end output bad failed: boom'],
+      [
+        'an Output handler that throws',
+        Stage.Output,
+        () => {
+          throw new Error('boom');
+        },
+        'end output bad failed: boom',
+      ],
       ['an Output handler that breaks its contract', Stage.Output, () => 'raw', 'end output bad failed: [ERR_OUTPUT_CONTRACT]'],
     ])('report the failure of %s', async (_label, target, handler, expected) => {
       const registry = new MiddlewareRegistry();
@@ -229,13 +310,13 @@ describe('MiddlewareRegistry.instrument', () => {
       registry.instrument({
         name: 'ends',
         invoke: () => ({
-          handlerEnd: (info: HandlerInfo, ...error: unknown[]) => ends.push({ handler: info.handler, arguments: 1 + error.length, error: error[0] }),
+          handlerEnd: (info: HandlerInfo, ...error: unknown[]) =>
+            ends.push({ handler: info.handler, arguments: 1 + error.length, error: error[0] }),
         }),
       });
       registry.add(target as typeof Stage.Input, function silent() {
-        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw undefined;
-      } as never);
+      });
       const thrown = await failure(registry.run(Stage, { prompt: 'x' }, terminal));
       expect(thrown).toBeUndefined();
       expect(ends).toEqual([{ handler: 'silent', arguments: 2, error: undefined }]);
@@ -329,7 +410,13 @@ describe('MiddlewareRegistry.instrument', () => {
       registry.add(Stage.Input, (context) => (trace.push('input'), context));
       const error = await failure(registry.run(Stage, { prompt: 'x' }, terminal));
       const { code, stage, phase, handler } = error as MiddlewareError;
-      expect({ code, stage, phase, handler, trace }).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: undefined, handler: named, trace: [] });
+      expect({ code, stage, phase, handler, trace }).toEqual({
+        code: 'ERR_INVALID_HANDLER',
+        stage: 'model',
+        phase: undefined,
+        handler: named,
+        trace: [],
+      });
     });
 
     it.each([
@@ -344,7 +431,11 @@ describe('MiddlewareRegistry.instrument', () => {
         thrown = error;
       }
       const { code, phase } = thrown as MiddlewareError;
-      expect({ isError: MiddlewareError.isInstance(thrown), code, phase }).toEqual({ isError: true, code: 'ERR_INVALID_HANDLER', phase: 'register' });
+      expect({ isError: MiddlewareError.isInstance(thrown), code, phase }).toEqual({
+        isError: true,
+        code: 'ERR_INVALID_HANDLER',
+        phase: 'register',
+      });
       expect((thrown as Error).message).toContain('registry.instrument expects { name, invoke(info) }');
     });
   });

@@ -65,7 +65,10 @@ describe('MiddlewareRegistry.invoke', () => {
 
     it('checks the last event against the guard at the end', async () => {
       const trace: string[] = [];
-      const outcome = await consume(new MiddlewareRegistry().invoke(Guarded, { prompt: 'x' }, emitting([final('r'), delta('d')], trace)), trace);
+      const outcome = await consume(
+        new MiddlewareRegistry().invoke(Guarded, { prompt: 'x' }, emitting([final('r'), delta('d')], trace)),
+        trace,
+      );
       expect(outcome.events).toEqual([final('r'), delta('d')]);
       expect(fields(outcome.error)).toEqual({ code: 'ERR_NO_RESULT', stage: 'guarded', phase: undefined, handler: undefined });
       expect((outcome.error as Error).message).toBe(
@@ -103,7 +106,10 @@ describe('MiddlewareRegistry.invoke', () => {
       const registry = new MiddlewareRegistry();
       const trace: string[] = [];
       registry.add(Guarded.Output, (result) => result.replace(final(`${result.value.text}!`)));
-      const outcome = await consume(registry.invoke(Guarded, { prompt: 'x' }, emitting([delta('d1'), final('r1'), delta('d2'), final('r2')], trace)), trace);
+      const outcome = await consume(
+        registry.invoke(Guarded, { prompt: 'x' }, emitting([delta('d1'), final('r1'), delta('d2'), final('r2')], trace)),
+        trace,
+      );
       expect(outcome).toEqual({ events: [delta('d1'), final('r1'), delta('d2'), final('r2!')] });
       expect(trace).toEqual([
         'yield {"type":"delta","text":"d1"}',
@@ -152,7 +158,11 @@ describe('MiddlewareRegistry.invoke', () => {
         return result;
       });
       const outcome = await consume(registry.invoke(Guarded, { prompt: 'x' }, emitting([delta('d'), final('r')])));
-      expect({ events: outcome.events, error: (outcome.error as Error).constructor.name, held }).toEqual({ events: [delta('d')], error: 'TypeError', held: [] });
+      expect({ events: outcome.events, error: (outcome.error as Error).constructor.name, held }).toEqual({
+        events: [delta('d')],
+        error: 'TypeError',
+        held: [],
+      });
     });
 
     it('delivers the final result frozen and the earlier events as they came', async () => {
@@ -175,7 +185,11 @@ describe('MiddlewareRegistry.invoke', () => {
 
     it.each([
       ['a state binding', { state: { get: () => ({ n: 0 }), set: () => undefined } }, Guarded],
-      ['a result schema', {}, createStage<Context, Final, Event>('schema', { isResult: (event): event is Final => event.type === 'result', result: z.any() })],
+      [
+        'a result schema',
+        {},
+        createStage<Context, Final, Event>('schema', { isResult: (event): event is Final => event.type === 'result', result: z.any() }),
+      ],
       ['no Output handler at all', {}, Guarded],
     ])('freezes nothing without Output handlers, with %s', async (_label, options, stage) => {
       const last = final('r');
@@ -204,7 +218,9 @@ describe('MiddlewareRegistry.invoke', () => {
       const outcome = await consume(make().invoke(Plain, { prompt: 'x' }, emitting<string>([])));
       expect(outcome.events).toEqual([]);
       expect(fields(outcome.error)).toEqual({ code: 'ERR_NO_RESULT', stage: 'plain', phase: undefined, handler: undefined });
-      expect((outcome.error as Error).message).toContain('did not yield a result event: it yielded no event at all (outermost layer: the terminal).');
+      expect((outcome.error as Error).message).toContain(
+        'did not yield a result event: it yielded no event at all (outermost layer: the terminal).',
+      );
     });
 
     it.each([
@@ -227,7 +243,7 @@ describe('MiddlewareRegistry.invoke', () => {
 
   describe('context schema', () => {
     const Typed = createStage<{ prompt: string; temperature: number }, string>('typed', {
-      context: z.object({ prompt: z.string().transform((text) => text.trim()), temperature: z.number().default(0.5) }) as never,
+      context: z.object({ prompt: z.string().transform((text) => text.trim()), temperature: z.number().default(0.5) }),
     });
 
     it('gives the Wrap phase the parsed context, after the Input phase', async () => {
@@ -262,7 +278,12 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   describe('result schema', () => {
-    const Checked = createStage<Context, string>('checked', { result: z.string().min(2).transform((text) => `<${text}>`) });
+    const Checked = createStage<Context, string>('checked', {
+      result: z
+        .string()
+        .min(2)
+        .transform((text) => `<${text}>`),
+    });
 
     it('delivers the parsed value after the Output phase, holding events back', async () => {
       const registry = new MiddlewareRegistry();
@@ -293,7 +314,10 @@ describe('MiddlewareRegistry.invoke', () => {
     it('accepts a schema with safeParse only', async () => {
       const problems = ['too short'];
       const schema: Schema<string> = {
-        safeParse: (value) => (typeof value === 'string' && value.length > 1 ? { success: true, data: value.toUpperCase() } : { success: false, error: problems }),
+        safeParse: (value) =>
+          typeof value === 'string' && value.length > 1
+            ? { success: true, data: value.toUpperCase() }
+            : { success: false, error: problems },
       };
       const Custom = createStage<Context, string>('custom', { result: schema });
       await expect(new MiddlewareRegistry().run(Custom, { prompt: 'x' }, emitting(['ok']))).resolves.toBe('OK');
@@ -305,15 +329,17 @@ describe('MiddlewareRegistry.invoke', () => {
   describe('result through run', () => {
     it('resolves with the Output-transformed result', async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(Guarded.Output, (result) => result.update((draft) => {
-        draft.text = draft.text.toUpperCase();
-      }));
+      registry.add(Guarded.Output, (result) =>
+        result.update((draft) => {
+          draft.text = draft.text.toUpperCase();
+        }),
+      );
       await expect(registry.run(Guarded, { prompt: 'x' }, emitting([delta('d'), final('done')]))).resolves.toEqual(final('DONE'));
     });
   });
 
   describe('what Input and Output handlers receive besides their value', () => {
-    it('gives each a fresh { stage, signal, handler } with the invoke\'s signal', async () => {
+    it("gives each a fresh { stage, signal, handler } with the invoke's signal", async () => {
       const registry = new MiddlewareRegistry();
       const runs: { stage: unknown; signal: AbortSignal; handler: string }[] = [];
       registry.add(Guarded.Input, function addContext(context, run) {
@@ -349,7 +375,13 @@ describe('MiddlewareRegistry.invoke', () => {
       const controller = new AbortController();
       registry.add(Guarded.Input, function fetchDocuments(context, run) {
         return new Promise<Context>((_resolve, reject) => {
-          run.signal.addEventListener('abort', () => reject(run.signal.reason as Error), { once: true });
+          run.signal.addEventListener(
+            'abort',
+            () => {
+              reject(run.signal.reason as Error);
+            },
+            { once: true },
+          );
           controller.abort(new Error('user left'));
         });
       });

@@ -64,9 +64,16 @@ describe('ReleasingChain', () => {
 
   it('accepts a hand-written chain whose next() returns plain results, and one without throw()', async () => {
     const { forgotten, owner: chainOwner } = owner();
-    const results = [{ value: 'a', done: false }, { value: undefined, done: true }];
+    const results = [
+      { value: 'a', done: false },
+      { value: undefined, done: true },
+    ];
     const closed: string[] = [];
-    const iterator = { [Symbol.asyncIterator]: () => iterator, next: () => results.shift(), return: () => (closed.push('return'), { value: undefined, done: true }) };
+    const iterator = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: () => results.shift(),
+      return: () => (closed.push('return'), { value: undefined, done: true }),
+    };
     const chain = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
     expect(await collect(chain)).toEqual(['a']);
     const second = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);

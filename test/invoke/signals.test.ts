@@ -72,7 +72,13 @@ describe('narrowSignal', () => {
       const given = new AbortController();
       (which === 'outer' ? outer : given).abort(`${which} reason`);
       const { signal, link } = narrowSignal(outer.signal, given.signal);
-      expect([signal.aborted, signal.reason, link, listeners(outer.signal), listeners(given.signal)]).toEqual([true, `${which} reason`, undefined, 0, 0]);
+      expect([signal.aborted, signal.reason, link, listeners(outer.signal), listeners(given.signal)]).toEqual([
+        true,
+        `${which} reason`,
+        undefined,
+        0,
+        0,
+      ]);
     });
 
     it('keeps the reason of the source that aborted first', () => {

@@ -69,7 +69,10 @@ describe('StateRecorder', () => {
     const draft = state.draft();
     draft.count = 4;
     const events = new StateRecorder(yieldAll(), state as StateIsolation<unknown>, draft);
-    expect([await events.next(), await events.next()]).toEqual([{ value: undefined, done: true }, { value: undefined, done: true }]);
+    expect([await events.next(), await events.next()]).toEqual([
+      { value: undefined, done: true },
+      { value: undefined, done: true },
+    ]);
     state.writeBack();
     expect(writes).toEqual([{ count: 4 }]);
   });
@@ -84,8 +87,19 @@ describe('StateRecorder', () => {
       const { isolation: state, writes } = isolation();
       const draft = state.draft();
       draft.count = 5;
-      const results = [{ value: 'a', done: false }, { value: undefined, done: true }];
-      expect(await collect(new StateRecorder(handWritten(() => results.shift()), state as StateIsolation<unknown>, draft))).toEqual(['a']);
+      const results = [
+        { value: 'a', done: false },
+        { value: undefined, done: true },
+      ];
+      expect(
+        await collect(
+          new StateRecorder(
+            handWritten(() => results.shift()),
+            state as StateIsolation<unknown>,
+            draft,
+          ),
+        ),
+      ).toEqual(['a']);
       state.writeBack();
       expect(writes).toEqual([{ count: 5 }]);
     });
@@ -93,7 +107,13 @@ describe('StateRecorder', () => {
     it('turns a next() that throws synchronously into a rejection, recording nothing', async () => {
       const { isolation: state, writes } = isolation();
       const thrown = new Error('sync');
-      const events = new StateRecorder(handWritten(() => { throw thrown; }), state as StateIsolation<unknown>, state.draft());
+      const events = new StateRecorder(
+        handWritten(() => {
+          throw thrown;
+        }),
+        state as StateIsolation<unknown>,
+        state.draft(),
+      );
       expect(await failure(events.next())).toBe(thrown);
       state.writeBack();
       expect(writes).toEqual([]);
@@ -103,7 +123,10 @@ describe('StateRecorder', () => {
       const { isolation: state } = isolation();
       const closed: string[] = [];
       const events = new StateRecorder(
-        handWritten(() => ({ value: 'a', done: false }), { return: () => (closed.push('closed'), { value: undefined, done: true }), throw: undefined }),
+        handWritten(() => ({ value: 'a', done: false }), {
+          return: () => (closed.push('closed'), { value: undefined, done: true }),
+          throw: undefined,
+        }),
         state as StateIsolation<unknown>,
         state.draft(),
       );
@@ -114,7 +137,12 @@ describe('StateRecorder', () => {
     it('passes the thrown error on even when closing a terminal without throw() fails', async () => {
       const { isolation: state } = isolation();
       const events = new StateRecorder(
-        handWritten(() => ({ value: 'a', done: false }), { return: () => { throw new Error('closing failed'); }, throw: undefined }),
+        handWritten(() => ({ value: 'a', done: false }), {
+          return: () => {
+            throw new Error('closing failed');
+          },
+          throw: undefined,
+        }),
         state as StateIsolation<unknown>,
         state.draft(),
       );
@@ -125,7 +153,15 @@ describe('StateRecorder', () => {
     it('turns a return() that throws synchronously into a rejection', async () => {
       const { isolation: state } = isolation();
       const thrown = new Error('return failed');
-      const events = new StateRecorder(handWritten(() => ({ value: 'a', done: false }), { return: () => { throw thrown; } }), state as StateIsolation<unknown>, state.draft());
+      const events = new StateRecorder(
+        handWritten(() => ({ value: 'a', done: false }), {
+          return: () => {
+            throw thrown;
+          },
+        }),
+        state as StateIsolation<unknown>,
+        state.draft(),
+      );
       expect(await failure(events.return(undefined))).toBe(thrown);
     });
   });

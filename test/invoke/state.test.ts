@@ -13,7 +13,12 @@ interface ModelState {
 }
 const Stage = createStage<Context, string>('model');
 
-function store(initial: ModelState): { binding: StateBinding<ModelState>; writes: ModelState[]; reads: () => number; current: () => ModelState } {
+function store(initial: ModelState): {
+  binding: StateBinding<ModelState>;
+  writes: ModelState[];
+  reads: () => number;
+  current: () => ModelState;
+} {
   let current = initial;
   let reads = 0;
   const writes: ModelState[] = [];
@@ -52,12 +57,17 @@ describe('MiddlewareRegistry.invoke', () => {
     it('writes back the state the terminal produced, deletions included, keeping untouched branches', async () => {
       const { binding, writes } = store(initial());
       const before = binding.get();
-      await new MiddlewareRegistry().run(Stage, { prompt: 'x' }, async function* terminal(context, run) {
-        const state = run.state as ModelState;
-        state.count = 7;
-        delete state.scratch;
-        yield context.prompt;
-      }, { state: binding });
+      await new MiddlewareRegistry().run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(context, run) {
+          const state = run.state as ModelState;
+          state.count = 7;
+          delete state.scratch;
+          yield context.prompt;
+        },
+        { state: binding },
+      );
       expect(writes).toEqual([{ count: 7, notes: [], settings: { model: 'small' } }]);
       expect('scratch' in (writes[0] as ModelState)).toBe(false);
       expect((writes[0] as ModelState).settings).toBe(before.settings);
@@ -93,14 +103,19 @@ describe('MiddlewareRegistry.invoke', () => {
           yield* next({ prompt: 'second' });
         }
       });
-      await registry.run(Stage, { prompt: 'x' }, async function* terminal(context, run) {
-        drafts.push(run.state);
-        const state = run.state as ModelState;
-        seen.push(state.count);
-        state.count += 10;
-        if (context.prompt === 'first') throw new Error('failed after changing the draft');
-        yield context.prompt;
-      }, { state: binding });
+      await registry.run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(context, run) {
+          drafts.push(run.state);
+          const state = run.state as ModelState;
+          seen.push(state.count);
+          state.count += 10;
+          if (context.prompt === 'first') throw new Error('failed after changing the draft');
+          yield context.prompt;
+        },
+        { state: binding },
+      );
       expect(seen).toEqual([0, 0]);
       // Compared by identity directly: a finished draft is a revoked proxy that matchers cannot inspect.
       expect(drafts.length === 2 && drafts[0] !== drafts[1]).toBe(true);
@@ -137,21 +152,31 @@ describe('MiddlewareRegistry.invoke', () => {
     it('works with a Set inside a plain state object', async () => {
       let written: { tags: Set<string> } | undefined;
       const binding: StateBinding<{ tags: Set<string> }> = { get: () => ({ tags: new Set(['old']) }), set: (next) => (written = next) };
-      await new MiddlewareRegistry().run(Stage, { prompt: 'x' }, async function* terminal(context, run) {
-        run.state?.tags.add('new');
-        yield context.prompt;
-      }, { state: binding });
+      await new MiddlewareRegistry().run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(context, run) {
+          run.state?.tags.add('new');
+          yield context.prompt;
+        },
+        { state: binding },
+      );
       expect(written).toEqual({ tags: new Set(['old', 'new']) });
     });
 
     it('works with a Map as the state', async () => {
       let written: Map<string, number> | undefined;
       const binding: StateBinding<Map<string, number>> = { get: () => new Map([['a', 1]]), set: (next) => (written = next) };
-      await new MiddlewareRegistry().run(Stage, { prompt: 'x' }, async function* terminal(context, run) {
-        run.state?.set('b', 2);
-        run.state?.delete('a');
-        yield context.prompt;
-      }, { state: binding });
+      await new MiddlewareRegistry().run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(context, run) {
+          run.state?.set('b', 2);
+          run.state?.delete('a');
+          yield context.prompt;
+        },
+        { state: binding },
+      );
       expect(written).toEqual(new Map([['b', 2]]));
     });
   });
@@ -227,33 +252,49 @@ describe('MiddlewareRegistry.invoke', () => {
 
     it('writes nothing when the consumer closes the invoke', async () => {
       const { binding, writes } = store(initial());
-      const events = new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, async function* terminal(context, run) {
-        (run.state as ModelState).count = 5;
-        yield 'partial';
-        yield context.prompt;
-      }, { state: binding });
+      const events = new MiddlewareRegistry().invoke(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(context, run) {
+          (run.state as ModelState).count = 5;
+          yield 'partial';
+          yield context.prompt;
+        },
+        { state: binding },
+      );
       await events.next();
       await events.return();
       expect(writes).toEqual([]);
     });
 
     it.each([
-      ['a Wrap handler short-circuits', async function* cached() {
-        yield 'cached';
-      }],
-      ['the only terminal call is abandoned', async function* abandons(_context: Context, next: () => AsyncGenerator<string>) {
-        await next().next();
-        yield 'own';
-      }],
+      [
+        'a Wrap handler short-circuits',
+        async function* cached() {
+          yield 'cached';
+        },
+      ],
+      [
+        'the only terminal call is abandoned',
+        async function* abandons(_context: Context, next: () => AsyncGenerator<string>) {
+          await next().next();
+          yield 'own';
+        },
+      ],
     ])('writes nothing when no terminal call completed because %s', async (_label, handler) => {
       const { binding, writes } = store(initial());
       const registry = new MiddlewareRegistry();
       registry.add(Stage.Wrap, handler as never);
-      await registry.run(Stage, { prompt: 'x' }, async function* terminal(context, run) {
-        (run.state as ModelState).count = 5;
-        yield 'partial';
-        yield context.prompt;
-      }, { state: binding });
+      await registry.run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(context, run) {
+          (run.state as ModelState).count = 5;
+          yield 'partial';
+          yield context.prompt;
+        },
+        { state: binding },
+      );
       expect(writes).toEqual([]);
     });
   });
@@ -273,11 +314,16 @@ describe('MiddlewareRegistry.invoke', () => {
       const writes: unknown[] = [];
       let entered = false;
       const error = await failure(
-        new MiddlewareRegistry().run(Stage, { prompt: 'x' }, async function* terminal(context, run) {
-          entered = true;
-          (run.state as Circular).a.n = 2;
-          yield context.prompt;
-        }, { state: { get: () => state, set: (next) => writes.push(next) } }),
+        new MiddlewareRegistry().run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal(context, run) {
+            entered = true;
+            (run.state as Circular).a.n = 2;
+            yield context.prompt;
+          },
+          { state: { get: () => state, set: (next) => writes.push(next) } },
+        ),
       );
       const { code, stage, phase, handler } = error as MiddlewareError;
       expect({ code, stage, phase, handler, entered, writes, frozen: Object.isFrozen(state) }).toEqual({
@@ -293,19 +339,34 @@ describe('MiddlewareRegistry.invoke', () => {
     });
 
     it.each([
-      ['a Map', () => {
-        const state = { sessions: new Map<string, unknown>() };
-        state.sessions.set('current', { owner: state });
-        return state;
-      }, 'sessions.current.owner'],
-      ['a Set', () => {
-        const state = { members: new Set<unknown>() };
-        state.members.add({ group: state.members });
-        return state;
-      }, 'members.0.group'],
+      [
+        'a Map',
+        () => {
+          const state = { sessions: new Map<string, unknown>() };
+          state.sessions.set('current', { owner: state });
+          return state;
+        },
+        'sessions.current.owner',
+      ],
+      [
+        'a Set',
+        () => {
+          const state = { members: new Set<unknown>() };
+          state.members.add({ group: state.members });
+          return state;
+        },
+        'members.0.group',
+      ],
     ])('rejects a cycle through %s too', async (_label, make, path) => {
-      const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, counting([]) as never, { state: { get: make as () => unknown, set: () => undefined } }));
-      expect([(error as MiddlewareError).code, (error as Error).message.includes(`the value at ${path} is`)]).toEqual(['ERR_INVALID_STATE', true]);
+      const error = await failure(
+        new MiddlewareRegistry().run(Stage, { prompt: 'x' }, counting([]) as never, {
+          state: { get: (): unknown => make(), set: () => undefined },
+        }),
+      );
+      expect([(error as MiddlewareError).code, (error as Error).message.includes(`the value at ${path} is`)]).toEqual([
+        'ERR_INVALID_STATE',
+        true,
+      ]);
     });
 
     it('takes a state the library produced as it is on the next invoke: frozen, so not walked again', async () => {
@@ -327,10 +388,15 @@ describe('MiddlewareRegistry.invoke', () => {
     ])('fails with ERR_INVALID_STATE for %s', async (_label, value, described) => {
       let entered = false;
       const error = await failure(
-        new MiddlewareRegistry().run(Stage, { prompt: 'x' }, async function* terminal() {
-          entered = true;
-          yield 'x';
-        }, { state: { get: () => value, set: () => undefined } }),
+        new MiddlewareRegistry().run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal() {
+            entered = true;
+            yield 'x';
+          },
+          { state: { get: () => value, set: () => undefined } },
+        ),
       );
       expect(MiddlewareError.isInstance(error)).toBe(true);
       const { code, stage, phase } = error as MiddlewareError;

@@ -14,7 +14,9 @@ const context: ModelContext = { prompt: 'hi' };
 const byPrompt = (value: ModelContext): string => value.prompt;
 
 /** A store that keeps entries as JSON text, as Redis behind Keyv does, and records every set. */
-function jsonStore(initial: Record<string, unknown> = {}): CacheStore & { readonly sets: [string, unknown, number | undefined][]; readonly saved: Map<string, string> } {
+function jsonStore(
+  initial: Record<string, unknown> = {},
+): CacheStore & { readonly sets: [string, unknown, number | undefined][]; readonly saved: Map<string, string> } {
   const saved = new Map(Object.entries(initial).map(([key, value]) => [key, JSON.stringify(value)]));
   const sets: [string, unknown, number | undefined][] = [];
   return {
@@ -43,7 +45,11 @@ describe('cache', () => {
     ])('passes ttlMs $ttlMs to set, beside the wall-clock expiresAt', async ({ ttlMs, expiresAt }) => {
       const store = jsonStore();
       const terminal = scriptedTerminal([[answer('a')]]);
-      await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store, timers: manualTimers(), ...(ttlMs === undefined ? {} : { ttlMs }) })]] });
+      await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store, timers: manualTimers(), ...(ttlMs === undefined ? {} : { ttlMs }) })]],
+      });
       expect(store.sets).toEqual([['hi', { events: [answer('a')], expiresAt }, ttlMs]]);
     });
   });
@@ -72,7 +78,11 @@ describe('cache', () => {
 
     it('treats an expiresAt of null as no expiry', async () => {
       const store = jsonStore({ hi: { events: [answer('stored')], expiresAt: null } });
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('fresh')]]), handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('fresh')]]),
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       expect(run.events).toEqual([answer('stored')]);
     });
   });
@@ -100,21 +110,30 @@ describe('cache', () => {
       const run = await runStage(ModelStage, {
         context,
         terminal,
-        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store, onError: (error, { operation, key }) => reports.push([error, { operation, key }]) })]],
+        handlers: [
+          [
+            ModelStage.Wrap,
+            cache({ key: byPrompt, store, onError: (error, { operation, key }) => reports.push([error, { operation, key }]) }),
+          ],
+        ],
       });
       expect([run.events, store.saved.get('hi')]).toEqual([[answer('fresh')], { events: [answer('fresh')], expiresAt: undefined }]);
       const [error, info] = reports[0] ?? [];
-      expect([reports.length, info, MiddlewareError.isInstance(error) && { code: error.code, stage: error.stage, phase: error.phase, handler: error.handler }]).toEqual([
-        1,
-        { operation: 'get', key: 'hi' },
-        { code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'wrap', handler: 'cache' },
-      ]);
+      expect([
+        reports.length,
+        info,
+        MiddlewareError.isInstance(error) && { code: error.code, stage: error.stage, phase: error.phase, handler: error.handler },
+      ]).toEqual([1, { operation: 'get', key: 'hi' }, { code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'wrap', handler: 'cache' }]);
     });
 
     it('warns by default in one line naming neither the key nor what the store holds', async () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
       const store: CacheStore = { get: () => 'secret user text' as never, set: () => undefined };
-      await runStage(ModelStage, { context: { prompt: 'private prompt' }, terminal: scriptedTerminal([[answer('fresh')]]), handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      await runStage(ModelStage, {
+        context: { prompt: 'private prompt' },
+        terminal: scriptedTerminal([[answer('fresh')]]),
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       expect(warn.mock.calls).toEqual([
         [
           '[staged-middleware] cache: store.get() failed in Wrap handler "cache" of stage "model", so the call went to the inner chain uncached: [ERR_INVALID_OPTIONS] options.store.get() of Wrap handler "cache" of stage "model" answered a value of type string, which is not a cache entry { events: [...], expiresAt?: number }; a store shared with other programs may hold other values under the same key, so give the cache its own namespace or key prefix. Pass options.onError to handle store failures yourself.',
@@ -125,7 +144,11 @@ describe('cache', () => {
     it('takes null as a plain miss, reporting nothing', async () => {
       const reports: string[] = [];
       const store: CacheStore = { get: () => null, set: () => undefined };
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('fresh')]]), handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store, onError: (_error, info) => reports.push(info.operation) })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('fresh')]]),
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store, onError: (_error, info) => reports.push(info.operation) })]],
+      });
       expect([run.events, reports]).toEqual([[answer('fresh')], []]);
     });
   });
@@ -142,7 +165,11 @@ describe('cache', () => {
       await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, handler]] });
       const hit = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, handler]] });
       const stored = await keyv.get('hi', { raw: true });
-      expect([hit.events, terminal.calls.length, stored?.value?.events]).toEqual([[chunk('a'), answer('first')], 1, [chunk('a'), answer('first')]]);
+      expect([hit.events, terminal.calls.length, stored?.value?.events]).toEqual([
+        [chunk('a'), answer('first')],
+        1,
+        [chunk('a'), answer('first')],
+      ]);
       // Keyv's own expiry, from the ttl cache passed, agrees with expiresAt to within the time the test took.
       expect(Math.abs((stored?.expires ?? 0) - (stored?.value?.expiresAt ?? 0))).toBeLessThan(1_000);
     });

@@ -35,7 +35,16 @@ describe('cache', () => {
       const timers = manualTimers();
       const deleted: string[] = [];
       const store = new LruStore(10);
-      const tracked: CacheStore = { get: (key) => store.get(key), set: (key, entry) => store.set(key, entry), delete: (key) => (deleted.push(key), store.delete(key)) };
+      const tracked: CacheStore = {
+        get: (key) => store.get(key),
+        set: (key, entry) => {
+          store.set(key, entry);
+        },
+        delete: (key) => {
+          deleted.push(key);
+          store.delete(key);
+        },
+      };
       const registry = new MiddlewareRegistry();
       registry.add(ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 1_000, timers, store: tracked }));
       const terminal = scriptedTerminal([[answer('old')], [answer('new')]]);
@@ -54,11 +63,19 @@ describe('cache', () => {
       const shared = new LruStore();
       const terminal = scriptedTerminal([[answer('first')], [answer('fresh')]]);
       const writer = manualTimers();
-      await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 1_000, store: shared, timers: writer })]] });
+      await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 1_000, store: shared, timers: writer })]],
+      });
       expect(shared.get('hi')).toEqual({ events: [answer('first')], expiresAt: WALL_CLOCK_START + 1_000 });
       // Another process, started later: its monotonic clock is back at 0, its wall clock 5 s on.
       const reader = { ...manualTimers(), wallClock: () => WALL_CLOCK_START + 5_000 };
-      const later = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 1_000, store: shared, timers: reader })]] });
+      const later = await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 1_000, store: shared, timers: reader })]],
+      });
       expect(later.result).toEqual(answer('fresh'));
       expect(terminal.calls).toHaveLength(2);
     });
@@ -67,7 +84,11 @@ describe('cache', () => {
       vi.useFakeTimers({ now: Date.UTC(2030, 0, 1) });
       try {
         const store = new LruStore();
-        await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('a')]]), handlers: [[ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 60_000, store })]] });
+        await runStage(ModelStage, {
+          context,
+          terminal: scriptedTerminal([[answer('a')]]),
+          handlers: [[ModelStage.Wrap, cache({ key: byPrompt, ttlMs: 60_000, store })]],
+        });
         expect(store.get('hi')).toEqual({ events: [answer('a')], expiresAt: Date.UTC(2030, 0, 1) + 60_000 });
       } finally {
         vi.useRealTimers();
@@ -107,7 +128,12 @@ describe('cache', () => {
       const store = new LruStore();
       const controller = new AbortController();
       const terminal = scriptedTerminal([[chunk('a'), waits(Infinity)]]);
-      const running = runStage(ModelStage, { context, terminal, signal: controller.signal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      const running = runStage(ModelStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       await settle();
       controller.abort('stop');
       const run = await running;
@@ -123,7 +149,12 @@ describe('cache', () => {
         // Aborted after the last event, while the chain completes: cache sees the end, not an error.
         controller.abort('late');
       };
-      const run = await runStage(ModelStage, { context, terminal: abortingTerminal, signal: controller.signal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: abortingTerminal,
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_ABORTED');
       expect(store.size).toBe(0);
     });
@@ -150,7 +181,9 @@ describe('cache', () => {
       { options: { key: byPrompt, timers: { now: () => 0 } }, problem: 'options.timers must have wallClock()' },
       { options: { key: byPrompt, onError: 'log' }, problem: 'options.onError' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => cache(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'cache', message: expect.stringContaining(problem) }));
+      expect(() => cache(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'cache', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

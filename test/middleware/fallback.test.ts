@@ -13,10 +13,16 @@ describe('fallback', () => {
       const run = await runStage(ModelStage, {
         context,
         terminal,
-        handlers: [[ModelStage.Wrap, fallback<ModelContext>([(original) => ({ ...original, model: 'medium' }), { prompt: 'hi', model: 'small' }])]],
+        handlers: [
+          [ModelStage.Wrap, fallback<ModelContext>([(original) => ({ ...original, model: 'medium' }), { prompt: 'hi', model: 'small' }])],
+        ],
       });
       expect(run.events).toEqual([answer('from small')]);
-      expect(terminal.calls.map((call) => call.context)).toEqual([context, { prompt: 'hi', model: 'medium' }, { prompt: 'hi', model: 'small' }]);
+      expect(terminal.calls.map((call) => call.context)).toEqual([
+        context,
+        { prompt: 'hi', model: 'medium' },
+        { prompt: 'hi', model: 'small' },
+      ]);
       expect(run.calls.fallback?.nextContexts).toEqual([context, { prompt: 'hi', model: 'medium' }, { prompt: 'hi', model: 'small' }]);
     });
 
@@ -30,10 +36,22 @@ describe('fallback', () => {
     it('holds a failed attempt back in commit mode and marks it in live mode', async () => {
       const down = new Error('down');
       const script = [[chunk('partial'), throws(down)], [answer('ok')]] as const;
-      const commit = await runStage(ModelStage, { context, terminal: scriptedTerminal(script), handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }])]] });
-      const live = await runStage(ModelStage, { context, terminal: scriptedTerminal(script), handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }], { stream: 'live' })]] });
+      const commit = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal(script),
+        handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }])]],
+      });
+      const live = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal(script),
+        handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }], { stream: 'live' })]],
+      });
       expect(commit.events).toEqual([answer('ok')]);
-      expect(live.events).toEqual([chunk('partial'), { type: 'attempt-boundary', handler: 'fallback', failedAttempt: 1, nextAttempt: 2, error: down }, answer('ok')]);
+      expect(live.events).toEqual([
+        chunk('partial'),
+        { type: 'attempt-boundary', handler: 'fallback', failedAttempt: 1, nextAttempt: 2, error: down },
+        answer('ok'),
+      ]);
     });
   });
 
@@ -48,7 +66,11 @@ describe('fallback', () => {
     it('stops when fallbackOn declines', async () => {
       const invalid = new Error('invalid request');
       const terminal = scriptedTerminal([[throws(invalid)], [answer('unused')]]);
-      const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }], { fallbackOn: () => false })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }], { fallbackOn: () => false })]],
+      });
       expect(run.error).toBe(invalid);
       expect(terminal.calls).toHaveLength(1);
     });
@@ -58,7 +80,12 @@ describe('fallback', () => {
     it('does not move on to an alternative', async () => {
       const controller = new AbortController();
       const terminal = scriptedTerminal([[waits(Infinity)], [answer('unused')]]);
-      const running = runStage(ModelStage, { context, terminal, signal: controller.signal, handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }])]] });
+      const running = runStage(ModelStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, fallback([{ prompt: 'b' }])]],
+      });
       await settle();
       controller.abort('stop');
       const run = await running;
@@ -76,7 +103,9 @@ describe('fallback', () => {
       { alternatives: [], options: { fallbackOn: 1 }, problem: 'fallbackOn' },
       { alternatives: [], options: { stream: { mode: 'live' } }, problem: 'stream' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ alternatives, options, problem }) => {
-      expect(() => fallback(alternatives as never, options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'fallback', message: expect.stringContaining(problem) }));
+      expect(() => fallback(alternatives as never, options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'fallback', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

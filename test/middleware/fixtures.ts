@@ -107,7 +107,7 @@ export function terminalFailingOnClose(error: Error): () => AsyncGenerator<Model
     try {
       yield chunk('a');
     } finally {
-      // eslint-disable-next-line no-unsafe-finally
+      // eslint-disable-next-line no-unsafe-finally -- the double fails while it closes, which is what it is for
       throw error;
     }
   };

@@ -18,10 +18,18 @@ describe('logging', () => {
         context,
         terminal,
         handlers: [
-          [ModelStage.Input, function tag(value: ModelContext) { clock += 1; return value; }],
+          [
+            ModelStage.Input,
+            function tag(value: ModelContext) {
+              clock += 1;
+              return value;
+            },
+          ],
           [ModelStage.Wrap, retry({ backoff: () => 0 })],
         ],
-        instrument: [logging({ logger: { info: (record) => info.push(record), error: (record) => errors.push(record) }, now: () => clock })],
+        instrument: [
+          logging({ logger: { info: (record) => info.push(record), error: (record) => errors.push(record) }, now: () => clock }),
+        ],
       });
       const retryBase = { stage: 'model', phase: 'wrap', handler: 'retry', position: 0, attempt: 1 };
       const terminalBase = { stage: 'model', phase: 'terminal', handler: 'terminal', position: 1 };
@@ -46,7 +54,14 @@ describe('logging', () => {
       await runStage(ModelStage, {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
-        handlers: [[ModelStage.Output, function explode(): never { throw boom; }]],
+        handlers: [
+          [
+            ModelStage.Output,
+            function explode(): never {
+              throw boom;
+            },
+          ],
+        ],
         instrument: [logging({ logger: (record) => records.push(record) })],
       });
       expect(records.filter((record) => record.error !== undefined)).toEqual([
@@ -62,7 +77,14 @@ describe('logging', () => {
       await runStage(ModelStage, {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
-        handlers: [[ModelStage.Input, function nothing(): never { throw undefined; }]],
+        handlers: [
+          [
+            ModelStage.Input,
+            function nothing(): never {
+              throw undefined;
+            },
+          ],
+        ],
         instrument: [logging({ logger: (record) => records.push(record) })],
       });
       expect(records.filter((record) => record.event.startsWith('handler.'))).toEqual([
@@ -84,7 +106,13 @@ describe('logging', () => {
       await settle();
       controller.abort('stop');
       await running;
-      expect(records.map((record) => [record.event, record.handler, MiddlewareError.isInstance(record.error) ? record.error.code : record.error])).toEqual([
+      expect(
+        records.map((record) => [
+          record.event,
+          record.handler,
+          MiddlewareError.isInstance(record.error) ? record.error.code : record.error,
+        ]),
+      ).toEqual([
         ['invoke.start', undefined, undefined],
         ['layer.start', 'terminal', undefined],
         ['layer.error', 'terminal', 'stop'],
@@ -100,7 +128,17 @@ describe('logging', () => {
       await events.next();
       await events.return();
       expect(records.slice(2)).toEqual([
-        { event: 'layer.end', stage: 'model', phase: 'terminal', handler: 'terminal', position: 0, attempt: 1, events: 1, durationMs: 0, closed: true },
+        {
+          event: 'layer.end',
+          stage: 'model',
+          phase: 'terminal',
+          handler: 'terminal',
+          position: 0,
+          attempt: 1,
+          events: 1,
+          durationMs: 0,
+          closed: true,
+        },
         { event: 'invoke.end', stage: 'model', status: 'closed' },
       ]);
     });
@@ -114,7 +152,15 @@ describe('logging', () => {
       await events.next();
       await expect(events.return()).rejects.toBe(cleanupFailed);
       expect(records.find((record) => record.event === 'layer.error')).toEqual({
-        event: 'layer.error', stage: 'model', phase: 'terminal', handler: 'terminal', position: 0, attempt: 1, events: 1, durationMs: 0, error: cleanupFailed,
+        event: 'layer.error',
+        stage: 'model',
+        phase: 'terminal',
+        handler: 'terminal',
+        position: 0,
+        attempt: 1,
+        events: 1,
+        durationMs: 0,
+        error: cleanupFailed,
       });
     });
   });
@@ -122,7 +168,11 @@ describe('logging', () => {
   describe('what it returns', () => {
     it('is a frozen instrumentation named logging, for registry.instrument', () => {
       const instrumentation = logging({ logger: () => undefined });
-      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual(['logging', 'function', true]);
+      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual([
+        'logging',
+        'function',
+        true,
+      ]);
     });
   });
 

@@ -14,16 +14,21 @@ import { ModelStage } from './fixtures';
 const { cache, fallback, rateLimit, regenerate, retry, timeout, validate } = middleware;
 
 /** What the two entry points export that makes a named handler. */
-type Entries = { readonly middleware: typeof middleware; readonly testing: typeof testing };
+interface Entries {
+  readonly middleware: typeof middleware;
+  readonly testing: typeof testing;
+}
 
 /** Every built-in handler and the name SPEC section 4 gives it, made from the given entry points. */
 function handlerNames({ middleware: built, testing: kit }: Entries): [string, string][] {
   const validating: string[] = [];
-  built.validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }).setup({
-    add: (_target, handler) => (validating.push(handler.name), () => undefined),
-    instrument: () => () => undefined,
-    provide: () => () => undefined,
-  });
+  built
+    .validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) })
+    .setup({
+      add: (_target, handler) => (validating.push(handler.name), () => undefined),
+      instrument: () => () => undefined,
+      provide: () => () => undefined,
+    });
   return [
     ['retry', built.retry().name],
     ['fallback', built.fallback([]).name],
@@ -54,7 +59,10 @@ describe('built-in handlers', () => {
 
     it('are named validateContext and validateResult in a bundle named validate', () => {
       const registry = new MiddlewareRegistry();
-      const bundle: Middleware = validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) });
+      const bundle: Middleware = validate(ModelStage, {
+        context: z.object({ prompt: z.string() }),
+        result: z.object({ type: z.literal('result'), text: z.string() }),
+      });
       registry.use(bundle);
       expect(registry.describe(ModelStage).map((entry) => [entry.phase, entry.name, entry.bundle])).toEqual([
         ['input', 'validateContext', 'validate'],
@@ -75,12 +83,23 @@ describe('built-in handlers', () => {
       const directory = await mkdtemp(join(tmpdir(), 'staged-middleware-names-'));
       try {
         const load = async (entry: string): Promise<unknown> => {
-          const bundled = await build({ entryPoints: [entry], bundle: true, write: false, format, platform: 'node', target: 'es2022', logLevel: 'silent' });
+          const bundled = await build({
+            entryPoints: [entry],
+            bundle: true,
+            write: false,
+            format,
+            platform: 'node',
+            target: 'es2022',
+            logLevel: 'silent',
+          });
           const file = join(directory, `${entry.replaceAll('/', '-')}.${format === 'esm' ? 'mjs' : 'cjs'}`);
           await writeFile(file, bundled.outputFiles[0]?.text ?? '');
           return format === 'esm' ? import(/* @vite-ignore */ pathToFileURL(file).href) : createRequire(import.meta.url)(file);
         };
-        const entries = { middleware: (await load('src/middleware/index.ts')) as typeof middleware, testing: (await load('src/testing/index.ts')) as typeof testing };
+        const entries = {
+          middleware: (await load('src/middleware/index.ts')) as typeof middleware,
+          testing: (await load('src/testing/index.ts')) as typeof testing,
+        };
         const names = handlerNames(entries);
         expect(names.map(([, name]) => name)).toEqual(names.map(([expected]) => expected));
       } finally {

@@ -13,7 +13,7 @@ describe('rateLimit', () => {
       const timers = manualTimers();
       const registry = new MiddlewareRegistry();
       registry.add(TextStage.Wrap, rateLimit({ minIntervalMs: 100, timers }));
-      const { starts, runs } = startMany(registry, 3, timers.now);
+      const { starts, runs } = startMany(registry, 3, () => timers.now());
       await settle();
       expect(starts).toEqual([0]);
       await timers.advance(100);
@@ -40,7 +40,7 @@ describe('rateLimit', () => {
       const timers = manualTimers();
       const registry = new MiddlewareRegistry();
       registry.add(TextStage.Wrap, rateLimit({ tokensPerInterval: 2, intervalMs: 1_000, timers }));
-      const { starts, runs } = startMany(registry, 4, timers.now);
+      const { starts, runs } = startMany(registry, 4, () => timers.now());
       await settle();
       expect(starts).toEqual([0, 0]);
       // One token comes back every 500 ms.
@@ -58,7 +58,9 @@ describe('rateLimit', () => {
       { options: { tokensPerInterval: 1, intervalMs: -1 }, problem: 'intervalMs' },
       { options: { minIntervalMs: 10, timers: { now: () => 0 } }, problem: 'options.timers' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => rateLimit(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'rateLimit', message: expect.stringContaining(problem) }));
+      expect(() => rateLimit(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'rateLimit', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

@@ -11,13 +11,23 @@ function mustBeJson(result: ModelEvent): void {
   JSON.parse((result as Answer).text);
 }
 
-const withFeedback = (previous: ModelContext, error: unknown): ModelContext => ({ ...previous, prompt: `${previous.prompt} | ${(error as Error).message}` });
+const withFeedback = (previous: ModelContext, error: unknown): ModelContext => ({
+  ...previous,
+  prompt: `${previous.prompt} | ${(error as Error).message}`,
+});
 
 describe('regenerate', () => {
   describe('when check rejects a result and a later attempt passes', () => {
     it('runs again with the feedback context and delivers only the accepted attempt (commit)', async () => {
-      const terminal = scriptedTerminal([[chunk('x'), answer('not json')], [chunk('y'), answer('{"a":1}')]]);
-      const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, regenerate({ check: mustBeJson, feedback: withFeedback })]] });
+      const terminal = scriptedTerminal([
+        [chunk('x'), answer('not json')],
+        [chunk('y'), answer('{"a":1}')],
+      ]);
+      const run = await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, regenerate({ check: mustBeJson, feedback: withFeedback })]],
+      });
       expect(run.events).toEqual([chunk('y'), answer('{"a":1}')]);
       expect(terminal.calls).toHaveLength(2);
       const rejection = (() => {
@@ -36,7 +46,11 @@ describe('regenerate', () => {
       const check = (result: ModelEvent): void => {
         if ((result as Answer).text !== '3') throw new Error(`no ${(result as Answer).text}`);
       };
-      const run = await runStage(ModelStage, { context: { prompt: 'p' }, terminal, handlers: [[ModelStage.Wrap, regenerate({ check, feedback: withFeedback })]] });
+      const run = await runStage(ModelStage, {
+        context: { prompt: 'p' },
+        terminal,
+        handlers: [[ModelStage.Wrap, regenerate({ check, feedback: withFeedback })]],
+      });
       expect(run.result).toEqual(answer('3'));
       expect(terminal.calls.map((call) => (call.context as ModelContext).prompt)).toEqual(['p', 'p | no 1', 'p | no 1 | no 2']);
     });
@@ -47,7 +61,11 @@ describe('regenerate', () => {
       const check = (result: ModelEvent): void => {
         if ((result as Answer).text === 'short') throw rejection;
       };
-      const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, regenerate({ check, feedback: (previous) => previous, stream: 'live' })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, regenerate({ check, feedback: (previous: ModelContext) => previous, stream: 'live' })]],
+      });
       expect(run.events).toEqual([
         chunk('a'),
         answer('short'),
@@ -61,7 +79,17 @@ describe('regenerate', () => {
       const run = await runStage(TextStage, {
         context: { prompt: 'p' },
         terminal,
-        handlers: [[TextStage.Wrap, regenerate({ check: async (result: string) => { if (result === 'bad') throw new Error('bad'); }, feedback: async (previous: { prompt: string }) => ({ prompt: `${previous.prompt}!` }) })]],
+        handlers: [
+          [
+            TextStage.Wrap,
+            regenerate({
+              check: async (result: string) => {
+                if (result === 'bad') throw new Error('bad');
+              },
+              feedback: async (previous: { prompt: string }) => ({ prompt: `${previous.prompt}!` }),
+            }),
+          ],
+        ],
       });
       expect(run.result).toBe('good');
       expect(terminal.calls.map((call) => call.context)).toEqual([{ prompt: 'p' }, { prompt: 'p!' }]);
@@ -76,7 +104,18 @@ describe('regenerate', () => {
       const run = await runStage(ModelStage, {
         context,
         terminal,
-        handlers: [[ModelStage.Wrap, regenerate({ check: () => { throw rejections[index++]; }, feedback: (previous: ModelContext) => previous, maxAttempts: 3 })]],
+        handlers: [
+          [
+            ModelStage.Wrap,
+            regenerate({
+              check: () => {
+                throw rejections[index++];
+              },
+              feedback: (previous: ModelContext) => previous,
+              maxAttempts: 3,
+            }),
+          ],
+        ],
       });
       expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_MIDDLEWARE_FAILED');
       const error = run.error as MiddlewareError;
@@ -88,11 +127,26 @@ describe('regenerate', () => {
     });
 
     it('accepts the last result when not critical', async () => {
-      const terminal = scriptedTerminal([[chunk('a'), answer('first')], [chunk('b'), answer('last')]]);
+      const terminal = scriptedTerminal([
+        [chunk('a'), answer('first')],
+        [chunk('b'), answer('last')],
+      ]);
       const run = await runStage(ModelStage, {
         context,
         terminal,
-        handlers: [[ModelStage.Wrap, regenerate({ check: () => { throw new Error('never good'); }, feedback: (previous: ModelContext) => previous, maxAttempts: 2, critical: false })]],
+        handlers: [
+          [
+            ModelStage.Wrap,
+            regenerate({
+              check: () => {
+                throw new Error('never good');
+              },
+              feedback: (previous: ModelContext) => previous,
+              maxAttempts: 2,
+              critical: false,
+            }),
+          ],
+        ],
       });
       expect(run.error).toBeUndefined();
       expect(run.events).toEqual([chunk('b'), answer('last')]);
@@ -103,7 +157,11 @@ describe('regenerate', () => {
     it('passes the error through unchanged without regenerating', async () => {
       const broken = new Error('network');
       const terminal = scriptedTerminal([[throws(broken)], [answer('unused')]]);
-      const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, regenerate({ check: mustBeJson, feedback: withFeedback })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, regenerate({ check: mustBeJson, feedback: withFeedback })]],
+      });
       expect(run.error).toBe(broken);
       expect(terminal.calls).toHaveLength(1);
     });
@@ -129,7 +187,12 @@ describe('regenerate', () => {
     it('stops at once with ERR_ABORTED and no further attempt', async () => {
       const controller = new AbortController();
       const terminal = scriptedTerminal([[chunk('a'), waits(Infinity)], [answer('unused')]]);
-      const running = runStage(ModelStage, { context, terminal, signal: controller.signal, handlers: [[ModelStage.Wrap, regenerate({ check: mustBeJson, feedback: withFeedback })]] });
+      const running = runStage(ModelStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, regenerate({ check: mustBeJson, feedback: withFeedback })]],
+      });
       await settle();
       controller.abort('bye');
       const run = await running;
@@ -144,7 +207,12 @@ describe('regenerate', () => {
         controller.abort('during check');
         throw new Error('rejected');
       };
-      const run = await runStage(ModelStage, { context, terminal, signal: controller.signal, handlers: [[ModelStage.Wrap, regenerate({ check, feedback: withFeedback })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, regenerate({ check, feedback: withFeedback })]],
+      });
       expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_ABORTED');
       expect(terminal.calls).toHaveLength(1);
     });
@@ -157,7 +225,9 @@ describe('regenerate', () => {
       { options: { check: (): undefined => undefined }, problem: 'feedback' },
       { options: { check: (): undefined => undefined, feedback: () => ({}), maxAttempts: 0 }, problem: 'maxAttempts' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => regenerate(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'regenerate', message: expect.stringContaining(problem) }));
+      expect(() => regenerate(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'regenerate', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

@@ -11,18 +11,31 @@ describe('retry', () => {
   describe('when a later attempt succeeds', () => {
     it('delivers only the successful attempt in commit mode', async () => {
       const overloaded = new Error('overloaded');
-      const terminal = scriptedTerminal([[chunk('lost'), throws(overloaded)], [chunk('a'), answer('ok')]]);
+      const terminal = scriptedTerminal([
+        [chunk('lost'), throws(overloaded)],
+        [chunk('a'), answer('ok')],
+      ]);
       const timers = manualTimers({ auto: true });
       const run = await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry({ timers, random: () => 0 })]] });
       expect(run).toMatchObject({ events: [chunk('a'), answer('ok')], result: answer('ok'), error: undefined });
-      expect(run.calls.retry).toEqual({ phase: 'wrap', activations: 1, received: [context], nextCalls: 2, nextContexts: [context, context], finallyRan: true });
+      expect(run.calls.retry).toEqual({
+        phase: 'wrap',
+        activations: 1,
+        received: [context],
+        nextCalls: 2,
+        nextContexts: [context, context],
+        finallyRan: true,
+      });
       expect(terminal.calls.map((call) => call.outcome)).toEqual(['threw', 'completed']);
       expect(timers.pending()).toBe(0);
     });
 
     it('marks the failed attempt with a boundary event in live mode', async () => {
       const overloaded = new Error('overloaded');
-      const terminal = scriptedTerminal([[chunk('lost'), throws(overloaded)], [chunk('a'), answer('ok')]]);
+      const terminal = scriptedTerminal([
+        [chunk('lost'), throws(overloaded)],
+        [chunk('a'), answer('ok')],
+      ]);
       const run = await runStage(ModelStage, {
         context,
         terminal,
@@ -41,7 +54,15 @@ describe('retry', () => {
       const run = await runStage(TextStage, {
         context,
         terminal,
-        handlers: [[TextStage.Wrap, retry({ stream: { mode: 'live', boundary: (info) => `retrying ${info.failedAttempt}->${info.nextAttempt}` }, backoff: () => 0 })]],
+        handlers: [
+          [
+            TextStage.Wrap,
+            retry({
+              stream: { mode: 'live', boundary: (info) => `retrying ${info.failedAttempt}->${info.nextAttempt}` },
+              backoff: () => 0,
+            }),
+          ],
+        ],
       });
       expect(run.events).toEqual(['retrying 1->2', 'done']);
     });
@@ -49,7 +70,12 @@ describe('retry', () => {
 
   describe('backoff', () => {
     it.each([
-      { name: 'half jitter at random 0.5', backoff: { initialMs: 100, factor: 2, maxMs: 10_000, jitter: 0.5 }, random: 0.5, delays: [75, 150, 300] },
+      {
+        name: 'half jitter at random 0.5',
+        backoff: { initialMs: 100, factor: 2, maxMs: 10_000, jitter: 0.5 },
+        random: 0.5,
+        delays: [75, 150, 300],
+      },
       { name: 'no jitter', backoff: { initialMs: 100, factor: 3, jitter: 0 }, random: 0.9, delays: [100, 300, 900] },
       { name: 'capped by maxMs', backoff: { initialMs: 100, factor: 10, maxMs: 500, jitter: 0 }, random: 0, delays: [100, 500, 500] },
       { name: 'full jitter at random 0', backoff: { initialMs: 100, jitter: 1 }, random: 0, delays: [0, 0, 0] },
@@ -60,7 +86,9 @@ describe('retry', () => {
       const run = await runStage(TextStage, {
         context,
         terminal,
-        handlers: [[TextStage.Wrap, retry({ attempts: 4, backoff, random: () => random, timers, onRetry: (info) => reported.push(info.delayMs) })]],
+        handlers: [
+          [TextStage.Wrap, retry({ attempts: 4, backoff, random: () => random, timers, onRetry: (info) => reported.push(info.delayMs) })],
+        ],
       });
       expect(run.result).toBe('ok');
       expect(reported).toEqual(delays);
@@ -96,7 +124,12 @@ describe('retry', () => {
       const timers = manualTimers();
       const controller = new AbortController();
       const terminal = scriptedTerminal([[throws(new Error('1'))], ['ok']]);
-      const running = runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, retry({ backoff: () => delay, timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, retry({ backoff: () => delay, timers })]],
+      });
       await settle();
       controller.abort('stop');
       const run = await running;
@@ -144,7 +177,11 @@ describe('retry', () => {
     it('never retries ERR_ABORTED, whatever retryOn says', async () => {
       const abortError = new MiddlewareError({ code: 'ERR_ABORTED', message: 'test' });
       const terminal = scriptedTerminal([[throws(abortError)], ['ok']]);
-      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ retryOn: () => true, backoff: () => 0 })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, retry({ retryOn: () => true, backoff: () => 0 })]],
+      });
       expect(run.error).toBe(abortError);
       expect(terminal.calls).toHaveLength(1);
     });
@@ -155,7 +192,12 @@ describe('retry', () => {
       const timers = manualTimers();
       const controller = new AbortController();
       const terminal = scriptedTerminal([[throws(new Error('overloaded'))], ['ok']]);
-      const running = runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, retry({ backoff: () => 5_000, timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, retry({ backoff: () => 5_000, timers })]],
+      });
       await settle();
       expect(timers.pending()).toBe(1);
       controller.abort('user left');
@@ -170,7 +212,12 @@ describe('retry', () => {
     it('does not retry when the signal aborted the attempt', async () => {
       const controller = new AbortController();
       const terminal = scriptedTerminal([[chunk('a'), waits(Infinity)], [answer('never')]]);
-      const running = runStage(ModelStage, { context, terminal, signal: controller.signal, handlers: [[ModelStage.Wrap, retry({ retryOn: () => true, backoff: () => 0 })]] });
+      const running = runStage(ModelStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, retry({ retryOn: () => true, backoff: () => 0 })]],
+      });
       await settle();
       controller.abort('stop');
       const run = await running;
@@ -193,7 +240,11 @@ describe('retry', () => {
   describe('when next() itself throws', () => {
     it('treats it as a failed attempt: registered with next: at-most-once, the second attempt reports ERR_NEXT_POLICY', async () => {
       const terminal = scriptedTerminal([[throws(new Error('first'))], ['ok']]);
-      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ backoff: () => 0 }), { next: 'at-most-once' }]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, retry({ backoff: () => 0 }), { next: 'at-most-once' }]],
+      });
       expect(MiddlewareError.isInstance(run.error) && [run.error.code, run.error.handler]).toEqual(['ERR_NEXT_POLICY', 'retry']);
       expect(terminal.calls).toHaveLength(1);
     });

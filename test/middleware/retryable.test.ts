@@ -7,7 +7,14 @@ import { TextStage, manualTimers, settle } from './fixtures';
 
 /** An error shaped like the Vercel AI SDK's APICallError. */
 function apiCallError(statusCode: number | undefined, isRetryable: boolean, responseHeaders?: Record<string, string>): Error {
-  return Object.assign(new Error('AI_APICallError'), { name: 'AI_APICallError', statusCode, isRetryable, responseHeaders, url: 'https://api.example/v1', requestBodyValues: {} });
+  return Object.assign(new Error('AI_APICallError'), {
+    name: 'AI_APICallError',
+    statusCode,
+    isRetryable,
+    responseHeaders,
+    url: 'https://api.example/v1',
+    requestBodyValues: {},
+  });
 }
 
 /** An error shaped like the OpenAI and Anthropic SDKs' APIError, with web `Headers`. */
@@ -22,7 +29,9 @@ function axiosError(status: number, headers: Record<string, string> = {}): Error
 
 /** A network failure as fetch reports it: no status. */
 function networkError(): Error {
-  return Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:443'), { code: 'ECONNREFUSED' }) });
+  return Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:443'), { code: 'ECONNREFUSED' }),
+  });
 }
 
 describe('isRetryableError', () => {
@@ -84,7 +93,9 @@ describe('isRetryableError', () => {
     });
 
     it('ignores an isRetryable property on a contract error', () => {
-      expect(isRetryableError(Object.assign(new MiddlewareError({ code: 'ERR_NO_RESULT', message: 'test' }), { isRetryable: true }))).toBe(false);
+      expect(isRetryableError(Object.assign(new MiddlewareError({ code: 'ERR_NO_RESULT', message: 'test' }), { isRetryable: true }))).toBe(
+        false,
+      );
     });
   });
 });
@@ -115,7 +126,11 @@ describe('retryAfterMs', () => {
     ['response.headers of axios', axiosError(429, { 'retry-after': '2' }), 2000],
     ['an array value, its first element', { headers: { 'retry-after': ['4', '9'] } }, 4000],
     ['a number value', { headers: { 'retry-after-ms': 120 } }, 120],
-    ['the next container when the first has nothing readable', { headers: { 'retry-after': 'soon' }, responseHeaders: { 'retry-after': '1' } }, 1000],
+    [
+      'the next container when the first has nothing readable',
+      { headers: { 'retry-after': 'soon' }, responseHeaders: { 'retry-after': '1' } },
+      1000,
+    ],
   ])('reads %s', (_name, error, expected) => {
     expect(retryAfterMs(error, clock)).toBe(expected);
   });
@@ -124,7 +139,16 @@ describe('retryAfterMs', () => {
     ['no headers', new Error('x')],
     ['a negative value', { headers: { 'retry-after': '-1' } }],
     ['a value that is neither a number nor a date', { headers: { 'retry-after': 'later' } }],
-    ['a headers object whose get throws', { headers: { get: () => { throw new Error('broken'); } } }],
+    [
+      'a headers object whose get throws',
+      {
+        headers: {
+          get: () => {
+            throw new Error('broken');
+          },
+        },
+      },
+    ],
     ['a primitive', 429],
   ])('finds no requested wait in %s', (_name, error) => {
     expect(retryAfterMs(error, clock)).toBeUndefined();
@@ -142,7 +166,11 @@ describe('retry', () => {
       ['a non-retryable APICallError', apiCallError(400, false)],
     ])('does not retry a %s', async (_name, error) => {
       const terminal = scriptedTerminal([[throws(error)], ['ok']]);
-      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ timers: manualTimers({ auto: true }) })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, retry({ timers: manualTimers({ auto: true }) })]],
+      });
       expect([run.error, terminal.calls.length]).toEqual([error, 1]);
     });
 
@@ -152,7 +180,11 @@ describe('retry', () => {
       ['a network failure', networkError()],
     ])('retries a %s', async (_name, error) => {
       const terminal = scriptedTerminal([[throws(error)], ['ok']]);
-      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ timers: manualTimers({ auto: true }) })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, retry({ timers: manualTimers({ auto: true }) })]],
+      });
       expect([run.result, terminal.calls.length]).toEqual(['ok', 2]);
     });
   });
@@ -173,7 +205,11 @@ describe('retry', () => {
     it('keeps the backoff when it is longer than the requested time, also with a custom retryOn', async () => {
       const timers = manualTimers({ auto: true });
       const terminal = scriptedTerminal([[throws(sdkError(400, { 'retry-after-ms': '5' }))], ['ok']]);
-      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ timers, retryOn: () => true, backoff: () => 100 })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, retry({ timers, retryOn: () => true, backoff: () => 100 })]],
+      });
       expect([run.result, timers.delays]).toEqual(['ok', [100]]);
     });
 
@@ -181,7 +217,11 @@ describe('retry', () => {
       const timers = { ...manualTimers({ auto: true }), wallClock: () => Date.parse('Wed, 21 Oct 2015 07:27:55 GMT') };
       const delays: number[] = [];
       const terminal = scriptedTerminal([[throws(sdkError(503, { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }))], ['ok']]);
-      await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ timers, backoff: () => 0, onRetry: (info) => delays.push(info.delayMs) })]] });
+      await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, retry({ timers, backoff: () => 0, onRetry: (info) => delays.push(info.delayMs) })]],
+      });
       expect(delays).toEqual([5000]);
     });
 
@@ -189,7 +229,11 @@ describe('retry', () => {
       const quota = sdkError(429, { 'retry-after': '61' });
       const retried: number[] = [];
       const terminal = scriptedTerminal([[throws(quota)], ['ok']]);
-      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, retry({ onRetry: (info) => retried.push(info.attempt) })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, retry({ onRetry: (info) => retried.push(info.attempt) })]],
+      });
       expect([run.error, terminal.calls.length, retried]).toEqual([quota, 1, []]);
     });
 
@@ -197,18 +241,29 @@ describe('retry', () => {
       const timers = manualTimers();
       const controller = new AbortController();
       const terminal = scriptedTerminal([[throws(sdkError(429, { 'retry-after': '86400' }))], ['ok']]);
-      const running = runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, retry({ timers, maxRetryAfterMs: Infinity })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, retry({ timers, maxRetryAfterMs: Infinity })]],
+      });
       await settle();
       expect(timers.delays).toEqual([86_400_000]);
       controller.abort('user left');
       const run = await running;
-      expect([MiddlewareError.isInstance(run.error) && run.error.code, timers.pending(), terminal.calls.length]).toEqual(['ERR_ABORTED', 0, 1]);
+      expect([MiddlewareError.isInstance(run.error) && run.error.code, timers.pending(), terminal.calls.length]).toEqual([
+        'ERR_ABORTED',
+        0,
+        1,
+      ]);
     });
   });
 
   describe('options', () => {
     it.each([-1, Number.NaN, '60'])('rejects maxRetryAfterMs %s with ERR_INVALID_OPTIONS', (value) => {
-      expect(() => retry({ maxRetryAfterMs: value as number })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'retry', message: expect.stringContaining('maxRetryAfterMs') }));
+      expect(() => retry({ maxRetryAfterMs: value as number })).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'retry', message: expect.stringContaining('maxRetryAfterMs') }),
+      );
     });
   });
 });

@@ -26,7 +26,15 @@ function scriptedLimiter(answers: Answer[], options: { reward?: boolean } = {}) 
       calls.push(`consume ${key} ${points}`);
       const answer = answers[Math.min(calls.filter((call) => call.startsWith('consume')).length - 1, answers.length - 1)];
       if (answer === 'grant') return Promise.resolve({ remainingPoints: 0 });
-      if (answer === 'pending') return new Promise((resolve, reject) => pending.push({ resolve: () => resolve({}), reject }));
+      if (answer === 'pending')
+        return new Promise((resolve, reject) =>
+          pending.push({
+            resolve: () => {
+              resolve({});
+            },
+            reject,
+          }),
+        );
       if (answer !== undefined && 'fail' in answer) return Promise.reject(answer.fail);
       return Promise.reject({ remainingPoints: 0, ...answer });
     },
@@ -46,8 +54,17 @@ describe('rateLimit', () => {
       const timers = manualTimers({ auto: true });
       const { limiter, calls } = scriptedLimiter([{ msBeforeNext: 0 }, { msBeforeNext: -5 }, { msBeforeNext: 1_500 }, 'grant']);
       const terminal = scriptedTerminal([['ok']]);
-      const run = await runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'openai:gpt', points: 3, timers })]] });
-      expect([run.result, calls, timers.delays, timers.pending()]).toEqual(['ok', ['consume openai:gpt 3', 'consume openai:gpt 3', 'consume openai:gpt 3', 'consume openai:gpt 3'], [1, 1, 1_500], 0]);
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'openai:gpt', points: 3, timers })]],
+      });
+      expect([run.result, calls, timers.delays, timers.pending()]).toEqual([
+        'ok',
+        ['consume openai:gpt 3', 'consume openai:gpt 3', 'consume openai:gpt 3', 'consume openai:gpt 3'],
+        [1, 1, 1_500],
+        0,
+      ]);
     });
 
     it("uses the key 'staged-middleware.rateLimit' and one point by default", async () => {
@@ -76,13 +93,22 @@ describe('rateLimit', () => {
           throw broken;
         },
       };
-      const run = await runStage(TextStage, { context, terminal: scriptedTerminal([['ok']]), handlers: [[TextStage.Wrap, rateLimit({ limiter })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['ok']]),
+        handlers: [[TextStage.Wrap, rateLimit({ limiter })]],
+      });
       expect(run.error).toBe(broken);
     });
 
     it('never calls consume when the signal is aborted on arrival', async () => {
       const { limiter, calls } = scriptedLimiter(['grant']);
-      const run = await runStage(TextStage, { context, terminal: scriptedTerminal([['ok']]), signal: AbortSignal.abort('gone'), handlers: [[TextStage.Wrap, rateLimit({ limiter })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['ok']]),
+        signal: AbortSignal.abort('gone'),
+        handlers: [[TextStage.Wrap, rateLimit({ limiter })]],
+      });
       expect([codeOf(run.error), calls]).toEqual(['ERR_ABORTED', []]);
     });
   });
@@ -92,11 +118,21 @@ describe('rateLimit', () => {
       const { limiter, calls, pending } = scriptedLimiter(['pending']);
       const controller = new AbortController();
       const terminal = scriptedTerminal([['ok']]);
-      const running = runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'k', points: 2 })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'k', points: 2 })]],
+      });
       await settle();
       controller.abort('user left');
       const run = await running;
-      expect([codeOf(run.error), (run.error as Error).cause, calls, getEventListeners(controller.signal, 'abort').length]).toEqual(['ERR_ABORTED', 'user left', ['consume k 2'], 0]);
+      expect([codeOf(run.error), (run.error as Error).cause, calls, getEventListeners(controller.signal, 'abort').length]).toEqual([
+        'ERR_ABORTED',
+        'user left',
+        ['consume k 2'],
+        0,
+      ]);
       pending[0]?.resolve();
       await settle();
       expect([calls, terminal.calls.length]).toEqual([['consume k 2', 'reward k 2'], 0]);
@@ -105,7 +141,12 @@ describe('rateLimit', () => {
     it('gives nothing back when the pending consume later answers spent', async () => {
       const { limiter, calls, pending } = scriptedLimiter(['pending']);
       const controller = new AbortController();
-      const running = runStage(TextStage, { context, terminal: scriptedTerminal([['ok']]), signal: controller.signal, handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'k' })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['ok']]),
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'k' })]],
+      });
       await settle();
       controller.abort('user left');
       await running;
@@ -118,19 +159,34 @@ describe('rateLimit', () => {
       const timers = manualTimers();
       const { limiter, calls } = scriptedLimiter([{ msBeforeNext: 30_000 }]);
       const controller = new AbortController();
-      const running = runStage(TextStage, { context, terminal: scriptedTerminal([['ok']]), signal: controller.signal, handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'k', timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['ok']]),
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, rateLimit({ limiter, key: 'k', timers })]],
+      });
       await settle();
       expect([timers.delays, timers.pending()]).toEqual([[30_000], 1]);
       controller.abort('user left');
       const run = await running;
-      expect([codeOf(run.error), timers.pending(), calls, getEventListeners(controller.signal, 'abort').length]).toEqual(['ERR_ABORTED', 0, ['consume k 1'], 0]);
+      expect([codeOf(run.error), timers.pending(), calls, getEventListeners(controller.signal, 'abort').length]).toEqual([
+        'ERR_ABORTED',
+        0,
+        ['consume k 1'],
+        0,
+      ]);
     });
 
     it('waits a spent answer of Infinity with no timer, until the signal aborts', async () => {
       const timers = manualTimers();
       const { limiter } = scriptedLimiter([{ msBeforeNext: Infinity }]);
       const controller = new AbortController();
-      const running = runStage(TextStage, { context, terminal: scriptedTerminal([['ok']]), signal: controller.signal, handlers: [[TextStage.Wrap, rateLimit({ limiter, timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['ok']]),
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, rateLimit({ limiter, timers })]],
+      });
       await settle();
       expect(timers.delays).toEqual([]);
       controller.abort('stop');
@@ -141,9 +197,25 @@ describe('rateLimit', () => {
       const { limiter, calls } = scriptedLimiter(['grant']);
       const controller = new AbortController();
       // The grant settles the wait; the abort lands before the activation resumes to call next().
-      const racing: SharedLimiter = { consume: (key, points) => limiter.consume(key, points).then((granted) => (queueMicrotask(() => controller.abort('late')), granted)), reward: (key, points) => limiter.reward?.(key, points) };
+      const racing: SharedLimiter = {
+        consume: (key, points) =>
+          limiter.consume(key, points).then(
+            (granted) => (
+              queueMicrotask(() => {
+                controller.abort('late');
+              }),
+              granted
+            ),
+          ),
+        reward: (key, points) => limiter.reward?.(key, points),
+      };
       const terminal = scriptedTerminal([['ok']]);
-      const run = await runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, rateLimit({ limiter: racing, key: 'k' })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, rateLimit({ limiter: racing, key: 'k' })]],
+      });
       expect([codeOf(run.error), calls, terminal.calls.length]).toEqual(['ERR_ABORTED', ['consume k 1', 'reward k 1'], 0]);
     });
 
@@ -157,14 +229,19 @@ describe('rateLimit', () => {
         rewardFails === undefined
           ? limiter
           : {
-              consume: limiter.consume,
+              consume: limiter.consume.bind(limiter),
               reward: () => {
                 if (rewardFails === 'throws') throw new Error('reward failed');
                 return Promise.reject(new Error('reward failed'));
               },
             };
       const controller = new AbortController();
-      const running = runStage(TextStage, { context, terminal: scriptedTerminal([['ok']]), signal: controller.signal, handlers: [[TextStage.Wrap, rateLimit({ limiter: failing })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['ok']]),
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, rateLimit({ limiter: failing })]],
+      });
       await settle();
       controller.abort('stop');
       expect(codeOf((await running).error)).toBe('ERR_ABORTED');
@@ -186,7 +263,11 @@ describe('rateLimit', () => {
       const second = registry.run(TextStage, context, terminal, { signal: controller.signal }).catch((error: unknown) => error);
       for (let turn = 0; turn < 20 && timers.delays.length === 0; turn++) await settle();
       const spent = (await limiter.get('provider')) as RateLimiterRes;
-      expect([timers.delays.length, Math.abs((timers.delays[0] ?? 0) - spent.msBeforeNext) < 1_000, spent.consumedPoints]).toEqual([1, true, 2]);
+      expect([timers.delays.length, Math.abs((timers.delays[0] ?? 0) - spent.msBeforeNext) < 1_000, spent.consumedPoints]).toEqual([
+        1,
+        true,
+        2,
+      ]);
       controller.abort('enough');
       expect([codeOf(await second), terminal.calls.length]).toEqual(['ERR_ABORTED', 1]);
     });
@@ -202,7 +283,9 @@ describe('rateLimit', () => {
       { options: { limiter: { consume: () => Promise.resolve() }, points: 0.5 }, problem: 'options.points' },
       { options: { limiter: { consume: () => Promise.resolve() }, timers: { now: () => 0 } }, problem: 'options.timers' },
     ])('rejects $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => rateLimit(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'rateLimit', message: expect.stringContaining(problem) }));
+      expect(() => rateLimit(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'rateLimit', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

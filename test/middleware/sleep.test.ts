@@ -62,7 +62,13 @@ describe('sleep', () => {
       const controller = new AbortController();
       controller.abort('gone');
       const error = await sleep(100, controller.signal, waiter, manualTimers()).catch((caught: unknown) => caught);
-      expect(MiddlewareError.isInstance(error) && [error.code, error.stage, error.phase, error.handler, error.cause]).toEqual(['ERR_ABORTED', 'model', 'wrap', 'retry', 'gone']);
+      expect(MiddlewareError.isInstance(error) && [error.code, error.stage, error.phase, error.handler, error.cause]).toEqual([
+        'ERR_ABORTED',
+        'model',
+        'wrap',
+        'retry',
+        'gone',
+      ]);
     });
 
     it('rejects when the signal aborts during the wait and clears the timer', async () => {
@@ -105,8 +111,20 @@ describe('sleep', () => {
 describe('untilAborted', () => {
   describe('when the promise settles first', () => {
     it.each([
-      { name: 'resolves', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => open.resolve('value'), outcome: { value: 'value' } },
-      { name: 'rejects', settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => open.reject('store down'), outcome: { error: 'store down' } },
+      {
+        name: 'resolves',
+        settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => {
+          open.resolve('value');
+        },
+        outcome: { value: 'value' },
+      },
+      {
+        name: 'rejects',
+        settle: (open: { resolve: (value: string) => void; reject: (error: unknown) => void }) => {
+          open.reject('store down');
+        },
+        outcome: { error: 'store down' },
+      },
     ])('settles as the promise does when it $name, and removes its abort listener', async ({ settle: settlePending, outcome }) => {
       const controller = new AbortController();
       let open!: { resolve: (value: string) => void; reject: (error: unknown) => void };
@@ -128,7 +146,9 @@ describe('untilAborted', () => {
     it('rejects at once with ERR_ABORTED, after running onAbort, when the signal aborts first', async () => {
       const controller = new AbortController();
       const seen: string[] = [];
-      const waiting = untilAborted(new Promise<never>(() => undefined), controller.signal, waiter, () => seen.push('onAbort')).catch((error: unknown) => error);
+      const waiting = untilAborted(new Promise<never>(() => undefined), controller.signal, waiter, () => seen.push('onAbort')).catch(
+        (error: unknown) => error,
+      );
       controller.abort('gone');
       const error = await waiting;
       expect(MiddlewareError.isInstance(error) && [error.code, error.handler, error.cause]).toEqual(['ERR_ABORTED', 'retry', 'gone']);
@@ -139,7 +159,9 @@ describe('untilAborted', () => {
       const controller = new AbortController();
       controller.abort('early');
       const seen: string[] = [];
-      const error = await untilAborted(Promise.resolve('value'), controller.signal, waiter, () => seen.push('onAbort')).catch((caught: unknown) => caught);
+      const error = await untilAborted(Promise.resolve('value'), controller.signal, waiter, () => seen.push('onAbort')).catch(
+        (caught: unknown) => caught,
+      );
       expect(MiddlewareError.isInstance(error) && [error.code, error.cause]).toEqual(['ERR_ABORTED', 'early']);
       expect([seen, getEventListeners(controller.signal, 'abort')]).toEqual([['onAbort'], []]);
     });

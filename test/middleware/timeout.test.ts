@@ -24,7 +24,11 @@ describe('timeout', () => {
     it('passes the error on unchanged and clears its timer', async () => {
       const timers = manualTimers();
       const overloaded = new Error('overloaded');
-      const run = await runStage(TextStage, { context, terminal: scriptedTerminal([['a', throws(overloaded)]]), handlers: [[TextStage.Wrap, timeout(1_000, { timers })]] });
+      const run = await runStage(TextStage, {
+        context,
+        terminal: scriptedTerminal([['a', throws(overloaded)]]),
+        handlers: [[TextStage.Wrap, timeout(1_000, { timers })]],
+      });
       expect([run.events, run.error]).toEqual([['a'], overloaded]);
       expect(run.error).toBe(overloaded);
       expect(timers.pending()).toBe(0);
@@ -84,7 +88,11 @@ describe('timeout', () => {
         const iterator = {
           next: () => {
             const pulled = Promise.resolve({ value: 'late', done: false as const });
-            void pulled.then(() => queueMicrotask(() => fire()));
+            void pulled.then(() => {
+              queueMicrotask(() => {
+                fire();
+              });
+            });
             return pulled;
           },
           return: () => Promise.resolve({ value: undefined, done: true as const }),
@@ -135,7 +143,10 @@ describe('timeout', () => {
       const stall = stalled();
       const seen: string[] = [];
       const local = new AbortController();
-      const aborting = async function* aborting(input: { readonly prompt: string }, next: (context?: { readonly prompt: string }, options?: { signal?: AbortSignal }) => AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
+      const aborting = async function* aborting(
+        input: { readonly prompt: string },
+        next: (context?: { readonly prompt: string }, options?: { signal?: AbortSignal }) => AsyncGenerator<string, void, undefined>,
+      ): AsyncGenerator<string, void, undefined> {
         try {
           yield* next(input, { signal: local.signal });
         } catch (error) {
@@ -232,12 +243,21 @@ function stalled(before: readonly string[] = []): {
       log.push('finally');
     }
   };
-  return { terminal, log, release: () => release() };
+  return {
+    terminal,
+    log,
+    release: () => {
+      release();
+    },
+  };
 }
 
 /** A Wrap handler that records the code of an error passing through it, then rethrows it. */
 function observer(seen: string[]) {
-  return async function* observer<TContext, TEvent>(input: TContext, next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>): AsyncGenerator<TEvent, void, undefined> {
+  return async function* observer<TContext, TEvent>(
+    input: TContext,
+    next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
+  ): AsyncGenerator<TEvent, void, undefined> {
     try {
       yield* next(input);
     } catch (error) {

@@ -18,71 +18,119 @@ const givenTracer = [
 
 describe('tracing', () => {
   describe('when a tracer records', () => {
-    it.each(givenTracer)('nests one span per layer entry like the onion, with attempts and self times from the clock ($given)', async ({ options }) => {
-      const { exporter, tracer } = recordingTracer();
-      let clock = 0;
-      // Each layer moves the fake clock while it runs, so every self time is known exactly.
-      const outer: WrapHandler<ModelContext, ModelEvent> = async function* outer(value, next) {
-        clock += 3;
-        yield* next(value);
-      };
-      const overloaded = new Error('overloaded');
-      let call = 0;
-      const terminal = async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
-        clock += 10;
-        call++;
-        if (call === 1) throw overloaded;
-        yield chunk('a');
-        clock += 5;
-        yield answer('ok');
-      };
-      const run = await runStage(ModelStage, {
-        context,
-        terminal,
-        handlers: [
-          [ModelStage.Wrap, outer],
-          [ModelStage.Wrap, retry({ backoff: () => 0 })],
-        ],
-        instrument: [tracing({ ...options(tracer), now: () => clock })],
-      });
-      expect(run.result).toEqual(answer('ok'));
-      const spans = tree(exporter.getFinishedSpans());
-      // Spans finish innermost first; the invoke span last.
-      expect(spans).toEqual([
-        {
-          name: 'model terminal',
-          parent: 'model retry',
-          attributes: { [A.stage]: 'model', [A.phase]: 'terminal', [A.handler]: 'terminal', [A.order]: 0, [A.position]: 2, [A.attempt]: 1, [A.events]: 0, [A.activeMs]: 10, [A.selfMs]: 10 },
-          status: otel.SpanStatusCode.ERROR,
-        },
-        {
-          name: 'model terminal',
-          parent: 'model retry',
-          attributes: { [A.stage]: 'model', [A.phase]: 'terminal', [A.handler]: 'terminal', [A.order]: 0, [A.position]: 2, [A.attempt]: 2, [A.events]: 2, [A.activeMs]: 15, [A.selfMs]: 15 },
-          status: otel.SpanStatusCode.UNSET,
-        },
-        {
-          name: 'model retry',
-          parent: 'model outer',
-          attributes: { [A.stage]: 'model', [A.phase]: 'wrap', [A.handler]: 'retry', [A.order]: 0, [A.position]: 1, [A.attempt]: 1, [A.events]: 2, [A.activeMs]: 25, [A.selfMs]: 0 },
-          status: otel.SpanStatusCode.UNSET,
-        },
-        {
-          name: 'model outer',
-          parent: 'model',
-          attributes: { [A.stage]: 'model', [A.phase]: 'wrap', [A.handler]: 'outer', [A.order]: 0, [A.position]: 0, [A.attempt]: 1, [A.events]: 2, [A.activeMs]: 28, [A.selfMs]: 3 },
-          status: otel.SpanStatusCode.UNSET,
-        },
-        { name: 'model', parent: undefined, attributes: { [A.stage]: 'model' }, status: otel.SpanStatusCode.UNSET },
-      ]);
-      const failed = exporter.getFinishedSpans()[0] as ReadableSpan;
-      expect(failed.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([['exception', 'overloaded']]);
-    });
+    it.each(givenTracer)(
+      'nests one span per layer entry like the onion, with attempts and self times from the clock ($given)',
+      async ({ options }) => {
+        const { exporter, tracer } = recordingTracer();
+        let clock = 0;
+        // Each layer moves the fake clock while it runs, so every self time is known exactly.
+        const outer: WrapHandler<ModelContext, ModelEvent> = async function* outer(value, next) {
+          clock += 3;
+          yield* next(value);
+        };
+        const overloaded = new Error('overloaded');
+        let call = 0;
+        const terminal = async function* terminal(): AsyncGenerator<ModelEvent, void, undefined> {
+          clock += 10;
+          call++;
+          if (call === 1) throw overloaded;
+          yield chunk('a');
+          clock += 5;
+          yield answer('ok');
+        };
+        const run = await runStage(ModelStage, {
+          context,
+          terminal,
+          handlers: [
+            [ModelStage.Wrap, outer],
+            [ModelStage.Wrap, retry({ backoff: () => 0 })],
+          ],
+          instrument: [tracing({ ...options(tracer), now: () => clock })],
+        });
+        expect(run.result).toEqual(answer('ok'));
+        const spans = tree(exporter.getFinishedSpans());
+        // Spans finish innermost first; the invoke span last.
+        expect(spans).toEqual([
+          {
+            name: 'model terminal',
+            parent: 'model retry',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'terminal',
+              [A.handler]: 'terminal',
+              [A.order]: 0,
+              [A.position]: 2,
+              [A.attempt]: 1,
+              [A.events]: 0,
+              [A.activeMs]: 10,
+              [A.selfMs]: 10,
+            },
+            status: otel.SpanStatusCode.ERROR,
+          },
+          {
+            name: 'model terminal',
+            parent: 'model retry',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'terminal',
+              [A.handler]: 'terminal',
+              [A.order]: 0,
+              [A.position]: 2,
+              [A.attempt]: 2,
+              [A.events]: 2,
+              [A.activeMs]: 15,
+              [A.selfMs]: 15,
+            },
+            status: otel.SpanStatusCode.UNSET,
+          },
+          {
+            name: 'model retry',
+            parent: 'model outer',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'wrap',
+              [A.handler]: 'retry',
+              [A.order]: 0,
+              [A.position]: 1,
+              [A.attempt]: 1,
+              [A.events]: 2,
+              [A.activeMs]: 25,
+              [A.selfMs]: 0,
+            },
+            status: otel.SpanStatusCode.UNSET,
+          },
+          {
+            name: 'model outer',
+            parent: 'model',
+            attributes: {
+              [A.stage]: 'model',
+              [A.phase]: 'wrap',
+              [A.handler]: 'outer',
+              [A.order]: 0,
+              [A.position]: 0,
+              [A.attempt]: 1,
+              [A.events]: 2,
+              [A.activeMs]: 28,
+              [A.selfMs]: 3,
+            },
+            status: otel.SpanStatusCode.UNSET,
+          },
+          { name: 'model', parent: undefined, attributes: { [A.stage]: 'model' }, status: otel.SpanStatusCode.UNSET },
+        ]);
+        const failed = exporter.getFinishedSpans()[0] as ReadableSpan;
+        expect(failed.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([['exception', 'overloaded']]);
+      },
+    );
 
     it('keeps self time within active time and a child within its parent on the real clock', async () => {
       const { exporter, tracer } = recordingTracer();
       const terminal = scriptedTerminal([[chunk('a'), waits(5), answer('b')]]);
-      await runStage(ModelStage, { context, terminal, handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ api: otel, tracer })] });
+      await runStage(ModelStage, {
+        context,
+        terminal,
+        handlers: [[ModelStage.Wrap, retry()]],
+        instrument: [tracing({ api: otel, tracer })],
+      });
       const [terminalSpan, retrySpan] = exporter.getFinishedSpans();
       const active = (span: ReadableSpan | undefined) => span?.attributes[A.activeMs] as number;
       const self = (span: ReadableSpan | undefined) => span?.attributes[A.selfMs] as number;
@@ -99,8 +147,18 @@ describe('tracing', () => {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
         handlers: [
-          [ModelStage.Input, function tag(value: ModelContext) { return value; }],
-          [ModelStage.Output, function explode(): never { throw boom; }],
+          [
+            ModelStage.Input,
+            function tag(value: ModelContext) {
+              return value;
+            },
+          ],
+          [
+            ModelStage.Output,
+            function explode(): never {
+              throw boom;
+            },
+          ],
         ],
         instrument: [tracing({ api: otel, tracer })],
       });
@@ -119,11 +177,23 @@ describe('tracing', () => {
       await runStage(ModelStage, {
         context,
         terminal: scriptedTerminal([[answer('x')]]),
-        handlers: [[ModelStage.Input, function nothing(): never { throw undefined; }]],
+        handlers: [
+          [
+            ModelStage.Input,
+            function nothing(): never {
+              throw undefined;
+            },
+          ],
+        ],
         instrument: [tracing({ api: otel, tracer })],
       });
       const root = exporter.getFinishedSpans().find((span) => span.name === 'model') as ReadableSpan;
-      expect(root.events[0]?.attributes).toEqual({ [A.phase]: 'input', [A.handler]: 'nothing', [A.order]: 0, 'exception.message': 'undefined' });
+      expect(root.events[0]?.attributes).toEqual({
+        [A.phase]: 'input',
+        [A.handler]: 'nothing',
+        [A.order]: 0,
+        'exception.message': 'undefined',
+      });
     });
   });
 
@@ -227,7 +297,11 @@ describe('tracing', () => {
       await events.next();
       await expect(events.return()).rejects.toBe(cleanupFailed);
       const [layer] = exporter.getFinishedSpans();
-      expect([layer?.name, layer?.status, layer?.attributes[A.closed]]).toEqual(['model terminal', { code: otel.SpanStatusCode.ERROR, message: 'cleanup failed' }, true]);
+      expect([layer?.name, layer?.status, layer?.attributes[A.closed]]).toEqual([
+        'model terminal',
+        { code: otel.SpanStatusCode.ERROR, message: 'cleanup failed' },
+        true,
+      ]);
     });
   });
 });

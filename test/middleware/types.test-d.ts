@@ -2,7 +2,18 @@ import { describe, expectTypeOf, it } from 'vitest';
 import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
 import { MiddlewareRegistry } from '../../src/index';
-import { cache, fallback, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryEvent, type AttemptBoundaryInfo } from '../../src/middleware/index';
+import {
+  cache,
+  fallback,
+  rateLimit,
+  regenerate,
+  retry,
+  timeout,
+  tracing,
+  validate,
+  type AttemptBoundaryEvent,
+  type AttemptBoundaryInfo,
+} from '../../src/middleware/index';
 import { scriptedTerminal, throws } from '../../src/testing/index';
 import { ModelStage, TextStage, type ModelContext, type ModelEvent } from './fixtures';
 
@@ -116,7 +127,12 @@ describe('tracing', () => {
 
 describe('validate', () => {
   it('registers on a stage whose types the schema outputs fit', () => {
-    registry.use(validate(ModelStage, { context: z.object({ prompt: z.string() }), result: z.object({ type: z.literal('result'), text: z.string() }) }));
+    registry.use(
+      validate(ModelStage, {
+        context: z.object({ prompt: z.string() }),
+        result: z.object({ type: z.literal('result'), text: z.string() }),
+      }),
+    );
     // @ts-expect-error: the schema's output lacks `prompt`, so it does not fit the stage's context
     registry.use(validate(ModelStage, { context: z.object({ model: z.string() }) }));
     // @ts-expect-error: the schema's output is a number, not the stage's result
@@ -127,14 +143,22 @@ describe('validate', () => {
 describe('scriptedTerminal', () => {
   it('yields the events of the script, without its actions', () => {
     const terminal = scriptedTerminal([['a', throws(new Error('x'))], ['b']]);
-    expectTypeOf(terminal({}, { stage: TextStage, signal: new AbortController().signal, state: undefined })).toEqualTypeOf<AsyncGenerator<'a' | 'b', void, undefined>>();
-    registry.run(TextStage, { prompt: '' }, terminal);
+    expectTypeOf(terminal({}, { stage: TextStage, signal: new AbortController().signal, state: undefined })).toEqualTypeOf<
+      AsyncGenerator<'a' | 'b', void, undefined>
+    >();
+    void registry.run(TextStage, { prompt: '' }, terminal);
   });
 
   it('fits a stage only when its events do', () => {
-    const boundary: AttemptBoundaryEvent = { type: 'attempt-boundary', handler: 'retry', failedAttempt: 1, nextAttempt: 2, error: undefined };
-    registry.run(ModelStage, { prompt: '' }, scriptedTerminal([[boundary]]));
+    const boundary: AttemptBoundaryEvent = {
+      type: 'attempt-boundary',
+      handler: 'retry',
+      failedAttempt: 1,
+      nextAttempt: 2,
+      error: undefined,
+    };
+    void registry.run(ModelStage, { prompt: '' }, scriptedTerminal([[boundary]]));
     // @ts-expect-error: a number is not an event of TextStage
-    registry.run(TextStage, { prompt: '' }, scriptedTerminal([[42]]));
+    void registry.run(TextStage, { prompt: '' }, scriptedTerminal([[42]]));
   });
 });

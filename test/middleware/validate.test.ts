@@ -7,21 +7,31 @@ import { runStage, scriptedTerminal } from '../../src/testing/index';
 const ContextSchema = z.object({ prompt: z.string().min(1), temperature: z.number().default(0.5) });
 const ResultSchema = z.object({ text: z.string().transform((text) => text.trim()) });
 type Context = z.input<typeof ContextSchema>;
-type Result = { text: string };
+interface Result {
+  text: string;
+}
 const Stage = createStage<Context, Result>('answer');
 
 describe('validate', () => {
   describe('as a bundle on a stage', () => {
     it('passes the parsed context and the parsed result on', async () => {
       const terminal = scriptedTerminal([[{ text: '  padded  ' }]]);
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal, use: [validate(Stage, { context: ContextSchema, result: ResultSchema })] });
+      const run = await runStage(Stage, {
+        context: { prompt: 'hi' },
+        terminal,
+        use: [validate(Stage, { context: ContextSchema, result: ResultSchema })],
+      });
       expect(terminal.calls[0]?.context).toEqual({ prompt: 'hi', temperature: 0.5 });
       expect(run.result).toEqual({ text: 'padded' });
       expect(Object.keys(run.calls)).toEqual(['validateContext', 'validateResult']);
     });
 
     it('rejects a bad context with ERR_CONTEXT_INVALID naming the stage, with the zod error as cause', async () => {
-      const run = await runStage(Stage, { context: { prompt: '' }, terminal: scriptedTerminal([[{ text: 'x' }]]), use: [validate(Stage, { context: ContextSchema })] });
+      const run = await runStage(Stage, {
+        context: { prompt: '' },
+        terminal: scriptedTerminal([[{ text: 'x' }]]),
+        use: [validate(Stage, { context: ContextSchema })],
+      });
       const error = run.error as MiddlewareError;
       expect([error.code, error.stage, error.phase, error.handler]).toEqual(['ERR_CONTEXT_INVALID', 'answer', 'input', 'validateContext']);
       expect(error.cause).toBeInstanceOf(z.ZodError);
@@ -29,21 +39,29 @@ describe('validate', () => {
     });
 
     it('rejects a bad result with ERR_RESULT_INVALID', async () => {
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 42 } as unknown as Result]]), use: [validate(Stage, { result: ResultSchema })] });
+      const run = await runStage(Stage, {
+        context: { prompt: 'hi' },
+        terminal: scriptedTerminal([[{ text: 42 } as unknown as Result]]),
+        use: [validate(Stage, { result: ResultSchema })],
+      });
       const error = run.error as MiddlewareError;
       expect([error.code, error.stage, error.phase, error.handler]).toEqual(['ERR_RESULT_INVALID', 'answer', 'output', 'validateResult']);
       expect((error.cause as z.ZodError).issues.map((issue) => issue.path)).toEqual([['text']]);
     });
 
     it('registers only the handlers a schema was given for', async () => {
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: scriptedTerminal([[{ text: 'x' }]]), use: [validate(Stage, { result: ResultSchema })] });
+      const run = await runStage(Stage, {
+        context: { prompt: 'hi' },
+        terminal: scriptedTerminal([[{ text: 'x' }]]),
+        use: [validate(Stage, { result: ResultSchema })],
+      });
       expect(Object.keys(run.calls)).toEqual(['validateResult']);
     });
   });
 
   describe('with a schema without safeParseAsync', () => {
     it('parses with safeParse', async () => {
-      const schema = { safeParse: (value: unknown) => ({ success: true as const, data: { prompt: `seen ${String((value as Context).prompt)}` } }) };
+      const schema = { safeParse: (value: unknown) => ({ success: true as const, data: { prompt: `seen ${(value as Context).prompt}` } }) };
       const terminal = scriptedTerminal([[{ text: 'x' }]]);
       await runStage(Stage, { context: { prompt: 'hi' }, terminal, use: [validate(Stage, { context: schema })] });
       expect(terminal.calls[0]?.context).toEqual({ prompt: 'seen hi' });
@@ -57,7 +75,12 @@ describe('validate', () => {
         controller.abort('stop');
         yield { text: 'x' };
       };
-      const run = await runStage(Stage, { context: { prompt: 'hi' }, terminal: aborting, signal: controller.signal, use: [validate(Stage, { result: ResultSchema })] });
+      const run = await runStage(Stage, {
+        context: { prompt: 'hi' },
+        terminal: aborting,
+        signal: controller.signal,
+        use: [validate(Stage, { result: ResultSchema })],
+      });
       expect(MiddlewareError.isInstance(run.error) && run.error.code).toBe('ERR_ABORTED');
       expect(run.calls.validateResult?.activations).toBe(0);
     });
@@ -69,7 +92,9 @@ describe('validate', () => {
       { schemas: { context: {} }, problem: 'context' },
       { schemas: { result: 'zod' }, problem: 'result' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ schemas, problem }) => {
-      expect(() => validate(Stage, schemas as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'validate', message: expect.stringContaining(problem) }));
+      expect(() => validate(Stage, schemas as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'validate', message: expect.stringContaining(problem) }),
+      );
     });
 
     it.each([
@@ -77,7 +102,11 @@ describe('validate', () => {
       ['a copy of the stage', { ...Stage }],
     ])('rejects %s where the stage goes with ERR_INVALID_OPTIONS', (_label, stage) => {
       expect(() => validate(stage as never, { context: ContextSchema })).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'validate', message: expect.stringContaining('its first argument must be a stage from createStage()') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          handler: 'validate',
+          message: expect.stringContaining('its first argument must be a stage from createStage()'),
+        }),
       );
     });
   });

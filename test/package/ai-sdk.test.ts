@@ -55,11 +55,25 @@ describe('the installed package on the Vercel AI SDK', () => {
   });
 
   it('type-checks the user code as written, inline terminals unannotated', () => {
-    const tsconfig = { compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['scenario.mts'] };
+    const tsconfig = {
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      },
+      files: ['scenario.mts'],
+    };
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
     let output = '';
     try {
-      execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (error) {
       output = String((error as { stdout?: string }).stdout);
     }

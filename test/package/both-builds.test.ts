@@ -13,7 +13,10 @@ import { runScript } from './consumer';
 
 const casesDirectory = join(root, 'spec', 'cases');
 const cases = readdirSync(casesDirectory)
-  .map((file) => JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as { id: string; kind: string; scenario?: string; expect: unknown })
+  .map(
+    (file) =>
+      JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as { id: string; kind: string; scenario?: string; expect: unknown },
+  )
   .filter((testCase) => testCase.kind === 'reliability' && testCase.scenario === 'second-copy');
 
 /** What a registry of one build does with the other build's retry, `throws` step and MiddlewareResult (MW-084, MW-201). */

@@ -15,7 +15,11 @@ const caseCount = readdirSync(join(root, 'spec', 'cases')).filter((file) => file
 /** The summary, conformance and not-passed cases of a JSON report. */
 function verdict(stdout: string): unknown {
   const report = JSON.parse(stdout) as { summary: unknown; conformance: unknown; cases: { id: string; status: string }[] };
-  return { summary: report.summary, conformance: report.conformance, notPassed: report.cases.filter((outcome) => outcome.status !== 'passed') };
+  return {
+    summary: report.summary,
+    conformance: report.conformance,
+    notPassed: report.cases.filter((outcome) => outcome.status !== 'passed'),
+  };
 }
 
 describe('npx staged-middleware conformance', () => {
@@ -29,7 +33,14 @@ describe('npx staged-middleware conformance', () => {
   });
 
   it('passes the reliability cases against the installed library serving the protocol in a child process', () => {
-    const { code, stdout, stderr } = runBin(['conformance', '--kind', 'reliability', '--json', '--spawn', 'npx --no staged-middleware conformance serve']);
+    const { code, stdout, stderr } = runBin([
+      'conformance',
+      '--kind',
+      'reliability',
+      '--json',
+      '--spawn',
+      'npx --no staged-middleware conformance serve',
+    ]);
     const reliability = (JSON.parse(stdout) as { cases: unknown[] }).cases.length;
     expect({ code, stderr, verdict: verdict(stdout), reliability }).toEqual({
       code: 0,

@@ -36,10 +36,18 @@ interface PackageJson {
 function npm(args: readonly string[], cwd: string): string {
   // The outer `npm test` exports its own package and lifecycle variables; the
   // nested npm must act on the consumer project only.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_(package|lifecycle)_/.test(key) && key !== 'npm_config_local_prefix'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^npm_(package|lifecycle)_/.test(key) && key !== 'npm_config_local_prefix'),
+  );
   const windows = process.platform === 'win32';
   try {
-    return execFileSync(windows ? 'npm.cmd' : 'npm', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: windows });
+    return execFileSync(windows ? 'npm.cmd' : 'npm', args, {
+      cwd,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: windows,
+    });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${stderr ?? ''}${stdout ?? ''}`);
@@ -58,7 +66,8 @@ function newest(directory: string): number {
 /** Fails unless `dist/` exists and was built after the last change to `src/`. */
 function checkBuild(): void {
   const built = join(root, 'dist', 'index.js');
-  if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` and `npm run test:package` build before this tier).');
+  if (!existsSync(built))
+    throw new Error('dist/ is missing: run `npm run build` first (`npm test` and `npm run test:package` build before this tier).');
   if (newest(join(root, 'src')) > statSync(built).mtimeMs) {
     throw new Error('dist/ is older than src/: run `npm run build` first, or the tier would test a stale build.');
   }
@@ -71,9 +80,13 @@ function checkBuild(): void {
 function linkDependencies(manifest: PackageJson, modules: string): void {
   for (const [name, wanted] of Object.entries(manifest.dependencies ?? {})) {
     const source = join(root, 'node_modules', name);
-    const present = existsSync(join(source, 'package.json')) ? (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { version: string }).version : undefined;
+    const present = existsSync(join(source, 'package.json'))
+      ? (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { version: string }).version
+      : undefined;
     if (present !== wanted) {
-      throw new Error(`The package depends on ${name}@${wanted}, but node_modules/${name} is ${present ?? 'missing'}: run \`npm ci\` first.`);
+      throw new Error(
+        `The package depends on ${name}@${wanted}, but node_modules/${name} is ${present ?? 'missing'}: run \`npm ci\` first.`,
+      );
     }
     mkdirSync(join(modules, name, '..'), { recursive: true });
     symlinkSync(source, join(modules, name), 'junction');
@@ -89,7 +102,9 @@ function linkDependencies(manifest: PackageJson, modules: string): void {
 export function createConsumerProject(): ConsumerProject {
   checkBuild();
   const scratch = mkdtempSync(join(tmpdir(), 'staged-middleware-package-'));
-  const remove = (): void => rmSync(scratch, { recursive: true, force: true });
+  const remove = (): void => {
+    rmSync(scratch, { recursive: true, force: true });
+  };
   try {
     const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', scratch], root)) as { filename: string }[];
     if (packed === undefined) throw new Error('npm pack produced no tarball');
@@ -98,13 +113,24 @@ export function createConsumerProject(): ConsumerProject {
     writeFileSync(join(directory, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true }, null, 2)}\n`);
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
     linkDependencies(manifest, join(directory, 'node_modules'));
-    npm(['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', directory, join(scratch, packed.filename)], directory);
-    if (!existsSync(join(directory, 'node_modules', manifest.name, 'package.json'))) throw new Error(`npm install left no node_modules/${manifest.name} in ${directory}`);
-    for (const script of readdirSync(scriptsDirectory)) writeFileSync(join(directory, script), readFileSync(join(scriptsDirectory, script)));
+    npm(
+      ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', directory, join(scratch, packed.filename)],
+      directory,
+    );
+    if (!existsSync(join(directory, 'node_modules', manifest.name, 'package.json')))
+      throw new Error(`npm install left no node_modules/${manifest.name} in ${directory}`);
+    for (const script of readdirSync(scriptsDirectory))
+      writeFileSync(join(directory, script), readFileSync(join(scriptsDirectory, script)));
     // The second-copy scenario of the reliability cases, run on both builds by both-builds.cjs.
-    writeFileSync(join(directory, 'second-copy.cjs'), transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'second-copy.ts'), 'utf8'), 'cjs'));
+    writeFileSync(
+      join(directory, 'second-copy.cjs'),
+      transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'second-copy.ts'), 'utf8'), 'cjs'),
+    );
     // The bare-realm scenario, run on the ESM build by edge.mjs (and in Chromium by the integration tier).
-    writeFileSync(join(directory, 'bare-realm.mjs'), transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'bare-realm.ts'), 'utf8'), 'esm'));
+    writeFileSync(
+      join(directory, 'bare-realm.mjs'),
+      transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'bare-realm.ts'), 'utf8'), 'esm'),
+    );
     return { directory, remove };
   } catch (error) {
     remove();

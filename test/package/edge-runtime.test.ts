@@ -15,7 +15,15 @@ import { consumer } from './consumer';
 
 const casesDirectory = join(root, 'spec', 'cases');
 const cases = readdirSync(casesDirectory)
-  .map((file) => JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as { id: string; kind: string; scenario?: string; expect: Record<string, unknown> })
+  .map(
+    (file) =>
+      JSON.parse(readFileSync(join(casesDirectory, file), 'utf8')) as {
+        id: string;
+        kind: string;
+        scenario?: string;
+        expect: Record<string, unknown>;
+      },
+  )
   .filter((testCase) => testCase.kind === 'reliability' && testCase.scenario === 'bare-realm');
 
 describe('the installed package in edge-runtime', () => {
@@ -25,7 +33,11 @@ describe('the installed package in edge-runtime', () => {
 
   it.each(cases.map((testCase) => [testCase.id, testCase] as const))('passes %s, loading only its own ESM build', (_id, testCase) => {
     const edgeRuntime = createRequire(import.meta.url).resolve('edge-runtime');
-    const printed = execFileSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', 'edge.mjs', edgeRuntime], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const printed = execFileSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', 'edge.mjs', edgeRuntime], {
+      cwd: consumer,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // No other package loads: immer is built in (loaded on its own it reads `process`), zod serves types only.
     expect(JSON.parse(printed)).toEqual({ ...testCase.expect, packages: ['staged-middleware'] });
   });

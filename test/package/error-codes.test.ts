@@ -11,13 +11,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { consumer } from './consumer';
 
 const scratch = mkdtempSync(join(consumer, 'error-codes-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 /** The type errors of one consumer module, by code, in the given module format. */
 function typeErrors(name: string, source: string, format: 'esm' | 'cjs'): number[] {
   const file = join(scratch, `${name}.${format === 'esm' ? 'mts' : 'cts'}`);
   writeFileSync(file, source);
-  const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true, strict: true, skipLibCheck: false, types: [] };
+  const options: ts.CompilerOptions = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+    strict: true,
+    skipLibCheck: false,
+    types: [],
+  };
   const program = ts.createProgram([file], options);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => diagnostic.code);
 }

@@ -17,7 +17,12 @@ type Format = 'esm' | 'cjs';
 
 /** The declarations file TypeScript resolves `specifier` to from the consumer project, in one module format. */
 function declarations(specifier: string, format: Format): string {
-  const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true, types: [] };
+  const options: ts.CompilerOptions = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+    types: [],
+  };
   const importer = join(consumer, format === 'esm' ? 'consumer.mts' : 'consumer.cts');
   const mode = format === 'esm' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS;
   const resolved = ts.resolveModuleName(specifier, importer, options, ts.sys, undefined, undefined, mode).resolvedModule;
@@ -34,10 +39,16 @@ const checkedIn = Object.fromEntries(ENTRY_POINTS.map(({ report }) => [report, r
 
 describe('entry points of the installed package', () => {
   describe.each(['esm', 'cjs'] as const)('in the %s build', (format) => {
-    it.each(ENTRY_POINTS.map((entry) => [entry.specifier, entry] as const))('%s has the surface of its checked-in API report', (_specifier, { specifier, report }) => {
-      const generated = apiReport(specifier, readSurface(declarations(specifier, format), installedDist()));
-      expect(generated, `the public surface of ${specifier} differs from api/${report}.api.md: if the change is meant, run npm run api:report`).toBe(checkedIn[report]);
-    });
+    it.each(ENTRY_POINTS.map((entry) => [entry.specifier, entry] as const))(
+      '%s has the surface of its checked-in API report',
+      (_specifier, { specifier, report }) => {
+        const generated = apiReport(specifier, readSurface(declarations(specifier, format), installedDist()));
+        expect(
+          generated,
+          `the public surface of ${specifier} differs from api/${report}.api.md: if the change is meant, run npm run api:report`,
+        ).toBe(checkedIn[report]);
+      },
+    );
   });
 
   describe.each([

@@ -56,35 +56,58 @@ function expectedNames(): Record<string, unknown> {
       error: null,
     };
   }
-  expected['validate'] = {
+  expected.validate = {
     name: 'validate',
     handlers: ['validateContext', 'validateResult'],
     describe: ['validateContext', 'validateResult'],
-    explain: explained(['├─ input   1. validateContext  [bundle validate]', '├─ output  1. validateResult  [bundle validate]', '└─ terminal']),
-    calls: { validateContext: { phase: 'input', activations: 1, nextCalls: 0 }, validateResult: { phase: 'output', activations: 1, nextCalls: 0 } },
+    explain: explained([
+      '├─ input   1. validateContext  [bundle validate]',
+      '├─ output  1. validateResult  [bundle validate]',
+      '└─ terminal',
+    ]),
+    calls: {
+      validateContext: { phase: 'input', activations: 1, nextCalls: 0 },
+      validateResult: { phase: 'output', activations: 1, nextCalls: 0 },
+    },
     error: null,
   };
-  expected['tracing'] = { name: 'tracing' };
-  expected['logging'] = { name: 'logging' };
-  expected['scriptedTerminal'] = { name: 'scriptedTerminal' };
+  expected.tracing = { name: 'tracing' };
+  expected.logging = { name: 'logging' };
+  expected.scriptedTerminal = { name: 'scriptedTerminal' };
   // The agent kit's (MW-167 – MW-169, MW-173, MW-174): bundles named after the factory (a sub-agent's after its tool too), handlers after it.
-  expected['compaction'] = {
+  expected.compaction = {
     name: 'compaction',
     describe: ['compaction'],
-    explain: ['stage "compressContext"', '└─ wrap    1. compaction  [bundle compaction]', '   └─ terminal', 'provides "staged-middleware.agent.context-budgets"', '└─ 1. (no id)  [bundle compaction]'].join('\n'),
+    explain: [
+      'stage "compressContext"',
+      '└─ wrap    1. compaction  [bundle compaction]',
+      '   └─ terminal',
+      'provides "staged-middleware.agent.context-budgets"',
+      '└─ 1. (no id)  [bundle compaction]',
+    ].join('\n'),
   };
-  expected['todoList'] = {
+  expected.todoList = {
     name: 'todoList',
     describe: ['todoList'],
     explain: ['stage "invokeModel"', '├─ input   1. todoList  [bundle todoList]', '└─ terminal'].join('\n'),
   };
-  expected['subagent'] = {
+  expected.subagent = {
     name: 'subagent:helper',
     describe: ['subagent'],
-    explain: ['stage "executeTool"', '└─ wrap    1. subagent  [bundle subagent:helper]', '   └─ terminal', 'provides "staged-middleware.agent.tools"', '└─ 1. helper  [bundle subagent:helper]'].join('\n'),
+    explain: [
+      'stage "executeTool"',
+      '└─ wrap    1. subagent  [bundle subagent:helper]',
+      '   └─ terminal',
+      'provides "staged-middleware.agent.tools"',
+      '└─ 1. helper  [bundle subagent:helper]',
+    ].join('\n'),
   };
-  expected['afterToolCall'] = { name: 'afterToolCall', describe: ['afterToolCall'], explain: ['stage "executeTool"', '├─ output  1. afterToolCall', '└─ terminal'].join('\n') };
-  expected['checkFinalAnswer'] = {
+  expected.afterToolCall = {
+    name: 'afterToolCall',
+    describe: ['afterToolCall'],
+    explain: ['stage "executeTool"', '├─ output  1. afterToolCall', '└─ terminal'].join('\n'),
+  };
+  expected.checkFinalAnswer = {
     name: 'checkFinalAnswer',
     describe: ['checkFinalAnswer'],
     explain: ['stage "invokeModel"', '└─ wrap    1. checkFinalAnswer', '   └─ terminal'].join('\n'),
@@ -108,7 +131,10 @@ describe('built-in handlers of the installed package', () => {
       const exported = listedExports(readFileSync(join(REPORTS, 'agent.api.md'), 'utf8'))
         .filter((item) => isValue(item.kind))
         .map((item) => item.name);
-      expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([['afterToolCall', 'checkFinalAnswer', 'compaction', 'subagent', 'todoList'], []]);
+      expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([
+        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'subagent', 'todoList'],
+        [],
+      ]);
     });
   });
 

@@ -23,14 +23,23 @@ const links = [...readme.replace(/```[\s\S]*?```/g, '').matchAll(/\]\(([^)\s]+)\
 
 /** The anchors GitHub and npm give the README's headings. */
 const anchors = new Set(
-  [...readme.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map((match) =>
-    `#${(match[1] as string).toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').trim().replace(/\s/g, '-')}`,
+  [...readme.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map(
+    (match) =>
+      `#${(match[1] as string)
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s-]/gu, '')
+        .trim()
+        .replace(/\s/g, '-')}`,
   ),
 );
 
 /** Where a link to a file of the package points inside the package (the file, without a section), or undefined for an external link. */
 function packagePath(link: string): string | undefined {
-  if (link.startsWith(published)) return link.slice(published.length).replace(/^[^/]*\//, '').replace(/#.*$/, '');
+  if (link.startsWith(published))
+    return link
+      .slice(published.length)
+      .replace(/^[^/]*\//, '')
+      .replace(/#.*$/, '');
   if (/^[a-z]+:/i.test(link) || link.startsWith('#')) return undefined;
   return link.replace(/#.*$/, '');
 }

@@ -45,7 +45,10 @@ export const checked = [runStage(AskStage, { context: { question: 'why?' }, term
 const resolutions = {
   // zod's own declarations (which the conformance entry point's case and protocol types name) default-import
   // CommonJS modules, which node10 resolution type-checks only with synthetic default imports allowed.
-  node10: { compilerOptions: { module: 'commonjs', moduleResolution: 'node10', allowSyntheticDefaultImports: true }, files: ['consumer.ts'] },
+  node10: {
+    compilerOptions: { module: 'commonjs', moduleResolution: 'node10', allowSyntheticDefaultImports: true },
+    files: ['consumer.ts'],
+  },
   node16: { compilerOptions: { module: 'node16', moduleResolution: 'node16' }, files: ['consumer.mts', 'consumer.cts'] },
   bundler: { compilerOptions: { module: 'esnext', moduleResolution: 'bundler' }, files: ['consumer.ts'] },
 };
@@ -55,19 +58,28 @@ describe('type declarations of the installed package', () => {
     expect(existsSync(join(consumer, 'node_modules', ...name.split('/')))).toBe(false);
   });
 
-  it.each(Object.keys(resolutions) as (keyof typeof resolutions)[])('compile under %s module resolution with skipLibCheck false', (resolution) => {
-    const directory = join(consumer, `types-${resolution}`);
-    mkdirSync(directory, { recursive: true });
-    const { compilerOptions, files } = resolutions[resolution];
-    for (const file of files) writeFileSync(join(directory, file), source);
-    const tsconfig = { compilerOptions: { ...compilerOptions, target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: [] }, files };
-    writeFileSync(join(directory, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
-    let output = '';
-    try {
-      execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', directory], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (error) {
-      output = String((error as { stdout?: string }).stdout);
-    }
-    expect(output).toBe('');
-  });
+  it.each(Object.keys(resolutions) as (keyof typeof resolutions)[])(
+    'compile under %s module resolution with skipLibCheck false',
+    (resolution) => {
+      const directory = join(consumer, `types-${resolution}`);
+      mkdirSync(directory, { recursive: true });
+      const { compilerOptions, files } = resolutions[resolution];
+      for (const file of files) writeFileSync(join(directory, file), source);
+      const tsconfig = {
+        compilerOptions: { ...compilerOptions, target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: [] },
+        files,
+      };
+      writeFileSync(join(directory, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+      let output = '';
+      try {
+        execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', directory], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+      } catch (error) {
+        output = String((error as { stdout?: string }).stdout);
+      }
+      expect(output).toBe('');
+    },
+  );
 });

@@ -3,7 +3,8 @@ import { MiddlewareRegistry, type Instrumentation, type Middleware, type Registr
 import { caught } from '../assertions';
 import { ModelStage as Stage, OtherStage as Other, echo as terminal, passThrough } from '../fixtures';
 
-const names = (registry: MiddlewareRegistry, stage = Stage): string[] => registry.describe(stage).map((entry) => `${entry.phase}:${entry.name}`);
+const names = (registry: MiddlewareRegistry, stage = Stage): string[] =>
+  registry.describe(stage).map((entry) => `${entry.phase}:${entry.name}`);
 
 describe('MiddlewareRegistry.use', () => {
   describe('with a bundle over several stages', () => {
@@ -46,7 +47,19 @@ describe('MiddlewareRegistry.use', () => {
       const registry = new MiddlewareRegistry();
       registry.use({ name: 'audit', setup: (registrar) => registrar.add(Stage.Wrap, passThrough, { id: 'audit.wrap' }) });
       expect(registry.describe(Stage)).toEqual([
-        { phase: 'wrap', position: 0, name: 'passThrough', id: 'audit.wrap', order: 0, before: [], after: [], next: 'many', source: 'bundle', bundle: 'audit', depth: 0 },
+        {
+          phase: 'wrap',
+          position: 0,
+          name: 'passThrough',
+          id: 'audit.wrap',
+          order: 0,
+          before: [],
+          after: [],
+          next: 'many',
+          source: 'bundle',
+          bundle: 'audit',
+          depth: 0,
+        },
       ]);
     });
 
@@ -80,7 +93,10 @@ describe('MiddlewareRegistry.use', () => {
       kept?.add(Stage.Input, function late(context) {
         return context;
       });
-      expect(registry.describe(Stage).map((entry) => `${entry.name}/${entry.source}/${entry.bundle}`)).toEqual(['early/bundle/lazy', 'late/bundle/lazy']);
+      expect(registry.describe(Stage).map((entry) => `${entry.name}/${entry.source}/${entry.bundle}`)).toEqual([
+        'early/bundle/lazy',
+        'late/bundle/lazy',
+      ]);
       dispose();
       expect(names(registry)).toEqual([]);
     });

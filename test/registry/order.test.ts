@@ -95,7 +95,12 @@ describe('sortByConstraints', () => {
     });
 
     it('finds the cycle when an item has several predecessors', () => {
-      const items = [item('c', { after: ['a', 'b'] }), item('a', { before: ['b'] }), item('b', { before: ['d'] }), item('d', { before: ['b'] })];
+      const items = [
+        item('c', { after: ['a', 'b'] }),
+        item('a', { before: ['b'] }),
+        item('b', { before: ['d'] }),
+        item('d', { before: ['b'] }),
+      ];
       expect(() => sortByConstraints(items, scope)).toThrow('form a cycle: b -> d -> b (each');
     });
 

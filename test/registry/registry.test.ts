@@ -15,7 +15,8 @@ function tracing(trace: string[], name: string): WrapHandler<Context, string> {
   };
 }
 
-const shape = (registry: MiddlewareRegistry, stage = Stage): string[] => registry.describe(stage).map((entry) => `${entry.phase}:${entry.name}`);
+const shape = (registry: MiddlewareRegistry, stage = Stage): string[] =>
+  registry.describe(stage).map((entry) => `${entry.phase}:${entry.name}`);
 
 describe('MiddlewareRegistry', () => {
   describe('add', () => {
@@ -68,7 +69,11 @@ describe('MiddlewareRegistry', () => {
 
     describe('with a bad target', () => {
       it.each([
-        ['a spread copy of a stage', { ...Stage }, 'got a plain object. It looks like a stage or phase token but was not created by createStage'],
+        [
+          'a spread copy of a stage',
+          { ...Stage },
+          'got a plain object. It looks like a stage or phase token but was not created by createStage',
+        ],
         ['a hand-made phase token', { phase: 'wrap', stage: Stage }, 'got a plain object. It looks like a stage or phase token'],
         ['a string', 'model', 'got the string "model".'],
         ['undefined', undefined, 'got undefined.'],
@@ -86,7 +91,9 @@ describe('MiddlewareRegistry', () => {
         const registry = new MiddlewareRegistry();
         const error = caught(() => registry.add(Stage.Output, 'shout' as never, { name: 'shout' }));
         expect(fields(error)).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'output', handler: 'shout' });
-        expect(error.message).toBe('[ERR_INVALID_HANDLER] Output handler "shout" of stage "model" must be a function, got the string "shout".');
+        expect(error.message).toBe(
+          '[ERR_INVALID_HANDLER] Output handler "shout" of stage "model" must be a function, got the string "shout".',
+        );
         expect(shape(registry)).toEqual([]);
       });
     });
@@ -270,7 +277,7 @@ describe('MiddlewareRegistry', () => {
     });
 
     it('rejects a stage copy with ERR_UNKNOWN_PHASE', () => {
-      const error = caught(() => new MiddlewareRegistry().invoke({ ...Stage } as typeof Stage, { prompt: 'x' }, reply));
+      const error = caught(() => new MiddlewareRegistry().invoke({ ...Stage }, { prompt: 'x' }, reply));
       expect(fields(error)).toEqual({ code: 'ERR_UNKNOWN_PHASE', stage: undefined, phase: 'register', handler: undefined });
       expect(error.message).toContain('registry.invoke expects a stage from createStage()');
     });
@@ -279,7 +286,7 @@ describe('MiddlewareRegistry', () => {
       const error = caught(() => new MiddlewareRegistry().invoke(Stage.Wrap as unknown as typeof Stage, { prompt: 'x' }, reply));
       expect(fields(error)).toEqual({ code: 'ERR_UNKNOWN_PHASE', stage: 'model', phase: 'register', handler: undefined });
       expect(error.message).toBe(
-        '[ERR_UNKNOWN_PHASE] registry.invoke expects a stage from createStage(), got its wrap phase token. Pass the stage itself (the token\'s `stage`).',
+        "[ERR_UNKNOWN_PHASE] registry.invoke expects a stage from createStage(), got its wrap phase token. Pass the stage itself (the token's `stage`).",
       );
     });
 
@@ -303,7 +310,9 @@ describe('MiddlewareRegistry', () => {
 
     it('rejects a per-invoke handler for another stage', () => {
       const error = caught(() =>
-        new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, reply, { use: [[Other.Input, (context: Context) => context, { name: 'stray' }]] }),
+        new MiddlewareRegistry().invoke(Stage, { prompt: 'x' }, reply, {
+          use: [[Other.Input, (context: Context) => context, { name: 'stray' }]],
+        }),
       );
       expect(fields(error)).toEqual({ code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'input', handler: 'stray' });
       expect(error.message).toContain('handler "stray" targets stage "other", but this invoke runs stage "model"');

@@ -63,7 +63,11 @@ describe('MiddlewareRegistry.add', () => {
       registry.add(Stage.Wrap, tracing([], 'a'), { id: 'a', before: ['b'] });
       registry.add(Stage.Wrap, tracing([], 'b'), { id: 'b', before: ['c'] });
       const error = caught(() => registry.add(Stage.Wrap, tracing([], 'c'), { id: 'c', name: 'closer', before: ['a'] }));
-      expect({ code: error.code, stage: error.stage, phase: error.phase }).toEqual({ code: 'ERR_ORDER_CYCLE', stage: 'model', phase: 'wrap' });
+      expect({ code: error.code, stage: error.stage, phase: error.phase }).toEqual({
+        code: 'ERR_ORDER_CYCLE',
+        stage: 'model',
+        phase: 'wrap',
+      });
       expect(error.message).toContain('form a cycle: a -> b -> c -> a');
       expect(wrapNames(registry)).toEqual(['traced', 'traced']);
       expect(registry.remove('c')).toBe(false);
@@ -121,7 +125,15 @@ describe('MiddlewareRegistry.add', () => {
         fc.property(fc.array(registration, { maxLength: 12 }), (registrations) => {
           const registry = new MiddlewareRegistry({ onWarning: () => undefined });
           // The reference: the registrations this registry holds, checked by sorting each phase whole.
-          let held: { id: string | undefined; before: string[]; after: string[]; phase: 'wrap' | 'input'; order: number; seq: number; name: string }[] = [];
+          let held: {
+            id: string | undefined;
+            before: string[];
+            after: string[];
+            phase: 'wrap' | 'input';
+            order: number;
+            seq: number;
+            name: string;
+          }[] = [];
           registrations.forEach((options, seq) => {
             const { phase, replace, ...rest } = options;
             const existing = rest.id === undefined ? undefined : held.find((other) => other.id === rest.id);
@@ -130,14 +142,22 @@ describe('MiddlewareRegistry.add', () => {
             const next = [...held.filter((other) => other !== existing), candidate];
             let expected = 'ok';
             try {
-              sortByConstraints(next.filter((other) => other.phase === phase), { stage: 'model', phase });
+              sortByConstraints(
+                next.filter((other) => other.phase === phase),
+                { stage: 'model', phase },
+              );
             } catch (error) {
               expected = (error as Error).message;
             }
             let actual = 'ok';
             const handler = phase === 'wrap' ? tracing([], candidate.name) : (context: Context): Context => context;
             const { id, ...constraints } = rest;
-            const addOptions = { ...constraints, name: candidate.name, ...(id === undefined ? {} : { id }), ...(replace && id !== undefined ? { replace: true } : {}) };
+            const addOptions = {
+              ...constraints,
+              name: candidate.name,
+              ...(id === undefined ? {} : { id }),
+              ...(replace && id !== undefined ? { replace: true } : {}),
+            };
             try {
               registry.add((phase === 'wrap' ? Stage.Wrap : Stage.Input) as typeof Stage.Wrap, handler as never, addOptions);
             } catch (error) {
@@ -212,7 +232,9 @@ describe('MiddlewareRegistry.add', () => {
       const registry = new MiddlewareRegistry();
       registry.add(Stage.Wrap, tracing([], 'eager'), { name: 'eager', before: ['ghost'] });
       registry.describe(Stage);
-      expect(warn.mock.calls).toEqual([[expect.stringMatching(/^\[staged-middleware\] WARN_UNKNOWN_ID: The wrap handler "eager" .*"ghost"/)]]);
+      expect(warn.mock.calls).toEqual([
+        [expect.stringMatching(/^\[staged-middleware\] WARN_UNKNOWN_ID: The wrap handler "eager" .*"ghost"/)],
+      ]);
     });
   });
 
@@ -263,7 +285,9 @@ describe('MiddlewareRegistry.add', () => {
     it('rejects a per-invoke handler that must run before a registered one', () => {
       const registry = new MiddlewareRegistry();
       registry.add(Stage.Wrap, tracing([], 'r'), { id: 'r' });
-      const error = caught(() => registry.invoke(Stage, { prompt: 'x' }, terminal, { use: [[Stage.Wrap, tracing([], 'u'), { name: 'u', before: ['r'] }]] }));
+      const error = caught(() =>
+        registry.invoke(Stage, { prompt: 'x' }, terminal, { use: [[Stage.Wrap, tracing([], 'u'), { name: 'u', before: ['r'] }]] }),
+      );
       expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_ORDER_CONFLICT', handler: 'u' });
     });
   });

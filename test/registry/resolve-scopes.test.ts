@@ -53,14 +53,22 @@ describe('MiddlewareRegistry.child', () => {
       const trace: string[] = [];
       parent.add(Stage.Wrap, tracing(trace, 'parent'), { order: 100 });
       child.add(Stage.Wrap, tracing(trace, 'child'), { order: 0 });
-      parent.add(Stage.Input, (context) => {
-        trace.push('parent input');
-        return context;
-      }, { order: 50 });
-      child.add(Stage.Input, (context) => {
-        trace.push('child input');
-        return context;
-      }, { order: -50 });
+      parent.add(
+        Stage.Input,
+        (context) => {
+          trace.push('parent input');
+          return context;
+        },
+        { order: 50 },
+      );
+      child.add(
+        Stage.Input,
+        (context) => {
+          trace.push('child input');
+          return context;
+        },
+        { order: -50 },
+      );
       parent.add(Stage.Output, (result) => {
         trace.push('parent output');
         return result.replace(`${result.value}+parent`);
@@ -115,7 +123,10 @@ describe('MiddlewareRegistry.child', () => {
       parent.add(Stage.Wrap, tracing([], 'kept'), { name: 'kept' });
       const child = parent.child();
       child.add(Stage.Wrap, tracing([], 'c'), { id: 'x', name: 'childWrap', replace: true });
-      expect([entries(child), child.describe(Other).map((entry) => entry.name)]).toEqual([['wrap:kept@1/scope', 'wrap:childWrap@0/registry'], []]);
+      expect([entries(child), child.describe(Other).map((entry) => entry.name)]).toEqual([
+        ['wrap:kept@1/scope', 'wrap:childWrap@0/registry'],
+        [],
+      ]);
       expect(parent.describe(Other).map((entry) => entry.name)).toEqual(['parentOther']);
     });
 
@@ -162,7 +173,9 @@ describe('InvokeOptions.use', () => {
     registry.add(Stage.Wrap, tracing(trace, 'outer'), { order: -1 });
     registry.add(Stage.Wrap, tracing(trace, 'registered'), { id: 'cache' });
     registry.add(Stage.Wrap, tracing(trace, 'inner'), { order: 1 });
-    await registry.run(Stage, { prompt: 'x' }, terminal, { use: [[Stage.Wrap, tracing(trace, 'swapped'), { id: 'cache', replace: true }]] });
+    await registry.run(Stage, { prompt: 'x' }, terminal, {
+      use: [[Stage.Wrap, tracing(trace, 'swapped'), { id: 'cache', replace: true }]],
+    });
     await registry.run(Stage, { prompt: 'x' }, terminal);
     expect(trace).toEqual(['outer', 'swapped', 'inner', 'outer', 'registered', 'inner']);
   });
@@ -180,7 +193,9 @@ describe('InvokeOptions.use', () => {
   it('rejects a per-invoke id that is already registered, without replace', () => {
     const registry = new MiddlewareRegistry();
     registry.add(Stage.Wrap, tracing([], 'r'), { id: 'cache' });
-    const error = caught(() => registry.invoke(Stage, { prompt: 'x' }, terminal, { use: [[Stage.Wrap, tracing([], 'u'), { id: 'cache', name: 'u' }]] }));
+    const error = caught(() =>
+      registry.invoke(Stage, { prompt: 'x' }, terminal, { use: [[Stage.Wrap, tracing([], 'u'), { id: 'cache', name: 'u' }]] }),
+    );
     expect({ code: error.code, handler: error.handler }).toEqual({ code: 'ERR_DUPLICATE_ID', handler: 'u' });
   });
 

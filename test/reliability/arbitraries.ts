@@ -63,8 +63,14 @@ const common = fc.record({
   level,
   order: fc.option(fc.integer({ min: -2, max: 2 }), { nil: undefined, freq: 2 }),
   id: fc.option(ID, { nil: undefined, freq: 2 }),
-  before: fc.oneof({ arbitrary: fc.constant([] as string[]), weight: 3 }, { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 2 }),
-  after: fc.oneof({ arbitrary: fc.constant([] as string[]), weight: 3 }, { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 2 }),
+  before: fc.oneof(
+    { arbitrary: fc.constant([] as string[]), weight: 3 },
+    { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 2 },
+  ),
+  after: fc.oneof(
+    { arbitrary: fc.constant([] as string[]), weight: 3 },
+    { arbitrary: fc.uniqueArray(CONSTRAINT_ID, { maxLength: 2 }), weight: 2 },
+  ),
   replace: fc.boolean(),
 });
 
@@ -95,11 +101,14 @@ export const registration: fc.Arbitrary<RegistrationSpec> = fc
     after: shared.after.filter((id) => id !== shared.id),
     replace: shared.id !== undefined && shared.replace,
     ...specific,
-  }) as RegistrationSpec);
+  }));
 
 const terminal: fc.Arbitrary<TerminalSpec> = fc.record({
   count: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 6 }), weight: 5 }, { arbitrary: fc.integer({ min: 0, max: 50 }), weight: 1 }),
-  throwAt: fc.oneof({ arbitrary: fc.constant(Number.POSITIVE_INFINITY), weight: 5 }, { arbitrary: fc.integer({ min: 0, max: 6 }), weight: 1 }),
+  throwAt: fc.oneof(
+    { arbitrary: fc.constant(Number.POSITIVE_INFINITY), weight: 5 },
+    { arbitrary: fc.integer({ min: 0, max: 6 }), weight: 1 },
+  ),
   endsWithResult: fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 }),
   awaits: fc.boolean(),
 });
@@ -114,8 +123,14 @@ const consumer: fc.Arbitrary<ConsumerSpec> = fc.oneof(
 export const scenario: fc.Arbitrary<Scenario> = fc.record({
   registrations: fc.array(registration, { maxLength: 12 }),
   guard: fc.constantFrom('none' as const, 'prefix' as const, 'throwing' as const),
-  contextSchema: fc.oneof({ arbitrary: fc.constant('none' as const), weight: 4 }, { arbitrary: fc.constantFrom('sync' as const, 'async' as const), weight: 1 }),
-  resultSchema: fc.oneof({ arbitrary: fc.constant('none' as const), weight: 3 }, { arbitrary: fc.constantFrom('sync' as const, 'async' as const), weight: 1 }),
+  contextSchema: fc.oneof(
+    { arbitrary: fc.constant('none' as const), weight: 4 },
+    { arbitrary: fc.constantFrom('sync' as const, 'async' as const), weight: 1 },
+  ),
+  resultSchema: fc.oneof(
+    { arbitrary: fc.constant('none' as const), weight: 3 },
+    { arbitrary: fc.constantFrom('sync' as const, 'async' as const), weight: 1 },
+  ),
   state: fc.boolean(),
   terminal,
   consumer,

@@ -25,6 +25,8 @@ export async function bareRealmOfSource(): Promise<Json> {
   // Wrapped in a function so the bundle's own `var scenario` is no global of the realm.
   const scenario = runtime.evaluate<{ run: () => Promise<Json> }>(`(function () {\n${script}\nreturn scenario;\n})()`);
   const observed = JSON.parse(JSON.stringify(await scenario.run())) as Record<string, Json>;
-  const globals = Array.from(runtime.evaluate<string[]>(GLOBAL_KEYS)).filter((key) => !before.has(key)).sort();
+  const globals = Array.from(runtime.evaluate<string[]>(GLOBAL_KEYS))
+    .filter((key) => !before.has(key))
+    .sort();
   return { ...observed, globals };
 }

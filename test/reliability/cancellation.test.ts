@@ -45,7 +45,12 @@ describe('MiddlewareRegistry.invoke', () => {
       const getState = vi.spyOn(state, 'get');
       const outcome = await collect(registry.invoke(stage, 'c', tracedTerminal(trace), { signal: controller.signal, state }));
       expectAborted(outcome.error, reason);
-      expect({ events: outcome.events, trace, writes: state.writes, reads: getState.mock.calls.length }).toEqual({ events: [], trace: [], writes: [], reads: 0 });
+      expect({ events: outcome.events, trace, writes: state.writes, reads: getState.mock.calls.length }).toEqual({
+        events: [],
+        trace: [],
+        writes: [],
+        reads: 0,
+      });
       expect(abortListeners(controller.signal)).toBe(0);
     });
   });

@@ -51,15 +51,41 @@ describe('ReliabilityCaseSchema', () => {
 
     it.each(raw.map(({ file, value }) => [file, value] as const))('%s matches the format and is named after its id', (file, value) => {
       const parsed = ReliabilityCaseSchema.safeParse(value);
-      expect({ success: parsed.success, issues: parsed.error?.issues ?? [], file }).toEqual({ success: true, issues: [], file: `${String(value.id)}.json` });
+      expect({ success: parsed.success, issues: parsed.error?.issues ?? [], file }).toEqual({
+        success: true,
+        issues: [],
+        file: `${String(value.id)}.json`,
+      });
     });
   });
 
   describe('a malformed case', () => {
     it('accepts the well-formed examples the rows below change', () => {
-      const queued = { id: 'x', description: 'x', rules: ['MW-061'], kind: 'reliability', scenario: 'queued-calls', events: [], calls: ['next'], expect: { settled: [], outcomes: [] } };
-      const concurrent = { id: 'x', description: 'x', rules: ['MW-065'], kind: 'reliability', scenario: 'concurrent-invokes', steps: [{ add: 't' }], expect: {} };
-      expect([valid, queued, concurrent, secondCopy].map((value) => ReliabilityCaseSchema.safeParse(value).success)).toEqual([true, true, true, true]);
+      const queued = {
+        id: 'x',
+        description: 'x',
+        rules: ['MW-061'],
+        kind: 'reliability',
+        scenario: 'queued-calls',
+        events: [],
+        calls: ['next'],
+        expect: { settled: [], outcomes: [] },
+      };
+      const concurrent = {
+        id: 'x',
+        description: 'x',
+        rules: ['MW-065'],
+        kind: 'reliability',
+        scenario: 'concurrent-invokes',
+        steps: [{ add: 't' }],
+        expect: {},
+      };
+      expect([valid, queued, concurrent, secondCopy].map((value) => ReliabilityCaseSchema.safeParse(value).success)).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
     });
 
     it.each([
@@ -74,10 +100,36 @@ describe('ReliabilityCaseSchema', () => {
       ['no rules', { ...valid, rules: [] }],
       ['another kind', { ...valid, kind: 'chain' }],
       ['a fractional layer count', { ...valid, layers: 1.5 }],
-      ['a queued call the runner cannot make', { id: 'x', description: 'x', rules: ['MW-061'], kind: 'reliability', scenario: 'queued-calls', events: [], calls: ['peek'], expect: { settled: [], outcomes: [] } }],
+      [
+        'a queued call the runner cannot make',
+        {
+          id: 'x',
+          description: 'x',
+          rules: ['MW-061'],
+          kind: 'reliability',
+          scenario: 'queued-calls',
+          events: [],
+          calls: ['peek'],
+          expect: { settled: [], outcomes: [] },
+        },
+      ],
       ['a copy that is neither first nor second', { ...secondCopy, registerThrough: 'third' }],
-      ['a recognition nothing observes', { ...secondCopy, expect: { ...secondCopy.expect, recognised: { ...secondCopy.expect.recognised, registry: true } } }],
-      ['a concurrent step that is neither add, remove nor invoke', { id: 'x', description: 'x', rules: ['MW-065'], kind: 'reliability', scenario: 'concurrent-invokes', steps: [{ wait: 1 }], expect: {} }],
+      [
+        'a recognition nothing observes',
+        { ...secondCopy, expect: { ...secondCopy.expect, recognised: { ...secondCopy.expect.recognised, registry: true } } },
+      ],
+      [
+        'a concurrent step that is neither add, remove nor invoke',
+        {
+          id: 'x',
+          description: 'x',
+          rules: ['MW-065'],
+          kind: 'reliability',
+          scenario: 'concurrent-invokes',
+          steps: [{ wait: 1 }],
+          expect: {},
+        },
+      ],
     ])('rejects %s', (_name, value) => {
       expect(ReliabilityCaseSchema.safeParse(value).success).toBe(false);
     });

@@ -56,7 +56,7 @@ export function seededRandom(seed: number): () => number {
 async function* churnTerminal(context: ChurnContext, call: number): AsyncGenerator<ChurnEvent, void, undefined> {
   for (let seq = 0; seq < 3; seq++) {
     // A microtask between events, so pulls of different invokes interleave inside the engine.
-    await null;
+    await Promise.resolve();
     yield { invoke: context.invoke, call, seq, inputs: context.inputs, wraps: [], outputs: [], final: seq === 2 };
   }
 }

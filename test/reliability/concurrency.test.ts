@@ -1,35 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+import { createStage, MiddlewareRegistry } from '../../src/index';
 import { ChurningRegistry, seededRandom, type ChurnEvent, type ChurnTags } from './churn';
 import { collect, gate } from './fixtures';
-
-/** Events carry the invoke they belong to and the tags of the layers they passed. */
-interface Tagged {
-  readonly invoke: number;
-  readonly tags: readonly string[];
-  readonly final: boolean;
-}
-
-const stage = createStage<number, Tagged, Tagged>('concurrent', { isResult: (event) => event.final });
-
-/** A Wrap handler that appends its tag to every event passing through it. */
-function tagging(tag: string) {
-  return async function* tagged(_context: number, next: Next<number, Tagged>) {
-    for await (const event of next()) yield { ...event, tags: [...event.tags, tag] };
-  };
-}
 
 /** Yields to the event loop a few times, so that invokes interleave. */
 async function shuffle(turns: number): Promise<void> {
   for (let turn = 0; turn < turns; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-async function* terminal(invoke: number): AsyncGenerator<Tagged, void, undefined> {
-  await shuffle(invoke % 3);
-  yield { invoke, tags: [], final: false };
-  await shuffle((invoke + 1) % 2);
-  yield { invoke, tags: [], final: true };
 }
 
 describe('MiddlewareRegistry.invoke', () => {
@@ -91,7 +68,11 @@ describe('MiddlewareRegistry.invoke', () => {
         open = open.filter((entry) => !entry.done);
       }
 
-      const wrong = running.flatMap((entry) => (isDeepStrictEqual(entry.seen, wanted(entry.invoke, entry.tags)) ? [] : [{ invoke: entry.invoke, seen: entry.seen, want: wanted(entry.invoke, entry.tags) }]));
+      const wrong = running.flatMap((entry) =>
+        isDeepStrictEqual(entry.seen, wanted(entry.invoke, entry.tags))
+          ? []
+          : [{ invoke: entry.invoke, seen: entry.seen, want: wanted(entry.invoke, entry.tags) }],
+      );
       expect(wrong).toEqual([]);
       expect(openAfterFirstPull).toBe(10_000);
       // The registry changed often, and mostly while invokes were mid-stream.

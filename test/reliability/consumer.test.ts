@@ -1,6 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { abortListeners, appendOutput, delta, gate, modelStage, recordingState, result, tracedLayer, tracedTerminal, type TestEvent } from './fixtures';
+import {
+  abortListeners,
+  appendOutput,
+  delta,
+  gate,
+  modelStage,
+  recordingState,
+  result,
+  tracedLayer,
+  tracedTerminal,
+  type TestEvent,
+} from './fixtures';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'setImmediate'] });
@@ -98,7 +109,12 @@ describe('MiddlewareRegistry.invoke', () => {
       const events = registry.invoke(stage, 'c', terminal, { state });
       expect(await events.return()).toEqual({ value: undefined, done: true });
       expect(await events.next()).toEqual({ value: undefined, done: true });
-      expect({ trace, calls: terminal.mock.calls.length, reads: getState.mock.calls.length, writes: state.writes }).toEqual({ trace: [], calls: 0, reads: 0, writes: [] });
+      expect({ trace, calls: terminal.mock.calls.length, reads: getState.mock.calls.length, writes: state.writes }).toEqual({
+        trace: [],
+        calls: 0,
+        reads: 0,
+        writes: [],
+      });
     });
 
     it('works through await using', async () => {
@@ -211,7 +227,11 @@ describe('MiddlewareRegistry.invoke', () => {
       expect(fromLibrary).toEqual(await race(plan(reference)));
       expect(fromLibrary).toEqual({
         settled: [0, 1, 2],
-        outcomes: [{ value: { value: delta('one'), done: false } }, { error: 'broken stream' }, { value: { value: undefined, done: true } }],
+        outcomes: [
+          { value: { value: delta('one'), done: false } },
+          { error: 'broken stream' },
+          { value: { value: undefined, done: true } },
+        ],
       });
     });
 

@@ -4,7 +4,13 @@
  */
 import { MiddlewareError, MiddlewareRegistry, createStage, type AddOptions, type Registration, type Target } from '../../src/index';
 import { referenceInvoke } from './reference';
-import { ReferenceEngineError, ReferenceScope, referenceRegistration, referenceResolve, type ReferenceRegistration } from './reference-registry';
+import {
+  ReferenceEngineError,
+  ReferenceScope,
+  referenceRegistration,
+  referenceResolve,
+  type ReferenceRegistration,
+} from './reference-registry';
 import {
   UserError,
   buildHandler,
@@ -68,7 +74,12 @@ function optionsOf(spec: RegistrationSpec, index: number): AddOptions {
   };
 }
 
-async function consume(scenario: Scenario, events: AsyncGenerator<unknown, void, undefined>, controller: AbortController, trace: string[]): Promise<{ ending: Ending; error: unknown }> {
+async function consume(
+  scenario: Scenario,
+  events: AsyncGenerator<unknown, void, undefined>,
+  controller: AbortController,
+  trace: string[],
+): Promise<{ ending: Ending; error: unknown }> {
   const consumer = scenario.consumer;
   let delivered = 0;
   try {
@@ -151,7 +162,11 @@ export async function runLibrary(scenario: Scenario): Promise<Run> {
   } catch (error) {
     result = { ending: ending(error), error };
   }
-  return { observed: { adds, warnings: warnings.sort(), trace: environment.trace, writes, ending: result.ending }, error: result.error, environment };
+  return {
+    observed: { adds, warnings: warnings.sort(), trace: environment.trace, writes, ending: result.ending },
+    error: result.error,
+    environment,
+  };
 }
 
 /** Runs a scenario through the reference interpreter. */
@@ -198,21 +213,28 @@ export async function runReference(scenario: Scenario): Promise<Run> {
   const state = stateBinding(scenario, writes, environment.trace);
   let result: { ending: Ending; error: unknown };
   try {
-    const invokeLevel = perInvoke.map((spec, position) => registration(spec, indexes[position] as number, perInvokeHandlers[position] as never));
-    const levels = invokeLevel.length === 0 ? [root.registrations, child.registrations] : [root.registrations, child.registrations, invokeLevel];
+    const invokeLevel = perInvoke.map((spec, position) =>
+      registration(spec, indexes[position] as number, perInvokeHandlers[position] as never),
+    );
+    const levels =
+      invokeLevel.length === 0 ? [root.registrations, child.registrations] : [root.registrations, child.registrations, invokeLevel];
     const chain = referenceResolve(levels, warnings);
     const events = referenceInvoke(
       { isResult: options.isResult, contextSchema: options.context, resultSchema: options.result, token: undefined },
       chain,
       'c',
       buildTerminal(scenario.terminal, environment) as never,
-      { signal: controller.signal, state: state as never },
+      { signal: controller.signal, state: state },
     );
     result = await consume(scenario, events, controller, environment.trace);
   } catch (error) {
     result = { ending: ending(error), error };
   }
-  return { observed: { adds, warnings: warnings.sort(), trace: environment.trace, writes, ending: result.ending }, error: result.error, environment };
+  return {
+    observed: { adds, warnings: warnings.sort(), trace: environment.trace, writes, ending: result.ending },
+    error: result.error,
+    environment,
+  };
 }
 
 export { ABORT_REASON };

@@ -14,15 +14,51 @@ import { capture, context, expectMisuse, good, pass, type Row } from './misuse-h
 
 const rows: Row[] = [
   // Registration.
-  { label: 'a number as a Wrap handler', attempt: ({ registry, stage }) => registry.add(stage.Wrap, 42 as never, { name: 'numeric' }), expected: { code: 'ERR_INVALID_HANDLER', handler: 'numeric' } },
-  { label: 'null as an Input handler', attempt: ({ registry, stage }) => registry.add(stage.Input, null as never, { name: 'nothing' }), expected: { code: 'ERR_INVALID_HANDLER', handler: 'nothing' } },
-  { label: 'an object as an Output handler', attempt: ({ registry, stage }) => registry.add(stage.Output, {} as never, { name: 'object' }), expected: { code: 'ERR_INVALID_HANDLER', handler: 'object' } },
-  { label: 'a spread copy of a stage as target', attempt: ({ registry, stage }) => registry.add({ ...stage } as never, pass as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'a forged phase token as target', attempt: ({ registry, stage }) => registry.add({ phase: 'wrap', stage } as never, pass as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'a string as target', attempt: ({ registry }) => registry.add('misuse.Wrap' as never, pass as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'a non-finite order', attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'unordered', order: Number.NaN }), expected: { code: 'ERR_INVALID_OPTIONS', handler: 'unordered' } },
-  { label: 'a next policy on an Input handler', attempt: ({ registry, stage }) => registry.add(stage.Input, ((value: unknown) => value) as never, { name: 'policed', next: 'once' }), expected: { code: 'ERR_INVALID_OPTIONS', handler: 'policed' } },
-  { label: 'replace without an id', attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'replacing', replace: true }), expected: { code: 'ERR_INVALID_OPTIONS', handler: 'replacing' } },
+  {
+    label: 'a number as a Wrap handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Wrap, 42 as never, { name: 'numeric' }),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'numeric' },
+  },
+  {
+    label: 'null as an Input handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Input, null as never, { name: 'nothing' }),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'nothing' },
+  },
+  {
+    label: 'an object as an Output handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Output, {} as never, { name: 'object' }),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'object' },
+  },
+  {
+    label: 'a spread copy of a stage as target',
+    attempt: ({ registry, stage }) => registry.add({ ...stage } as never, pass as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'a forged phase token as target',
+    attempt: ({ registry, stage }) => registry.add({ phase: 'wrap', stage } as never, pass as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'a string as target',
+    attempt: ({ registry }) => registry.add('misuse.Wrap' as never, pass as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'a non-finite order',
+    attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'unordered', order: Number.NaN }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'unordered' },
+  },
+  {
+    label: 'a next policy on an Input handler',
+    attempt: ({ registry, stage }) => registry.add(stage.Input, ((value: unknown) => value) as never, { name: 'policed', next: 'once' }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'policed' },
+  },
+  {
+    label: 'replace without an id',
+    attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'replacing', replace: true }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'replacing' },
+  },
   {
     label: 'a duplicate id',
     setup: ({ registry, stage }) => void registry.add(stage.Wrap, pass as never, { name: 'first', id: 'same' }),
@@ -48,10 +84,31 @@ const rows: Row[] = [
       }),
     expected: 'user error',
   },
-  { label: 'an instrumentation without invoke()', attempt: ({ registry }) => registry.instrument({ name: 'blind' } as never), expected: { code: 'ERR_INVALID_HANDLER', handler: undefined }, message: ['registry.instrument'], stage: undefined },
-  { label: 'a phase token passed to invoke as the stage', attempt: ({ registry, stage }) => registry.invoke(stage.Wrap as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined }, stage: 'misuse' },
-  { label: 'a spread copy of a stage passed to invoke', attempt: ({ registry, stage }) => registry.invoke({ ...stage } as never, { topic: 'x' }, good as never), expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined } },
-  { label: 'an empty stage name', attempt: () => createStage(''), expected: { code: 'ERR_INVALID_STAGE', handler: undefined }, message: ['createStage'], stage: '' },
+  {
+    label: 'an instrumentation without invoke()',
+    attempt: ({ registry }) => registry.instrument({ name: 'blind' } as never),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: undefined },
+    message: ['registry.instrument'],
+    stage: undefined,
+  },
+  {
+    label: 'a phase token passed to invoke as the stage',
+    attempt: ({ registry, stage }) => registry.invoke(stage.Wrap as never, { topic: 'x' }, good as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+    stage: 'misuse',
+  },
+  {
+    label: 'a spread copy of a stage passed to invoke',
+    attempt: ({ registry, stage }) => registry.invoke({ ...stage } as never, { topic: 'x' }, good as never),
+    expected: { code: 'ERR_UNKNOWN_PHASE', handler: undefined },
+  },
+  {
+    label: 'an empty stage name',
+    attempt: () => createStage(''),
+    expected: { code: 'ERR_INVALID_STAGE', handler: undefined },
+    message: ['createStage'],
+    stage: '',
+  },
   {
     label: "an id that closes a cycle through other handlers' constraints",
     setup: ({ registry, stage }) => {
@@ -91,12 +148,9 @@ const rows: Row[] = [
   {
     label: 'a Wrap handler throwing before returning anything',
     setup: (context) =>
-      void context.registry.add(
-        context.stage.Wrap,
-        (() => {
-          throw context.userError;
-        }) as never,
-      ),
+      void context.registry.add(context.stage.Wrap, (() => {
+        throw context.userError;
+      }) as never),
     attempt: ({ invoke }) => invoke(),
     expected: 'user error',
   },
@@ -135,9 +189,13 @@ describe('MiddlewareRegistry', () => {
 
     it.each([
       ['a plain async function', async () => 'value', 'plain async function'],
-      ['a sync generator', function* sync() {
-        yield 'x';
-      }, 'synchronous iterable'],
+      [
+        'a sync generator',
+        function* sync() {
+          yield 'x';
+        },
+        'synchronous iterable',
+      ],
       ['an array', () => ['x'], 'synchronous iterable'],
     ])('hints at async function* when a Wrap handler is %s', async (_label, handler, hint) => {
       const setup = context();

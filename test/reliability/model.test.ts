@@ -13,9 +13,9 @@ import { scenario } from './arbitraries';
 import { runLibrary, runReference } from './harness';
 import { UserError } from './scenario';
 
-const seed = Number(process.env['PROPERTY_SEED'] ?? 20261122);
-const numRuns = Number(process.env['PROPERTY_RUNS'] ?? 2500);
-const path = process.env['PROPERTY_PATH'];
+const seed = Number(process.env.PROPERTY_SEED ?? 20261122);
+const numRuns = Number(process.env.PROPERTY_RUNS ?? 2500);
+const path = process.env.PROPERTY_PATH;
 
 describe('MiddlewareRegistry.invoke', () => {
   describe('against the reference interpreter', () => {

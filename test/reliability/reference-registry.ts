@@ -56,7 +56,9 @@ export interface ReferenceChain {
 let sequenceClock = 0;
 
 /** A new registration with the next sequence number. */
-export function referenceRegistration(fields: Omit<ReferenceRegistration, 'sequence' | 'orderGiven' | 'order'> & { order: number | undefined }): ReferenceRegistration {
+export function referenceRegistration(
+  fields: Omit<ReferenceRegistration, 'sequence' | 'orderGiven' | 'order'> & { order: number | undefined },
+): ReferenceRegistration {
   return { ...fields, sequence: ++sequenceClock, order: fields.order ?? 0, orderGiven: fields.order !== undefined };
 }
 
@@ -123,7 +125,9 @@ export function referenceResolve(levels: readonly (readonly ReferenceRegistratio
   const substitutes = new Map<ReferenceRegistration, ReferenceRegistration>();
   const ownLevel: { registration: ReferenceRegistration; level: number }[] = [];
   for (const id of ids) {
-    const holders = levels.flatMap((level, index) => level.filter((registration) => registration.id === id).map((registration) => ({ registration, level: index })));
+    const holders = levels.flatMap((level, index) =>
+      level.filter((registration) => registration.id === id).map((registration) => ({ registration, level: index })),
+    );
     if (holders.length < 2) continue;
     for (const later of holders.slice(1)) if (!later.registration.replace) throw new ReferenceEngineError('ERR_DUPLICATE_ID');
     const first = holders[0] as { registration: ReferenceRegistration; level: number };
@@ -153,7 +157,9 @@ export function referenceResolve(levels: readonly (readonly ReferenceRegistratio
   const chain = { input: [] as ReferenceRegistration[], wrap: [] as ReferenceRegistration[], output: [] as ReferenceRegistration[] };
   for (const phase of ['input', 'wrap', 'output'] as const) {
     levels.forEach((_level, index) => {
-      const sorted = referenceSort(placed.filter((entry) => entry.level === index && entry.registration.phase === phase).map((entry) => entry.registration));
+      const sorted = referenceSort(
+        placed.filter((entry) => entry.level === index && entry.registration.phase === phase).map((entry) => entry.registration),
+      );
       for (const registration of sorted) {
         const check = (id: string, outside: boolean): void => {
           const found = levelOf.get(id);

@@ -59,7 +59,7 @@ function iterate(produced: unknown): Events {
   if (typeof produced === 'object' && produced !== null && Symbol.asyncIterator in produced) {
     const candidate = produced as Partial<Events>;
     if (typeof candidate.next === 'function' && typeof candidate.return === 'function') return candidate as Events;
-    return (async function* adapted() {
+    return (async function* adapted(): Events {
       yield* produced as AsyncIterable<unknown>;
     })();
   }
@@ -82,7 +82,7 @@ export async function* referenceInvoke(
 ): Events {
   const { signal, state } = options;
   const hold = chain.output.length > 0 || stage.resultSchema !== undefined || state !== undefined;
-  const isAborted = (): boolean => signal !== undefined && signal.aborted;
+  const isAborted = (): boolean => signal?.aborted === true;
   const abortError = (): ReferenceEngineError => new ReferenceEngineError('ERR_ABORTED', signal?.reason);
   const started: Events[] = [];
   let settled = false;
@@ -127,7 +127,9 @@ export async function* referenceInvoke(
       started.push(inner);
       return inner;
     };
-    const events = iterate((entry.handler as (...args: unknown[]) => unknown)(context, next, { stage: stage.token, signal: layerSignal, handler: entry.name }));
+    const events = iterate(
+      (entry.handler as (...args: unknown[]) => unknown)(context, next, { stage: stage.token, signal: layerSignal, handler: entry.name }),
+    );
     if (policy !== 'once') return events;
     return (async function* exactlyOnce() {
       yield* events;
@@ -251,7 +253,7 @@ export async function* referenceInvoke(
       } catch (error) {
         failure = { error };
       }
-      // eslint-disable-next-line no-unsafe-finally
+      // eslint-disable-next-line no-unsafe-finally -- the reference model rethrows a close's failure as the library does
       if (failure !== undefined) throw failure.error;
     }
   }

@@ -65,9 +65,13 @@ describe('MiddlewareRegistry.invoke', () => {
         const stage = stages[index % 10] as (typeof stages)[number];
         const phase = index % 3 === 0 ? stage.Input : index % 3 === 1 ? stage.Wrap : stage.Output;
         disposers.push(
-          registry.add(phase as typeof stage.Wrap, async function* handler(_context, next) {
-            yield* next();
-          }, index % 2 === 0 ? { id: `id${index}` } : {}),
+          registry.add(
+            phase as typeof stage.Wrap,
+            async function* handler(_context, next) {
+              yield* next();
+            },
+            index % 2 === 0 ? { id: `id${index}` } : {},
+          ),
         );
         // Remove in a different order from adding: every other one at once, the rest at the end.
         if (index % 2 === 1) (disposers[index - 1] as Disposer)();
@@ -75,9 +79,15 @@ describe('MiddlewareRegistry.invoke', () => {
       for (const dispose of disposers) dispose();
       expect(stages.map((stage) => registry.describe(stage))).toEqual(stages.map(() => []));
       // Ids are free again: re-adding one without replace does not fail.
-      expect(() => registry.add(deep.Wrap, async function* again(_context, next) {
-        yield* next();
-      }, { id: 'id0' })).not.toThrow();
+      expect(() =>
+        registry.add(
+          deep.Wrap,
+          async function* again(_context, next) {
+            yield* next();
+          },
+          { id: 'id0' },
+        ),
+      ).not.toThrow();
       expect(registry.remove('id0')).toBe(true);
       expect(registry.describe(deep)).toEqual([]);
     }, 60_000);

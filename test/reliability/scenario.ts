@@ -40,9 +40,7 @@ export type InputBehaviour =
 
 /** What an Output handler does. */
 export type OutputBehaviour =
-  | { readonly kind: 'append'; readonly async: boolean; readonly bang: boolean }
-  | { readonly kind: 'throw' }
-  | { readonly kind: 'raw' };
+  { readonly kind: 'append'; readonly async: boolean; readonly bang: boolean } | { readonly kind: 'throw' } | { readonly kind: 'raw' };
 
 /** One generated registration. */
 export type RegistrationSpec = {
@@ -72,9 +70,7 @@ export interface TerminalSpec {
 
 /** How the consumer iterates. */
 export type ConsumerSpec =
-  | { readonly kind: 'drain' }
-  | { readonly kind: 'break'; readonly after: number }
-  | { readonly kind: 'abort'; readonly after: number };
+  { readonly kind: 'drain' } | { readonly kind: 'break'; readonly after: number } | { readonly kind: 'abort'; readonly after: number };
 
 /** One generated scenario. */
 export interface Scenario {
@@ -121,25 +117,25 @@ export function buildHandler(spec: RegistrationSpec, index: number, environment:
   };
   if (spec.phase === 'input') {
     const behaviour = spec.behaviour;
-    return ((context: string) => {
+    return (context: string) => {
       trace.push(`${label}:input`);
       if (behaviour.kind === 'throw') throw fail('input');
       if (behaviour.kind === 'undefined') return undefined;
       const produced = `${context}>${index}${behaviour.bang ? '?' : ''}`;
       return behaviour.async ? Promise.resolve(produced) : produced;
-    }) as never;
+    };
   }
   if (spec.phase === 'output') {
     const behaviour = spec.behaviour;
-    return ((result: MiddlewareResult<string>) => {
+    return (result: MiddlewareResult<string>) => {
       trace.push(`${label}:output`);
       if (behaviour.kind === 'throw') throw fail('output');
       if (behaviour.kind === 'raw') return result.value;
-      const produced = result.replace(`${String(result.value)}<${index}${behaviour.bang ? '?' : ''}`);
+      const produced = result.replace(`${result.value}<${index}${behaviour.bang ? '?' : ''}`);
       return behaviour.async ? Promise.resolve(produced) : produced;
-    }) as never;
+    };
   }
-  return wrapHandler(spec.behaviour, index, label, trace, fail) as never;
+  return wrapHandler(spec.behaviour, index, label, trace, fail);
 }
 
 /** Builds the terminal of a scenario for one run. */

@@ -50,16 +50,32 @@ describe('createStage', () => {
       ['context', { context: { parse: () => 1 } }, 'options.context must be a schema with safeParse (a zod schema), got a plain object'],
       ['result', { result: 7 }, 'options.result must be a schema with safeParse (a zod schema), got number 7'],
       ['long string isResult', { isResult: 'x'.repeat(45) }, `options.isResult must be a function, got the string "${'x'.repeat(40)}…"`],
-      ['anonymous function context', { context: [() => 1][0] }, 'options.context must be a schema with safeParse (a zod schema), got a function'],
-      ['named function result', { result: function check() {} }, 'options.result must be a schema with safeParse (a zod schema), got a function (check)'],
+      [
+        'anonymous function context',
+        { context: [() => 1][0] },
+        'options.context must be a schema with safeParse (a zod schema), got a function',
+      ],
+      [
+        'named function result',
+        { result: function check() {} },
+        'options.result must be a schema with safeParse (a zod schema), got a function (check)',
+      ],
       ['array result', { result: [1, 2] }, 'options.result must be a schema with safeParse (a zod schema), got an array of length 2'],
       ['promise context', { context: Promise.resolve(1) }, 'options.context must be a schema with safeParse (a zod schema), got a promise'],
-      ['class instance context', { context: new Date(0) }, 'options.context must be a schema with safeParse (a zod schema), got an instance of Date'],
+      [
+        'class instance context',
+        { context: new Date(0) },
+        'options.context must be a schema with safeParse (a zod schema), got an instance of Date',
+      ],
       ['null options object', null, 'options must be an object (or left out), got null'],
       ['string options object', 'strict', 'options must be an object (or left out), got the string "strict"'],
     ])('rejects a malformed %s option naming the stage and the problem', (_label, options, problem) => {
       const error = caught(() => createStage('model', options as never));
-      expect({ code: error.code, stage: error.stage, phase: error.phase }).toEqual({ code: 'ERR_INVALID_STAGE', stage: 'model', phase: undefined });
+      expect({ code: error.code, stage: error.stage, phase: error.phase }).toEqual({
+        code: 'ERR_INVALID_STAGE',
+        stage: 'model',
+        phase: undefined,
+      });
       expect(error.message).toBe(`[ERR_INVALID_STAGE] createStage("model"): ${problem}.`);
     });
   });
@@ -69,7 +85,13 @@ describe('isStage', () => {
   it('recognises stages and rejects their phase tokens and lookalikes', () => {
     const Stage = createStage<string, string>('model');
     const copy = { ...Stage };
-    expect([isStage(Stage), isStage(Stage.Wrap), isStage(copy), isStage(null), isStage('model')]).toEqual([true, false, false, false, false]);
+    expect([isStage(Stage), isStage(Stage.Wrap), isStage(copy), isStage(null), isStage('model')]).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -77,12 +99,12 @@ describe('isPhaseToken', () => {
   it('recognises phase tokens and rejects stages and copies', () => {
     const Stage = createStage<string, string>('model');
     const copy = { phase: 'wrap', stage: Stage };
-    expect([isPhaseToken(Stage.Input), isPhaseToken(Stage.Output), isPhaseToken(Stage), isPhaseToken(copy), isPhaseToken(undefined)]).toEqual([
-      true,
-      true,
-      false,
-      false,
-      false,
-    ]);
+    expect([
+      isPhaseToken(Stage.Input),
+      isPhaseToken(Stage.Output),
+      isPhaseToken(Stage),
+      isPhaseToken(copy),
+      isPhaseToken(undefined),
+    ]).toEqual([true, true, false, false, false]);
   });
 });

@@ -29,21 +29,39 @@ describe('MiddlewareRegistry.run and invoke', () => {
 
     it('type the context and the state draft (the Model-state isolation example)', () => {
       let modelState = { turns: 0 };
-      void registry.run(ReplyStage, { prompt: 'hi' }, async function* (context, run) {
-        expectTypeOf(context).toEqualTypeOf<{ prompt: string }>();
-        expectTypeOf(run.state).toEqualTypeOf<Draft<{ turns: number }> | undefined>();
-        if (run.state) run.state.turns += 1;
-        yield { type: 'done', text: 'hi' };
-      }, { state: { get: () => modelState, set: (next) => { modelState = next; } } });
+      void registry.run(
+        ReplyStage,
+        { prompt: 'hi' },
+        async function* (context, run) {
+          expectTypeOf(context).toEqualTypeOf<{ prompt: string }>();
+          expectTypeOf(run.state).toEqualTypeOf<Draft<{ turns: number }> | undefined>();
+          if (run.state) run.state.turns += 1;
+          yield { type: 'done', text: 'hi' };
+        },
+        {
+          state: {
+            get: () => modelState,
+            set: (next) => {
+              modelState = next;
+            },
+          },
+        },
+      );
     });
 
     it('take events with arrays and nested objects as they are, and run resolves to the result read-only all the way down', () => {
-      type Rich = { type: 'result'; parts: string[]; meta: { tokens: number } };
+      interface Rich {
+        type: 'result';
+        parts: string[];
+        meta: { tokens: number };
+      }
       const RichStage = createStage<{ prompt: string }, Rich>('rich');
       const result = registry.run(RichStage, { prompt: 'x' }, async function* () {
         yield { type: 'result', parts: ['a', 'b'], meta: { tokens: 1 } };
       });
-      expectTypeOf(result).toEqualTypeOf<Promise<{ readonly type: 'result'; readonly parts: readonly string[]; readonly meta: { readonly tokens: number } }>>();
+      expectTypeOf(result).toEqualTypeOf<
+        Promise<{ readonly type: 'result'; readonly parts: readonly string[]; readonly meta: { readonly tokens: number } }>
+      >();
       const events = registry.invoke(RichStage, { prompt: 'x' }, async function* () {
         yield { type: 'result', parts: ['a', 'b'], meta: { tokens: 1 } };
       });
@@ -52,7 +70,16 @@ describe('MiddlewareRegistry.run and invoke', () => {
 
     it('serve the agent kit stages', () => {
       void registry.run(ExecuteToolStage, {} as never, async function* (context) {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'success', content: [{ type: 'text', text: 'ok' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'success',
+            content: [{ type: 'text', text: 'ok' }],
+          },
+        };
       });
       expectTypeOf(registry.run(ExecuteToolStage, {} as never, async function* () {})).toEqualTypeOf<Promise<ToolResultEvent>>();
     });
@@ -84,30 +111,32 @@ describe('MiddlewareRegistry.run and invoke', () => {
     });
 
     it('resolve the parameter type to the message', () => {
-      type Context = { prompt: string };
+      interface Context {
+        prompt: string;
+      }
       expectTypeOf<TerminalArgument<Terminal<Context, Chunk>, Context, Chunk, unknown>>().toEqualTypeOf<Terminal<Context, Chunk>>();
       expectTypeOf<TerminalArgument<Terminal<Context, Done>, Context, Chunk, unknown>>().toEqualTypeOf<Terminal<Context, Done>>();
-      expectTypeOf<TerminalArgument<Terminal<Context, string>, Context, Chunk, unknown>>().toEqualTypeOf<
-        'Terminal yields events that are not events of this stage (compare its yields with EventOf<typeof Stage>)'
-      >();
-      expectTypeOf<TerminalArgument<() => Promise<Done>, Context, Chunk, unknown>>().toEqualTypeOf<
-        'Terminal must return an async iterable of events of this stage (write it as an async function*)'
-      >();
-      expectTypeOf<TerminalArgument<Terminal<Context, Chunk, { count: number }>, Context, Chunk, { turns: number }>>().toEqualTypeOf<
-        'Terminal run parameter does not fit TerminalRun<TState> (its state type must be that of the state option)'
-      >();
-      expectTypeOf<TerminalArgument<Terminal<{ other: number }, Chunk>, Context, Chunk, unknown>>().toEqualTypeOf<
-        'Terminal does not accept the context of this stage as its first parameter (compare it with ContextOf<typeof Stage>)'
-      >();
-      expectTypeOf<TerminalArgument<number, Context, Chunk, unknown>>().toEqualTypeOf<
-        'Terminal must be a function (context, run) returning an async iterable of events of this stage'
-      >();
+      expectTypeOf<
+        TerminalArgument<Terminal<Context, string>, Context, Chunk, unknown>
+      >().toEqualTypeOf<'Terminal yields events that are not events of this stage (compare its yields with EventOf<typeof Stage>)'>();
+      expectTypeOf<
+        TerminalArgument<() => Promise<Done>, Context, Chunk, unknown>
+      >().toEqualTypeOf<'Terminal must return an async iterable of events of this stage (write it as an async function*)'>();
+      expectTypeOf<
+        TerminalArgument<Terminal<Context, Chunk, { count: number }>, Context, Chunk, { turns: number }>
+      >().toEqualTypeOf<'Terminal run parameter does not fit TerminalRun<TState> (its state type must be that of the state option)'>();
+      expectTypeOf<
+        TerminalArgument<Terminal<{ other: number }, Chunk>, Context, Chunk, unknown>
+      >().toEqualTypeOf<'Terminal does not accept the context of this stage as its first parameter (compare it with ContextOf<typeof Stage>)'>();
+      expectTypeOf<
+        TerminalArgument<number, Context, Chunk, unknown>
+      >().toEqualTypeOf<'Terminal must be a function (context, run) returning an async iterable of events of this stage'>();
     });
 
     it('accept a terminal typed for some state when no state option is given (its run.state is undefined then)', () => {
-      expectTypeOf<TerminalArgument<Terminal<{ prompt: string }, Chunk, { count: number }>, { prompt: string }, Chunk, unknown>>().toEqualTypeOf<
-        Terminal<{ prompt: string }, Chunk, { count: number }>
-      >();
+      expectTypeOf<
+        TerminalArgument<Terminal<{ prompt: string }, Chunk, { count: number }>, { prompt: string }, Chunk, unknown>
+      >().toEqualTypeOf<Terminal<{ prompt: string }, Chunk, { count: number }>>();
     });
   });
 });
@@ -121,16 +150,21 @@ describe('MiddlewareRegistry.add and on', () => {
       }
       yield* next();
     });
-    void registry.run(ReplyStage, { prompt: 'hi' }, async function* () {
-      yield { type: 'done', text: 'hi' };
-    }, {
-      use: [
-        on(ReplyStage.Wrap, async function* shortCircuit() {
-          yield { type: 'done', text: 'short' };
-        }),
-        on(ReplyStage.Output, (result) => result.replace({ type: 'done', text: 'replaced' })),
-      ],
-    });
+    void registry.run(
+      ReplyStage,
+      { prompt: 'hi' },
+      async function* () {
+        yield { type: 'done', text: 'hi' };
+      },
+      {
+        use: [
+          on(ReplyStage.Wrap, async function* shortCircuit() {
+            yield { type: 'done', text: 'short' };
+          }),
+          on(ReplyStage.Output, (result) => result.replace({ type: 'done', text: 'replaced' })),
+        ],
+      },
+    );
     // @ts-expect-error: 'other' is not an event of the reply stage
     registry.add(ReplyStage.Wrap, async function* wrong() {
       yield { type: 'other', text: '' };
@@ -170,7 +204,13 @@ describe('runStage and scriptedTerminal', () => {
   });
 
   it('take a scripted terminal whose steps are literal events', async () => {
-    const terminal = scriptedTerminal([[throws(new Error('down'))], [{ type: 'text', text: 'Hel' }, { type: 'done', text: 'Hello' }]]);
+    const terminal = scriptedTerminal([
+      [throws(new Error('down'))],
+      [
+        { type: 'text', text: 'Hel' },
+        { type: 'done', text: 'Hello' },
+      ],
+    ]);
     const run = await runStage(ReplyStage, { context: { prompt: 'hi' }, terminal });
     expectTypeOf(run.result).toEqualTypeOf<Done | undefined>();
     void registry.run(ReplyStage, { prompt: 'hi' }, terminal);

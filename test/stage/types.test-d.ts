@@ -73,7 +73,7 @@ describe('MiddlewareRegistry.add', () => {
     });
   });
 
-  it('gives Input and Output handlers the invoke\'s run as their second parameter', () => {
+  it("gives Input and Output handlers the invoke's run as their second parameter", () => {
     registry.add(ModelStage.Input, (context, run) => {
       expectTypeOf(run).toEqualTypeOf<HandlerRun>();
       expectTypeOf(run.signal).toEqualTypeOf<AbortSignal>();
@@ -175,7 +175,9 @@ describe('MiddlewareRegistry.use and remove', () => {
 describe('MiddlewareRegistry.run and invoke', () => {
   it('return the result type and the event stream', () => {
     expectTypeOf(registry.run(ModelStage, { prompt: 'x', temperature: 0 }, terminal)).toEqualTypeOf<Promise<Final>>();
-    expectTypeOf(registry.invoke(ModelStage, { prompt: 'x', temperature: 0 }, terminal)).toEqualTypeOf<AsyncGenerator<Event, void, undefined>>();
+    expectTypeOf(registry.invoke(ModelStage, { prompt: 'x', temperature: 0 }, terminal)).toEqualTypeOf<
+      AsyncGenerator<Event, void, undefined>
+    >();
   });
 
   it('check the context and terminal against the stage', () => {
@@ -192,23 +194,31 @@ describe('MiddlewareRegistry.run and invoke', () => {
     interface State {
       count: number;
     }
-    void registry.run(ModelStage, { prompt: 'x', temperature: 0 }, async function* stateful(context, run) {
-      expectTypeOf(context).toEqualTypeOf<Context>();
-      expectTypeOf(run.state).toEqualTypeOf<Draft<State> | undefined>();
-      const final: Final = { type: 'result', text: context.prompt, tokens: run.state?.count ?? 0 };
-      yield final;
-    }, { state: { get: (): State => ({ count: 0 }), set: (_next: State) => undefined } });
+    void registry.run(
+      ModelStage,
+      { prompt: 'x', temperature: 0 },
+      async function* stateful(context, run) {
+        expectTypeOf(context).toEqualTypeOf<Context>();
+        expectTypeOf(run.state).toEqualTypeOf<Draft<State> | undefined>();
+        const final: Final = { type: 'result', text: context.prompt, tokens: run.state?.count ?? 0 };
+        yield final;
+      },
+      { state: { get: (): State => ({ count: 0 }), set: (_next: State) => undefined } },
+    );
   });
 
   it('type per-invoke registrations by their target', () => {
     const input: Registration<typeof ModelStage.Input> = [ModelStage.Input, (context) => context];
-    const wrap: Registration<typeof ModelStage.Wrap> = [ModelStage.Wrap, async function* inline(_context, next) {
-      yield* next();
-    }, { order: 1 }];
+    const wrap: Registration<typeof ModelStage.Wrap> = [
+      ModelStage.Wrap,
+      async function* inline(_context, next) {
+        yield* next();
+      },
+      { order: 1 },
+    ];
     void registry.run(ModelStage, { prompt: 'x', temperature: 0 }, terminal, { use: [input, wrap] });
     // @ts-expect-error: an Input registration with an Output handler does not fit
-    const wrong: Registration<typeof ModelStage.Input> = [ModelStage.Input, (result: MiddlewareResult<Final>) => result];
-    void wrong;
+    const _wrong: Registration<typeof ModelStage.Input> = [ModelStage.Input, (result: MiddlewareResult<Final>) => result];
   });
 });
 
@@ -225,7 +235,7 @@ describe('HandlerOf, ContextOf, ResultOf, EventOf and TerminalOf', () => {
     expectTypeOf<ContextOf<typeof ModelStage>>().toEqualTypeOf<Context>();
     expectTypeOf<ResultOf<typeof ModelStage>>().toEqualTypeOf<Final>();
     expectTypeOf<EventOf<typeof ModelStage>>().toEqualTypeOf<Event>();
-    expectTypeOf<TerminalOf<typeof ModelStage>>().toEqualTypeOf<Terminal<Context, Event, unknown>>();
+    expectTypeOf<TerminalOf<typeof ModelStage>>().toEqualTypeOf<Terminal<Context, Event>>();
     expectTypeOf<TerminalOf<typeof ModelStage, { count: number }>>().toEqualTypeOf<Terminal<Context, Event, { count: number }>>();
     expectTypeOf<ResultOf<typeof ToolStage>>().toEqualTypeOf<string>();
     expectTypeOf<EventOf<typeof ToolStage>>().toEqualTypeOf<string>();

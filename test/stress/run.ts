@@ -80,22 +80,29 @@ async function streamMillion(mode: 'pass' | 'hold'): Promise<void> {
 function registrationChurn(): void {
   const registry = new MiddlewareRegistry({ onWarning: () => undefined });
   const stages = Array.from({ length: 10 }, (_unused, index) => createStage<number, number>(`churn${index}`));
-  const warmup = registry.add(stages[0]!.Wrap, passThrough, { id: 'warmup' });
+  const warmup = registry.add((stages[0] as (typeof stages)[0]).Wrap, passThrough, { id: 'warmup' });
   warmup();
   const baseline = heapUsed();
   for (let round = 0; round < 100; round++) {
     const disposers: Disposer[] = [];
     for (let index = 0; index < 1000; index++) {
-      const stage = stages[index % 10]!;
+      const stage = stages[index % 10] as (typeof stages)[0];
       // Constraints name ids of the same stage (every tenth index), so the constraint index fills up too.
-      const options = index % 2 === 0 ? { id: `r${round}-${index}`, ...(index >= 20 ? { after: [`r${round}-${index - 10}`], before: [`later-${index}`] } : {}) } : {};
+      const options =
+        index % 2 === 0
+          ? { id: `r${round}-${index}`, ...(index >= 20 ? { after: [`r${round}-${index - 10}`], before: [`later-${index}`] } : {}) }
+          : {};
       disposers.push(registry.add(stage.Wrap, passThrough, options));
     }
     for (const dispose of disposers) dispose();
   }
   const growth = heapUsed() - baseline;
   const empty = stages.every((stage) => registry.describe(stage).length === 0);
-  record('100,000 registrations and removals', empty && growth < 1 * MEGABYTE, `registry empty: ${empty}, heap growth ${(growth / 1024).toFixed(1)} KB (limit 1 MB)`);
+  record(
+    '100,000 registrations and removals',
+    empty && growth < 1 * MEGABYTE,
+    `registry empty: ${empty}, heap growth ${(growth / 1024).toFixed(1)} KB (limit 1 MB)`,
+  );
 }
 
 let finalised = 0;
@@ -114,10 +121,15 @@ async function abandonedInvokes(): Promise<void> {
   finalised = 0;
   const baseline = heapUsed();
   for (let index = 0; index < INVOKES; index++) {
-    const events = registry.invoke(stage, index, async function* endless(context) {
-      const payload = new Array<number>(100).fill(context);
-      for (;;) yield payload.length;
-    }, { signal: controller.signal });
+    const events = registry.invoke(
+      stage,
+      index,
+      async function* endless(context) {
+        const payload = new Array<number>(100).fill(context);
+        for (;;) yield payload.length;
+      },
+      { signal: controller.signal },
+    );
     await events.next();
     finalisation.register(events, index);
   }
@@ -127,7 +139,11 @@ async function abandonedInvokes(): Promise<void> {
   }
   const growth = heapUsed() - baseline;
   const passed = finalised >= INVOKES * 0.99 && growth < 2 * MEGABYTE;
-  record('10,000 invokes abandoned mid-stream', passed, `${finalised} of ${INVOKES} collected, heap growth ${(growth / 1024).toFixed(1)} KB (limit 2 MB)`);
+  record(
+    '10,000 invokes abandoned mid-stream',
+    passed,
+    `${finalised} of ${INVOKES} collected, heap growth ${(growth / 1024).toFixed(1)} KB (limit 2 MB)`,
+  );
 }
 
 /** 40,000 invokes under one long-lived signal, each narrowing it (as `timeout()` does): memory stays flat. */
@@ -188,11 +204,16 @@ async function sequentialNextCalls(narrowed: boolean): Promise<void> {
     yield last;
   });
   const started = performance.now();
-  const result = await registry.run(stage, 0, async function* payload(context) {
-    // A payload per call, so a chain kept alive shows in the heap.
-    const held = new Array<number>(16).fill(context);
-    yield held.length;
-  }, { signal: new AbortController().signal });
+  const result = await registry.run(
+    stage,
+    0,
+    async function* payload(context) {
+      // A payload per call, so a chain kept alive shows in the heap.
+      const held = new Array<number>(16).fill(context);
+      yield held.length;
+    },
+    { signal: new AbortController().signal },
+  );
   const seconds = (performance.now() - started) / 1000;
   record(
     `${CALLS.toLocaleString('en')} sequential next() calls in one invoke${narrowed ? ', each narrowing the signal' : ''}`,

@@ -34,30 +34,65 @@ describe('runStage', () => {
         handlers: [
           [Stage.Input, (value: Context) => ({ prompt: `${value.prompt}!` }), { name: 'shout' }],
           [Stage.Wrap, twice],
-          [Stage.Output, async function upper(result: MiddlewareResult<string>) { return result.replace(result.value.toUpperCase()); }],
+          [
+            Stage.Output,
+            async function upper(result: MiddlewareResult<string>) {
+              return result.replace(result.value.toUpperCase());
+            },
+          ],
         ],
       });
       expect(run.result).toBe('Y');
       expect(run.calls).toEqual({
         shout: { phase: 'input', activations: 1, received: [context], nextCalls: 0, nextContexts: [], finallyRan: true },
-        twice: { phase: 'wrap', activations: 1, received: [{ prompt: 'p!' }], nextCalls: 2, nextContexts: [{ prompt: 'first' }, undefined], finallyRan: true },
+        twice: {
+          phase: 'wrap',
+          activations: 1,
+          received: [{ prompt: 'p!' }],
+          nextCalls: 2,
+          nextContexts: [{ prompt: 'first' }, undefined],
+          finallyRan: true,
+        },
         upper: { phase: 'output', activations: 1, received: ['y'], nextCalls: 0, nextContexts: [], finallyRan: true },
       });
     });
 
     it('tells handlers with the same name apart', async () => {
-      const run = await runStage(Stage, { context, terminal: scriptedTerminal([['x']]), handlers: [[Stage.Wrap, passThrough], [Stage.Wrap, passThrough]] });
+      const run = await runStage(Stage, {
+        context,
+        terminal: scriptedTerminal([['x']]),
+        handlers: [
+          [Stage.Wrap, passThrough],
+          [Stage.Wrap, passThrough],
+        ],
+      });
       expect(Object.keys(run.calls)).toEqual(['passThrough', 'passThrough#2']);
     });
 
     it('observes the handlers of bundles too', async () => {
-      const bundle: Middleware = { name: 'pair', setup: (registrar) => { registrar.add(Stage.Wrap, passThrough); } };
+      const bundle: Middleware = {
+        name: 'pair',
+        setup: (registrar) => {
+          registrar.add(Stage.Wrap, passThrough);
+        },
+      };
       const run = await runStage(Stage, { context, terminal: scriptedTerminal([['x']]), use: [bundle] });
       expect(run.calls.passThrough?.activations).toBe(1);
     });
 
     it('starts from the given state and reports the state written back', async () => {
-      const run = await runStage(Stage, { context, state: { turns: 1 }, terminal: scriptedTerminal([[updatesState<{ turns: number }>((draft) => { draft.turns = 2; }), 'x']]) });
+      const run = await runStage(Stage, {
+        context,
+        state: { turns: 1 },
+        terminal: scriptedTerminal([
+          [
+            updatesState<{ turns: number }>((draft) => {
+              draft.turns = 2;
+            }),
+            'x',
+          ],
+        ]),
+      });
       expect([run.state, run.stateWrites]).toEqual([{ turns: 2 }, 1]);
     });
   });
@@ -71,7 +106,19 @@ describe('runStage', () => {
     });
 
     it('reports the state unwritten', async () => {
-      const run = await runStage(Stage, { context, state: { turns: 1 }, terminal: scriptedTerminal([[updatesState<{ turns: number }>((draft) => { draft.turns = 9; }), 'a', throws(new Error('late'))]]) });
+      const run = await runStage(Stage, {
+        context,
+        state: { turns: 1 },
+        terminal: scriptedTerminal([
+          [
+            updatesState<{ turns: number }>((draft) => {
+              draft.turns = 9;
+            }),
+            'a',
+            throws(new Error('late')),
+          ],
+        ]),
+      });
       // With a state binding the core holds the result candidate back, so 'a' is never delivered.
       expect([run.events, run.state, run.stateWrites]).toEqual([[], { turns: 1 }, 0]);
     });
@@ -81,10 +128,21 @@ describe('runStage', () => {
         next(value);
         yield 'own';
       };
-      const run = await runStage(Stage, { context, terminal: scriptedTerminal([['x']]), handlers: [[Stage.Wrap, neverPulled], [Stage.Wrap, passThrough]] });
+      const run = await runStage(Stage, {
+        context,
+        terminal: scriptedTerminal([['x']]),
+        handlers: [
+          [Stage.Wrap, neverPulled],
+          [Stage.Wrap, passThrough],
+        ],
+      });
       expect(run.result).toBe('own');
       // The inner chain was started but never pulled, so its generator body (and finally) never ran.
-      expect([run.calls.neverPulled?.finallyRan, run.calls.passThrough?.activations, run.calls.passThrough?.finallyRan]).toEqual([true, 1, false]);
+      expect([run.calls.neverPulled?.finallyRan, run.calls.passThrough?.activations, run.calls.passThrough?.finallyRan]).toEqual([
+        true,
+        1,
+        false,
+      ]);
     });
 
     it('keeps contract violations for the registry to report', async () => {
@@ -92,13 +150,29 @@ describe('runStage', () => {
         return 42;
       } as unknown as WrapHandler<Context, string>;
       const run = await runStage(Stage, { context, terminal: scriptedTerminal([['x']]), handlers: [[Stage.Wrap, notAGenerator]] });
-      expect(MiddlewareError.isInstance(run.error) && [run.error.code, run.error.handler]).toEqual(['ERR_INVALID_HANDLER', 'notAGenerator']);
-      const thrower = await runStage(Stage, { context, terminal: scriptedTerminal([['x']]), handlers: [[Stage.Input, function bad(): never { throw new Error('input broke'); }]] });
+      expect(MiddlewareError.isInstance(run.error) && [run.error.code, run.error.handler]).toEqual([
+        'ERR_INVALID_HANDLER',
+        'notAGenerator',
+      ]);
+      const thrower = await runStage(Stage, {
+        context,
+        terminal: scriptedTerminal([['x']]),
+        handlers: [
+          [
+            Stage.Input,
+            function bad(): never {
+              throw new Error('input broke');
+            },
+          ],
+        ],
+      });
       expect([(thrower.error as Error).message, thrower.calls.bad?.finallyRan]).toEqual(['input broke', true]);
     });
 
     it('lets the registry reject a handler that is not a function', async () => {
-      await expect(runStage(Stage, { context, terminal: scriptedTerminal([['x']]), handlers: [[Stage.Wrap, 'nope' as never]] })).rejects.toMatchObject({ code: 'ERR_INVALID_HANDLER' });
+      await expect(
+        runStage(Stage, { context, terminal: scriptedTerminal([['x']]), handlers: [[Stage.Wrap, 'nope' as never]] }),
+      ).rejects.toMatchObject({ code: 'ERR_INVALID_HANDLER' });
     });
   });
 
@@ -114,9 +188,17 @@ describe('runStage', () => {
   describe('bad options', () => {
     it.each<[string, unknown, string]>([
       ['options that are not an object', null, 'options must be'],
-      ['handlers that are not an array', { context, terminal: scriptedTerminal([['x']]), handlers: 5 }, 'options.handlers must be an array'],
+      [
+        'handlers that are not an array',
+        { context, terminal: scriptedTerminal([['x']]), handlers: 5 },
+        'options.handlers must be an array',
+      ],
       ['bundles that are not an array', { context, terminal: scriptedTerminal([['x']]), use: {} }, 'options.use must be an array'],
-      ['instrumentations that are not an array', { context, terminal: scriptedTerminal([['x']]), instrument: {} }, 'options.instrument must be an array'],
+      [
+        'instrumentations that are not an array',
+        { context, terminal: scriptedTerminal([['x']]), instrument: {} },
+        'options.instrument must be an array',
+      ],
     ])('rejects %s with ERR_INVALID_OPTIONS', async (_label, options, problem) => {
       await expect(runStage(Stage, options as never)).rejects.toThrow(
         expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'runStage', message: expect.stringContaining(problem) }),
@@ -124,7 +206,9 @@ describe('runStage', () => {
     });
 
     it('lets the registry report an instrumentation that is not one', async () => {
-      await expect(runStage(Stage, { context, terminal: scriptedTerminal([['x']]), instrument: [{ name: 'broken' } as never] })).rejects.toThrow(
+      await expect(
+        runStage(Stage, { context, terminal: scriptedTerminal([['x']]), instrument: [{ name: 'broken' } as never] }),
+      ).rejects.toThrow(
         expect.objectContaining({ code: 'ERR_INVALID_HANDLER', message: expect.stringContaining('registry.instrument expects') }),
       );
     });

@@ -23,8 +23,8 @@ describe('ScriptedModel', () => {
         { type: 'textDelta', text: 'b' },
         { type: 'messageStop', stopReason: 'endTurn' },
       ]);
-      const state = createDraft({ n: 1, gone: true } as Record<string, unknown>);
-      for await (const _event of model.stream(request, { signal: never, state })) void _event;
+      const state = createDraft({ n: 1, gone: true });
+      for await (const _event of model.stream(request, { signal: never, state }));
       expect(model.calls.map((call) => call.state)).toEqual([{ n: 1 }, { n: 1, gone: true }]);
       expect(model.calls[0]?.request).toBe(request);
       expect({ ...state }).toEqual({ n: 2, gone: true });
@@ -35,7 +35,8 @@ describe('ScriptedModel', () => {
       const model = new ScriptedModel([failingTurn(failure, [{ type: 'messageStart', role: 'assistant' }])]);
       const seen: unknown[] = [];
       const run = async (): Promise<void> => {
-        for await (const event of model.stream(toModelRequest(contextFor([])), { signal: never, state: createDraft({}) })) seen.push(event.type);
+        for await (const event of model.stream(toModelRequest(contextFor([])), { signal: never, state: createDraft({}) }))
+          seen.push(event.type);
       };
       await expect(run()).rejects.toBe(failure);
       expect(seen).toEqual(['messageStart']);
@@ -43,8 +44,8 @@ describe('ScriptedModel', () => {
 
     it('deletes scripted keys from the state draft', async () => {
       const model = new ScriptedModel([{ ...textTurn('x'), stateDeletes: ['a'] }]);
-      const state = createDraft({ a: 1, b: 2 } as Record<string, unknown>);
-      for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state })) void _event;
+      const state = createDraft({ a: 1, b: 2 });
+      for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state }));
       expect({ ...state }).toEqual({ b: 2 });
     });
 
@@ -59,7 +60,10 @@ describe('ScriptedModel', () => {
       const model = new ScriptedModel([textTurn('x y')]);
       const reason = new Error('stop');
       const run = async (): Promise<void> => {
-        for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: AbortSignal.abort(reason), state: createDraft({}) })) void _event;
+        for await (const _event of model.stream(toModelRequest(contextFor([])), {
+          signal: AbortSignal.abort(reason),
+          state: createDraft({}),
+        }));
       };
       await expect(run()).rejects.toBe(reason);
     });
@@ -67,7 +71,7 @@ describe('ScriptedModel', () => {
     it('fails with ERR_SCRIPT_EXHAUSTED past the end of the script', async () => {
       const model = new ScriptedModel([]);
       const run = async (): Promise<void> => {
-        for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state: createDraft({}) })) void _event;
+        for await (const _event of model.stream(toModelRequest(contextFor([])), { signal: never, state: createDraft({}) }));
       };
       const error = (await run().catch((caught: unknown) => caught)) as MiddlewareError;
       expect([MiddlewareError.isInstance(error), error.code, error.message]).toEqual([
@@ -81,7 +85,15 @@ describe('ScriptedModel', () => {
   describe('turn builders', () => {
     it('builds a tool-use turn with default ids, text and usage', () => {
       const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
-      expect(toolUseTurn([{ name: 'f', input: { a: 1 } }, { name: 'g', input: [] }], { text: 'Using tools.', usage })).toEqual({
+      expect(
+        toolUseTurn(
+          [
+            { name: 'f', input: { a: 1 } },
+            { name: 'g', input: [] },
+          ],
+          { text: 'Using tools.', usage },
+        ),
+      ).toEqual({
         events: [
           { type: 'messageStart', role: 'assistant' },
           { type: 'textDelta', text: 'Using tools.' },
@@ -97,14 +109,19 @@ describe('ScriptedModel', () => {
 
     it('builds a text turn with a chosen stop reason', () => {
       expect(textTurn('', { stopReason: 'maxTokens' })).toEqual({
-        events: [{ type: 'messageStart', role: 'assistant' }, { type: 'messageStop', stopReason: 'maxTokens' }],
+        events: [
+          { type: 'messageStart', role: 'assistant' },
+          { type: 'messageStop', stopReason: 'maxTokens' },
+        ],
       });
     });
   });
 
   describe('turn builders given the wrong shape', () => {
     it('rejects text that is not a string with ERR_INVALID_OPTIONS', () => {
-      expect(() => textTurn(5 as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('textTurn(text)') }));
+      expect(() => textTurn(5 as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('textTurn(text)') }),
+      );
     });
 
     it.each<[string, unknown]>([
@@ -112,7 +129,11 @@ describe('ScriptedModel', () => {
       ['a tool use without a name', [{ input: {} }]],
     ])('rejects %s with ERR_INVALID_OPTIONS', (_label, toolUses) => {
       expect(() => toolUseTurn(toolUses as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('toolUseTurn(toolUses)') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          stage: 'invokeModel',
+          message: expect.stringContaining('toolUseTurn(toolUses)'),
+        }),
       );
     });
   });
@@ -123,7 +144,11 @@ describe('ScriptedModel', () => {
       ['a list holding null', [null]],
     ])('rejects %s with ERR_INVALID_OPTIONS', (_label, turns) => {
       expect(() => new ScriptedModel(turns as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'invokeModel', message: expect.stringContaining('new ScriptedModel(turns)') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          stage: 'invokeModel',
+          message: expect.stringContaining('new ScriptedModel(turns)'),
+        }),
       );
     });
   });

@@ -104,8 +104,22 @@ describe('scriptedTerminal', () => {
     it('changes the call state draft, which the invoke writes back', async () => {
       const registry = new MiddlewareRegistry();
       let state = { count: 1, note: 'keep' };
-      const terminal = scriptedTerminal([[updatesState<{ count: number }>((draft) => { draft.count += 1; }), 'done']]);
-      await registry.run(Stage, { n: 0 }, terminal, { state: { get: () => state, set: (next) => { state = next; } } });
+      const terminal = scriptedTerminal([
+        [
+          updatesState<{ count: number }>((draft) => {
+            draft.count += 1;
+          }),
+          'done',
+        ],
+      ]);
+      await registry.run(Stage, { n: 0 }, terminal, {
+        state: {
+          get: () => state,
+          set: (next) => {
+            state = next;
+          },
+        },
+      });
       expect(state).toEqual({ count: 2, note: 'keep' });
     });
   });
@@ -113,13 +127,21 @@ describe('scriptedTerminal', () => {
   describe('a bad script', () => {
     it.each<[unknown]>([[[]], ['a'], [[['a'], 'b']]])('throws ERR_INVALID_OPTIONS for %j', (script) => {
       expect(() => scriptedTerminal(script as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'scriptedTerminal', message: expect.stringContaining('one array of steps per call') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          handler: 'scriptedTerminal',
+          message: expect.stringContaining('one array of steps per call'),
+        }),
       );
     });
 
     it('throws ERR_INVALID_OPTIONS for timers without setTimeout', () => {
       expect(() => scriptedTerminal([['a']], { timers: { now: () => 0 } as never })).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'scriptedTerminal', message: expect.stringContaining('options.timers') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          handler: 'scriptedTerminal',
+          message: expect.stringContaining('options.timers'),
+        }),
       );
     });
   });

@@ -20,7 +20,11 @@ describe('ScriptedTool', () => {
       expect(await tool.run('a', toolContext())).toEqual(1);
       await expect(tool.run('b', toolContext())).rejects.toBe(failure);
       await expect(tool.run('c', toolContext())).rejects.toBe(failure);
-      expect(tool.calls.map((call) => [call.input, call.toolUseId])).toEqual([['a', 't1'], ['b', 't1'], ['c', 't1']]);
+      expect(tool.calls.map((call) => [call.input, call.toolUseId])).toEqual([
+        ['a', 't1'],
+        ['b', 't1'],
+        ['c', 't1'],
+      ]);
     });
 
     it('answers ok by default and describes itself', async () => {
@@ -30,7 +34,12 @@ describe('ScriptedTool', () => {
     });
 
     it('calls respond with the input and context', async () => {
-      const tool = new ScriptedTool({ name: 'f', description: 'd', inputSchema: { type: 'string' }, respond: (input, context) => `${String(input)}:${context.toolUse.toolUseId}` });
+      const tool = new ScriptedTool({
+        name: 'f',
+        description: 'd',
+        inputSchema: { type: 'string' },
+        respond: (input, context) => `${String(input)}:${context.toolUse.toolUseId}`,
+      });
       expect(await tool.run('x', toolContext())).toEqual('x:t1');
     });
   });

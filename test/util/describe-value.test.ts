@@ -39,7 +39,15 @@ describe('safeString', () => {
   it.each([
     ['a number', 42, '42'],
     ['an object without a prototype', Object.create(null), 'a plain object'],
-    ['an object whose toString throws', { toString: () => { throw new Error('no'); } }, 'a plain object'],
+    [
+      'an object whose toString throws',
+      {
+        toString: () => {
+          throw new Error('no');
+        },
+      },
+      'a plain object',
+    ],
   ])('converts %s, or describes it when it cannot be converted', (_label, value, text) => {
     expect(safeString(value)).toBe(text);
   });

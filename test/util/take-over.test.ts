@@ -38,7 +38,12 @@ describe('takeOver', () => {
       }
       const value = { connection: new Connection(), date: new Date(0), draftable: new Draftable() };
       takeOver(value);
-      expect([Object.isFrozen(value), Object.isFrozen(value.connection), Object.isFrozen(value.date), Object.isFrozen(value.draftable)]).toEqual([true, false, false, true]);
+      expect([
+        Object.isFrozen(value),
+        Object.isFrozen(value.connection),
+        Object.isFrozen(value.date),
+        Object.isFrozen(value.draftable),
+      ]).toEqual([true, false, false, true]);
     });
 
     it.each([
@@ -86,36 +91,60 @@ describe('takeOver', () => {
 
     it.each([
       ['through objects', () => cycle(), 'a.back.a'],
-      ['at the root', () => {
-        const value: Record<string, unknown> = { n: 1 };
-        value.self = value;
-        return value;
-      }, 'self'],
-      ['through an array', () => {
-        const value: { items: unknown[] } = { items: [] };
-        value.items.push({ owner: value });
-        return value;
-      }, 'items.0.owner'],
-      ['through a Map value', () => {
-        const value = { map: new Map<string, unknown>() };
-        value.map.set('me', value);
-        return value;
-      }, 'map.me'],
-      ['through a Map with an object key', () => {
-        const value = { map: new Map<object, unknown>() };
-        value.map.set({}, value);
-        return value;
-      }, 'map.<object key>'],
-      ['through a Map with a symbol key', () => {
-        const value = { map: new Map<symbol, unknown>() };
-        value.map.set(Symbol('k'), value);
-        return value;
-      }, 'map.<symbol key>'],
-      ['through a Set member', () => {
-        const value = { set: new Set<unknown>() };
-        value.set.add({ owner: value });
-        return value;
-      }, 'set.0.owner'],
+      [
+        'at the root',
+        () => {
+          const value: Record<string, unknown> = { n: 1 };
+          value.self = value;
+          return value;
+        },
+        'self',
+      ],
+      [
+        'through an array',
+        () => {
+          const value: { items: unknown[] } = { items: [] };
+          value.items.push({ owner: value });
+          return value;
+        },
+        'items.0.owner',
+      ],
+      [
+        'through a Map value',
+        () => {
+          const value = { map: new Map<string, unknown>() };
+          value.map.set('me', value);
+          return value;
+        },
+        'map.me',
+      ],
+      [
+        'through a Map with an object key',
+        () => {
+          const value = { map: new Map<object, unknown>() };
+          value.map.set({}, value);
+          return value;
+        },
+        'map.<object key>',
+      ],
+      [
+        'through a Map with a symbol key',
+        () => {
+          const value = { map: new Map<symbol, unknown>() };
+          value.map.set(Symbol('k'), value);
+          return value;
+        },
+        'map.<symbol key>',
+      ],
+      [
+        'through a Set member',
+        () => {
+          const value = { set: new Set<unknown>() };
+          value.set.add({ owner: value });
+          return value;
+        },
+        'set.0.owner',
+      ],
     ])('names where a cycle %s closes and leaves the root unfrozen when asked to reject it', (_label, make, path) => {
       const value = make();
       expect(takeOver(value, true)).toBe(path);
@@ -127,7 +156,12 @@ describe('takeOver', () => {
       const value = { before: finished, a: { n: 1, back: {} as { a?: unknown } } };
       value.a.back.a = value.a;
       expect(takeOver(value, true)).toBe('a.back.a');
-      expect([Object.isFrozen(value), Object.isFrozen(value.a), Object.isFrozen(value.a.back), Object.isFrozen(finished)]).toEqual([false, false, false, true]);
+      expect([Object.isFrozen(value), Object.isFrozen(value.a), Object.isFrozen(value.a.back), Object.isFrozen(finished)]).toEqual([
+        false,
+        false,
+        false,
+        true,
+      ]);
     });
 
     it('finds a cycle deeper than the recursion goes, naming its whole path', () => {

@@ -45,7 +45,8 @@ const FIELDS = ['content', 'status', 'terminate'] as const;
  * ```
  */
 export function afterToolCall(hook: AfterToolCallHook): OutputHandler<ToolResultEvent> {
-  if (typeof hook !== 'function') throw invalidOption('afterToolCall', 'the hook must be a function (result) => { content?, status?, terminate? } | undefined', hook);
+  if (typeof hook !== 'function')
+    throw invalidOption('afterToolCall', 'the hook must be a function (result) => { content?, status?, terminate? } | undefined', hook);
   const handler = async (result: MiddlewareResult<ToolResultEvent>): Promise<MiddlewareResult<ToolResultEvent>> => {
     const patch = await hook(result.value);
     if (patch === undefined) return result;

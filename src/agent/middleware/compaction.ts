@@ -13,6 +13,7 @@ import type { CompressContextContext, ContextResultEvent, TokenCounter } from '.
 import type { CachePointBlock, ContentBlock, Message } from '../message-types';
 import type { Model } from '../model-types';
 import { CompressContextStage, isContextResult } from '../stages';
+import { isObject } from '../../util/is-object';
 
 /** How the summary is written. */
 export interface SummarizeOptions {
@@ -63,17 +64,25 @@ export const SUMMARY_HEADING = 'Summary of the earlier conversation:';
 export function compaction(options: CompactionOptions): Middleware {
   checkOptionsObject('compaction', options, '{ maxTokens, keepRecent?, summarize?, countTokens? }');
   const { maxTokens, summarize } = options;
-  if (typeof maxTokens !== 'number' || !(maxTokens >= 0)) throw invalidOption('compaction', 'options.maxTokens must be a number >= 0', maxTokens);
+  if (typeof maxTokens !== 'number' || !(maxTokens >= 0))
+    throw invalidOption('compaction', 'options.maxTokens must be a number >= 0', maxTokens);
   const keepRecent = options.keepRecent ?? 4;
-  if (typeof keepRecent !== 'number' || !Number.isInteger(keepRecent) || keepRecent < 0) throw invalidOption('compaction', 'options.keepRecent must be an integer >= 0', keepRecent);
+  if (typeof keepRecent !== 'number' || !Number.isInteger(keepRecent) || keepRecent < 0)
+    throw invalidOption('compaction', 'options.keepRecent must be an integer >= 0', keepRecent);
   const countTokens = optionalFunction('compaction', 'countTokens', options.countTokens);
-  if (summarize !== undefined && (summarize === null || typeof summarize !== 'object')) throw invalidOption('compaction', 'options.summarize must be { instructions?, model? }', summarize);
+  if (summarize !== undefined && !isObject(summarize))
+    throw invalidOption('compaction', 'options.summarize must be { instructions?, model? }', summarize);
   const instructions = summarize?.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS;
   if (typeof instructions !== 'string') throw invalidOption('compaction', 'options.summarize.instructions must be a string', instructions);
   const model = summarize?.model;
-  if (model !== undefined && (model === null || typeof model !== 'object' || typeof model.stream !== 'function')) throw invalidOption('compaction', 'options.summarize.model must be a model with stream()', model);
+  if (model !== undefined && (!isObject(model) || typeof model.stream !== 'function'))
+    throw invalidOption('compaction', 'options.summarize.model must be a model with stream()', model);
 
-  const handler = async function* (context: CompressContextContext, next: Next<CompressContextContext, ContextResultEvent>, run: WrapRun): AsyncGenerator<ContextResultEvent, void, undefined> {
+  const handler = async function* (
+    context: CompressContextContext,
+    next: Next<CompressContextContext, ContextResultEvent>,
+    run: WrapRun,
+  ): AsyncGenerator<ContextResultEvent, void, undefined> {
     // Inner layers decide first (a pruning pass, say); this one summarises what they leave.
     let last: ContextResultEvent | undefined;
     for await (const event of next()) {
@@ -102,7 +111,10 @@ export function compaction(options: CompactionOptions): Middleware {
     const cachePoint = lastCachePoint(older);
     const content: ContentBlock[] = [{ type: 'text', text: `${SUMMARY_HEADING}\n${summary}` }];
     if (cachePoint !== undefined) content.push({ type: 'cachePoint', cacheType: cachePoint.cacheType });
-    yield Object.freeze({ type: 'contextResult', messages: Object.freeze([{ role: 'user', content } satisfies Message, ...messages.slice(split)]) });
+    yield Object.freeze({
+      type: 'contextResult',
+      messages: Object.freeze([{ role: 'user', content } satisfies Message, ...messages.slice(split)]),
+    });
   };
   return {
     name: 'compaction',
@@ -120,7 +132,7 @@ export function compaction(options: CompactionOptions): Middleware {
  */
 export function splitPoint(messages: readonly Message[], keepRecent: number): number {
   let split = Math.max(0, messages.length - keepRecent);
-  while (split > 0 && (messages[split] as Message | undefined)?.content.some((block) => block.type === 'toolResult') === true) split--;
+  while (split > 0 && messages[split]?.content.some((block) => block.type === 'toolResult') === true) split--;
   return split;
 }
 
@@ -139,9 +151,11 @@ export function transcript(messages: readonly Message[]): string {
           case 'text':
             return [block.text];
           case 'toolUse':
-            return [`[tool call ${block.name} ${JSON.stringify(block.input) ?? 'null'}]`];
+            return [`[tool call ${block.name} ${(JSON.stringify(block.input) as string | undefined) ?? 'null'}]`];
           case 'toolResult':
-            return [`[tool result ${block.status}: ${block.content.map((part) => (part.type === 'text' ? part.text : JSON.stringify(part.json) ?? 'null')).join(' ')}]`];
+            return [
+              `[tool result ${block.status}: ${block.content.map((part) => (part.type === 'text' ? part.text : ((JSON.stringify(part.json) as string | undefined) ?? 'null'))).join(' ')}]`,
+            ];
           default:
             return [];
         }

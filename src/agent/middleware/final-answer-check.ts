@@ -35,7 +35,8 @@ export interface FinalAnswerCheckOptions {
  * string, else `String(error)`.
  */
 export function finalAnswerFeedback(error: unknown): Message {
-  const message = typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error);
+  const message =
+    typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error);
   return { role: 'user', content: [{ type: 'text', text: `Your answer was rejected: ${message}. Answer again.` }] };
 }
 
@@ -60,39 +61,55 @@ function isFinal(result: ModelResultEvent): boolean {
  * registry.add(InvokeModelStage.Wrap, checkFinalAnswer({ check: (message) => JSON.parse(textOf(message)) }));
  * ```
  */
-export function checkFinalAnswer(options: FinalAnswerCheckOptions): (context: InvokeModelContext, next: Next<InvokeModelContext, InvokeModelEvent>, run: WrapRun) => AsyncGenerator<InvokeModelEvent, void, undefined> {
+export function checkFinalAnswer(
+  options: FinalAnswerCheckOptions,
+): (
+  context: InvokeModelContext,
+  next: Next<InvokeModelContext, InvokeModelEvent>,
+  run: WrapRun,
+) => AsyncGenerator<InvokeModelEvent, void, undefined> {
   checkOptionsObject('checkFinalAnswer', options, '{ check, feedback?, maxAttempts?, critical?, stream? }');
   const { check } = options;
-  if (typeof check !== 'function') throw invalidOption('checkFinalAnswer', 'options.check must be a function that throws when the answer is not acceptable', check);
+  if (typeof check !== 'function')
+    throw invalidOption('checkFinalAnswer', 'options.check must be a function that throws when the answer is not acceptable', check);
   const feedback = optionalFunction('checkFinalAnswer', 'feedback', options.feedback) ?? finalAnswerFeedback;
   const maxAttempts = positiveInteger('checkFinalAnswer', 'options.maxAttempts', options.maxAttempts ?? 5);
   const critical = options.critical ?? true;
   if (typeof critical !== 'boolean') throw invalidOption('checkFinalAnswer', 'options.critical must be a boolean', critical);
   const stream = resolveStream(options.stream, 'checkFinalAnswer');
-  return named('checkFinalAnswer', async function* (context: InvokeModelContext, next: Next<InvokeModelContext, InvokeModelEvent>, run: WrapRun) {
-    const rejections: unknown[] = [];
-    let rejected: Message | undefined;
-    yield* runAttempts<InvokeModelContext, InvokeModelEvent>({
-      context,
-      next,
-      run,
-      stream,
-      accept: async (result, attemptContext, attempt) => {
-        if (!isModelResult(result) || !isFinal(result)) return;
-        rejected = result.message;
-        await check(result.message, attemptContext, attempt);
-      },
-      recover: ({ error, attempt, context: rejectedContext, rejected: wasRejected }) => {
-        if (!wasRejected) throw error;
-        rejections.push(error);
-        if (attempt < maxAttempts) return { retry: { ...rejectedContext, messages: [...rejectedContext.messages, rejected as Message, feedback(error, rejected as Message)] } };
-        if (!critical) return { accept: true };
-        throw middlewareFailed(
-          run,
-          `check rejected all ${maxAttempts} final answer${maxAttempts === 1 ? '' : 's'}. Give the model more to go on in feedback(), raise maxAttempts, or pass critical: false to keep the last answer`,
-          new AggregateError(rejections, `checkFinalAnswer: ${rejections.length} rejected answers`),
-        );
-      },
-    });
-  });
+  return named(
+    'checkFinalAnswer',
+    async function* (context: InvokeModelContext, next: Next<InvokeModelContext, InvokeModelEvent>, run: WrapRun) {
+      const rejections: unknown[] = [];
+      let rejected: Message | undefined;
+      yield* runAttempts<InvokeModelContext, InvokeModelEvent>({
+        context,
+        next,
+        run,
+        stream,
+        accept: async (result, attemptContext, attempt) => {
+          if (!isModelResult(result) || !isFinal(result)) return;
+          rejected = result.message;
+          await check(result.message, attemptContext, attempt);
+        },
+        recover: ({ error, attempt, context: rejectedContext, rejected: wasRejected }) => {
+          if (!wasRejected) throw error;
+          rejections.push(error);
+          if (attempt < maxAttempts)
+            return {
+              retry: {
+                ...rejectedContext,
+                messages: [...rejectedContext.messages, rejected as Message, feedback(error, rejected as Message)],
+              },
+            };
+          if (!critical) return { accept: true };
+          throw middlewareFailed(
+            run,
+            `check rejected all ${maxAttempts} final answer${maxAttempts === 1 ? '' : 's'}. Give the model more to go on in feedback(), raise maxAttempts, or pass critical: false to keep the last answer`,
+            new AggregateError(rejections, `checkFinalAnswer: ${rejections.length} rejected answers`),
+          );
+        },
+      });
+    },
+  );
 }

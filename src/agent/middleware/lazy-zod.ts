@@ -18,7 +18,11 @@ export function loadZod(): Promise<Zod> {
  * Checks `value` against the schema `build` makes with zod; throws an Error
  * whose message is `problem` followed by zod's account of what does not fit.
  */
-export async function parseWithZod<TValue>(value: unknown, build: (z: Zod['z']) => { safeParse(value: unknown): { success: true; data: TValue } | { success: false; error: unknown } }, problem: string): Promise<TValue> {
+export async function parseWithZod<TValue>(
+  value: unknown,
+  build: (z: Zod['z']) => { safeParse(value: unknown): { success: true; data: TValue } | { success: false; error: unknown } },
+  problem: string,
+): Promise<TValue> {
   const { z } = await loadZod();
   const parsed = build(z).safeParse(value);
   if (parsed.success) return parsed.data;

@@ -22,6 +22,7 @@ import { ExecuteToolStage, isToolResult } from '../stages';
 import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../tool-types';
 import { parseWithZod } from './lazy-zod';
 import { addUsage, ZERO_USAGE } from '../usage';
+import { isObject } from '../../util/is-object';
 
 /** Which of the parent's handlers the child runs with. */
 export type SubagentInheritance =
@@ -92,21 +93,29 @@ export function subagent(options: SubagentOptions): Middleware {
   const { name, description, model, systemPrompt, tools = [], inherit = 'handlers', middleware = [] } = options;
   if (typeof name !== 'string' || name.length === 0) throw invalidOption('subagent', 'options.name must be a non-empty string', name);
   if (typeof description !== 'string') throw invalidOption('subagent', 'options.description must be a string', description);
-  if (model === null || typeof model !== 'object' || typeof model.stream !== 'function') throw invalidOption('subagent', 'options.model must be a model with stream()', model);
+  if (!isObject(model) || typeof model.stream !== 'function')
+    throw invalidOption('subagent', 'options.model must be a model with stream()', model);
   if (!Array.isArray(tools)) throw invalidOption('subagent', 'options.tools must be an array of tools', tools);
-  if (inherit !== 'handlers' && inherit !== 'none') throw invalidOption('subagent', "options.inherit must be 'handlers' or 'none'", inherit);
+  if (!(['handlers', 'none'] as unknown[]).includes(inherit))
+    throw invalidOption('subagent', "options.inherit must be 'handlers' or 'none'", inherit);
   if (!Array.isArray(middleware)) throw invalidOption('subagent', 'options.middleware must be an array of bundles', middleware);
 
   const tool: Tool = {
     spec: { name, description, inputSchema: INPUT_SCHEMA },
     run() {
-      throw new Error(`tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`);
+      throw new Error(
+        `tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`,
+      );
     },
   };
 
   /** Runs the child for one call, through its halts, and returns its answer; an unanswered question halts the parent. */
   async function delegate(input: unknown, run: ToolRunContext, context: ExecuteToolContext): Promise<ChildOutcome> {
-    const { task } = await parseWithZod<{ task: string }>(input, (z) => z.strictObject({ task: z.string().min(1) }), 'the input must be { task: non-empty string }');
+    const { task } = await parseWithZod<{ task: string }>(
+      input,
+      (z) => z.strictObject({ task: z.string().min(1) }),
+      'the input must be { task: non-empty string }',
+    );
     const waiting = waitingChildren(run.invocationState);
     const key = run.toolUse.toolUseId;
     const registry = inherit === 'handlers' && context.childRegistry !== undefined ? context.childRegistry() : new MiddlewareRegistry();
@@ -133,7 +142,8 @@ export function subagent(options: SubagentOptions): Middleware {
     }
     for (;;) {
       usage = addUsage(usage, childUsage(result));
-      if (result.stopReason === 'cancelled') throw run.signal.aborted ? run.signal.reason : new Error(`the run of sub-agent "${name}" was cancelled`);
+      if (result.stopReason === 'cancelled')
+        throw run.signal.aborted ? run.signal.reason : new Error(`the run of sub-agent "${name}" was cancelled`);
       if (result.stopReason !== 'interrupt') break;
       // Kept where the parent's snapshot keeps it, so the answer may come in another process.
       waiting[key] = { snapshot: child.snapshot(), usage };
@@ -150,7 +160,11 @@ export function subagent(options: SubagentOptions): Middleware {
     return Object.fromEntries(interrupts.map((interrupt, index) => [interrupt.id, answered[index]?.response]));
   }
 
-  const handler = async function* (context: ExecuteToolContext, next: Next<ExecuteToolContext, ExecuteToolEvent>, _run: WrapRun): AsyncGenerator<ExecuteToolEvent, void, undefined> {
+  const handler = async function* (
+    context: ExecuteToolContext,
+    next: Next<ExecuteToolContext, ExecuteToolEvent>,
+    _run: WrapRun,
+  ): AsyncGenerator<ExecuteToolEvent, void, undefined> {
     if (context.tool !== tool) {
       yield* next();
       return;

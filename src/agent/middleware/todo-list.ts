@@ -89,7 +89,10 @@ export function todoList(options: TodoListOptions = {}): Middleware {
     async run(input) {
       const { todos } = await parseWithZod<{ todos: Todo[] }>(
         input,
-        (z) => z.strictObject({ todos: z.array(z.strictObject({ content: z.string().min(1), status: z.enum(['pending', 'inProgress', 'done']) })) }),
+        (z) =>
+          z.strictObject({
+            todos: z.array(z.strictObject({ content: z.string().min(1), status: z.enum(['pending', 'inProgress', 'done']) })),
+          }),
         'the input is not a todo list',
       );
       return `Saved ${todos.length} todo${todos.length === 1 ? '' : 's'}.`;
@@ -127,7 +130,9 @@ export function latestTodos(messages: readonly Message[]): readonly Todo[] | und
       for (const block of message.content) if (block.type === 'toolResult' && block.status === 'success') succeeded.add(block.toolUseId);
       continue;
     }
-    const calls = message.content.filter((block): block is ToolUseBlock => block.type === 'toolUse' && block.name === WRITE_TODOS && succeeded.has(block.toolUseId));
+    const calls = message.content.filter(
+      (block): block is ToolUseBlock => block.type === 'toolUse' && block.name === WRITE_TODOS && succeeded.has(block.toolUseId),
+    );
     for (const call of calls.reverse()) {
       const todos = (call.input as { todos?: unknown } | null)?.todos;
       if (isTodoList(todos)) return todos;
@@ -156,7 +161,13 @@ function isTodoList(value: unknown): value is readonly Todo[] {
 }
 
 function sameTodos(first: readonly Todo[], second: readonly Todo[]): boolean {
-  return first.length === second.length && first.every((todo, index) => todo.content === second[index]?.content && todo.status === second[index]?.status);
+  return (
+    first.length === second.length &&
+    first.every((todo, index) => {
+      const other = second[index] as Todo;
+      return todo.content === other.content && todo.status === other.status;
+    })
+  );
 }
 
 /**
@@ -170,7 +181,8 @@ export function renderTodos(todos: readonly Todo[]): string {
 /** The model, writing `todos` to its state draft before it streams: the list enters the model state with the call. */
 function keeping(model: Model, todos: readonly Todo[]): Model {
   const stream = (request: Parameters<Model['stream']>[0], options: ModelCallOptions<Record<string, unknown>>) => {
-    if (options.state !== undefined) (options.state as Record<string, unknown>)[TODO_STATE_KEY] = castDraft(todos.map((todo) => ({ ...todo })));
+    if (options.state !== undefined)
+      (options.state as Record<string, unknown>)[TODO_STATE_KEY] = castDraft(todos.map((todo) => ({ ...todo })));
     return model.stream(request, options);
   };
   // The model's other properties (its id, say) stay readable through the prototype.

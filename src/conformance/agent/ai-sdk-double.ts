@@ -13,7 +13,11 @@ import type { AgentObservation } from '../protocol/agent-observation';
 import { later, type World } from './doubles';
 
 /** A provider error of a case: its message, and the status and verdict an `APICallError` carries. */
-type ProviderErrorSpec = { readonly message: string; readonly statusCode?: number | undefined; readonly isRetryable?: boolean | undefined };
+interface ProviderErrorSpec {
+  readonly message: string;
+  readonly statusCode?: number | undefined;
+  readonly isRetryable?: boolean | undefined;
+}
 
 /** One scripted response that streams. */
 type StreamingResponse = Extract<AgentCaseAiSdk['responses'][number], { parts: unknown }>;
@@ -33,7 +37,11 @@ function providerError(world: World, spec: ProviderErrorSpec): Error {
   const error = new Error(spec.message);
   if (spec.statusCode !== undefined) {
     error.name = 'AI_APICallError';
-    Object.assign(error, { statusCode: spec.statusCode, isRetryable: spec.isRetryable ?? retryableStatus(spec.statusCode), responseHeaders: {} });
+    Object.assign(error, {
+      statusCode: spec.statusCode,
+      isRetryable: spec.isRetryable ?? retryableStatus(spec.statusCode),
+      responseHeaders: {},
+    });
   } else if (spec.isRetryable !== undefined) Object.assign(error, { isRetryable: spec.isRetryable });
   world.errors.set(spec.message, error);
   return error;
@@ -77,7 +85,7 @@ function scriptedLanguageModel(world: World, spec: AgentCaseAiSdk, calls: AiSdkC
 export function buildAiSdkModel(world: World, spec: AgentCaseAiSdk): { model: Model; calls: AiSdkCallOptions[] } {
   const calls: AiSdkCallOptions[] = [];
   const languageModel = scriptedLanguageModel(world, spec, calls);
-  return { model: fromAiSdk(languageModel, spec.settings === undefined ? {} : { settings: spec.settings as AiSdkCallSettings }), calls };
+  return { model: fromAiSdk(languageModel, spec.settings === undefined ? {} : { settings: spec.settings }), calls };
 }
 
 /** What one call received: `prompt`, `tools`, `toolChoice`, `settings` (every other key but `abortSignal`) and `aborted`, as JSON. */

@@ -3,7 +3,7 @@
  * scripted tools (MW-118), recording into one world.
  */
 import { MiddlewareError } from '../../index';
-import { defineTool, type Model, type ModelStreamEvent, type StopReason, type Tool, type Usage } from '../../agent/index';
+import { defineTool, type Model, type ModelStreamEvent, type Tool, type Usage } from '../../agent/index';
 import { z } from 'zod';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../testing/index';
 import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-doubles';
@@ -45,16 +45,27 @@ export function userError(world: World, message: string): Error {
 /** The scripted model turn a case turn describes. */
 export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
   let scripted: ScriptedTurn;
-  const options = { ...(turn.usage === undefined ? {} : { usage: turn.usage as Usage }), ...(turn.stopReason === undefined ? {} : { stopReason: turn.stopReason as StopReason }) };
+  const options = {
+    ...(turn.usage === undefined ? {} : { usage: turn.usage as Usage }),
+    ...(turn.stopReason === undefined ? {} : { stopReason: turn.stopReason }),
+  };
   if (turn.events !== undefined) scripted = { events: turn.events as unknown as ModelStreamEvent[] };
   else if (turn.toolUses !== undefined) {
     scripted = toolUseTurn(
-      turn.toolUses.map((toolUse) => ({ name: toolUse.name, input: toolUse.input, ...(toolUse.id === undefined ? {} : { toolUseId: toolUse.id }) })),
+      turn.toolUses.map((toolUse) => ({
+        name: toolUse.name,
+        input: toolUse.input,
+        ...(toolUse.id === undefined ? {} : { toolUseId: toolUse.id }),
+      })),
       { ...options, ...(turn.text === undefined ? {} : { text: turn.text }) },
     );
   } else if (turn.text !== undefined) scripted = textTurn(turn.text, options);
   else scripted = { events: [] };
-  if (turn.fail !== undefined) scripted = failingTurn(userError(world, turn.fail), turn.text === undefined && turn.toolUses === undefined && turn.events === undefined ? [] : scripted.events);
+  if (turn.fail !== undefined)
+    scripted = failingTurn(
+      userError(world, turn.fail),
+      turn.text === undefined && turn.toolUses === undefined && turn.events === undefined ? [] : scripted.events,
+    );
   return {
     ...scripted,
     ...(turn.stateWrites === undefined ? {} : { stateWrites: turn.stateWrites }),
@@ -85,7 +96,8 @@ export function buildModel(world: World, turns: readonly AgentCaseTurn[], modelI
     ...(modelId === undefined ? {} : { modelId }),
     stream(request, options) {
       const turn = turns[call++];
-      if (turn?.streamReturns === 'promise') return Promise.resolve(scripted.stream(request, options)) as unknown as AsyncIterable<ModelStreamEvent>;
+      if (turn?.streamReturns === 'promise')
+        return Promise.resolve(scripted.stream(request, options)) as unknown as AsyncIterable<ModelStreamEvent>;
       if (turn?.streamReturns === 'null') return null as unknown as AsyncIterable<ModelStreamEvent>;
       const events = scripted.stream(request, options);
       return turn?.hang === true ? hangAfter(events) : events;
@@ -171,10 +183,16 @@ function oddThrown(kind: string): unknown {
  * so the scripted tool sees only validated input.
  */
 export function buildTool(world: World, spec: AgentCaseTool): Tool {
-  if (spec.external === true) return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
+  if (spec.external === true)
+    return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
   const scripted = scriptedTool(world, spec);
   if (spec.inputSchema === undefined) return scripted;
-  return defineTool({ name: spec.name, description: scripted.spec.description, input: z.fromJSONSchema(spec.inputSchema as never), run: (input, context) => scripted.run(input, context) });
+  return defineTool({
+    name: spec.name,
+    description: scripted.spec.description,
+    input: z.fromJSONSchema(spec.inputSchema as never),
+    run: (input, context) => scripted.run(input, context),
+  });
 }
 
 /** The scripted tool answering a case tool's calls. */

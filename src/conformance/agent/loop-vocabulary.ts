@@ -40,7 +40,8 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
   switch (`${spec.stage}.${spec.phase}.${spec.do}`) {
     case 'turn.wrap.action': {
       const action = spec.action as unknown as TurnAction;
-      const acts = (context: TurnContext): TurnAction | undefined => (spec.turns === undefined || spec.turns.includes(context.turn.index) ? action : undefined);
+      const acts = (context: TurnContext): TurnAction | undefined =>
+        spec.turns === undefined || spec.turns.includes(context.turn.index) ? action : undefined;
       registry.add(TurnStage.Wrap, turnAction(Object.defineProperty(acts, 'name', { value: spec.name ?? 'action' })));
       return true;
     }
@@ -52,14 +53,18 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
     case 'turn.input.observe':
       registry.add(TurnStage.Input, (context) => {
         const { turn } = context;
-        world.observations.push(`turn ${turn.index} ending=${context.ending} tools=${turn.toolResults.length} stop=${turn.stopReason} messages=${context.messages.length} usage=${context.usage.totalTokens}`);
+        world.observations.push(
+          `turn ${turn.index} ending=${context.ending} tools=${turn.toolResults.length} stop=${turn.stopReason} messages=${context.messages.length} usage=${context.usage.totalTokens}`,
+        );
         return context;
       });
       return true;
     case 'turn.output.observe':
       registry.add(TurnStage.Output, (result) => {
         const { decision, inject, onRunEnd, stoppedBy } = result.value;
-        world.observations.push(`decision ${decision} inject=${inject.length} onRunEnd=${onRunEnd.length} stoppedBy=${stoppedBy?.handler ?? 'none'}`);
+        world.observations.push(
+          `decision ${decision} inject=${inject.length} onRunEnd=${onRunEnd.length} stoppedBy=${stoppedBy?.handler ?? 'none'}`,
+        );
         return result;
       });
       return true;
@@ -70,7 +75,13 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
           yield event;
           if (event.type === 'modelResult' && ++results === spec.value) break;
         }
-        const ended: AgentResultEvent = { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+        const ended: AgentResultEvent = {
+          type: 'agentResult',
+          stopReason: 'endTurn',
+          message: undefined,
+          interrupts: [],
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        };
         yield ended;
       });
       return true;
@@ -103,10 +114,16 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
       });
       return true;
     case 'executeTool.wrap.errorsAsAnswers':
-      registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer, critical: (error) => spec.critical?.includes((error as Error).message) === true }));
+      registry.add(
+        ExecuteToolStage.Wrap,
+        errorsAsAnswers({ toResult: toolErrorAnswer, critical: (error) => spec.critical?.includes((error as Error).message) === true }),
+      );
       return true;
     case 'invokeModel.wrap.errorsAsAnswers':
-      registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => spec.critical?.includes((error as Error).message) === true }));
+      registry.add(
+        InvokeModelStage.Wrap,
+        errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => spec.critical?.includes((error as Error).message) === true }),
+      );
       return true;
     case 'executeTool.wrap.fail':
       registry.add(ExecuteToolStage.Wrap, async function* fail(context, next) {
@@ -115,19 +132,23 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
       });
       return true;
     case 'invokeModel.wrap.fail':
+      // eslint-disable-next-line require-yield -- the case is a Wrap handler that fails before its first event
       registry.add(InvokeModelStage.Wrap, async function* fail() {
         throw userError(world, spec.message ?? 'guard failed');
       });
       return true;
     case 'executeTool.wrap.dropResult':
+      // eslint-disable-next-line require-yield -- the case is a Wrap handler that drops every event, its result included
       registry.add(ExecuteToolStage.Wrap, async function* dropResult(_context, next) {
-        for await (const event of next()) void event;
+        for await (const _event of next());
       });
       return true;
     case 'executeTool.output.observeCode':
       registry.add(ExecuteToolStage.Output, (result) => {
         const { toolResult, error } = result.value;
-        world.observations.push(`result ${toolResult.toolUseId} ${toolResult.status} code=${MiddlewareError.isInstance(error) ? error.code : 'none'}`);
+        world.observations.push(
+          `result ${toolResult.toolUseId} ${toolResult.status} code=${MiddlewareError.isInstance(error) ? error.code : 'none'}`,
+        );
         return result;
       });
       return true;

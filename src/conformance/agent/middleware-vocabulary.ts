@@ -33,7 +33,12 @@ export function buildBundle(world: World, spec: AgentCaseBundle): Middleware {
   switch (spec.kind) {
     case 'tools': {
       const tools = (spec.tools ?? []).map((tool) => buildTool(world, tool));
-      return { name: spec.name ?? 'tools', setup: (registrar) => tools.forEach((tool) => registrar.provide(ToolsKey, tool)) };
+      return {
+        name: spec.name ?? 'tools',
+        setup: (registrar) => {
+          tools.forEach((tool) => registrar.provide(ToolsKey, tool));
+        },
+      };
     }
     case 'todoList':
       return todoList();
@@ -45,7 +50,14 @@ export function buildBundle(world: World, spec: AgentCaseBundle): Middleware {
         ...(spec.instructions === undefined ? {} : { summarize: { instructions: spec.instructions } }),
       });
     case 'budget':
-      return { name: 'budget', setup: (registrar) => void registrar.provide(ContextBudgetKey, { maxTokens: spec.maxTokens ?? 0, ...(spec.countMessages === true ? { countTokens: countMessages } : {}) }) };
+      return {
+        name: 'budget',
+        setup: (registrar) =>
+          void registrar.provide(ContextBudgetKey, {
+            maxTokens: spec.maxTokens ?? 0,
+            ...(spec.countMessages === true ? { countTokens: countMessages } : {}),
+          }),
+      };
     case 'subagent': {
       const name = spec.name ?? 'helper';
       const { model, scripted } = buildModel(world, spec.model ?? []);
@@ -112,18 +124,21 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
       return true;
     case 'invokeModel.input.observeCaller':
       registry.add(InvokeModelStage.Input, (context) => {
-        world.observations.push(`model call ${context.agent?.name ?? 'none'} caller=${context.caller ?? 'none'} messages=${context.messages.length}`);
+        world.observations.push(
+          `model call ${context.agent?.name ?? 'none'} caller=${context.caller ?? 'none'} messages=${context.messages.length}`,
+        );
         return context;
       });
       return true;
     case 'invokeModel.input.observeModelState':
       registry.add(InvokeModelStage.Input, (context) => {
-        world.observations.push(`modelState ${JSON.stringify(context.modelState ?? null)} frozen=${context.modelState === undefined || Object.isFrozen(context.modelState)}`);
+        world.observations.push(
+          `modelState ${JSON.stringify(context.modelState ?? null)} frozen=${context.modelState === undefined || Object.isFrozen(context.modelState)}`,
+        );
         return context;
       });
       return true;
-    case 'invokeModel.input.convertToLlm':
-    {
+    case 'invokeModel.input.convertToLlm': {
       const convert = (context: InvokeModelContext): InvokeModelContext => {
         world.observations.push(`convert ${spec.name ?? ''}`);
         return context;
@@ -134,7 +149,8 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
     case 'agentStream.wrap.observeCompressed':
       registry.add(AgentStreamStage.Wrap, async function* observeCompressed(_context, next) {
         for await (const event of next()) {
-          if (event.type === 'contextCompressed') world.observations.push(`compressed replaced=${event.replaced.length} messages=${event.messages.length}`);
+          if (event.type === 'contextCompressed')
+            world.observations.push(`compressed replaced=${event.replaced.length} messages=${event.messages.length}`);
           yield event;
         }
       });

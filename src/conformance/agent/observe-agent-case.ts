@@ -3,8 +3,15 @@
  * the side of the protocol's `agent.run` request a TypeScript loop needs no
  * port for. The runner compares the observation with the case's expectations.
  */
-import { MiddlewareRegistry, type SystemPrompt } from '../../index';
-import { MemorySessionStore, type AgentEvent, type AgentSnapshot, type Message, type SessionStore, type ToolChoice } from '../../agent/index';
+import { MiddlewareRegistry } from '../../index';
+import {
+  MemorySessionStore,
+  type AgentEvent,
+  type AgentSnapshot,
+  type Message,
+  type SessionStore,
+  type ToolChoice,
+} from '../../agent/index';
 import { tracing } from '../../middleware/index';
 import type { ScriptedModel } from '../../testing/index';
 import type { AgentCase } from '../cases/agent-case';
@@ -20,14 +27,26 @@ import { register, stages } from './vocabulary';
 
 /** Runs every run of `testCase` on one session of `adapter`, then reads what the conversation holds. */
 export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAdapter): Promise<AgentObservation> {
-  const world: World = { session: undefined, observations: [], toolCalls: [], errors: new Map(), pending: [], abortRun: undefined, childModels: new Map() };
+  const world: World = {
+    session: undefined,
+    observations: [],
+    toolCalls: [],
+    errors: new Map(),
+    pending: [],
+    abortRun: undefined,
+    childModels: new Map(),
+  };
   // The loop's registry is a child, so a case can register bundles on a registry it inherits from.
   const parentRegistry = new MiddlewareRegistry();
   const registry = parentRegistry.child();
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
-  for (const bundle of testCase.agent.bundles ?? []) (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
+  for (const bundle of testCase.agent.bundles ?? [])
+    (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
   const aiSdk = testCase.agent.aiSdk === undefined ? undefined : buildAiSdkModel(world, testCase.agent.aiSdk);
-  const { model, scripted } = aiSdk === undefined ? buildModel(world, testCase.agent.model ?? [], testCase.agent.modelId) : { model: aiSdk.model, scripted: undefined };
+  const { model, scripted } =
+    aiSdk === undefined
+      ? buildModel(world, testCase.agent.model ?? [], testCase.agent.modelId)
+      : { model: aiSdk.model, scripted: undefined };
   const spans = testCase.agent.tracing === undefined ? undefined : traced(registry, testCase.agent.tracing);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
@@ -40,7 +59,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     registry,
     model,
     tools: (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool)),
-    systemPrompt: systemPrompt as SystemPrompt | undefined,
+    systemPrompt: systemPrompt,
     name: testCase.agent.name,
     session: testCase.agent.session === true ? { store: recordingStore(world), id: 'case' } : undefined,
     inheritTools: testCase.agent.inheritTools,
@@ -56,8 +75,14 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     if (typeof input === 'object') callerObjects.push(input, ...(input as object[]));
     if (run.inputDefect !== undefined) spoil(input as unknown as Message[], run.inputDefect);
     const controller = new AbortController();
-    world.abortRun = run.signal === 'abortable' ? () => controller.abort('aborted by the case') : undefined;
-    const signal = run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
+    world.abortRun =
+      run.signal === 'abortable'
+        ? () => {
+            controller.abort('aborted by the case');
+          }
+        : undefined;
+    const signal =
+      run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
     const events: AgentEvent[] = [];
     let error: AgentRunObservation['error'];
     try {
@@ -66,12 +91,21 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
         world.session = session;
       }
       const use = run.use?.map((bundle) => buildBundle(world, bundle));
-      for await (const event of session.run({ input: input as string | Message[] | undefined, resume: run.resume, invocationState, signal, use })) events.push(event);
+      for await (const event of session.run({
+        input: input as string | Message[] | undefined,
+        resume: run.resume,
+        invocationState,
+        signal,
+        use,
+      }))
+        events.push(event);
     } catch (thrown) {
       error = reportError(thrown, new Set(world.errors.values()));
     }
     const current = session;
-    runs.push(runObservation(events, error, invocationState, run.expect?.frozen === undefined ? undefined : () => frozenAfter(current, events)));
+    runs.push(
+      runObservation(events, error, invocationState, run.expect?.frozen === undefined ? undefined : () => frozenAfter(current, events)),
+    );
   }
   await Promise.all(world.pending);
 
@@ -82,13 +116,23 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     ...(session.modelState === undefined ? {} : { modelState: session.modelState as Json }),
     toolCalls: world.toolCalls as { name: string; input: Json }[],
     modelCalls: scripted === undefined ? [] : modelCallsOf(scripted),
-    ...(world.childModels.size === 0 ? {} : { childModelCalls: Object.fromEntries([...world.childModels].map(([name, child]) => [name, modelCallsOf(child)])) }),
+    ...(world.childModels.size === 0
+      ? {}
+      : { childModelCalls: Object.fromEntries([...world.childModels].map(([name, child]) => [name, modelCallsOf(child)])) }),
     observations: world.observations,
     ...(session.pendingInterrupts === undefined ? {} : { pendingInterrupts: session.pendingInterrupts.map((interrupt) => interrupt.id) }),
-    ...(expected.callerObjectsUnfrozen === undefined ? {} : { callerObjectsUnfrozen: callerObjects.every((object) => !Object.isFrozen(object)) }),
+    ...(expected.callerObjectsUnfrozen === undefined
+      ? {}
+      : { callerObjectsUnfrozen: callerObjects.every((object) => !Object.isFrozen(object)) }),
     ...(expected.snapshot === undefined || session.snapshot === undefined ? {} : { snapshot: session.snapshot() as unknown as Json }),
     ...(expected.agentUsage === undefined || session.usage === undefined ? {} : { agentUsage: session.usage as unknown as Json }),
-    ...(expected.explain === undefined ? {} : { explain: Object.fromEntries(Object.keys(expected.explain).map((stage) => [stage, registry.explain(stages[stage as keyof typeof stages])])) }),
+    ...(expected.explain === undefined
+      ? {}
+      : {
+          explain: Object.fromEntries(
+            Object.keys(expected.explain).map((stage) => [stage, registry.explain(stages[stage as keyof typeof stages])]),
+          ),
+        }),
     ...(spans === undefined ? {} : { spans: spans.map(spanObservation) }),
     ...(aiSdk === undefined ? {} : { aiSdkCalls: aiSdk.calls.map(aiSdkCallObservation) }),
   };
@@ -112,7 +156,9 @@ function spanObservation(span: RecordedSpan): NonNullable<AgentObservation['span
     status: span.status,
     ...(exception === undefined ? {} : { exception }),
     ...(span.exceptions.length > 1 ? { exceptions: span.exceptions.length } : {}),
-    attributes: Object.fromEntries(Object.entries(span.attributes).filter(([key]) => key.startsWith('gen_ai.') || key === 'error.type' || key === 'staged.interrupted')) as Record<string, Json>,
+    attributes: Object.fromEntries(
+      Object.entries(span.attributes).filter(([key]) => key.startsWith('gen_ai.') || key === 'error.type' || key === 'staged.interrupted'),
+    ) as Record<string, Json>,
   };
 }
 
@@ -135,13 +181,19 @@ function recordingStore(world: World): SessionStore {
     load: (id) => store.load(id),
     save: (id, snapshot) => {
       world.observations.push(`save ${snapshot.messages.length} messages${snapshot.halted === null ? '' : ' halted'}`);
-      return store.save(id, snapshot);
+      store.save(id, snapshot);
     },
   };
 }
 
 /** A new conversation, with the same setup, that goes on from the old one's state: its JSON snapshot (patched), or its session. */
-async function restored(adapter: AgentLoopAdapter, setup: AgentLoopSetup, session: AgentLoopSession, how: 'snapshot' | 'session', patch: Record<string, unknown> | undefined): Promise<AgentLoopSession> {
+async function restored(
+  adapter: AgentLoopAdapter,
+  setup: AgentLoopSetup,
+  session: AgentLoopSession,
+  how: 'snapshot' | 'session',
+  patch: Record<string, unknown> | undefined,
+): Promise<AgentLoopSession> {
   if (how === 'session') {
     if (adapter.fromSession === undefined) throw new Error(`${adapter.name} claims snapshots but has no fromSession().`);
     return adapter.fromSession(setup);
@@ -152,7 +204,12 @@ async function restored(adapter: AgentLoopAdapter, setup: AgentLoopSetup, sessio
 }
 
 /** What one run showed; `frozen` runs its check only when the case expects it, since the check tries to change the result. */
-function runObservation(events: readonly AgentEvent[], error: AgentRunObservation['error'], invocationState: Record<string, unknown> | undefined, frozen: (() => boolean) | undefined): AgentRunObservation {
+function runObservation(
+  events: readonly AgentEvent[],
+  error: AgentRunObservation['error'],
+  invocationState: Record<string, unknown> | undefined,
+  frozen: (() => boolean) | undefined,
+): AgentRunObservation {
   const last = events.at(-1);
   const result = last?.type === 'agentResult' ? last : undefined;
   const modelResult = [...events].reverse().find((event) => event.type === 'modelResult');
@@ -164,7 +221,11 @@ function runObservation(events: readonly AgentEvent[], error: AgentRunObservatio
     ...(result === undefined ? {} : { interrupts: result.interrupts as unknown as Json, usage: result.usage as unknown as Json }),
     ...(result?.stoppedBy === undefined ? {} : { stoppedBy: result.stoppedBy as unknown as Json }),
     ...(result === undefined ? {} : { middlewareUsage: (result.middlewareUsage ?? null) as unknown as Json }),
-    compressed: events.flatMap((event) => (event.type === 'contextCompressed' ? [{ replaced: event.replaced.length, messages: event.messages.length, tokens: event.tokens, maxTokens: event.maxTokens }] : [])),
+    compressed: events.flatMap((event) =>
+      event.type === 'contextCompressed'
+        ? [{ replaced: event.replaced.length, messages: event.messages.length, tokens: event.tokens, maxTokens: event.maxTokens }]
+        : [],
+    ),
     eventTypes: events.map((event) => event.type),
     // A copy as the run left it: a resume without invocation state goes on with the halted run's very object (MW-114).
     ...(invocationState === undefined ? {} : { invocationState: structuredClone(invocationState) as Json }),
@@ -207,4 +268,3 @@ function frozenAfter(session: AgentLoopSession, events: readonly AgentEvent[]): 
   }
   return refused && [...made, session.messages, session.modelState, session.pendingInterrupts].every(deeplyFrozen);
 }
-

@@ -13,7 +13,8 @@ export const referenceAgentAdapter: AgentLoopAdapter = Object.freeze({
   name: 'the reference Agent',
   capabilities: EVERY_CAPABILITY,
   start: (setup: AgentLoopSetup): AgentLoopSession => sessionOf(new Agent(agentOptions(setup))),
-  fromSession: async (setup: AgentLoopSetup): Promise<AgentLoopSession> => sessionOf(await Agent.fromSession(agentOptions(setup) as AgentOptions & { session: AgentSession })),
+  fromSession: async (setup: AgentLoopSetup): Promise<AgentLoopSession> =>
+    sessionOf(await Agent.fromSession(agentOptions(setup) as AgentOptions & { session: AgentSession })),
 });
 
 /** The agent's options: what the setup gives, nothing for what it leaves out. */

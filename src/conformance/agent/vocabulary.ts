@@ -5,7 +5,17 @@
  */
 import { castDraft, produce } from 'immer';
 import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../index';
-import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentEvent, type Message, type StopReason, type ToolResultBlock } from '../../agent/index';
+import {
+  AgentStreamStage,
+  CompressContextStage,
+  ExecuteToolStage,
+  InvokeModelStage,
+  TurnStage,
+  type AgentEvent,
+  type Message,
+  type StopReason,
+  type ToolResultBlock,
+} from '../../agent/index';
 import { retry } from '../../middleware/index';
 import type { AgentCaseHandler } from '../cases/agent-handlers';
 import type { AgentLoopSession } from './adapter';
@@ -70,7 +80,13 @@ export function hedging<TContext>(onKept: (index: number) => void = () => undefi
 }
 
 /** The stages a case names, by name. */
-export const stages = { agentStream: AgentStreamStage, invokeModel: InvokeModelStage, executeTool: ExecuteToolStage, turn: TurnStage, compressContext: CompressContextStage } as const;
+export const stages = {
+  agentStream: AgentStreamStage,
+  invokeModel: InvokeModelStage,
+  executeTool: ExecuteToolStage,
+  turn: TurnStage,
+  compressContext: CompressContextStage,
+} as const;
 
 /** Registers one vocabulary handler; `spec/README.md` says what each stage, phase and `do` registers. */
 export function register(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): void {
@@ -83,7 +99,10 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':
-      registry.add(InvokeModelStage.Input, (context) => ({ ...context, systemPrompt: [...context.systemPrompt, { text: spec.text ?? '' }] }));
+      registry.add(InvokeModelStage.Input, (context) => ({
+        ...context,
+        systemPrompt: [...context.systemPrompt, { text: spec.text ?? '' }],
+      }));
       return;
     case 'invokeModel.input.replaceSystemPrompt':
       registry.add(InvokeModelStage.Input, (context) => ({ ...context, systemPrompt: spec.value as unknown as SystemContentBlock[] }));
@@ -130,11 +149,19 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       return;
     case 'invokeModel.wrap.respond':
       registry.add(InvokeModelStage.Wrap, async function* respond() {
-        yield { type: 'modelResult', message: { role: 'assistant', content: [{ type: 'text', text: spec.text ?? '' }] }, stopReason: 'endTurn', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+        yield {
+          type: 'modelResult',
+          message: { role: 'assistant', content: [{ type: 'text', text: spec.text ?? '' }] },
+          stopReason: 'endTurn',
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        };
       });
       return;
     case 'invokeModel.wrap.retry':
-      registry.add(InvokeModelStage.Wrap, retrying(spec.attempts ?? 2, (error) => world.observations.push(`retry after: ${error.message}`)));
+      registry.add(
+        InvokeModelStage.Wrap,
+        retrying(spec.attempts ?? 2, (error) => world.observations.push(`retry after: ${error.message}`)),
+      );
       return;
     case 'invokeModel.output.setStopReason':
       registry.add(InvokeModelStage.Output, (result) => result.replace({ ...result.value, stopReason: spec.value as StopReason }));
@@ -142,7 +169,8 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
     case 'invokeModel.output.replaceText':
       registry.add(InvokeModelStage.Output, (result) =>
         result.update((draft) => {
-          for (const block of draft.message.content) if (block.type === 'text') block.text = block.text.replace(new RegExp(spec.pattern ?? '', 'g'), spec.replacement ?? '');
+          for (const block of draft.message.content)
+            if (block.type === 'text') block.text = block.text.replace(new RegExp(spec.pattern ?? '', 'g'), spec.replacement ?? '');
         }),
       );
       return;
@@ -153,21 +181,37 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       return;
     case 'executeTool.input.observe':
       registry.add(ExecuteToolStage.Input, (context) => {
-        world.observations.push(`tool ${context.toolUse.name} known=${context.tool !== undefined} signal=${context.signal instanceof AbortSignal}`);
+        world.observations.push(
+          `tool ${context.toolUse.name} known=${context.tool !== undefined} signal=${context.signal instanceof AbortSignal}`,
+        );
         return context;
       });
       return;
     case 'executeTool.wrap.block':
       registry.add(ExecuteToolStage.Wrap, async function* block(context, next) {
         if (context.toolUse.name !== spec.tool) return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: spec.text ?? 'blocked' }],
+          },
+        };
       });
       return;
     case 'executeTool.wrap.blockWithoutName':
       registry.add(ExecuteToolStage.Wrap, async function* blockWithoutName(context, next) {
         if (context.toolUse.name !== spec.tool) return yield* next();
         // As untyped code, or an older copy of the package, builds it: no name.
-        const toolResult = { type: 'toolResult', toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ type: 'text', text: spec.text ?? 'blocked' }] } as unknown as ToolResultBlock;
+        const toolResult = {
+          type: 'toolResult',
+          toolUseId: context.toolUse.toolUseId,
+          status: 'error',
+          content: [{ type: 'text', text: spec.text ?? 'blocked' }],
+        } as unknown as ToolResultBlock;
         yield { type: 'toolResult', toolResult };
       });
       return;
@@ -178,7 +222,16 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
         const { response } = context.interrupt({ name: spec.name ?? 'approve', reason: spec.reason, response: presupplied });
         world.observations.push(`approval ${context.toolUse.toolUseId} ${String(response)}`);
         if (response === 'yes') return yield* next();
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'denied' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: 'denied' }],
+          },
+        };
       });
       return;
     case 'executeTool.output.observe':
@@ -198,10 +251,16 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
       });
       return;
     case 'agentStream.wrap.retry':
-      registry.add(AgentStreamStage.Wrap, retrying(spec.attempts ?? 2, (error) => world.observations.push(`run retry after: ${error.message}`)));
+      registry.add(
+        AgentStreamStage.Wrap,
+        retrying(spec.attempts ?? 2, (error) => world.observations.push(`run retry after: ${error.message}`)),
+      );
       return;
     case 'agentStream.wrap.hedge':
-      registry.add(AgentStreamStage.Wrap, hedging((index) => world.observations.push(`hedge kept ${index + 1}`)));
+      registry.add(
+        AgentStreamStage.Wrap,
+        hedging((index) => world.observations.push(`hedge kept ${index + 1}`)),
+      );
       return;
     case 'agentStream.input.replaceInput':
       registry.add(AgentStreamStage.Input, (context) => ({ ...context, messages: spec.value as unknown as Message[] }));
@@ -214,11 +273,15 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
         return;
       }
       if (spec.do === 'liveRetry' && spec.phase === 'wrap') {
-        registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, retry({ stream: 'live', attempts: spec.attempts ?? 2, retryOn: () => true, backoff: () => 0 }));
+        registry.add(
+          stage.Wrap as typeof AgentStreamStage.Wrap,
+          retry({ stream: 'live', attempts: spec.attempts ?? 2, retryOn: () => true, backoff: () => 0 }),
+        );
         return;
       }
       if (spec.do === 'builtinRetry' && spec.phase === 'wrap') {
-        const onRetry = (info: { readonly error: unknown }): void => void world.observations.push(`retry after: ${(info.error as Error).message}`);
+        const onRetry = (info: { readonly error: unknown }): void =>
+          void world.observations.push(`retry after: ${(info.error as Error).message}`);
         registry.add(stage.Wrap as typeof AgentStreamStage.Wrap, retry({ attempts: spec.attempts ?? 3, backoff: () => 0, onRetry }));
         return;
       }

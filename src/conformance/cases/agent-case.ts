@@ -29,20 +29,35 @@ const modelCall = z.strictObject({
 
 /** One run of the agent and what it must end with. */
 const run = z.strictObject({
-  input: z.union([z.string(), z.array(json)]).optional().describe('User text or messages; absent on a resume'),
-  resume: z.record(z.string(), json).optional().describe('Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance'),
+  input: z
+    .union([z.string(), z.array(json)])
+    .optional()
+    .describe('User text or messages; absent on a resume'),
+  resume: z
+    .record(z.string(), json)
+    .optional()
+    .describe(
+      'Interrupt responses by id, given as interruptResponses: with no input the run is a resume, with input they are given in advance',
+    ),
   invocationState: z.record(z.string(), json).optional(),
-  signal: z.enum(['aborted', 'abortable']).optional().describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
+  signal: z
+    .enum(['aborted', 'abortable'])
+    .optional()
+    .describe("'aborted': run with an already-aborted signal; 'abortable': with a signal that cancelLater: 'signal' aborts"),
   restore: z
     .enum(['snapshot', 'session'])
     .optional()
-    .describe("Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession"),
+    .describe(
+      "Before the run, the agent is replaced by a new one with the same options going on from the old one's state: 'snapshot' from JSON.parse(JSON.stringify(agent.snapshot())) (with snapshotPatch merged in), 'session' by Agent.fromSession",
+    ),
   snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
   use: z.array(bundle).optional().describe("The run's own bundles (options.use)"),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
-    .describe("Changes the last block of the last input message: 'cycle' adds a key loop referring to that message, 'throwingGetter' an enumerable getter broken that throws Error('getter failed')"),
+    .describe(
+      "Changes the last block of the last input message: 'cycle' adds a key loop referring to that message, 'throwingGetter' an enumerable getter broken that throws Error('getter failed')",
+    ),
   expect: z
     .strictObject({
       stopReason: stopReason.optional(),
@@ -70,7 +85,9 @@ const run = z.strictObject({
       frozen: z
         .boolean()
         .optional()
-        .describe("The run's agentResult, modelResult and toolResult events (a tool result's error excepted), agent.messages, agent.modelState and agent.pendingInterrupts are deeply frozen, and emptying the agentResult's interrupts throws a TypeError"),
+        .describe(
+          "The run's agentResult, modelResult and toolResult events (a tool result's error excepted), agent.messages, agent.modelState and agent.pendingInterrupts are deeply frozen, and emptying the agentResult's interrupts throws a TypeError",
+        ),
     })
     .optional(),
 });
@@ -85,7 +102,9 @@ const span = z
     exception: z.string().optional().describe("The message of the span's exception event; absent when it has none (at most one)"),
     attributes: z
       .record(z.string(), json)
-      .describe("The span's attributes whose names start with 'gen_ai.', and 'error.type' and 'staged.interrupted' (the staged.* attributes of MW-093 are not compared)"),
+      .describe(
+        "The span's attributes whose names start with 'gen_ai.', and 'error.type' and 'staged.interrupted' (the staged.* attributes of MW-093 are not compared)",
+      ),
   })
   .describe('One span, in the order spans end');
 
@@ -93,30 +112,43 @@ const span = z
 export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
-  rules: z.array(z.string().regex(/^MW-(1[0-9]|21)\d$/)).min(1).describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
+  rules: z
+    .array(z.string().regex(/^MW-(1[0-9]|21)\d$/))
+    .min(1)
+    .describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
-    .describe('The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed'),
-  agent: z.strictObject({
-    name: z.string().optional().describe("The agent's name (options.name)"),
-    modelId: z.string().optional().describe("The model's modelId"),
-    tracing: z
-      .enum(['api', 'tracer'])
-      .optional()
-      .describe("The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone"),
-    session: z.boolean().optional().describe("The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot"),
-    systemPrompt: z.union([z.string(), systemBlocks]).optional(),
-    messages: z.array(json).optional(),
-    modelState: z.record(z.string(), json).optional(),
-    tools: z.array(tool).optional(),
-    toolChoice: z.record(z.string(), json).optional().describe('options.toolChoice'),
-    model: z.array(turn).optional().describe('The scripted model turns; exactly one of model and aiSdk'),
-    aiSdk: aiSdkModel.optional(),
-    inheritTools: z.boolean().optional().describe('options.inheritTools'),
-    bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
-  })
-  .refine((agent) => (agent.model === undefined) !== (agent.aiSdk === undefined), 'give exactly one of model and aiSdk'),
+    .describe(
+      'The capabilities of an agent loop the case needs beyond the base loop; a loop that does not claim one of them reports the case as not claimed',
+    ),
+  agent: z
+    .strictObject({
+      name: z.string().optional().describe("The agent's name (options.name)"),
+      modelId: z.string().optional().describe("The model's modelId"),
+      tracing: z
+        .enum(['api', 'tracer'])
+        .optional()
+        .describe(
+          "The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
+        ),
+      session: z
+        .boolean()
+        .optional()
+        .describe(
+          "The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot",
+        ),
+      systemPrompt: z.union([z.string(), systemBlocks]).optional(),
+      messages: z.array(json).optional(),
+      modelState: z.record(z.string(), json).optional(),
+      tools: z.array(tool).optional(),
+      toolChoice: z.record(z.string(), json).optional().describe('options.toolChoice'),
+      model: z.array(turn).optional().describe('The scripted model turns; exactly one of model and aiSdk'),
+      aiSdk: aiSdkModel.optional(),
+      inheritTools: z.boolean().optional().describe('options.inheritTools'),
+      bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
+    })
+    .refine((agent) => (agent.model === undefined) !== (agent.aiSdk === undefined), 'give exactly one of model and aiSdk'),
   handlers: z.array(handler).optional(),
   runs: z.array(run).min(1),
   expect: z
@@ -127,12 +159,18 @@ export const agentCase = z.strictObject({
       modelCalls: z.array(modelCall).optional(),
       observations: z.array(z.string()).optional(),
       pendingInterrupts: z.array(z.string()).optional(),
-      callerObjectsUnfrozen: z.boolean().optional().describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
+      callerObjectsUnfrozen: z
+        .boolean()
+        .optional()
+        .describe('The input, initial messages, system prompt and model state the runner passed stay unfrozen'),
       snapshot: json.optional().describe('agent.snapshot() after the runs'),
       agentUsage: usage.optional().describe('agent.usage after the runs'),
       aiSdkCalls: z.array(aiSdkCall).optional().describe("The AI SDK model's doStream calls, in order"),
       explain: z.partialRecord(stageName, z.string()).optional().describe("registry.explain(stage) of the agent's registry after the runs"),
-      childModelCalls: z.record(z.string(), z.array(modelCall)).optional().describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
+      childModelCalls: z
+        .record(z.string(), z.array(modelCall))
+        .optional()
+        .describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
       spans: z.array(span).optional().describe('Every span of every run (agent.tracing), in the order they end'),
     })
     .optional(),

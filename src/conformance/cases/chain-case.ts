@@ -31,7 +31,10 @@ export const stageSpec = z.strictObject({
   guard: z.boolean().optional().describe('isResult: objects with "result": true are results'),
   context: objectSchema.optional(),
   result: objectSchema.optional(),
-  badOption: z.enum(['isResult', 'context', 'result', 'options']).optional().describe("Passes 42 for this option; 'options' passes null as the whole options object"),
+  badOption: z
+    .enum(['isResult', 'context', 'result', 'options'])
+    .optional()
+    .describe("Passes 42 for this option; 'options' passes null as the whole options object"),
 });
 
 /** The scripted terminal. */
@@ -49,8 +52,13 @@ export const stateSpec = z.union([
     link: z
       .array(z.strictObject({ from: z.string(), to: z.string() }))
       .optional()
-      .describe('After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references'),
-    frozen: z.array(z.string()).optional().describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
+      .describe(
+        'After copying initial: sets the property at path `from` (keys joined by ".") to the object at path `to` ("" is the root), making shared or cyclic references',
+      ),
+    frozen: z
+      .array(z.string())
+      .optional()
+      .describe('Then freezes (shallowly, Object.freeze) the object at each path, as a caller that froze parts itself'),
   }),
   z.strictObject({ invalid: z.enum(['number', 'string', 'null']) }),
 ]);
@@ -62,7 +70,9 @@ export const signalSpec = z
     reasonKind: z
       .enum(['throwing-message', 'revoked-proxy', 'null-prototype'])
       .optional()
-      .describe('With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string'),
+      .describe(
+        'With abortBefore: the reason is an Error whose message getter throws, a revoked proxy, or an object without prototype, instead of the string',
+      ),
     invalid: z.boolean().optional().describe('Passes a string instead of an AbortSignal'),
   })
   .describe('Gives the invoke a signal');
@@ -73,7 +83,9 @@ const consumerSpec = z.strictObject({
   then: z
     .enum(['return', 'throw', 'break', 'dispose'])
     .optional()
-    .describe("For take: how to stop (throw uses Error('consumer stop'); dispose calls [Symbol.asyncDispose](), as await using does, and requires it to resolve undefined)"),
+    .describe(
+      "For take: how to stop (throw uses Error('consumer stop'); dispose calls [Symbol.asyncDispose](), as await using does, and requires it to resolve undefined)",
+    ),
   abortAfter: z.number().int().positive().optional().describe("Aborts the invoke's signal after this many delivered events"),
   afterInvoke: z.array(operation).optional().describe('Registry operations between invoke() and the first pull'),
 });
@@ -92,7 +104,10 @@ const chainCase = z.strictObject({
   context: json.default({}),
   state: stateSpec.optional(),
   signal: signalSpec.optional(),
-  invokeWith: z.enum(['stage', 'input-token', 'forged']).optional().describe('What invoke() receives in place of the stage (default: the stage)'),
+  invokeWith: z
+    .enum(['stage', 'input-token', 'forged'])
+    .optional()
+    .describe('What invoke() receives in place of the stage (default: the stage)'),
   consumer: consumerSpec.default({ mode: 'drain' }),
   expect: z.strictObject({
     events: z.array(json).optional(),
@@ -101,15 +116,25 @@ const chainCase = z.strictObject({
     trace: z.array(z.string()).optional(),
     stateWrites: z.array(json).optional().describe("Values passed to the binding's set(), in order"),
     stateGets: z.number().int().optional(),
-    snapshotFrozen: z.boolean().optional().describe('Whether the state snapshot the library took (the value state.get() returned, or the frozen copy a library that cannot freeze in place takes) is deeply frozen afterwards'),
+    snapshotFrozen: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the state snapshot the library took (the value state.get() returned, or the frozen copy a library that cannot freeze in place takes) is deeply frozen afterwards',
+      ),
     frozenEvents: z.array(z.boolean()).optional().describe('For each delivered event, whether it is deeply frozen'),
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
-    describe: z.array(z.record(z.string(), json)).optional().describe('describe() entries; only the listed keys are compared; null stands for undefined'),
+    describe: z
+      .array(z.record(z.string(), json))
+      .optional()
+      .describe('describe() entries; only the listed keys are compared; null stands for undefined'),
     explain: z.string().optional(),
     contributions: z
       .record(z.string(), z.union([z.array(z.record(z.string(), json)), z.strictObject({ error: z.lazy(() => errorExpectation) })]))
       .optional()
-      .describe('By key name: contributions(key) of the registry invoked on, before the invoke (null stands for undefined), or the error it throws'),
+      .describe(
+        'By key name: contributions(key) of the registry invoked on, before the invoke (null stands for undefined), or the error it throws',
+      ),
     stageFrozen: z.boolean().optional().describe('The stage and its phase tokens are frozen and point back to it'),
   }),
 });
@@ -128,7 +153,10 @@ export type StageSpec = z.infer<typeof stageSpec>;
 export type TerminalSpec = z.infer<typeof terminalSpec>;
 
 /** Any case file: the common fields, and the full chain format for `"kind": "chain"`. */
-export const CaseSchema = z.union([chainCase, caseBase.refine((value) => value.kind !== 'chain', { message: 'chain cases must match the chain format' })]);
+export const CaseSchema = z.union([
+  chainCase,
+  caseBase.refine((value) => value.kind !== 'chain', { message: 'chain cases must match the chain format' }),
+]);
 
 /** The JSON Schema committed as `spec/case.schema.json`. */
 export function caseJsonSchema(): unknown {

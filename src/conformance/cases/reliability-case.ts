@@ -17,7 +17,10 @@ const json = z.json();
 const ruleId = z.string().regex(/^MW-\d{3}$/);
 
 /** An error as the scenarios report it: the code of a library error, else the message of the user error; `null` when none. */
-const errorText = z.string().nullable().describe('The code of a MiddlewareError, else the message of the user error; null when nothing was thrown');
+const errorText = z
+  .string()
+  .nullable()
+  .describe('The code of a MiddlewareError, else the message of the user error; null when nothing was thrown');
 
 /** The fields every case has, with the kind fixed to `"reliability"`. */
 const common = {
@@ -33,13 +36,18 @@ const queuedCalls = z
     scenario: z.literal('queued-calls'),
     events: z.array(json).describe("The terminal's events"),
     failAfter: z.number().int().nonnegative().optional().describe('The terminal throws Error("stream failed") after this many events'),
-    calls: z.array(z.enum(['next', 'return', 'throw'])).min(1).describe('Calls made on one invoke before any settles; throw passes Error("consumer stop")'),
+    calls: z
+      .array(z.enum(['next', 'return', 'throw']))
+      .min(1)
+      .describe('Calls made on one invoke before any settles; throw passes Error("consumer stop")'),
     expect: z.strictObject({
       settled: z.array(z.number().int().nonnegative()).describe('Call indexes in settling order'),
       outcomes: z
         .array(
           z.union([
-            z.strictObject({ value: z.union([z.strictObject({ value: json, done: z.literal(false) }), z.strictObject({ done: z.literal(true) })]) }),
+            z.strictObject({
+              value: z.union([z.strictObject({ value: json, done: z.literal(false) }), z.strictObject({ done: z.literal(true) })]),
+            }),
             z.strictObject({ error: z.string() }),
           ]),
         )
@@ -69,7 +77,9 @@ const throwWhenCalled = z
   .strictObject({
     ...common,
     scenario: z.literal('throw-when-called'),
-    thrower: z.enum(['outer', 'inner', 'terminal']).describe('Which of the two Wrap handlers or the terminal is a plain function throwing Error("thrown when called")'),
+    thrower: z
+      .enum(['outer', 'inner', 'terminal'])
+      .describe('Which of the two Wrap handlers or the terminal is a plain function throwing Error("thrown when called")'),
     recover: z.boolean().describe('The outer Wrap handler catches, records "caught <error>" and yields {"result": true, "v": "recovered"}'),
     expect: z.strictObject({
       events: z.array(json),
@@ -83,7 +93,11 @@ const concurrentStep = z.union([
   z.strictObject({ add: z.string() }).describe("Adds a Wrap handler appending this tag to each event's tags"),
   z.strictObject({ remove: z.string() }).describe('Removes the handler added with this tag'),
   z
-    .strictObject({ invoke: z.string(), turns: z.number().int().nonnegative().optional(), deltas: z.number().int().nonnegative().optional() })
+    .strictObject({
+      invoke: z.string(),
+      turns: z.number().int().nonnegative().optional(),
+      deltas: z.number().int().nonnegative().optional(),
+    })
     .describe(
       'Creates an invoke whose terminal waits this many macrotask turns (default 0), yields deltas {"invoke": name, "delta": i, "tags": []} for i below deltas (default 0), then {"invoke": name, "tags": [], "result": true}',
     ),
@@ -123,8 +137,14 @@ const abandoned = z
         .number()
         .int()
         .nonnegative()
-        .describe("Abort listeners left on the invoke's signal once the abandoned invoke was garbage-collected (the runner drops every reference to it and forces a collection)"),
-      trace: z.array(z.string()).describe('"layer-f" and "tf" when the finally blocks ran, read before the collection (a runtime may finalise collected generators)'),
+        .describe(
+          "Abort listeners left on the invoke's signal once the abandoned invoke was garbage-collected (the runner drops every reference to it and forces a collection)",
+        ),
+      trace: z
+        .array(z.string())
+        .describe(
+          '"layer-f" and "tf" when the finally blocks ran, read before the collection (a runtime may finalise collected generators)',
+        ),
     }),
   })
   .describe('An invoke the consumer stops pulling');
@@ -135,7 +155,9 @@ const deepChain = z
     scenario: z.literal('deep-chain'),
     layers: z.number().int().positive().describe('Number of pass-through Wrap handlers'),
     events: z.number().int().nonnegative().describe('Events the terminal yields'),
-    stop: z.enum(['drain', 'return-after-first', 'terminal-throws']).describe('How the invoke ends; terminal-throws throws Error("deep failure") after the events'),
+    stop: z
+      .enum(['drain', 'return-after-first', 'terminal-throws'])
+      .describe('How the invoke ends; terminal-throws throws Error("deep failure") after the events'),
     expect: z.strictObject({
       delivered: z.number().int().nonnegative().describe('Events delivered'),
       finallys: z
@@ -152,13 +174,19 @@ const secondCopy = z
   .strictObject({
     ...common,
     scenario: z.literal('second-copy'),
-    registerThrough: copy.describe("The copy whose standard stages and MiddlewareRegistry the handlers are registered through (the registry is given to the agent)"),
-    agentFrom: copy.describe('The copy whose Agent, ScriptedModel and ScriptedTool run; the model asks for the tool "deleteFiles" with input {}, then answers "done"'),
+    registerThrough: copy.describe(
+      'The copy whose standard stages and MiddlewareRegistry the handlers are registered through (the registry is given to the agent)',
+    ),
+    agentFrom: copy.describe(
+      'The copy whose Agent, ScriptedModel and ScriptedTool run; the model asks for the tool "deleteFiles" with input {}, then answers "done"',
+    ),
     expect: z.strictObject({
       sameStages: z.boolean().describe('Each standard stage the second copy exports is the very object the first copy exports'),
       trace: z
         .array(z.string())
-        .describe('"input" (an InvokeModelStage Input handler, per model call), "guard <tool name>" (an ExecuteToolStage Wrap handler answering with an error tool result without calling next()), "output <stop reason>" (an AgentStreamStage Output handler)'),
+        .describe(
+          '"input" (an InvokeModelStage Input handler, per model call), "guard <tool name>" (an ExecuteToolStage Wrap handler answering with an error tool result without calling next()), "output <stop reason>" (an AgentStreamStage Output handler)',
+        ),
       toolCalls: z.number().int().nonnegative().describe('Calls that reached the tool'),
       stopReason: z.string().describe("The stop reason of the run's agentResult"),
       recognised: z
@@ -179,12 +207,17 @@ const handedOutValues = z
     ...common,
     scenario: z.literal('handed-out-values'),
     expect: z.strictObject({
-      mutable: z.array(z.string()).describe('Paths of handed-out values where a write, an added or deleted property or an array push took effect'),
-      unchanged: z.boolean().describe('Whether describe(), explain() and a second invoke (its events and what instrumentation saw) are as before the mutation attempts'),
+      mutable: z
+        .array(z.string())
+        .describe('Paths of handed-out values where a write, an added or deleted property or an array push took effect'),
+      unchanged: z
+        .boolean()
+        .describe(
+          'Whether describe(), explain() and a second invoke (its events and what instrumentation saw) are as before the mutation attempts',
+        ),
     }),
   })
   .describe('Every value the library hands out, mutated where possible');
-
 
 const bareRealm = z
   .strictObject({
@@ -193,8 +226,13 @@ const bareRealm = z
     expect: z.strictObject({
       globalProcess: z.string().describe('typeof globalThis.process inside the realm'),
       invoke: z
-        .strictObject({ events: z.array(z.json()).describe('Events delivered'), terminalCalls: z.number().int().nonnegative().describe('Calls of the scripted terminal') })
-        .describe('A stage "reply" whose results have type "done": a retry with no backoff, an Output handler upper-casing the result text through result.update, a terminal failing once with an Error whose status is 503, then yielding {type: "text", text: "hel"} and {type: "done", text: "hello"}'),
+        .strictObject({
+          events: z.array(z.json()).describe('Events delivered'),
+          terminalCalls: z.number().int().nonnegative().describe('Calls of the scripted terminal'),
+        })
+        .describe(
+          'A stage "reply" whose results have type "done": a retry with no backoff, an Output handler upper-casing the result text through result.update, a terminal failing once with an Error whose status is 503, then yielding {type: "text", text: "hel"} and {type: "done", text: "hello"}',
+        ),
       agent: z
         .strictObject({
           stopReason: z.string().describe("The run's stop reason"),
@@ -202,14 +240,31 @@ const bareRealm = z
           toolCalls: z.number().int().nonnegative().describe('Calls that reached the tool'),
           answer: z.string().nullable().describe('The text of the last message'),
         })
-        .describe('An agent with model state {turns: 0}, a retry on InvokeModelStage, a ScriptedTool "lookup" answering "shipped", and a ScriptedModel asking for it (input {order: "A-1"}) then answering "Order A-1 has shipped.", run once with "Where is order A-1?"'),
-      globals: z.array(z.string()).describe('What loading and running the library added to the global object: its own keys as strings (a symbol as Symbol(<description>)), sorted'),
+        .describe(
+          'An agent with model state {turns: 0}, a retry on InvokeModelStage, a ScriptedTool "lookup" answering "shipped", and a ScriptedModel asking for it (input {order: "A-1"}) then answering "Order A-1 has shipped.", run once with "Where is order A-1?"',
+        ),
+      globals: z
+        .array(z.string())
+        .describe(
+          'What loading and running the library added to the global object: its own keys as strings (a symbol as Symbol(<description>)), sorted',
+        ),
     }),
   })
   .describe('The library loaded and run in a realm with the standard and web globals only: no process, no bundler define');
 
 /** A `"kind": "reliability"` case: one of the fixed scenarios, its parameters and what it must observe. */
-export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [queuedCalls, guardThrows, throwWhenCalled, concurrentInvokes, concurrentWriteback, abandoned, deepChain, secondCopy, handedOutValues, bareRealm]);
+export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [
+  queuedCalls,
+  guardThrows,
+  throwWhenCalled,
+  concurrentInvokes,
+  concurrentWriteback,
+  abandoned,
+  deepChain,
+  secondCopy,
+  handedOutValues,
+  bareRealm,
+]);
 
 /** A parsed reliability case. */
 export type ReliabilityCase = z.infer<typeof ReliabilityCaseSchema>;

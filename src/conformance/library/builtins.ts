@@ -4,7 +4,25 @@
  * spec/README.md ("Built-in middleware in cases") states normatively.
  */
 import type { AnyStage, Instrumentation, Middleware, WrapHandler } from '../../index';
-import { cache, fallback, logging, LruStore, rateLimit, regenerate, retry, timeout, tracing, validate, type AttemptBoundaryInfo, type AttemptStream, type CacheEntry, type CacheOptions, type CacheStore, type RetryInfo, type RetryOptions } from '../../middleware/index';
+import {
+  cache,
+  fallback,
+  logging,
+  LruStore,
+  rateLimit,
+  regenerate,
+  retry,
+  timeout,
+  tracing,
+  validate,
+  type AttemptBoundaryInfo,
+  type AttemptStream,
+  type CacheEntry,
+  type CacheOptions,
+  type CacheStore,
+  type RetryInfo,
+  type RetryOptions,
+} from '../../middleware/index';
 import { objectSchema } from './chain-values';
 import { recordingTracing, spanLine } from './recording-tracer';
 import { errorText, userError, type Environment } from './script-environment';
@@ -23,14 +41,49 @@ export interface BuiltinRun {
 /** Every built-in a case may name, by name. */
 export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, BuiltinFactory>([
   ['retry', (options, { stage, environment }) => wrapBundle('retry', stage, options, retry(retryOptions(options, environment) as never))],
-  ['fallback', (options, { stage }) => wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never))],
-  ['regenerate', (options, { stage, environment }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options, environment)))],
+  [
+    'fallback',
+    (options, { stage }) =>
+      wrapBundle('fallback', stage, options, fallback(alternatives(options), { stream: stream(options.stream) } as never)),
+  ],
+  [
+    'regenerate',
+    (options, { stage, environment }) => wrapBundle('regenerate', stage, options, regenerate(regenerateOptions(options, environment))),
+  ],
   ['timeout', (options, { stage }) => wrapBundle('timeout', stage, options, timeout(number(options.ms, 1_000)))],
-  ['rateLimit', (options, { stage, environment }) => wrapBundle('rateLimit', stage, options, rateLimit((options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment)) as never))],
+  [
+    'rateLimit',
+    (options, { stage, environment }) =>
+      wrapBundle(
+        'rateLimit',
+        stage,
+        options,
+        rateLimit((options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment)) as never),
+      ),
+  ],
   ['cache', (options, { stage, environment }) => wrapBundle('cache', stage, options, cache(cacheOptions(options, environment)))],
-  ['validate', (options, { stage }) => validate(stage as never, { ...(options.context === undefined ? {} : { context: objectSchema(options.context as never) }), ...(options.result === undefined ? {} : { result: objectSchema(options.result as never) }) })],
+  [
+    'validate',
+    (options, { stage }) =>
+      validate(stage as never, {
+        ...(options.context === undefined ? {} : { context: objectSchema(options.context as never) }),
+        ...(options.result === undefined ? {} : { result: objectSchema(options.result as never) }),
+      }),
+  ],
   ['tracing', (options, { environment }) => instrumentationBundle(recordedTracing(environment, options.api !== false))],
-  ['logging', (_options, { environment }) => instrumentationBundle(logging({ logger: (record) => environment.trace.push(`log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`), now: () => 0 }))],
+  [
+    'logging',
+    (_options, { environment }) =>
+      instrumentationBundle(
+        logging({
+          logger: (record) =>
+            environment.trace.push(
+              `log:${record.event}${record.handler === undefined ? '' : ` ${record.handler}`}${record.attempt === undefined ? '' : `#${record.attempt}`}${record.error === undefined ? '' : ` error ${errorText(record.error)}`}`,
+            ),
+          now: () => 0,
+        }),
+      ),
+  ],
 ]);
 
 /** Registers an instrumentation (`tracing`, `logging`) as a bundle named after it. */
@@ -63,7 +116,12 @@ function stream(value: unknown): AttemptStream | undefined {
   if (value === 'live') {
     return {
       mode: 'live',
-      boundary: (info: AttemptBoundaryInfo) => ({ boundary: true, failedAttempt: info.failedAttempt, nextAttempt: info.nextAttempt, error: errorText(info.error) }),
+      boundary: (info: AttemptBoundaryInfo) => ({
+        boundary: true,
+        failedAttempt: info.failedAttempt,
+        nextAttempt: info.nextAttempt,
+        error: errorText(info.error),
+      }),
     };
   }
   return value as AttemptStream | undefined;
@@ -77,19 +135,28 @@ function stream(value: unknown): AttemptStream | undefined {
  */
 function retryOptions(options: Record<string, unknown>, environment: Environment): RetryOptions {
   const recordWaits = options.recordWaits === true;
-  const immediate = { setTimeout: (callback: () => void) => void queueMicrotask(callback), clearTimeout: () => undefined, wallClock: () => number(options.wallClock, 0) };
+  const immediate = {
+    setTimeout: (callback: () => void) => {
+      queueMicrotask(callback);
+    },
+    clearTimeout: () => undefined,
+    wallClock: () => number(options.wallClock, 0),
+  };
   return {
     attempts: number(options.attempts, 3),
     backoff: () => number(options.delayMs, 0),
     stream: stream(options.stream) as AttemptStream,
     ...(options.retryOn === 'always' ? { retryOn: () => true } : {}),
     ...(options.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: number(options.maxRetryAfterMs, 0) }),
-    ...(recordWaits ? { timers: immediate, onRetry: (info: RetryInfo) => void environment.trace.push(`retry ${info.attempt} wait ${info.delayMs}`) } : {}),
+    ...(recordWaits
+      ? { timers: immediate, onRetry: (info: RetryInfo) => void environment.trace.push(`retry ${info.attempt} wait ${info.delayMs}`) }
+      : {}),
   };
 }
 
 /** One answer of a scripted shared limiter (see {@link sharedLimitOptions}). */
-type LimiterAnswer = 'grant' | { readonly msBeforeNext: number } | { readonly fail: string } | { readonly abort: string; readonly then: LimiterAnswer };
+type LimiterAnswer =
+  'grant' | { readonly msBeforeNext: number } | { readonly fail: string } | { readonly abort: string; readonly then: LimiterAnswer };
 
 /**
  * `{ "limiter": { "answers": [...] }, "key"?, "points"? }`: a shared limiter whose `consume` records
@@ -103,6 +170,7 @@ function sharedLimitOptions(options: Record<string, unknown>, environment: Envir
   let calls = 0;
   const answer = (given: LimiterAnswer): Promise<unknown> => {
     if (given === 'grant') return Promise.resolve({ remainingPoints: 0 });
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rate-limiter-flexible refuses with this object, not an Error
     if ('msBeforeNext' in given) return Promise.reject({ msBeforeNext: given.msBeforeNext, remainingPoints: 0 });
     if ('fail' in given) return Promise.reject(userError(environment, given.fail));
     environment.controller?.abort(given.abort);
@@ -146,10 +214,15 @@ function alternatives(options: Record<string, unknown>): unknown[] {
 function cacheOptions(options: Record<string, unknown>, environment: Environment): CacheOptions<Record<string, unknown>> {
   const field = String(options.key);
   return {
-    key: (context) => (context[field] === undefined ? undefined : String(context[field])),
+    key: (context) => {
+      const value = context[field] as string | number | boolean | undefined;
+      return value === undefined ? undefined : String(value);
+    },
     ...(options.ttlMs === undefined ? {} : { ttlMs: number(options.ttlMs, 1) }),
     ...(options.store === undefined ? {} : { store: cacheStore(options.store, environment) }),
-    ...(options.onError === true ? { onError: (error, info) => void environment.trace.push(`cache-error ${info.operation} ${info.key} ${errorText(error)}`) } : {}),
+    ...(options.onError === true
+      ? { onError: (error, info) => void environment.trace.push(`cache-error ${info.operation} ${info.key} ${errorText(error)}`) }
+      : {}),
   };
 }
 

@@ -28,15 +28,20 @@ export class ChainSession extends ChainSessionRegistry {
     this.invalidSignal = request.signal?.invalid === true;
     if (request.signal !== undefined && !this.invalidSignal) {
       this.environment.controller = new AbortController();
-      if (request.signal.abortBefore !== undefined) this.environment.controller.abort(abortReason(request.signal.abortBefore, request.signal.reasonKind));
+      if (request.signal.abortBefore !== undefined)
+        this.environment.controller.abort(abortReason(request.signal.abortBefore, request.signal.reasonKind));
     }
     if (request.state !== undefined) this.bindState(request.state);
     try {
       const stage = makeStage(request.stage);
       this.stages.set(undefined, stage);
-      for (const name of request.otherStages ?? []) this.stages.set(name, createStage(name, request.stage.guard === true ? { isResult: isResultEvent } : {}));
+      for (const name of request.otherStages ?? [])
+        this.stages.set(name, createStage(name, request.stage.guard === true ? { isResult: isResultEvent } : {}));
       const phases = [stage.Input, stage.Wrap, stage.Output];
-      const stageFrozen = Object.isFrozen(stage) && phases.every((token) => Object.isFrozen(token) && token.stage === stage) && phases.map((token) => token.phase).join() === 'input,wrap,output';
+      const stageFrozen =
+        Object.isFrozen(stage) &&
+        phases.every((token) => Object.isFrozen(token) && token.stage === stage) &&
+        phases.map((token) => token.phase).join() === 'input,wrap,output';
       return this.traced({ stageFrozen });
     } catch (error) {
       return this.failed(error);
@@ -54,14 +59,19 @@ export class ChainSession extends ChainSessionRegistry {
     if (this.state !== undefined) options.state = this.state;
     if (this.use.length > 0) options.use = this.use;
     const spec = request.terminal;
-    const terminalFunction = 'notAFunction' in spec ? spec.notAFunction : terminal(spec.calls, this.environment, spec.finally, spec.returns);
+    const terminalFunction =
+      'notAFunction' in spec ? spec.notAFunction : terminal(spec.calls, this.environment, spec.finally, spec.returns);
     const registry = this.registry(request.on);
     try {
       if (request.consumer === 'run') {
-        const result = await registry.run(invoked as AnyStage, request.context, terminalFunction as never, options);
+        const result: unknown = await registry.run(invoked as AnyStage, request.context, terminalFunction as never, options);
         return this.traced(result === undefined ? {} : { result: asJson(result) });
       }
-      this.iterator = registry.invoke(invoked as AnyStage, request.context, terminalFunction as never, options) as AsyncGenerator<unknown, void, undefined>;
+      this.iterator = registry.invoke(invoked as AnyStage, request.context, terminalFunction as never, options) as AsyncGenerator<
+        unknown,
+        void,
+        undefined
+      >;
       return this.traced({});
     } catch (error) {
       return this.failed(error);
@@ -74,7 +84,11 @@ export class ChainSession extends ChainSessionRegistry {
     try {
       const pulled = await iterator.next();
       if (pulled.done === true) return this.traced({ done: true });
-      return this.traced({ done: false, ...(pulled.value === undefined ? {} : { value: asJson(pulled.value) }), frozen: deeplyFrozen(pulled.value) });
+      return this.traced({
+        done: false,
+        ...(pulled.value === undefined ? {} : { value: asJson(pulled.value) }),
+        frozen: deeplyFrozen(pulled.value),
+      });
     } catch (error) {
       return this.failed(error);
     }
@@ -87,7 +101,7 @@ export class ChainSession extends ChainSessionRegistry {
       if (how === 'return') await iterator.return(undefined);
       else if (how === 'throw') await iterator.throw(this.consumerStop());
       else {
-        const value: unknown = await (iterator as unknown as AsyncDisposable)[Symbol.asyncDispose]();
+        const value: unknown = await (iterator as unknown as { [Symbol.asyncDispose](): PromiseLike<unknown> })[Symbol.asyncDispose]();
         if (value !== undefined) return this.traced({ value: value as Json });
       }
       return this.traced({});

@@ -13,7 +13,7 @@ import { errorText, isResultEvent, type Environment } from './script-environment
 /** An error as the protocol reports it (`ErrorReport`): the fields a case may compare, read once. */
 export function reportError(error: unknown, userErrors: ReadonlySet<unknown>): ErrorReport {
   const fields = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
-  const text = (key: string): string | null => (typeof fields[key] === 'string' ? (fields[key] as string) : null);
+  const text = (key: string): string | null => (typeof fields[key] === 'string' ? fields[key] : null);
   const report: { -readonly [TKey in keyof ErrorReport]: ErrorReport[TKey] } = {
     message: readMessage(error),
     thrownByCase: userErrors.has(error),
@@ -71,7 +71,7 @@ export function objectSchema(spec: { required?: string[] | undefined; defaults?:
   const shape: Record<string, z.ZodType> = {};
   for (const key of spec.required ?? []) shape[key] = z.unknown().refine((value) => value !== undefined, { message: `${key} is required` });
   for (const [key, value] of Object.entries(spec.defaults ?? {})) shape[key] = z.unknown().default(value);
-  return z.looseObject(shape) as Schema<unknown>;
+  return z.looseObject(shape);
 }
 
 /** Creates the case's stage from its declaration. */
@@ -98,7 +98,11 @@ export function at(root: unknown, path: string): unknown {
 }
 
 /** A copy of a case's initial state with its links made and its frozen parts frozen. */
-export function initialState(spec: { initial: unknown; link?: { from: string; to: string }[] | undefined; frozen?: string[] | undefined }): unknown {
+export function initialState(spec: {
+  initial: unknown;
+  link?: { from: string; to: string }[] | undefined;
+  frozen?: string[] | undefined;
+}): unknown {
   const state = structuredClone(spec.initial);
   for (const { from, to } of spec.link ?? []) {
     const keys = from.split('.');
@@ -130,7 +134,9 @@ export function observer(name: string, environment: Environment, layerReturns?: 
       environment.trace.push(`${name}:end ${info.phase} ${info.handler}${error === undefined ? '' : ` error ${errorText(error)}`}`);
     },
     end(outcome) {
-      environment.trace.push(`${name}:invoke ${outcome.status}${outcome.status === 'success' ? ` ${JSON.stringify(outcome.result)}` : outcome.status === 'error' ? ` ${errorText(outcome.error)}` : ''}`);
+      environment.trace.push(
+        `${name}:invoke ${outcome.status}${outcome.status === 'success' ? ` ${JSON.stringify(outcome.result)}` : outcome.status === 'error' ? ` ${errorText(outcome.error)}` : ''}`,
+      );
     },
   };
 }

@@ -9,7 +9,12 @@ import type { InputStep, OutputStep, Returns, TerminalStep } from '../cases/chai
 import { abortInvoke, deliver, fill, named, userError, type Environment, type Generator, type Values } from './script-environment';
 
 /** An Input handler running `steps`. */
-export function inputHandler(steps: readonly InputStep[], environment: Environment, fnName: string | undefined, isAsync: boolean): (context: unknown, run: HandlerRun) => unknown {
+export function inputHandler(
+  steps: readonly InputStep[],
+  environment: Environment,
+  fnName: string | undefined,
+  isAsync: boolean,
+): (context: unknown, run: HandlerRun) => unknown {
   return named((context: unknown, run: HandlerRun): unknown => {
     let current = context;
     let returned: unknown = current;
@@ -19,8 +24,16 @@ export function inputHandler(steps: readonly InputStep[], environment: Environme
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('set' in step) current = { ...(current as object), ...step.set };
       else if ('return' in step) current = step.return === 'null' ? null : undefined;
-      else if ('toSystemBlocks' in step) current = { ...(current as object), [step.toSystemBlocks]: toSystemBlocks((current as Record<string, SystemPrompt>)[step.toSystemBlocks] as SystemPrompt) };
-      else current = { ...(current as object), [step.splitSystemPrompt]: splitSystemPrompt((current as Record<string, SystemPrompt>)[step.splitSystemPrompt] as SystemPrompt) };
+      else if ('toSystemBlocks' in step)
+        current = {
+          ...(current as object),
+          [step.toSystemBlocks]: toSystemBlocks((current as Record<string, SystemPrompt>)[step.toSystemBlocks] as SystemPrompt),
+        };
+      else
+        current = {
+          ...(current as object),
+          [step.splitSystemPrompt]: splitSystemPrompt((current as Record<string, SystemPrompt>)[step.splitSystemPrompt] as SystemPrompt),
+        };
       returned = current;
     }
     return isAsync ? Promise.resolve(returned) : returned;
@@ -28,7 +41,12 @@ export function inputHandler(steps: readonly InputStep[], environment: Environme
 }
 
 /** An Output handler running `steps`. */
-export function outputHandler(steps: readonly OutputStep[], environment: Environment, fnName: string | undefined, isAsync: boolean): (result: MiddlewareResult<unknown>, run: HandlerRun) => unknown {
+export function outputHandler(
+  steps: readonly OutputStep[],
+  environment: Environment,
+  fnName: string | undefined,
+  isAsync: boolean,
+): (result: MiddlewareResult<unknown>, run: HandlerRun) => unknown {
   return named((received: MiddlewareResult<unknown>, run: HandlerRun): unknown => {
     let current: unknown = received;
     for (const step of steps) {
@@ -37,7 +55,8 @@ export function outputHandler(steps: readonly OutputStep[], environment: Environ
       else if ('throw' in step) throw userError(environment, step.throw, step.with, step.interruptSignal);
       else if ('abort' in step) abortInvoke(environment, step.abort);
       else if ('replace' in step) current = (current as MiddlewareResult<unknown>).replace(step.replace);
-      else if ('update' in step) current = (current as MiddlewareResult<unknown>).update((draft) => void Object.assign(draft as object, step.update));
+      else if ('update' in step)
+        current = (current as MiddlewareResult<unknown>).update((draft) => void Object.assign(draft as object, step.update));
       else if ('updateReturn' in step) current = (current as MiddlewareResult<unknown>).update(() => step.updateReturn);
       else if ('returnRaw' in step) current = step.returnRaw;
       else if ('mutate' in step) {
@@ -58,7 +77,12 @@ export function outputHandler(steps: readonly OutputStep[], environment: Environ
  * script synchronously: it returns plain `{ value, done }` results, not
  * promises, and a `throw` step throws from `next()` itself.
  */
-function synchronousCall(steps: readonly TerminalStep[], environment: Environment, finallyLabel: string | undefined, values: Values & { readonly state: unknown }): unknown {
+function synchronousCall(
+  steps: readonly TerminalStep[],
+  environment: Environment,
+  finallyLabel: string | undefined,
+  values: Values & { readonly state: unknown },
+): unknown {
   const generator = (function* synchronousSteps(): Iterator<unknown, void, undefined> {
     try {
       for (const step of steps) {
@@ -88,12 +112,18 @@ function synchronousCall(steps: readonly TerminalStep[], environment: Environmen
 }
 
 /** A terminal running the script of each call (calls past the end repeat the last script). */
-export function terminal(calls: readonly (readonly TerminalStep[])[], environment: Environment, finallyLabel: string | undefined, returns: Returns): (context: unknown, run: { signal: AbortSignal; state: unknown }) => unknown {
+export function terminal(
+  calls: readonly (readonly TerminalStep[])[],
+  environment: Environment,
+  finallyLabel: string | undefined,
+  returns: Returns,
+): (context: unknown, run: { signal: AbortSignal; state: unknown }) => unknown {
   let count = 0;
   return (context: unknown, run: { signal: AbortSignal; state: unknown }): unknown => {
     const call = ++count;
     const steps = calls[Math.min(call, calls.length) - 1] as readonly TerminalStep[];
-    if (returns === 'sync-next') return synchronousCall(steps, environment, finallyLabel, { context, state: run.state, signal: run.signal, call });
+    if (returns === 'sync-next')
+      return synchronousCall(steps, environment, finallyLabel, { context, state: run.state, signal: run.signal, call });
     return deliver(async function* terminalCall(): Generator {
       try {
         for (const step of steps) {
@@ -113,7 +143,14 @@ export function terminal(calls: readonly (readonly TerminalStep[])[], environmen
           else {
             await new Promise<void>((resolve) => {
               if (run.signal.aborted) resolve();
-              else run.signal.addEventListener('abort', () => resolve(), { once: true });
+              else
+                run.signal.addEventListener(
+                  'abort',
+                  () => {
+                    resolve();
+                  },
+                  { once: true },
+                );
             });
             throw run.signal.reason;
           }
@@ -124,4 +161,3 @@ export function terminal(calls: readonly (readonly TerminalStep[])[], environmen
     }, returns);
   };
 }
-

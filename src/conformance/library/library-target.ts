@@ -90,7 +90,10 @@ function answering(answer: (request: ProtocolRequest) => Promise<unknown>): Conf
 }
 
 /** Dispatches one chain request (after `chain.begin`) to the session. */
-function chainRequest(session: ChainSession, request: Exclude<ProtocolRequest, RequestOf<'hello' | 'reliability.run' | 'agent.run' | 'chain.begin'>>): unknown {
+function chainRequest(
+  session: ChainSession,
+  request: Exclude<ProtocolRequest, RequestOf<'hello' | 'reliability.run' | 'agent.run' | 'chain.begin'>>,
+): unknown {
   switch (request.op) {
     case 'chain.add':
       return session.add(request);

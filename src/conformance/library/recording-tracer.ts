@@ -84,7 +84,8 @@ class RecordingSpan {
   }
 
   setAttribute(key: string, value: unknown): this {
-    if (!this.ended && value !== undefined && value !== null) this.attributes[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
+    if (!this.ended && value !== undefined && value !== null)
+      this.attributes[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
     return this;
   }
 
@@ -123,7 +124,11 @@ class RecordingSpan {
 /** A tracer handing each finished span to `record`, and an API stand-in that gives `tracing` that tracer and parents spans through contexts. */
 export function recordingTracing(record: (span: RecordedSpan) => void): { readonly tracer: never; readonly api: TracingApi } {
   const tracer = {
-    startSpan: (name: string, options?: { attributes?: Record<string, unknown>; kind?: number }, context?: RecordingContext): RecordingSpan =>
+    startSpan: (
+      name: string,
+      options?: { attributes?: Record<string, unknown>; kind?: number },
+      context?: RecordingContext,
+    ): RecordingSpan =>
       new RecordingSpan(name, context?.getValue(SPAN_KEY) as RecordingSpan | undefined, options?.kind ?? 0, options?.attributes, record),
   };
   const root = new RecordingContext();
@@ -132,7 +137,7 @@ export function recordingTracing(record: (span: RecordedSpan) => void): { readon
     // No context manager: the active context is always the root one, and `with` only runs the function.
     context: { active: () => root, with: <TResult>(_context: RecordingContext, run: () => TResult): TResult => run() },
   };
-  return { tracer: tracer as never, api: api as unknown as TracingApi };
+  return { tracer: tracer as never, api: api };
 }
 
 /**
@@ -140,7 +145,7 @@ export function recordingTracing(record: (span: RecordedSpan) => void): { readon
  * `span:<name>[#<staged.attempt>][ caller=<staged.caller>] <- <parent name, or - for none>[ error][ exception]`.
  */
 export function spanLine(span: RecordedSpan): string {
-  const attempt = span.attributes['staged.attempt'];
-  const caller = span.attributes['staged.caller'];
-  return `span:${span.name}${attempt === undefined ? '' : `#${String(attempt)}`}${caller === undefined ? '' : ` caller=${String(caller)}`} <- ${span.parent ?? '-'}${span.status === 'error' ? ' error' : ''}${span.exceptions.length > 0 ? ' exception' : ''}`;
+  const attempt = span.attributes['staged.attempt'] as number | undefined;
+  const caller = span.attributes['staged.caller'] as string | undefined;
+  return `span:${span.name}${attempt === undefined ? '' : `#${attempt}`}${caller === undefined ? '' : ` caller=${caller}`} <- ${span.parent ?? '-'}${span.status === 'error' ? ' error' : ''}${span.exceptions.length > 0 ? ' exception' : ''}`;
 }

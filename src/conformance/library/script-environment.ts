@@ -71,7 +71,12 @@ export function fill(text: string, values: Values): string {
 }
 
 /** A new user error the case throws, with `properties` assigned to it, remembered so that it can be recognised when it arrives. */
-export function userError(environment: Environment, message: string, properties?: Readonly<Record<string, unknown>>, interruptSignal?: boolean): Error {
+export function userError(
+  environment: Environment,
+  message: string,
+  properties?: Readonly<Record<string, unknown>>,
+  interruptSignal?: boolean,
+): Error {
   const error = Object.assign(new Error(message), properties);
   if (interruptSignal === true) markInterruptSignal(error);
   environment.userErrors.add(error);
@@ -91,7 +96,8 @@ interface RealmBrands {
  */
 function markInterruptSignal(error: Error): void {
   const record = (globalThis as unknown as Record<symbol, RealmBrands | undefined>)[Symbol.for('staged-middleware.brands.v1')];
-  if (!(record?.objects instanceof WeakMap)) throw new Error('No copy of staged-middleware has published its realm-wide record; an interrupt signal cannot be made.');
+  if (!(record?.objects instanceof WeakMap))
+    throw new Error('No copy of staged-middleware has published its realm-wide record; an interrupt signal cannot be made.');
   record.objects.set(error, 'interrupt-signal');
 }
 
@@ -129,4 +135,3 @@ export function deliver(make: () => Generator, returns: Returns): unknown {
       return make();
   }
 }
-

@@ -23,7 +23,13 @@ interface Activation {
 }
 
 /** A Wrap handler running `steps`. */
-export function wrapHandler(steps: readonly WrapStep[], environment: Environment, fnName: string | undefined, finallyLabel: string | undefined, returns: Returns): (context: unknown, next: NextFunction, run: WrapRun) => unknown {
+export function wrapHandler(
+  steps: readonly WrapStep[],
+  environment: Environment,
+  fnName: string | undefined,
+  finallyLabel: string | undefined,
+  returns: Returns,
+): (context: unknown, next: NextFunction, run: WrapRun) => unknown {
   return named((context: unknown, next: NextFunction, run: WrapRun): unknown => {
     const activation: Activation = { context, next, signal: run.signal, run, kept: new Map(), error: undefined };
     return deliver(async function* wrapActivation(): Generator {
@@ -43,7 +49,10 @@ const RETURN = Symbol('return');
 
 async function* runSteps(steps: readonly WrapStep[], activation: Activation, environment: Environment): Generator {
   for (const step of steps) {
-    if ('record' in step) environment.trace.push(fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal, run: activation.run }));
+    if ('record' in step)
+      environment.trace.push(
+        fill(step.record, { context: activation.context, error: activation.error, signal: activation.signal, run: activation.run }),
+      );
     else if ('throw' in step) throw userError(environment, step.throw, step.with, step.interruptSignal);
     else if ('abort' in step) abortInvoke(environment, step.abort);
     else if ('abortLocal' in step) local(environment, step.abortLocal).abort('local');
@@ -63,6 +72,7 @@ async function* runSteps(steps: readonly WrapStep[], activation: Activation, env
     else if ('repeat' in step) for (let index = 0; index < step.repeat; index++) yield* runSteps(step.steps, activation, environment);
     else if ('retry' in step) yield* retry(step.retry, step.steps, activation, environment);
     else if ('keepNext' in step) environment.keptNexts.push(activation.next);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- an internal signal, caught below and never seen by a caller
     else throw RETURN;
   }
 }

@@ -54,7 +54,8 @@ export function protocolTarget(connect: () => LineConnection | Promise<LineConne
     try {
       for await (const line of link.connection.lines) if (line.trim() !== '') receive(link, line);
     } catch (error) {
-      return end(link, `reading the port's replies failed: ${error instanceof Error ? error.message : String(error)}`);
+      end(link, `reading the port's replies failed: ${error instanceof Error ? error.message : String(error)}`);
+      return;
     }
     const diagnostics = await link.connection.diagnostics?.();
     end(link, `the port closed the connection${diagnostics === undefined || diagnostics === '' ? '' : `: ${diagnostics}`}`);
@@ -70,7 +71,11 @@ export function protocolTarget(connect: () => LineConnection | Promise<LineConne
     }
     const { id, ...rest } = (reply ?? {}) as { id?: unknown };
     if (link.waiting === undefined) return;
-    link.waiting.resolve(id === link.waiting.id ? rest : { failure: `the port replied with id ${JSON.stringify(id)} while request ${link.waiting.id} was waiting` });
+    link.waiting.resolve(
+      id === link.waiting.id
+        ? rest
+        : { failure: `the port replied with id ${JSON.stringify(id)} while request ${link.waiting.id} was waiting` },
+    );
   };
 
   const send = async (link: Link, request: ProtocolRequest): Promise<unknown> => {
@@ -132,7 +137,7 @@ export async function serveProtocol(target: ConformanceTarget, connection: LineC
       continue;
     }
     const { id, ...rest } = request;
-    const reply = await target.request(rest as ProtocolRequest);
+    const reply = await target.request(rest);
     connection.write(JSON.stringify({ id, ...(reply as object) }));
   }
 }

@@ -50,7 +50,10 @@ export const protocolReplies = {
       capabilities: z.array(z.string()).optional().describe('The agent loop capabilities it has'),
     })
     .describe('What the port claims; cases needing anything else are reported as not claimed'),
-  'chain.begin': z.strictObject({ stageFrozen: z.boolean().optional().describe('The stage and its three phase tokens are frozen and point back to it'), ...withError }),
+  'chain.begin': z.strictObject({
+    stageFrozen: z.boolean().optional().describe('The stage and its three phase tokens are frozen and point back to it'),
+    ...withError,
+  }),
   'chain.add': z.strictObject(withError),
   'chain.bundle': z.strictObject(withError),
   'chain.use': z.strictObject(withError),
@@ -67,7 +70,10 @@ export const protocolReplies = {
     explain: z.string().optional(),
     ...withError,
   }),
-  'chain.invoke': z.strictObject({ result: json.optional().describe("run(): the value it resolved with (absent for undefined)"), ...withError }),
+  'chain.invoke': z.strictObject({
+    result: json.optional().describe('run(): the value it resolved with (absent for undefined)'),
+    ...withError,
+  }),
   'chain.next': z.strictObject({
     done: z.boolean().optional(),
     value: json.optional().describe('The event (absent for undefined)'),
@@ -76,13 +82,20 @@ export const protocolReplies = {
   }),
   'chain.return': z.strictObject(withError),
   'chain.throw': z.strictObject(withError),
-  'chain.asyncDispose': z.strictObject({ value: json.optional().describe('What the promise resolved with, absent for undefined'), ...withError }),
+  'chain.asyncDispose': z.strictObject({
+    value: json.optional().describe('What the promise resolved with, absent for undefined'),
+    ...withError,
+  }),
   'chain.abort': z.strictObject({ trace }),
   'chain.end': z.strictObject({
     warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })),
     stateWrites: z.array(json).describe("Values given to the binding's set(), in order"),
     stateGets: z.number().int().describe('Calls of get()'),
-    snapshotFrozen: z.boolean().describe('The state snapshot the library took (the value get() returned, or the frozen copy it took of it) is deeply frozen now; false without a state binding'),
+    snapshotFrozen: z
+      .boolean()
+      .describe(
+        'The state snapshot the library took (the value get() returned, or the frozen copy it took of it) is deeply frozen now; false without a state binding',
+      ),
     trace,
   }),
   'reliability.run': z.strictObject({ observed: json.describe("The scenario's observation, keyed like its expect") }),
@@ -113,7 +126,7 @@ export function protocolJsonSchema(): unknown {
   const catalogue = z.strictObject({
     request: protocolRequest.describe('A request line'),
     failure: failureReply,
-    replies: z.strictObject(protocolReplies).describe('The reply line of each op (with the request\'s id added)'),
+    replies: z.strictObject(protocolReplies).describe("The reply line of each op (with the request's id added)"),
   });
   return {
     ...(z.toJSONSchema(catalogue, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as object),

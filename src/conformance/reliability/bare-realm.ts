@@ -32,13 +32,19 @@ export interface LibraryEntries {
 
 /** Runs the scenario; the host adds `globals`, what loading and running defined on the realm's global object. */
 export async function bareRealm({ core, agent: kit, middleware, testing }: LibraryEntries): Promise<Json> {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-definitions -- the events go into the Json result, and only a type alias, not an interface, has the implicit index signature Json needs
   type Chunk = { readonly type: 'text' | 'done'; readonly text: string };
-  const ReplyStage = core.createStage<{ readonly prompt: string }, Chunk, Chunk>('reply', { isResult: (event): event is Chunk => event.type === 'done' });
+  const ReplyStage = core.createStage<{ readonly prompt: string }, Chunk, Chunk>('reply', {
+    isResult: (event): event is Chunk => event.type === 'done',
+  });
   const registry = new core.MiddlewareRegistry();
   registry.add(ReplyStage.Wrap, middleware.retry({ backoff: () => 0 }));
   registry.add(ReplyStage.Output, (result) => result.update((draft) => void (draft.text = draft.text.toUpperCase())));
   const overloaded = Object.assign(new Error('overloaded'), { status: 503 });
-  const chunks: Chunk[] = [{ type: 'text', text: 'hel' }, { type: 'done', text: 'hello' }];
+  const chunks: Chunk[] = [
+    { type: 'text', text: 'hel' },
+    { type: 'done', text: 'hello' },
+  ];
   const terminal = testing.scriptedTerminal([[testing.throws(overloaded)], chunks]);
   const events: Chunk[] = [];
   for await (const event of registry.invoke(ReplyStage, { prompt: 'hi' }, terminal)) events.push(event);
@@ -46,7 +52,10 @@ export async function bareRealm({ core, agent: kit, middleware, testing }: Libra
   const agentRegistry = new core.MiddlewareRegistry();
   agentRegistry.add(kit.InvokeModelStage.Wrap, middleware.retry({ backoff: () => 0 }));
   const tool = new testing.ScriptedTool({ name: 'lookup', outcomes: [{ value: 'shipped' }] });
-  const model = new testing.ScriptedModel([testing.toolUseTurn([{ name: 'lookup', input: { order: 'A-1' } }]), testing.textTurn('Order A-1 has shipped.')]);
+  const model = new testing.ScriptedModel([
+    testing.toolUseTurn([{ name: 'lookup', input: { order: 'A-1' } }]),
+    testing.textTurn('Order A-1 has shipped.'),
+  ]);
   const agent = new kit.Agent({ model, tools: [tool], registry: agentRegistry, modelState: { turns: 0 } });
   const result = await agent.invoke('Where is order A-1?');
   const last = agent.messages.at(-1)?.content[0];
@@ -54,6 +63,11 @@ export async function bareRealm({ core, agent: kit, middleware, testing }: Libra
   return {
     globalProcess: typeof (globalThis as { process?: unknown }).process,
     invoke: { events, terminalCalls: terminal.calls.length },
-    agent: { stopReason: result.stopReason, messages: agent.messages.length, toolCalls: tool.calls.length, answer: last?.type === 'text' ? last.text : null },
+    agent: {
+      stopReason: result.stopReason,
+      messages: agent.messages.length,
+      toolCalls: tool.calls.length,
+      answer: last?.type === 'text' ? last.text : null,
+    },
   };
 }

@@ -12,24 +12,25 @@ export async function concurrentInvokes(testCase: Parameters): Promise<Observed>
   const registry = new MiddlewareRegistry();
   const disposers = new Map<string, Disposer>();
   const running = new Map<string, { events: Events; seen: Json[] }>();
-  for (const step of testCase['steps'] as Record<string, Json>[]) {
-    if (typeof step['add'] === 'string') {
-      const tag = step['add'];
+  for (const step of testCase.steps as Record<string, Json>[]) {
+    if (typeof step.add === 'string') {
+      const tag = step.add;
       disposers.set(
         tag,
         registry.add(stage.Wrap, async function* tagging(_context, next) {
-          for await (const event of next()) yield { ...(event as Record<string, Json>), tags: [...((event as { tags: Json[] }).tags ?? []), tag] };
+          for await (const event of next())
+            yield { ...(event as Record<string, Json>), tags: [...((event as { tags?: Json[] }).tags ?? []), tag] };
         }),
       );
-    } else if (typeof step['remove'] === 'string') {
-      disposers.get(step['remove'])?.();
-    } else if (typeof step['pull'] === 'string') {
-      const invoke = running.get(step['pull']) as { events: Events; seen: Json[] };
+    } else if (typeof step.remove === 'string') {
+      disposers.get(step.remove)?.();
+    } else if (typeof step.pull === 'string') {
+      const invoke = running.get(step.pull) as { events: Events; seen: Json[] };
       const pulled = await invoke.events.next();
       if (pulled.done !== true) invoke.seen.push(pulled.value);
     } else {
-      const name = step['invoke'] as string;
-      const context = { name, turns: (step['turns'] as number | undefined) ?? 0, deltas: (step['deltas'] as number | undefined) ?? 0 };
+      const name = step.invoke as string;
+      const context = { name, turns: (step.turns as number | undefined) ?? 0, deltas: (step.deltas as number | undefined) ?? 0 };
       const events = registry.invoke(stage, context, async function* terminal(context) {
         await turns(context.turns);
         for (let delta = 0; delta < context.deltas; delta++) yield { invoke: context.name, delta, tags: [] };
@@ -39,12 +40,14 @@ export async function concurrentInvokes(testCase: Parameters): Promise<Observed>
     }
   }
   const rests = await Promise.all([...running.values()].map(({ events }) => drain(events)));
-  return Object.fromEntries([...running].map(([name, { seen }], index) => [name, [...seen, ...(rests[index] as { events: Json[] }).events]]));
+  return Object.fromEntries(
+    [...running].map(([name, { seen }], index) => [name, [...seen, ...(rests[index] as { events: Json[] }).events]]),
+  );
 }
 
 /** `concurrent-writeback`: invokes sharing one state binding, finishing in a given order (MW-066). */
 export async function concurrentWriteback(testCase: Parameters): Promise<Observed> {
-  const count = testCase['invokes'] as number;
+  const count = testCase.invokes as number;
   let store: Json = { count: 0, writer: -1 };
   const writes: Json[] = [];
   const binding = {
@@ -77,12 +80,12 @@ export async function concurrentWriteback(testCase: Parameters): Promise<Observe
           await (gates[context] as { promise: Promise<void> }).promise;
           yield context;
         },
-        { state: binding as never },
+        { state: binding },
       ) as Events,
     ),
   );
   while (started < count) await turns(1);
-  for (const index of testCase['finishOrder'] as number[]) {
+  for (const index of testCase.finishOrder as number[]) {
     const before = writes.length;
     (gates[index] as { open: () => void }).open();
     while (writes.length === before) await turns(1);
@@ -99,7 +102,7 @@ export async function abandoned(testCase: Parameters, collectGarbage: () => Prom
   const extra = new AbortController();
   registry.add(stage.Wrap, async function* layer(_context, next) {
     try {
-      yield* testCase['narrowed'] === true ? next(undefined, { signal: extra.signal }) : next();
+      yield* testCase.narrowed === true ? next(undefined, { signal: extra.signal }) : next();
     } finally {
       trace.push('layer-f');
     }
@@ -119,7 +122,7 @@ export async function abandoned(testCase: Parameters, collectGarbage: () => Prom
       },
       { signal },
     );
-    for (let pull = 0; pull < (testCase['pulls'] as number); pull++) await events.next();
+    for (let pull = 0; pull < (testCase.pulls as number); pull++) await events.next();
   };
   await abandon();
   await turns(1);
@@ -129,7 +132,6 @@ export async function abandoned(testCase: Parameters, collectGarbage: () => Prom
   return { listeners: listeners(), trace: closedByTheLibrary };
 }
 
-
 /**
  * A signal that counts its abort listeners: its own add and remove methods
  * keep the count (listener and capture flag, as EventTarget tells
@@ -138,7 +140,8 @@ export async function abandoned(testCase: Parameters, collectGarbage: () => Prom
 function listenedSignal(): { signal: AbortSignal; listeners: () => number } {
   const { signal } = new AbortController();
   const registered = new Map<unknown, Set<boolean>>();
-  const capture = (options: unknown): boolean => (typeof options === 'boolean' ? options : (options as { capture?: boolean } | undefined)?.capture === true);
+  const capture = (options: unknown): boolean =>
+    typeof options === 'boolean' ? options : (options as { capture?: boolean } | undefined)?.capture === true;
   const add = signal.addEventListener.bind(signal);
   const remove = signal.removeEventListener.bind(signal);
   signal.addEventListener = (type: string, listener: unknown, options?: unknown) => {

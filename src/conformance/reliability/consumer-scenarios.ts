@@ -10,8 +10,8 @@ import { drain, isResult, type Observed, type Parameters } from './scenario-tool
 
 /** `queued-calls`: next(), return() and throw() made on one invoke before any settles (MW-061). */
 export async function queuedCalls(testCase: Parameters): Promise<Observed> {
-  const events = testCase['events'] as Json[];
-  const failAfter = testCase['failAfter'] as number | undefined;
+  const events = testCase.events as Json[];
+  const failAfter = testCase.failAfter as number | undefined;
   const registry = new MiddlewareRegistry();
   const stage = createStage<Json, Json>('queued');
   const invoke = registry.invoke(stage, {}, async function* terminal() {
@@ -23,16 +23,16 @@ export async function queuedCalls(testCase: Parameters): Promise<Observed> {
   });
   const settled: number[] = [];
   const outcomes = await Promise.all(
-    (testCase['calls'] as string[]).map((call, index) => {
+    (testCase.calls as string[]).map((call, index) => {
       const pending = call === 'next' ? invoke.next() : call === 'return' ? invoke.return() : invoke.throw(new Error('consumer stop'));
       return pending.then(
         (value) => {
           settled.push(index);
-          return { value: value.done === true ? { done: true } : { value: value.value, done: false } } as Json;
+          return { value: value.done === true ? { done: true } : { value: value.value, done: false } };
         },
         (error: unknown) => {
           settled.push(index);
-          return { error: errorText(error) } as Json;
+          return { error: errorText(error) };
         },
       );
     }),
@@ -42,11 +42,11 @@ export async function queuedCalls(testCase: Parameters): Promise<Observed> {
 
 /** `guard-throws`: a result guard that throws for one event (MW-063). */
 export async function guardThrows(testCase: Parameters): Promise<Observed> {
-  const events = testCase['events'] as Json[];
+  const events = testCase.events as Json[];
   const trace: string[] = [];
   const stage = createStage<Json, Json>('guarded', {
     isResult: (event) => {
-      if (jsonEqual(event, testCase['throwOn'])) throw new Error('guard failed');
+      if (jsonEqual(event, testCase.throwOn)) throw new Error('guard failed');
       return isResult(event);
     },
   });
@@ -58,14 +58,14 @@ export async function guardThrows(testCase: Parameters): Promise<Observed> {
       trace.push('layer-f');
     }
   });
-  if (testCase['output'] === true) {
+  if (testCase.output === true) {
     registry.add(stage.Output, (result) => {
       trace.push('output');
       return result;
     });
   }
   const writes: Json[] = [];
-  const state = testCase['state'] === true ? { get: () => ({ n: 0 }), set: (next: Json) => void writes.push(next) } : undefined;
+  const state = testCase.state === true ? { get: () => ({ n: 0 }), set: (next: Json) => void writes.push(next) } : undefined;
   const outcome = await drain(
     registry.invoke(
       stage,
@@ -85,7 +85,7 @@ export async function guardThrows(testCase: Parameters): Promise<Observed> {
 
 /** `throw-when-called`: a handler or terminal that throws instead of returning a generator (MW-064). */
 export async function throwWhenCalled(testCase: Parameters): Promise<Observed> {
-  const thrower = testCase['thrower'] as 'outer' | 'inner' | 'terminal';
+  const thrower = testCase.thrower as 'outer' | 'inner' | 'terminal';
   const trace: string[] = [];
   const stage = createStage<Json, Json>('thrower');
   const registry = new MiddlewareRegistry();
@@ -100,7 +100,7 @@ export async function throwWhenCalled(testCase: Parameters): Promise<Observed> {
           try {
             yield* next();
           } catch (error) {
-            if (testCase['recover'] !== true) throw error;
+            if (testCase.recover !== true) throw error;
             trace.push(`caught ${errorText(error)}`);
             yield { result: true, v: 'recovered' };
           } finally {
@@ -132,9 +132,9 @@ export async function throwWhenCalled(testCase: Parameters): Promise<Observed> {
 
 /** `deep-chain`: a chain of many Wrap layers, drained, stopped or failing (MW-068). */
 export async function deepChain(testCase: Parameters): Promise<Observed> {
-  const layers = testCase['layers'] as number;
-  const eventCount = testCase['events'] as number;
-  const stop = testCase['stop'] as 'drain' | 'return-after-first' | 'terminal-throws';
+  const layers = testCase.layers as number;
+  const eventCount = testCase.events as number;
+  const stop = testCase.stop as 'drain' | 'return-after-first' | 'terminal-throws';
   const stage = createStage<Json, Json>('deep');
   const registry = new MiddlewareRegistry();
   const finallys: number[] = [];
@@ -164,4 +164,3 @@ export async function deepChain(testCase: Parameters): Promise<Observed> {
   const innermostFirst = finallys.length === layers && finallys.every((layer, index) => layer === layers - 1 - index);
   return { delivered, finallys: innermostFirst ? 'innermost-first' : finallys.length === 0 ? 'none' : finallys, error };
 }
-

@@ -85,7 +85,11 @@ export async function handedOutValues(): Promise<Observed> {
     const end = await events.next();
     const infos = JSON.stringify(
       // Warnings come once per resolution, and the second run reuses the cached chain: they are walked, not compared.
-      Object.fromEntries(Object.entries(seen).filter(([name]) => name !== 'warnings').map(([name, list]) => [name, list.map((item) => (MiddlewareResult.isInstance(item) ? item.value : item))])),
+      Object.fromEntries(
+        Object.entries(seen)
+          .filter(([name]) => name !== 'warnings')
+          .map(([name, list]) => [name, list.map((item) => (MiddlewareResult.isInstance(item) ? item.value : item))]),
+      ),
       (key, value: unknown) => (key === 'stage' ? undefined : value),
     );
     return JSON.stringify({ describe: registry.describe(stage), explain: registry.explain(stage), delivered, end, infos });
@@ -112,8 +116,9 @@ export async function handedOutValues(): Promise<Observed> {
   // The arrays the scenario collected into are its own: their items are walked, not the arrays.
   const own = new Set(['describe', ...Object.keys(seen)]);
   const mutable = Object.entries(handedOut).flatMap(([name, value]) =>
-    own.has(name) ? (value as unknown[]).flatMap((item, index) => mutablePaths(item, `${name}[${index}]`, foreign, visited)) : mutablePaths(value, name, foreign, visited),
+    own.has(name)
+      ? (value as unknown[]).flatMap((item, index) => mutablePaths(item, `${name}[${index}]`, foreign, visited))
+      : mutablePaths(value, name, foreign, visited),
   );
   return { mutable, unchanged: (await run()) === before };
 }
-

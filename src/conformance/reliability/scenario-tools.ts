@@ -16,7 +16,7 @@ export type Parameters = Readonly<Record<string, unknown>>;
 
 /** True for a result event: an object with `"result": true`. */
 export function isResult(event: Json): boolean {
-  return typeof event === 'object' && event !== null && (event as Record<string, unknown>)['result'] === true;
+  return typeof event === 'object' && event !== null && (event as Record<string, unknown>).result === true;
 }
 
 /** Waits `count` macrotask turns. */

@@ -29,11 +29,26 @@ export interface LibraryHost {
 }
 
 /** The scenario names, in the order of the case format. */
-const SCENARIOS = ['queued-calls', 'guard-throws', 'throw-when-called', 'concurrent-invokes', 'concurrent-writeback', 'abandoned', 'deep-chain', 'second-copy', 'handed-out-values', 'bare-realm'] as const;
+const SCENARIOS = [
+  'queued-calls',
+  'guard-throws',
+  'throw-when-called',
+  'concurrent-invokes',
+  'concurrent-writeback',
+  'abandoned',
+  'deep-chain',
+  'second-copy',
+  'handed-out-values',
+  'bare-realm',
+] as const;
 
 /** The scenarios this library provides with `host`. */
 export function providedScenarios(host: LibraryHost): string[] {
-  const provided: Readonly<Record<string, boolean>> = { abandoned: garbageCollector(host) !== undefined, 'second-copy': host.loadCopies !== undefined, 'bare-realm': host.runInBareRealm !== undefined };
+  const provided: Readonly<Record<string, boolean>> = {
+    abandoned: garbageCollector(host) !== undefined,
+    'second-copy': host.loadCopies !== undefined,
+    'bare-realm': host.runInBareRealm !== undefined,
+  };
   return SCENARIOS.filter((scenario) => provided[scenario] ?? true);
 }
 

@@ -24,9 +24,12 @@ export interface LibraryCopy {
 }
 
 /** Runs the scenario: `registerThrough` and `agentFrom` name one of `copies`, the one loaded first or the other. */
-export async function secondCopy(testCase: Readonly<Record<string, unknown>>, copies: { readonly first: LibraryCopy; readonly second: LibraryCopy }): Promise<Json> {
-  const { core, agent: kit } = copies[testCase['registerThrough'] as 'first' | 'second'];
-  const runner = copies[testCase['agentFrom'] as 'first' | 'second'];
+export async function secondCopy(
+  testCase: Readonly<Record<string, unknown>>,
+  copies: { readonly first: LibraryCopy; readonly second: LibraryCopy },
+): Promise<Json> {
+  const { core, agent: kit } = copies[testCase.registerThrough as 'first' | 'second'];
+  const runner = copies[testCase.agentFrom as 'first' | 'second'];
   const trace: string[] = [];
   const registry = new core.MiddlewareRegistry();
   registry.add(kit.InvokeModelStage.Input, function redact(context) {
@@ -36,19 +39,27 @@ export async function secondCopy(testCase: Readonly<Record<string, unknown>>, co
   registry.add(kit.ExecuteToolStage.Wrap, async function* guard(context) {
     trace.push(`guard ${context.toolUse.name}`);
     const content = [{ type: 'text' as const, text: 'Blocked.' }];
-    yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content } };
+    yield {
+      type: 'toolResult',
+      toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content },
+    };
   });
   registry.add(kit.AgentStreamStage.Output, function audit(result) {
     trace.push(`output ${result.value.stopReason}`);
     return result;
   });
   const tool = new runner.testing.ScriptedTool({ name: 'deleteFiles' });
-  const model = new runner.testing.ScriptedModel([runner.testing.toolUseTurn([{ name: 'deleteFiles', input: {} }]), runner.testing.textTurn('done')]);
+  const model = new runner.testing.ScriptedModel([
+    runner.testing.toolUseTurn([{ name: 'deleteFiles', input: {} }]),
+    runner.testing.textTurn('done'),
+  ]);
   const agent = new runner.agent.Agent({ model, tools: [tool], registry });
   const outcome = await agent.invoke('Clean up.');
   const probe = core.createStage('probe');
   return {
-    sameStages: (['InvokeModelStage', 'ExecuteToolStage', 'AgentStreamStage'] as const).every((name) => copies.first.agent[name] === copies.second.agent[name]),
+    sameStages: (['InvokeModelStage', 'ExecuteToolStage', 'AgentStreamStage'] as const).every(
+      (name) => copies.first.agent[name] === copies.second.agent[name],
+    ),
     trace,
     toolCalls: tool.calls.length,
     stopReason: outcome.stopReason,

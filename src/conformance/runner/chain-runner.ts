@@ -50,7 +50,9 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
   const frozenEvents: boolean[] = [];
   let result: unknown = '<no result>';
   let failure: Failure | undefined;
-  const usesChild = [...testCase.registry, ...(testCase.consumer.afterInvoke ?? [])].some((operation) => 'scope' in operation && operation.scope === 'child');
+  const usesChild = [...testCase.registry, ...(testCase.consumer.afterInvoke ?? [])].some(
+    (operation) => 'scope' in operation && operation.scope === 'child',
+  );
   const on = testCase.invokeOn ?? (usesChild ? 'child' : 'parent');
 
   /** Applies one registry operation (or creates a key); a failure it did not expect stops the case. */
@@ -58,7 +60,10 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
     const reply = await send(operation.op === 'key' ? keyRequest(operation) : requestOf(operation));
     const expectError = 'expectError' in operation ? operation.expectError : undefined;
     if (operation.op === 'remove' && (reply as ReplyOf<'chain.remove'>).removed !== operation.expect) {
-      failure = { at, error: `remove returned ${String((reply as ReplyOf<'chain.remove'>).removed)}, the case expects ${String(operation.expect)}` };
+      failure = {
+        at,
+        error: `remove returned ${String((reply as ReplyOf<'chain.remove'>).removed)}, the case expects ${String(operation.expect)}`,
+      };
       return false;
     }
     const error = (reply as { error?: ErrorReport }).error;
@@ -71,17 +76,32 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
     return false;
   };
 
-  const begin = await send({ op: 'chain.begin', case: testCase.id, stage: testCase.stage, ...defined('otherStages', testCase.otherStages), ...defined('signal', testCase.signal), ...defined('state', testCase.state) });
+  const begin = await send({
+    op: 'chain.begin',
+    case: testCase.id,
+    stage: testCase.stage,
+    ...defined('otherStages', testCase.otherStages),
+    ...defined('signal', testCase.signal),
+    ...defined('state', testCase.state),
+  });
   if (begin.error !== undefined) failure = { at: 'setup', error: begin.error };
   else if (expected.stageFrozen !== undefined) observed.stageFrozen = begin.stageFrozen;
   const keys = (testCase.keys ?? []).map((key): KeyOperation => ({ op: 'key', ...key }));
-  if (failure === undefined && (await applyAll(keys, apply, 'setup')) && (await applyAll(testCase.registry, apply, 'setup')) && (await contributions(testCase, on, send, observed))) {
-    const described = expected.describe !== undefined || expected.explain !== undefined ? await send({ op: 'chain.describe', on }) : undefined;
+  if (
+    failure === undefined &&
+    (await applyAll(keys, apply, 'setup')) &&
+    (await applyAll(testCase.registry, apply, 'setup')) &&
+    (await contributions(testCase, on, send, observed))
+  ) {
+    const described =
+      expected.describe !== undefined || expected.explain !== undefined ? await send({ op: 'chain.describe', on }) : undefined;
     if (described?.error !== undefined) failure = { at: 'setup', error: described.error };
     else {
       if (expected.describe !== undefined) {
         // Only the listed keys of each entry are compared.
-        observed.describe = (described?.entries ?? []).map((entry, index) => Object.fromEntries(Object.keys(expected.describe?.[index] ?? {}).map((key) => [key, entry[key] ?? null])));
+        observed.describe = (described?.entries ?? []).map((entry, index) =>
+          Object.fromEntries(Object.keys(expected.describe?.[index] ?? {}).map((key) => [key, entry[key] ?? null])),
+        );
       }
       if (expected.explain !== undefined) observed.explain = described?.explain;
       const consumed = await consume(testCase, on, send, apply, (event) => {
@@ -104,7 +124,8 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
   if (expected.warnings !== undefined) observed.warnings = end.warnings;
   const identity: Difference[] = [];
   if (failure !== undefined) {
-    if (expected.error === undefined || typeof failure.error === 'string') observed.error = { unexpected: failure.at, error: failure.error };
+    if (expected.error === undefined || typeof failure.error === 'string')
+      observed.error = { unexpected: failure.at, error: failure.error };
     else {
       observed.error = { at: failure.at, ...project(failure.error, expected.error) };
       identity.push(...identityProblems(failure.error, expected.error));
@@ -120,10 +141,13 @@ async function contributions(testCase: ChainCase, on: 'parent' | 'child', send: 
   const seen: Record<string, unknown> = {};
   for (const [name, expectedEntries] of Object.entries(expected)) {
     const reply = await send({ op: 'chain.contributions', on, key: name });
-    if (reply.error !== undefined) seen[name] = { error: project(reply.error, Array.isArray(expectedEntries) ? {} : expectedEntries.error) };
+    if (reply.error !== undefined)
+      seen[name] = { error: project(reply.error, Array.isArray(expectedEntries) ? {} : expectedEntries.error) };
     else {
       const listed = Array.isArray(expectedEntries) ? expectedEntries : [];
-      seen[name] = (reply.entries ?? []).map((entry, index) => Object.fromEntries(Object.keys(listed[index] ?? entry).map((field) => [field, entry[field] ?? null])));
+      seen[name] = (reply.entries ?? []).map((entry, index) =>
+        Object.fromEntries(Object.keys(listed[index] ?? entry).map((field) => [field, entry[field] ?? null])),
+      );
     }
   }
   observed.contributions = seen;
@@ -142,8 +166,16 @@ async function consume(
   onEvent: (event: ReplyOf<'chain.next'>) => void,
 ): Promise<{ failure?: Failure; hasResult: boolean; result?: unknown }> {
   const { consumer } = testCase;
-  const failed = (reply: { error?: ErrorReport | undefined }): { failure: Failure; hasResult: false } | undefined => (reply.error === undefined ? undefined : { failure: { at: 'invoke', error: reply.error }, hasResult: false });
-  const invoked = await send({ op: 'chain.invoke', on, stageAs: testCase.invokeWith ?? 'stage', context: testCase.context, terminal: testCase.terminal, consumer: consumer.mode === 'run' ? 'run' : 'iterate' });
+  const failed = (reply: { error?: ErrorReport | undefined }): { failure: Failure; hasResult: false } | undefined =>
+    reply.error === undefined ? undefined : { failure: { at: 'invoke', error: reply.error }, hasResult: false };
+  const invoked = await send({
+    op: 'chain.invoke',
+    on,
+    stageAs: testCase.invokeWith ?? 'stage',
+    context: testCase.context,
+    terminal: testCase.terminal,
+    consumer: consumer.mode === 'run' ? 'run' : 'iterate',
+  });
   if (invoked.error !== undefined || consumer.mode === 'run') return failed(invoked) ?? { hasResult: true, result: invoked.result };
   for (const operation of consumer.afterInvoke ?? []) if (!(await apply(operation, 'invoke'))) return { hasResult: false };
   if (consumer.mode === 'return-first') return failed(await send({ op: 'chain.return' })) ?? { hasResult: false };
@@ -165,7 +197,11 @@ async function consume(
   if (consumer.then === 'throw') return failed(await send({ op: 'chain.throw' })) ?? { hasResult: false };
   if (consumer.then === 'dispose') {
     const disposed = await send({ op: 'chain.asyncDispose' });
-    if (disposed.error === undefined && 'value' in disposed) return { failure: { at: 'invoke', error: `[Symbol.asyncDispose]() resolved ${JSON.stringify(disposed.value)}, not undefined` }, hasResult: false };
+    if (disposed.error === undefined && 'value' in disposed)
+      return {
+        failure: { at: 'invoke', error: `[Symbol.asyncDispose]() resolved ${JSON.stringify(disposed.value)}, not undefined` },
+        hasResult: false,
+      };
     return failed(disposed) ?? { hasResult: false };
   }
   // 'return' and 'break' (for-await's break calls return()).
@@ -173,7 +209,11 @@ async function consume(
 }
 
 /** Applies operations in order until one fails unexpectedly; true when all went as the case says. */
-async function applyAll<TOperation extends Operation | KeyOperation>(operations: readonly TOperation[], apply: (operation: TOperation, at: Failure['at']) => Promise<boolean>, at: Failure['at']): Promise<boolean> {
+async function applyAll<TOperation extends Operation | KeyOperation>(
+  operations: readonly TOperation[],
+  apply: (operation: TOperation, at: Failure['at']) => Promise<boolean>,
+  at: Failure['at'],
+): Promise<boolean> {
   for (const operation of operations) if (!(await apply(operation, at))) return false;
   return true;
 }
@@ -188,6 +228,11 @@ function project(error: ErrorReport, expected: ErrorExpectation): Record<string,
 
 /** A library error must be genuine (MW-032); a user error must be the very object the case threw (MW-019). */
 function identityProblems(error: ErrorReport, expected: ErrorExpectation): Difference[] {
-  if (expected.code !== undefined) return error.genuine === true ? [] : [{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }];
-  return error.thrownByCase ? [] : [{ key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' }];
+  if (expected.code !== undefined)
+    return error.genuine === true
+      ? []
+      : [{ key: 'error.identity', expected: 'a genuine MiddlewareError', observed: 'an error not named MiddlewareError' }];
+  return error.thrownByCase
+    ? []
+    : [{ key: 'error.identity', expected: 'the very object the case threw', observed: 'another object with that message' }];
 }

@@ -27,7 +27,11 @@ export function formatReport(report: ConformanceReport): string {
     `cases: ${passed} passed, ${failed} failed, ${notClaimed} not claimed`,
   );
   if (report.conformance === null) lines.push('conformance: not determined (the run was filtered)');
-  else lines.push(`core conformance (sections 1 to 3): ${report.conformance.core ? 'yes' : 'no'}`, `full conformance: ${report.conformance.full ? 'yes' : 'no'}`);
+  else
+    lines.push(
+      `core conformance (sections 1 to 3): ${report.conformance.core ? 'yes' : 'no'}`,
+      `full conformance: ${report.conformance.full ? 'yes' : 'no'}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

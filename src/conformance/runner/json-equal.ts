@@ -6,7 +6,8 @@
  */
 export function jsonEqual(left: unknown, right: unknown): boolean {
   if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return Number.isNaN(left) && Number.isNaN(right);
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
+    return Number.isNaN(left) && Number.isNaN(right);
   if (Array.isArray(left) !== Array.isArray(right)) return false;
   if (Array.isArray(left)) {
     const other = right as unknown[];
@@ -14,7 +15,12 @@ export function jsonEqual(left: unknown, right: unknown): boolean {
   }
   const leftKeys = definedKeys(left);
   const rightKeys = definedKeys(right);
-  return leftKeys.length === rightKeys.length && leftKeys.every((key) => Object.hasOwn(right, key) && jsonEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
+  return (
+    leftKeys.length === rightKeys.length &&
+    leftKeys.every(
+      (key) => Object.hasOwn(right, key) && jsonEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]),
+    )
+  );
 }
 
 /** The own enumerable keys whose value is not undefined. */

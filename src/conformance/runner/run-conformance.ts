@@ -25,7 +25,10 @@ export interface RunOptions {
 }
 
 /** A case of a known kind, parsed. */
-type ParsedCase = { readonly kind: 'chain'; readonly value: ChainCase } | { readonly kind: 'reliability'; readonly value: ReliabilityCase } | { readonly kind: 'agent'; readonly value: AgentCase };
+type ParsedCase =
+  | { readonly kind: 'chain'; readonly value: ChainCase }
+  | { readonly kind: 'reliability'; readonly value: ReliabilityCase }
+  | { readonly kind: 'agent'; readonly value: AgentCase };
 
 /**
  * Runs the conformance cases against a target: asks it what it claims,
@@ -40,7 +43,11 @@ type ParsedCase = { readonly kind: 'chain'; readonly value: ChainCase } | { read
  * console.log(formatReport(report));
  * ```
  */
-export async function runConformance(cases: readonly unknown[], target: ConformanceTarget, options: RunOptions = {}): Promise<ConformanceReport> {
+export async function runConformance(
+  cases: readonly unknown[],
+  target: ConformanceTarget,
+  options: RunOptions = {},
+): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   let claims: Claims;
   try {
@@ -48,17 +55,24 @@ export async function runConformance(cases: readonly unknown[], target: Conforma
   } catch (error) {
     throw new Error(`The implementation did not answer hello: ${(error as Error).message}`, { cause: error });
   }
-  if (claims.protocol !== PROTOCOL_VERSION) throw new Error(`The implementation speaks protocol version ${claims.protocol}; this runner speaks version ${PROTOCOL_VERSION}.`);
+  if (claims.protocol !== PROTOCOL_VERSION)
+    throw new Error(`The implementation speaks protocol version ${claims.protocol}; this runner speaks version ${PROTOCOL_VERSION}.`);
   const outcomes: CaseOutcome[] = [];
   for (const raw of cases) {
     const base = caseBase.safeParse(raw);
     const id = base.success ? base.data.id : String((raw as { id?: unknown } | null)?.id);
     if (base.success && !selected(base.data, options)) continue;
-    const outcome = base.success ? await runOne(raw, base.data, target, claims, timeoutMs) : { id, kind: 'unknown', rules: [], status: 'failed' as const, reason: `not a case: ${base.error.message}` };
+    const outcome = base.success
+      ? await runOne(raw, base.data, target, claims, timeoutMs)
+      : { id, kind: 'unknown', rules: [], status: 'failed' as const, reason: `not a case: ${base.error.message}` };
     outcomes.push(outcome);
     options.onCase?.(outcome);
   }
-  const filters = { ...(options.rules === undefined ? {} : { rules: options.rules }), ...(options.kinds === undefined ? {} : { kinds: options.kinds }), ...(options.cases === undefined ? {} : { cases: options.cases }) };
+  const filters = {
+    ...(options.rules === undefined ? {} : { rules: options.rules }),
+    ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
+    ...(options.cases === undefined ? {} : { cases: options.cases }),
+  };
   const count = (status: CaseOutcome['status']): number => outcomes.filter((outcome) => outcome.status === status).length;
   return {
     implementation: claims,
@@ -66,7 +80,13 @@ export async function runConformance(cases: readonly unknown[], target: Conforma
     cases: outcomes,
     rules: ruleOutcomes(outcomes),
     summary: { passed: count('passed'), failed: count('failed'), notClaimed: count('not-claimed') },
-    conformance: Object.keys(filters).length > 0 ? null : { core: outcomes.filter(isCore).every((outcome) => outcome.status === 'passed'), full: outcomes.every((outcome) => outcome.status === 'passed') },
+    conformance:
+      Object.keys(filters).length > 0
+        ? null
+        : {
+            core: outcomes.filter(isCore).every((outcome) => outcome.status === 'passed'),
+            full: outcomes.every((outcome) => outcome.status === 'passed'),
+          },
   };
 }
 
@@ -84,8 +104,20 @@ function matches(pattern: string, id: string): boolean {
 }
 
 /** Parses, checks the claims for, and runs one case. */
-async function runOne(raw: unknown, base: { id: string; kind: string; rules: string[] }, target: ConformanceTarget, claims: Claims, timeoutMs: number): Promise<CaseOutcome> {
-  const outcome = (status: CaseOutcome['status'], details: { reason?: string; differences?: readonly Difference[] } = {}): CaseOutcome => ({ id: base.id, kind: base.kind, rules: base.rules, status, ...details });
+async function runOne(
+  raw: unknown,
+  base: { id: string; kind: string; rules: string[] },
+  target: ConformanceTarget,
+  claims: Claims,
+  timeoutMs: number,
+): Promise<CaseOutcome> {
+  const outcome = (status: CaseOutcome['status'], details: { reason?: string; differences?: readonly Difference[] } = {}): CaseOutcome => ({
+    id: base.id,
+    kind: base.kind,
+    rules: base.rules,
+    status,
+    ...details,
+  });
   const parsed = parse(raw, base.kind);
   if (typeof parsed === 'string') return outcome('failed', { reason: parsed });
   const missing = unclaimed(parsed, claims);
@@ -101,7 +133,8 @@ async function runOne(raw: unknown, base: { id: string; kind: string; rules: str
 
 /** The case parsed by the schema of its kind, or why it does not fit. */
 function parse(raw: unknown, kind: string): ParsedCase | string {
-  const schema = kind === 'chain' ? ChainCaseSchema : kind === 'reliability' ? ReliabilityCaseSchema : kind === 'agent' ? agentCase : undefined;
+  const schema =
+    kind === 'chain' ? ChainCaseSchema : kind === 'reliability' ? ReliabilityCaseSchema : kind === 'agent' ? agentCase : undefined;
   if (schema === undefined) return `unknown kind "${kind}"`;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return `the case does not match the ${kind} case format: ${parsed.error.message}`;
@@ -115,7 +148,10 @@ function unclaimed(testCase: ParsedCase, claims: Claims): string | undefined {
     const missing = builtinsOf(testCase.value).filter((name) => !(claims.builtins ?? []).includes(name));
     return missing.length === 0 ? undefined : `needs the built-in middleware ${missing.join(', ')}`;
   }
-  if (testCase.kind === 'reliability') return (claims.scenarios ?? []).includes(testCase.value.scenario) ? undefined : `needs the reliability scenario ${testCase.value.scenario}`;
+  if (testCase.kind === 'reliability')
+    return (claims.scenarios ?? []).includes(testCase.value.scenario)
+      ? undefined
+      : `needs the reliability scenario ${testCase.value.scenario}`;
   const missing = testCase.value.needs.filter((capability) => !(claims.capabilities ?? []).includes(capability));
   return missing.length === 0 ? undefined : `needs the agent loop capabilities ${missing.join(', ')}`;
 }
@@ -134,14 +170,16 @@ async function run(testCase: ParsedCase, target: ConformanceTarget, timeoutMs: n
     return [...differencesOf(testCase.value.expect, observed), ...identity];
   }
   const { observed } = await call(target, { op: 'reliability.run', case: testCase.value }, timeoutMs);
-  return differencesOf(testCase.value.expect as Record<string, unknown>, observed as Record<string, unknown>);
+  return differencesOf(testCase.value.expect, observed as Record<string, unknown>);
 }
 
 /** The keys of `expected` and `observed` whose values differ. */
 function differencesOf(expected: Record<string, unknown>, observed: Record<string, unknown> | null): Difference[] {
   if (typeof observed !== 'object' || observed === null || Array.isArray(observed)) return [{ key: '(observation)', expected, observed }];
   const keys = [...new Set([...Object.keys(expected), ...Object.keys(observed)])];
-  return keys.filter((key) => !jsonEqual(expected[key], observed[key])).map((key) => ({ key, expected: expected[key], observed: observed[key] }));
+  return keys
+    .filter((key) => !jsonEqual(expected[key], observed[key]))
+    .map((key) => ({ key, expected: expected[key], observed: observed[key] }));
 }
 
 /** A chain or reliability case naming only rules of sections 1 to 3 (MW-001 – MW-079): what core conformance needs. */

@@ -22,10 +22,16 @@ export class TargetFailure extends Error {
 }
 
 /** Sends one request and checks the reply's shape. */
-export async function call<TOp extends ProtocolOp>(target: ConformanceTarget, request: RequestOf<TOp>, timeoutMs: number): Promise<ReplyOf<TOp>> {
+export async function call<TOp extends ProtocolOp>(
+  target: ConformanceTarget,
+  request: RequestOf<TOp>,
+  timeoutMs: number,
+): Promise<ReplyOf<TOp>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), timeoutMs);
+    timer = setTimeout(() => {
+      resolve('late');
+    }, timeoutMs);
   });
   let reply: unknown;
   try {
@@ -48,6 +54,8 @@ export async function call<TOp extends ProtocolOp>(target: ConformanceTarget, re
 
 /** The first few issues of a zod error, one line each, deepest first for unions. */
 function issuesText(error: z.ZodError): string {
-  const lines = error.issues.slice(0, 3).map((issue) => `${issue.path.length === 0 ? '(the value)' : issue.path.join('.')}: ${issue.message}`);
+  const lines = error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length === 0 ? '(the value)' : issue.path.join('.')}: ${issue.message}`);
   return lines.join('; ') + (error.issues.length > 3 ? `; and ${error.issues.length - 3} more` : '');
 }

@@ -4,7 +4,10 @@ import { runStage, ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, tool
 import { Agent, ExecuteToolStage, afterToolCall, type ExecuteToolContext, type ToolResultEvent } from '../../../src/agent/index';
 import type { ToolResultPatch } from '../../../src/agent/middleware/after-tool-call';
 
-const raw: ToolResultEvent = { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: 't1', name: 'lookup', status: 'success', content: [{ type: 'text', text: 'raw' }] } };
+const raw: ToolResultEvent = {
+  type: 'toolResult',
+  toolResult: { type: 'toolResult', toolUseId: 't1', name: 'lookup', status: 'success', content: [{ type: 'text', text: 'raw' }] },
+};
 const context = { toolUse: { name: 'lookup', toolUseId: 't1', input: {} } } as unknown as ExecuteToolContext;
 
 /** The result of the Output handlers made from `patches`, registered in that order. */
@@ -12,7 +15,10 @@ async function merged(...patches: (ToolResultPatch | undefined)[]): Promise<unkn
   const run = await runStage(ExecuteToolStage, {
     context,
     terminal: scriptedTerminal([[raw]]),
-    handlers: patches.map((patch, index) => [ExecuteToolStage.Output, afterToolCall(Object.defineProperty(() => patch, 'name', { value: `m${index + 1}` }))] as const),
+    handlers: patches.map(
+      (patch, index) =>
+        [ExecuteToolStage.Output, afterToolCall(Object.defineProperty(() => patch, 'name', { value: `m${index + 1}` }))] as const,
+    ),
   });
   return run.result;
 }
@@ -26,13 +32,22 @@ describe('afterToolCall', () => {
       } catch (caught) {
         error = caught;
       }
-      expect([MiddlewareError.isInstance(error), (error as MiddlewareError).code, (error as MiddlewareError).handler]).toEqual([true, 'ERR_INVALID_OPTIONS', 'afterToolCall']);
+      expect([MiddlewareError.isInstance(error), (error as MiddlewareError).code, (error as MiddlewareError).handler]).toEqual([
+        true,
+        'ERR_INVALID_OPTIONS',
+        'afterToolCall',
+      ]);
     });
   });
 
   describe('its name', () => {
     it('is the hook name, or afterToolCall for a hook without one', () => {
-      expect([afterToolCall(function redact() { return undefined; }).name, afterToolCall(() => undefined).name]).toEqual(['redact', 'afterToolCall']);
+      expect([
+        afterToolCall(function redact() {
+          return undefined;
+        }).name,
+        afterToolCall(() => undefined).name,
+      ]).toEqual(['redact', 'afterToolCall']);
     });
   });
 
@@ -40,17 +55,35 @@ describe('afterToolCall', () => {
     it('returns the very result it got', async () => {
       const handler = afterToolCall(() => undefined);
       const result = new MiddlewareResult(raw);
-      expect(await handler(result, { stage: ExecuteToolStage, signal: new AbortController().signal, handler: 'afterToolCall' })).toBe(result);
+      expect(await handler(result, { stage: ExecuteToolStage, signal: new AbortController().signal, handler: 'afterToolCall' })).toBe(
+        result,
+      );
     });
   });
 
   describe('merging the patches of handlers registered in list order', () => {
     it.each<[string, (ToolResultPatch | undefined)[], unknown]>([
-      ['one patch of every field', [{ content: [{ type: 'text', text: 'new' }], status: 'error', terminate: true }], { ...raw, toolResult: { ...raw.toolResult, status: 'error', content: [{ type: 'text', text: 'new' }] }, terminate: true }],
-      ['a later content over an earlier one', [{ content: [{ type: 'text', text: 'early' }] }, { content: [{ type: 'text', text: 'late' }] }], { ...raw, toolResult: { ...raw.toolResult, content: [{ type: 'text', text: 'late' }] } }],
-      ['an earlier field no later one sets', [{ status: 'error' }, { content: [{ type: 'text', text: 'late' }] }], { ...raw, toolResult: { ...raw.toolResult, status: 'error', content: [{ type: 'text', text: 'late' }] } }],
+      [
+        'one patch of every field',
+        [{ content: [{ type: 'text', text: 'new' }], status: 'error', terminate: true }],
+        { ...raw, toolResult: { ...raw.toolResult, status: 'error', content: [{ type: 'text', text: 'new' }] }, terminate: true },
+      ],
+      [
+        'a later content over an earlier one',
+        [{ content: [{ type: 'text', text: 'early' }] }, { content: [{ type: 'text', text: 'late' }] }],
+        { ...raw, toolResult: { ...raw.toolResult, content: [{ type: 'text', text: 'late' }] } },
+      ],
+      [
+        'an earlier field no later one sets',
+        [{ status: 'error' }, { content: [{ type: 'text', text: 'late' }] }],
+        { ...raw, toolResult: { ...raw.toolResult, status: 'error', content: [{ type: 'text', text: 'late' }] } },
+      ],
       ['a later terminate: false over an earlier true', [{ terminate: true }, { terminate: false }], { ...raw, terminate: false }],
-      ['an undefined field, which sets nothing', [{ status: 'error' }, { status: undefined }], { ...raw, toolResult: { ...raw.toolResult, status: 'error' } }],
+      [
+        'an undefined field, which sets nothing',
+        [{ status: 'error' }, { status: undefined }],
+        { ...raw, toolResult: { ...raw.toolResult, status: 'error' } },
+      ],
       ['three handlers, the middle one silent', [{ status: 'error' }, undefined, { status: 'success' }], raw],
     ])('gives %s', async (_label, patches, expected) => {
       expect(await merged(...patches)).toEqual(expected);
@@ -61,9 +94,17 @@ describe('afterToolCall', () => {
     it('is frozen, and keeps the thrown error of the result as it is', async () => {
       const thrown = new Error('tool failed');
       const registry = new MiddlewareRegistry();
-      registry.add(ExecuteToolStage.Output, afterToolCall(() => ({ status: 'error' })));
+      registry.add(
+        ExecuteToolStage.Output,
+        afterToolCall(() => ({ status: 'error' })),
+      );
       const result = await registry.run(ExecuteToolStage, context, scriptedTerminal([[{ ...raw, error: thrown }]]));
-      expect([Object.isFrozen(result), Object.isFrozen(result.toolResult), result.error === thrown, Object.isFrozen(thrown)]).toEqual([true, true, true, false]);
+      expect([Object.isFrozen(result), Object.isFrozen(result.toolResult), result.error === thrown, Object.isFrozen(thrown)]).toEqual([
+        true,
+        true,
+        true,
+        false,
+      ]);
     });
   });
 
@@ -78,8 +119,21 @@ describe('afterToolCall', () => {
           return result.toolResult.name === 'lookup' ? { content: [{ type: 'text', text: '[masked]' }] } : undefined;
         }),
       );
-      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {}, toolUseId: 'l1' }, { name: 'clock', input: {}, toolUseId: 'c1' }]), textTurn('Done.')]);
-      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'card 4111' }), new ScriptedTool({ name: 'clock', respond: () => '12:00' })] });
+      const model = new ScriptedModel([
+        toolUseTurn([
+          { name: 'lookup', input: {}, toolUseId: 'l1' },
+          { name: 'clock', input: {}, toolUseId: 'c1' },
+        ]),
+        textTurn('Done.'),
+      ]);
+      const agent = new Agent({
+        model,
+        registry,
+        tools: [
+          new ScriptedTool({ name: 'lookup', respond: () => 'card 4111' }),
+          new ScriptedTool({ name: 'clock', respond: () => '12:00' }),
+        ],
+      });
       await agent.invoke('Go.');
       expect([seen, agent.messages[2]?.content]).toEqual([
         ['lookup', 'clock'],

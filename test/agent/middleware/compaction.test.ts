@@ -5,8 +5,14 @@ import { ScriptedModel, textTurn } from '../../../src/testing/index';
 import { splitPoint, transcript } from '../../../src/agent/middleware/compaction';
 import { assistant, user } from '../fixtures';
 
-const toolUse = (id: string): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: id, name: 'lookup', input: { id } }] });
-const toolResult = (id: string): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: id, name: 'lookup', status: 'success', content: [{ type: 'text', text: `found ${id}` }] }] });
+const toolUse = (id: string): Message => ({
+  role: 'assistant',
+  content: [{ type: 'toolUse', toolUseId: id, name: 'lookup', input: { id } }],
+});
+const toolResult = (id: string): Message => ({
+  role: 'user',
+  content: [{ type: 'toolResult', toolUseId: id, name: 'lookup', status: 'success', content: [{ type: 'text', text: `found ${id}` }] }],
+});
 
 describe('compaction', () => {
   describe('with options it cannot use', () => {
@@ -26,7 +32,12 @@ describe('compaction', () => {
       } catch (caught) {
         error = caught;
       }
-      expect([MiddlewareError.isInstance(error), (error as MiddlewareError).code, (error as MiddlewareError).phase, (error as MiddlewareError).handler]).toEqual([true, 'ERR_INVALID_OPTIONS', 'register', 'compaction']);
+      expect([
+        MiddlewareError.isInstance(error),
+        (error as MiddlewareError).code,
+        (error as MiddlewareError).phase,
+        (error as MiddlewareError).handler,
+      ]).toEqual([true, 'ERR_INVALID_OPTIONS', 'register', 'compaction']);
     });
   });
 
@@ -35,7 +46,10 @@ describe('compaction', () => {
       const countTokens = (messages: readonly Message[]): number => messages.length;
       const registry = new MiddlewareRegistry();
       registry.use(compaction({ maxTokens: 10, countTokens }));
-      expect([registry.contributions(ContextBudgetKey).map((entry) => entry.value), registry.describe(CompressContextStage).map((entry) => [entry.name, entry.bundle])]).toEqual([[{ maxTokens: 10, countTokens }], [['compaction', 'compaction']]]);
+      expect([
+        registry.contributions(ContextBudgetKey).map((entry) => entry.value),
+        registry.describe(CompressContextStage).map((entry) => [entry.name, entry.bundle]),
+      ]).toEqual([[{ maxTokens: 10, countTokens }], [['compaction', 'compaction']]]);
     });
   });
 
@@ -43,15 +57,17 @@ describe('compaction', () => {
     it('asks that model and leaves the agent model to the agent calls', async () => {
       const summarizer = new ScriptedModel([textTurn('Earlier: a greeting.')]);
       const registry = new MiddlewareRegistry();
-      registry.use(compaction({ maxTokens: 1, keepRecent: 1, countTokens: (messages) => messages.length, summarize: { model: summarizer } }));
+      registry.use(
+        compaction({ maxTokens: 1, keepRecent: 1, countTokens: (messages) => messages.length, summarize: { model: summarizer } }),
+      );
       const model = new ScriptedModel([textTurn('answer')]);
       const agent = new Agent({ model, registry, messages: [user('hello'), assistant('hi')] });
       await agent.invoke('question');
-      expect([summarizer.calls.length, model.calls.length, agent.messages.map((message) => message.content.map((block) => (block.type === 'text' ? block.text : block.type)).join(''))]).toEqual([
-        1,
-        1,
-        ['Summary of the earlier conversation:\nEarlier: a greeting.', 'question', 'answer'],
-      ]);
+      expect([
+        summarizer.calls.length,
+        model.calls.length,
+        agent.messages.map((message) => message.content.map((block) => (block.type === 'text' ? block.text : block.type)).join('')),
+      ]).toEqual([1, 1, ['Summary of the earlier conversation:\nEarlier: a greeting.', 'question', 'answer']]);
     });
   });
 
@@ -97,9 +113,36 @@ describe('splitPoint', () => {
 describe('transcript', () => {
   it('writes one line per message, leaving reasoning and cache points out', () => {
     const messages: Message[] = [
-      { role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'cachePoint', cacheType: 'default' }] },
-      { role: 'assistant', content: [{ type: 'reasoning', text: 'thinking' }, { type: 'text', text: 'a' }, { type: 'toolUse', toolUseId: 't', name: 'f', input: undefined }] },
-      { role: 'user', content: [{ type: 'toolResult', toolUseId: 't', name: 'f', status: 'success', content: [{ type: 'json', json: [1, 'two'] }, { type: 'text', text: 'ok' }] }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q' },
+          { type: 'cachePoint', cacheType: 'default' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'thinking' },
+          { type: 'text', text: 'a' },
+          { type: 'toolUse', toolUseId: 't', name: 'f', input: undefined },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'toolResult',
+            toolUseId: 't',
+            name: 'f',
+            status: 'success',
+            content: [
+              { type: 'json', json: [1, 'two'] },
+              { type: 'text', text: 'ok' },
+            ],
+          },
+        ],
+      },
     ];
     expect(transcript(messages)).toEqual('user: q\nassistant: a [tool call f null]\nuser: [tool result success: [1,"two"] ok]');
   });

@@ -66,10 +66,17 @@ describe('checkFinalAnswer', () => {
           feedback: (error, rejected) => user(`"${textOf(rejected)}" failed: ${(error as Error).message}`),
         }),
       );
-      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }], { text: 'Looking.' }), textTurn('Maybe.'), textTurn('OK.')]);
+      const model = new ScriptedModel([
+        toolUseTurn([{ name: 'lookup', input: {} }], { text: 'Looking.' }),
+        textTurn('Maybe.'),
+        textTurn('OK.'),
+      ]);
       const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup' })] });
       await agent.invoke('q');
-      expect([checked, model.calls[2]?.request.messages.slice(-2)]).toEqual([['1: Maybe.', '2: OK.'], [{ role: 'assistant', content: [{ type: 'text', text: 'Maybe.' }] }, user('"Maybe." failed: say OK first')]]);
+      expect([checked, model.calls[2]?.request.messages.slice(-2)]).toEqual([
+        ['1: Maybe.', '2: OK.'],
+        [{ role: 'assistant', content: [{ type: 'text', text: 'Maybe.' }] }, user('"Maybe." failed: say OK first')],
+      ]);
     });
   });
 
@@ -87,7 +94,13 @@ describe('checkFinalAnswer', () => {
   describe('with stream: live', () => {
     it('lets a rejected answer stream and marks the new attempt with a boundary event', async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(InvokeModelStage.Wrap, checkFinalAnswer({ check: mustStartWithOk, stream: { mode: 'live', boundary: (info) => ({ type: 'retrying', failedAttempt: info.failedAttempt }) as never } }));
+      registry.add(
+        InvokeModelStage.Wrap,
+        checkFinalAnswer({
+          check: mustStartWithOk,
+          stream: { mode: 'live', boundary: (info) => ({ type: 'retrying', failedAttempt: info.failedAttempt }) },
+        }),
+      );
       const events = await collect(new Agent({ model: new ScriptedModel([textTurn('No'), textTurn('OK')]), registry }).stream('q'));
       expect(events.map((event) => (event.type === 'textDelta' ? `text ${event.text}` : event.type))).toEqual([
         'messageStart',
@@ -112,7 +125,10 @@ describe('checkFinalAnswer', () => {
         () => undefined,
         (caught: unknown) => caught,
       )) as MiddlewareError;
-      expect([error.code, (error.cause as AggregateError).errors.map((rejection: Error) => rejection.message)]).toEqual(['ERR_MIDDLEWARE_FAILED', ['say OK first', 'say OK first']]);
+      expect([error.code, (error.cause as AggregateError).errors.map((rejection: Error) => rejection.message)]).toEqual([
+        'ERR_MIDDLEWARE_FAILED',
+        ['say OK first', 'say OK first'],
+      ]);
     });
   });
 });

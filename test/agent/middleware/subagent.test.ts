@@ -27,7 +27,11 @@ describe('subagent', () => {
       } catch (caught) {
         error = caught;
       }
-      expect([MiddlewareError.isInstance(error), (error as MiddlewareError).code, (error as MiddlewareError).handler]).toEqual([true, 'ERR_INVALID_OPTIONS', 'subagent']);
+      expect([MiddlewareError.isInstance(error), (error as MiddlewareError).code, (error as MiddlewareError).handler]).toEqual([
+        true,
+        'ERR_INVALID_OPTIONS',
+        'subagent',
+      ]);
     });
   });
 
@@ -43,7 +47,18 @@ describe('subagent', () => {
           (caught: unknown) => caught as Error,
         );
       expect([tool.spec, error?.message]).toEqual([
-        { name: 'researcher', description: 'Finds facts.', inputSchema: { type: 'object', properties: { task: { type: 'string', minLength: 1, description: 'The task, with everything the sub-agent needs to know to do it.' } }, required: ['task'], additionalProperties: false } },
+        {
+          name: 'researcher',
+          description: 'Finds facts.',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              task: { type: 'string', minLength: 1, description: 'The task, with everything the sub-agent needs to know to do it.' },
+            },
+            required: ['task'],
+            additionalProperties: false,
+          },
+        },
         'tool "researcher" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call',
       ]);
     });
@@ -52,12 +67,26 @@ describe('subagent', () => {
   describe('a child that fails', () => {
     it('answers the call with an error result, and the parent goes on', async () => {
       const registry = new MiddlewareRegistry();
-      registry.use(subagent({ name: 'researcher', description: 'Finds facts.', model: new ScriptedModel([{ events: [], error: new Error('search engine down') }]) }));
+      registry.use(
+        subagent({
+          name: 'researcher',
+          description: 'Finds facts.',
+          model: new ScriptedModel([{ events: [], error: new Error('search engine down') }]),
+        }),
+      );
       const model = delegating({ task: 'capital of Norway?' }, 'I could not find out.');
       const result = await new Agent({ model, registry }).invoke('Ask.');
       expect([result.stopReason, model.calls[1]?.request.messages.at(-1)?.content, result.middlewareUsage]).toEqual([
         'endTurn',
-        [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'error', content: [{ type: 'text', text: 'Tool "researcher" failed: search engine down' }] }],
+        [
+          {
+            type: 'toolResult',
+            toolUseId: 't1',
+            name: 'researcher',
+            status: 'error',
+            content: [{ type: 'text', text: 'Tool "researcher" failed: search engine down' }],
+          },
+        ],
         undefined,
       ]);
     });
@@ -66,11 +95,24 @@ describe('subagent', () => {
   describe('the tools of the child', () => {
     it('are its own and those of its middleware, never the parent ones', async () => {
       const child = new ScriptedModel([textTurn('Oslo.')]);
-      const extra: Middleware = { name: 'extra', setup: (registrar) => void registrar.provide(ToolsKey, new ScriptedTool({ name: 'maps' })) };
+      const extra: Middleware = {
+        name: 'extra',
+        setup: (registrar) => void registrar.provide(ToolsKey, new ScriptedTool({ name: 'maps' })),
+      };
       const registry = new MiddlewareRegistry();
       registry.use({ name: 'parentTools', setup: (registrar) => void registrar.provide(ToolsKey, new ScriptedTool({ name: 'email' })) });
-      registry.use(subagent({ name: 'researcher', description: 'Finds facts.', model: child, tools: [new ScriptedTool({ name: 'search' })], middleware: [extra] }));
-      await new Agent({ model: delegating({ task: 'capital?' }), registry, tools: [new ScriptedTool({ name: 'calendar' })] }).invoke('Ask.');
+      registry.use(
+        subagent({
+          name: 'researcher',
+          description: 'Finds facts.',
+          model: child,
+          tools: [new ScriptedTool({ name: 'search' })],
+          middleware: [extra],
+        }),
+      );
+      await new Agent({ model: delegating({ task: 'capital?' }), registry, tools: [new ScriptedTool({ name: 'calendar' })] }).invoke(
+        'Ask.',
+      );
       expect(child.calls[0]?.request.toolSpecs.map((spec) => spec.name)).toEqual(['search', 'maps']);
     });
   });
@@ -91,19 +133,39 @@ describe('subagent', () => {
 
   describe('a child that asks twice', () => {
     it('halts the parent for each question and goes on where it was', async () => {
-      const child = new ScriptedModel([toolUseTurn([{ name: 'ask', input: { q: 1 }, toolUseId: 'c1' }]), toolUseTurn([{ name: 'ask', input: { q: 2 }, toolUseId: 'c2' }]), textTurn('Both answered.')]);
-      const ask = new ScriptedTool({ name: 'ask', respond: (input, context) => context.interrupt({ name: 'human', reason: input }).response });
+      const child = new ScriptedModel([
+        toolUseTurn([{ name: 'ask', input: { q: 1 }, toolUseId: 'c1' }]),
+        toolUseTurn([{ name: 'ask', input: { q: 2 }, toolUseId: 'c2' }]),
+        textTurn('Both answered.'),
+      ]);
+      const ask = new ScriptedTool({
+        name: 'ask',
+        respond: (input, context) => context.interrupt({ name: 'human', reason: input }).response,
+      });
       const registry = new MiddlewareRegistry();
       registry.use(subagent({ name: 'researcher', description: 'Asks.', model: child, tools: [ask] }));
       const agent = new Agent({ model: delegating({ task: 'ask twice' }), registry });
       const first = await agent.invoke('Go.');
       const second = await agent.resume({ 'executeTool:t1:researcher:executeTool:c1:human': 'one' });
       const third = await agent.resume({ 'executeTool:t1:researcher:executeTool:c2:human': 'two' });
-      expect([first.interrupts.map((interrupt) => [interrupt.id, interrupt.reason]), second.interrupts.map((interrupt) => [interrupt.id, interrupt.reason]), third.stopReason, agent.messages.at(-2)?.content]).toEqual([
+      expect([
+        first.interrupts.map((interrupt) => [interrupt.id, interrupt.reason]),
+        second.interrupts.map((interrupt) => [interrupt.id, interrupt.reason]),
+        third.stopReason,
+        agent.messages.at(-2)?.content,
+      ]).toEqual([
         [['executeTool:t1:researcher:executeTool:c1:human', { q: 1 }]],
         [['executeTool:t1:researcher:executeTool:c2:human', { q: 2 }]],
         'endTurn',
-        [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'Both answered.' }] }],
+        [
+          {
+            type: 'toolResult',
+            toolUseId: 't1',
+            name: 'researcher',
+            status: 'success',
+            content: [{ type: 'text', text: 'Both answered.' }],
+          },
+        ],
       ]);
     });
 
@@ -121,7 +183,11 @@ describe('subagent', () => {
     });
 
     it('starts the delegation afresh when the resume is given an invocation state of its own, a known answer going on at once', async () => {
-      const child = new ScriptedModel([toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'c1' }]), toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'c1' }]), textTurn('fresh')]);
+      const child = new ScriptedModel([
+        toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'c1' }]),
+        toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'c1' }]),
+        textTurn('fresh'),
+      ]);
       const ask = new ScriptedTool({ name: 'ask', respond: (_input, context) => context.interrupt({ name: 'human' }).response });
       const registry = new MiddlewareRegistry();
       registry.use(subagent({ name: 'researcher', description: 'Asks.', model: child, tools: [ask] }));

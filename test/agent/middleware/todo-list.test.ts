@@ -12,8 +12,14 @@ function writeTodos(): Tool {
   return registry.contributions(ToolsKey)[0]?.value as Tool;
 }
 
-const call = (id: string, todos: unknown): Message => ({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: id, name: 'write_todos', input: { todos } }] });
-const result = (id: string, status: 'success' | 'error'): Message => ({ role: 'user', content: [{ type: 'toolResult', toolUseId: id, name: 'write_todos', status, content: [] }] });
+const call = (id: string, todos: unknown): Message => ({
+  role: 'assistant',
+  content: [{ type: 'toolUse', toolUseId: id, name: 'write_todos', input: { todos } }],
+});
+const result = (id: string, status: 'success' | 'error'): Message => ({
+  role: 'user',
+  content: [{ type: 'toolResult', toolUseId: id, name: 'write_todos', status, content: [] }],
+});
 
 describe('todoList', () => {
   describe('with options it cannot use', () => {
@@ -38,7 +44,15 @@ describe('todoList', () => {
         properties: {
           todos: {
             type: 'array',
-            items: { type: 'object', properties: { content: { type: 'string', minLength: 1 }, status: { type: 'string', enum: ['pending', 'inProgress', 'done'] } }, required: ['content', 'status'], additionalProperties: false },
+            items: {
+              type: 'object',
+              properties: {
+                content: { type: 'string', minLength: 1 },
+                status: { type: 'string', enum: ['pending', 'inProgress', 'done'] },
+              },
+              required: ['content', 'status'],
+              additionalProperties: false,
+            },
           },
         },
         required: ['todos'],
@@ -65,7 +79,11 @@ describe('todoList', () => {
         () => undefined,
         (caught: unknown) => caught,
       )) as Error;
-      expect([error instanceof Error, error.message.startsWith('the input is not a todo list: '), error.message.length > 'the input is not a todo list: '.length]).toEqual([true, true, true]);
+      expect([
+        error instanceof Error,
+        error.message.startsWith('the input is not a todo list: '),
+        error.message.length > 'the input is not a todo list: '.length,
+      ]).toEqual([true, true, true]);
     });
   });
 
@@ -80,9 +98,17 @@ describe('todoList', () => {
         seen.push((context.model as Model & { modelId?: string }).modelId);
         yield* next();
       });
-      const agent = new Agent({ model, registry, messages: [user('plan'), call('w1', [{ content: 'a', status: 'done' }]), result('w1', 'success')] });
+      const agent = new Agent({
+        model,
+        registry,
+        messages: [user('plan'), call('w1', [{ content: 'a', status: 'done' }]), result('w1', 'success')],
+      });
       await agent.invoke('next');
-      expect([seen, inner.calls[0]?.state, agent.modelState]).toEqual([['scripted-1'], { [TODO_STATE_KEY]: [{ content: 'a', status: 'done' }] }, { [TODO_STATE_KEY]: [{ content: 'a', status: 'done' }] }]);
+      expect([seen, inner.calls[0]?.state, agent.modelState]).toEqual([
+        ['scripted-1'],
+        { [TODO_STATE_KEY]: [{ content: 'a', status: 'done' }] },
+        { [TODO_STATE_KEY]: [{ content: 'a', status: 'done' }] },
+      ]);
     });
 
     it('is the agent model itself when the state holds the list already', async () => {
@@ -102,12 +128,30 @@ describe('todoList', () => {
 
 describe('latestTodos', () => {
   it.each<[string, Message[], unknown]>([
-    ['no call since the last model call', [call('w1', [{ content: 'a', status: 'done' }]), result('w1', 'success'), { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, user('next')], undefined],
+    [
+      'no call since the last model call',
+      [
+        call('w1', [{ content: 'a', status: 'done' }]),
+        result('w1', 'success'),
+        { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+        user('next'),
+      ],
+      undefined,
+    ],
     ['a call answered with an error', [call('w1', [{ content: 'a', status: 'done' }]), result('w1', 'error')], undefined],
     ['a call not answered yet', [call('w1', [{ content: 'a', status: 'done' }])], undefined],
     [
       'two calls in one message, the last successful one',
-      [{ role: 'assistant', content: [...(call('w1', [{ content: 'a', status: 'done' }]).content), ...(call('w2', [{ content: 'b', status: 'pending' }]).content)] }, { role: 'user', content: [...result('w1', 'success').content, ...result('w2', 'success').content] }],
+      [
+        {
+          role: 'assistant',
+          content: [
+            ...call('w1', [{ content: 'a', status: 'done' }]).content,
+            ...call('w2', [{ content: 'b', status: 'pending' }]).content,
+          ],
+        },
+        { role: 'user', content: [...result('w1', 'success').content, ...result('w2', 'success').content] },
+      ],
       [{ content: 'b', status: 'pending' }],
     ],
     ['a call whose input is not a list', [call('w1', 'all of it'), result('w1', 'success')], undefined],
@@ -118,7 +162,13 @@ describe('latestTodos', () => {
 
 describe('renderTodos', () => {
   it('marks pending, in-progress and done items', () => {
-    expect(renderTodos([{ content: 'a', status: 'pending' }, { content: 'b', status: 'inProgress' }, { content: 'c', status: 'done' }])).toEqual('Current todo list:\n- [ ] a\n- [~] b\n- [x] c');
+    expect(
+      renderTodos([
+        { content: 'a', status: 'pending' },
+        { content: 'b', status: 'inProgress' },
+        { content: 'c', status: 'done' },
+      ]),
+    ).toEqual('Current todo list:\n- [ ] a\n- [~] b\n- [x] c');
   });
 });
 
@@ -126,7 +176,13 @@ describe('an agent with a todo list and a snapshot', () => {
   it('carries the list to an agent restored in another place', async () => {
     const registry = new MiddlewareRegistry();
     registry.use(todoList());
-    const first = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'write_todos', input: { todos: [{ content: 'pack', status: 'inProgress' }] } }]), textTurn('packing')]), registry });
+    const first = new Agent({
+      model: new ScriptedModel([
+        toolUseTurn([{ name: 'write_todos', input: { todos: [{ content: 'pack', status: 'inProgress' }] } }]),
+        textTurn('packing'),
+      ]),
+      registry,
+    });
     await first.invoke('plan');
     const model = new ScriptedModel([textTurn('still packing')]);
     const restored = new Agent({ model, registry, snapshot: JSON.parse(JSON.stringify(first.snapshot())) });

@@ -57,7 +57,13 @@ describe('AgentScope middleware, ported', () => {
     registry.use(fullObservability('mw1', log));
     registry.use(fullObservability('mw2', log));
     const model = new ScriptedModel([toolUseTurn([{ name: 'clock', input: {} }]), textTurn('It is noon.')]);
-    const agent = new Agent({ name: 'assistant', systemPrompt: 'You are a helpful assistant.', model, tools: [new ScriptedTool({ name: 'clock', respond: () => 'noon' })], registry });
+    const agent = new Agent({
+      name: 'assistant',
+      systemPrompt: 'You are a helpful assistant.',
+      model,
+      tools: [new ScriptedTool({ name: 'clock', respond: () => 'noon' })],
+      registry,
+    });
     await agent.invoke('What time is it?');
     expect([log, model.calls[0]?.request.systemPrompt]).toEqual([
       [
@@ -87,7 +93,12 @@ describe('AgentScope middleware, ported', () => {
     const registry = new MiddlewareRegistry();
     registry.use(fullObservability('mw1', log));
     const geolocate: Tool = { spec: { name: 'geolocate', description: "The browser's position.", inputSchema: { type: 'object' } } };
-    const agent = new Agent({ name: 'assistant', model: new ScriptedModel([toolUseTurn([{ name: 'geolocate', input: {}, toolUseId: 'g1' }]), textTurn('You are in Oslo.')]), tools: [geolocate], registry });
+    const agent = new Agent({
+      name: 'assistant',
+      model: new ScriptedModel([toolUseTurn([{ name: 'geolocate', input: {}, toolUseId: 'g1' }]), textTurn('You are in Oslo.')]),
+      tools: [geolocate],
+      registry,
+    });
     const halted = await agent.invoke('Where am I?');
     const external = halted.interrupts.filter((interrupt) => interrupt.name === EXTERNAL_TOOL);
     const result = await agent.resume(Object.fromEntries(external.map((interrupt) => [interrupt.id, { lat: 59.91, lon: 10.75 }])));
@@ -142,6 +153,9 @@ describe('AgentScope tool source and context compression, ported', () => {
     registry.use(compressionAndTools([]));
     const search: Tool = { spec: { name: 'search', description: 'Searches.', inputSchema: { type: 'object' } }, run: () => 'found' };
     const toolkit = resolveTools(registry, [search]);
-    expect([toolkit.specs.map((spec) => spec.name), toolkit.byName.get('clock')?.spec.description]).toEqual([['search', 'clock'], 'The time.']);
+    expect([toolkit.specs.map((spec) => spec.name), toolkit.byName.get('clock')?.spec.description]).toEqual([
+      ['search', 'clock'],
+      'The time.',
+    ]);
   });
 });

@@ -28,9 +28,14 @@ import {
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const say = (role: 'user' | 'assistant', text: string): Message => ({ role, content: [{ type: 'text', text }] });
-const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
-const resultText = (block: ToolResultBlock | undefined): string => (block?.content ?? []).map((part) => (part.type === 'text' ? part.text : JSON.stringify(part.json))).join('');
-const blocked = (toolUseId: string, name: string, text: string): ToolResultEvent => ({ type: 'toolResult', toolResult: { type: 'toolResult', toolUseId, name, status: 'error', content: [{ type: 'text', text }] } });
+const textOf = (message: Message | undefined): string =>
+  (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : block.type)).join('');
+const resultText = (block: ToolResultBlock | undefined): string =>
+  (block?.content ?? []).map((part) => (part.type === 'text' ? part.text : JSON.stringify(part.json))).join('');
+const blocked = (toolUseId: string, name: string, text: string): ToolResultEvent => ({
+  type: 'toolResult',
+  toolResult: { type: 'toolResult', toolUseId, name, status: 'error', content: [{ type: 'text', text }] },
+});
 
 /** A CubePi middleware class with `before_tool_call` (a Wrap handler) and, optionally, `after_tool_call`. */
 function policy(name: string, log: string[], blocks: (input: { path?: string }) => boolean, audit = false): Middleware {
@@ -39,7 +44,10 @@ function policy(name: string, log: string[], blocks: (input: { path?: string }) 
     setup(registrar) {
       registrar.add(ExecuteToolStage.Wrap, async function* beforeToolCall(context, next) {
         log.push(`${name}.before_tool_call`);
-        if (blocks(context.toolUse.input as { path?: string })) return yield blocked(context.toolUse.toolUseId, context.toolUse.name, `blocked by ${name}`);
+        if (blocks(context.toolUse.input as { path?: string })) {
+          yield blocked(context.toolUse.toolUseId, context.toolUse.name, `blocked by ${name}`);
+          return;
+        }
         yield* next();
       });
       if (audit) {
@@ -65,11 +73,21 @@ describe('CubePi composition rules, ported', () => {
     registry.use(policy('SafetyFilter', log, (input) => input.path === '/'));
     registry.use(policy('AuditLogger', log, () => false, true));
     const rm = new ScriptedTool({ name: 'rm' });
-    const model = new ScriptedModel([toolUseTurn([{ name: 'rm', input: { path: '/' }, toolUseId: 'a' }]), toolUseTurn([{ name: 'rm', input: { path: 'build/cache' }, toolUseId: 'b' }]), textTurn('Nothing was removed.')]);
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'rm', input: { path: '/' }, toolUseId: 'a' }]),
+      toolUseTurn([{ name: 'rm', input: { path: 'build/cache' }, toolUseId: 'b' }]),
+      textTurn('Nothing was removed.'),
+    ]);
     const agent = new Agent({ model, tools: [rm], registry });
     await agent.invoke('Clean up.');
     expect([log, rm.calls.length, [agent.messages[2], agent.messages[4]].map((message) => message?.content[0])]).toEqual([
-      ['RateLimiter.before_tool_call', 'SafetyFilter.before_tool_call', 'AuditLogger.after_tool_call error', 'RateLimiter.before_tool_call', 'AuditLogger.after_tool_call error'],
+      [
+        'RateLimiter.before_tool_call',
+        'SafetyFilter.before_tool_call',
+        'AuditLogger.after_tool_call error',
+        'RateLimiter.before_tool_call',
+        'AuditLogger.after_tool_call error',
+      ],
       0,
       [
         { type: 'toolResult', toolUseId: 'a', name: 'rm', status: 'error', content: [{ type: 'text', text: 'blocked by SafetyFilter' }] },
@@ -96,7 +114,15 @@ describe('CubePi composition rules, ported', () => {
     const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {}, toolUseId: 'l' }]), textTurn('ok')]);
     const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'card 4111 1111' })], registry });
     await agent.invoke('Look it up.');
-    expect(agent.messages[2]?.content).toEqual([{ type: 'toolResult', toolUseId: 'l', name: 'lookup', status: 'error', content: [{ type: 'text', text: 'The lookup failed; details are in the audit log.' }] }]);
+    expect(agent.messages[2]?.content).toEqual([
+      {
+        type: 'toolResult',
+        toolUseId: 'l',
+        name: 'lookup',
+        status: 'error',
+        content: [{ type: 'text', text: 'The lookup failed; details are in the audit log.' }],
+      },
+    ]);
   });
 
   it('transform_context chains (SlidingWindow, then InjectSummary) and convert_to_llm runs only the last, the history untouched', async () => {
@@ -117,7 +143,11 @@ describe('CubePi composition rules, ported', () => {
     registry.add(InvokeModelStage.Input, wire('A'), { id: 'convert_to_llm', replace: true });
     registry.add(InvokeModelStage.Input, wire('B'), { id: 'convert_to_llm', replace: true });
     const model = new ScriptedModel([textTurn('Fine.')]);
-    const agent = new Agent({ model, registry, messages: [say('user', 'one'), say('assistant', 'two'), say('user', 'three'), say('assistant', 'four')] });
+    const agent = new Agent({
+      model,
+      registry,
+      messages: [say('user', 'one'), say('assistant', 'two'), say('user', 'three'), say('assistant', 'four')],
+    });
     await agent.invoke('five');
     expect([seen, model.calls[0]?.request.messages.map(textOf), agent.messages.map(textOf)]).toEqual([
       [2],
@@ -134,7 +164,9 @@ describe('CubePi composition rules, ported', () => {
     registry.add(
       TurnStage.Wrap,
       turnAction(function structuredOutputValidator(context) {
-        return context.ending && !textOf(context.turn.message).startsWith('{') ? { decision: 'loopToModel', inject: [say('user', 'JSON only.')] } : undefined;
+        return context.ending && !textOf(context.turn.message).startsWith('{')
+          ? { decision: 'loopToModel', inject: [say('user', 'JSON only.')] }
+          : undefined;
       }),
     );
     registry.add(
@@ -147,7 +179,11 @@ describe('CubePi composition rules, ported', () => {
     const model = new ScriptedModel([textTurn('Tuesday.'), textTurn('{"day":"Tuesday"}')]);
     const agent = new Agent({ model, registry });
     const result = await agent.invoke('Which day?');
-    expect([result.stopReason, logged, agent.messages.map(textOf)]).toEqual(['endTurn', ['Tuesday.', '{"day":"Tuesday"}'], ['Which day?', 'Tuesday.', 'JSON only.', '{"day":"Tuesday"}']]);
+    expect([result.stopReason, logged, agent.messages.map(textOf)]).toEqual([
+      'endTurn',
+      ['Tuesday.', '{"day":"Tuesday"}'],
+      ['Which day?', 'Tuesday.', 'JSON only.', '{"day":"Tuesday"}'],
+    ]);
   });
 
   it('AfterToolCallResult.terminate: a tool result ends the run after the tool batch', async () => {
@@ -161,10 +197,21 @@ describe('CubePi composition rules, ported', () => {
     );
     const submit = new ScriptedTool({ name: 'submit', respond: () => 'submitted #7' });
     const check = new ScriptedTool({ name: 'check', respond: () => 'all good' });
-    const model = new ScriptedModel([toolUseTurn([{ name: 'submit', input: {}, toolUseId: 's' }, { name: 'check', input: {}, toolUseId: 'c' }])]);
+    const model = new ScriptedModel([
+      toolUseTurn([
+        { name: 'submit', input: {}, toolUseId: 's' },
+        { name: 'check', input: {}, toolUseId: 'c' },
+      ]),
+    ]);
     const agent = new Agent({ model, registry, tools: [submit, check] });
     const result = await agent.invoke('Submit and check.');
-    expect([result.stopReason, result.stoppedBy, check.calls.length, model.calls.length, agent.messages.length]).toEqual(['stopped', { handler: 'terminate', reason: 'submit' }, 1, 1, 3]);
+    expect([result.stopReason, result.stoppedBy, check.calls.length, model.calls.length, agent.messages.length]).toEqual([
+      'stopped',
+      { handler: 'terminate', reason: 'submit' },
+      1,
+      1,
+      3,
+    ]);
   });
 });
 
@@ -172,10 +219,18 @@ describe('CubePi CompactionMiddleware, ported as compaction', () => {
   it('summarises the older turns with its own summary model, reported as a middleware call, and keeps the tail', async () => {
     // CompactionMiddleware(summary_model=cheap, max_tokens_before_compact=3): here counted in messages.
     const registry = new MiddlewareRegistry();
-    const summaryModel = new ScriptedModel([textTurn('The user greeted twice.', { usage: { inputTokens: 30, outputTokens: 6, totalTokens: 36 } })]);
-    registry.use(compaction({ maxTokens: 3, keepRecent: 1, countTokens: (messages) => messages.length, summarize: { model: summaryModel } }));
+    const summaryModel = new ScriptedModel([
+      textTurn('The user greeted twice.', { usage: { inputTokens: 30, outputTokens: 6, totalTokens: 36 } }),
+    ]);
+    registry.use(
+      compaction({ maxTokens: 3, keepRecent: 1, countTokens: (messages) => messages.length, summarize: { model: summaryModel } }),
+    );
     const model = new ScriptedModel([textTurn('Hello again!', { usage: { inputTokens: 10, outputTokens: 3, totalTokens: 13 } })]);
-    const agent = new Agent({ model, registry, messages: [say('user', 'hi'), say('assistant', 'hello'), say('user', 'hi there'), say('assistant', 'hello there')] });
+    const agent = new Agent({
+      model,
+      registry,
+      messages: [say('user', 'hi'), say('assistant', 'hello'), say('user', 'hi there'), say('assistant', 'hello there')],
+    });
     const result = await agent.invoke('hey');
     expect([agent.messages.map(textOf), model.calls[0]?.request.messages.length, result.usage, result.middlewareUsage]).toEqual([
       ['Summary of the earlier conversation:\nThe user greeted twice.', 'hey', 'Hello again!'],
@@ -200,7 +255,11 @@ describe('CubePi SubagentMiddleware, ported as subagent', () => {
     ]);
     const agent = new Agent({ model, registry });
     await agent.invoke('How many people live in Paris?');
-    expect([model.calls[0]?.request.toolSpecs.map((spec) => spec.name), cheap.calls.map((call) => [call.request.systemPrompt, textOf(call.request.messages[0])]), [agent.messages[2], agent.messages[4]].map(textOf)]).toEqual([
+    expect([
+      model.calls[0]?.request.toolSpecs.map((spec) => spec.name),
+      cheap.calls.map((call) => [call.request.systemPrompt, textOf(call.request.messages[0])]),
+      [agent.messages[2], agent.messages[4]].map(textOf),
+    ]).toEqual([
       ['researcher', 'critic'],
       [
         ['You research.', 'Population of Paris?'],
@@ -209,8 +268,24 @@ describe('CubePi SubagentMiddleware, ported as subagent', () => {
       ['toolResult', 'toolResult'],
     ]);
     expect([agent.messages[2]?.content, agent.messages[4]?.content]).toEqual([
-      [{ type: 'toolResult', toolUseId: 'r', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'Paris has 2.1 million people.' }] }],
-      [{ type: 'toolResult', toolUseId: 'c', name: 'critic', status: 'success', content: [{ type: 'text', text: 'The figure is from 2023; say so.' }] }],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'r',
+          name: 'researcher',
+          status: 'success',
+          content: [{ type: 'text', text: 'Paris has 2.1 million people.' }],
+        },
+      ],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'c',
+          name: 'critic',
+          status: 'success',
+          content: [{ type: 'text', text: 'The figure is from 2023; say so.' }],
+        },
+      ],
     ]);
   });
 });
@@ -226,7 +301,11 @@ describe('CubePi TodoListMiddleware, ported as todoList', () => {
     const model = new ScriptedModel([toolUseTurn([{ name: 'write_todos', input: { todos } }]), textTurn('Sent.')]);
     const agent = new Agent({ model, registry, systemPrompt: 'You are an assistant.' });
     await agent.invoke('Email Sam.');
-    expect([model.calls.map((call) => call.request.systemPrompt), resultText(agent.messages[2]?.content[0] as ToolResultBlock | undefined), agent.modelState[TODO_STATE_KEY]]).toEqual([
+    expect([
+      model.calls.map((call) => call.request.systemPrompt),
+      resultText(agent.messages[2]?.content[0] as ToolResultBlock | undefined),
+      agent.modelState[TODO_STATE_KEY],
+    ]).toEqual([
       ['You are an assistant.', 'You are an assistant.\nCurrent todo list:\n- [x] Draft the email\n- [~] Send it'],
       'Saved 2 todos.',
       todos,

@@ -5,14 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../../src/index';
-import {
-  Agent,
-  TurnStage,
-  turnAction,
-  type Message,
-  type TurnAction,
-  type TurnContext,
-} from '../../../src/agent/index';
+import { Agent, TurnStage, turnAction, type Message, type TurnAction, type TurnContext } from '../../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -38,12 +31,14 @@ const structuredOutputValidator = turnAction(function structuredOutputValidator(
 });
 
 /** CubePi's `should_stop_after_turn` middlewares: each may stop, and any one stopping stops the run. */
-const maxTurns = (limit: number) => turnAction(function maxTurns(context) {
-  return context.turn.index >= limit ? { decision: 'stop', reason: `${limit} turns` } : undefined;
-});
-const budgetCap = (tokens: number) => turnAction(function budgetCap(context) {
-  return context.usage.totalTokens > tokens ? { decision: 'stop', reason: `over ${tokens} tokens` } : undefined;
-});
+const maxTurns = (limit: number) =>
+  turnAction(function maxTurns(context) {
+    return context.turn.index >= limit ? { decision: 'stop', reason: `${limit} turns` } : undefined;
+  });
+const budgetCap = (tokens: number) =>
+  turnAction(function budgetCap(context) {
+    return context.usage.totalTokens > tokens ? { decision: 'stop', reason: `over ${tokens} tokens` } : undefined;
+  });
 
 /** CubePi's `on_run_end`: messages appended to the history once the run ends, whoever ended it. */
 const runSummary = turnAction(function runSummary(context) {
@@ -58,13 +53,30 @@ describe('CubePi turn actions, ported', () => {
     // Agent(middleware=[RunSummary(), StructuredOutputValidator(), TodoList()]): the first is the outermost.
     registry.add(TurnStage.Wrap, runSummary);
     registry.add(TurnStage.Wrap, structuredOutputValidator);
-    registry.add(TurnStage.Wrap, todoReminder(() => todos));
-    const model = new ScriptedModel([toolUseTurn([{ name: 'write_todos', input: { todos } }]), textTurn('The order ships Tuesday.'), textTurn('{"ships":"Tuesday"}')]);
+    registry.add(
+      TurnStage.Wrap,
+      todoReminder(() => todos),
+    );
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'write_todos', input: { todos } }]),
+      textTurn('The order ships Tuesday.'),
+      textTurn('{"ships":"Tuesday"}'),
+    ]);
     const agent = new Agent({ model, tools: [writeTodos], registry });
     const result = await agent.invoke('When does my order ship?');
-    expect([result.stopReason, agent.messages.slice(2).map((message) => `${message.role}: ${textOf(message) || message.content[0]?.type}`)]).toEqual([
+    expect([
+      result.stopReason,
+      agent.messages.slice(2).map((message) => `${message.role}: ${textOf(message) || message.content[0]?.type}`),
+    ]).toEqual([
       'endTurn',
-      ['user: toolResult', 'user: Open todos: ship the order.', 'assistant: The order ships Tuesday.', 'user: Reply with JSON only.', 'assistant: {"ships":"Tuesday"}', 'assistant: (run ended after 3 turns)'],
+      [
+        'user: toolResult',
+        'user: Open todos: ship the order.',
+        'assistant: The order ships Tuesday.',
+        'user: Reply with JSON only.',
+        'assistant: {"ships":"Tuesday"}',
+        'assistant: (run ended after 3 turns)',
+      ],
     ]);
   });
 
@@ -75,9 +87,17 @@ describe('CubePi turn actions, ported', () => {
     registry.add(TurnStage.Wrap, maxTurns(2));
     registry.add(TurnStage.Wrap, budgetCap(1_000));
     const usage = { inputTokens: 100, outputTokens: 10, totalTokens: 110 };
-    const model = new ScriptedModel([toolUseTurn([{ name: 'search', input: { page: 1 } }], { usage }), toolUseTurn([{ name: 'search', input: { page: 2 } }], { usage })]);
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'search', input: { page: 1 } }], { usage }),
+      toolUseTurn([{ name: 'search', input: { page: 2 } }], { usage }),
+    ]);
     const agent = new Agent({ model, tools: [search], registry });
     const result = await agent.invoke('Find everything.');
-    expect([result.stopReason, result.stoppedBy, search.calls.length, agent.messages.length]).toEqual(['stopped', { handler: 'maxTurns', reason: '2 turns' }, 2, 5]);
+    expect([result.stopReason, result.stoppedBy, search.calls.length, agent.messages.length]).toEqual([
+      'stopped',
+      { handler: 'maxTurns', reason: '2 turns' },
+      2,
+      5,
+    ]);
   });
 });

@@ -22,15 +22,20 @@ import {
 } from '../../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
-const textOf = (message: Message | undefined): string => (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
+const textOf = (message: Message | undefined): string =>
+  (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
 
 /** An error Magma would flag critical: it must reach the caller. */
 class PolicyBreach extends Error {}
 
 /** Magma's middleware, on every tool call and every completion: errors become answers, critical ones propagate. */
 function magmaPolicies(registry: MiddlewareRegistry): void {
-  registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer, critical: (error) => error instanceof PolicyBreach }), { order: -100 });
-  registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => error instanceof PolicyBreach }), { order: -100 });
+  registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer, critical: (error) => error instanceof PolicyBreach }), {
+    order: -100,
+  });
+  registry.add(InvokeModelStage.Wrap, errorsAsAnswers({ toResult: modelErrorAnswer, critical: (error) => error instanceof PolicyBreach }), {
+    order: -100,
+  });
 }
 
 describe('Magma middleware failure rules, ported', () => {
@@ -51,15 +56,28 @@ describe('Magma middleware failure rules, ported', () => {
     ]);
     const agent = new Agent({ model, tools: [refund], registry });
     const result = await agent.invoke('Refund 250 EUR.');
-    expect([result.stopReason, refund.calls.map((call) => call.input), agent.messages[2]?.content, model.calls[1]?.request.messages.at(-1)]).toEqual([
+    expect([
+      result.stopReason,
+      refund.calls.map((call) => call.input),
+      agent.messages[2]?.content,
+      model.calls[1]?.request.messages.at(-1),
+    ]).toEqual([
       'endTurn',
       [{ amount: 100 }],
-      [{ type: 'toolResult', toolUseId: 'r1', name: 'refund', status: 'error', content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager; 250 EUR was asked.' }] }],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'r1',
+          name: 'refund',
+          status: 'error',
+          content: [{ type: 'text', text: 'Tool "refund" failed: Refunds over 100 EUR need a manager; 250 EUR was asked.' }],
+        },
+      ],
       agent.messages[2],
     ]);
   });
 
-  it('returns the error of a preCompletion check as the agent\'s answer, without a completion', async () => {
+  it("returns the error of a preCompletion check as the agent's answer, without a completion", async () => {
     const registry = new MiddlewareRegistry();
     magmaPolicies(registry);
     // @middleware('preCompletion')
@@ -80,7 +98,11 @@ describe('Magma middleware failure rules, ported', () => {
     registry.add(ExecuteToolStage.Wrap, async function* accountCheck() {
       throw breach;
     });
-    const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'refund', input: { amount: 5 } }])]), tools: [new ScriptedTool({ name: 'refund' })], registry });
+    const agent = new Agent({
+      model: new ScriptedModel([toolUseTurn([{ name: 'refund', input: { amount: 5 } }])]),
+      tools: [new ScriptedTool({ name: 'refund' })],
+      registry,
+    });
     await expect(agent.invoke('Refund 5 EUR.')).rejects.toBe(breach);
     expect(agent.messages).toEqual([]);
   });
@@ -114,10 +136,20 @@ describe('Magma onMainFinish, ported as checkFinalAnswer', () => {
     // @middleware('onMainFinish')
     registry.add(InvokeModelStage.Wrap, mentionsOrder(true));
     const lookup = new ScriptedTool({ name: 'lookup', respond: () => ({ order: 'A-1042', status: 'shipped' }) });
-    const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('It has shipped.'), textTurn('Order A-1042 has shipped.')]);
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'lookup', input: {} }]),
+      textTurn('It has shipped.'),
+      textTurn('Order A-1042 has shipped.'),
+    ]);
     const agent = new Agent({ model, tools: [lookup], registry });
     const result = await agent.invoke('Where is my order?');
-    expect([lookup.calls.length, model.calls.length, textOf(model.calls[2]?.request.messages.at(-1)), agent.messages.map((message) => textOf(message) || message.content[0]?.type), textOf(result.message)]).toEqual([
+    expect([
+      lookup.calls.length,
+      model.calls.length,
+      textOf(model.calls[2]?.request.messages.at(-1)),
+      agent.messages.map((message) => textOf(message) || message.content[0]?.type),
+      textOf(result.message),
+    ]).toEqual([
       1,
       3,
       'Your answer was rejected: Name the order number in your answer. Answer again.',
@@ -137,6 +169,12 @@ describe('Magma onMainFinish, ported as checkFinalAnswer', () => {
     const lenient = new MiddlewareRegistry();
     lenient.add(InvokeModelStage.Wrap, mentionsOrder(false));
     const result = await new Agent({ model: vague(), registry: lenient }).invoke('Where is my order?');
-    expect([failed?.code, failed?.handler, (failed?.cause as AggregateError).errors.length, result.stopReason, textOf(result.message)]).toEqual(['ERR_MIDDLEWARE_FAILED', 'checkFinalAnswer', 5, 'endTurn', 'It has shipped (5).']);
+    expect([
+      failed?.code,
+      failed?.handler,
+      (failed?.cause as AggregateError).errors.length,
+      result.stopReason,
+      textOf(result.message),
+    ]).toEqual(['ERR_MIDDLEWARE_FAILED', 'checkFinalAnswer', 5, 'endTurn', 'It has shipped (5).']);
   });
 });

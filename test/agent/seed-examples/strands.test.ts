@@ -9,7 +9,11 @@ import { MiddlewareRegistry, type Middleware } from '../../../src/index';
 import { Agent, AgentStreamStage, ExecuteToolStage, type Message } from '../../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
-const textOf = (messages: readonly Message[]): string => messages.flatMap((message) => message.content).map((block) => (block.type === 'text' ? block.text : '')).join(' ');
+const textOf = (messages: readonly Message[]): string =>
+  messages
+    .flatMap((message) => message.content)
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join(' ');
 
 /** Strands' ApprovalHook, on the whole run: asks `<app>-approval` before the agent starts, and refuses the run unless the answer is "y". */
 function approvalHook(appName: string): Middleware {
@@ -19,7 +23,13 @@ function approvalHook(appName: string): Middleware {
       registrar.add(AgentStreamStage.Wrap, async function* approve(context, next) {
         const approval = context.interrupt({ name: `${appName}-approval`, reason: { request: textOf(context.messages) } }).response;
         if (approval !== 'y') {
-          yield { type: 'agentResult', stopReason: 'endTurn', message: { role: 'assistant', content: [{ type: 'text', text: 'approval was not granted' }] }, interrupts: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+          yield {
+            type: 'agentResult',
+            stopReason: 'endTurn',
+            message: { role: 'assistant', content: [{ type: 'text', text: 'approval was not granted' }] },
+            interrupts: [],
+            usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+          };
           return;
         }
         yield* next();
@@ -79,10 +89,22 @@ describe('Strands interrupts, ported', () => {
     const registry = new MiddlewareRegistry();
     registry.add(ExecuteToolStage.Wrap, async function* approve(context, next) {
       if (context.toolUse.name !== 'delete_files' || context.invocationState.trusted === true) return yield* next();
-      const approval = context.interrupt({ name: 'myapp-approval', reason: { paths: (context.toolUse.input as { paths: string[] }).paths } }).response;
+      const approval = context.interrupt({
+        name: 'myapp-approval',
+        reason: { paths: (context.toolUse.input as { paths: string[] }).paths },
+      }).response;
       if (approval === 't') context.invocationState.trusted = true;
       if (approval !== 'y' && approval !== 't') {
-        yield { type: 'toolResult', toolResult: { type: 'toolResult', toolUseId: context.toolUse.toolUseId, name: context.toolUse.name, status: 'error', content: [{ type: 'text', text: 'approval was not granted' }] } };
+        yield {
+          type: 'toolResult',
+          toolResult: {
+            type: 'toolResult',
+            toolUseId: context.toolUse.toolUseId,
+            name: context.toolUse.name,
+            status: 'error',
+            content: [{ type: 'text', text: 'approval was not granted' }],
+          },
+        };
         return;
       }
       yield* next();
@@ -97,6 +119,11 @@ describe('Strands interrupts, ported', () => {
     const session: Record<string, unknown> = {};
     const halted = await agent.invoke('delete a.txt and b.txt', { invocationState: session });
     const result = await agent.resume({ [halted.interrupts[0]?.id ?? '']: 't' });
-    expect([halted.interrupts[0]?.reason, result.stopReason, deleteFiles.calls.length, session]).toEqual([{ paths: ['a.txt'] }, 'endTurn', 2, { trusted: true }]);
+    expect([halted.interrupts[0]?.reason, result.stopReason, deleteFiles.calls.length, session]).toEqual([
+      { paths: ['a.txt'] },
+      'endTurn',
+      2,
+      { trusted: true },
+    ]);
   });
 });

@@ -60,16 +60,26 @@ async function traced(host, guest) {
 async function observeBothBuilds(loadedFirst, builds) {
   const first = builds[loadedFirst];
   const second = builds[loadedFirst === 'esm' ? 'cjs' : 'esm'];
-  const copies = { first: { core: first.core, agent: first.agent, testing: first.testing }, second: { core: second.core, agent: second.agent, testing: second.testing } };
+  const copies = {
+    first: { core: first.core, agent: first.agent, testing: first.testing },
+    second: { core: second.core, agent: second.agent, testing: second.testing },
+  };
   const cases = {};
   for (const testCase of secondCopyCases()) cases[testCase.id] = await secondCopy(testCase, copies);
   return {
     loadedFirst,
-    twoBuilds: builds.esm.agent.Agent !== builds.cjs.agent.Agent && builds.esm.core.MiddlewareRegistry !== builds.cjs.core.MiddlewareRegistry,
+    twoBuilds:
+      builds.esm.agent.Agent !== builds.cjs.agent.Agent && builds.esm.core.MiddlewareRegistry !== builds.cjs.core.MiddlewareRegistry,
     sameTurnStage: builds.esm.agent.TurnStage === builds.cjs.agent.TurnStage && builds.esm.core.isStage(builds.cjs.agent.TurnStage),
     cases,
-    mixed: { 'esm registry, cjs middleware': await mixed(builds.esm, builds.cjs), 'cjs registry, esm middleware': await mixed(builds.cjs, builds.esm) },
-    traced: { 'esm agent, cjs tracing': await traced(builds.esm, builds.cjs), 'cjs agent, esm tracing': await traced(builds.cjs, builds.esm) },
+    mixed: {
+      'esm registry, cjs middleware': await mixed(builds.esm, builds.cjs),
+      'cjs registry, esm middleware': await mixed(builds.cjs, builds.esm),
+    },
+    traced: {
+      'esm agent, cjs tracing': await traced(builds.esm, builds.cjs),
+      'cjs agent, esm tracing': await traced(builds.cjs, builds.esm),
+    },
   };
 }
 

@@ -30,7 +30,10 @@ function resolveImport(specifier, importer) {
   const subpath = `.${specifier.slice(name.length)}`;
   const directory = join(here, 'node_modules', name);
   const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8'));
-  const subpaths = typeof manifest.exports === 'object' && Object.keys(manifest.exports).some((key) => key.startsWith('.')) ? manifest.exports : { '.': manifest.exports };
+  const subpaths =
+    typeof manifest.exports === 'object' && Object.keys(manifest.exports).some((key) => key.startsWith('.'))
+      ? manifest.exports
+      : { '.': manifest.exports };
   const target = exported(subpaths[subpath]);
   if (target === undefined) throw new Error(`${specifier} has no export for the edge conditions`);
   return realpathSync(join(directory, target));
@@ -63,7 +66,9 @@ const before = new Set(globalKeys());
 await entry.link((specifier, referencing) => load(resolveImport(specifier, referencing.identifier)));
 await entry.evaluate();
 const observed = JSON.parse(JSON.stringify(await entry.namespace.run()));
-const globals = globalKeys().filter((key) => !before.has(key)).sort();
+const globals = globalKeys()
+  .filter((key) => !before.has(key))
+  .sort();
 /** The package a loaded file belongs to. */
 const packageOf = (file) => {
   const [first, second] = file.slice(file.lastIndexOf('/node_modules/') + '/node_modules/'.length).split('/');

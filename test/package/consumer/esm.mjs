@@ -7,4 +7,15 @@ import * as testing from 'staged-middleware/testing';
 import * as conformance from 'staged-middleware/conformance';
 import { observe } from './observe.cjs';
 
-console.log(JSON.stringify(await observe({ '.': core, './agent': agent, './ai-sdk': aiSdk, './middleware': middleware, './testing': testing, './conformance': conformance })));
+console.log(
+  JSON.stringify(
+    await observe({
+      '.': core,
+      './agent': agent,
+      './ai-sdk': aiSdk,
+      './middleware': middleware,
+      './testing': testing,
+      './conformance': conformance,
+    }),
+  ),
+);

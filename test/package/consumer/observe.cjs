@@ -18,7 +18,15 @@ const anything = { safeParse: (value) => ({ success: true, data: value }) };
 
 /** A tracer whose spans record nothing, so `tracing` wraps no layer. */
 const silentTracer = {
-  startSpan: () => ({ isRecording: () => false, end() {}, setAttribute() {}, setAttributes() {}, addEvent() {}, setStatus() {}, recordException() {} }),
+  startSpan: () => ({
+    isRecording: () => false,
+    end() {},
+    setAttribute() {},
+    setAttributes() {},
+    addEvent() {},
+    setStatus() {},
+    recordException() {},
+  }),
 };
 
 /** The export names of each entry point, sorted. */
@@ -31,7 +39,12 @@ async function run(kit, stage, options) {
   const testing = kit['./testing'];
   const outcome = await testing.runStage(stage, { context: { prompt: 'hi' }, terminal: testing.scriptedTerminal([['done']]), ...options });
   return {
-    calls: Object.fromEntries(Object.entries(outcome.calls).map(([name, calls]) => [name, { phase: calls.phase, activations: calls.activations, nextCalls: calls.nextCalls }])),
+    calls: Object.fromEntries(
+      Object.entries(outcome.calls).map(([name, calls]) => [
+        name,
+        { phase: calls.phase, activations: calls.activations, nextCalls: calls.nextCalls },
+      ]),
+    ),
     error: outcome.error === undefined ? null : String(outcome.error),
   };
 }
@@ -91,7 +104,11 @@ function agentHandlerNames(kit) {
   for (const [factory, [bundle, stage]] of Object.entries(bundles)) {
     const registry = new core.MiddlewareRegistry();
     registry.use(bundle);
-    observed[factory] = { name: bundle.name, describe: registry.describe(stage).map((entry) => entry.name), explain: registry.explain(stage) };
+    observed[factory] = {
+      name: bundle.name,
+      describe: registry.describe(stage).map((entry) => entry.name),
+      explain: registry.explain(stage),
+    };
   }
   const handlers = {
     afterToolCall: [agent.afterToolCall(() => undefined), agent.ExecuteToolStage, 'Output'],
@@ -100,7 +117,11 @@ function agentHandlerNames(kit) {
   for (const [factory, [handler, stage, phase]] of Object.entries(handlers)) {
     const registry = new core.MiddlewareRegistry();
     registry.add(stage[phase], handler);
-    observed[factory] = { name: handler.name, describe: registry.describe(stage).map((entry) => entry.name), explain: registry.explain(stage) };
+    observed[factory] = {
+      name: handler.name,
+      describe: registry.describe(stage).map((entry) => entry.name),
+      explain: registry.explain(stage),
+    };
   }
   return observed;
 }
