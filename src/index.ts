@@ -28,6 +28,28 @@ export type { SystemContentBlock, SystemPrompt } from './system-prompt';
 export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './invoke/instrumentation';
 export { createContributionKey } from './registry/contribution';
 export type { Contribution, ContributionKey, ContributionKeyOptions } from './registry/contribution';
-export type { AnyStage, ContextOf, EventOf, MiddlewareStage, Phase, PhaseToken, ResultOf, Schema, StageOptions, Target } from './stage/types';
-export type { AddOptions, Disposer, HandlerOf, HandlerRun, InputHandler, Next, OutputHandler, Registration, WrapHandler, WrapRun } from './stage/handler-types';
+export type {
+  AnyStage,
+  ContextOf,
+  EventOf,
+  MiddlewareStage,
+  Phase,
+  PhaseToken,
+  ResultOf,
+  Schema,
+  StageOptions,
+  Target,
+} from './stage/types';
+export type {
+  AddOptions,
+  Disposer,
+  HandlerOf,
+  HandlerRun,
+  InputHandler,
+  Next,
+  OutputHandler,
+  Registration,
+  WrapHandler,
+  WrapRun,
+} from './stage/handler-types';
 export type { InvokeOptions, StateBinding, Terminal, TerminalArgument, TerminalOf, TerminalRun } from './stage/invoke-types';

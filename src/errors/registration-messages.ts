@@ -22,7 +22,8 @@ export function unknownTarget(call: string, target: unknown): MiddlewareError {
   let looksLike = '';
   try {
     if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
-      looksLike = ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
+      looksLike =
+        ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
     }
   } catch {
     // A proxy whose traps throw gets the plain message.
@@ -36,12 +37,20 @@ export function unknownTarget(call: string, target: unknown): MiddlewareError {
 
 /** A call that runs or describes a stage got one of its phase tokens. */
 export function phaseTokenNotStage(call: string, stage: string, phase: Phase): MiddlewareError {
-  return error('ERR_UNKNOWN_PHASE', { stage, phase: 'register' }, `${call} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`);
+  return error(
+    'ERR_UNKNOWN_PHASE',
+    { stage, phase: 'register' },
+    `${call} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`,
+  );
 }
 
 /** A registration's options are of the wrong shape. */
 export function invalidRegistration(call: string, culprit: Culprit, problem: string): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', culprit, `${call}: ${problem} (${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}").`);
+  return error(
+    'ERR_INVALID_OPTIONS',
+    culprit,
+    `${call}: ${problem} (${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}").`,
+  );
 }
 
 /** An id registered twice without `replace: true`, or twice in one per-invoke list (`sibling`). */
@@ -65,11 +74,20 @@ export function invalidContributionKey(problem: string): MiddlewareError {
 
 /** `provide` or `contributions` got something that is not a contribution key. */
 export function notAContributionKey(call: string, value: unknown): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', { phase: 'register' }, `${call} expects a key from createContributionKey(), got ${describeValue(value)}.`);
+  return error(
+    'ERR_INVALID_OPTIONS',
+    { phase: 'register' },
+    `${call} expects a key from createContributionKey(), got ${describeValue(value)}.`,
+  );
 }
 
 /** A key's `identify` gave something that is not an id for a value a bundle provided. */
-export function invalidContributionId(call: string, key: { readonly name: string; readonly stage: string | undefined }, id: unknown, value: unknown): MiddlewareError {
+export function invalidContributionId(
+  call: string,
+  key: { readonly name: string; readonly stage: string | undefined },
+  id: unknown,
+  value: unknown,
+): MiddlewareError {
   return error(
     'ERR_INVALID_OPTIONS',
     { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
@@ -98,12 +116,20 @@ export function duplicateContribution(
 
 /** `registry.use` got something that is not a bundle. */
 export function notABundle(value: unknown): MiddlewareError {
-  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`);
+  return error(
+    'ERR_INVALID_HANDLER',
+    { phase: 'register' },
+    `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`,
+  );
 }
 
 /** `registry.instrument` got something that is not an instrumentation. */
 export function notAnInstrumentation(value: unknown): MiddlewareError {
-  return error('ERR_INVALID_HANDLER', { phase: 'register' }, `registry.instrument expects { name, invoke(info) }, got ${describeValue(value)}.`);
+  return error(
+    'ERR_INVALID_HANDLER',
+    { phase: 'register' },
+    `registry.instrument expects { name, invoke(info) }, got ${describeValue(value)}.`,
+  );
 }
 
 /** Ordering constraints of one stage and phase form a cycle; `cycle` names it, each before the next, its first again at the end. */

@@ -166,7 +166,12 @@ export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | und
  * `throw()` rejects with its error (an error thrown while closing comes
  * first), and `return()` ends.
  */
-export async function stopInvoke(run: InvokeRun, outermost: LayerGenerator | undefined, rethrow: boolean, error: unknown): Promise<IteratorReturnResult<void>> {
+export async function stopInvoke(
+  run: InvokeRun,
+  outermost: LayerGenerator | undefined,
+  rethrow: boolean,
+  error: unknown,
+): Promise<IteratorReturnResult<void>> {
   const closing = closeOpen(run, outermost);
   // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
   const failure = closing === undefined ? undefined : await closing;

@@ -58,7 +58,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
   readonly #run: InvokeRun;
 
   /** Prepares the invoke; nothing runs until the first `next()`. */
-  constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown, unknown>, options: InvokeOptions<unknown>) {
+  constructor(chain: ResolvedChain, context: unknown, terminal: Terminal<unknown, unknown>, options: InvokeOptions) {
     super();
     this.#run = new InvokeRun(chain, context, terminal, options.state, options.signal);
     this.signal = options.signal;

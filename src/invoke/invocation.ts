@@ -47,7 +47,7 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
     const status = this.status;
     const signal = this.signal;
     // Stryker disable next-line ConditionalExpression,BlockStatement: the per-event shortcut; step() delivers the same (test/invoke/native-pull.test.ts pins that), only slower.
-    if (status === RUNNING && this.native && this.queued === undefined && (signal === undefined || !signal.aborted)) {
+    if (status === RUNNING && this.native && this.queued === undefined && (!signal?.aborted)) {
       return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     }
     if (status === IDLE) return this.begin();

@@ -12,14 +12,13 @@ import type { Registration } from '../stage/handler-types';
 import type { InvokeOptions } from '../stage/invoke-types';
 import type { AnyStage } from '../stage/types';
 
-
 /**
  * Checks the arguments of `invoke()` and `run()` before anything runs.
  *
  * @throws MiddlewareError `ERR_UNKNOWN_PHASE` when `stage` is not a stage, `ERR_INVALID_HANDLER` when `terminal` is
  *   not a function, `ERR_INVALID_OPTIONS` for options of the wrong shape.
  */
-export function checkInvoke(stage: AnyStage, terminal: unknown, options: InvokeOptions<unknown>): void {
+export function checkInvoke(stage: AnyStage, terminal: unknown, options: InvokeOptions): void {
   stageOf(stage, 'registry.invoke');
   if (typeof terminal !== 'function') throw notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
   checkInvokeOptions(stage.name, options);

@@ -75,7 +75,8 @@ export class ChainCache {
     }
     const scopes = scope.chain;
     const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
-    if (perInvoke === undefined) this.cache.set(stage, { version, structure: scope.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
+    if (perInvoke === undefined)
+      this.cache.set(stage, { version, structure: scope.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
     return chain;
   }
 }

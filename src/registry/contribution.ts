@@ -164,7 +164,17 @@ export function resolveContributions(name: string, scopes: readonly Scope[]): re
         if (existing !== undefined) throw duplicated(stored, existing, true);
         seen.set(stored.id, stored);
       }
-      entries.push(Object.freeze({ key: name, id: stored.id, value: stored.value, position: entries.length, source: depth === 0 ? 'bundle' : 'scope', bundle: stored.bundle, depth }));
+      entries.push(
+        Object.freeze({
+          key: name,
+          id: stored.id,
+          value: stored.value,
+          position: entries.length,
+          source: depth === 0 ? 'bundle' : 'scope',
+          bundle: stored.bundle,
+          depth,
+        }),
+      );
     }
   });
   return Object.freeze(entries);

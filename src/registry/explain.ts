@@ -48,7 +48,11 @@ function label(entry: ChainEntry): string {
 }
 
 /** The text of `registry.explain()`: the chain, then the contributions in scope of each key shown with the stage (MW-056). */
-export function explainStage(stageName: string, entries: readonly ChainEntry[], provided: readonly (readonly [string, readonly Contribution<unknown>[]])[]): string {
+export function explainStage(
+  stageName: string,
+  entries: readonly ChainEntry[],
+  provided: readonly (readonly [string, readonly Contribution<unknown>[]])[],
+): string {
   const lines = [explainChain(stageName, entries)];
   for (const [name, contributions] of provided) if (contributions.length > 0) lines.push(...explainContributions(name, contributions));
   return lines.join('\n');

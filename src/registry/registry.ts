@@ -167,7 +167,9 @@ export class MiddlewareRegistry {
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
     // describe() first: it rejects a value that is not a stage before its name is read.
     const entries = this.describe(stage, options);
-    const provided = this.scope.keysShownWith(stage).map((name) => [name, this.contributions({ name, identify: undefined, stage })] as const);
+    const provided = this.scope
+      .keysShownWith(stage)
+      .map((name) => [name, this.contributions({ name, identify: undefined, stage })] as const);
     return explainStage(stage.name, entries, provided);
   }
 
@@ -199,7 +201,12 @@ export class MiddlewareRegistry {
   ): AsyncGenerator<TEvent, void, undefined> {
     checkInvoke(stage, terminal, options);
     const chain = this.chains.resolve(this.scope, stage, options.use);
-    return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown, unknown>, options as InvokeOptions<unknown>);
+    return new Invocation<TEvent>(
+      chain,
+      context,
+      terminal as unknown as Terminal<unknown, unknown>,
+      options,
+    );
   }
 
   /**

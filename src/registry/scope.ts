@@ -83,7 +83,8 @@ export class RegistryScope implements Scope {
   removeFirst(stage: AnyStage, phase: Phase, handler: unknown): boolean {
     let first: StoredRegistration | undefined;
     for (const registration of this.byStage.get(stage) ?? []) {
-      if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq)) first = registration;
+      if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq))
+        first = registration;
     }
     return first !== undefined && this.unregister(first);
   }
@@ -91,7 +92,7 @@ export class RegistryScope implements Scope {
   /** Removes a registration; false when it is no longer stored. */
   unregister(registration: StoredRegistration): boolean {
     const set = this.byStage.get(registration.stage);
-    if (set === undefined || !set.delete(registration)) return false;
+    if (!set?.delete(registration)) return false;
     if (set.size === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
     if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);

@@ -35,10 +35,7 @@ export interface NextOptions {
  * Runs the rest of the chain (inner Wrap handlers, then the terminal) and
  * returns its events. Without a context it passes on the context the handler received.
  */
-export type Next<TContext, TEvent> = (
-  context?: TContext,
-  options?: NextOptions,
-) => AsyncGenerator<TEvent, void, undefined>;
+export type Next<TContext, TEvent> = (context?: TContext, options?: NextOptions) => AsyncGenerator<TEvent, void, undefined>;
 
 /** What a Wrap handler learns about the invoke it runs in. */
 export interface WrapRun {
@@ -51,11 +48,7 @@ export interface WrapRun {
 }
 
 /** An async-generator layer around the terminal: may short-circuit, retry, filter or rewrite. */
-export type WrapHandler<TContext, TEvent> = (
-  context: TContext,
-  next: Next<TContext, TEvent>,
-  run: WrapRun,
-) => AsyncIterable<TEvent>;
+export type WrapHandler<TContext, TEvent> = (context: TContext, next: Next<TContext, TEvent>, run: WrapRun) => AsyncIterable<TEvent>;
 
 /** Transforms the final result. Must return a {@link MiddlewareResult}. */
 export type OutputHandler<TResult> = (
@@ -98,5 +91,4 @@ export type HandlerOf<TTarget> =
 
 /** One registration given per invoke: `[target, handler, options?]`. */
 export type Registration<TTarget extends Target = Target> =
-  | readonly [TTarget, HandlerOf<TTarget>]
-  | readonly [TTarget, HandlerOf<TTarget>, AddOptions];
+  readonly [TTarget, HandlerOf<TTarget>] | readonly [TTarget, HandlerOf<TTarget>, AddOptions];

@@ -21,10 +21,7 @@ export interface TerminalRun<TState> {
 }
 
 /** The framework's own step: the innermost function the chain wraps. */
-export type Terminal<TContext, TEvent, TState = unknown> = (
-  context: TContext,
-  run: TerminalRun<TState>,
-) => AsyncIterable<TEvent>;
+export type Terminal<TContext, TEvent, TState = unknown> = (context: TContext, run: TerminalRun<TState>) => AsyncIterable<TEvent>;
 
 /**
  * The state a terminal's `run.state` can hold: without a `state` option
@@ -69,9 +66,7 @@ export interface StateBinding<TState> {
 
 /** The terminal type of a stage, for a given state type. */
 export type TerminalOf<TStage, TState = unknown> =
-  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer TEvent>
-    ? Terminal<TContext, TEvent, TState>
-    : never;
+  TStage extends MiddlewareStage<infer TContext, infer _TResult, infer TEvent> ? Terminal<TContext, TEvent, TState> : never;
 
 /** Options of `invoke` and `run`. */
 export interface InvokeOptions<TState = unknown> {

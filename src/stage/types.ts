@@ -106,5 +106,4 @@ export type ContextOf<TStage> = TStage extends MiddlewareStage<infer TContext, i
 export type ResultOf<TStage> = TStage extends MiddlewareStage<infer _TContext, infer TResult, infer _TEvent> ? TResult : never;
 
 /** The event type of a stage. */
-export type EventOf<TStage> =
-  TStage extends MiddlewareStage<infer _TContext, infer _TResult, infer TEvent> ? TEvent : never;
+export type EventOf<TStage> = TStage extends MiddlewareStage<infer _TContext, infer _TResult, infer TEvent> ? TEvent : never;

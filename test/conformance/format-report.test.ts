@@ -6,7 +6,10 @@ describe('formatReport', () => {
   it('writes one line per case, what differed, the rules and the conformance', async () => {
     const failing = caseById('core-short-circuit');
     (failing.expect as Record<string, unknown>).trace = [];
-    const report = await runConformance([failing, caseById('registry-explain'), caseById('agent-busy')], claiming({ kinds: ['chain'], builtins: [] }));
+    const report = await runConformance(
+      [failing, caseById('registry-explain'), caseById('agent-busy')],
+      claiming({ kinds: ['chain'], builtins: [] }),
+    );
     expect(formatReport(report)).toEqual(
       [
         'conformance of staged-middleware (protocol 1)',
@@ -32,7 +35,11 @@ describe('formatReport', () => {
   });
 
   it('says when the run was filtered and shows an absent value as absent', async () => {
-    const report = await runConformance([chainCase({ terminal: { calls: [[{ yield: { result: true } }]] }, expect: { events: [{ result: true }], explain: 'x' } })], libraryTarget(), { cases: ['self-check'] });
+    const report = await runConformance(
+      [chainCase({ terminal: { calls: [[{ yield: { result: true } }]] }, expect: { events: [{ result: true }], explain: 'x' } })],
+      libraryTarget(),
+      { cases: ['self-check'] },
+    );
     expect(formatReport(report).split('\n').slice(2, 9)).toEqual([
       '  filters: {"cases":["self-check"]}',
       '',

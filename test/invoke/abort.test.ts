@@ -212,8 +212,14 @@ describe('MiddlewareRegistry.invoke', () => {
     });
 
     it.each([
-      ['a plain error carrying the code ERR_ABORTED and the reason as cause', (reason: unknown) => Object.assign(new Error('aborted'), { code: 'ERR_ABORTED', cause: reason })],
-      ['a MiddlewareError of another code with the reason as cause', (reason: unknown) => new MiddlewareError({ code: 'ERR_INVALID_EVENT', message: 'rewrapped', cause: reason })],
+      [
+        'a plain error carrying the code ERR_ABORTED and the reason as cause',
+        (reason: unknown) => Object.assign(new Error('aborted'), { code: 'ERR_ABORTED', cause: reason }),
+      ],
+      [
+        'a MiddlewareError of another code with the reason as cause',
+        (reason: unknown) => new MiddlewareError({ code: 'ERR_INVALID_EVENT', message: 'rewrapped', cause: reason }),
+      ],
     ])('gives the consumer a genuine ERR_ABORTED when a handler rethrows the abort as %s', async (_label, rewrap) => {
       const controller = new AbortController();
       const registry = new MiddlewareRegistry();
@@ -227,10 +233,15 @@ describe('MiddlewareRegistry.invoke', () => {
         }
       });
       const error = await failure(
-        registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-          controller.abort('user left');
-          throw run.signal.reason;
-        }, { signal: controller.signal }),
+        registry.run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal(_context, run) {
+            controller.abort('user left');
+            throw run.signal.reason;
+          },
+          { signal: controller.signal },
+        ),
       );
       expect(error === rethrown).toBe(false);
       expectAborted(error, 'user left');
@@ -308,10 +319,15 @@ describe('MiddlewareRegistry.invoke', () => {
         yield* next(undefined, { signal: undefined } as never);
       });
       const seen: boolean[] = [];
-      const result = await registry.run(Stage, { prompt: 'x' }, async function* terminal(_context, run) {
-        seen.push(run.signal === controller.signal);
-        yield 'done';
-      }, { signal: controller.signal });
+      const result = await registry.run(
+        Stage,
+        { prompt: 'x' },
+        async function* terminal(_context, run) {
+          seen.push(run.signal === controller.signal);
+          yield 'done';
+        },
+        { signal: controller.signal },
+      );
       expect({ result, seen }).toEqual({ result: 'done', seen: [true] });
     });
 

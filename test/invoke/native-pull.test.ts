@@ -356,23 +356,26 @@ describe('MiddlewareRegistry.invoke', () => {
         (error: unknown) => (error as Error).message,
         'refused',
       ],
-    ])('on %s, rejects the pull, reports the error to the instrumentation and ends every later pull', async (_label, arrange, describeError, expected) => {
-      const registry = new MiddlewareRegistry();
-      const outcomes: unknown[] = [];
-      registry.instrument({ name: 'outcomes', invoke: () => ({ end: (outcome) => outcomes.push(outcome) }) });
-      arrange(registry);
-      const events = registry.invoke(Plain, { prompt: 'x' }, async function* terminal() {
-        yield 'answer';
-      });
-      let thrown: unknown;
-      try {
-        await events.next();
-      } catch (error) {
-        thrown = error;
-      }
-      expect(describeError(thrown)).toEqual(expected);
-      expect(outcomes).toEqual([{ status: 'error', error: thrown }]);
-      expect(await events.next()).toEqual({ value: undefined, done: true });
-    });
+    ])(
+      'on %s, rejects the pull, reports the error to the instrumentation and ends every later pull',
+      async (_label, arrange, describeError, expected) => {
+        const registry = new MiddlewareRegistry();
+        const outcomes: unknown[] = [];
+        registry.instrument({ name: 'outcomes', invoke: () => ({ end: (outcome) => outcomes.push(outcome) }) });
+        arrange(registry);
+        const events = registry.invoke(Plain, { prompt: 'x' }, async function* terminal() {
+          yield 'answer';
+        });
+        let thrown: unknown;
+        try {
+          await events.next();
+        } catch (error) {
+          thrown = error;
+        }
+        expect(describeError(thrown)).toEqual(expected);
+        expect(outcomes).toEqual([{ status: 'error', error: thrown }]);
+        expect(await events.next()).toEqual({ value: undefined, done: true });
+      },
+    );
   });
 });

@@ -84,7 +84,11 @@ describe('ReleasingChain', () => {
   it('passes the very error thrown in on, not the failure of closing, for a chain without throw() whose return() fails', async () => {
     const { forgotten, owner: chainOwner } = owner();
     const closing = new Error('return failed');
-    const iterator = { [Symbol.asyncIterator]: () => iterator, next: () => ({ value: 'a', done: false }), return: () => Promise.reject(closing) };
+    const iterator = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: () => ({ value: 'a', done: false }),
+      return: () => Promise.reject(closing),
+    };
     const chain = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
     const thrown = new Error('thrown in');
     expect([await failure(chain.throw(thrown)), forgotten.length]).toEqual([thrown, 1]);

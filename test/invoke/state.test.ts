@@ -213,9 +213,19 @@ describe('MiddlewareRegistry.invoke', () => {
   describe('state when nothing may be written', () => {
     it('fails with ERR_INVALID_HANDLER naming the terminal, writing nothing, when the terminal returns no stream', async () => {
       const { binding, writes } = store(initial());
-      const error = await failure(new MiddlewareRegistry().run(Stage, { prompt: 'x' }, (() => null) as unknown as Terminal<Context, string, ModelState>, { state: binding }));
+      const error = await failure(
+        new MiddlewareRegistry().run(Stage, { prompt: 'x' }, (() => null) as unknown as Terminal<Context, string, ModelState>, {
+          state: binding,
+        }),
+      );
       const { code, stage, phase, handler } = error as MiddlewareError;
-      expect({ code, stage, phase, handler, writes }).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'terminal', handler: 'terminal', writes: [] });
+      expect({ code, stage, phase, handler, writes }).toEqual({
+        code: 'ERR_INVALID_HANDLER',
+        stage: 'model',
+        phase: 'terminal',
+        handler: 'terminal',
+        writes: [],
+      });
     });
 
     it('writes nothing when the invoke fails', async () => {

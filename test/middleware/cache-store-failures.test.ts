@@ -17,7 +17,10 @@ describe('cache', () => {
     const storeDown = new Error('store down');
 
     /** A map-backed store whose listed methods fail: by throwing, or by returning a rejected promise. */
-    function failingStore(failing: Partial<Record<'get' | 'set' | 'delete', 'throws' | 'rejects'>>, entries: Record<string, CacheEntry> = {}) {
+    function failingStore(
+      failing: Partial<Record<'get' | 'set' | 'delete', 'throws' | 'rejects'>>,
+      entries: Record<string, CacheEntry> = {},
+    ) {
       const saved = new Map(Object.entries(entries));
       const run = <T>(operation: 'get' | 'set' | 'delete', work: () => T): T | Promise<T> => {
         if (failing[operation] === 'throws') throw storeDown;
@@ -40,20 +43,32 @@ describe('cache', () => {
       { operation: 'set', how: 'rejects', entries: {}, stored: false },
       { operation: 'delete', how: 'throws', entries: { hi: stale }, stored: true },
       { operation: 'delete', how: 'rejects', entries: { hi: stale }, stored: true },
-    ] as const)('reports a store.$operation that $how to onError and answers the call from the inner chain', async ({ operation, how, entries, stored }) => {
-      const { store, saved } = failingStore({ [operation]: how }, entries);
-      const reports: [unknown, CacheErrorInfo][] = [];
-      const terminal = scriptedTerminal([[chunk('a'), answer('fresh')]]);
-      const run = await runStage(ModelStage, {
-        context,
-        terminal,
-        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store, ttlMs: 1_000, timers: manualTimers(), onError: (error, info) => reports.push([error, info]) })]],
-      });
-      expect([run.events, run.error]).toEqual([[chunk('a'), answer('fresh')], undefined]);
-      expect(reports.map(([error, info]) => [error, info.operation, info.key, info.run.stage, info.run.handler])).toEqual([[storeDown, operation, 'hi', ModelStage, 'cache']]);
-      expect(reports[0]?.[0]).toBe(storeDown);
-      expect(saved.get('hi')).toEqual(stored ? { events: [chunk('a'), answer('fresh')], expiresAt: WALL_CLOCK_START + 1_000 } : undefined);
-    });
+    ] as const)(
+      'reports a store.$operation that $how to onError and answers the call from the inner chain',
+      async ({ operation, how, entries, stored }) => {
+        const { store, saved } = failingStore({ [operation]: how }, entries);
+        const reports: [unknown, CacheErrorInfo][] = [];
+        const terminal = scriptedTerminal([[chunk('a'), answer('fresh')]]);
+        const run = await runStage(ModelStage, {
+          context,
+          terminal,
+          handlers: [
+            [
+              ModelStage.Wrap,
+              cache({ key: byPrompt, store, ttlMs: 1_000, timers: manualTimers(), onError: (error, info) => reports.push([error, info]) }),
+            ],
+          ],
+        });
+        expect([run.events, run.error]).toEqual([[chunk('a'), answer('fresh')], undefined]);
+        expect(reports.map(([error, info]) => [error, info.operation, info.key, info.run.stage, info.run.handler])).toEqual([
+          [storeDown, operation, 'hi', ModelStage, 'cache'],
+        ]);
+        expect(reports[0]?.[0]).toBe(storeDown);
+        expect(saved.get('hi')).toEqual(
+          stored ? { events: [chunk('a'), answer('fresh')], expiresAt: WALL_CLOCK_START + 1_000 } : undefined,
+        );
+      },
+    );
 
     // A failing get used to fail the user's call with the store's error.
     it('still serves a call whose store is down for reads and writes', async () => {
@@ -62,19 +77,28 @@ describe('cache', () => {
       const terminal = scriptedTerminal([[answer('1')], [answer('2')]]);
       const registry = new MiddlewareRegistry();
       registry.add(ModelStage.Wrap, cache({ key: byPrompt, store, onError: (_error, info) => reports.push(info.operation) }));
-      expect([await registry.run(ModelStage, context, terminal), await registry.run(ModelStage, context, terminal)]).toEqual([answer('1'), answer('2')]);
+      expect([await registry.run(ModelStage, context, terminal), await registry.run(ModelStage, context, terminal)]).toEqual([
+        answer('1'),
+        answer('2'),
+      ]);
       expect(reports).toEqual(['get', 'set', 'get', 'set']);
     });
 
     it('writes one console.warn line per failure without onError, naming neither the key nor the events', async () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
       const { store } = failingStore({ get: 'throws', set: 'rejects' });
-      await runStage(ModelStage, { context: { prompt: 'secret prompt' }, terminal: scriptedTerminal([[answer('a')]]), handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      await runStage(ModelStage, {
+        context: { prompt: 'secret prompt' },
+        terminal: scriptedTerminal([[answer('a')]]),
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       expect(warn.mock.calls).toEqual([
         [
           '[staged-middleware] cache: store.get() failed in Wrap handler "cache" of stage "model", so the call went to the inner chain uncached: store down. Pass options.onError to handle store failures yourself.',
         ],
-        ['[staged-middleware] cache: store.set() failed in Wrap handler "cache" of stage "model", so the result was not stored: store down. Pass options.onError to handle store failures yourself.'],
+        [
+          '[staged-middleware] cache: store.set() failed in Wrap handler "cache" of stage "model", so the result was not stored: store down. Pass options.onError to handle store failures yourself.',
+        ],
       ]);
     });
 
@@ -86,9 +110,15 @@ describe('cache', () => {
         },
         set: () => undefined,
       };
-      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('a')]]), handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('a')]]),
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       expect(warn.mock.calls).toEqual([
-        ['[staged-middleware] cache: store.get() failed in Wrap handler "cache" of stage "model", so the call went to the inner chain uncached: connection refused. Pass options.onError to handle store failures yourself.'],
+        [
+          '[staged-middleware] cache: store.get() failed in Wrap handler "cache" of stage "model", so the call went to the inner chain uncached: connection refused. Pass options.onError to handle store failures yourself.',
+        ],
       ]);
     });
 
@@ -124,11 +154,20 @@ describe('cache', () => {
     it.each<{ operation: string; store: CacheStore; delivered: unknown[] }>([
       { operation: 'get', store: { get: () => unanswered, set: () => undefined }, delivered: [] },
       { operation: 'set', store: { get: () => undefined, set: () => unanswered }, delivered: [answer('a')] },
-      { operation: 'delete', store: { get: () => ({ events: [answer('stale')], expiresAt: 0 }), set: () => undefined, delete: () => unanswered }, delivered: [] },
+      {
+        operation: 'delete',
+        store: { get: () => ({ events: [answer('stale')], expiresAt: 0 }), set: () => undefined, delete: () => unanswered },
+        delivered: [],
+      },
     ])('ends the wait for $operation with ERR_ABORTED as soon as the signal aborts', async ({ operation, store, delivered }) => {
       const controller = new AbortController();
       const terminal = scriptedTerminal([[answer('a')]]);
-      const running = runStage(ModelStage, { context, terminal, signal: controller.signal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      const running = runStage(ModelStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       await settle();
       controller.abort('user left');
       const run = await running;
@@ -144,16 +183,26 @@ describe('cache', () => {
       });
       const reports: string[] = [];
       const controller = new AbortController();
-      const events = cache<ModelContext>({ key: byPrompt, store: { get: () => late, set: () => undefined }, onError: (_error, info) => reports.push(info.operation) })(
-        context,
-        () => scriptedTerminal([[answer('a')]])(context, { stage: ModelStage, signal: controller.signal, state: undefined }),
-        { stage: ModelStage, signal: controller.signal, handler: 'cache' },
-      );
+      const events = cache<ModelContext>({
+        key: byPrompt,
+        store: { get: () => late, set: () => undefined },
+        onError: (_error, info) => reports.push(info.operation),
+      })(context, () => scriptedTerminal([[answer('a')]])(context, { stage: ModelStage, signal: controller.signal, state: undefined }), {
+        stage: ModelStage,
+        signal: controller.signal,
+        handler: 'cache',
+      });
       const pulled = events.next().catch((error: unknown) => error);
       await settle();
       controller.abort('user left');
       const error = await pulled;
-      expect(MiddlewareError.isInstance(error) && [error.code, error.stage, error.phase, error.handler, error.cause]).toEqual(['ERR_ABORTED', 'model', 'wrap', 'cache', 'user left']);
+      expect(MiddlewareError.isInstance(error) && [error.code, error.stage, error.phase, error.handler, error.cause]).toEqual([
+        'ERR_ABORTED',
+        'model',
+        'wrap',
+        'cache',
+        'user left',
+      ]);
       fail(new Error('too late'));
       await settle();
       expect(reports).toEqual([]);
@@ -162,7 +211,12 @@ describe('cache', () => {
     it('leaves no listener on the signal once the store answered', async () => {
       const controller = new AbortController();
       const store: CacheStore = { get: async () => undefined, set: async () => undefined };
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('a')]]), signal: controller.signal, handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('a')]]),
+        signal: controller.signal,
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store })]],
+      });
       expect([run.result, getEventListeners(controller.signal, 'abort')]).toEqual([answer('a'), []]);
     });
   });

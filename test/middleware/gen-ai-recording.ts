@@ -56,8 +56,16 @@ export const { UNSET, ERROR } = otel.SpanStatusCode;
 
 /** How the application hands tracing its OpenTelemetry: the span tree must be the same every way. */
 export const setups = [
-  { setup: 'api and tracer, with a context manager', contextManager: true, options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }) },
-  { setup: 'api and tracer, no context manager', contextManager: false, options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }) },
+  {
+    setup: 'api and tracer, with a context manager',
+    contextManager: true,
+    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }),
+  },
+  {
+    setup: 'api and tracer, no context manager',
+    contextManager: false,
+    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }),
+  },
   { setup: 'tracer only', contextManager: false, options: (tracer: otel.Tracer): TracingOptions => ({ tracer, now: () => 0 }) },
 ];
 
@@ -68,5 +76,5 @@ export function useContextManager(): void {
 
 /** Pulls every event of an agent run. */
 export async function drain(events: AsyncIterable<AgentEvent>): Promise<void> {
-  for await (const event of events) void event;
+  for await (const event of events) event;
 }

@@ -12,21 +12,32 @@ afterEach(() => {
 
 describe('tracing', () => {
   describe('when an error crosses several spans', () => {
-    it.each(setups)('records the exception once, on the innermost span, and marks every span it crossed ERROR ($setup)', async ({ contextManager, options }) => {
-      if (contextManager) useContextManager();
-      const { exporter, tracer } = recording();
-      const registry = new MiddlewareRegistry();
-      registry.instrument(tracing(options(tracer)));
-      const down = new Error('model down');
-      const agent = new Agent({ model: new NamedModel([failingTurn(down)]), registry });
-      await expect(agent.invoke('Hi')).rejects.toBe(down);
-      expect(tree(exporter.getFinishedSpans()).map(({ name, parent, status, attributes, events }) => [name, parent, status, attributes['error.type'], events])).toEqual([
-        ['invokeModel terminal', 'chat test-model', ERROR, undefined, [['exception', 'model down']]],
-        ['chat test-model', 'agentStream terminal', ERROR, 'Error', []],
-        ['agentStream terminal', 'invoke_agent agent', ERROR, undefined, []],
-        ['invoke_agent agent', undefined, ERROR, 'Error', []],
-      ]);
-    });
+    it.each(setups)(
+      'records the exception once, on the innermost span, and marks every span it crossed ERROR ($setup)',
+      async ({ contextManager, options }) => {
+        if (contextManager) useContextManager();
+        const { exporter, tracer } = recording();
+        const registry = new MiddlewareRegistry();
+        registry.instrument(tracing(options(tracer)));
+        const down = new Error('model down');
+        const agent = new Agent({ model: new NamedModel([failingTurn(down)]), registry });
+        await expect(agent.invoke('Hi')).rejects.toBe(down);
+        expect(
+          tree(exporter.getFinishedSpans()).map(({ name, parent, status, attributes, events }) => [
+            name,
+            parent,
+            status,
+            attributes['error.type'],
+            events,
+          ]),
+        ).toEqual([
+          ['invokeModel terminal', 'chat test-model', ERROR, undefined, [['exception', 'model down']]],
+          ['chat test-model', 'agentStream terminal', ERROR, 'Error', []],
+          ['agentStream terminal', 'invoke_agent agent', ERROR, undefined, []],
+          ['invoke_agent agent', undefined, ERROR, 'Error', []],
+        ]);
+      },
+    );
   });
 
   describe('when a tool asks a human (an interrupt)', () => {
@@ -38,11 +49,23 @@ describe('tracing', () => {
         spec: { name: 'approve', description: 'asks', inputSchema: { type: 'object' } },
         run: (_input, context) => context.interrupt({ name: 'ok?' }),
       };
-      const agent = new Agent({ model: new NamedModel([toolUseTurn([{ name: 'approve', input: {}, toolUseId: 'call-1' }])]), tools: [approve], registry });
+      const agent = new Agent({
+        model: new NamedModel([toolUseTurn([{ name: 'approve', input: {}, toolUseId: 'call-1' }])]),
+        tools: [approve],
+        registry,
+      });
       const result = await agent.invoke('Go');
       expect(result.stopReason).toBe('interrupt');
       const spans = tree(exporter.getFinishedSpans()).filter((span) => span.attributes['staged.stage'] === 'executeTool');
-      expect(spans.map(({ name, status, attributes, events }) => [name, status, attributes['staged.interrupted'], attributes['error.type'], events])).toEqual([
+      expect(
+        spans.map(({ name, status, attributes, events }) => [
+          name,
+          status,
+          attributes['staged.interrupted'],
+          attributes['error.type'],
+          events,
+        ]),
+      ).toEqual([
         ['executeTool terminal', UNSET, true, undefined, []],
         ['execute_tool approve', UNSET, true, undefined, []],
       ]);
@@ -58,7 +81,11 @@ describe('tracing', () => {
       { thrown: 'a MiddlewareError', model: () => brokenModel, type: 'ERR_INVALID_HANDLER' },
       { thrown: 'a TypeError', model: () => new NamedModel([failingTurn(new TypeError('bad'))]), type: 'TypeError' },
       { thrown: 'a string', model: () => new NamedModel([failingTurn('plain')]), type: '_OTHER' },
-      { thrown: 'an error with a code', model: () => new NamedModel([failingTurn(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))]), type: 'ECONNRESET' },
+      {
+        thrown: 'an error with a code',
+        model: () => new NamedModel([failingTurn(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))]),
+        type: 'ECONNRESET',
+      },
     ])('sets error.type from $thrown', async ({ model, type }) => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
@@ -99,7 +126,12 @@ describe('tracing', () => {
       const result = await new Agent({ model: new NamedModel([textTurn('never')]), registry }).invoke('Go');
       expect(result.stopReason).toBe('interrupt');
       const [agentSpan] = exporter.getFinishedSpans();
-      expect([agentSpan?.name, agentSpan?.status.code, agentSpan?.attributes['staged.interrupted'], agentSpan?.events.map((event) => [event.name, event.attributes])]).toEqual([
+      expect([
+        agentSpan?.name,
+        agentSpan?.status.code,
+        agentSpan?.attributes['staged.interrupted'],
+        agentSpan?.events.map((event) => [event.name, event.attributes]),
+      ]).toEqual([
         'invoke_agent agent',
         UNSET,
         true,

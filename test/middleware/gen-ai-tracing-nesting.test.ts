@@ -14,7 +14,7 @@ afterEach(() => {
 
 describe('tracing', () => {
   describe('two agent runs at once, traced by one tracing instance', () => {
-    it.each(setups)('nests each run\'s model and tool spans under its own run ($setup)', async ({ contextManager, options }) => {
+    it.each(setups)("nests each run's model and tool spans under its own run ($setup)", async ({ contextManager, options }) => {
       if (contextManager) useContextManager();
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
@@ -32,10 +32,19 @@ describe('tracing', () => {
       /** The name of the root span above a span. */
       const rootOf = (span: ReadableSpan): string => {
         let current = span;
-        for (let parent = byId.get(current.parentSpanContext?.spanId ?? ''); parent !== undefined; parent = byId.get(current.parentSpanContext?.spanId ?? '')) current = parent;
+        for (
+          let parent = byId.get(current.parentSpanContext?.spanId ?? '');
+          parent !== undefined;
+          parent = byId.get(current.parentSpanContext?.spanId ?? '')
+        )
+          current = parent;
         return current.name;
       };
-      const roots = (name: string) => spans.filter((span) => span.name === name).map(rootOf).sort();
+      const roots = (name: string) =>
+        spans
+          .filter((span) => span.name === name)
+          .map(rootOf)
+          .sort();
       expect([roots('chat test-model'), roots('execute_tool weather'), roots('turn')]).toEqual([
         ['invoke_agent first', 'invoke_agent first', 'invoke_agent second', 'invoke_agent second'],
         ['invoke_agent first', 'invoke_agent second'],
@@ -57,7 +66,9 @@ describe('tracing', () => {
         const parent = byId.get(span.parentSpanContext?.spanId ?? '');
         return `${parent?.name ?? 'none'}#${String(parent?.attributes['staged.attempt'])}`;
       };
-      return spans.filter((span) => span.name === 'chat test-model' || span.name === 'turn').map((span) => `${span.name} <- ${parentOf(span)}`);
+      return spans
+        .filter((span) => span.name === 'chat test-model' || span.name === 'turn')
+        .map((span) => `${span.name} <- ${parentOf(span)}`);
     }
 
     it('with a context manager, nests each model call and turn under the terminal call that made it', async () => {
@@ -105,12 +116,16 @@ describe('tracing', () => {
           return 'found';
         },
       };
-      const agent = new Agent({ model: new NamedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('Done.')]), tools: [lookup], registry });
+      const agent = new Agent({
+        model: new NamedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('Done.')]),
+        tools: [lookup],
+        registry,
+      });
       const caller = tracer.startSpan('request');
       const seenByConsumer = new Set<string | undefined>();
       await otel.context.with(otel.trace.setSpan(otel.context.active(), caller), async () => {
         for await (const event of agent.stream('Find it')) {
-          void event;
+          event;
           seenByConsumer.add((otel.trace.getActiveSpan() as unknown as ReadableSpan | undefined)?.name);
           await Promise.resolve();
         }
@@ -135,9 +150,19 @@ describe('tracing', () => {
         tracer.startSpan('mine').end();
         yield* next(context);
       });
-      await drain(new Agent({ model: new NamedModel([toolUseTurn([{ name: 'weather', input: {} }]), textTurn('Done.')]), tools: [new ScriptedTool({ name: 'weather', outcomes: [{ value: 1 }] })], registry }).stream('Go'));
+      await drain(
+        new Agent({
+          model: new NamedModel([toolUseTurn([{ name: 'weather', input: {} }]), textTurn('Done.')]),
+          tools: [new ScriptedTool({ name: 'weather', outcomes: [{ value: 1 }] })],
+          registry,
+        }).stream('Go'),
+      );
       const spans = tree(exporter.getFinishedSpans());
-      expect(spans.filter((span) => ['mine', 'executeTool mine', 'execute_tool weather'].includes(span.name)).map((span) => [span.name, span.parent])).toEqual([
+      expect(
+        spans
+          .filter((span) => ['mine', 'executeTool mine', 'execute_tool weather'].includes(span.name))
+          .map((span) => [span.name, span.parent]),
+      ).toEqual([
         ['mine', undefined],
         ['executeTool mine', 'execute_tool weather'],
         ['execute_tool weather', 'agentStream terminal'],

@@ -36,7 +36,11 @@ describe('LruStore', () => {
   describe('constructor', () => {
     it.each([0, 1.5, Number.NaN])('rejects maxEntries %s with ERR_INVALID_OPTIONS', (maxEntries) => {
       expect(() => new LruStore(maxEntries)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'LruStore', message: expect.stringContaining('maxEntries must be an integer') }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          handler: 'LruStore',
+          message: expect.stringContaining('maxEntries must be an integer'),
+        }),
       );
     });
   });

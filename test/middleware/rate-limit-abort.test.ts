@@ -16,7 +16,9 @@ describe('rateLimit', () => {
       registry.add(TextStage.Wrap, rateLimit({ minIntervalMs: 100, timers }));
       const controller = new AbortController();
       await registry.run(TextStage, context, scriptedTerminal([['first']]));
-      const waiting = registry.run(TextStage, context, scriptedTerminal([['never']]), { signal: controller.signal }).catch((error: unknown) => error);
+      const waiting = registry
+        .run(TextStage, context, scriptedTerminal([['never']]), { signal: controller.signal })
+        .catch((error: unknown) => error);
       await settle();
       expect(timers.pending()).toBe(1);
       controller.abort('gone');
@@ -169,7 +171,7 @@ describe('rateLimit', () => {
       clock = 100;
       due?.();
       // One promise turn later b's wait has ended (its abort listener is gone), but b has not resumed to call next().
-      queueMicrotask(() => b.abort('gone'));
+      queueMicrotask(() => { b.abort('gone'); });
       await settle();
       expect([starts, outcomes.get('b')]).toEqual([['a@0', 'c@100'], 'ERR_ABORTED gone']);
       await Promise.all(done);
@@ -183,7 +185,12 @@ describe('rateLimit', () => {
     it('never starts more than the bucket allows, in arrival order, and never keeps a caller waiting longer than the bucket requires', async () => {
       await fc.assert(
         fc.asyncProperty(
-          fc.constantFrom({ capacity: 1, intervalMs: 10 }, { capacity: 2, intervalMs: 10 }, { capacity: 3, intervalMs: 30 }, { capacity: 1, intervalMs: 7 }),
+          fc.constantFrom(
+            { capacity: 1, intervalMs: 10 },
+            { capacity: 2, intervalMs: 10 },
+            { capacity: 3, intervalMs: 30 },
+            { capacity: 1, intervalMs: 7 },
+          ),
           fc.array(caller, { minLength: 1, maxLength: 12 }),
           async ({ capacity, intervalMs }, callers) => {
             const timers = manualTimers();
@@ -192,7 +199,16 @@ describe('rateLimit', () => {
             // Arrivals at whole ms, aborts half a ms after their offset (-1: before arriving), so no abort ties with a start.
             const steps = callers.flatMap(({ arrival, abort }, index) => [
               { at: arrival, order: 1, index, act: () => void done.push(arrive(String(index), controllers[index]?.signal)) },
-              ...(abort === undefined ? [] : [{ at: abort === -1 ? arrival : arrival + abort + 0.5, order: abort === -1 ? 0 : 2, index, act: () => controllers[index]?.abort('gone') }]),
+              ...(abort === undefined
+                ? []
+                : [
+                    {
+                      at: abort === -1 ? arrival : arrival + abort + 0.5,
+                      order: abort === -1 ? 0 : 2,
+                      index,
+                      act: () => controllers[index]?.abort('gone'),
+                    },
+                  ]),
             ]);
             steps.sort((left, right) => left.at - right.at || left.order - right.order || left.index - right.index);
             const done: Promise<void>[] = [];
@@ -214,7 +230,9 @@ describe('rateLimit', () => {
               callers.map((_, index) => (started.some((start) => start.index === index) ? 'started' : 'ERR_ABORTED gone')),
             );
             // Arrival order: ties at one ms go by index, as they arrived.
-            const arrivalOrder = started.map(({ index }) => index).sort((left, right) => (callers[left]?.arrival ?? 0) - (callers[right]?.arrival ?? 0) || left - right);
+            const arrivalOrder = started
+              .map(({ index }) => index)
+              .sort((left, right) => (callers[left]?.arrival ?? 0) - (callers[right]?.arrival ?? 0) || left - right);
             expect(started.map(({ index }) => index)).toEqual(arrivalOrder);
             started.forEach(({ index, at }, position) => {
               // The bucket's level just before this start, from the starts before it (the bucket was full at 0).

@@ -16,7 +16,9 @@ export function startMany(registry: MiddlewareRegistry, count: number, now: () =
     starts.push(now());
     yield 'done';
   };
-  const runs = Array.from({ length: count }, () => registry.run(TextStage, context, terminal, signal === undefined ? {} : { signal }).catch((error: unknown) => error));
+  const runs = Array.from({ length: count }, () =>
+    registry.run(TextStage, context, terminal, signal === undefined ? {} : { signal }).catch((error: unknown) => error),
+  );
   return { starts, runs };
 }
 
@@ -41,4 +43,3 @@ export function activations(limiter: ReturnType<typeof rateLimit>, now: () => nu
   };
   return { starts, outcomes, arrive };
 }
-

@@ -13,7 +13,11 @@ describe('timeout', () => {
     it('is honoured in full, waited in slices of at most 2^31 - 1 ms', async () => {
       const timers = manualTimers();
       const terminal = scriptedTerminal([[waits(Infinity)]]);
-      const running = runStage(TextStage, { context, terminal, handlers: [[TextStage.Wrap, timeout(MAX_TIMER_DELAY_MS + 1_000, { timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        handlers: [[TextStage.Wrap, timeout(MAX_TIMER_DELAY_MS + 1_000, { timers })]],
+      });
       await settle();
       await timers.advance(MAX_TIMER_DELAY_MS + 999);
       expect([terminal.calls[0]?.signal.aborted, timers.delays]).toEqual([false, [MAX_TIMER_DELAY_MS, 1_000]]);
@@ -43,7 +47,12 @@ describe('timeout', () => {
       const timers = manualTimers();
       const controller = new AbortController();
       const terminal = scriptedTerminal([[waits(Infinity)]]);
-      const running = runStage(TextStage, { context, terminal, signal: controller.signal, handlers: [[TextStage.Wrap, timeout(1_000, { timers })]] });
+      const running = runStage(TextStage, {
+        context,
+        terminal,
+        signal: controller.signal,
+        handlers: [[TextStage.Wrap, timeout(1_000, { timers })]],
+      });
       await settle();
       controller.abort('user');
       const run = await running;
@@ -178,7 +187,9 @@ describe('timeout', () => {
       { options: null, problem: 'options must be' },
       { options: { timers: { setTimeout: () => 1 } }, problem: 'options.timers' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => timeout(100, options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'timeout', message: expect.stringContaining(problem) }));
+      expect(() => timeout(100, options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'timeout', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

@@ -14,7 +14,13 @@ describe('tracing', () => {
     it('makes the invoke span a child of the active span the API reports', async () => {
       const { exporter, tracer } = recordingTracer();
       const caller = tracer.startSpan('caller');
-      const api = { trace: otel.trace, context: { active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller), with: <T>(active: Context, fn: () => T): T => otel.context.with(active, fn) } };
+      const api = {
+        trace: otel.trace,
+        context: {
+          active: () => otel.trace.setSpan(otel.ROOT_CONTEXT, caller),
+          with: <T>(active: Context, fn: () => T): T => otel.context.with(active, fn),
+        },
+      };
       await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), instrument: [tracing({ api, tracer })] });
       caller.end();
       expect(tree(exporter.getFinishedSpans()).map((span) => [span.name, span.parent])).toEqual([
@@ -48,7 +54,12 @@ describe('tracing', () => {
           return span;
         },
       } as unknown as Tracer;
-      await runStage(ModelStage, { context, terminal: scriptedTerminal([[answer('x')]]), handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ tracer })] });
+      await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('x')]]),
+        handlers: [[ModelStage.Wrap, retry()]],
+        instrument: [tracing({ tracer })],
+      });
       const [invoke, outer, terminal] = started;
       expect(started.map((entry) => entry.name)).toEqual(['model', 'model retry', 'model terminal']);
       const parent = terminal?.parent as Context;
@@ -68,7 +79,12 @@ describe('tracing', () => {
       const nonRecording = otel.trace.wrapSpanContext(otel.INVALID_SPAN_CONTEXT);
       const span = { ...nonRecording, isRecording: () => false, end: () => void calls.push('end') } as unknown as Span;
       const tracer = { startSpan: (name: string) => (calls.push(`start ${name}`), span) } as unknown as Tracer;
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), handlers: [[ModelStage.Wrap, retry()]], instrument: [tracing({ tracer })] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[chunk('a'), answer('b')]]),
+        handlers: [[ModelStage.Wrap, retry()]],
+        instrument: [tracing({ tracer })],
+      });
       expect(run.events).toEqual([chunk('a'), answer('b')]);
       expect(calls).toEqual(['start model', 'end']);
     });
@@ -79,7 +95,11 @@ describe('tracing', () => {
     });
 
     it('runs the stage unchanged', async () => {
-      const run = await runStage(ModelStage, { context, terminal: scriptedTerminal([[chunk('a'), answer('b')]]), instrument: [tracing({ api: otel })] });
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[chunk('a'), answer('b')]]),
+        instrument: [tracing({ api: otel })],
+      });
       expect(run.events).toEqual([chunk('a'), answer('b')]);
     });
   });
@@ -87,23 +107,46 @@ describe('tracing', () => {
   describe('what it returns', () => {
     it('is a frozen instrumentation named tracing, for registry.instrument', () => {
       const instrumentation = tracing({ api: otel });
-      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual(['tracing', 'function', true]);
+      expect([instrumentation.name, typeof instrumentation.invoke, Object.isFrozen(instrumentation)]).toEqual([
+        'tracing',
+        'function',
+        true,
+      ]);
     });
   });
 
   describe('options', () => {
-    it.each([null, {}, { trace: {} }, { trace: otel.trace, context: { active: () => otel.ROOT_CONTEXT } }])('rejects api %j with ERR_INVALID_OPTIONS', (api) => {
-      expect(() => tracing({ api } as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options.api must be the OpenTelemetry API') }));
-    });
+    it.each([null, {}, { trace: {} }, { trace: otel.trace, context: { active: () => otel.ROOT_CONTEXT } }])(
+      'rejects api %j with ERR_INVALID_OPTIONS',
+      (api) => {
+        expect(() => tracing({ api } as never)).toThrow(
+          expect.objectContaining({
+            code: 'ERR_INVALID_OPTIONS',
+            handler: 'tracing',
+            message: expect.stringContaining('options.api must be the OpenTelemetry API'),
+          }),
+        );
+      },
+    );
 
-    it.each([{}, { now: () => 0 }, { api: undefined, tracer: undefined }])('rejects %j, which gives neither tracer nor api, saying what to pass', (options) => {
-      expect(() => tracing(options as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'tracing', message: expect.stringContaining('pass options.tracer (an OpenTelemetry Tracer') }),
-      );
-    });
+    it.each([{}, { now: () => 0 }, { api: undefined, tracer: undefined }])(
+      'rejects %j, which gives neither tracer nor api, saying what to pass',
+      (options) => {
+        expect(() => tracing(options as never)).toThrow(
+          expect.objectContaining({
+            code: 'ERR_INVALID_OPTIONS',
+            phase: 'register',
+            handler: 'tracing',
+            message: expect.stringContaining('pass options.tracer (an OpenTelemetry Tracer'),
+          }),
+        );
+      },
+    );
 
     it.each([undefined, null, 'otel'])('rejects options %j with ERR_INVALID_OPTIONS', (options) => {
-      expect(() => tracing(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options must be') }));
+      expect(() => tracing(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining('options must be') }),
+      );
     });
 
     it('accepts a tracer alone', () => {
@@ -117,7 +160,9 @@ describe('tracing', () => {
       { options: { tracer: null }, problem: 'options.tracer' },
       { options: { api: otel, now: 'performance' }, problem: 'options.now' },
     ])('rejects bad $problem with ERR_INVALID_OPTIONS', ({ options, problem }) => {
-      expect(() => tracing(options as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining(problem) }));
+      expect(() => tracing(options as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'tracing', message: expect.stringContaining(problem) }),
+      );
     });
   });
 });

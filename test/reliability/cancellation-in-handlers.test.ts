@@ -46,7 +46,7 @@ describe('MiddlewareRegistry.invoke', () => {
         try {
           started.open();
           await new Promise((_resolve, reject) => {
-            run.signal.addEventListener('abort', () => reject(run.signal.reason), { once: true });
+            run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true });
           });
           yield result('never');
         } finally {
@@ -90,7 +90,10 @@ describe('MiddlewareRegistry.invoke', () => {
       slow.open();
       const outcome = await pending;
       expectAborted(outcome.error, reason);
-      expect({ events: outcome.events, trace }).toEqual({ events: [], trace: ['layer:enter', 'terminal:enter', 'terminal:finally', 'layer:finally'] });
+      expect({ events: outcome.events, trace }).toEqual({
+        events: [],
+        trace: ['layer:enter', 'terminal:enter', 'terminal:finally', 'layer:finally'],
+      });
     });
   });
 
@@ -110,9 +113,12 @@ describe('MiddlewareRegistry.invoke', () => {
       const controller = new AbortController();
       const reason = new Error('stop');
       const started = gate();
-      const terminal = async function* listening(_context: string, run: { signal: AbortSignal }): AsyncGenerator<TestEvent, void, undefined> {
+      const terminal = async function* listening(
+        _context: string,
+        run: { signal: AbortSignal },
+      ): AsyncGenerator<TestEvent, void, undefined> {
         started.open();
-        await new Promise((_resolve, reject) => run.signal.addEventListener('abort', () => reject(run.signal.reason), { once: true }));
+        await new Promise((_resolve, reject) => { run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true }); });
         yield result('never');
       };
       const state = recordingState({ turns: 0 });

@@ -37,7 +37,8 @@ const rows: Row[] = [
   },
   {
     label: 'an Output handler returning the raw value',
-    setup: ({ registry, stage }) => void registry.add(stage.Output, ((result: { value: string }) => result.value) as never, { name: 'raw' }),
+    setup: ({ registry, stage }) =>
+      void registry.add(stage.Output, ((result: { value: string }) => result.value) as never, { name: 'raw' }),
     attempt: ({ invoke }) => invoke(),
     expected: { code: 'ERR_OUTPUT_CONTRACT', handler: 'raw' },
   },
@@ -49,12 +50,16 @@ const rows: Row[] = [
   },
   {
     label: 'an Output handler rejecting',
-    setup: (context) => void context.registry.add(context.stage.Output, (async () => Promise.reject(context.userError)) as never),
+    setup: (context) => void context.registry.add(context.stage.Output, (async () => Promise.reject(context.userError))),
     attempt: ({ invoke }) => invoke(),
     expected: 'user error',
   },
   // Terminals.
-  { label: 'a terminal that is not a function', attempt: ({ invoke }) => invoke('not a function'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
+  {
+    label: 'a terminal that is not a function',
+    attempt: ({ invoke }) => invoke('not a function'),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' },
+  },
   {
     label: 'a terminal throwing synchronously before yielding',
     attempt: (context) =>
@@ -63,8 +68,16 @@ const rows: Row[] = [
       }),
     expected: 'user error',
   },
-  { label: 'a terminal returning a string', attempt: ({ invoke }) => invoke(() => 'text'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
-  { label: 'a terminal returning a promise', attempt: ({ invoke }) => invoke(async () => 'text'), expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' } },
+  {
+    label: 'a terminal returning a string',
+    attempt: ({ invoke }) => invoke(() => 'text'),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' },
+  },
+  {
+    label: 'a terminal returning a promise',
+    attempt: ({ invoke }) => invoke(async () => 'text'),
+    expected: { code: 'ERR_INVALID_HANDLER', handler: 'terminal' },
+  },
   {
     label: 'a terminal yielding undefined',
     attempt: ({ invoke }) =>
@@ -83,10 +96,26 @@ const rows: Row[] = [
     expected: { code: 'ERR_NO_RESULT', handler: undefined },
   },
   // Invoke options.
-  { label: 'a signal that is not an AbortSignal', attempt: ({ invoke }) => invoke(good, { signal: { aborted: false } }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
-  { label: 'a state binding without set', attempt: ({ invoke }) => invoke(good, { state: { get: () => ({}) } }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
-  { label: 'a state that immer cannot draft', attempt: ({ invoke }) => invoke(good, { state: { get: () => 5, set: () => undefined } }), expected: { code: 'ERR_INVALID_STATE', handler: undefined } },
-  { label: 'a per-invoke registration that is not a tuple', attempt: ({ invoke }) => invoke(good, { use: [{ handler: pass }] }), expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined } },
+  {
+    label: 'a signal that is not an AbortSignal',
+    attempt: ({ invoke }) => invoke(good, { signal: { aborted: false } }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined },
+  },
+  {
+    label: 'a state binding without set',
+    attempt: ({ invoke }) => invoke(good, { state: { get: () => ({}) } }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined },
+  },
+  {
+    label: 'a state that immer cannot draft',
+    attempt: ({ invoke }) => invoke(good, { state: { get: () => 5, set: () => undefined } }),
+    expected: { code: 'ERR_INVALID_STATE', handler: undefined },
+  },
+  {
+    label: 'a per-invoke registration that is not a tuple',
+    attempt: ({ invoke }) => invoke(good, { use: [{ handler: pass }] }),
+    expected: { code: 'ERR_INVALID_OPTIONS', handler: undefined },
+  },
   {
     label: 'a per-invoke registration for another stage',
     attempt: ({ invoke }) => invoke(good, { use: [[createStage('other').Wrap, pass, { name: 'elsewhere' }]] }),

@@ -27,7 +27,7 @@ export function context(stage: Stage = createStage<{ topic: string }, string, st
   const writes: unknown[] = [];
   const state = { get: () => ({ turns: 0 }), set: (next: { turns: number }) => void writes.push(next) };
   const invoke = (terminal: unknown = good, options: Record<string, unknown> = {}) =>
-    registry.invoke(stage, { topic: 'x' }, terminal as never, { state, ...options } as never);
+    registry.invoke(stage, { topic: 'x' }, terminal as never, { state, ...options });
   return { registry, stage, state, writes, userError: new Error('user code failed'), invoke };
 }
 

@@ -32,7 +32,11 @@ describe('MiddlewareRegistry', () => {
       } catch (caught) {
         error = caught;
       }
-      expect({ code: (error as MiddlewareError).code, handler: (error as MiddlewareError).handler, terminalCalls: terminal.mock.calls.length }).toEqual({
+      expect({
+        code: (error as MiddlewareError).code,
+        handler: (error as MiddlewareError).handler,
+        terminalCalls: terminal.mock.calls.length,
+      }).toEqual({
         code: 'ERR_NEXT_AFTER_SETTLE',
         handler: 'keeper',
         terminalCalls: 1,
@@ -62,7 +66,9 @@ describe('MiddlewareRegistry', () => {
 
     it('keeps the zod issues of a result schema failure in cause', async () => {
       const setup = context(stage);
-      const error = (await capture(() => setup.registry.invoke(stage, { topic: 'a long topic' }, short, { state: setup.state }))) as MiddlewareError;
+      const error = (await capture(() =>
+        setup.registry.invoke(stage, { topic: 'a long topic' }, short, { state: setup.state }),
+      )) as MiddlewareError;
       expect({ code: error.code, issues: (error.cause as z.ZodError).issues.map((issue) => issue.code), writes: setup.writes }).toEqual({
         code: 'ERR_RESULT_INVALID',
         issues: ['too_small'],

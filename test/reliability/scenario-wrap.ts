@@ -13,10 +13,19 @@ function caughtLabel(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-type AnyWrap = (context: string, next: (context?: string) => AsyncGenerator<unknown, void, undefined>) => AsyncGenerator<unknown, void, undefined>;
+type AnyWrap = (
+  context: string,
+  next: (context?: string) => AsyncGenerator<unknown, void, undefined>,
+) => AsyncGenerator<unknown, void, undefined>;
 
 /** The Wrap handler of `behaviour`, for registration `index` (labelled `label`). */
-export function wrapHandler(behaviour: WrapBehaviour, index: number, label: string, trace: string[], fail: (what: string) => UserError): AnyWrap {
+export function wrapHandler(
+  behaviour: WrapBehaviour,
+  index: number,
+  label: string,
+  trace: string[],
+  fail: (what: string) => UserError,
+): AnyWrap {
   switch (behaviour.kind) {
     case 'pass':
       return async function* pass(_context, next) {

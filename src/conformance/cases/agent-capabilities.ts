@@ -18,13 +18,18 @@ export const AGENT_CAPABILITIES = {
   modelState: 'the loop keeps a model state, readable and assignable, bound as the state of every InvokeModelStage invoke (MW-108)',
   invocationState: "a run takes the caller's invocation state and shares it with every handler and tool (MW-105)",
   rollback: 'a run that fails leaves the conversation and the model state as they were (MW-116)',
-  agentStream: 'a run is one AgentStreamStage invoke ending with an agentResult event (MW-103, MW-119), and what the loop hands out is frozen (MW-105)',
-  interrupts: 'tools and handlers can halt a run with interrupt(), one question or several at once, external tools halt it for the caller, interrupt events come as questions are raised, and a later run resumes it (MW-113, MW-114, MW-132, MW-133, MW-135)',
+  agentStream:
+    'a run is one AgentStreamStage invoke ending with an agentResult event (MW-103, MW-119), and what the loop hands out is frozen (MW-105)',
+  interrupts:
+    'tools and handlers can halt a run with interrupt(), one question or several at once, external tools halt it for the caller, interrupt events come as questions are raised, and a later run resumes it (MW-113, MW-114, MW-132, MW-133, MW-135)',
   cancel: "a run ends with stopReason 'cancelled' when cancelled or when its signal aborts (MW-115)",
   runChecks: 'a run copies and checks what it is given and refuses a second run while one is going (MW-106, MW-117)',
-  turnControl: "the loop invokes TurnStage after each turn and acts on its decision, and a run stopped early (by a turn decision, stopReason 'stopped', or by an AgentStreamStage Wrap handler) keeps its input and completed turns (MW-125 – MW-128)",
-  agentInterrupts: "the AgentStreamStage context's interrupt() halts the whole run, responses may be given with a fresh run's input, a run's responses live as long as the run and its resumes, and a question after the result is refused (MW-131, MW-134)",
-  snapshots: 'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
+  turnControl:
+    "the loop invokes TurnStage after each turn and acts on its decision, and a run stopped early (by a turn decision, stopReason 'stopped', or by an AgentStreamStage Wrap handler) keeps its input and completed turns (MW-125 – MW-128)",
+  agentInterrupts:
+    "the AgentStreamStage context's interrupt() halts the whole run, responses may be given with a fresh run's input, a run's responses live as long as the run and its resumes, and a question after the result is refused (MW-131, MW-134)",
+  snapshots:
+    'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
   agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
   agentMiddleware:
     "the loop runs the agent middleware of section 5c: it offers the model the tools bundles contribute under ToolsKey (a run's own bundles and inheritTools included), compresses its context through CompressContextStage when it exceeds the ContextBudgetKey budget and emits contextCompressed, and reports the model calls middleware made as the agentResult's middlewareUsage (MW-160 – MW-174)",

@@ -179,7 +179,6 @@ export const agentCase = z.strictObject({
 /** A parsed agent case. */
 export type AgentCase = z.infer<typeof agentCase>;
 
-
 /** The JSON Schema committed as `spec/agent-case.schema.json`, for implementations in other languages. */
 export function agentCaseJsonSchema(): unknown {
   return {

@@ -9,20 +9,34 @@ import { z } from 'zod';
 import { json } from './case-base';
 
 /** Why a model call stopped. */
-export const stopReason = z.enum(['endTurn', 'toolUse', 'maxTokens', 'stopSequence', 'contentFiltered', 'interrupt', 'cancelled', 'stopped']);
+export const stopReason = z.enum([
+  'endTurn',
+  'toolUse',
+  'maxTokens',
+  'stopSequence',
+  'contentFiltered',
+  'interrupt',
+  'cancelled',
+  'stopped',
+]);
 
 /** Token counts. */
 export const usage = z.strictObject({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 
 const cancelLater = z
   .enum(['agent', 'signal'])
-  .describe("Once the run waits on the call (a macrotask after it starts): 'agent' calls agent.cancel(), 'signal' aborts the run's signal (run signal: 'abortable')");
+  .describe(
+    "Once the run waits on the call (a macrotask after it starts): 'agent' calls agent.cancel(), 'signal' aborts the run's signal (run signal: 'abortable')",
+  );
 
 /** One model call of the script. */
 export const turn = z
   .strictObject({
     text: z.string().optional().describe('Answer text (streamed word by word); with toolUses, text before the tool uses'),
-    toolUses: z.array(z.strictObject({ name: z.string(), input: json, id: z.string().optional() })).optional().describe('Tool uses; the stop reason defaults to toolUse'),
+    toolUses: z
+      .array(z.strictObject({ name: z.string(), input: json, id: z.string().optional() }))
+      .optional()
+      .describe('Tool uses; the stop reason defaults to toolUse'),
     events: z.array(z.record(z.string(), json)).optional().describe('Raw stream events, instead of text/toolUses'),
     stopReason: stopReason.optional(),
     usage: usage.optional(),
@@ -35,8 +49,13 @@ export const turn = z
     streamReturns: z
       .enum(['promise', 'null'])
       .optional()
-      .describe("The model's stream() returns a promise of the turn's stream (as an async method would), or null; such a call is not recorded in modelCalls"),
-    startAnotherRun: z.boolean().optional().describe('A second run is started when the call starts; its error code is observed as "second run: <code>"'),
+      .describe(
+        "The model's stream() returns a promise of the turn's stream (as an async method would), or null; such a call is not recorded in modelCalls",
+      ),
+    startAnotherRun: z
+      .boolean()
+      .optional()
+      .describe('A second run is started when the call starts; its error code is observed as "second run: <code>"'),
   })
   .describe('One scripted model call');
 
@@ -44,8 +63,15 @@ export const turn = z
 const providerError = z
   .strictObject({
     message: z.string(),
-    statusCode: z.number().int().optional().describe("The HTTP status: the error carries an APICallError's properties, statusCode this status"),
-    isRetryable: z.boolean().optional().describe("The error's isRetryable (by default what APICallError derives from the status: 408, 409, 429 and 5xx)"),
+    statusCode: z
+      .number()
+      .int()
+      .optional()
+      .describe("The HTTP status: the error carries an APICallError's properties, statusCode this status"),
+    isRetryable: z
+      .boolean()
+      .optional()
+      .describe("The error's isRetryable (by default what APICallError derives from the status: 408, 409, 429 and 5xx)"),
   })
   .describe('A provider error, kept by message so the run can be checked to reject with the very object');
 
@@ -68,7 +94,9 @@ export const aiSdkModel = z
     responses: z.array(aiSdkResponse).describe('The doStream calls in order'),
     settings: z.record(z.string(), json).optional().describe('fromAiSdk options.settings'),
   })
-  .describe("Instead of model: the kit's scripted AI SDK language model (LanguageModelV3) answering doStream calls in order, given to the loop as fromAiSdk(languageModel, { settings })");
+  .describe(
+    "Instead of model: the kit's scripted AI SDK language model (LanguageModelV3) answering doStream calls in order, given to the loop as fromAiSdk(languageModel, { settings })",
+  );
 
 /** What one doStream call received: only the listed keys are compared. */
 export const aiSdkCall = z.strictObject({
@@ -87,13 +115,20 @@ export const tool = z.strictObject({
       z.union([
         z.strictObject({ value: json }),
         z.strictObject({ error: z.string() }),
-        z.strictObject({ returns: z.enum(['cycle', 'bigint', 'symbol', 'function', 'throwingGetter', 'throwingToJSON', 'tooDeep']) }).describe('Returns a value JSON cannot carry; see the runner'),
-        z.strictObject({ throws: z.enum(['nullPrototype', 'messageGetterThrows', 'string', 'number', 'undefined']) }).describe('Throws a value that is no plain Error; see the runner'),
+        z
+          .strictObject({ returns: z.enum(['cycle', 'bigint', 'symbol', 'function', 'throwingGetter', 'throwingToJSON', 'tooDeep']) })
+          .describe('Returns a value JSON cannot carry; see the runner'),
+        z
+          .strictObject({ throws: z.enum(['nullPrototype', 'messageGetterThrows', 'string', 'number', 'undefined']) })
+          .describe('Throws a value that is no plain Error; see the runner'),
       ]),
     )
     .optional()
     .describe('Answers of calls 1, 2, ...; the last repeats; errors are new Error(message)'),
-  interrupt: z.strictObject({ name: z.string(), reason: json.optional() }).optional().describe('The tool calls interrupt() and returns the response'),
+  interrupt: z
+    .strictObject({ name: z.string(), reason: json.optional() })
+    .optional()
+    .describe('The tool calls interrupt() and returns the response'),
   interruptMany: z
     .array(z.strictObject({ name: z.string(), reason: json.optional() }))
     .optional()
@@ -106,7 +141,9 @@ export const tool = z.strictObject({
   inputSchema: z
     .record(z.string(), json)
     .optional()
-    .describe("A tool made by defineTool (MW-185) whose input schema is this JSON Schema (the kit: z.fromJSONSchema); its calls record and answer the validated input"),
+    .describe(
+      'A tool made by defineTool (MW-185) whose input schema is this JSON Schema (the kit: z.fromJSONSchema); its calls record and answer the validated input',
+    ),
 });
 
 /** One model turn of a case. */

@@ -78,12 +78,19 @@ export const handler = z
       })
       .optional()
       .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
-    turns: z.array(z.number().int().positive()).optional().describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
+    turns: z
+      .array(z.number().int().positive())
+      .optional()
+      .describe('turn.wrap.action: the turn indexes it acts at (every turn when absent)'),
     spread: z.boolean().optional().describe('agentStream gate: asks through a spread copy of the context'),
     critical: z.array(z.string()).optional().describe('errorsAsAnswers: the messages of the errors that are critical'),
     id: z.string().optional().describe('The id the handler is registered with'),
     replace: z.boolean().optional().describe('Registered with replace: true'),
-    patch: json.optional().describe('executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"'),
+    patch: json
+      .optional()
+      .describe(
+        'executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"',
+      ),
     nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
   })
   .describe('A handler; see the runner for what each "do" means');

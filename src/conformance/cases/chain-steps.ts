@@ -15,18 +15,31 @@ const record = z.strictObject({ record: z.string() }).describe('Appends the text
 const throwStep = z
   .strictObject({
     throw: z.string(),
-    with: z.record(z.string(), z.json()).optional().describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
-    interruptSignal: z.literal(true).optional().describe("The error carries the realm-wide interrupt-signal marker Symbol.for('staged-middleware.interrupt-signal') (MW-083), as the agent kit's InterruptSignal does"),
+    with: z
+      .record(z.string(), z.json())
+      .optional()
+      .describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
+    interruptSignal: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The error carries the realm-wide interrupt-signal marker Symbol.for('staged-middleware.interrupt-signal') (MW-083), as the agent kit's InterruptSignal does",
+      ),
   })
   .describe('Throws a new Error with this message (a user error)');
 const abortStep = z.strictObject({ abort: z.string() }).describe("Aborts the invoke's signal with this string as the reason");
-const abortLocal = z.strictObject({ abortLocal: z.string() }).describe('Aborts the named local controller (see next.signal) with reason "local"');
+const abortLocal = z
+  .strictObject({ abortLocal: z.string() })
+  .describe('Aborts the named local controller (see next.signal) with reason "local"');
 
 /** How a Wrap step consumes an inner chain. */
 const nextSpec = z
   .strictObject({
     context: z.record(z.string(), json).optional().describe('Keys merged into the handler context for the inner chain'),
-    forward: z.union([z.literal('all'), z.number().int().nonnegative()]).optional().describe("'all' (default) or the first N events"),
+    forward: z
+      .union([z.literal('all'), z.number().int().nonnegative()])
+      .optional()
+      .describe("'all' (default) or the first N events"),
     drop: z.enum(['results', 'nonResults', 'all']).optional().describe('Events not forwarded (results are objects with "result": true)'),
     mapResult: z.record(z.string(), json).optional().describe('Keys merged into forwarded result events'),
     abandon: z.boolean().optional().describe('Leave the inner chain open when stopping early (it is not closed by the handler)'),
@@ -63,14 +76,22 @@ export const wrapStep: z.ZodType<WrapStep> = z.lazy(() =>
     abortLocal,
     z.strictObject({ next: nextSpec }),
     z.strictObject({ yield: json }).describe('Yields this event'),
-    z.strictObject({ pull: z.string(), count: z.number().int().positive().optional(), forward: z.boolean().optional() }).describe('Pulls events from a kept generator'),
-    z.strictObject({ interleave: z.array(z.string()).min(2) }).describe('Pulls one event from each kept generator in turn, forwarding, until all end'),
+    z
+      .strictObject({ pull: z.string(), count: z.number().int().positive().optional(), forward: z.boolean().optional() })
+      .describe('Pulls events from a kept generator'),
+    z
+      .strictObject({ interleave: z.array(z.string()).min(2) })
+      .describe('Pulls one event from each kept generator in turn, forwarding, until all end'),
     z.strictObject({ close: z.string() }).describe('Calls return() on a kept generator'),
     z.strictObject({ try: z.array(wrapStep), catch: z.array(wrapStep).optional(), finally: z.array(wrapStep).optional() }),
     z.strictObject({ rethrow: z.literal(true) }).describe('Inside catch: throws the caught error again'),
     z.strictObject({ repeat: z.number().int().positive(), steps: z.array(wrapStep) }),
-    z.strictObject({ retry: z.number().int().positive(), steps: z.array(wrapStep) }).describe('Runs the steps up to N times while they throw; rethrows the last error'),
-    z.strictObject({ keepNext: z.string() }).describe('Keeps the next function; it is called after the invoke settled, recording late:<code>'),
+    z
+      .strictObject({ retry: z.number().int().positive(), steps: z.array(wrapStep) })
+      .describe('Runs the steps up to N times while they throw; rethrows the last error'),
+    z
+      .strictObject({ keepNext: z.string() })
+      .describe('Keeps the next function; it is called after the invoke settled, recording late:<code>'),
     z.strictObject({ return: z.literal(true) }).describe('Ends the handler here'),
   ]),
 );
@@ -98,7 +119,9 @@ export const outputStep = z.union([
   z.strictObject({ recordOriginal: z.string() }).describe('Records "<label>=<JSON of the value the handler received>"'),
   z
     .strictObject({ mutate: z.record(z.string(), json) })
-    .describe('Assigns these keys into the received result value in place; records "mutate:rejected" when that throws, "mutate:applied" when it works'),
+    .describe(
+      'Assigns these keys into the received result value in place; records "mutate:rejected" when that throws, "mutate:applied" when it works',
+    ),
 ]);
 
 /** One step of a terminal call's script. */
@@ -109,10 +132,14 @@ export const terminalStep = z.union([
   z.strictObject({ yield: json }),
   z.strictObject({ yieldUndefined: z.literal(true) }).describe('Yields undefined'),
   z.strictObject({ echo: z.literal(true) }).describe('Yields {"result": true, "context": <context>}'),
-  z.strictObject({ state: z.strictObject({ set: z.record(z.string(), json).optional(), delete: z.array(z.string()).optional() }) }).describe('Mutates run.state'),
+  z
+    .strictObject({ state: z.strictObject({ set: z.record(z.string(), json).optional(), delete: z.array(z.string()).optional() }) })
+    .describe('Mutates run.state'),
   z.strictObject({ bindingSet: json }).describe("Calls the state binding's set() directly"),
   z.strictObject({ waitForAbort: z.literal(true) }).describe('Waits until run.signal aborts, then throws its reason'),
-  z.strictObject({ stall: z.number().int().positive() }).describe('Waits this many milliseconds without looking at run.signal (a call that ignores its signal)'),
+  z
+    .strictObject({ stall: z.number().int().positive() })
+    .describe('Waits this many milliseconds without looking at run.signal (a call that ignores its signal)'),
 ]);
 
 /** How a handler or terminal returns its events. */

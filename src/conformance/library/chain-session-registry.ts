@@ -6,7 +6,15 @@
  *
  * @packageDocumentation
  */
-import { createContributionKey, MiddlewareRegistry, type AnyStage, type ContributionKey, type Disposer, type MiddlewareWarning, type Registration } from '../../index';
+import {
+  createContributionKey,
+  MiddlewareRegistry,
+  type AnyStage,
+  type ContributionKey,
+  type Disposer,
+  type MiddlewareWarning,
+  type Registration,
+} from '../../index';
 import type { Json } from '../cases/case-base';
 import type { ErrorReport } from '../protocol/error-report';
 import type { ReplyOf, RequestOf } from '../protocol/messages';
@@ -38,7 +46,14 @@ interface Traced {
 
 /** A chain case's registries and what it registered; `ChainSession` adds the stage's invoke. */
 export abstract class ChainSessionRegistry {
-  protected readonly environment: Environment = { trace: [], userErrors: new Set(), controller: undefined, locals: new Map(), keptNexts: [], bindingSet: undefined };
+  protected readonly environment: Environment = {
+    trace: [],
+    userErrors: new Set(),
+    controller: undefined,
+    locals: new Map(),
+    keptNexts: [],
+    bindingSet: undefined,
+  };
   protected readonly warnings: MiddlewareWarning[] = [];
   protected readonly parent = new MiddlewareRegistry({ onWarning: (warning) => this.warnings.push(warning) });
   protected readonly child = this.parent.child();
@@ -58,7 +73,7 @@ export abstract class ChainSessionRegistry {
     }
     const scope = request.scope;
     return this.attempt(() => {
-      const dispose = this.registry(scope).add(target as AnyStage, handler as never, request.options as never);
+      const dispose = this.registry(scope).add(target as AnyStage, handler as never, request.options);
       if (request.label !== undefined) this.labels.set(request.label, { dispose, target, handler, scope });
     });
   }
@@ -72,7 +87,7 @@ export abstract class ChainSessionRegistry {
           let registered = 0;
           for (const member of request.handlers) {
             if (request.throwAfter === registered) break;
-            registrar.add(this.targetOf(member) as AnyStage, this.handlerOf(member) as never, member.options as never);
+            registrar.add(this.targetOf(member) as AnyStage, this.handlerOf(member) as never, member.options);
             registered++;
           }
           for (const provided of request.provides ?? []) {
@@ -97,7 +112,8 @@ export abstract class ChainSessionRegistry {
   /** `createContributionKey(name, options?)`, the key kept under its name (`chain.key`). */
   key(request: RequestOf<'chain.key'>): ReplyOf<'chain.key'> {
     const options: Record<string, unknown> = {};
-    if ('identify' in request) options.identify = request.identify === true ? (value: unknown) => (value as { id?: unknown }).id : request.identify;
+    if ('identify' in request)
+      options.identify = request.identify === true ? (value: unknown) => (value as { id?: unknown }).id : request.identify;
     if ('stage' in request) options.stage = request.stage === true ? this.stages.get(undefined) : request.stage;
     return this.attempt(() => {
       const key = createContributionKey(request.name as string, (Object.keys(options).length === 0 ? undefined : options) as never);
@@ -109,7 +125,9 @@ export abstract class ChainSessionRegistry {
   contributions(request: RequestOf<'chain.contributions'>): ReplyOf<'chain.contributions'> {
     try {
       const entries = this.registry(request.on).contributions(createContributionKey(request.key));
-      return this.traced({ entries: entries.map((entry) => Object.fromEntries(Object.entries(entry).map(([field, value]) => [field, asJson(value ?? null)]))) });
+      return this.traced({
+        entries: entries.map((entry) => Object.fromEntries(Object.entries(entry).map(([field, value]) => [field, asJson(value ?? null)]))),
+      });
     } catch (error) {
       return this.failed(error);
     }
@@ -119,7 +137,9 @@ export abstract class ChainSessionRegistry {
   useBuiltin(request: RequestOf<'chain.use'>): ReplyOf<'chain.use'> {
     const factory = builtin(request.builtin);
     return this.attempt(() => {
-      const dispose = this.registry(request.scope).use(factory(request.options, { stage: this.stages.get(undefined) as AnyStage, environment: this.environment }));
+      const dispose = this.registry(request.scope).use(
+        factory(request.options, { stage: this.stages.get(undefined) as AnyStage, environment: this.environment }),
+      );
       if (request.label !== undefined) this.labels.set(request.label, { dispose });
     });
   }
@@ -155,7 +175,9 @@ export abstract class ChainSessionRegistry {
       const registry = this.registry(request.on);
       const stage = this.stages.get(undefined) as AnyStage;
       // JSON has no undefined: an absent id or bundle is reported as null.
-      const entries = registry.describe(stage, { use: this.use }).map((entry) => Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, (value ?? null) as Json])));
+      const entries = registry
+        .describe(stage, { use: this.use })
+        .map((entry) => Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, (value ?? null) as Json])));
       return this.traced({ entries, explain: registry.explain(stage, { use: this.use }) });
     } catch (error) {
       return this.failed(error);

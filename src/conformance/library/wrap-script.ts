@@ -4,7 +4,17 @@
  */
 import type { WrapRun } from '../../index';
 import type { Returns, WrapStep } from '../cases/chain-steps';
-import { abortInvoke, deliver, fill, isResultEvent, named, userError, type Environment, type Generator, type NextFunction } from './script-environment';
+import {
+  abortInvoke,
+  deliver,
+  fill,
+  isResultEvent,
+  named,
+  userError,
+  type Environment,
+  type Generator,
+  type NextFunction,
+} from './script-environment';
 
 /** One activation of a Wrap handler: its context, `next`, run info and kept generators. */
 interface Activation {

@@ -11,18 +11,28 @@ import { errorReport } from './error-report';
 
 /** The model calls of a scripted model. */
 const modelCalls = z.array(
-  z.strictObject({ systemPrompt: z.string(), systemBlocks: json, messageCount: z.number().int(), lastMessage: json.optional(), state: json, toolNames: z.array(z.string()).optional() }),
+  z.strictObject({
+    systemPrompt: z.string(),
+    systemBlocks: json,
+    messageCount: z.number().int(),
+    lastMessage: json.optional(),
+    state: json,
+    toolNames: z.array(z.string()).optional(),
+  }),
 );
 
 /** A run of an agent case, as a port observed it. */
 export const agentRunObservation = z.strictObject({
   error: errorReport.optional().describe('The error the run rejected with'),
-  stopReason: z.string().optional().describe("The run's stop reason: that of its last event when it is an agentResult, else that of its last modelResult"),
+  stopReason: z
+    .string()
+    .optional()
+    .describe("The run's stop reason: that of its last event when it is an agentResult, else that of its last modelResult"),
   lastEventType: z.string().optional().describe('The type of the last event'),
   interrupts: json.optional().describe("The agentResult's interrupts"),
   usage: json.optional().describe("The agentResult's usage"),
   stoppedBy: json.optional().describe("The agentResult's stoppedBy, when it has one"),
-  middlewareUsage: json.optional().describe("With an agentResult: its middlewareUsage, null when it has none"),
+  middlewareUsage: json.optional().describe('With an agentResult: its middlewareUsage, null when it has none'),
   compressed: z
     .array(z.strictObject({ replaced: z.number().int(), messages: z.number().int(), tokens: z.number(), maxTokens: z.number() }))
     .optional()
@@ -49,19 +59,40 @@ export const agentObservation = z.strictObject({
   history: z.array(json).describe('The history after the runs'),
   modelState: json.optional().describe('The model state after the runs'),
   toolCalls: z.array(z.strictObject({ name: z.string(), input: json })),
-  modelCalls: modelCalls.describe("Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message, the names of its tool specs) and the model's state snapshot"),
-  childModelCalls: z.record(z.string(), modelCalls).optional().describe("By sub-agent name: the calls of the sub-agent's scripted model, as modelCalls"),
+  modelCalls: modelCalls.describe(
+    "Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message, the names of its tool specs) and the model's state snapshot",
+  ),
+  childModelCalls: z
+    .record(z.string(), modelCalls)
+    .optional()
+    .describe("By sub-agent name: the calls of the sub-agent's scripted model, as modelCalls"),
   observations: z.array(z.string()),
   pendingInterrupts: z.array(z.string()).optional().describe('Ids of the pending interrupts'),
   callerObjectsUnfrozen: z.boolean().optional().describe('Only when the case expects callerObjectsUnfrozen'),
   snapshot: json.optional().describe('Only when the case expects snapshot: the snapshot of the conversation state after the runs'),
   agentUsage: json.optional().describe('Only when the case expects agentUsage: the token counts of the runs the conversation kept'),
-  explain: z.record(z.string(), z.string()).optional().describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
-  spans: z.array(observedSpan).optional().describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
-  aiSdkCalls: z
-    .array(z.strictObject({ prompt: json.optional(), tools: json.optional(), toolChoice: json.optional(), settings: json, aborted: z.boolean().optional() }))
+  explain: z
+    .record(z.string(), z.string())
     .optional()
-    .describe("Only for an AI SDK case (agent.aiSdk): what each doStream call of the scripted language model received, in order (settings: every other key of its options but abortSignal; aborted: whether its abortSignal was aborted once the runs ended)"),
+    .describe("Only when the case expects explain: registry.explain(stage) of the loop's registry after the runs, for each stage it lists"),
+  spans: z
+    .array(observedSpan)
+    .optional()
+    .describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
+  aiSdkCalls: z
+    .array(
+      z.strictObject({
+        prompt: json.optional(),
+        tools: json.optional(),
+        toolChoice: json.optional(),
+        settings: json,
+        aborted: z.boolean().optional(),
+      }),
+    )
+    .optional()
+    .describe(
+      'Only for an AI SDK case (agent.aiSdk): what each doStream call of the scripted language model received, in order (settings: every other key of its options but abortSignal; aborted: whether its abortSignal was aborted once the runs ended)',
+    ),
 });
 
 /** An agent case as observed. */

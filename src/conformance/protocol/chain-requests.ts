@@ -16,8 +16,11 @@ const label = z.string().optional().describe('Names what this request registers,
 
 const placement = {
   phase: z.enum(['input', 'wrap', 'output']),
-  stage: z.string().optional().describe('Name of one of the begin request\'s otherStages; default: the case\'s stage'),
-  target: z.enum(['phase', 'bare', 'forged']).optional().describe("'phase' (default): the phase token; 'bare': the stage itself; 'forged': a spread copy of the phase token"),
+  stage: z.string().optional().describe("Name of one of the begin request's otherStages; default: the case's stage"),
+  target: z
+    .enum(['phase', 'bare', 'forged'])
+    .optional()
+    .describe("'phase' (default): the phase token; 'bare': the stage itself; 'forged': a spread copy of the phase token"),
   options: z.record(z.string(), json).optional().describe('The options argument of add, as it is; absent: add is called without options'),
 };
 
@@ -43,14 +46,18 @@ export const chainRequests = [
   z
     .strictObject({
       op: z.literal('chain.begin'),
-      case: z.string().describe('The case id, for the port\'s logs'),
+      case: z.string().describe("The case id, for the port's logs"),
       stage: stageSpec,
       otherStages: z.array(z.string()).optional().describe('More stages, with the same guard and no schemas'),
       signal: signalSpec.optional(),
       state: stateSpec.optional(),
     })
-    .describe('Starts a chain case: a fresh trace, the stages, a root registry (collecting warnings), one child of it, the signal and the state binding'),
-  z.strictObject({ op: z.literal('chain.add'), scope: z.enum(['parent', 'child', 'invoke']), ...registration.shape, label }).describe("registry.add(target, handler, options?); scope 'invoke' collects the registration for the invoke's options.use instead"),
+    .describe(
+      'Starts a chain case: a fresh trace, the stages, a root registry (collecting warnings), one child of it, the signal and the state binding',
+    ),
+  z
+    .strictObject({ op: z.literal('chain.add'), scope: z.enum(['parent', 'child', 'invoke']), ...registration.shape, label })
+    .describe("registry.add(target, handler, options?); scope 'invoke' collects the registration for the invoke's options.use instead"),
   z
     .strictObject({
       op: z.literal('chain.bundle'),
@@ -68,7 +75,12 @@ export const chainRequests = [
         )
         .optional()
         .describe('What setup contributes with registrar.provide(key, value), in order, after the handlers'),
-      throwAfter: z.number().int().nonnegative().optional().describe('setup throws Error("setup failed") after this many registrations (the handlers, then the provides)'),
+      throwAfter: z
+        .number()
+        .int()
+        .nonnegative()
+        .optional()
+        .describe('setup throws Error("setup failed") after this many registrations (the handlers, then the provides)'),
       label,
     })
     .describe('registry.use({ name, setup })'),
@@ -76,44 +88,63 @@ export const chainRequests = [
     .strictObject({
       op: z.literal('chain.key'),
       name: json.describe('The name argument, as it is'),
-      identify: json.optional().describe('true: identify(value) returns value.id; another value is given as identify as it is; absent: no identify'),
+      identify: json
+        .optional()
+        .describe('true: identify(value) returns value.id; another value is given as identify as it is; absent: no identify'),
       stage: json.optional().describe("true: the case's stage; another value is given as stage as it is; absent: no stage"),
     })
-    .describe('createContributionKey(name, options?), options given only when identify or stage is; the key is kept under its name for chain.bundle and chain.contributions'),
+    .describe(
+      'createContributionKey(name, options?), options given only when identify or stage is; the key is kept under its name for chain.bundle and chain.contributions',
+    ),
   z
     .strictObject({ op: z.literal('chain.contributions'), on: scope, key: z.string().describe('A key name') })
     .describe('contributions(key) of that registry, with a new key of that name (keys are matched by name, MW-053)'),
   z
     .strictObject({ op: z.literal('chain.use'), scope, builtin: z.string(), options: z.record(z.string(), json), label })
     .describe('Registers the built-in middleware as spec/README.md maps it'),
-  z.strictObject({ op: z.literal('chain.dispose'), label: z.string(), times: z.number().int().positive() }).describe('Calls the labelled disposer this many times'),
   z
-    .strictObject({ op: z.literal('chain.remove'), scope: scope.optional(), handlerId: z.string().optional(), label: z.string().optional() })
-    .describe('registry.remove(handlerId), or remove(target, handler) of the labelled registration (on its own scope unless scope is given)'),
+    .strictObject({ op: z.literal('chain.dispose'), label: z.string(), times: z.number().int().positive() })
+    .describe('Calls the labelled disposer this many times'),
+  z
+    .strictObject({
+      op: z.literal('chain.remove'),
+      scope: scope.optional(),
+      handlerId: z.string().optional(),
+      label: z.string().optional(),
+    })
+    .describe(
+      'registry.remove(handlerId), or remove(target, handler) of the labelled registration (on its own scope unless scope is given)',
+    ),
   z
     .strictObject({
       op: z.literal('chain.instrument'),
       scope,
       name: z.string(),
-      invokeReturns: json.optional().describe("invoke() returns this value instead of the recording observer"),
+      invokeReturns: json.optional().describe('invoke() returns this value instead of the recording observer'),
       layerReturns: json.optional().describe("The observer's layer hook records its line, then returns this value"),
     })
     .describe('registry.instrument({ name, invoke }) with the recording observer of spec/README.md'),
-  z.strictObject({ op: z.literal('chain.describe'), on: scope }).describe("describe(stage, { use }) and explain(stage, { use }) of that registry"),
+  z
+    .strictObject({ op: z.literal('chain.describe'), on: scope })
+    .describe('describe(stage, { use }) and explain(stage, { use }) of that registry'),
   z
     .strictObject({
       op: z.literal('chain.invoke'),
       on: scope,
-      stageAs: z.enum(['stage', 'input-token', 'forged']).describe('What invoke() receives: the stage, its Input token, or a spread copy of the stage'),
+      stageAs: z
+        .enum(['stage', 'input-token', 'forged'])
+        .describe('What invoke() receives: the stage, its Input token, or a spread copy of the stage'),
       context: json,
       terminal: terminalSpec,
       consumer: z.enum(['iterate', 'run']).describe("'iterate': invoke(); 'run': run(), awaited"),
     })
-    .describe('Invokes the stage with the begin request\'s signal and state binding and the collected per-invoke registrations'),
+    .describe("Invokes the stage with the begin request's signal and state binding and the collected per-invoke registrations"),
   z.strictObject({ op: z.literal('chain.next') }).describe('Pulls one event of the invoke'),
   z.strictObject({ op: z.literal('chain.return') }).describe("The invoke's return()"),
   z.strictObject({ op: z.literal('chain.throw') }).describe('The invoke\'s throw(error) with a new Error("consumer stop")'),
   z.strictObject({ op: z.literal('chain.asyncDispose') }).describe("The invoke's [Symbol.asyncDispose]()"),
   z.strictObject({ op: z.literal('chain.abort'), reason: z.string() }).describe("Aborts the invoke's signal with this reason"),
-  z.strictObject({ op: z.literal('chain.end') }).describe('Calls every next function a keepNext step kept, recording late:<error>, and reports what the case left'),
+  z
+    .strictObject({ op: z.literal('chain.end') })
+    .describe('Calls every next function a keepNext step kept, recording late:<error>, and reports what the case left'),
 ] as const;

@@ -24,7 +24,9 @@ export const PROTOCOL_VERSION = 1;
 
 const kind = z.enum(['chain', 'reliability', 'agent']);
 
-const helloRequest = z.strictObject({ op: z.literal('hello'), protocol: z.number().int().describe('The protocol version the runner speaks (1)') }).describe('The first request: the port answers with what it claims');
+const helloRequest = z
+  .strictObject({ op: z.literal('hello'), protocol: z.number().int().describe('The protocol version the runner speaks (1)') })
+  .describe('The first request: the port answers with what it claims');
 /** Every request the runner sends. */
 export const protocolRequest = z
   .union([

@@ -19,11 +19,18 @@ export type KeyOperation = NonNullable<ChainCase['keys']>[number] & { readonly o
 
 /** The `chain.key` request of a key. */
 export function keyRequest(key: KeyOperation): RequestOf<'chain.key'> {
-  return { op: 'chain.key', name: key.name, ...('identify' in key ? { identify: key.identify as Json } : {}), ...('stage' in key ? { stage: key.stage as Json } : {}) };
+  return {
+    op: 'chain.key',
+    name: key.name,
+    ...('identify' in key ? { identify: key.identify } : {}),
+    ...('stage' in key ? { stage: key.stage } : {}),
+  };
 }
 
 /** The protocol request of one registry operation. */
-export function requestOf(operation: Operation): RequestOf<'chain.add' | 'chain.bundle' | 'chain.use' | 'chain.dispose' | 'chain.remove' | 'chain.instrument'> {
+export function requestOf(
+  operation: Operation,
+): RequestOf<'chain.add' | 'chain.bundle' | 'chain.use' | 'chain.dispose' | 'chain.remove' | 'chain.instrument'> {
   switch (operation.op) {
     case 'add':
       return { op: 'chain.add', scope: operation.scope ?? 'parent', ...registration(operation), ...defined('label', operation.label) };
@@ -33,16 +40,35 @@ export function requestOf(operation: Operation): RequestOf<'chain.add' | 'chain.
         scope: operation.scope ?? 'parent',
         name: operation.name,
         handlers: operation.handlers.map(registration),
-        ...defined('provides', operation.provides?.map((provided) => ({ key: provided.key, value: provided.value, ...('rawKey' in provided ? { rawKey: provided.rawKey as Json } : {}), ...defined('label', provided.label) }))),
+        ...defined(
+          'provides',
+          operation.provides?.map((provided) => ({
+            key: provided.key,
+            value: provided.value,
+            ...('rawKey' in provided ? { rawKey: provided.rawKey as Json } : {}),
+            ...defined('label', provided.label),
+          })),
+        ),
         ...defined('throwAfter', operation.throwAfter),
         ...defined('label', operation.label),
       };
     case 'use':
-      return { op: 'chain.use', scope: operation.scope ?? 'parent', builtin: operation.builtin, options: operation.options, ...defined('label', operation.label) };
+      return {
+        op: 'chain.use',
+        scope: operation.scope ?? 'parent',
+        builtin: operation.builtin,
+        options: operation.options,
+        ...defined('label', operation.label),
+      };
     case 'dispose':
       return { op: 'chain.dispose', label: operation.label, times: operation.times ?? 1 };
     case 'remove':
-      return { op: 'chain.remove', ...defined('scope', operation.scope), ...defined('handlerId', operation.id), ...defined('label', operation.label) };
+      return {
+        op: 'chain.remove',
+        ...defined('scope', operation.scope),
+        ...defined('handlerId', operation.id),
+        ...defined('label', operation.label),
+      };
     default:
       return {
         op: 'chain.instrument',
@@ -57,7 +83,8 @@ export function requestOf(operation: Operation): RequestOf<'chain.add' | 'chain.
 /** Where and what an add operation registers, with its options made: `rawOptions` as they are, else the option keys it gives (none: no options argument). */
 function registration(operation: AddOperation): Omit<RequestOf<'chain.add'>, 'op' | 'scope' | 'label'> {
   const options: Record<string, Json> = operation.rawOptions ?? {};
-  if (operation.rawOptions === undefined) for (const key of OPTION_KEYS) if (operation[key] !== undefined) options[key] = operation[key] as Json;
+  if (operation.rawOptions === undefined)
+    for (const key of OPTION_KEYS) if (operation[key] !== undefined) options[key] = operation[key];
   const handler: RequestOf<'chain.add'>['handler'] =
     'notAFunction' in operation && operation.notAFunction !== undefined
       ? { notAFunction: operation.notAFunction }
@@ -80,6 +107,6 @@ function registration(operation: AddOperation): Omit<RequestOf<'chain.add'>, 'op
 }
 
 /** `{ [key]: value }`, or nothing when the value is undefined (the protocol's messages have no undefined). */
-export function defined<TKey extends string, TValue>(key: TKey, value: TValue | undefined): { [K in TKey]?: TValue } {
-  return (value === undefined ? {} : { [key]: value }) as { [K in TKey]?: TValue };
+export function defined<TKey extends string, TValue>(key: TKey, value: TValue | undefined): Partial<Record<TKey, TValue>> {
+  return (value === undefined ? {} : { [key]: value }) as Partial<Record<TKey, TValue>>;
 }
