@@ -8,6 +8,7 @@ import type { JsonBlock, TextBlock } from './message-types';
 import type { ExecuteToolContext, ToolResultEvent } from './stage-types';
 import type { Tool } from './tool-types';
 import { thrownText } from './value-walk';
+import { isObject } from '../util/is-object';
 
 /** The tool use a result answers, as the ExecuteToolStage context's `toolUse` gives it. */
 export interface ToolUseReference {

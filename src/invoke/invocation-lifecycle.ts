@@ -164,7 +164,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
   /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
   protected throwIfAborted(): void {
     const signal = this.signal;
-    if (signal !== undefined && signal.aborted) throw messages.aborted(this.#run.stageName, signal.reason);
+    if (signal?.aborted) throw messages.aborted(this.#run.stageName, signal.reason);
   }
 
   /** `ERR_INVALID_EVENT`: a layer yielded `undefined`. */

@@ -25,6 +25,7 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
    * A static field, so that no bundler drops it as unused.
    */
   // Stryker disable ArrayDeclaration,ArrowFunction: this invoke never runs, so what its chain and terminal hold is never read.
+  // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job (above)
   static readonly #shapeKeeper: unknown = new Invocation(
     Object.freeze({
       stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
@@ -47,7 +48,7 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
     const status = this.status;
     const signal = this.signal;
     // Stryker disable next-line ConditionalExpression,BlockStatement: the per-event shortcut; step() delivers the same (test/invoke/native-pull.test.ts pins that), only slower.
-    if (status === RUNNING && this.native && this.queued === undefined && (!signal?.aborted)) {
+    if (status === RUNNING && this.native && this.queued === undefined && !signal?.aborted) {
       return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     }
     if (status === IDLE) return this.begin();

@@ -10,7 +10,9 @@ import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import type { Registration } from '../stage/handler-types';
 import type { InvokeOptions } from '../stage/invoke-types';
+import type { AddOptions } from '../stage/handler-types';
 import type { AnyStage } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /**
  * Checks the arguments of `invoke()` and `run()` before anything runs.

@@ -76,7 +76,9 @@ export function traceLayer(
           if (parent !== undefined) parent.inner += elapsed;
         }
       },
-      failed: (error) => { fail(span, error); },
+      failed: (error) => {
+        fail(span, error);
+      },
       closing: () => span.setAttribute(TRACING_ATTRIBUTES.closed, true),
       settled: (count) => {
         leaveRun?.();

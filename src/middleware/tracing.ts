@@ -17,6 +17,7 @@ import { runParents, type RunParents } from './run-parents';
 import { InterruptSignal } from '../agent/interrupts';
 import { traceLayer, type LayerRecord, type Shared } from './layer-spans';
 import { TRACING_ATTRIBUTES } from './tracing-attributes';
+import { isObject } from '../util/is-object';
 
 /**
  * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
@@ -168,4 +169,15 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
 /** What a handler event says of the handler's failure; an interrupt is none. */
 function failureAttributes(error: unknown): Attributes {
   return InterruptSignal.isInstance(error) ? { [TRACING_ATTRIBUTES.interrupted]: true } : { 'exception.message': errorMessage(error) };
+}
+
+/** Whether `value` has the parts of the OpenTelemetry API that tracing calls (a JavaScript caller may pass anything). */
+function isTracingApi(value: unknown): boolean {
+  const api = value as Partial<TracingApi> | null;
+  return (
+    api !== null &&
+    typeof api.trace?.setSpan === 'function' &&
+    typeof api.context?.active === 'function' &&
+    typeof api.context.with === 'function'
+  );
 }

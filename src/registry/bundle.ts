@@ -12,6 +12,7 @@ import type { Instrumentation } from '../invoke/instrumentation';
 import type { ContributionKey } from './contribution';
 import type { AddOptions, Disposer, HandlerOf } from '../stage/handler-types';
 import type { Target } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /** What a bundle's `setup` registers through: the same `add` as the registry's. */
 export interface Registrar {

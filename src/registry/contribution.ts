@@ -15,6 +15,7 @@ import { isStage } from '../stage/create-stage';
 import type { AnyStage } from '../stage/types';
 import { describeValue } from '../util/describe-value';
 import type { Scope } from './resolve';
+import { isObject } from '../util/is-object';
 
 /** Phantom carrier of a key's value type; never present at run time. */
 declare const contributionType: unique symbol;

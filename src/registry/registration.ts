@@ -7,6 +7,7 @@ import { isPhaseToken, isStage } from '../stage/create-stage';
 import { describeValue } from '../util/describe-value';
 import type { AddOptions } from '../stage/handler-types';
 import type { AnyStage, NextPolicy, Phase } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /**
  * One stored registration: the handler with everything resolution needs.

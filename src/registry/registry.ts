@@ -201,12 +201,7 @@ export class MiddlewareRegistry {
   ): AsyncGenerator<TEvent, void, undefined> {
     checkInvoke(stage, terminal, options);
     const chain = this.chains.resolve(this.scope, stage, options.use);
-    return new Invocation<TEvent>(
-      chain,
-      context,
-      terminal as unknown as Terminal<unknown, unknown>,
-      options,
-    );
+    return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown>, options);
   }
 
   /**

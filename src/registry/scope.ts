@@ -18,6 +18,7 @@ import { createContribution, duplicated, resolveContributions, type Contribution
 import { sortByConstraints } from './order';
 import { createRegistration, culpritOf, takePlace, tick, type StoredRegistration } from './registration';
 import type { Scope } from './resolve';
+import { isObject } from '../util/is-object';
 
 /** One registry's registrations, instrumentations and contributions, with its ancestry. */
 export class RegistryScope implements Scope {
@@ -106,7 +107,7 @@ export class RegistryScope implements Scope {
    * @throws MiddlewareError `ERR_INVALID_HANDLER` when `instrumentation` has no `invoke` function.
    */
   instrument(instrumentation: Instrumentation): Disposer {
-    if (instrumentation === null || typeof instrumentation !== 'object' || typeof instrumentation.invoke !== 'function') {
+    if (!isObject(instrumentation) || typeof instrumentation.invoke !== 'function') {
       throw messages.notAnInstrumentation(instrumentation);
     }
     this.instrumentations.add(instrumentation);
@@ -157,7 +158,7 @@ export class RegistryScope implements Scope {
   contributions(name: string): readonly Contribution<unknown>[] {
     const version = this.effectiveVersion();
     const cached = this.contributionCache.get(name);
-    if (cached !== undefined && cached.version === version) return cached.entries;
+    if (cached?.version === version) return cached.entries;
     const entries = resolveContributions(name, this.chain);
     this.contributionCache.set(name, { version, entries });
     return entries;
@@ -166,7 +167,7 @@ export class RegistryScope implements Scope {
   /** The names of the keys in scope whose `stage` is `stage`, sorted, for `explain()`. */
   keysShownWith(stage: AnyStage): string[] {
     const names = new Set<string>();
-    for (let scope: RegistryScope | undefined = this; scope !== undefined; scope = scope.parent) {
+    for (const scope of this.chain) {
       for (const [name, set] of scope.provided) for (const contribution of set) if (contribution.key.stage === stage) names.add(name);
     }
     return [...names].sort();

@@ -8,6 +8,7 @@ import { MiddlewareRegistry } from '../registry/registry';
 import type { AddOptions, Registration } from '../stage/handler-types';
 import type { StateBinding, Terminal, TerminalArgument } from '../stage/invoke-types';
 import type { MiddlewareStage, Target } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /** Options of {@link runStage}. */
 export interface RunStageOptions<TContext, TEvent, TState, TTerminal = Terminal<TContext, TEvent, TState>> {

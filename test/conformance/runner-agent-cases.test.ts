@@ -28,7 +28,9 @@ describe('runConformance with agent cases', () => {
   it.each([
     [
       'a run that should fail but succeeded',
-      (observed: { runs: Record<string, unknown>[] }) => void delete observed.runs[0]?.error,
+      (observed: { runs: Record<string, unknown>[] }) => {
+        delete observed.runs[0]?.error;
+      },
       [
         {
           key: 'runs[0].error',

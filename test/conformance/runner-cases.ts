@@ -42,7 +42,9 @@ export function answeringOp(
   const target = {
     resets: 0,
     request: (request: ProtocolRequest) => (request.op === op ? answer(request) : inner.request(request)),
-    reset: async () => void target.resets++,
+    reset: async () => {
+      target.resets++;
+    },
   };
   return target;
 }

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { cache, type CacheEntry, type CacheErrorInfo, type CacheStore } from '../../src/middleware/index';
-import { runStage, scriptedTerminal, throws } from '../../src/testing/index';
+import { runStage, scriptedTerminal } from '../../src/testing/index';
 import { ModelStage, WALL_CLOCK_START, answer, chunk, manualTimers, settle, type ModelContext } from './fixtures';
 
 const context: ModelContext = { prompt: 'hi' };

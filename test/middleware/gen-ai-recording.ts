@@ -76,5 +76,5 @@ export function useContextManager(): void {
 
 /** Pulls every event of an agent run. */
 export async function drain(events: AsyncIterable<AgentEvent>): Promise<void> {
-  for await (const event of events) event;
+  for await (const _event of events);
 }

@@ -6,7 +6,7 @@ import { MiddlewareRegistry } from '../../src/index';
 import { Agent, AgentStreamStage, ExecuteToolStage, type Tool } from '../../src/agent/index';
 import { tracing, type TracingOptions } from '../../src/middleware/index';
 import { ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
-import { NamedModel, recording, tree, layer, setups, useContextManager, drain } from './gen-ai-recording';
+import { NamedModel, recording, tree, setups, useContextManager, drain } from './gen-ai-recording';
 
 afterEach(() => {
   otel.context.disable();
@@ -124,8 +124,7 @@ describe('tracing', () => {
       const caller = tracer.startSpan('request');
       const seenByConsumer = new Set<string | undefined>();
       await otel.context.with(otel.trace.setSpan(otel.context.active(), caller), async () => {
-        for await (const event of agent.stream('Find it')) {
-          event;
+        for await (const _event of agent.stream('Find it')) {
           seenByConsumer.add((otel.trace.getActiveSpan() as unknown as ReadableSpan | undefined)?.name);
           await Promise.resolve();
         }

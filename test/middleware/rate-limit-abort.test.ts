@@ -26,7 +26,7 @@ describe('rateLimit', () => {
       expect(MiddlewareError.isInstance(error) && [error.code, error.cause]).toEqual(['ERR_ABORTED', 'gone']);
       expect(timers.pending()).toBe(0);
       // The aborted caller's slot is free again: the next caller waits for the first caller's interval only.
-      const { starts, runs } = startMany(registry, 1, timers.now);
+      const { starts, runs } = startMany(registry, 1, () => timers.now());
       await settle();
       await timers.advance(100);
       expect(starts).toEqual([100]);
@@ -38,7 +38,7 @@ describe('rateLimit', () => {
     // The waiters behind used to keep the start times reserved on arrival, so the aborted one's slot was lost.
     it('moves the waiters behind it up', async () => {
       const timers = manualTimers();
-      const { starts, outcomes, arrive } = activations(rateLimit({ minIntervalMs: 100, timers }), timers.now);
+      const { starts, outcomes, arrive } = activations(rateLimit({ minIntervalMs: 100, timers }), () => timers.now());
       const b = new AbortController();
       const done = [arrive('a'), arrive('b', b.signal), arrive('c'), arrive('d')];
       await settle();
@@ -54,7 +54,7 @@ describe('rateLimit', () => {
     // The aborted waiter's token used to be handed to the next arrival while the queue kept its reservations: two starts at once.
     it('keeps to the rate for a caller arriving after the abort', async () => {
       const timers = manualTimers();
-      const { starts, arrive } = activations(rateLimit({ minIntervalMs: 100, timers }), timers.now);
+      const { starts, arrive } = activations(rateLimit({ minIntervalMs: 100, timers }), () => timers.now());
       const b = new AbortController();
       const done = [arrive('a'), arrive('b', b.signal), arrive('c')];
       await settle();
@@ -72,7 +72,7 @@ describe('rateLimit', () => {
       { name: 'the last waiter only', order: ['e'], expected: ['a@0', 'b@100', 'c@200', 'd@300'] },
     ])('serves the others in arrival order, aborting $name', async ({ order, expected }) => {
       const timers = manualTimers();
-      const { starts, outcomes, arrive } = activations(rateLimit({ minIntervalMs: 100, timers }), timers.now);
+      const { starts, outcomes, arrive } = activations(rateLimit({ minIntervalMs: 100, timers }), () => timers.now());
       const controllers = new Map(['b', 'c', 'd', 'e'].map((name) => [name, new AbortController()]));
       const done = [arrive('a'), ...['b', 'c', 'd', 'e'].map((name) => arrive(name, controllers.get(name)?.signal))];
       await settle();
@@ -89,7 +89,7 @@ describe('rateLimit', () => {
 
     it('holds one timer at most, for the head of the queue', async () => {
       const timers = manualTimers();
-      const { arrive } = activations(rateLimit({ tokensPerInterval: 2, intervalMs: 100, timers }), timers.now);
+      const { arrive } = activations(rateLimit({ tokensPerInterval: 2, intervalMs: 100, timers }), () => timers.now());
       const done = ['a', 'b', 'c', 'd', 'e'].map((name) => arrive(name));
       await settle();
       expect([timers.pending(), timers.delays]).toEqual([1, [50]]);
@@ -121,7 +121,7 @@ describe('rateLimit', () => {
       };
       registry.add(TextStage.Wrap, abortsBeforePulling);
       registry.add(TextStage.Wrap, rateLimit({ minIntervalMs: 100, timers }));
-      const { starts, runs } = startMany(registry, 1, timers.now);
+      const { starts, runs } = startMany(registry, 1, () => timers.now());
       await settle();
       expect([starts, seen, timers.pending()]).toEqual([[0], ['ERR_ABORTED rateLimit'], 0]);
       expect(await Promise.all(runs)).toEqual(['done']);
@@ -171,7 +171,9 @@ describe('rateLimit', () => {
       clock = 100;
       due?.();
       // One promise turn later b's wait has ended (its abort listener is gone), but b has not resumed to call next().
-      queueMicrotask(() => { b.abort('gone'); });
+      queueMicrotask(() => {
+        b.abort('gone');
+      });
       await settle();
       expect([starts, outcomes.get('b')]).toEqual([['a@0', 'c@100'], 'ERR_ABORTED gone']);
       await Promise.all(done);
@@ -194,7 +196,9 @@ describe('rateLimit', () => {
           fc.array(caller, { minLength: 1, maxLength: 12 }),
           async ({ capacity, intervalMs }, callers) => {
             const timers = manualTimers();
-            const { starts, outcomes, arrive } = activations(rateLimit({ tokensPerInterval: capacity, intervalMs, timers }), timers.now);
+            const { starts, outcomes, arrive } = activations(rateLimit({ tokensPerInterval: capacity, intervalMs, timers }), () =>
+              timers.now(),
+            );
             const controllers = callers.map(() => new AbortController());
             // Arrivals at whole ms, aborts half a ms after their offset (-1: before arriving), so no abort ties with a start.
             const steps = callers.flatMap(({ arrival, abort }, index) => [

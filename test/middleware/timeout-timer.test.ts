@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { timeout } from '../../src/middleware/index';
-import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
+import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
 import { MAX_TIMER_DELAY_MS } from '../../src/util/timers';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 

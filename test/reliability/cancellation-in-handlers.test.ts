@@ -46,7 +46,13 @@ describe('MiddlewareRegistry.invoke', () => {
         try {
           started.open();
           await new Promise((_resolve, reject) => {
-            run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true });
+            run.signal.addEventListener(
+              'abort',
+              () => {
+                reject(run.signal.reason);
+              },
+              { once: true },
+            );
           });
           yield result('never');
         } finally {
@@ -118,7 +124,15 @@ describe('MiddlewareRegistry.invoke', () => {
         run: { signal: AbortSignal },
       ): AsyncGenerator<TestEvent, void, undefined> {
         started.open();
-        await new Promise((_resolve, reject) => { run.signal.addEventListener('abort', () => { reject(run.signal.reason); }, { once: true }); });
+        await new Promise((_resolve, reject) => {
+          run.signal.addEventListener(
+            'abort',
+            () => {
+              reject(run.signal.reason);
+            },
+            { once: true },
+          );
+        });
         yield result('never');
       };
       const state = recordingState({ turns: 0 });

@@ -50,7 +50,7 @@ const rows: Row[] = [
   },
   {
     label: 'an Output handler rejecting',
-    setup: (context) => void context.registry.add(context.stage.Output, (async () => Promise.reject(context.userError))),
+    setup: (context) => void context.registry.add(context.stage.Output, async () => Promise.reject(context.userError)),
     attempt: ({ invoke }) => invoke(),
     expected: 'user error',
   },

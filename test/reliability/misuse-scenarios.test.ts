@@ -6,9 +6,9 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { createStage, MiddlewareError } from '../../src/index';
 import { collect } from './fixtures';
-import { capture, context, good, pass } from './misuse-harness';
+import { capture, context, good } from './misuse-harness';
 
 describe('MiddlewareRegistry', () => {
   describe('next() called after the invoke settled', () => {

@@ -7,13 +7,7 @@
  * the case's `aiSdkCalls` shows it.
  */
 import type { Model } from '../../agent/index';
-import {
-  fromAiSdk,
-  type AiSdkCallOptions,
-  type AiSdkCallSettings,
-  type AiSdkLanguageModel,
-  type AiSdkStreamResult,
-} from '../../ai-sdk/index';
+import { fromAiSdk, type AiSdkCallOptions, type AiSdkLanguageModel, type AiSdkStreamResult } from '../../ai-sdk/index';
 import type { AgentCaseAiSdk } from '../cases/agent-doubles';
 import type { AgentObservation } from '../protocol/agent-observation';
 import { later, type World } from './doubles';

@@ -3,7 +3,7 @@
  * then the observation compared with each run's `expect` and the case's.
  */
 import type { AgentCase } from '../cases/agent-case';
-import type { AgentObservation, AgentRunObservation } from '../protocol/agent-observation';
+import type { AgentRunObservation } from '../protocol/agent-observation';
 import type { ErrorReport } from '../protocol/error-report';
 import { jsonEqual } from './json-equal';
 import type { Difference } from './report-types';

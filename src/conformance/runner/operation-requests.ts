@@ -83,8 +83,7 @@ export function requestOf(
 /** Where and what an add operation registers, with its options made: `rawOptions` as they are, else the option keys it gives (none: no options argument). */
 function registration(operation: AddOperation): Omit<RequestOf<'chain.add'>, 'op' | 'scope' | 'label'> {
   const options: Record<string, Json> = operation.rawOptions ?? {};
-  if (operation.rawOptions === undefined)
-    for (const key of OPTION_KEYS) if (operation[key] !== undefined) options[key] = operation[key];
+  if (operation.rawOptions === undefined) for (const key of OPTION_KEYS) if (operation[key] !== undefined) options[key] = operation[key];
   const handler: RequestOf<'chain.add'>['handler'] =
     'notAFunction' in operation && operation.notAFunction !== undefined
       ? { notAFunction: operation.notAFunction }
