@@ -3,7 +3,7 @@
  * prints and writes, never its timings.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,6 +83,17 @@ describe('bench/run.ts', () => {
       await expect(run(process.execPath, [TSX, SCRIPT, '--quick', '--record', 'stream_k0'], { timeout: 60_000 })).rejects.toMatchObject({
         code: 1,
         stderr: expect.stringContaining('A --quick run measures nothing worth keeping, so it cannot be recorded'),
+      });
+    }, 60_000);
+
+    it('refuses a BENCH_DIST build that no package.json declares as ES modules', async () => {
+      const copy = join(directory, 'copied-dist');
+      await mkdir(copy);
+      await expect(
+        run(process.execPath, [TSX, SCRIPT, '--quick', 'stream_k0'], { timeout: 60_000, env: { ...process.env, BENCH_DIST: copy } }),
+      ).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(`BENCH_DIST=${copy} has no package.json with "type": "module" beside or above it`),
       });
     }, 60_000);
 
