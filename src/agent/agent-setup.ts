@@ -1,6 +1,7 @@
 import type { MiddlewareRegistry } from '../registry/registry';
 import { toSystemBlocks, type SystemContentBlock } from '../system-prompt';
 import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import { checkMessages, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
 import { cannotCopy, invalid } from './errors';
 import { adopt } from './freeze';
@@ -224,11 +225,6 @@ export function readSession(session: unknown): AgentSession {
     );
   }
   return Object.freeze({ store: store as SessionStore, id: parts.id });
-}
-
-/** True for a non-null object. */
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null;
 }
 
 /** True for one of the three tool-choice shapes. */

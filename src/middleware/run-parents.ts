@@ -13,6 +13,7 @@
  */
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from '../agent/stages';
 import type { AnyStage } from '../stage/types';
+import { isObject } from '../util/is-object';
 
 /** The open AgentStreamStage terminal entries of one `tracing()` instance, by the invocation state of their run. */
 export interface RunParents<TEntry extends { readonly span: unknown }> {
@@ -59,10 +60,10 @@ export function runParents<TEntry extends { readonly span: unknown }>(): RunPare
 
 /** The context's invocation state when it is an object; a getter that throws counts as none. */
 function invocationState(context: unknown): object | undefined {
-  if (typeof context !== 'object' || context === null) return undefined;
+  if (!isObject(context)) return undefined;
   try {
     const state = (context as { readonly invocationState?: unknown }).invocationState;
-    return typeof state === 'object' && state !== null ? state : undefined;
+    return isObject(state) ? state : undefined;
   } catch {
     return undefined;
   }
