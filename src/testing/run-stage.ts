@@ -6,6 +6,7 @@ import { mapRegistrar, type Middleware } from '../registry/bundle';
 import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
 import { MiddlewareRegistry } from '../registry/registry';
 import type { AddOptions, Registration } from '../stage/handler-types';
+import type { DeepReadonly } from '../stage/deep-readonly';
 import type { StateBinding, Terminal, TerminalArgument } from '../stage/invoke-types';
 import type { MiddlewareStage, Target } from '../stage/types';
 import { isObject } from '../util/is-object';
@@ -32,8 +33,8 @@ export interface RunStageOptions<TContext, TEvent, TState, TTerminal = Terminal<
 export interface StageRun<TResult, TEvent, TState> {
   /** Every event delivered, the result last (when the invoke succeeded). */
   readonly events: TEvent[];
-  /** The result, or undefined when the invoke failed. */
-  readonly result: TResult | undefined;
+  /** The result, or undefined when the invoke failed; deeply frozen (MW-038), so typed read-only as `run()`'s value is. */
+  readonly result: DeepReadonly<TResult> | undefined;
   /** The error the invoke ended with, or undefined. */
   readonly error: unknown;
   /** Per handler name (a repeated name gets `#2`, `#3`...): what it was called with and did. */
@@ -130,7 +131,7 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
   }
   return {
     events,
-    result: failed ? undefined : (events[events.length - 1] as TResult | undefined),
+    result: failed ? undefined : (events[events.length - 1] as DeepReadonly<TResult> | undefined),
     error,
     calls,
     state,

@@ -1,6 +1,14 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Draft } from 'immer';
-import { createStage, MiddlewareRegistry, on, type MiddlewareResult, type Terminal, type TerminalArgument } from '../../src/index';
+import {
+  createStage,
+  MiddlewareRegistry,
+  on,
+  type DeepReadonly,
+  type MiddlewareResult,
+  type Terminal,
+  type TerminalArgument,
+} from '../../src/index';
 import { ExecuteToolStage, type ToolResultEvent } from '../../src/agent/index';
 import { runStage, scriptedTerminal, throws } from '../../src/testing/index';
 
@@ -187,7 +195,7 @@ describe('runStage and scriptedTerminal', () => {
         yield { type: 'done', text: context.prompt };
       },
     });
-    expectTypeOf(run.result).toEqualTypeOf<Done | undefined>();
+    expectTypeOf(run.result).toEqualTypeOf<DeepReadonly<Done> | undefined>();
     expectTypeOf(run.events).toEqualTypeOf<Chunk[]>();
   });
 
@@ -212,7 +220,7 @@ describe('runStage and scriptedTerminal', () => {
       ],
     ]);
     const run = await runStage(ReplyStage, { context: { prompt: 'hi' }, terminal });
-    expectTypeOf(run.result).toEqualTypeOf<Done | undefined>();
+    expectTypeOf(run.result).toEqualTypeOf<DeepReadonly<Done> | undefined>();
     void registry.run(ReplyStage, { prompt: 'hi' }, terminal);
   });
 
