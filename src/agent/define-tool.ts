@@ -12,7 +12,7 @@
  */
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
-import { invalidToolDefinition, invalidToolInput } from './errors';
+import { invalidToolDefinition, invalidToolInput } from './call-errors';
 import { adopt } from './freeze';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
 import { thrownText } from './value-walk';

@@ -1,7 +1,7 @@
 import { splitSystemPrompt } from '../system-prompt';
 import type { TerminalRun } from '../stage/invoke-types';
 import { AbortRace, ignore } from './abort-race';
-import { invalidModelStream } from './errors';
+import { invalidModelStream } from './call-errors';
 import { adopt } from './freeze';
 import { ZERO_USAGE } from './usage';
 import type { ContentBlock } from './message-types';

@@ -15,7 +15,7 @@ import type { AgentEvent, ExecuteToolContext, InterruptEvent, ToolResultEvent } 
 import { ExecuteToolStage } from './stages';
 import type { Interrupt } from './tool-types';
 import { toolTerminal } from './tool-terminal';
-import { invalidToolUsage } from './errors';
+import { invalidToolUsage } from './call-errors';
 
 /** A turn being worked on: its pending part, with the results this terminal call found so far. */
 export interface WorkingTurn extends PendingTurn {

@@ -1,6 +1,6 @@
 import type { TerminalRun } from '../stage/invoke-types';
 import { AbortRace } from './abort-race';
-import { invalidToolRun, invalidToolUseReference, notJson } from './errors';
+import { invalidToolRun, invalidToolUseReference, notJson } from './call-errors';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';
 import { toJsonValue } from './json-value';

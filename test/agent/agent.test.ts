@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, type ModelResultEvent } from '../../src/agent/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, collect, user, ZERO } from './fixtures';
 
@@ -136,125 +136,6 @@ describe('Agent', () => {
       const model = new ScriptedModel([textTurn('ok')]);
       await new Agent({ model }).invoke('go');
       expect([model.calls[0]?.request.systemPrompt, model.calls[0]?.request.systemBlocks]).toEqual(['', []]);
-    });
-  });
-
-  describe('authoritative chain result', () => {
-    it('stores the Output-transformed message in the history', async () => {
-      const registry = new MiddlewareRegistry();
-      registry.add(InvokeModelStage.Output, (result) =>
-        result.update((draft) => {
-          draft.message.content = [{ type: 'text', text: 'rewritten' }];
-        }),
-      );
-      const agent = new Agent({ model: new ScriptedModel([textTurn('original')]), registry });
-      const result = await agent.invoke('go');
-      expect(agent.messages[1]).toEqual(assistant('rewritten'));
-      expect(result.message).toEqual(assistant('rewritten'));
-    });
-
-    it('does not call the tool when an Output handler turns toolUse into endTurn', async () => {
-      const registry = new MiddlewareRegistry();
-      registry.add(InvokeModelStage.Output, (result) => result.replace({ ...result.value, stopReason: 'endTurn' }));
-      const tool = new ScriptedTool({ name: 'a' });
-      const agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'a', input: {} }])]), tools: [tool], registry });
-      const result = await agent.invoke('go');
-      expect([result.stopReason, tool.calls.length, agent.messages.length]).toEqual(['endTurn', 0, 2]);
-    });
-
-    it('dispatches the tools of a message a Wrap handler substituted', async () => {
-      const registry = new MiddlewareRegistry();
-      let calls = 0;
-      registry.add(InvokeModelStage.Wrap, async function* substitute(_context, next) {
-        if (calls++ > 0) return yield* next();
-        const result: ModelResultEvent = {
-          type: 'modelResult',
-          message: { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'w1', name: 'a', input: { from: 'wrap' } }] },
-          stopReason: 'toolUse',
-          usage: ZERO,
-        };
-        yield result;
-      });
-      const tool = new ScriptedTool({ name: 'a' });
-      const agent = new Agent({ model: new ScriptedModel([textTurn('done')]), tools: [tool], registry });
-      await agent.invoke('go');
-      expect(tool.calls.map((call) => [call.toolUseId, call.input])).toEqual([['w1', { from: 'wrap' }]]);
-    });
-  });
-
-  describe('tools', () => {
-    it('runs an unknown tool through ExecuteToolStage with tool undefined and ends in an error result', async () => {
-      const registry = new MiddlewareRegistry();
-      const seen: unknown[] = [];
-      registry.add(ExecuteToolStage.Input, (context) => (seen.push([context.tool, context.toolUse]), context));
-      const model = new ScriptedModel([toolUseTurn([{ name: 'missing', input: { q: 1 }, toolUseId: 'm1' }]), textTurn('sorry')]);
-      const agent = new Agent({ model, registry });
-      await agent.invoke('go');
-      expect(seen).toEqual([[undefined, { name: 'missing', toolUseId: 'm1', input: { q: 1 } }]]);
-      expect(agent.messages[2]).toEqual({
-        role: 'user',
-        content: [
-          {
-            type: 'toolResult',
-            toolUseId: 'm1',
-            name: 'missing',
-            status: 'error',
-            content: [{ type: 'text', text: 'Unknown tool "missing": the agent has no tool by that name.' }],
-          },
-        ],
-      });
-    });
-
-    it('turns a tool failure into an error result that Output handlers see with the thrown error', async () => {
-      const failure = new Error('disk full');
-      const registry = new MiddlewareRegistry();
-      const seen: unknown[] = [];
-      registry.add(ExecuteToolStage.Output, (result) => (seen.push(result.value.error), result));
-      const model = new ScriptedModel([toolUseTurn([{ name: 'save', input: {}, toolUseId: 's1' }]), textTurn('failed')]);
-      const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'save', outcomes: [{ error: failure }] })], registry });
-      await agent.invoke('go');
-      expect(seen[0]).toBe(failure);
-      expect(agent.messages[2]?.content).toEqual([
-        {
-          type: 'toolResult',
-          toolUseId: 's1',
-          name: 'save',
-          status: 'error',
-          content: [{ type: 'text', text: 'Tool "save" failed: disk full' }],
-        },
-      ]);
-    });
-
-    it('gives the tool the run abort signal, which agent.cancel() aborts', async () => {
-      let agent: Agent | undefined;
-      const tool = new ScriptedTool({
-        name: 'slow',
-        respond: (_input, context) => {
-          agent?.cancel();
-          return context.signal.aborted ? 'saw abort' : 'no abort';
-        },
-      });
-      agent = new Agent({ model: new ScriptedModel([toolUseTurn([{ name: 'slow', input: {} }])]), tools: [tool] });
-      const result = await agent.invoke('go');
-      expect([result.stopReason, tool.calls[0]?.signal.aborted]).toEqual(['cancelled', true]);
-    });
-
-    it('sends a string tool result as text', async () => {
-      const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('ok')]);
-      const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'a', outcomes: [{ value: 'plain' }] })] });
-      await agent.invoke('go');
-      expect(agent.messages[2]?.content).toEqual([
-        { type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'success', content: [{ type: 'text', text: 'plain' }] },
-      ]);
-    });
-
-    it('turns a non-Error throw into an error result naming the thrown value', async () => {
-      const model = new ScriptedModel([toolUseTurn([{ name: 'a', input: {}, toolUseId: 'a1' }]), textTurn('ok')]);
-      const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'a', outcomes: [{ error: 'nope' }] })] });
-      await agent.invoke('go');
-      expect(agent.messages[2]?.content).toEqual([
-        { type: 'toolResult', toolUseId: 'a1', name: 'a', status: 'error', content: [{ type: 'text', text: 'Tool "a" failed: nope' }] },
-      ]);
     });
   });
 

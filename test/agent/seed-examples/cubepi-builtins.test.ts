@@ -1,0 +1,107 @@
+/**
+ * CubePi's CompactionMiddleware, SubagentMiddleware and TodoListMiddleware,
+ * ported as `compaction`, `subagent` and `todoList`.
+ */
+import { describe, expect, it } from 'vitest';
+import { MiddlewareRegistry } from '../../../src/index';
+import { Agent, TODO_STATE_KEY, compaction, subagent, todoList, type ToolResultBlock } from '../../../src/agent/index';
+import { ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
+import { resultText, say, textOf } from './cubepi-messages';
+
+describe('CubePi CompactionMiddleware, ported as compaction', () => {
+  it('summarises the older turns with its own summary model, reported as a middleware call, and keeps the tail', async () => {
+    // CompactionMiddleware(summary_model=cheap, max_tokens_before_compact=3): here counted in messages.
+    const registry = new MiddlewareRegistry();
+    const summaryModel = new ScriptedModel([
+      textTurn('The user greeted twice.', { usage: { inputTokens: 30, outputTokens: 6, totalTokens: 36 } }),
+    ]);
+    registry.use(
+      compaction({ maxTokens: 3, keepRecent: 1, countTokens: (messages) => messages.length, summarize: { model: summaryModel } }),
+    );
+    const model = new ScriptedModel([textTurn('Hello again!', { usage: { inputTokens: 10, outputTokens: 3, totalTokens: 13 } })]);
+    const agent = new Agent({
+      model,
+      registry,
+      messages: [say('user', 'hi'), say('assistant', 'hello'), say('user', 'hi there'), say('assistant', 'hello there')],
+    });
+    const result = await agent.invoke('hey');
+    expect([agent.messages.map(textOf), model.calls[0]?.request.messages.length, result.usage, result.middlewareUsage]).toEqual([
+      ['Summary of the earlier conversation:\nThe user greeted twice.', 'hey', 'Hello again!'],
+      2,
+      { inputTokens: 10, outputTokens: 3, totalTokens: 13 },
+      { compaction: { inputTokens: 30, outputTokens: 6, totalTokens: 36 } },
+    ]);
+  });
+});
+
+describe('CubePi SubagentMiddleware, ported as subagent', () => {
+  it('injects one tool per SubagentSpec that delegates a task to an ephemeral child agent and answers with its text', async () => {
+    // SubagentMiddleware(subagents={"researcher": SubagentSpec(...), "critic": SubagentSpec(...)}, default_model=cheap)
+    const cheap = new ScriptedModel([textTurn('Paris has 2.1 million people.'), textTurn('The figure is from 2023; say so.')]);
+    const registry = new MiddlewareRegistry();
+    registry.use(subagent({ name: 'researcher', description: 'Finds facts.', systemPrompt: 'You research.', model: cheap }));
+    registry.use(subagent({ name: 'critic', description: 'Reviews a draft.', systemPrompt: 'You criticise.', model: cheap }));
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'researcher', input: { task: 'Population of Paris?' }, toolUseId: 'r' }]),
+      toolUseTurn([{ name: 'critic', input: { task: 'Review: Paris has 2.1 million people.' }, toolUseId: 'c' }]),
+      textTurn('Paris had 2.1 million people in 2023.'),
+    ]);
+    const agent = new Agent({ model, registry });
+    await agent.invoke('How many people live in Paris?');
+    expect([
+      model.calls[0]?.request.toolSpecs.map((spec) => spec.name),
+      cheap.calls.map((call) => [call.request.systemPrompt, textOf(call.request.messages[0])]),
+      [agent.messages[2], agent.messages[4]].map(textOf),
+    ]).toEqual([
+      ['researcher', 'critic'],
+      [
+        ['You research.', 'Population of Paris?'],
+        ['You criticise.', 'Review: Paris has 2.1 million people.'],
+      ],
+      ['toolResult', 'toolResult'],
+    ]);
+    expect([agent.messages[2]?.content, agent.messages[4]?.content]).toEqual([
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'r',
+          name: 'researcher',
+          status: 'success',
+          content: [{ type: 'text', text: 'Paris has 2.1 million people.' }],
+        },
+      ],
+      [
+        {
+          type: 'toolResult',
+          toolUseId: 'c',
+          name: 'critic',
+          status: 'success',
+          content: [{ type: 'text', text: 'The figure is from 2023; say so.' }],
+        },
+      ],
+    ]);
+  });
+});
+
+describe('CubePi TodoListMiddleware, ported as todoList', () => {
+  it('gives the agent write_todos, shows the current list at each model call and keeps it in the agent state', async () => {
+    const registry = new MiddlewareRegistry();
+    registry.use(todoList());
+    const todos = [
+      { content: 'Draft the email', status: 'done' },
+      { content: 'Send it', status: 'inProgress' },
+    ];
+    const model = new ScriptedModel([toolUseTurn([{ name: 'write_todos', input: { todos } }]), textTurn('Sent.')]);
+    const agent = new Agent({ model, registry, systemPrompt: 'You are an assistant.' });
+    await agent.invoke('Email Sam.');
+    expect([
+      model.calls.map((call) => call.request.systemPrompt),
+      resultText(agent.messages[2]?.content[0] as ToolResultBlock | undefined),
+      agent.modelState[TODO_STATE_KEY],
+    ]).toEqual([
+      ['You are an assistant.', 'You are an assistant.\nCurrent todo list:\n- [x] Draft the email\n- [~] Send it'],
+      'Saved 2 todos.',
+      todos,
+    ]);
+  });
+});

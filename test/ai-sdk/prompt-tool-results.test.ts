@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { MiddlewareError } from '../../src/index';
+import type { Message, ToolResultBlock } from '../../src/agent/index';
+import { requestOf, result, sent, user } from './prompt-requests';
+
+describe('fromAiSdk', () => {
+  describe('tool calls and tool results', () => {
+    const asked: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Checking.' },
+        { type: 'toolUse', toolUseId: 'a', name: 'weather', input: { city: 'Oslo' } },
+        { type: 'toolUse', toolUseId: 'b', name: 'clock', input: {} },
+      ],
+    };
+
+    it('sends tool uses as tool calls and a user message of results as a tool message, with tool names', async () => {
+      const answered: Message = {
+        role: 'user',
+        content: [result('a', 'weather', [{ type: 'text', text: 'Sunny' }]), result('b', 'clock', [{ type: 'json', json: { hour: 12 } }])],
+      };
+      const call = await sent(requestOf({ messages: [user('Weather?'), asked, answered] }));
+      expect(call.prompt.slice(1)).toEqual([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool-call', toolCallId: 'a', toolName: 'weather', input: { city: 'Oslo' } },
+            { type: 'tool-call', toolCallId: 'b', toolName: 'clock', input: {} },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'a', toolName: 'weather', output: { type: 'text', value: 'Sunny' } },
+            { type: 'tool-result', toolCallId: 'b', toolName: 'clock', output: { type: 'json', value: { hour: 12 } } },
+          ],
+        },
+      ]);
+    });
+
+    it.each<[string, ToolResultBlock['content'], 'success' | 'error', unknown]>([
+      ['one text block', [{ type: 'text', text: 'Sunny' }], 'success', { type: 'text', value: 'Sunny' }],
+      ['one JSON block', [{ type: 'json', json: [1, 2] }], 'success', { type: 'json', value: [1, 2] }],
+      [
+        'an error with one text block',
+        [{ type: 'text', text: 'Tool "weather" failed: down' }],
+        'error',
+        { type: 'error-text', value: 'Tool "weather" failed: down' },
+      ],
+      ['an error with one JSON block', [{ type: 'json', json: { code: 7 } }], 'error', { type: 'error-json', value: { code: 7 } }],
+      [
+        'several blocks',
+        [
+          { type: 'text', text: 'a' },
+          { type: 'json', json: { b: 1 } },
+        ],
+        'success',
+        {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: '{"b":1}' },
+          ],
+        },
+      ],
+      [
+        'an error with several blocks',
+        [
+          { type: 'text', text: 'a' },
+          { type: 'json', json: null },
+        ],
+        'error',
+        { type: 'error-text', value: 'a\nnull' },
+      ],
+      ['no content', [], 'success', { type: 'text', value: '' }],
+    ])('sends a result of %s as its output', async (_name, content, status, output) => {
+      const call = await sent(requestOf({ messages: [asked, { role: 'user', content: [result('a', 'weather', content, status)] }] }));
+      expect(call.prompt[1]).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'weather', output }] });
+    });
+
+    it('splits a user message mixing results and text into a tool message and a user message, in order', async () => {
+      const call = await sent(
+        requestOf({
+          messages: [
+            asked,
+            {
+              role: 'user',
+              content: [
+                result('a', 'weather', [{ type: 'text', text: 'Sunny' }]),
+                { type: 'text', text: 'Also: hurry.' },
+                result('b', 'clock', [{ type: 'text', text: '12' }]),
+              ],
+            },
+          ],
+        }),
+      );
+      expect(call.prompt.slice(1).map((message) => message.role)).toEqual(['tool', 'user', 'tool']);
+    });
+
+    it('names a result without a name after the tool use with its id', async () => {
+      const nameless = {
+        type: 'toolResult',
+        toolUseId: 'b',
+        status: 'success',
+        content: [{ type: 'text', text: '12' }],
+      } as unknown as ToolResultBlock;
+      const call = await sent(requestOf({ messages: [asked, { role: 'user', content: [nameless] }] }));
+      expect(call.prompt[1]).toEqual({
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'clock', output: { type: 'text', value: '12' } }],
+      });
+    });
+
+    it('refuses a result without a name whose tool use it cannot find, with ERR_INVALID_OPTIONS', async () => {
+      const orphan = { type: 'toolResult', toolUseId: 'zz', status: 'success', content: [] } as unknown as ToolResultBlock;
+      const failure = await sent(requestOf({ messages: [{ role: 'user', content: [orphan] }] })).catch((error: unknown) => error);
+      expect([MiddlewareError.isInstance(failure), (failure as MiddlewareError).code, (failure as MiddlewareError).stage]).toEqual([
+        true,
+        'ERR_INVALID_OPTIONS',
+        'invokeModel',
+      ]);
+    });
+  });
+});
