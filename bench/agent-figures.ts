@@ -7,6 +7,7 @@
 import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/index';
 import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
 import type { Figure } from './figures';
+import { minimalShell } from './floor';
 import { agentKit, core } from './library';
 
 const { Agent, ExecuteToolStage, InvokeModelStage } = agentKit;
@@ -84,8 +85,19 @@ function demoRegistry(): InstanceType<typeof MiddlewareRegistry> {
 const PROMPT = 'Where is order A-1042, and is it in stock?';
 const SYSTEM_PROMPT = 'You are a helpful shop assistant.';
 
-/** The same run written by hand: the model call and the tool calls with the five functions composed around them. */
-async function* handWrittenRun(model: Model): AsyncGenerator<unknown, void, undefined> {
+/** What the hand-written run puts around the events of each stage: nothing (the baseline), or the floor's shell. */
+type Shell = <TEvent>(events: AsyncIterable<TEvent>) => AsyncIterable<TEvent>;
+
+/** The baseline's shell: none. */
+function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
+  return events;
+}
+
+/**
+ * The same run written by hand: the model call and the tool calls with the five functions composed around them;
+ * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke.
+ */
+async function* handWrittenRun(model: Model, shell: Shell): AsyncGenerator<unknown, void, undefined> {
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
   const toolSpecs = TOOLS.map((tool) => tool.spec);
   const signal = new AbortController().signal;
@@ -103,7 +115,7 @@ async function* handWrittenRun(model: Model): AsyncGenerator<unknown, void, unde
     let text = '';
     const toolUses: ToolUseBlock[] = [];
     let stopReason = 'endTurn';
-    for await (const event of events) {
+    for await (const event of shell(events)) {
       if (event.type === 'textDelta') text += event.text;
       else if (event.type === 'toolUseStart')
         toolUses.push({ type: 'toolUse', toolUseId: event.toolUseId, name: event.name, input: undefined });
@@ -137,7 +149,7 @@ async function* handWrittenRun(model: Model): AsyncGenerator<unknown, void, unde
           },
         };
       };
-      for await (const event of toolGuard({ toolUse }, terminal as Next<unknown, unknown>)) {
+      for await (const event of shell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>))) {
         results.push((event as { toolResult: ContentBlock }).toolResult);
         yield event;
       }
@@ -157,11 +169,18 @@ const agentTurn: Figure = {
     const registry = demoRegistry();
     const ourModel = alternatingModel();
     const theirModel = alternatingModel();
+    const floorModel = alternatingModel();
     return {
       ours: () => new Agent({ model: ourModel, tools: TOOLS, registry, systemPrompt: SYSTEM_PROMPT }).invoke(PROMPT),
       baseline: async () => {
         let last: unknown;
-        for await (const event of handWrittenRun(theirModel)) last = event;
+        for await (const event of handWrittenRun(theirModel, noShell)) last = event;
+        return last;
+      },
+      // The shells of the stage invokes each event crosses: InvokeModelStage (or ExecuteToolStage) and AgentStreamStage.
+      floor: async () => {
+        let last: unknown;
+        for await (const event of minimalShell(handWrittenRun(floorModel, minimalShell))) last = event;
         return last;
       },
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },

@@ -10,17 +10,27 @@
  */
 export class AbortRace {
   private readonly signal: AbortSignal;
-  /** Rejects the pending wait, if any. */
+  /** Whether the signal aborted, kept by the listener: cheaper to read on every wait than the signal's getter. */
+  private aborted: boolean;
+  /** Settle the pending wait, if any. */
+  private resolveWaiting: ((value: unknown) => void) | undefined;
   private rejectWaiting: ((reason: unknown) => void) | undefined;
   private readonly onAbort = (): void => {
+    this.aborted = true;
     const reject = this.rejectWaiting;
     this.rejectWaiting = undefined;
     reject?.(this.signal.reason);
+  };
+  /** The executor of every wait's promise: one function per race rather than a closure per wait. */
+  private readonly capture = (resolve: (value: unknown) => void, reject: (reason: unknown) => void): void => {
+    this.resolveWaiting = resolve;
+    this.rejectWaiting = reject;
   };
 
   /** Starts listening to `signal`. */
   constructor(signal: AbortSignal) {
     this.signal = signal;
+    this.aborted = signal.aborted;
     signal.addEventListener('abort', this.onAbort);
   }
 
@@ -31,18 +41,18 @@ export class AbortRace {
    * so it never surfaces as an unhandled rejection.
    */
   wait<T>(pending: PromiseLike<T>): Promise<T> {
-    if (this.signal.aborted) {
+    if (this.aborted) {
       ignore(pending);
       return Promise.reject(this.signal.reason as Error);
     }
-    return new Promise<T>((resolve, reject) => {
-      this.rejectWaiting = reject;
-      pending.then(resolve, reject);
-    });
+    const waiting = new Promise<unknown>(this.capture) as Promise<T>;
+    pending.then(this.resolveWaiting, this.rejectWaiting);
+    return waiting;
   }
 
   /** Stops listening. */
   dispose(): void {
+    this.resolveWaiting = undefined;
     this.rejectWaiting = undefined;
     this.signal.removeEventListener('abort', this.onAbort);
   }

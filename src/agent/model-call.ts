@@ -1,56 +1,63 @@
 /**
  * One model call of the reference agent's loop: an InvokeModelStage invoke
- * whose state binding is the terminal call's own model state.
+ * whose state binding is the terminal call's own model state. The turn loop
+ * drains the invoke itself, so each model event passes through one generator
+ * of the agent's (the loop's) between the two invokes, not two.
  */
-import { modelTerminal } from './model-terminal';
 import type { AgentCore } from './agent-core';
 import { createModelContext } from './history';
+import { modelTerminal } from './model-terminal';
 import type { Attempt } from './run-state';
 import type { RunScope } from './run-scope';
-import type { AgentEvent, ModelResultEvent } from './stage-types';
+import type { InvokeModelEvent } from './stage-types';
 import { InvokeModelStage } from './stages';
-import { kept } from './kept';
 
 /**
  * One InvokeModelStage invoke; its (Output-transformed) result is what the
- * loop goes on with. The model's draft starts from the attempt's own model
+ * loop goes on with (the turn loop keeps a frozen copy of it). The model's draft starts from the attempt's own model
  * state, and only a successful chain writes it back there.
  */
-export async function* callModel(
-  core: AgentCore,
-  scope: RunScope,
-  attempt: Attempt,
-  invocationState: Record<string, unknown>,
-  signal: AbortSignal,
-): AsyncGenerator<AgentEvent, ModelResultEvent, undefined> {
-  const before = attempt.modelState;
-  const assigned = core.modelState;
-  let written: Record<string, unknown> | undefined;
-  const context = createModelContext({
-    model: core.model,
-    messages: attempt.history.messages,
-    systemPrompt: core.systemPrompt,
-    toolSpecs: scope.toolSpecs,
-    toolChoice: core.toolChoice,
-    invocationState,
-    agent: scope.view,
-    modelState: before,
-  });
-  let last: AgentEvent | undefined;
-  try {
-    const events = scope.registry.invoke(InvokeModelStage, context, modelTerminal, {
-      signal,
-      // The snapshot is the attempt's own state, so a handler's change to agent.modelState never reaches the model.
-      state: { get: () => before, set: (next) => void (written = next) },
-    });
-    for await (const event of events) {
-      last = kept(event);
-      yield event;
-    }
-  } finally {
-    attempt.modelState = written ?? before;
-    // Whatever a handler assigned to agent.modelState during the invoke is dropped with it.
-    core.modelState = assigned;
+export class ModelCall {
+  private readonly before: Record<string, unknown>;
+  private readonly assigned: Record<string, unknown>;
+  private written: Record<string, unknown> | undefined;
+
+  /** Reads the states the call starts from; nothing runs until {@link ModelCall.events}. */
+  constructor(
+    private readonly core: AgentCore,
+    private readonly scope: RunScope,
+    private readonly attempt: Attempt,
+    private readonly invocationState: Record<string, unknown>,
+    private readonly signal: AbortSignal,
+  ) {
+    this.before = attempt.modelState;
+    this.assigned = core.modelState;
   }
-  return last as ModelResultEvent;
+
+  /** The invoke's events; drain them, then call {@link ModelCall.end} whatever happened. */
+  events(): AsyncGenerator<InvokeModelEvent, void, undefined> {
+    const { core, scope, before } = this;
+    const context = createModelContext({
+      model: core.model,
+      messages: this.attempt.history.messages,
+      systemPrompt: core.systemPrompt,
+      toolSpecs: scope.toolSpecs,
+      toolChoice: core.toolChoice,
+      invocationState: this.invocationState,
+      agent: scope.view,
+      modelState: before,
+    });
+    return scope.registry.invoke(InvokeModelStage, context, modelTerminal, {
+      signal: this.signal,
+      // The snapshot is the attempt's own state, so a handler's change to agent.modelState never reaches the model.
+      state: { get: () => before, set: (next) => void (this.written = next) },
+    });
+  }
+
+  /** Writes the model state back: the chain's when it succeeded, else the one it started from. */
+  end(): void {
+    this.attempt.modelState = this.written ?? this.before;
+    // Whatever a handler assigned to agent.modelState during the invoke is dropped with it.
+    this.core.modelState = this.assigned;
+  }
 }

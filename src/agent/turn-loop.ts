@@ -14,14 +14,15 @@ import { compressIfOver } from './context-budget';
 import type { MiddlewareUsage } from './context-types';
 import { History } from './history';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
-import { callModel } from './model-call';
+import { kept } from './kept';
+import { ModelCall } from './model-call';
 import type { StopReason, Usage } from './model-types';
 import type { RunStart } from './halt';
 import type { ResponseStore } from './interrupts';
 import { addMiddlewareUsage, middlewareCaller, NO_MIDDLEWARE_USAGE } from './middleware-call';
 import type { Attempt, Conversation, RunState, RunTally } from './run-state';
 import type { RunScope } from './run-scope';
-import type { AgentEvent, AgentResultEvent, AgentStreamContext } from './stage-types';
+import type { AgentEvent, AgentResultEvent, AgentStreamContext, ModelResultEvent } from './stage-types';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
 import { decideTurn } from './turn-decision';
@@ -125,7 +126,19 @@ export async function* turnLoop(
     for (let index = 1; ; index++) {
       if (turn === undefined) {
         yield* compressIfOver(compression);
-        const result = yield* callModel(core, scope, attempt, invocationState, signal);
+        const call = new ModelCall(core, scope, attempt, invocationState, signal);
+        let last: AgentEvent | undefined;
+        try {
+          // Drained here rather than through a generator of its own: one layer less on every model event.
+          for await (const event of call.events()) {
+            // Copied before the consumer sees the event, which it could change otherwise.
+            last = kept(event);
+            yield event;
+          }
+        } finally {
+          call.end();
+        }
+        const result = last as ModelResultEvent;
         attempt.history.append(result.message);
         attempt.usage = addUsage(attempt.usage, result.usage);
         tally.usage = addUsage(tally.usage, result.usage);
