@@ -32,7 +32,14 @@ describe('MiddlewareRegistry.instrument', () => {
     })();
     it.each([
       ['null', null],
-      ['a function', () => generator],
+      [
+        'a function carrying the methods of one',
+        Object.assign(() => generator, {
+          next: () => generator.next(),
+          return: () => generator.return(),
+          [Symbol.asyncIterator]: () => generator,
+        }),
+      ],
       ['an object without next', { return: () => generator.return(), [Symbol.asyncIterator]: () => generator }],
       ['an object without return', { next: () => generator.next(), [Symbol.asyncIterator]: () => generator }],
       ['an object without Symbol.asyncIterator', { next: () => generator.next(), return: () => generator.return() }],

@@ -17,6 +17,7 @@ describe('MiddlewareRegistry.invoke', () => {
     it.each([
       ['null', null, 'null'],
       ['a number', 5, 'number 5'],
+      ['a function carrying get and set', Object.assign(() => undefined, { get: () => ({}), set: () => undefined }), 'a function'],
       ['an object without get', { set: () => undefined }, 'a plain object'],
       ['an object without set', { get: () => ({}) }, 'a plain object'],
     ])('throws ERR_INVALID_OPTIONS naming the stage, for %s', (_label, state, described) => {

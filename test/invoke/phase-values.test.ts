@@ -20,6 +20,25 @@ describe('MiddlewareRegistry.run', () => {
     });
   });
 
+  describe('a context that fails the context schema', () => {
+    it('fails with ERR_CONTEXT_INVALID naming the context schema', async () => {
+      const stage = createStage<{ topic: string }, string>('checked', { context: z.object({ topic: z.string().min(5) }) });
+      const error = await failure(
+        new MiddlewareRegistry().run(stage, { topic: 'x' }, async function* terminal() {
+          yield 'never';
+        }),
+      );
+      expect({ ...fields(error), message: (error as Error).message }).toEqual({
+        code: 'ERR_CONTEXT_INVALID',
+        stage: 'checked',
+        phase: 'input',
+        handler: undefined,
+        message:
+          "[ERR_CONTEXT_INVALID] The context of stage \"checked\" failed the stage's context schema after the Input phase. The schema's issues are in the cause; fix the caller's context or the Input handler that produced it.",
+      });
+    });
+  });
+
   describe('a result that fails the result schema', () => {
     it('fails with ERR_RESULT_INVALID naming the result schema', async () => {
       const stage = createStage<{ topic: string }, string>('checked', { result: z.string().min(5) });
