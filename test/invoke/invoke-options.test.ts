@@ -14,7 +14,7 @@ function thrownBy(action: () => unknown): unknown {
 
 describe('MiddlewareRegistry.invoke', () => {
   describe('options.state of the wrong shape', () => {
-    it.each([
+    it.each<[string, unknown, string]>([
       ['null', null, 'null'],
       ['a number', 5, 'number 5'],
       ['a function carrying get and set', Object.assign(() => undefined, { get: () => ({}), set: () => undefined }), 'a function'],
