@@ -16,7 +16,7 @@ import * as messages from '../errors/invoke-messages';
 /** The observers of one invoke and the attempt counts of its layer positions. */
 export class InvokeObservation {
   /** Entries into each layer position so far (index = position; the terminal's is the number of Wrap handlers). */
-  private readonly attempts: number[];
+  private readonly attempts: number[] = [];
 
   /** The resolved chain (a private field of the language, like the invoke's: it is shared between invokes). */
   readonly #chain: ResolvedChain;
@@ -28,7 +28,6 @@ export class InvokeObservation {
     private readonly names: readonly string[],
   ) {
     this.#chain = chain;
-    this.attempts = new Array<number>(chain.wrap.length + 1).fill(0);
   }
 
   /**

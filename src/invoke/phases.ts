@@ -69,6 +69,7 @@ function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[
     const info = run.observation === undefined ? undefined : run.observation.handlerStart(phase, entry, position);
     try {
       const produced = call(run, phase, entry, value);
+      // Stryker disable next-line ConditionalExpression: resumePhase() awaits a plain value and goes on the same; the check keeps a synchronous phase synchronous.
       if (isThenable(produced)) return resumePhase(run, phase, entries, step, info, produced);
       value = checked(run, phase, entry, produced);
     } catch (error) {
@@ -111,14 +112,18 @@ async function resumePhase(
  */
 export function start(run: InvokeRun): LayerGenerator | Promise<LayerGenerator> {
   const chain = run.chain;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: with no instrumentation InvokeObservation.start() answers undefined as well; the check only spares the call.
   if (chain.instrumentations.length > 0) run.observation = InvokeObservation.start(chain, run.context, run.signal);
   let context = run.context;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: runPhase() over no handlers answers the context as it is; the check only spares the call.
   if (chain.input.length > 0) {
     // Only what the phase returns is awaited: a context that happens to be a thenable is passed on as it is.
     const phased = runPhase(run, 'input', chain.input, context, 0);
+    // Stryker disable next-line ConditionalExpression: startAsync() awaits a plain context and enters with the same; the check keeps a synchronous start synchronous.
     if (isThenable(phased)) return startAsync(run, phased, undefined);
     context = phased;
   }
+  // Stryker disable next-line ConditionalExpression: startAsync() without a schema enters with the same context; the check keeps a start without a schema synchronous.
   if (chain.stage.contextSchema !== undefined) return startAsync(run, undefined, context);
   return enterOutermost(run, context);
 }
@@ -150,9 +155,11 @@ export function finish(run: InvokeRun, value: unknown): unknown {
   if (output.length > 0) {
     // A MiddlewareResult, or a promise of one once a handler is asynchronous.
     const transformed = runPhase(run, 'output', output, new MiddlewareResult<unknown>(value), 0);
+    // Stryker disable next-line ConditionalExpression: finishAsync() awaits a plain result and goes on the same; the check keeps a synchronous Output phase synchronous.
     if (isThenable(transformed)) return finishAsync(run, transformed);
     value = (transformed as MiddlewareResult<unknown>).value;
   }
+  // Stryker disable next-line ConditionalExpression: finishAsync() without a schema releases the same value; the check keeps a finish without a schema synchronous.
   if (run.chain.stage.resultSchema !== undefined) return finishAsync(run, undefined, value);
   return release(run, value);
 }
@@ -162,6 +169,7 @@ async function finishAsync(run: InvokeRun, transformed: PromiseLike<unknown> | u
   if (transformed !== undefined) value = ((await transformed) as MiddlewareResult<unknown>).value;
   const schema = run.chain.stage.resultSchema as Schema<unknown> | undefined;
   if (schema !== undefined)
+    // Stryker disable next-line StringLiteral: schemaFailed() tells only 'context' apart; any other word gives the result schema's error.
     value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(run.stageName, 'result', issues));
   return release(run, value);
 }

@@ -90,7 +90,7 @@ class Source {
 
   private detach(): void {
     this.signal.removeEventListener('abort', this.onAbort);
-    if (sources.get(this.signal) === this) sources.delete(this.signal);
+    sources.delete(this.signal);
   }
 }
 
@@ -98,7 +98,6 @@ class Source {
 class Follower implements Link {
   private readonly target: { deref(): AbortSignal | undefined };
   private readonly following: Source[];
-  private released = false;
 
   constructor(controller: AbortController, signals: readonly AbortSignal[]) {
     const signal = controller.signal;
@@ -113,13 +112,12 @@ class Follower implements Link {
   abort(reason: unknown): void {
     const signal = this.target.deref();
     this.release();
+    // Stryker disable next-line ConditionalExpression,OptionalChaining: a collected signal has no controller left (get(undefined) answers undefined too), and a live one always has its own.
     if (signal !== undefined) controllers.get(signal)?.abort(reason);
   }
 
   /** See {@link Link.release}. */
   release(): void {
-    if (this.released) return;
-    this.released = true;
     for (const source of this.following) source.drop(this);
     collected?.unregister(this);
   }

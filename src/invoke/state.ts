@@ -17,6 +17,7 @@ import { takeOver } from '../util/take-over';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';
 
 /** Whether immer's Map/Set plugin has been switched on (once per process, on first use). */
+// Stryker disable next-line BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 let mapSetEnabled = false;
 
 /**
@@ -50,9 +51,11 @@ export class StateIsolation<TState> {
     stageName: string,
   ) {
     const value = binding.get();
+    // Stryker disable next-line ConditionalExpression: enableMapSet() is idempotent; the flag only spares the call after the first.
     if (!mapSetEnabled) {
       // isDraftable() accepts Maps and Sets (anywhere in the state), but drafting them needs immer's plugin.
       enableMapSet();
+      // Stryker disable next-line BooleanLiteral: enableMapSet() is idempotent; the flag only spares the call after the first.
       mapSetEnabled = true;
     }
     if (!isDraftable(value)) {
@@ -85,6 +88,7 @@ export class StateIsolation<TState> {
   terminalCall(call: (draft: Draft<TState>) => LayerGenerator, outermost: boolean): LayerGenerator {
     const draft = this.draft();
     const events = call(draft);
+    // Stryker disable next-line ConditionalExpression: a recorder around the outermost terminal records the same draft when it completes; skipping it spares a promise reaction per event.
     if (!outermost) return new StateRecorder(events, this as StateIsolation<unknown>, draft);
     this.outermostDraft = draft;
     return events;
