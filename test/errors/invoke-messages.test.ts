@@ -215,7 +215,9 @@ describe('aborted', () => {
     ['an error reason gives its message', new Error('deadline passed'), ': deadline passed'],
     ['an error whose message is not a string gives nothing', Object.assign(new Error(), { message: 7 }), ''],
     ['an error whose message getter throws gives nothing', throwingMessage, ''],
+    ['an error of another realm, which is no Error here, gives its message', { name: 'AbortError', message: 'stopped' }, ': stopped'],
     ['a reason that is neither gives nothing', 42, ''],
+    ['a null reason gives nothing', null, ''],
     ['no reason gives nothing', undefined, ''],
   ])('names the stage and keeps the reason as the cause: %s', (_label, reason, text) => {
     const error = messages.aborted('invokeModel', reason);
