@@ -213,6 +213,7 @@ function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
   // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys (a number or its string gives the same path segment)
   if (kind === LIST) {
     const items = node as readonly unknown[];
+    // Stryker disable next-line EqualityOperator: one step past the end gives an undefined child, which the walks skip
     for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
   } else if (node instanceof Map) {
     for (const entry of node) children.push(entry);

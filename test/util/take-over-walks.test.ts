@@ -125,6 +125,12 @@ describe('takeOver', () => {
       },
     );
 
+    it.each(kinds)('does not exhaust the call stack on a chain of 100,000 %s without the cycle check', (_kind, wrap) => {
+      const { root, leaf } = chain(100_000, wrap);
+      expect(takeOver(root)).toBeUndefined();
+      expect([Object.isFrozen(root), Object.isFrozen(leaf)]).toEqual([true, true]);
+    });
+
     it('freezes the Maps and Sets of a deep part so that they refuse changes', () => {
       const map = new Map<string, number>();
       const set = new Set<number>();
