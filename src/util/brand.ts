@@ -58,8 +58,8 @@ function brands(): RealmBrands {
     } catch {
       // A frozen global (a hardened realm), or a key some other code took: this copy still recognises its own objects.
     }
-    // Stryker restore all
   }
+  // Stryker restore all
   realmBrands = record;
   return record;
 }
