@@ -6,6 +6,11 @@ describe('toSystemBlocks', () => {
     expect(toSystemBlocks('Be terse.')).toEqual([{ text: 'Be terse.' }]);
   });
 
+  it('returns the block it makes of a string frozen, so no caller can change it', () => {
+    const blocks = toSystemBlocks('Be terse.');
+    expect([Object.isFrozen(blocks), Object.isFrozen(blocks[0])]).toEqual([true, true]);
+  });
+
   it('returns a block array as the same array', () => {
     const blocks: SystemContentBlock[] = [{ text: 'a' }, { cachePoint: { type: 'default' } }];
     expect(toSystemBlocks(blocks)).toBe(blocks);
@@ -41,6 +46,7 @@ describe('splitSystemPrompt', () => {
       ];
       const split = splitSystemPrompt(blocks);
       expect(split).toEqual({ text: 'You are terse.\nToday is Monday.', blocks });
+      expect([split.blocks, Object.isFrozen(split)]).toEqual([blocks, true]);
       expect(split.blocks).toBe(blocks);
     });
   });

@@ -21,7 +21,12 @@ export interface Culprit {
 }
 
 /** The error a message builder makes: `culprit` names where it arose, `cause` what led to it. */
-export function error(code: MiddlewareError['code'], culprit: Partial<Culprit>, message: string, cause?: unknown): MiddlewareError {
+export function error(
+  code: MiddlewareError['code'],
+  culprit: { readonly [TKey in keyof Culprit]?: Culprit[TKey] | undefined },
+  message: string,
+  cause?: unknown,
+): MiddlewareError {
   return new MiddlewareError({
     code,
     message,

@@ -55,13 +55,13 @@ export function notAsyncIterable(culprit: Culprit, produced: unknown): Middlewar
   const forward = culprit.phase === 'terminal' ? 'yield its events' : 'forward the inner events with `yield* next()`';
   let hint = `Write it as \`async function*\` and ${forward}.`;
   try {
-    if (typeof (produced as { then?: unknown } | null)?.then === 'function') {
+    if (typeof (produced as { then?: unknown }).then === 'function') {
       hint = `It looks like a plain async function: write it as \`async function*\` and ${forward}.`;
-    } else if (produced !== null && typeof produced === 'object' && Symbol.iterator in produced) {
+    } else if (Symbol.iterator in (produced as object)) {
       hint = 'A synchronous iterable (an array or a `function*` generator) cannot stream: write it as `async function*`.';
     }
   } catch {
-    // A value that cannot be inspected gets the general hint.
+    // Null and undefined (reading `then` throws), other primitives (`in` throws) and values that cannot be inspected get the general hint.
   }
   return error('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} returned ${got}, not an async iterable. ${hint}`);
 }
@@ -190,14 +190,13 @@ export function schemaFailed(stage: string, which: 'context' | 'result', cause: 
 function reasonText(reason: unknown): string {
   if (typeof reason === 'string') return `: ${reason}`;
   try {
-    if (reason instanceof Error) {
-      const text = reason.message;
-      return typeof text === 'string' ? `: ${text}` : '';
-    }
+    // Read from any object, not only an `Error` of this realm: a DOMException or an error of another realm has one too.
+    const text = (reason as { message?: unknown }).message;
+    return typeof text === 'string' ? `: ${text}` : '';
   } catch {
-    // Said nothing about: the reason itself stays the cause.
+    // Undefined, null, or a throwing `message` getter: said nothing about; the reason itself stays the cause.
+    return '';
   }
-  return '';
 }
 
 function capitalise(text: string): string {

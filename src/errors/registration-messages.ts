@@ -21,12 +21,12 @@ export function invalidStage(name: string, problem: string): MiddlewareError {
 export function unknownTarget(call: string, target: unknown): MiddlewareError {
   let looksLike = '';
   try {
-    if (target !== null && typeof target === 'object' && ('phase' in target || 'Input' in target)) {
+    if ('phase' in (target as object) || 'Input' in (target as object)) {
       looksLike =
         ' It looks like a stage or phase token but was not created by createStage (a copy, a spread or a hand-made object is not the same stage).';
     }
   } catch {
-    // A proxy whose traps throw gets the plain message.
+    // Null, a primitive (`in` throws on them) or a proxy whose traps throw gets the plain message.
   }
   return error(
     'ERR_UNKNOWN_PHASE',
@@ -90,7 +90,7 @@ export function invalidContributionId(
 ): MiddlewareError {
   return error(
     'ERR_INVALID_OPTIONS',
-    { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
+    { stage: key.stage, phase: 'register' },
     `${call}: the identify function of key "${key.name}" gave ${describeValue(id)} for ${describeValue(value)}, not a non-empty string. Provide a value the key can name.`,
   );
 }
@@ -109,7 +109,7 @@ export function duplicateContribution(
 ): MiddlewareError {
   return error(
     'ERR_DUPLICATE_ID',
-    { ...(key.stage === undefined ? {} : { stage: key.stage }), phase: 'register' },
+    { stage: key.stage, phase: 'register' },
     `Bundle "${later}" provides "${id}" under key "${key.name}", and bundle "${earlier}" already provides a value with that id in ${inAncestor ? 'a parent registry' : 'the same registry'}. Each value of a key needs its own id within one chain of scopes: rename one, or use only one of the bundles.`,
   );
 }

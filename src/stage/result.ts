@@ -30,6 +30,7 @@ export class MiddlewareResult<TResult> {
   /** The result value, deep-frozen, so read-only all the way down. */
   readonly value: DeepReadonly<TResult>;
   /** What `isInstance` checks: only this class's constructor gives an object this field, so no lookalike has it. */
+  // Stryker disable next-line BooleanLiteral: isInstance checks that an object has the field, never its value
   readonly #genuine = true;
 
   static {

@@ -1,0 +1,23 @@
+/**
+ * The realm's record of branded objects (util/brand.ts): published on
+ * globalThis under a shared key so every copy of the package finds it, and
+ * published so that no code can swap in a record of its own to forge brands.
+ */
+import { describe, expect, it } from 'vitest';
+import { createStage } from '../../src/index';
+
+describe("the realm's brand record", () => {
+  it('is a frozen record under the shared key that is neither writable, enumerable nor configurable', () => {
+    createStage('invokeModel');
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, Symbol.for('staged-middleware.brands.v1'));
+    const record = descriptor?.value as { objects?: unknown; classes?: unknown } | undefined;
+    expect({
+      writable: descriptor?.writable,
+      enumerable: descriptor?.enumerable,
+      configurable: descriptor?.configurable,
+      frozen: Object.isFrozen(record),
+      objects: record?.objects instanceof WeakMap,
+      classes: record?.classes instanceof Map,
+    }).toEqual({ writable: false, enumerable: false, configurable: false, frozen: true, objects: true, classes: true });
+  });
+});
