@@ -81,6 +81,44 @@ describe('MiddlewareRegistry chain cache', () => {
     });
   });
 
+  describe('a handler without an id added on another stage', () => {
+    it('leaves the chain as it was without resolving it again', () => {
+      const { registry, warnings } = counting();
+      names(registry);
+      registry.add(Other.Wrap, pass(), { name: 'elsewhere' });
+      expect([names(registry), warnings.length]).toEqual([['constrained'], 1]);
+    });
+  });
+
+  describe('an empty per-invoke list', () => {
+    it('uses the cached chain, as without per-invoke handlers', () => {
+      const { registry, warnings } = counting();
+      registry.describe(Stage, { use: [] });
+      registry.describe(Stage, { use: [] });
+      expect(warnings).toHaveLength(1);
+    });
+  });
+
+  describe('a chain resolved with per-invoke handlers', () => {
+    it('is not kept for the invokes without them', () => {
+      const { registry, warnings } = counting();
+      registry.describe(Stage, { use: [[Stage.Wrap, pass(), { name: 'once' }]] });
+      expect([names(registry), warnings.length]).toEqual([['constrained'], 2]);
+    });
+  });
+
+  describe('an instrumentation disposer called a second time', () => {
+    it('changes nothing, so the chain is not resolved again', () => {
+      const { registry, warnings } = counting();
+      const dispose = registry.instrument({ name: 'brief', invoke: () => undefined });
+      dispose();
+      names(registry);
+      dispose();
+      names(registry);
+      expect(warnings).toHaveLength(1);
+    });
+  });
+
   describe('an instrumentation added', () => {
     it('reaches the next invoke of a chain resolved before', async () => {
       const registry = new MiddlewareRegistry();
