@@ -96,7 +96,8 @@ export class RegistryScope implements Scope {
     if (!set?.delete(registration)) return false;
     if (set.size === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
-    if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);
+    // A stored registration with an id is always the one its id maps to: replacing unregisters the old one first.
+    if (registration.id !== undefined) this.ids.delete(registration.id);
     this.changed(registration.id !== undefined);
     return true;
   }
@@ -145,7 +146,7 @@ export class RegistryScope implements Scope {
     this.version = tick();
     return () => {
       if (!set.delete(contribution)) return;
-      if (set.size === 0 && this.provided.get(key.name) === set) this.provided.delete(key.name);
+      if (set.size === 0) this.provided.delete(key.name);
       this.version = tick();
     };
   }
@@ -175,14 +176,12 @@ export class RegistryScope implements Scope {
 
   /** The newest change anywhere in this scope's ancestry; the clock only grows. */
   effectiveVersion(): number {
-    const parentVersion = this.parent === undefined ? 0 : this.parent.effectiveVersion();
-    return parentVersion > this.version ? parentVersion : this.version;
+    return this.parent === undefined ? this.version : Math.max(this.parent.effectiveVersion(), this.version);
   }
 
   /** The newest structural change anywhere in this scope's ancestry. */
   effectiveStructure(): number {
-    const parentStructure = this.parent === undefined ? 0 : this.parent.effectiveStructure();
-    return parentStructure > this.structure ? parentStructure : this.structure;
+    return this.parent === undefined ? this.structure : Math.max(this.parent.effectiveStructure(), this.structure);
   }
 
   private providedWithId(name: string, id: string): StoredContribution | undefined {
