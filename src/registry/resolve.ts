@@ -207,8 +207,9 @@ function checkConstraints(
   for (const id of registration.after) check(id, false);
 }
 
+/** The registration an id names in this chain: the deepest level's, since a deeper one with the id replaces the others. */
 function findAnywhere(levels: readonly Level[], id: string): { level: number; registration: StoredRegistration } | undefined {
-  for (let index = 0; index < levels.length; index++) {
+  for (let index = levels.length - 1; index >= 0; index--) {
     const registration = (levels[index] as Level).ids.get(id);
     if (registration !== undefined) return { level: index, registration };
   }
