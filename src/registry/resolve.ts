@@ -71,15 +71,14 @@ export function resolveScopes(
     ids: scope.ids,
   }));
   const instrumentations = scopes.flatMap((scope) => [...scope.instrumentations]);
-  if (perInvoke.length > 0) {
-    const ids = new Map<string, StoredRegistration>();
-    for (const registration of perInvoke) {
-      if (registration.id === undefined) continue;
-      if (ids.has(registration.id)) throw duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
-      ids.set(registration.id, registration);
-    }
-    levels.push({ depth: -1, registrations: perInvoke, ids });
+  // Without per-invoke handlers this level is empty and changes nothing.
+  const ids = new Map<string, StoredRegistration>();
+  for (const registration of perInvoke) {
+    if (registration.id === undefined) continue;
+    if (ids.has(registration.id)) throw duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
+    ids.set(registration.id, registration);
   }
+  levels.push({ depth: -1, registrations: perInvoke, ids });
   return resolveChain(stage, levels, instrumentations, onWarning);
 }
 
@@ -127,16 +126,17 @@ function resolveChain(
       }
       if (registration !== shallowest.get(id as string)) continue;
       if (winner.stage === registration.stage && winner.phase === registration.phase) {
-        const taken = winner === registration ? winner : takePlace(winner, registration);
+        // The winner is deeper than the registration it hides (the shallowest one), never the same.
+        const taken = takePlace(winner, registration);
         origin.set(taken, (levels[levelOf.get(winner) as number] as Level).depth);
         place(taken, index);
       }
     }
-    // A winner on this stage whose hidden registration is elsewhere stays at its own level.
+    // A winner on this stage (`levelOf` holds only those) whose hidden registration is elsewhere stays at its own level.
     for (const winner of winners.values()) {
       const hidden = shallowest.get(winner.id as string) as StoredRegistration;
       const sameSlot = hidden.stage === winner.stage && hidden.phase === winner.phase;
-      if (!sameSlot && winner.stage === stage && levelOf.get(winner) === index) place(winner, index);
+      if (!sameSlot && levelOf.get(winner) === index) place(winner, index);
     }
   });
 
@@ -198,10 +198,11 @@ function checkConstraints(
       return;
     }
     const other = found.registration;
-    if (other.stage !== registration.stage || other.phase !== registration.phase || found.level === level) return;
-    // Across levels the nesting decides: a shallower level is always outside.
-    const holds = outside ? level < found.level : level > found.level;
-    if (!holds) throw orderConflict(culpritOf(registration), id, outside, found.level < level);
+    if (other.stage !== registration.stage || other.phase !== registration.phase) return;
+    // Within a level the sort made it hold; across levels the nesting decides: a shallower level is always outside.
+    // So `before` fails only against an outer level, `after` only against an inner one.
+    const outer = found.level < level;
+    if (outside ? outer : found.level > level) throw orderConflict(culpritOf(registration), id, outside, outer);
   };
   for (const id of registration.before) check(id, true);
   for (const id of registration.after) check(id, false);
