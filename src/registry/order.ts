@@ -54,14 +54,12 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
     const id = (items[index] as T).id;
     if (id !== undefined) byId.set(id, index);
   }
-  // Edge a -> b: a must come before b. Indexes into `items`; `edges` drops duplicates.
+  // Edge a -> b: a must come before b. Indexes into `items`. An edge given twice (a before b, b after a) counts
+  // twice in b's indegree and is walked twice when a is placed, so it needs no deduplication.
   const successors: number[][] = Array.from({ length: count }, () => []);
   const indegree = new Array<number>(count).fill(0);
-  const edges = new Set<number>();
   const link = (from: number, to: number): void => {
-    const key = from * count + to;
-    if (from === to || edges.has(key)) return;
-    edges.add(key);
+    if (from === to) return;
     (successors[from] as number[]).push(to);
     indegree[to] = (indegree[to] as number) + 1;
   };
