@@ -102,7 +102,7 @@ export function createContributionKey<TValue>(name: string, options?: Contributi
 
 /** True for an object of a key's shape (from any copy of the library). */
 function isContributionKey(value: unknown): value is ContributionKey<unknown> {
-  if (value === null || typeof value !== 'object') return false;
+  if (!isObject(value)) return false;
   const key = value as Partial<ContributionKey<unknown>>;
   return typeof key.name === 'string' && key.name.length > 0 && (key.identify === undefined || typeof key.identify === 'function');
 }
