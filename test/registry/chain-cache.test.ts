@@ -36,6 +36,27 @@ describe('MiddlewareRegistry chain cache', () => {
     });
   });
 
+  describe('a handler added and removed again among several', () => {
+    it('leaves the chain as it was without resolving it again', () => {
+      const { registry, warnings } = counting();
+      registry.add(Stage.Wrap, pass(), { name: 'second' });
+      names(registry);
+      registry.add(Stage.Wrap, pass(), { name: 'brief' })();
+      expect([names(registry), warnings.length]).toEqual([['constrained', 'second'], 1]);
+    });
+  });
+
+  describe('a handler added and removed again in a child whose parent has none on the stage', () => {
+    it('leaves the child chain as it was without resolving it again', () => {
+      const warnings: MiddlewareWarning[] = [];
+      const child = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) }).child();
+      child.add(Stage.Wrap, pass(), { name: 'constrained', after: ['nowhere'] });
+      names(child);
+      child.add(Stage.Wrap, pass(), { name: 'brief' })();
+      expect([names(child), warnings.length]).toEqual([['constrained'], 1]);
+    });
+  });
+
   describe('a handler added and kept', () => {
     it('resolves the chain again with the handler in it', () => {
       const { registry, warnings } = counting();
