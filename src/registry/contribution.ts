@@ -140,7 +140,8 @@ export function createContribution(key: unknown, value: unknown, bundle: string)
 export function duplicated(later: StoredContribution, existing: StoredContribution, inAncestor: boolean): MiddlewareError {
   return duplicateContribution(
     { name: later.key.name, stage: later.key.stage?.name },
-    later.id ?? '',
+    // Only values with an id collide.
+    later.id as string,
     later.bundle,
     existing.bundle,
     inAncestor,

@@ -49,8 +49,6 @@ export interface Scope {
   readonly provided: ReadonlyMap<string, ReadonlySet<StoredContribution>>;
 }
 
-const PHASES: readonly Phase[] = ['input', 'wrap', 'output'];
-
 /**
  * Resolves the chain of one stage for a registry and its ancestors (`scopes`,
  * root first) and an invoke's own registrations: one level per registry, and
@@ -99,6 +97,7 @@ function resolveChain(
   instrumentations: readonly Instrumentation[],
   onWarning: (warning: MiddlewareWarning) => void,
 ): ResolvedChain {
+  const phases: readonly Phase[] = ['input', 'wrap', 'output'];
   const { winners, shallowest } = replacements(levels);
   // The level index of every registration of this stage, looked up instead of searched.
   const levelOf = new Map<StoredRegistration, number>();
@@ -119,6 +118,7 @@ function resolveChain(
   levels.forEach((level, index) => {
     for (const registration of level.registrations) {
       const id = registration.id;
+      // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
       const winner = id === undefined ? undefined : winners.get(id);
       if (winner === undefined) {
         place(registration, index);
@@ -142,11 +142,12 @@ function resolveChain(
 
   const chain = { stage, input: [] as ResolvedEntry[], wrap: [] as ResolvedEntry[], output: [] as ResolvedEntry[], instrumentations };
   const levelOfId = new Map<string, { level: number; registration: StoredRegistration }>();
-  placed.forEach((phases, level) => {
-    for (const phase of PHASES)
-      for (const registration of phases[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
+  placed.forEach((byPhase, level) => {
+    for (const phase of phases)
+      // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
+      for (const registration of byPhase[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
   });
-  for (const phase of PHASES) {
+  for (const phase of phases) {
     const target = chain[phase];
     levels.forEach((level, index) => {
       for (const registration of sortByConstraints((placed[index] as Record<Phase, StoredRegistration[]>)[phase], {
