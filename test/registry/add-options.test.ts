@@ -32,7 +32,7 @@ describe('MiddlewareRegistry.add', () => {
 
   describe('the name of a handler', () => {
     const named = (name: PropertyDescriptor): ((...args: never[]) => unknown) =>
-      Object.defineProperty(async function* handler() {}, 'name', name) as (...args: never[]) => unknown;
+      Object.defineProperty(async function* handler() {}, 'name', name);
 
     it.each([
       ['an empty name', named({ value: '' })],

@@ -140,6 +140,28 @@ describe('MiddlewareRegistry chain cache', () => {
     });
   });
 
+  describe('per-invoke handlers after a chain was cached', () => {
+    it('are in the chain of that invoke', () => {
+      const { registry } = counting();
+      names(registry);
+      const entries = registry.describe(Stage, { use: [[Stage.Wrap, pass(), { name: 'once' }]] });
+      expect(entries.map((entry) => entry.name)).toEqual(['constrained', 'once']);
+    });
+  });
+
+  describe('an instrumentation removed', () => {
+    it('no longer reaches the next invoke of a chain resolved before', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, pass());
+      const seen: string[] = [];
+      const dispose = registry.instrument({ name: 'seen', invoke: (info) => void seen.push(info.stage.name) });
+      await registry.run(Stage, { prompt: 'x' }, terminal);
+      dispose();
+      await registry.run(Stage, { prompt: 'x' }, terminal);
+      expect(seen).toEqual(['model']);
+    });
+  });
+
   describe('an instrumentation added', () => {
     it('reaches the next invoke of a chain resolved before', async () => {
       const registry = new MiddlewareRegistry();
