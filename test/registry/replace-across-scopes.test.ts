@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
+import { caught, fields } from '../assertions';
 import { ModelStage as Stage, OtherStage as Other, passThrough } from '../fixtures';
 
 const names = (registry: MiddlewareRegistry): string[] => registry.describe(Stage).map((entry) => `${entry.phase}:${entry.name}`);
@@ -38,6 +39,34 @@ describe('MiddlewareRegistry.child', () => {
       child.add(Stage.Wrap, passThrough, { name: 'replacement', id: 'x', replace: true });
       child.add(Stage.Wrap, passThrough, { name: 'constrained', after: ['x'] });
       expect(names(child)).toEqual(['wrap:replacement', 'wrap:constrained']);
+    });
+
+    it('raises ERR_ORDER_CONFLICT for a before: the replacement sits in the outer level', () => {
+      const parent = new MiddlewareRegistry();
+      parent.add(Stage.Wrap, passThrough, { name: 'hidden', id: 'x' });
+      const child = parent.child();
+      child.add(Stage.Wrap, passThrough, { name: 'replacement', id: 'x', replace: true });
+      child.add(Stage.Wrap, passThrough, { name: 'constrained', before: ['x'] });
+      expect(fields(caught(() => child.describe(Stage)))).toEqual({
+        code: 'ERR_ORDER_CONFLICT',
+        stage: 'model',
+        phase: 'wrap',
+        handler: 'constrained',
+      });
+    });
+  });
+
+  describe('an id an ancestor registers after its child did, without replace on the child', () => {
+    it('raises ERR_DUPLICATE_ID when the child chain is resolved, saying so', () => {
+      const parent = new MiddlewareRegistry();
+      const child = parent.child();
+      child.add(Stage.Wrap, passThrough, { name: 'mine', id: 'x' });
+      parent.add(Stage.Wrap, passThrough, { name: 'late', id: 'x' });
+      const error = caught(() => child.describe(Stage));
+      expect([fields(error), error.message.startsWith('[ERR_DUPLICATE_ID] Resolving a scoped registry: the id "x"')]).toEqual([
+        { code: 'ERR_DUPLICATE_ID', stage: 'model', phase: 'wrap', handler: 'mine' },
+        true,
+      ]);
     });
   });
 });
