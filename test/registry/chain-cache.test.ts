@@ -91,6 +91,20 @@ describe('MiddlewareRegistry chain cache', () => {
     });
   });
 
+  describe('an id added on another stage by a child', () => {
+    it('resolves the child chain again, since constraints may name it', () => {
+      const warnings: MiddlewareWarning[] = [];
+      const parent = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) });
+      const child = parent.child();
+      child.add(Stage.Wrap, pass(), { name: 'constrained', after: ['nowhere'] });
+      names(child);
+      child.add(Other.Wrap, pass(), { name: 'elsewhere', id: 'nowhere' });
+      names(child);
+      child.remove('nowhere');
+      expect([names(child), warnings.length]).toEqual([['constrained'], 2]);
+    });
+  });
+
   describe('a parent that later registers an id its child uses, on another stage', () => {
     it('fails the child chain resolved before, although its own handlers did not change', () => {
       const parent = new MiddlewareRegistry();
