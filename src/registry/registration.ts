@@ -81,7 +81,7 @@ export function createRegistration(
   if (!isObject(given)) throw invalid(`options must be an object, got ${describeValue(given)}`);
   if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0))
     throw invalid('options.name must be a non-empty string');
-  if (given.order !== undefined && (typeof given.order !== 'number' || !Number.isFinite(given.order))) {
+  if (given.order !== undefined && !Number.isFinite(given.order)) {
     throw invalid(`options.order must be a finite number, got ${describeValue(given.order)}`);
   }
   if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0))
