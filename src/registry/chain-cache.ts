@@ -67,6 +67,7 @@ export class ChainCache {
     const version = scope.effectiveVersion();
     const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
     if (cached !== undefined) {
+      // Stryker disable next-line ConditionalExpression: a shortcut; nothing changed, so the check below holds and returns the same chain
       if (cached.version === version) return cached.chain;
       if (cached.structure === scope.effectiveStructure() && holdsSameRegistrations(scope.chain, stage, cached.sources)) {
         cached.version = version;

@@ -102,7 +102,7 @@ export function createContributionKey<TValue>(name: string, options?: Contributi
 
 /** True for an object of a key's shape (from any copy of the library). */
 function isContributionKey(value: unknown): value is ContributionKey<unknown> {
-  if (value === null || typeof value !== 'object') return false;
+  if (!isObject(value)) return false;
   const key = value as Partial<ContributionKey<unknown>>;
   return typeof key.name === 'string' && key.name.length > 0 && (key.identify === undefined || typeof key.identify === 'function');
 }
@@ -140,7 +140,8 @@ export function createContribution(key: unknown, value: unknown, bundle: string)
 export function duplicated(later: StoredContribution, existing: StoredContribution, inAncestor: boolean): MiddlewareError {
   return duplicateContribution(
     { name: later.key.name, stage: later.key.stage?.name },
-    later.id ?? '',
+    // Only values with an id collide.
+    later.id as string,
     later.bundle,
     existing.bundle,
     inAncestor,

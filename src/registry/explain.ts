@@ -54,7 +54,8 @@ export function explainStage(
   provided: readonly (readonly [string, readonly Contribution<unknown>[]])[],
 ): string {
   const lines = [explainChain(stageName, entries)];
-  for (const [name, contributions] of provided) if (contributions.length > 0) lines.push(...explainContributions(name, contributions));
+  // Only keys with a value in scope are given (`keysShownWith`), so each has lines to add.
+  for (const [name, contributions] of provided) lines.push(...explainContributions(name, contributions));
   return lines.join('\n');
 }
 

@@ -39,6 +39,7 @@ export interface OrderScope {
  * @throws MiddlewareError `ERR_ORDER_CYCLE` listing the cycle when the constraints cannot all hold.
  */
 export function sortByConstraints<T extends Orderable>(items: readonly T[], scope: OrderScope): T[] {
+  // Stryker disable all: a shortcut; without constraints Kahn's sort below takes the items in (order, seq) order too
   let constrained = false;
   for (const item of items) {
     if (item.before.length > 0 || item.after.length > 0) {
@@ -47,21 +48,22 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
     }
   }
   if (!constrained) return [...items].sort(byKey);
+  // Stryker restore all
 
   const count = items.length;
   const byId = new Map<string, number>();
   for (let index = 0; index < count; index++) {
     const id = (items[index] as T).id;
+    // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
     if (id !== undefined) byId.set(id, index);
   }
-  // Edge a -> b: a must come before b. Indexes into `items`; `edges` drops duplicates.
+  // Edge a -> b: a must come before b. Indexes into `items`. An edge given twice (a before b, b after a) counts
+  // twice in b's indegree and is walked twice when a is placed, so it needs no deduplication.
+  // Stryker disable next-line ArrayDeclaration: an index that is no item's is never counted as ready nor stuck
   const successors: number[][] = Array.from({ length: count }, () => []);
   const indegree = new Array<number>(count).fill(0);
-  const edges = new Set<number>();
   const link = (from: number, to: number): void => {
-    const key = from * count + to;
-    if (from === to || edges.has(key)) return;
-    edges.add(key);
+    if (from === to) return;
     (successors[from] as number[]).push(to);
     indegree[to] = (indegree[to] as number) + 1;
   };
@@ -69,6 +71,7 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
     const item = items[index] as T;
     for (const id of item.before) {
       const other = byId.get(id);
+      // Stryker disable next-line ConditionalExpression: an edge to no item (index undefined) is never counted as ready nor stuck
       if (other !== undefined) link(index, other);
     }
     for (const id of item.after) {
@@ -77,12 +80,11 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
     }
   }
   const ready = new IndexHeap((left, right) => byKey(items[left] as T, items[right] as T));
+  // Stryker disable next-line EqualityOperator: past the last item the indegree is undefined, never 0
   for (let index = 0; index < count; index++) if (indegree[index] === 0) ready.push(index);
   const sorted: T[] = [];
-  const placed = new Array<boolean>(count).fill(false);
   while (ready.size > 0) {
     const index = ready.pop();
-    placed[index] = true;
     sorted.push(items[index] as T);
     for (const successor of successors[index] as number[]) {
       const remaining = (indegree[successor] as number) - 1;
@@ -90,7 +92,8 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
       if (remaining === 0) ready.push(successor);
     }
   }
-  if (sorted.length < count) throw cycleError(items, successors, placed, scope);
+  // The items left waiting (stuck) are exactly those whose indegree never reached 0.
+  if (sorted.length < count) throw cycleError(items, successors, indegree, scope);
   return sorted;
 }
 
@@ -114,6 +117,7 @@ class IndexHeap {
     heap.push(value);
     while (position > 0) {
       const parent = (position - 1) >> 1;
+      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
       if (this.compare(heap[parent] as number, value) <= 0) break;
       heap[position] = heap[parent] as number;
       position = parent;
@@ -133,7 +137,9 @@ class IndexHeap {
       const left = 2 * position + 1;
       if (left >= size) break;
       const right = left + 1;
+      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
       const child = right < size && this.compare(heap[right] as number, heap[left] as number) < 0 ? right : left;
+      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
       if (this.compare(last, heap[child] as number) <= 0) break;
       heap[position] = heap[child] as number;
       position = child;
@@ -146,14 +152,14 @@ class IndexHeap {
 function cycleError(
   items: readonly Orderable[],
   successors: readonly (readonly number[])[],
-  placed: readonly boolean[],
+  indegree: readonly number[],
   scope: OrderScope,
 ): MiddlewareError {
   // The stuck items, in the order given; `rank` is each one's position among them.
   const stuck: number[] = [];
   const rank = new Map<number, number>();
   for (let index = 0; index < items.length; index++) {
-    if (placed[index] === true) continue;
+    if (indegree[index] === 0) continue;
     rank.set(index, stuck.length);
     stuck.push(index);
   }
@@ -166,18 +172,26 @@ function cycleError(
       if (rank.has(successor) && !predecessor.has(successor)) predecessor.set(successor, index);
     }
   }
-  const path: number[] = [];
-  const onPath = new Map<number, number>();
+  const seen = new Set<number>();
   let node = stuck[0] as number;
-  while (!onPath.has(node)) {
-    onPath.set(node, path.length);
-    path.push(node);
+  while (!seen.has(node)) {
+    seen.add(node);
     node = predecessor.get(node) as number;
   }
-  // The loop in run order (each before the next), starting from its earliest item.
-  const loop = path.slice(onPath.get(node)).reverse();
+  // `node` is on the loop: walk it once more, then turn it into run order (each before the next).
+  const loop: number[] = [];
+  let current = node;
+  do {
+    loop.push(current);
+    current = predecessor.get(current) as number;
+  } while (current !== node);
+  loop.reverse();
+  // Start from the loop's earliest item. Ranks are unique and a rank past the end is undefined, never lower,
+  // so `<=` for `<` in either comparison changes nothing.
   let start = 0;
+  // Stryker disable next-line EqualityOperator: see above
   for (let position = 1; position < loop.length; position++) {
+    // Stryker disable next-line EqualityOperator: see above
     if ((rank.get(loop[position] as number) as number) < (rank.get(loop[start] as number) as number)) start = position;
   }
   const ordered = [...loop.slice(start), ...loop.slice(0, start)];

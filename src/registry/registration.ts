@@ -38,11 +38,6 @@ export function tick(): number {
   return ++clock;
 }
 
-const POLICIES: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
-
-/** The constraint lists of a registration without any; shared, so frozen like every list `describe()` returns. */
-const NO_IDS: readonly string[] = Object.freeze([]);
-
 /**
  * Turns a target into its stage and phase.
  *
@@ -86,7 +81,7 @@ export function createRegistration(
   if (!isObject(given)) throw invalid(`options must be an object, got ${describeValue(given)}`);
   if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0))
     throw invalid('options.name must be a non-empty string');
-  if (given.order !== undefined && (typeof given.order !== 'number' || !Number.isFinite(given.order))) {
+  if (given.order !== undefined && !Number.isFinite(given.order)) {
     throw invalid(`options.order must be a finite number, got ${describeValue(given.order)}`);
   }
   if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0))
@@ -97,7 +92,8 @@ export function createRegistration(
       throw invalid(`options.${key} must be an array of ids (non-empty strings)`);
     }
   }
-  if (given.next !== undefined && !POLICIES.includes(given.next)) {
+  const policies: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
+  if (given.next !== undefined && !policies.includes(given.next)) {
     throw invalid(`options.next must be 'many', 'once' or 'at-most-once', got ${describeValue(given.next)}`);
   }
   if (given.next !== undefined && given.next !== 'many' && phase !== 'wrap') throw invalid('options.next applies to Wrap handlers only');
@@ -112,8 +108,9 @@ export function createRegistration(
     id: given.id,
     order: given.order ?? 0,
     orderGiven: given.order !== undefined,
-    before: given.before ? Object.freeze([...given.before]) : NO_IDS,
-    after: given.after ? Object.freeze([...given.after]) : NO_IDS,
+    // Frozen like every list `describe()` returns.
+    before: Object.freeze(given.before ? [...given.before] : []),
+    after: Object.freeze(given.after ? [...given.after] : []),
     next: given.next ?? 'many',
     replace: given.replace === true,
     bundle,
@@ -132,12 +129,13 @@ export function handlerName(handler: unknown, phase: Phase, given: unknown): str
 /** A function's own non-empty `name`, or undefined (a throwing or non-string `name` included). */
 function functionName(value: unknown): string | undefined {
   if (typeof value !== 'function') return undefined;
+  let name: unknown;
   try {
-    const name: unknown = value.name;
-    return typeof name === 'string' && name.length > 0 ? name : undefined;
+    name = value.name;
   } catch {
-    return undefined;
+    // A `name` getter that throws leaves the function without a name.
   }
+  return typeof name === 'string' && name.length > 0 ? name : undefined;
 }
 
 /** Who the errors about a registration name. */

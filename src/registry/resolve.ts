@@ -49,8 +49,6 @@ export interface Scope {
   readonly provided: ReadonlyMap<string, ReadonlySet<StoredContribution>>;
 }
 
-const PHASES: readonly Phase[] = ['input', 'wrap', 'output'];
-
 /**
  * Resolves the chain of one stage for a registry and its ancestors (`scopes`,
  * root first) and an invoke's own registrations: one level per registry, and
@@ -71,15 +69,14 @@ export function resolveScopes(
     ids: scope.ids,
   }));
   const instrumentations = scopes.flatMap((scope) => [...scope.instrumentations]);
-  if (perInvoke.length > 0) {
-    const ids = new Map<string, StoredRegistration>();
-    for (const registration of perInvoke) {
-      if (registration.id === undefined) continue;
-      if (ids.has(registration.id)) throw duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
-      ids.set(registration.id, registration);
-    }
-    levels.push({ depth: -1, registrations: perInvoke, ids });
+  // Without per-invoke handlers this level is empty and changes nothing.
+  const ids = new Map<string, StoredRegistration>();
+  for (const registration of perInvoke) {
+    if (registration.id === undefined) continue;
+    if (ids.has(registration.id)) throw duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
+    ids.set(registration.id, registration);
   }
+  levels.push({ depth: -1, registrations: perInvoke, ids });
   return resolveChain(stage, levels, instrumentations, onWarning);
 }
 
@@ -100,6 +97,7 @@ function resolveChain(
   instrumentations: readonly Instrumentation[],
   onWarning: (warning: MiddlewareWarning) => void,
 ): ResolvedChain {
+  const phases: readonly Phase[] = ['input', 'wrap', 'output'];
   const { winners, shallowest } = replacements(levels);
   // The level index of every registration of this stage, looked up instead of searched.
   const levelOf = new Map<StoredRegistration, number>();
@@ -120,6 +118,7 @@ function resolveChain(
   levels.forEach((level, index) => {
     for (const registration of level.registrations) {
       const id = registration.id;
+      // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
       const winner = id === undefined ? undefined : winners.get(id);
       if (winner === undefined) {
         place(registration, index);
@@ -127,26 +126,28 @@ function resolveChain(
       }
       if (registration !== shallowest.get(id as string)) continue;
       if (winner.stage === registration.stage && winner.phase === registration.phase) {
-        const taken = winner === registration ? winner : takePlace(winner, registration);
+        // The winner is deeper than the registration it hides (the shallowest one), never the same.
+        const taken = takePlace(winner, registration);
         origin.set(taken, (levels[levelOf.get(winner) as number] as Level).depth);
         place(taken, index);
       }
     }
-    // A winner on this stage whose hidden registration is elsewhere stays at its own level.
+    // A winner on this stage (`levelOf` holds only those) whose hidden registration is elsewhere stays at its own level.
     for (const winner of winners.values()) {
       const hidden = shallowest.get(winner.id as string) as StoredRegistration;
       const sameSlot = hidden.stage === winner.stage && hidden.phase === winner.phase;
-      if (!sameSlot && winner.stage === stage && levelOf.get(winner) === index) place(winner, index);
+      if (!sameSlot && levelOf.get(winner) === index) place(winner, index);
     }
   });
 
   const chain = { stage, input: [] as ResolvedEntry[], wrap: [] as ResolvedEntry[], output: [] as ResolvedEntry[], instrumentations };
   const levelOfId = new Map<string, { level: number; registration: StoredRegistration }>();
-  placed.forEach((phases, level) => {
-    for (const phase of PHASES)
-      for (const registration of phases[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
+  placed.forEach((byPhase, level) => {
+    for (const phase of phases)
+      // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
+      for (const registration of byPhase[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
   });
-  for (const phase of PHASES) {
+  for (const phase of phases) {
     const target = chain[phase];
     levels.forEach((level, index) => {
       for (const registration of sortByConstraints((placed[index] as Record<Phase, StoredRegistration[]>)[phase], {
@@ -198,17 +199,19 @@ function checkConstraints(
       return;
     }
     const other = found.registration;
-    if (other.stage !== registration.stage || other.phase !== registration.phase || found.level === level) return;
-    // Across levels the nesting decides: a shallower level is always outside.
-    const holds = outside ? level < found.level : level > found.level;
-    if (!holds) throw orderConflict(culpritOf(registration), id, outside, found.level < level);
+    if (other.stage !== registration.stage || other.phase !== registration.phase) return;
+    // Within a level the sort made it hold; across levels the nesting decides: a shallower level is always outside.
+    // So `before` fails only against an outer level, `after` only against an inner one.
+    const outer = found.level < level;
+    if (outside ? outer : found.level > level) throw orderConflict(culpritOf(registration), id, outside, outer);
   };
   for (const id of registration.before) check(id, true);
   for (const id of registration.after) check(id, false);
 }
 
+/** The registration an id names in this chain: the deepest level's, since a deeper one with the id replaces the others. */
 function findAnywhere(levels: readonly Level[], id: string): { level: number; registration: StoredRegistration } | undefined {
-  for (let index = 0; index < levels.length; index++) {
+  for (let index = levels.length - 1; index >= 0; index--) {
     const registration = (levels[index] as Level).ids.get(id);
     if (registration !== undefined) return { level: index, registration };
   }

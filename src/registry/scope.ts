@@ -49,15 +49,19 @@ export class RegistryScope implements Scope {
    */
   register(registration: StoredRegistration, where: string): Disposer {
     let stored = registration;
+    // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
     const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
     if (existing !== undefined) {
       if (!registration.replace) throw messages.duplicateId(culpritOf(registration), registration.id, where);
       stored = takePlace(registration, existing);
-    } else if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id)) {
-      throw messages.duplicateId(culpritOf(registration), registration.id, where);
+    } else {
+      // Stryker disable next-line ConditionalExpression: no ancestor has an undefined id, so hasId would say false anyway
+      if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id))
+        throw messages.duplicateId(culpritOf(registration), registration.id, where);
     }
     const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
     // Reject a cycle before anything changes, so a failed add leaves no trace.
+    // Stryker disable next-line ConditionalExpression: a shortcut; the sort throws exactly when closesCycle is true
     if (this.constraints.closesCycle(stored, existing, (id) => this.ids.get(id))) {
       // Sorting the whole phase names the cycle exactly as resolution would (MW-042).
       const samePhase = [...set].filter((other) => other.phase === stored.phase && other !== existing);
@@ -77,28 +81,38 @@ export class RegistryScope implements Scope {
   /** Removes the registration with `id`; false when there is none. */
   removeId(id: string): boolean {
     const registration = this.ids.get(id);
-    return registration !== undefined && this.unregister(registration);
+    if (registration === undefined) return false;
+    this.unregister(registration);
+    return true;
   }
 
   /** Removes the earliest registration of `handler` on `stage` in `phase`; false when there is none. */
   removeFirst(stage: AnyStage, phase: Phase, handler: unknown): boolean {
+    const set = this.byStage.get(stage);
+    if (set === undefined) return false;
     let first: StoredRegistration | undefined;
-    for (const registration of this.byStage.get(stage) ?? []) {
+    for (const registration of set) {
+      // A replacement sits later in the set than its sequence number says, hence the comparison; no two
+      // registrations share a number (the replaced one is gone), so `<` and `<=` agree.
+      // Stryker disable next-line EqualityOperator: see above
       if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq))
         first = registration;
     }
-    return first !== undefined && this.unregister(first);
+    if (first === undefined) return false;
+    this.unregister(first);
+    return true;
   }
 
-  /** Removes a registration; false when it is no longer stored. */
-  unregister(registration: StoredRegistration): boolean {
+  /** Removes a registration; nothing when it is no longer stored (a disposer called again). */
+  unregister(registration: StoredRegistration): void {
     const set = this.byStage.get(registration.stage);
-    if (!set?.delete(registration)) return false;
+    if (!set?.delete(registration)) return;
     if (set.size === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
-    if (registration.id !== undefined && this.ids.get(registration.id) === registration) this.ids.delete(registration.id);
+    // A stored registration with an id is always the one its id maps to: replacing unregisters the old one first.
+    // Stryker disable next-line ConditionalExpression: deleting an undefined id from a map of string ids deletes nothing
+    if (registration.id !== undefined) this.ids.delete(registration.id);
     this.changed(registration.id !== undefined);
-    return true;
   }
 
   /**
@@ -145,7 +159,7 @@ export class RegistryScope implements Scope {
     this.version = tick();
     return () => {
       if (!set.delete(contribution)) return;
-      if (set.size === 0 && this.provided.get(key.name) === set) this.provided.delete(key.name);
+      if (set.size === 0) this.provided.delete(key.name);
       this.version = tick();
     };
   }
@@ -158,8 +172,10 @@ export class RegistryScope implements Scope {
   contributions(name: string): readonly Contribution<unknown>[] {
     const version = this.effectiveVersion();
     const cached = this.contributionCache.get(name);
+    // Stryker disable next-line ConditionalExpression: a cache; resolving again gives equal entries
     if (cached?.version === version) return cached.entries;
     const entries = resolveContributions(name, this.chain);
+    // Stryker disable next-line ObjectLiteral: a cache; resolving again gives equal entries
     this.contributionCache.set(name, { version, entries });
     return entries;
   }
@@ -175,18 +191,17 @@ export class RegistryScope implements Scope {
 
   /** The newest change anywhere in this scope's ancestry; the clock only grows. */
   effectiveVersion(): number {
-    const parentVersion = this.parent === undefined ? 0 : this.parent.effectiveVersion();
-    return parentVersion > this.version ? parentVersion : this.version;
+    return this.parent === undefined ? this.version : Math.max(this.parent.effectiveVersion(), this.version);
   }
 
   /** The newest structural change anywhere in this scope's ancestry. */
   effectiveStructure(): number {
-    const parentStructure = this.parent === undefined ? 0 : this.parent.effectiveStructure();
-    return parentStructure > this.structure ? parentStructure : this.structure;
+    return this.parent === undefined ? this.structure : Math.max(this.parent.effectiveStructure(), this.structure);
   }
 
   private providedWithId(name: string, id: string): StoredContribution | undefined {
-    for (const existing of this.provided.get(name) ?? []) if (existing.id === id) return existing;
+    const set = this.provided.get(name);
+    if (set !== undefined) for (const existing of set) if (existing.id === id) return existing;
     return this.parent?.providedWithId(name, id);
   }
 

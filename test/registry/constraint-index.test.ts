@@ -64,6 +64,14 @@ describe('ConstraintIndex', () => {
       expect(registry.closes(wrap({ id: 'b', after: ['c'], before: ['d'], replace: true }), old)).toBe(false);
     });
 
+    it('follows no path through a registration of another stage that names a peer in after', () => {
+      const registry = holder();
+      registry.store(wrap({ id: 'a' }));
+      registry.store(wrap({ id: 'p' }));
+      registry.store(wrap({ id: 'elsewhere', after: ['a'], before: ['s'] }, Other.Wrap));
+      expect(registry.closes(wrap({ id: 's', before: ['a'], after: ['p'] }))).toBe(false);
+    });
+
     it('forgets a removed registration', () => {
       const registry = holder();
       registry.store(wrap({ id: 'a' }));
@@ -107,6 +115,16 @@ describe('ConstraintIndex', () => {
         }),
         { numRuns: 500 },
       );
+    });
+  });
+
+  describe('remove', () => {
+    it('releases every entry, also for an id a registration names twice', () => {
+      const registry = holder();
+      const held = registry.store(wrap({ id: 'b', before: ['a', 'a'], after: ['c'] }));
+      registry.drop(held);
+      const { namedBefore, namedAfter } = registry.index as unknown as Record<'namedBefore' | 'namedAfter', Map<string, unknown>>;
+      expect([namedBefore.size, namedAfter.size]).toEqual([0, 0]);
     });
   });
 });

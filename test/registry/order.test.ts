@@ -47,6 +47,13 @@ describe('sortByConstraints', () => {
       expect(names(sortByConstraints(items, scope))).toEqual(['b', 'a']);
     });
 
+    it('takes the free items by (order, sequence) however many are ready at once', () => {
+      const orders = [5, -3, 8, 0, -7, 2, 9, -1, 4, 6];
+      const free = orders.map((order) => item(`o${order}`, { order }));
+      const items = [...free, item('first', { before: ['o9'], order: 99 })];
+      expect(names(sortByConstraints(items, scope))).toEqual(['o-7', 'o-3', 'o-1', 'o0', 'o2', 'o4', 'o5', 'o6', 'o8', 'first', 'o9']);
+    });
+
     it('counts a constraint given from both sides once', () => {
       const items = [item('b'), item('a', { before: ['b'] }), item('c')];
       items[0] = { ...(items[0] as Orderable), after: ['a'] };
@@ -102,6 +109,11 @@ describe('sortByConstraints', () => {
         item('d', { before: ['b'] }),
       ];
       expect(() => sortByConstraints(items, scope)).toThrow('form a cycle: b -> d -> b (each');
+    });
+
+    it('walks back through the earliest stuck predecessor when two cycles share an item', () => {
+      const items = [item('x', { before: ['y', 'z'] }), item('y', { before: ['x'] }), item('z', { before: ['x'] })];
+      expect(() => sortByConstraints(items, scope)).toThrow('form a cycle: x -> y -> x (each');
     });
 
     it('waits for every predecessor before placing an item', () => {
