@@ -36,7 +36,7 @@ export class ConstraintIndex {
   /**
    * Whether storing `stored` (in place of `replaced`, if any) closes an
    * ordering cycle among the registrations of its stage and phase. `byId`
-   * finds a registration of this registry by id.
+   * holds the registrations of this registry by id.
    *
    * The registrations already stored have no cycle (each add was checked, and
    * removals only drop edges), so a new cycle runs through `stored`: it needs
@@ -46,13 +46,17 @@ export class ConstraintIndex {
   closesCycle(
     stored: StoredRegistration,
     replaced: StoredRegistration | undefined,
-    byId: (id: string) => StoredRegistration | undefined,
+    byId: ReadonlyMap<string, StoredRegistration>,
   ): boolean {
+    // Nothing can come before a registration that names no id in `after` and has no id of its own for others to
+    // name: the common add, which thus builds none of the search below.
+    // Stryker disable next-line ConditionalExpression: a shortcut; hasPredecessor() says false for such a registration as well
+    if (stored.after.length === 0 && stored.id === undefined) return false;
     const peer = (candidate: StoredRegistration | undefined): boolean =>
       candidate !== undefined && candidate !== replaced && candidate.stage === stored.stage && candidate.phase === stored.phase;
     const named = (id: string): StoredRegistration | undefined => {
       if (id === stored.id) return stored;
-      const found = byId(id);
+      const found = byId.get(id);
       return peer(found) ? found : undefined;
     };
     // `stored` is not in the index yet: the ids its own `after` names lead back to it.

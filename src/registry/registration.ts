@@ -1,9 +1,9 @@
 import type { Culprit } from '../errors/culprit';
 import { notAFunction } from '../errors/invoke-messages';
 import { invalidRegistration, phaseTokenNotStage, unknownTarget } from '../errors/registration-messages';
-import type { MiddlewareError } from '../errors/middleware-error';
 import type { Orderable } from './order';
-import { isPhaseToken, isStage } from '../stage/create-stage';
+import { isStage } from '../stage/create-stage';
+import { brandOf } from '../util/brand';
 import { describeValue } from '../util/describe-value';
 import type { AddOptions } from '../stage/handler-types';
 import type { AnyStage, NextPolicy, Phase } from '../stage/types';
@@ -44,8 +44,13 @@ export function tick(): number {
  * @throws MiddlewareError `ERR_UNKNOWN_PHASE` for anything that is not a genuine stage or phase token.
  */
 export function resolveTarget(target: unknown, where: string): { stage: AnyStage; phase: Phase } {
-  if (isStage(target)) return { stage: target, phase: 'wrap' };
-  if (isPhaseToken(target)) return { stage: target.stage, phase: target.phase };
+  // One brand lookup rather than isStage() then isPhaseToken(): `add` runs this on every registration.
+  const kind = brandOf(target);
+  if (kind === 'stage') return { stage: target as AnyStage, phase: 'wrap' };
+  if (kind === 'phase-token') {
+    const token = target as AnyStage['Input'] | AnyStage['Wrap'] | AnyStage['Output'];
+    return { stage: token.stage, phase: token.phase };
+  }
   throw unknownTarget(where, target);
 }
 
@@ -77,28 +82,8 @@ export function createRegistration(
   const given = options ?? {};
   const name = handlerName(handler, phase, given.name);
   if (typeof handler !== 'function') throw notAFunction({ stage: stage.name, phase, handler: name }, handler);
-  const invalid = (problem: string): MiddlewareError => invalidRegistration(where, { stage: stage.name, phase, handler: name }, problem);
-  if (!isObject(given)) throw invalid(`options must be an object, got ${describeValue(given)}`);
-  if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0))
-    throw invalid('options.name must be a non-empty string');
-  if (given.order !== undefined && !Number.isFinite(given.order)) {
-    throw invalid(`options.order must be a finite number, got ${describeValue(given.order)}`);
-  }
-  if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0))
-    throw invalid('options.id must be a non-empty string');
-  for (const key of ['before', 'after'] as const) {
-    const list = given[key];
-    if (list !== undefined && (!Array.isArray(list) || list.some((id) => typeof id !== 'string' || id.length === 0))) {
-      throw invalid(`options.${key} must be an array of ids (non-empty strings)`);
-    }
-  }
-  const policies: readonly NextPolicy[] = ['many', 'once', 'at-most-once'];
-  if (given.next !== undefined && !policies.includes(given.next)) {
-    throw invalid(`options.next must be 'many', 'once' or 'at-most-once', got ${describeValue(given.next)}`);
-  }
-  if (given.next !== undefined && given.next !== 'many' && phase !== 'wrap') throw invalid('options.next applies to Wrap handlers only');
-  if (given.replace !== undefined && typeof given.replace !== 'boolean') throw invalid('options.replace must be a boolean');
-  if (given.replace === true && given.id === undefined) throw invalid('options.replace needs an id to replace');
+  const problem = invalidOption(given, phase);
+  if (problem !== undefined) throw invalidRegistration(where, { stage: stage.name, phase, handler: name }, problem);
   return {
     seq: tick(),
     stage,
@@ -108,13 +93,47 @@ export function createRegistration(
     id: given.id,
     order: given.order ?? 0,
     orderGiven: given.order !== undefined,
-    // Frozen like every list `describe()` returns.
-    before: Object.freeze(given.before ? [...given.before] : []),
-    after: Object.freeze(given.after ? [...given.after] : []),
+    before: given.before === undefined ? NO_IDS : Object.freeze([...given.before]),
+    after: given.after === undefined ? NO_IDS : Object.freeze([...given.after]),
     next: given.next ?? 'many',
     replace: given.replace === true,
     bundle,
   };
+}
+
+// Stryker disable next-line ArrayDeclaration,StringLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
+const POLICIES: readonly unknown[] = ['many', 'once', 'at-most-once'];
+
+/**
+ * The constraint lists of a registration without any: one shared list, frozen like every list `describe()`
+ * returns, so that an add without constraints allocates none.
+ */
+// Stryker disable next-line ArrayDeclaration: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
+const NO_IDS: readonly string[] = Object.freeze([]);
+
+/** What is wrong with the options of a registration in `phase`, or undefined when nothing is. */
+function invalidOption(given: AddOptions, phase: Phase): string | undefined {
+  if (!isObject(given)) return `options must be an object, got ${describeValue(given)}`;
+  if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0))
+    return 'options.name must be a non-empty string';
+  if (given.order !== undefined && !Number.isFinite(given.order))
+    return `options.order must be a finite number, got ${describeValue(given.order)}`;
+  if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0)) return 'options.id must be a non-empty string';
+  const listProblem = invalidIds(given.before, 'before') ?? invalidIds(given.after, 'after');
+  if (listProblem !== undefined) return listProblem;
+  if (given.next !== undefined && !POLICIES.includes(given.next))
+    return `options.next must be 'many', 'once' or 'at-most-once', got ${describeValue(given.next)}`;
+  if (given.next !== undefined && given.next !== 'many' && phase !== 'wrap') return 'options.next applies to Wrap handlers only';
+  if (given.replace !== undefined && typeof given.replace !== 'boolean') return 'options.replace must be a boolean';
+  if (given.replace === true && given.id === undefined) return 'options.replace needs an id to replace';
+  return undefined;
+}
+
+/** What is wrong with `options.before` or `options.after`, or undefined. */
+function invalidIds(list: unknown, key: 'before' | 'after'): string | undefined {
+  if (list !== undefined && (!Array.isArray(list) || list.some((id) => typeof id !== 'string' || id.length === 0)))
+    return `options.${key} must be an array of ids (non-empty strings)`;
+  return undefined;
 }
 
 /**

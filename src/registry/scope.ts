@@ -59,17 +59,21 @@ export class RegistryScope implements Scope {
       if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id))
         throw messages.duplicateId(culpritOf(registration), registration.id, where);
     }
-    const set = this.byStage.get(stored.stage) ?? new Set<StoredRegistration>();
     // Reject a cycle before anything changes, so a failed add leaves no trace.
     // Stryker disable next-line ConditionalExpression: a shortcut; the sort throws exactly when closesCycle is true
-    if (this.constraints.closesCycle(stored, existing, (id) => this.ids.get(id))) {
+    if (this.constraints.closesCycle(stored, existing, this.ids)) {
       // Sorting the whole phase names the cycle exactly as resolution would (MW-042).
-      const samePhase = [...set].filter((other) => other.phase === stored.phase && other !== existing);
+      const samePhase = [...(this.byStage.get(stored.stage) ?? [])].filter((other) => other.phase === stored.phase && other !== existing);
       sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
     }
     if (existing !== undefined) this.unregister(existing);
+    // Looked up after the replaced one is gone, since that may have emptied the stage's set and dropped it.
+    let set = this.byStage.get(stored.stage);
+    if (set === undefined) {
+      set = new Set();
+      this.byStage.set(stored.stage, set);
+    }
     set.add(stored);
-    this.byStage.set(stored.stage, set);
     this.constraints.add(stored);
     if (stored.id !== undefined) this.ids.set(stored.id, stored);
     this.changed(stored.id !== undefined);

@@ -88,3 +88,14 @@ export function isBranded(value: unknown, kind: BrandKind): value is object {
   if (checks !== undefined) for (const check of checks) if (check(value)) return true;
   return false;
 }
+
+/**
+ * What an object branded one by one (with {@link brand}) is, or undefined:
+ * one lookup where telling a stage from a phase token with {@link isBranded}
+ * takes two (`add` runs it on every registration). Objects of branded
+ * classes (results) are not answered here.
+ */
+export function brandOf(value: unknown): BrandKind | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  return brands().objects.get(value);
+}

@@ -25,7 +25,7 @@ function holder() {
       if (registration.id !== undefined && ids.get(registration.id) === registration) ids.delete(registration.id);
     },
     closes(registration: StoredRegistration, replaced?: StoredRegistration): boolean {
-      return index.closesCycle(registration, replaced, (id) => ids.get(id));
+      return index.closesCycle(registration, replaced, ids);
     },
   };
 }
