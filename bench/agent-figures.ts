@@ -183,6 +183,8 @@ const agentTurn: Figure = {
         for await (const event of minimalShell(handWrittenRun(floorModel, minimalShell))) last = event;
         return last;
       },
+      floorIs:
+        'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },

@@ -39,6 +39,8 @@ export interface FigurePair {
   readonly detail?: Readonly<Record<string, unknown>>;
   /** The cheapest shell any implementation needs, measured against the same baseline (see `floor.ts`). */
   readonly floor?: Operation;
+  /** What the floor is, in words, when it is more than the minimal shell around the baseline. */
+  readonly floorIs?: string;
   /** Untimed work before every timed batch of both sides (see `MeasureOptions.beforeBatch`). */
   readonly beforeBatch?: () => void;
 }

@@ -85,7 +85,9 @@ export function terminalRun(stage: typeof PlainStage | typeof GuardedStage): Ter
 
 /**
  * Nests Wrap handlers around a terminal by hand, outermost first, exactly as
- * a framework without a registry would: no checks, no bookkeeping.
+ * a framework without a registry would: no checks, no bookkeeping. With
+ * `held`, each inner chain a `next` enters is also pushed onto it, for a
+ * floor that closes them afterwards (`closeHeld`).
  */
 export function nestByHand<TEvent>(
   handlers: readonly ((context: BenchContext, next: Next<BenchContext, TEvent>, run: WrapRun) => AsyncIterable<TEvent>)[],
@@ -93,13 +95,20 @@ export function nestByHand<TEvent>(
   runs: readonly WrapRun[],
   lastRun: TerminalRun<unknown>,
   context: BenchContext,
+  held?: AsyncIterable<TEvent>[],
 ): AsyncIterable<TEvent> {
   const enter = (index: number): AsyncIterable<TEvent> =>
     index === handlers.length
       ? terminal(context, lastRun)
       : (handlers[index] as (typeof handlers)[number])(
           context,
-          (() => enter(index + 1)) as Next<BenchContext, TEvent>,
+          (held === undefined
+            ? () => enter(index + 1)
+            : () => {
+                const inner = enter(index + 1);
+                held.push(inner);
+                return inner;
+              }) as Next<BenchContext, TEvent>,
           runs[index] as WrapRun,
         );
   return enter(0);

@@ -38,3 +38,14 @@ export class MinimalShell<TEvent> implements AsyncIterator<TEvent, void, undefin
 export function minimalShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
   return new MinimalShell(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>);
 }
+
+/**
+ * Closes the inner chains a hand-nested chain entered, most recent first, one
+ * after the other: what MW-016 asks of every invoke at settle. Since MW-013
+ * hands each handler the inner layer's own generator, an implementation
+ * cannot see which of them ended, so it closes them all, and a `return()` of
+ * a native async generator costs two promise jobs even when it has ended.
+ */
+export async function closeHeld(held: readonly AsyncIterable<unknown>[]): Promise<void> {
+  for (let index = held.length - 1; index >= 0; index--) await (held[index] as AsyncGenerator<unknown, void>).return(undefined);
+}

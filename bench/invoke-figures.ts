@@ -9,6 +9,7 @@ import type { Figure } from './figures';
 import {
   CONTEXT,
   PlainStage,
+  type BenchEvent,
   drain,
   nestByHand,
   passThrough,
@@ -17,7 +18,11 @@ import {
   terminalRun,
   wrapRun,
 } from './fixtures';
-import { minimalShell } from './floor';
+import { closeHeld, minimalShell } from './floor';
+
+/** The floor of an invoke that enters inner chains: the minimal shell, and the closing MW-016 asks for at settle. */
+const CLOSING_FLOOR =
+  'a minimal shell (one .then per event, no checks) around the baseline, then the inner chains closed with return(), most recent first (MW-016)';
 
 /** One invoke yielding one event, with `count` pass-through Wrap handlers, against the same handlers nested by hand. */
 function oneEventFigure(name: string, count: number, goal: number): Figure {
@@ -35,7 +40,16 @@ function oneEventFigure(name: string, count: number, goal: number): Figure {
       return {
         ours: () => drain(registry.invoke(PlainStage, CONTEXT, terminal)),
         baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
-        floor: () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
+        floor:
+          count === 0
+            ? () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)))
+            : async () => {
+                const held: AsyncIterable<BenchEvent>[] = [];
+                const last = await drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT, held)));
+                await closeHeld(held);
+                return last;
+              },
+        ...(count === 0 ? {} : { floorIs: CLOSING_FLOOR }),
         detail: { events: 1, wrapHandlers: count },
       };
     },

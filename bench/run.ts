@@ -80,7 +80,10 @@ export async function runFigures(
         ...pair.detail,
         ...(floor === undefined
           ? {}
-          : { floorRatio: round(floor.ratio), floorIs: 'a minimal shell (one .then per event, no checks) around the baseline' }),
+          : {
+              floorRatio: round(floor.ratio),
+              floorIs: pair.floorIs ?? 'a minimal shell (one .then per event, no checks) around the baseline',
+            }),
       },
     };
   }

@@ -38,6 +38,11 @@ export function tick(): number {
   return ++clock;
 }
 
+/** The clock's latest value: a stamp equal to it is the newest, with nothing stamped anywhere since. */
+export function lastTick(): number {
+  return clock;
+}
+
 /**
  * Turns a target into its stage and phase.
  *

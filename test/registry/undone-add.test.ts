@@ -1,0 +1,116 @@
+/**
+ * An add removed before anything else changed (MW-026, MW-043): the registry
+ * is then exactly as it was before the add, so the chains cached before it
+ * hold again without being compared or resolved, even when the add gave an
+ * id. Any change in between, in the registry, its parent or its child, makes
+ * the removal a change like any other. Resolutions are counted by the
+ * WARN_UNKNOWN_ID warning each one reports for a constraint that names no
+ * registered id.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  createContributionKey,
+  MiddlewareRegistry,
+  type Instrumentation,
+  type InvokeInfo,
+  type MiddlewareWarning,
+  type WrapHandler,
+} from '../../src/index';
+import { ModelStage as Stage, echo as terminal, type PromptContext as Context } from '../fixtures';
+
+function pass(): WrapHandler<Context, string> {
+  return async function* passing(_context, next) {
+    yield* next();
+  };
+}
+
+/** A registry whose Stage chain warns once per resolution, with the warnings it reported. */
+function counting(): { registry: MiddlewareRegistry; warnings: MiddlewareWarning[] } {
+  const warnings: MiddlewareWarning[] = [];
+  const registry = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) });
+  registry.add(Stage.Wrap, pass(), { name: 'constrained', after: ['nowhere'] });
+  return { registry, warnings };
+}
+
+const names = (registry: MiddlewareRegistry): string[] => registry.describe(Stage).map((entry) => entry.name);
+
+describe('an add removed before anything else changed', () => {
+  it('leaves the chain cached, even when the add gave an id (which can change the chain of any stage)', () => {
+    const { registry, warnings } = counting();
+    names(registry);
+    registry.add(Stage.Wrap, pass(), { name: 'brief', id: 'brief' })();
+    expect([names(registry), warnings.length]).toEqual([['constrained'], 1]);
+  });
+
+  it('frees its id again', () => {
+    const { registry } = counting();
+    registry.add(Stage.Wrap, pass(), { name: 'brief', id: 'brief' })();
+    registry.add(Stage.Wrap, pass(), { name: 'again', id: 'brief' });
+    expect(names(registry)).toEqual(['constrained', 'again']);
+  });
+
+  it('drops the handler from a chain resolved while it was there', async () => {
+    const { registry, warnings } = counting();
+    const dispose = registry.add(Stage.Wrap, pass(), { name: 'brief' });
+    expect(names(registry)).toEqual(['constrained', 'brief']);
+    dispose();
+    expect([names(registry), await registry.run(Stage, { prompt: 'x' }, terminal), warnings.length]).toEqual([['constrained'], 'x', 2]);
+  });
+
+  it('keeps an instrumentation added in between', async () => {
+    const { registry } = counting();
+    names(registry);
+    const dispose = registry.add(Stage.Wrap, pass(), { name: 'brief' });
+    const seen: string[] = [];
+    const watcher: Instrumentation = {
+      name: 'watcher',
+      invoke: (info: InvokeInfo) => {
+        seen.push(info.stage.name);
+      },
+    };
+    registry.instrument(watcher);
+    dispose();
+    await registry.run(Stage, { prompt: 'x' }, terminal);
+    expect([names(registry), seen]).toEqual([['constrained'], [Stage.name]]);
+  });
+
+  it('keeps a contribution provided in between', () => {
+    const Notes = createContributionKey<string>('test.notes');
+    const registry = new MiddlewareRegistry();
+    expect(registry.contributions(Notes)).toEqual([]);
+    const dispose = registry.add(Stage.Wrap, pass(), { name: 'brief' });
+    registry.use({ name: 'notes', setup: (registrar) => void registrar.provide(Notes, 'kept') });
+    dispose();
+    expect(registry.contributions(Notes).map((contribution) => contribution.value)).toEqual(['kept']);
+  });
+
+  it("drops a parent's handler from the chain of a child that changed in between", () => {
+    const parent = new MiddlewareRegistry();
+    const child = parent.child();
+    const dispose = parent.add(Stage.Wrap, pass(), { name: 'parental' });
+    child.add(Stage.Wrap, pass(), { name: 'own' });
+    expect(names(child)).toEqual(['parental', 'own']);
+    dispose();
+    expect(names(child)).toEqual(['own']);
+  });
+
+  it("drops a parent's handler from the chain of a child resolved while it was there", () => {
+    const parent = new MiddlewareRegistry();
+    const child = parent.child();
+    child.add(Stage.Wrap, pass(), { name: 'own' });
+    expect(names(child)).toEqual(['own']);
+    const dispose = parent.add(Stage.Wrap, pass(), { name: 'parental' });
+    expect(names(child)).toEqual(['parental', 'own']);
+    dispose();
+    expect(names(child)).toEqual(['own']);
+  });
+
+  it('is a change like any other after a second add, which is removed first', () => {
+    const { registry, warnings } = counting();
+    names(registry);
+    const first = registry.add(Stage.Wrap, pass(), { name: 'first' });
+    registry.add(Stage.Wrap, pass(), { name: 'second' })();
+    first();
+    expect([names(registry), warnings.length]).toEqual([['constrained'], 1]);
+  });
+});
