@@ -24,7 +24,7 @@ import {
 import { agentFigures } from './agent-figures';
 import { contextFigures } from './context-figures';
 import { invokeFigures } from './invoke-figures';
-import { minimalShell } from './floor';
+import { CLOSING_FLOOR, closeHeld, minimalShell } from './floor';
 import { core } from './library';
 
 const { MiddlewareRegistry, MiddlewareResult } = core;
@@ -113,17 +113,23 @@ const invokeFixed: Figure = {
     registry.add(GuardedStage.Output, output);
     const runs = wraps.map((_, index) => wrapRun(GuardedStage, `pass${index}`));
     const lastRun = terminalRun(GuardedStage);
-    const handComposed = async (): Promise<unknown> => {
+    // The floor adds the minimal shell and the closing of the inner chains MW-016 asks for (see `closeHeld`).
+    const handComposed = async (floor: boolean): Promise<unknown> => {
       let context = CONTEXT;
       // A framework handing its hooks the signal makes a run object per call too.
       for (const input of inputs) context = await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' });
-      const last = await drain(nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context));
+      const held: AsyncIterable<BenchEvent>[] | undefined = floor ? [] : undefined;
+      const nested = nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context, held);
+      const last = await drain(floor ? minimalShell(nested) : nested);
+      if (held !== undefined) await closeHeld(held);
       return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' }))
         .value;
     };
     return {
       ours: () => drain(registry.invoke(GuardedStage, CONTEXT, terminal)),
-      baseline: handComposed,
+      baseline: () => handComposed(false),
+      floor: () => handComposed(true),
+      floorIs: CLOSING_FLOOR,
       detail: { events: 1, input: 2, wrap: 2, output: 1 },
     };
   },

@@ -39,6 +39,10 @@ export function minimalShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterab
   return new MinimalShell(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>);
 }
 
+/** What the floor of a figure whose invoke enters inner chains is: the minimal shell, then the closing of MW-016. */
+export const CLOSING_FLOOR =
+  'a minimal shell (one .then per event, no checks) around the baseline, then the inner chains closed with return(), most recent first (MW-016)';
+
 /**
  * Closes the inner chains a hand-nested chain entered, most recent first, one
  * after the other: what MW-016 asks of every invoke at settle. Since MW-013

@@ -18,11 +18,7 @@ import {
   terminalRun,
   wrapRun,
 } from './fixtures';
-import { closeHeld, minimalShell } from './floor';
-
-/** The floor of an invoke that enters inner chains: the minimal shell, and the closing MW-016 asks for at settle. */
-const CLOSING_FLOOR =
-  'a minimal shell (one .then per event, no checks) around the baseline, then the inner chains closed with return(), most recent first (MW-016)';
+import { CLOSING_FLOOR, closeHeld, minimalShell } from './floor';
 
 /** One invoke yielding one event, with `count` pass-through Wrap handlers, against the same handlers nested by hand. */
 function oneEventFigure(name: string, count: number, goal: number): Figure {

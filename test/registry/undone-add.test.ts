@@ -66,6 +66,7 @@ describe('an add removed before anything else changed', () => {
       name: 'watcher',
       invoke: (info: InvokeInfo) => {
         seen.push(info.stage.name);
+        return undefined;
       },
     };
     registry.instrument(watcher);
