@@ -15,7 +15,6 @@ export default defineConfig({
       'test/conformance.test.ts',
       'test/system-prompt.test.ts',
       'test/public-values.test.ts',
-      'test/registry-contributions.test.ts',
       'test/index.test.ts',
       'test/reliability/{misuse,cancellation,consumer}.test.ts',
     ],

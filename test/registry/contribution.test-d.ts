@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { MiddlewareRegistry, createContributionKey, type Contribution } from '../src/index';
+import { MiddlewareRegistry, createContributionKey, type Contribution } from '../../src/index';
 
 interface Item {
   readonly id: string;

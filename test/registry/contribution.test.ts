@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, createContributionKey, type ContributionKey, type Middleware } from '../src/index';
-import { caught, fields } from './assertions';
-import { ModelStage as Stage, echo as terminal, passThrough } from './fixtures';
+import { MiddlewareRegistry, createContributionKey, type ContributionKey, type Middleware } from '../../src/index';
+import { caught, fields } from '../assertions';
+import { ModelStage as Stage, echo as terminal, passThrough } from '../fixtures';
 
 interface Item {
   readonly id: string;
