@@ -69,8 +69,11 @@ export class RegistryScope implements Scope {
     // Reject a cycle before anything changes, so a failed add leaves no trace.
     // Stryker disable next-line ConditionalExpression: a shortcut; the sort throws exactly when closesCycle is true
     if (this.constraints.closesCycle(stored, existing, this.ids)) {
-      // Sorting the whole phase names the cycle exactly as resolution would (MW-042).
-      const samePhase = [...(this.byStage.get(stored.stage) ?? [])].filter((other) => other.phase === stored.phase && other !== existing);
+      // Sorting the whole phase names the cycle exactly as resolution would (MW-042). A cycle runs through peers of the
+      // new registration on its stage, so the stage has its set.
+      const peers = this.byStage.get(stored.stage) as Set<StoredRegistration>;
+      // Stryker disable next-line ConditionalExpression: the replaced registration shares the new one's id and the sort gives an id to the last registration holding it, so it keeps only its own edges; a case with it on a second cycle names the same cycle
+      const samePhase = [...peers].filter((other) => other.phase === stored.phase && other !== existing);
       sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
     }
     if (existing !== undefined) this.unregister(existing);
@@ -107,11 +110,8 @@ export class RegistryScope implements Scope {
     if (set === undefined) return false;
     let first: StoredRegistration | undefined;
     for (const registration of set) {
-      // A replacement sits later in the set than its sequence number says, hence the comparison; no two
-      // registrations share a number (the replaced one is gone), so `<` and `<=` agree.
-      // Stryker disable next-line EqualityOperator: see above
-      if (registration.phase === phase && registration.handler === handler && (first === undefined || registration.seq < first.seq))
-        first = registration;
+      if (registration.phase === phase && registration.handler === handler)
+        first = first === undefined ? registration : earlier(first, registration);
     }
     if (first === undefined) return false;
     this.unregister(first);
@@ -238,4 +238,14 @@ export class RegistryScope implements Scope {
     this.version = tick();
     if (structural) this.structure = this.version;
   }
+}
+
+/**
+ * The earlier registered of two: a replacement sits later in its stage's set than its sequence number says, hence
+ * the comparison rather than the set's order.
+ */
+function earlier(left: StoredRegistration, right: StoredRegistration): StoredRegistration {
+  // No two registrations share a sequence number (a replaced one is gone), so `<` and `<=` agree.
+  // Stryker disable next-line EqualityOperator: see above
+  return right.seq < left.seq ? right : left;
 }

@@ -96,6 +96,6 @@ export function isBranded(value: unknown, kind: BrandKind): value is object {
  * classes (results) are not answered here.
  */
 export function brandOf(value: unknown): BrandKind | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  return brands().objects.get(value);
+  // A weak map's get() answers undefined for a value that cannot be a key (null, a string), so nothing is checked first.
+  return brands().objects.get(value as object);
 }

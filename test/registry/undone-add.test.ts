@@ -16,7 +16,7 @@ import {
   type MiddlewareWarning,
   type WrapHandler,
 } from '../../src/index';
-import { ModelStage as Stage, echo as terminal, type PromptContext as Context } from '../fixtures';
+import { ModelStage as Stage, OtherStage as Other, echo as terminal, type PromptContext as Context } from '../fixtures';
 
 function pass(): WrapHandler<Context, string> {
   return async function* passing(_context, next) {
@@ -113,5 +113,26 @@ describe('an add removed before anything else changed', () => {
     registry.add(Stage.Wrap, pass(), { name: 'second' })();
     first();
     expect([names(registry), warnings.length]).toEqual([['constrained'], 1]);
+  });
+});
+
+describe('a removal that undoes nothing', () => {
+  it('drops both a replaced handler and its replacement removed at once', () => {
+    const registry = new MiddlewareRegistry();
+    registry.add(Stage.Wrap, pass(), { name: 'original', id: 'kept' });
+    expect(names(registry)).toEqual(['original']);
+    registry.add(Stage.Wrap, pass(), { name: 'replacement', id: 'kept', replace: true })();
+    expect(names(registry)).toEqual([]);
+  });
+
+  it("re-resolves the other stages' chains when an id goes after another change", () => {
+    const { registry, warnings } = counting();
+    registry.add(Other.Wrap, pass(), { name: 'named', id: 'nowhere' });
+    expect([names(registry), warnings.length]).toEqual([['constrained'], 0]);
+    const dispose = registry.add(Other.Wrap, pass(), { name: 'brief' });
+    registry.add(Other.Wrap, pass(), { name: 'later' });
+    registry.remove('nowhere');
+    dispose();
+    expect([names(registry), warnings.map((warning) => warning.id)]).toEqual([['constrained'], ['nowhere']]);
   });
 });
