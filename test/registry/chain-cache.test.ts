@@ -5,25 +5,10 @@
  * one reports for a constraint that names no registered id.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, type MiddlewareWarning, type WrapHandler } from '../../src/index';
+import { MiddlewareRegistry, type MiddlewareWarning } from '../../src/index';
 import { caught } from '../assertions';
-import { ModelStage as Stage, OtherStage as Other, echo as terminal, type PromptContext as Context } from '../fixtures';
-
-function pass(): WrapHandler<Context, string> {
-  return async function* passing(_context, next) {
-    yield* next();
-  };
-}
-
-/** A registry whose Stage chain warns once per resolution, and the warnings it reported. */
-function counting(): { registry: MiddlewareRegistry; warnings: MiddlewareWarning[] } {
-  const warnings: MiddlewareWarning[] = [];
-  const registry = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) });
-  registry.add(Stage.Wrap, pass(), { name: 'constrained', after: ['nowhere'] });
-  return { registry, warnings };
-}
-
-const names = (registry: MiddlewareRegistry): string[] => registry.describe(Stage).map((entry) => entry.name);
+import { ModelStage as Stage, OtherStage as Other, echo as terminal } from '../fixtures';
+import { counting, names, pass } from './registry-fixtures';
 
 describe('MiddlewareRegistry chain cache', () => {
   describe('a handler added and removed again', () => {

@@ -8,31 +8,9 @@
  * registered id.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  createContributionKey,
-  MiddlewareRegistry,
-  type Instrumentation,
-  type InvokeInfo,
-  type MiddlewareWarning,
-  type WrapHandler,
-} from '../../src/index';
-import { ModelStage as Stage, OtherStage as Other, echo as terminal, type PromptContext as Context } from '../fixtures';
-
-function pass(): WrapHandler<Context, string> {
-  return async function* passing(_context, next) {
-    yield* next();
-  };
-}
-
-/** A registry whose Stage chain warns once per resolution, with the warnings it reported. */
-function counting(): { registry: MiddlewareRegistry; warnings: MiddlewareWarning[] } {
-  const warnings: MiddlewareWarning[] = [];
-  const registry = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) });
-  registry.add(Stage.Wrap, pass(), { name: 'constrained', after: ['nowhere'] });
-  return { registry, warnings };
-}
-
-const names = (registry: MiddlewareRegistry): string[] => registry.describe(Stage).map((entry) => entry.name);
+import { createContributionKey, MiddlewareRegistry, type Instrumentation, type InvokeInfo } from '../../src/index';
+import { ModelStage as Stage, OtherStage as Other, echo as terminal } from '../fixtures';
+import { counting, names, pass } from './registry-fixtures';
 
 describe('an add removed before anything else changed', () => {
   it('leaves the chain cached, even when the add gave an id (which can change the chain of any stage)', () => {
