@@ -1,19 +1,6 @@
-import { getEventListeners } from 'node:events';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { narrowSignal } from '../../src/invoke/signals';
-
-const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
-
-async function collectGarbage(): Promise<void> {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
+import { collectGarbage, listeners } from './signal-fixtures';
 
 /** A fresh copy of the module, so that what it decides when it loads is decided under the globals of the test. */
 async function freshNarrowSignal(): Promise<typeof narrowSignal> {
