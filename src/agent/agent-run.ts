@@ -13,6 +13,7 @@ import { prepareRun, type RunStart } from './halt';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
 import { NO_MIDDLEWARE_USAGE } from './middleware-call';
 import { link } from './run-signal';
+import { Passage, Relay, type RelayedGenerator } from './relay';
 import { openRunScope } from './run-scope';
 import type { Conversation, RunState, RunTally } from './run-state';
 import type { AgentEvent, AgentStreamContext } from './stage-types';
@@ -28,12 +29,22 @@ import { ZERO_USAGE } from './usage';
  *
  * @throws MiddlewareError `ERR_AGENT_BUSY`, `ERR_INTERRUPT_PENDING` or `ERR_INVALID_OPTIONS` when it starts (see `Agent.stream`).
  */
-export async function* runAgent(
+export function runAgent(
   core: AgentCore,
   input: AgentInput,
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
 ): AsyncGenerator<AgentEvent, void, undefined> {
+  return new Relay(run(core, input, options, resume));
+}
+
+/** One run; the events of its AgentStreamStage invoke pass through its relay. */
+async function* run(
+  core: AgentCore,
+  input: AgentInput,
+  options: AgentRunOptions,
+  resume: { readonly responses: unknown } | undefined,
+): RelayedGenerator<AgentEvent> {
   if (core.running !== undefined) {
     throw agentBusy();
   }
@@ -94,23 +105,27 @@ export async function* runAgent(
         unsaved = persist !== undefined;
       },
     };
+    /** Saves the commit before `event` reaches the caller. */
+    const saveBefore = async (event: AgentEvent): Promise<AgentEvent> => {
+      await persist?.(current(core));
+      return event;
+    };
     try {
-      for await (const event of scope.registry.invoke(AgentStreamStage, context, terminal, {
-        signal: controller.signal,
-        state: conversation,
-      })) {
-        // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
-        if (tally.closed !== undefined && !tally.completed && !committed && isAgentResult(event)) {
-          commit(core, tally.closed);
-          committed = true;
-          unsaved = persist !== undefined;
-        }
-        if (unsaved) {
+      // Passed on by the relay, without this generator on every event.
+      yield new Passage<AgentEvent>(
+        scope.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation }),
+        (event) => {
+          // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
+          if (tally.closed !== undefined && !tally.completed && !committed && isAgentResult(event)) {
+            commit(core, tally.closed);
+            committed = true;
+            unsaved = persist !== undefined;
+          }
+          if (!unsaved) return event;
           unsaved = false;
-          await persist?.(current(core));
-        }
-        yield event;
-      }
+          return saveBefore(event);
+        },
+      );
     } catch (error) {
       committed = false;
       if (controller.signal.aborted) {

@@ -25,6 +25,7 @@ import type { RunScope } from './run-scope';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, ModelResultEvent } from './stage-types';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
+import { Passage, Relay, type RelayedGenerator } from './relay';
 import { decideTurn } from './turn-decision';
 import type { StoppedBy, TurnInfo } from './turn-types';
 import { addUsage, ZERO_USAGE } from './usage';
@@ -48,11 +49,16 @@ export interface LoopRun {
 }
 
 /** The loop of turns, as the AgentStreamStage terminal. */
-export async function* turnLoop(
+export function turnLoop(
   loop: LoopRun,
   context: AgentStreamContext,
   run: TerminalRun<RunState>,
 ): AsyncGenerator<AgentEvent, void, undefined> {
+  return new Relay(turns(loop, context, run));
+}
+
+/** The loop of turns; the events of each model call pass through its relay. */
+async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalRun<RunState>): RelayedGenerator<AgentEvent> {
   const { core, scope, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
@@ -129,12 +135,12 @@ export async function* turnLoop(
         const call = new ModelCall(core, scope, attempt, invocationState, signal);
         let last: AgentEvent | undefined;
         try {
-          // Drained here rather than through a generator of its own: one layer less on every model event.
-          for await (const event of call.events()) {
+          // Passed on by the relay, without a generator of its own or this one on every model event.
+          yield new Passage<AgentEvent>(call.events(), (event) => {
             // Copied before the consumer sees the event, which it could change otherwise.
             last = kept(event);
-            yield event;
-          }
+            return event;
+          });
         } finally {
           call.end();
         }

@@ -14,7 +14,8 @@
  * | DONE     | undefined: settled                            | undefined                             | none: every pull ends                |
  *
  * `last` is the last event pulled (events are never undefined, so undefined
- * means none came); `native`: `inner` is a native async generator, whose
+ * means none came); `native`: `inner` is a native async generator or a
+ * hand-written iterator that promises as much (`promisesNatively`), whose
  * pulls take the `.then` path. The mode is fixed per invoke (MW-003): in pass
  * mode every event goes out as it comes; in hold mode (Output handlers, a
  * result schema or a state binding) a result candidate waits until the next
@@ -28,7 +29,8 @@ import type { ResolvedChain } from '../registry/chain';
 import type { InvokeOptions, Terminal } from '../stage/invoke-types';
 import { isThenable } from '../util/thenable';
 import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
-import { nativeNext, type LayerGenerator } from './layer';
+import type { LayerGenerator } from './layer';
+import { promisesNatively } from './native-layers';
 import { finish, start } from './phases';
 import { QueuedIterator, type Answer } from './queued-iterator';
 import { InvokeRun } from './run';
@@ -88,7 +90,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
   protected setInner(inner: LayerGenerator): void {
     this.inner = inner;
     // Stryker disable next-line ConditionalExpression: without the per-event shortcut every pull takes step(), which delivers the same.
-    this.native = inner.next === nativeNext;
+    this.native = promisesNatively(inner);
   }
 
   /** Ends the pull in progress with the invoke's failure. */

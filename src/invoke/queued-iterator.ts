@@ -34,8 +34,8 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
   }
 
   /** Stops the iteration: closes what is open; writes nothing. */
-  return(): Promise<Answer<TEvent>> {
-    return this.enqueue(() => this.stop(false, undefined));
+  return(value?: unknown): Promise<Answer<TEvent>> {
+    return this.enqueue(() => this.stop(false, value));
   }
 
   /** Stops the iteration like `return()`, then rejects with `error`. */
@@ -48,10 +48,14 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
     await this.return();
   }
 
-  /** Answers one pull; must count `outstanding` down when it is answered. */
+  /** Answers one pull with a native promise, never throwing; must count `outstanding` down when it is answered. */
   protected abstract pull(): Promise<Answer<TEvent>>;
 
-  /** Answers `return()` (or `throw(error)` when `rethrow`); must count `outstanding` down when it is answered. */
+  /**
+   * Answers `return(value)` (or `throw(error)` when `rethrow`; `error` is the value otherwise); must count
+   * `outstanding` down when it is answered. Like `pull()`, it returns a native promise and never throws: a layer
+   * built on this class takes the invoke's per-event shortcut (`native-layers.ts`).
+   */
   protected abstract stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>>;
 
   /** Counts an answer down and passes it on (a callback, created once per iterator and only when needed). */

@@ -1,0 +1,114 @@
+/**
+ * The assistant message of one model call, assembled from its stream events:
+ * what the InvokeModelStage terminal ends with.
+ */
+import { adopt } from './freeze';
+import type { ContentBlock } from './message-types';
+import type { ModelStreamEvent, StopReason, ToolUseDeltaEvent, Usage } from './model-types';
+import type { ModelResultEvent } from './stage-types';
+import { ZERO_USAGE } from './usage';
+
+/** A tool use being assembled from its input deltas. */
+interface BuildingToolUse {
+  kind: 'toolUse';
+  toolUseId: string;
+  name: string;
+  json: string;
+}
+
+/** A block being assembled from deltas. */
+type Building = { kind: 'text'; text: string } | { kind: 'reasoning'; text: string } | BuildingToolUse;
+
+/**
+ * Assembles a model's stream events into the {@link ModelResultEvent} they
+ * make. Consecutive text (or reasoning) deltas form one block; a tool use's
+ * input deltas are joined and parsed as JSON at the end (empty input is `{}`;
+ * text that is not JSON is kept as the string, for the tool to reject). A
+ * delta names its tool use by `toolUseId` (or by `index`, the tool use's
+ * position in the message), so the deltas of parallel tool uses may
+ * interleave; one naming neither extends the last block when it is a tool
+ * use. Without `messageStop`, the stop reason is `'endTurn'`.
+ */
+export class MessageAssembly {
+  private readonly building: Building[] = [];
+  // Parallel tool uses stream their input deltas interleaved, each naming its tool use by id or index.
+  private readonly toolUses: BuildingToolUse[] = [];
+  private readonly toolUsesById = new Map<string, BuildingToolUse>();
+  private stopReason: StopReason = 'endTurn';
+  private usage: Usage = ZERO_USAGE;
+
+  /** Takes one event into the message. */
+  add(event: ModelStreamEvent): void {
+    const building = this.building;
+    const last = building[building.length - 1];
+    switch (event.type) {
+      case 'textDelta':
+      case 'reasoningDelta': {
+        const kind = event.type === 'textDelta' ? 'text' : 'reasoning';
+        if (last?.kind === kind) last.text += event.text;
+        else building.push({ kind, text: event.text });
+        break;
+      }
+      case 'toolUseStart': {
+        const toolUse: BuildingToolUse = { kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: '' };
+        building.push(toolUse);
+        this.toolUses.push(toolUse);
+        this.toolUsesById.set(event.toolUseId, toolUse);
+        break;
+      }
+      case 'toolUseDelta': {
+        const target = this.deltaTarget(event, last);
+        if (target !== undefined) target.json += event.input;
+        break;
+      }
+      case 'usage':
+        this.usage = event.usage;
+        break;
+      case 'messageStop':
+        this.stopReason = event.stopReason;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The result the events make (frozen). */
+  result(): ModelResultEvent {
+    const result: ModelResultEvent = {
+      type: 'modelResult',
+      message: { role: 'assistant', content: this.building.map(toBlock) },
+      stopReason: this.stopReason,
+      usage: this.usage,
+    };
+    return adopt(result, 'modelResult');
+  }
+
+  /**
+   * The tool use a delta extends: the one its `toolUseId` names, else the one
+   * at its `index`, else (a delta naming neither) the last block when that is a
+   * tool use. Undefined, and the delta ignored, when there is no such tool use.
+   */
+  private deltaTarget(event: ToolUseDeltaEvent, last: Building | undefined): BuildingToolUse | undefined {
+    if (typeof event.toolUseId === 'string') return this.toolUsesById.get(event.toolUseId);
+    if (typeof event.index === 'number' && Number.isInteger(event.index)) return this.toolUses[event.index];
+    return last?.kind === 'toolUse' ? last : undefined;
+  }
+}
+
+/** The content block a finished building block becomes. */
+function toBlock(block: Building): ContentBlock {
+  if (block.kind === 'text') return { type: 'text', text: block.text };
+  if (block.kind === 'reasoning') return { type: 'reasoning', text: block.text };
+  return { type: 'toolUse', toolUseId: block.toolUseId, name: block.name, input: parseInput(block.json) };
+}
+
+/** A tool use's input from its joined JSON deltas. */
+function parseInput(json: string): unknown {
+  if (json.trim().length === 0) return {};
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    // The model produced broken JSON: hand the text on so the tool's own validation reports it.
+    return json;
+  }
+}
