@@ -2,14 +2,16 @@
  * The invoke takes a shortcut per event when its outermost layer is a native
  * async generator (a `.then` callback instead of an async step). These tests
  * pin that the shortcut delivers exactly what the general path delivers: the
- * same stream is run once through a native outermost layer and once through a
- * hand-written async iterator (which always takes the general path).
+ * same stream is run through a native outermost layer, through one built on
+ * `QueuedIterator` (as the agent's terminals are, which take the shortcut
+ * too), and through a hand-written async iterator (which always takes the
+ * general path).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import type { Next, WrapRun } from '../../src/index';
-import { Guarded, Unguarded, type Event } from './native-pull-fixtures';
+import { Guarded, QueuedPassThrough, Unguarded, type Event } from './native-pull-fixtures';
 
 /** An async iterator that is not a native generator, over `source`. */
 function handWritten(source: AsyncIterator<Event | undefined, void, undefined>): AsyncGenerator<Event, void, undefined> {
@@ -46,8 +48,13 @@ interface Outcome {
   readonly error?: string;
 }
 
-/** Runs a scenario with a native or a hand-written outermost layer and records what the consumer sees. */
-async function outcome(scenario: Scenario, native: boolean): Promise<Outcome> {
+/** What the outermost layer is: a native generator, a hand-written iterator, or one built on QueuedIterator (as the agent's are). */
+type LayerForm = 'native' | 'handWritten' | 'queued';
+
+/** Runs a scenario with the outermost layer in the given form and records what the consumer sees. */
+async function outcome(scenario: Scenario, form: LayerForm): Promise<Outcome> {
+  const outer = (events: AsyncGenerator<Event, void, undefined>): AsyncGenerator<Event, void, undefined> =>
+    form === 'native' ? events : form === 'handWritten' ? handWritten(events) : new QueuedPassThrough(events);
   // One type for both stages: they differ only in the guard.
   const stage = (scenario.guarded ? Guarded : Unguarded) as typeof Guarded;
   const registry = new MiddlewareRegistry();
@@ -60,12 +67,12 @@ async function outcome(scenario: Scenario, native: boolean): Promise<Outcome> {
     const outermost = index === 0;
     registry.add(stage.Wrap, (_context: unknown, next: Next<unknown, Event>, _run: WrapRun) => {
       const events = next();
-      return outermost && !native ? handWritten(events) : events;
+      return outermost ? outer(events) : events;
     });
   }
   const terminal = (): AsyncIterable<Event> => {
     const events = yieldAll(scenario.events) as AsyncGenerator<Event, void, undefined>;
-    return scenario.wraps === 0 && !native ? handWritten(events) : events;
+    return scenario.wraps === 0 ? outer(events) : events;
   };
   const invocation = registry.invoke(stage, {}, terminal);
   const delivered: unknown[] = [];
@@ -114,7 +121,9 @@ describe('MiddlewareRegistry.invoke', () => {
             queued: fc.boolean(),
           }),
           async (scenario) => {
-            expect(await outcome(scenario, true)).toEqual(await outcome(scenario, false));
+            const general = await outcome(scenario, 'handWritten');
+            expect(await outcome(scenario, 'native')).toEqual(general);
+            expect(await outcome(scenario, 'queued')).toEqual(general);
           },
         ),
         { numRuns: 300 },
@@ -196,12 +205,13 @@ describe('MiddlewareRegistry.invoke', () => {
         expected: { delivered: [{ type: 'delta', n: 1 }], error: 'ERR_INVALID_EVENT' },
       },
     ] satisfies { name: string; scenario: Scenario; expected: Outcome }[])(
-      '$name (native and hand-written alike)',
+      '$name (native, hand-written and built on QueuedIterator alike)',
       async ({ scenario, expected }) => {
-        expect({ native: await outcome(scenario, true), handWritten: await outcome(scenario, false) }).toEqual({
-          native: expected,
-          handWritten: expected,
-        });
+        expect({
+          native: await outcome(scenario, 'native'),
+          handWritten: await outcome(scenario, 'handWritten'),
+          queued: await outcome(scenario, 'queued'),
+        }).toEqual({ native: expected, handWritten: expected, queued: expected });
       },
     );
   });

@@ -1,0 +1,241 @@
+/**
+ * The model terminal is a hand-written iterator for speed; these tests pin
+ * that its consumer cannot tell it from the async generator it replaced. The
+ * oracle below is that generator, written the plain way: the same scripted
+ * model (failing, slow, yielding thenables, at any event) and the same
+ * consumer calls (pulls, concurrent pulls, `return()`, `throw()`, aborts
+ * between pulls and while a pull waits) go through both, and what the
+ * consumer sees, what the model sees and the listeners left must be the same.
+ */
+import { getEventListeners } from 'node:events';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent, type Model } from '../../src/agent/index';
+import { AbortRace } from '../../src/agent/abort-race';
+import { MessageAssembly } from '../../src/agent/message-assembly';
+import type { TerminalRun } from '../../src/index';
+
+/** How the scripted model answers one `next()`. */
+type Step = 'event' | 'reject' | 'throw' | 'plain' | 'null' | 'thenable' | 'thenableRejects' | 'slow';
+/** What the scripted model's `return()` does. */
+type Closing = 'resolves' | 'rejects' | 'missing';
+/** One call of the consumer's; `abort` aborts the signal between calls, `nextThenAbort` aborts while the pull waits. */
+type Action = 'next' | 'twoNexts' | 'return' | 'throw' | 'abort' | 'nextThenAbort';
+
+interface Scenario {
+  readonly steps: readonly Step[];
+  readonly closing: Closing;
+  readonly actions: readonly Action[];
+}
+
+/** The model's side of a run: the calls it received, in order. */
+type ModelLog = string[];
+
+/** A model answering each `next()` as its step says, then ending; `log` records what it is asked. */
+function scriptedModel(scenario: Scenario, log: ModelLog): Model {
+  return {
+    stream() {
+      log.push('stream');
+      let index = 0;
+      const iterator: Record<string, unknown> = {
+        [Symbol.asyncIterator]: () => iterator,
+        next: () => {
+          const at = index++;
+          log.push(`next ${at}`);
+          const step = scenario.steps[at];
+          const event = { type: 'textDelta', text: `word${at} ` };
+          switch (step) {
+            case undefined:
+              return Promise.resolve({ value: undefined, done: true });
+            case 'event':
+              return Promise.resolve({ value: event, done: false });
+            case 'reject':
+              return Promise.reject(new Error(`model failed at ${at}`));
+            case 'throw':
+              throw new Error(`model threw at ${at}`);
+            case 'plain':
+              return { value: event, done: false };
+            case 'null':
+              return Promise.resolve(null);
+            case 'thenable':
+              return Promise.resolve({
+                value: {
+                  then: (resolve: (value: unknown) => void) => {
+                    resolve(event);
+                  },
+                },
+                done: false,
+              });
+            case 'thenableRejects':
+              return Promise.resolve({
+                value: {
+                  then: (_: unknown, reject: (reason: unknown) => void) => {
+                    reject(new Error(`event ${at} rejected`));
+                  },
+                },
+                done: false,
+              });
+            default:
+              // 'slow': settles late: after an abort while it waited, the settlement must be ignored.
+              return new Promise((resolve) =>
+                setTimeout(() => {
+                  resolve({ value: event, done: false });
+                }, 2),
+              );
+          }
+        },
+      };
+      if (scenario.closing !== 'missing') {
+        iterator.return = () => {
+          log.push('return');
+          return scenario.closing === 'resolves'
+            ? Promise.resolve({ value: undefined, done: true })
+            : Promise.reject(new Error('close failed'));
+        };
+      }
+      return iterator as unknown as AsyncIterable<never>;
+    },
+  };
+}
+
+/** The model terminal as an async generator: the oracle. */
+async function* generatorTerminal(
+  context: InvokeModelContext,
+  run: TerminalRun<unknown>,
+): AsyncGenerator<InvokeModelEvent, void, undefined> {
+  const { signal } = run;
+  if (signal.aborted) throw signal.reason;
+  const model = context.model;
+  const iterator = (model.stream({} as never, { signal, state: undefined }) as AsyncIterable<never>)[Symbol.asyncIterator]();
+  const assembly = new MessageAssembly();
+  const race = new AbortRace(signal);
+  let finished = false;
+  try {
+    for (;;) {
+      let step: IteratorResult<never>;
+      try {
+        step = await race.wait(iterator.next());
+      } catch (error) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while the wait is pending
+        if (!signal.aborted) finished = true;
+        throw error;
+      }
+      if (step.done === true) {
+        finished = true;
+        break;
+      }
+      const event = step.value;
+      assembly.add(event);
+      yield event;
+    }
+  } finally {
+    race.dispose();
+    if (!finished && typeof iterator.return === 'function') {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while the loop awaits
+      if (signal.aborted) iterator.return().catch(() => undefined);
+      else await iterator.return();
+    }
+  }
+  yield assembly.result();
+}
+
+/** What a consumer saw of one call: the value or the end, or the error's message. */
+const seen = (outcome: PromiseSettledResult<IteratorResult<unknown>>): string => {
+  if (outcome.status === 'rejected') return `error: ${String((outcome.reason as Error | undefined)?.message ?? outcome.reason)}`;
+  const { value, done } = outcome.value;
+  return done === true ? `done ${String(value)}` : `event ${JSON.stringify(value)}`;
+};
+
+/** Lets every pending promise job and timer of the run settle (a slow step takes 2 ms). */
+const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
+
+/** Runs a scenario through a terminal; returns what the consumer and the model saw, and the listeners left. */
+async function observe(
+  terminal: (context: InvokeModelContext, run: TerminalRun<unknown>) => AsyncGenerator<InvokeModelEvent, void, undefined>,
+  scenario: Scenario,
+): Promise<{ consumer: string[]; model: ModelLog; listeners: number }> {
+  const model: ModelLog = [];
+  const controller = new AbortController();
+  const context: InvokeModelContext = {
+    model: scriptedModel(scenario, model),
+    messages: [],
+    systemPrompt: [],
+    toolSpecs: [],
+    invocationState: {},
+  };
+  const events = terminal(context, { stage: InvokeModelStage, signal: controller.signal, state: undefined });
+  const consumer: string[] = [];
+  const record = async (calls: readonly Promise<IteratorResult<unknown>>[]): Promise<void> => {
+    for (const outcome of await Promise.allSettled(calls)) consumer.push(seen(outcome));
+  };
+  for (const action of scenario.actions) {
+    if (action === 'next') await record([events.next()]);
+    else if (action === 'twoNexts') await record([events.next(), events.next()]);
+    else if (action === 'return') await record([events.return('returned' as never)]);
+    else if (action === 'throw') await record([events.throw(new Error('thrown in'))]);
+    else if (action === 'abort') controller.abort(new Error('aborted'));
+    else {
+      const pulling = events.next();
+      controller.abort(new Error('aborted while waiting'));
+      await record([pulling]);
+    }
+  }
+  await settled();
+  return { consumer, model, listeners: getEventListeners(controller.signal, 'abort').length };
+}
+
+const scenarios: fc.Arbitrary<Scenario> = fc.record({
+  steps: fc.array(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constant<Step>('event') },
+      { weight: 1, arbitrary: fc.constantFrom<Step>('reject', 'throw', 'plain', 'null', 'thenable', 'thenableRejects', 'slow') },
+    ),
+    { maxLength: 6 },
+  ),
+  closing: fc.constantFrom<Closing>('resolves', 'rejects', 'missing'),
+  actions: fc.array(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constant<Action>('next') },
+      { weight: 1, arbitrary: fc.constantFrom<Action>('twoNexts', 'return', 'throw', 'abort', 'nextThenAbort') },
+    ),
+    { minLength: 1, maxLength: 9 },
+  ),
+});
+
+describe('the model terminal, as its consumer sees it', () => {
+  it('cannot be told from an async generator doing the same, whatever the model does and the consumer calls', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarios, async (scenario) => {
+        const actual = await observe(modelTerminal, scenario);
+        const expected = await observe(generatorTerminal, scenario);
+        expect(actual).toEqual(expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('ends with the assembled result, then the end, and leaves no listener behind', async () => {
+    const run = await observe(modelTerminal, { steps: ['event', 'event'], closing: 'resolves', actions: ['next', 'next', 'next', 'next'] });
+    expect(run.consumer).toEqual([
+      'event {"type":"textDelta","text":"word0 "}',
+      'event {"type":"textDelta","text":"word1 "}',
+      'event {"type":"modelResult","message":{"role":"assistant","content":[{"type":"text","text":"word0 word1 "}]},"stopReason":"endTurn","usage":{"inputTokens":0,"outputTokens":0,"totalTokens":0}}',
+      'done undefined',
+    ]);
+    expect(run.listeners).toBe(0);
+  });
+
+  it('stops waiting for a slow model at once when the signal aborts, and requests its return()', async () => {
+    const run = await observe(modelTerminal, { steps: ['event', 'slow'], closing: 'resolves', actions: ['next', 'nextThenAbort', 'next'] });
+    expect(run).toEqual({
+      consumer: ['event {"type":"textDelta","text":"word0 "}', 'error: aborted while waiting', 'done undefined'],
+      model: ['stream', 'next 0', 'next 1', 'return'],
+      listeners: 0,
+    });
+  });
+
+  it('runs nothing before the first pull: return() then leaves the model uncalled', async () => {
+    const run = await observe(modelTerminal, { steps: ['event'], closing: 'resolves', actions: ['return', 'next'] });
+    expect(run).toEqual({ consumer: ['done returned', 'done undefined'], model: [], listeners: 0 });
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * The agent's run and turn loop hand the events of their stage invokes to a
+ * relay, for speed; these tests pin that a relayed generator behaves exactly
+ * as the same generator would with a `for await` loop yielding each observed
+ * event. The same scripted sources (failing at any event, failing to close),
+ * observations (throwing, waiting, rejecting, replacing the event) and
+ * consumer calls (pulls, concurrent pulls, `return()`, `throw()`) go through
+ * both, and what the consumer sees and the order of everything the
+ * generator and the sources did must be the same.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Passage, Relay } from '../../src/agent/relay';
+
+/** What one source does at each pull: give its next event, or fail. */
+type SourceStep = 'event' | 'fail';
+/** What the observation does with one event. */
+type Observation = 'pass' | 'replace' | 'throw' | 'wait' | 'waitRejects';
+type Action = 'next' | 'twoNexts' | 'return' | 'throw';
+
+interface Scenario {
+  readonly sources: readonly (readonly SourceStep[])[];
+  readonly closeFails: boolean;
+  readonly observations: readonly Observation[];
+  readonly actions: readonly Action[];
+}
+
+/** A source of events that logs its end, and whose closing may fail. */
+async function* source(
+  name: string,
+  steps: readonly SourceStep[],
+  closeFails: boolean,
+  log: string[],
+): AsyncGenerator<string, void, undefined> {
+  try {
+    for (const [index, step] of steps.entries()) {
+      if (step === 'fail') throw new Error(`${name} failed at ${index}`);
+      yield `${name}${index}`;
+    }
+  } finally {
+    log.push(`${name} ended`);
+    // eslint-disable-next-line no-unsafe-finally -- the point: a source whose closing fails
+    if (closeFails) throw new Error(`${name} failed to close`);
+  }
+}
+
+/** The observation of the n-th event observed in the run, as the scenario says. */
+function observer(scenario: Scenario, log: string[]): (event: string) => string | Promise<string> {
+  let count = 0;
+  return (event) => {
+    const observation = scenario.observations[count++ % Math.max(1, scenario.observations.length)] ?? 'pass';
+    log.push(`observed ${event}`);
+    switch (observation) {
+      case 'pass':
+        return event;
+      case 'replace':
+        return `${event}'`;
+      case 'throw':
+        throw new Error(`observing ${event} failed`);
+      case 'wait':
+        return Promise.resolve(`${event} after a wait`);
+      case 'waitRejects':
+        return Promise.reject(new Error(`waiting on ${event} failed`));
+    }
+  };
+}
+
+/** The generator under both forms: events of its own around two stretches of pass-through, and an error it recovers from. */
+async function* body(
+  scenario: Scenario,
+  log: string[],
+  passOn: (events: AsyncGenerator<string, void, undefined>) => AsyncGenerator<string | Passage<string>, void, undefined>,
+): AsyncGenerator<string | Passage<string>, void, undefined> {
+  try {
+    yield 'start';
+    for (const [index, steps] of scenario.sources.entries()) {
+      try {
+        yield* passOn(source(`s${index}-`, steps, scenario.closeFails, log));
+      } finally {
+        log.push(`stretch ${index} left`);
+      }
+      yield `between ${index}`;
+    }
+  } catch (error) {
+    log.push(`caught ${(error as Error).message}`);
+    yield 'recovered';
+  } finally {
+    log.push('generator ended');
+  }
+}
+
+/** The relayed form: one passage per stretch. */
+function relayed(scenario: Scenario, log: string[]): AsyncGenerator<string, void, undefined> {
+  const observe = observer(scenario, log);
+  return new Relay(
+    body(scenario, log, async function* handOver(events) {
+      yield new Passage(events, observe);
+    }),
+  );
+}
+
+/** The plain form, the oracle: a for await yielding each observed event. */
+function looped(scenario: Scenario, log: string[]): AsyncGenerator<string, void, undefined> {
+  const observe = observer(scenario, log);
+  return body(scenario, log, async function* loop(events) {
+    for await (const event of events) yield observe(event);
+  }) as AsyncGenerator<string, void, undefined>;
+}
+
+const seen = (outcome: PromiseSettledResult<IteratorResult<unknown>>): string => {
+  if (outcome.status === 'rejected') return `error: ${(outcome.reason as Error).message}`;
+  return outcome.value.done === true ? `done ${String(outcome.value.value)}` : `event ${String(outcome.value.value)}`;
+};
+
+/** Runs the scenario's calls; returns what the consumer saw and, interleaved, what the generator and sources did. */
+async function observe(
+  form: (scenario: Scenario, log: string[]) => AsyncGenerator<string, void, undefined>,
+  scenario: Scenario,
+): Promise<string[]> {
+  const log: string[] = [];
+  const events = form(scenario, log);
+  const record = async (calls: readonly Promise<IteratorResult<unknown>>[]): Promise<void> => {
+    for (const outcome of await Promise.allSettled(calls)) log.push(seen(outcome));
+  };
+  for (const action of scenario.actions) {
+    if (action === 'next') await record([events.next()]);
+    else if (action === 'twoNexts') await record([events.next(), events.next()]);
+    else if (action === 'return') await record([events.return('returned' as never)]);
+    else await record([events.throw(new Error('thrown in'))]);
+  }
+  return log;
+}
+
+const scenarios: fc.Arbitrary<Scenario> = fc.record({
+  sources: fc.array(
+    fc.array(
+      fc.oneof({ weight: 5, arbitrary: fc.constant<SourceStep>('event') }, { weight: 1, arbitrary: fc.constant<SourceStep>('fail') }),
+      { maxLength: 4 },
+    ),
+    {
+      minLength: 1,
+      maxLength: 2,
+    },
+  ),
+  closeFails: fc.boolean(),
+  observations: fc.array(
+    fc.oneof(
+      { weight: 5, arbitrary: fc.constant<Observation>('pass') },
+      { weight: 1, arbitrary: fc.constantFrom<Observation>('replace', 'throw', 'wait', 'waitRejects') },
+    ),
+    { maxLength: 6 },
+  ),
+  actions: fc.array(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constant<Action>('next') },
+      { weight: 1, arbitrary: fc.constantFrom<Action>('twoNexts', 'return', 'throw') },
+    ),
+    { minLength: 1, maxLength: 14 },
+  ),
+});
+
+describe('a relayed generator', () => {
+  it('cannot be told from the same generator looping over its sources, whatever the sources, observations and calls', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarios, async (scenario) => {
+        expect(await observe(relayed, scenario)).toEqual(await observe(looped, scenario));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('delivers the events of a passage as observed, then resumes the generator', async () => {
+    const scenario: Scenario = {
+      sources: [['event', 'event']],
+      closeFails: false,
+      observations: ['pass', 'replace'],
+      actions: Array<Action>(6).fill('next'),
+    };
+    expect(await observe(relayed, scenario)).toEqual([
+      'event start',
+      'observed s0-0',
+      'event s0-0',
+      'observed s0-1',
+      "event s0-1'",
+      's0- ended',
+      'stretch 0 left',
+      'event between 0',
+      'generator ended',
+      'done undefined',
+      'done undefined',
+    ]);
+  });
+
+  it('closes the source before the generator when the consumer returns during a passage', async () => {
+    const scenario: Scenario = { sources: [['event', 'event']], closeFails: false, observations: [], actions: ['next', 'next', 'return'] };
+    expect(await observe(relayed, scenario)).toEqual([
+      'event start',
+      'observed s0-0',
+      'event s0-0',
+      's0- ended',
+      'stretch 0 left',
+      'generator ended',
+      'done returned',
+    ]);
+  });
+});

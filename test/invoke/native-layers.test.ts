@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import type { LayerGenerator } from '../../src/invoke/layer';
+import { promisesNatively } from '../../src/invoke/native-layers';
+import { QueuedPassThrough } from './native-pull-fixtures';
+
+async function* events(): LayerGenerator {
+  yield 'a';
+}
+
+describe('promisesNatively', () => {
+  it('holds for a native async generator and for an iterator built on QueuedIterator', () => {
+    expect([promisesNatively(events()), promisesNatively(new QueuedPassThrough(events()) as LayerGenerator)]).toEqual([true, true]);
+  });
+
+  it('does not hold for a hand-written iterator, whose next() may throw or return a plain result', () => {
+    const source = events();
+    const handWritten = { next: () => source.next(), return: () => source.return(), throw: (error: unknown) => source.throw(error) };
+    expect(promisesNatively(handWritten as unknown as LayerGenerator)).toBe(false);
+  });
+
+  it('does not hold for an iterator that overrides the next() of QueuedIterator', () => {
+    class Overriding extends QueuedPassThrough<unknown> {
+      override next(): Promise<IteratorResult<unknown, void>> {
+        return super.next();
+      }
+    }
+    expect(promisesNatively(new Overriding(events()) as LayerGenerator)).toBe(false);
+  });
+});
