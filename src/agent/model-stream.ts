@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 import { QueuedIterator, type Answer } from '../invoke/queued-iterator';
+import { reportCompletion, type CompletionReporting } from '../invoke/state';
 import type { TerminalRun } from '../stage/invoke-types';
 import { ignore } from './abort-race';
 import { invalidModelStream } from './call-errors';
@@ -29,10 +30,12 @@ const DONE = 3;
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /** One model call's events, then its result (see `modelTerminal`). */
-export class ModelStream extends QueuedIterator<InvokeModelEvent> {
+export class ModelStream extends QueuedIterator<InvokeModelEvent> implements CompletionReporting {
   private status = IDLE;
   private iterator: AsyncIterator<ModelStreamEvent> | undefined;
   private readonly assembly = new MessageAssembly();
+  /** Called when the call completes; undefined without a state binding, and once called or the call closed. */
+  private completion: (() => void) | undefined;
   /** Whether the signal aborted, kept by the listener: cheaper to read on every pull than the signal's getter. */
   private aborted = false;
   /** Settle the pending pull, if any; undefined once it is settled, so a late settlement of the model's is ignored. */
@@ -63,11 +66,27 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> {
     super();
   }
 
+  /** Under a state binding, the invoke records the call's state when it completes (see `reportCompletion`). */
+  [reportCompletion](callback: () => void): void {
+    this.completion = callback;
+  }
+
   protected pull(): Promise<Answer<InvokeModelEvent>> {
-    if (this.status === OPEN) return this.wait();
-    if (this.status === IDLE) return this.open();
+    const status = this.status;
+    if (status === OPEN) return this.wait();
+    if (status === IDLE) return this.open();
     this.status = DONE;
     this.outstanding--;
+    const completion = this.completion;
+    this.completion = undefined;
+    // The pull after the result ends a completed call: the only moment its state is recorded.
+    if (status === RESULT && completion !== undefined) {
+      try {
+        completion();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return Promise.resolve(END);
   }
 
@@ -217,6 +236,8 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> {
   protected async stop(rethrow: boolean, error: unknown): Promise<Answer<InvokeModelEvent>> {
     const open = this.status === OPEN;
     this.status = DONE;
+    // A closed call records nothing.
+    this.completion = undefined;
     try {
       if (open) {
         this.detach();

@@ -21,6 +21,20 @@ import { callSafely, pullFrom, type LayerGenerator } from './layer';
 let mapSetEnabled = false;
 
 /**
+ * The method by which a terminal's iterator reports its own completion, so
+ * that no {@link StateRecorder} needs to wrap it (one promise reaction less
+ * on every event): given a callback, the iterator calls it once, when a pull
+ * answers the end of the call, and never once the call was closed early or
+ * failed. Internal: the agent's model terminal has it.
+ */
+export const reportCompletion: unique symbol = Symbol('reportCompletion');
+
+/** A terminal's iterator that reports its completion (see {@link reportCompletion}). */
+export interface CompletionReporting {
+  [reportCompletion](callback: () => void): void;
+}
+
+/**
  * Model-state isolation for one invoke: a frozen snapshot read once, a fresh
  * draft per terminal call, and the state of the last terminal call that
  * completed, written back only when the invoke succeeds.
@@ -83,13 +97,20 @@ export class StateIsolation<TState> {
    * Runs one terminal call with a fresh draft (`call` starts it with the
    * draft) and returns its events, wrapped so that its state is recorded when
    * it completes. When the terminal is the outermost layer, the invoke sees
-   * its end itself, so its events are not wrapped (see `chainCompleted`).
+   * its end itself, so its events are not wrapped (see `chainCompleted`);
+   * nor are they when they report their completion ({@link reportCompletion}).
    */
   terminalCall(call: (draft: Draft<TState>) => LayerGenerator, outermost: boolean): LayerGenerator {
     const draft = this.draft();
     const events = call(draft);
     // Stryker disable next-line ConditionalExpression: a recorder around the outermost terminal records the same draft when it completes; skipping it spares a promise reaction per event.
-    if (!outermost) return new StateRecorder(events, this as StateIsolation<unknown>, draft);
+    if (!outermost) {
+      if (!reportsCompletion(events)) return new StateRecorder(events, this as StateIsolation<unknown>, draft);
+      events[reportCompletion](() => {
+        this.complete(draft);
+      });
+      return events;
+    }
     this.outermostDraft = draft;
     return events;
   }
@@ -103,6 +124,11 @@ export class StateIsolation<TState> {
   writeBack(): void {
     if (this.completed) this.binding.set(this.produced as TState);
   }
+}
+
+/** Whether a terminal's iterator reports its completion itself. */
+function reportsCompletion(events: LayerGenerator): events is LayerGenerator & CompletionReporting {
+  return typeof (events as Partial<CompletionReporting>)[reportCompletion] === 'function';
 }
 
 /**
