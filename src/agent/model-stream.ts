@@ -11,8 +11,10 @@
 import { QueuedIterator, type Answer } from '../invoke/queued-iterator';
 import { reportCompletion, type CompletionReporting } from '../invoke/state';
 import type { TerminalRun } from '../stage/invoke-types';
+import { isAwaitable } from '../util/thenable';
 import { ignore } from './abort-race';
 import { invalidModelStream } from './call-errors';
+import { close, openStream } from './model-source';
 import { MessageAssembly } from './message-assembly';
 import { toModelRequest } from './model-request';
 import type { Model, ModelStreamEvent } from './model-types';
@@ -267,46 +269,5 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> implements Com
   /** Requests the stream's `return()` after an abort, without waiting for it; a failure of it is dropped. */
   private closeAborted(): void {
     void close(this.iterator as AsyncIterator<ModelStreamEvent>, true);
-  }
-}
-
-/** Whether an async generator's `yield` would await `value`. */
-function isAwaitable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-/**
- * The iterator of what `model.stream()` returned.
- *
- * @throws MiddlewareError `ERR_INVALID_HANDLER` when it is not an async iterable (a promise, null, an array).
- */
-function openStream(returned: unknown): AsyncIterator<ModelStreamEvent> {
-  const open = (returned as Partial<AsyncIterable<ModelStreamEvent>> | null | undefined)?.[Symbol.asyncIterator];
-  if (typeof open !== 'function') {
-    const isPromise = typeof (returned as PromiseLike<unknown> | null)?.then === 'function';
-    // An async stream() rejecting later must not surface as an unhandled rejection next to this error.
-    if (isPromise) ignore(returned as PromiseLike<unknown>);
-    throw invalidModelStream(undefined, { value: returned, isPromise });
-  }
-  return open.call(returned);
-}
-
-/**
- * Closes the model's stream after the terminal left it early. When the signal
- * aborted, the model may be stuck in an await it never leaves: its `return()`
- * is requested but not waited for, and a failure of it dropped.
- */
-async function close(iterator: AsyncIterator<ModelStreamEvent>, aborted: boolean): Promise<void> {
-  if (typeof iterator.return !== 'function') return;
-  if (!aborted) {
-    await iterator.return();
-    return;
-  }
-  try {
-    ignore(iterator.return());
-  } catch {
-    // A model that cannot be closed is dropped all the same.
   }
 }
