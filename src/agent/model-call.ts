@@ -1,8 +1,8 @@
 /**
  * One model call of the reference agent's loop: an InvokeModelStage invoke
  * whose state binding is the terminal call's own model state. The turn loop
- * drains the invoke itself, so each model event passes through one generator
- * of the agent's (the loop's) between the two invokes, not two.
+ * hands the invoke's events to its relay, so no generator of the agent's
+ * sits between the two invokes on a model event.
  */
 import type { AgentCore } from './agent-core';
 import { createModelContext } from './history';
