@@ -14,13 +14,14 @@ import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeMo
 import { AbortRace } from '../../src/agent/abort-race';
 import { MessageAssembly } from '../../src/agent/message-assembly';
 import type { TerminalRun } from '../../src/index';
+import { makeCall, seen, type ConsumerCall } from './consumer-calls';
 
 /** How the scripted model answers one `next()`. */
 type Step = 'event' | 'reject' | 'throw' | 'plain' | 'null' | 'thenable' | 'thenableRejects' | 'slow';
 /** What the scripted model's `return()` does. */
 type Closing = 'resolves' | 'rejects' | 'missing';
 /** One call of the consumer's; `abort` aborts the signal between calls, `nextThenAbort` aborts while the pull waits. */
-type Action = 'next' | 'twoNexts' | 'return' | 'throw' | 'abort' | 'nextThenAbort';
+type Action = ConsumerCall | 'abort' | 'nextThenAbort';
 
 interface Scenario {
   readonly steps: readonly Step[];
@@ -139,13 +140,6 @@ async function* generatorTerminal(
   yield assembly.result();
 }
 
-/** What a consumer saw of one call: the value or the end, or the error's message. */
-const seen = (outcome: PromiseSettledResult<IteratorResult<unknown>>): string => {
-  if (outcome.status === 'rejected') return `error: ${String((outcome.reason as Error | undefined)?.message ?? outcome.reason)}`;
-  const { value, done } = outcome.value;
-  return done === true ? `done ${String(value)}` : `event ${JSON.stringify(value)}`;
-};
-
 /** Lets every pending promise job and timer of the run settle (a slow step takes 2 ms). */
 const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -165,20 +159,13 @@ async function observe(
   };
   const events = terminal(context, { stage: InvokeModelStage, signal: controller.signal, state: undefined });
   const consumer: string[] = [];
-  const record = async (calls: readonly Promise<IteratorResult<unknown>>[]): Promise<void> => {
-    for (const outcome of await Promise.allSettled(calls)) consumer.push(seen(outcome));
-  };
   for (const action of scenario.actions) {
-    if (action === 'next') await record([events.next()]);
-    else if (action === 'twoNexts') await record([events.next(), events.next()]);
-    else if (action === 'return') await record([events.return('returned' as never)]);
-    else if (action === 'throw') await record([events.throw(new Error('thrown in'))]);
-    else if (action === 'abort') controller.abort(new Error('aborted'));
-    else {
+    if (action === 'abort') controller.abort(new Error('aborted'));
+    else if (action === 'nextThenAbort') {
       const pulling = events.next();
       controller.abort(new Error('aborted while waiting'));
-      await record([pulling]);
-    }
+      consumer.push(seen((await Promise.allSettled([pulling]))[0] as PromiseSettledResult<IteratorResult<unknown>>));
+    } else await makeCall(events, action, consumer);
   }
   await settled();
   return { consumer, model, listeners: getEventListeners(controller.signal, 'abort').length };

@@ -11,18 +11,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Passage, Relay } from '../../src/agent/relay';
+import { makeCall, type ConsumerCall } from './consumer-calls';
 
 /** What one source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
 /** What the observation does with one event. */
 type Observation = 'pass' | 'replace' | 'throw' | 'wait' | 'waitRejects';
-type Action = 'next' | 'twoNexts' | 'return' | 'throw';
 
 interface Scenario {
   readonly sources: readonly (readonly SourceStep[])[];
   readonly closeFails: boolean;
   readonly observations: readonly Observation[];
-  readonly actions: readonly Action[];
+  readonly actions: readonly ConsumerCall[];
 }
 
 /** A source of events that logs its end, and whose closing may fail. */
@@ -107,11 +107,6 @@ function looped(scenario: Scenario, log: string[]): AsyncGenerator<string, void,
   }) as AsyncGenerator<string, void, undefined>;
 }
 
-const seen = (outcome: PromiseSettledResult<IteratorResult<unknown>>): string => {
-  if (outcome.status === 'rejected') return `error: ${(outcome.reason as Error).message}`;
-  return outcome.value.done === true ? `done ${String(outcome.value.value)}` : `event ${String(outcome.value.value)}`;
-};
-
 /** Runs the scenario's calls; returns what the consumer saw and, interleaved, what the generator and sources did. */
 async function observe(
   form: (scenario: Scenario, log: string[]) => AsyncGenerator<string, void, undefined>,
@@ -119,15 +114,7 @@ async function observe(
 ): Promise<string[]> {
   const log: string[] = [];
   const events = form(scenario, log);
-  const record = async (calls: readonly Promise<IteratorResult<unknown>>[]): Promise<void> => {
-    for (const outcome of await Promise.allSettled(calls)) log.push(seen(outcome));
-  };
-  for (const action of scenario.actions) {
-    if (action === 'next') await record([events.next()]);
-    else if (action === 'twoNexts') await record([events.next(), events.next()]);
-    else if (action === 'return') await record([events.return('returned' as never)]);
-    else await record([events.throw(new Error('thrown in'))]);
-  }
+  for (const action of scenario.actions) await makeCall(events, action, log);
   return log;
 }
 
@@ -152,8 +139,8 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   ),
   actions: fc.array(
     fc.oneof(
-      { weight: 6, arbitrary: fc.constant<Action>('next') },
-      { weight: 1, arbitrary: fc.constantFrom<Action>('twoNexts', 'return', 'throw') },
+      { weight: 6, arbitrary: fc.constant<ConsumerCall>('next') },
+      { weight: 1, arbitrary: fc.constantFrom<ConsumerCall>('twoNexts', 'return', 'throw') },
     ),
     { minLength: 1, maxLength: 14 },
   ),
@@ -174,7 +161,7 @@ describe('a relayed generator', () => {
       sources: [['event', 'event']],
       closeFails: false,
       observations: ['pass', 'replace'],
-      actions: Array<Action>(6).fill('next'),
+      actions: Array<ConsumerCall>(6).fill('next'),
     };
     expect(await observe(relayed, scenario)).toEqual([
       'event start',
