@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isThenable } from '../../src/util/thenable';
+import { isAwaitable, isThenable } from '../../src/util/thenable';
 
 describe('isThenable', () => {
   it.each([
@@ -11,5 +11,19 @@ describe('isThenable', () => {
     ['a string', 'then', false],
   ])('tells whether %s must be awaited', (_label, value, expected) => {
     expect(isThenable(value)).toBe(expected);
+  });
+});
+
+describe('isAwaitable', () => {
+  it.each([
+    ['a promise', Promise.resolve(1), true],
+    ['an object with a then method', { then: () => undefined }, true],
+    ['a function with a then method', Object.assign(() => undefined, { then: () => undefined }), true],
+    ['an object whose then is not a function', { then: 1 }, false],
+    ['null', null, false],
+    ['undefined', undefined, false],
+    ['a string', 'then', false],
+  ])('tells whether an async generator would await %s it yields', (_label, value, expected) => {
+    expect(isAwaitable(value)).toBe(expected);
   });
 });
