@@ -57,18 +57,17 @@ export function openRunScope(core: AgentCore, bundles: readonly Middleware[]): R
   }
   const contributions = registry.contributions(ToolsKey);
   const budgets = registry.contributions(ContextBudgetKey);
-  const scope = {
-    registry,
-    budgets: budgets.length === 0 ? NO_BUDGETS : Object.freeze(budgets.map((budget) => readBudget(budget.value, budget.bundle))),
-  };
-  if (contributions.length === 0) return { ...scope, tools: core.tools, toolSpecs: core.toolSpecs, view: core.view };
+  const read = budgets.length === 0 ? NO_BUDGETS : Object.freeze(budgets.map((budget) => readBudget(budget.value, budget.bundle)));
+  // Literals of one shape rather than a spread of a shared part: a spread followed by more properties takes V8's slow path.
+  if (contributions.length === 0) return { registry, budgets: read, tools: core.tools, toolSpecs: core.toolSpecs, view: core.view };
   const memo = core.scopeMemo;
-  if (memo?.contributions === contributions) return { ...scope, tools: memo.tools, toolSpecs: memo.toolSpecs, view: memo.view };
+  if (memo?.contributions === contributions)
+    return { registry, budgets: read, tools: memo.tools, toolSpecs: memo.toolSpecs, view: memo.view };
   // Without inherited tools, only the registry's own contributions count (and the run's bundles, one level deeper).
   const maxDepth = core.inheritTools ? Infinity : bundles.length > 0 ? 1 : 0;
   const own = [...core.tools.values()];
   const resolved = toolsFrom(own, core.toolSpecs, contributions, maxDepth);
   const view: AgentView = Object.freeze({ ...core.view, tools: resolved.specs });
   core.scopeMemo = { contributions, tools: resolved.byName, toolSpecs: resolved.specs, view };
-  return { ...scope, tools: resolved.byName, toolSpecs: resolved.specs, view };
+  return { registry, budgets: read, tools: resolved.byName, toolSpecs: resolved.specs, view };
 }
