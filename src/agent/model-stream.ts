@@ -1,10 +1,11 @@
 /**
- * One model call's events, as the terminal of InvokeModelStage yields them. Why a hand-written iterator, not an
- * `async function*`: it sits on every event of every model stream, and racing
- * each `next()` of the model against the signal (MW-115) inside a generator
- * costs a promise for the race, an await of it and the generator's own
- * promise and await per event; this iterator settles the race's promise with
- * the answer itself, so an event costs one promise and one reaction.
+ * One model call's events, as the terminal of InvokeModelStage yields them.
+ * Why a hand-written iterator, not an `async function*`: it sits on every
+ * event of every model stream, and racing each `next()` of the model against
+ * the signal (MW-115) inside a generator costs a promise for the race, an
+ * await of it and the generator's own promise and await per event; this
+ * iterator settles the race's promise with the answer itself, so an event
+ * costs one promise and one reaction.
  *
  * @packageDocumentation
  */
