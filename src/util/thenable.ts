@@ -3,9 +3,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Whether an async generator's `yield` would await `value`. */
+/** Whether an async generator's `yield` would await `value`: a thenable as {@link isThenable} says, or a function with a `then` method. */
 export function isAwaitable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
+  return typeof value === 'function' ? typeof (value as { then?: unknown }).then === 'function' : isThenable(value);
 }
