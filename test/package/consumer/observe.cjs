@@ -4,7 +4,8 @@
  * meets it: the export names of its entry points, and the name under
  * which each built-in handler shows (its function name, `describe()`,
  * `explain()` and the keys of `runStage(...).calls`; for the agent
- * middleware, the bundle or handler name, `describe()` and `explain()`).
+ * middleware, the bundle or handler name, `describe()` and `explain()`),
+ * and the agent's model terminal run by the core's registry.
  *
  * Shared by `esm.mjs` and `cjs.cjs`, which load one build each and pass its
  * entry points in; this file loads nothing of the package itself.
@@ -126,9 +127,39 @@ function agentHandlerNames(kit) {
   return observed;
 }
 
+/**
+ * The agent's model terminal run by the core's registry, the two from different entry points (`./agent`, `.`),
+ * under a Wrap handler and a state binding: whether the handler's `next()` hands out the terminal's own iterator
+ * (so the bundle shares with the core what the terminal reports its completion with), and the state written back.
+ */
+async function modelTerminalAcrossEntries(kit) {
+  const core = kit['.'];
+  const agent = kit['./agent'];
+  let returned;
+  let handedOut;
+  const registry = new core.MiddlewareRegistry();
+  registry.add(agent.InvokeModelStage.Wrap, async function* pass(_context, next) {
+    handedOut = next();
+    yield* handedOut;
+  });
+  const model = {
+    async *stream(_request, options) {
+      options.state.calls = 1;
+      yield { type: 'textDelta', text: 'hi' };
+    },
+  };
+  const context = { model, messages: [], systemPrompt: [], toolSpecs: [], invocationState: {} };
+  let written;
+  const terminal = (given, run) => (returned = agent.modelTerminal(given, run));
+  const state = { get: () => ({ calls: 0 }), set: (next) => void (written = next) };
+  const events = registry.invoke(agent.InvokeModelStage, context, terminal, { state });
+  while (!(await events.next()).done);
+  return { handedOutAsReturned: handedOut === returned, written };
+}
+
 /** Everything this file observes of one build. */
 async function observe(kit) {
-  return { exports: exportNames(kit), handlers: await handlerNames(kit) };
+  return { exports: exportNames(kit), handlers: await handlerNames(kit), modelTerminal: await modelTerminalAcrossEntries(kit) };
 }
 
 module.exports = { ENTRY_POINTS, observe };
