@@ -13,11 +13,12 @@ interface BuildingToolUse {
   kind: 'toolUse';
   toolUseId: string;
   name: string;
-  json: string;
+  /** The input's JSON deltas (see {@link append}). */
+  json: unknown[];
 }
 
-/** A block being assembled from deltas. */
-type Building = { kind: 'text'; text: string } | { kind: 'reasoning'; text: string } | BuildingToolUse;
+/** A block being assembled from deltas (its pieces: see {@link append}). */
+type Building = { kind: 'text'; text: unknown[] } | { kind: 'reasoning'; text: unknown[] } | BuildingToolUse;
 
 /**
  * Assembles a model's stream events into the {@link ModelResultEvent} they
@@ -45,12 +46,12 @@ export class MessageAssembly {
       case 'textDelta':
       case 'reasoningDelta': {
         const kind = event.type === 'textDelta' ? 'text' : 'reasoning';
-        if (last?.kind === kind) last.text += event.text;
-        else building.push({ kind, text: event.text });
+        if (last?.kind === kind) append(last.text, event.text);
+        else building.push({ kind, text: [event.text] });
         break;
       }
       case 'toolUseStart': {
-        const toolUse: BuildingToolUse = { kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: '' };
+        const toolUse: BuildingToolUse = { kind: 'toolUse', toolUseId: event.toolUseId, name: event.name, json: [] };
         building.push(toolUse);
         this.toolUses.push(toolUse);
         this.toolUsesById.set(event.toolUseId, toolUse);
@@ -58,7 +59,7 @@ export class MessageAssembly {
       }
       case 'toolUseDelta': {
         const target = this.deltaTarget(event, last);
-        if (target !== undefined) target.json += event.input;
+        if (target !== undefined) append(target.json, event.input);
         break;
       }
       case 'usage':
@@ -97,9 +98,44 @@ export class MessageAssembly {
 
 /** The content block a finished building block becomes. */
 function toBlock(block: Building): ContentBlock {
-  if (block.kind === 'text') return { type: 'text', text: block.text };
-  if (block.kind === 'reasoning') return { type: 'reasoning', text: block.text };
-  return { type: 'toolUse', toolUseId: block.toolUseId, name: block.name, input: parseInput(block.json) };
+  if (block.kind === 'text') return { type: 'text', text: joined(block.text) as string };
+  if (block.kind === 'reasoning') return { type: 'reasoning', text: joined(block.text) as string };
+  return { type: 'toolUse', toolUseId: block.toolUseId, name: block.name, input: parseInput(joined(block.json) as string) };
+}
+
+/**
+ * Adds a delta's piece to a block's pieces, with the outcome of `+=` on the
+ * text so far. Why pieces rather than `+=`: each `+=` makes a string node
+ * pointing at the text before it, so a streamed answer becomes a chain of as
+ * many nodes as deltas; when an object holding that chain has been moved to
+ * the old generation (V8 does so with objects of an allocation site it
+ * decided to pretenure), every young collection copies the whole chain, and
+ * an agent's run spent a fifth of its time in garbage collection. Strings
+ * are kept apart and joined once, into one flat string, at the end; a piece
+ * that is not a string (outside the types) is added at once, as `+=` would,
+ * coerced (or throwing) at the same moment.
+ */
+function append(pieces: unknown[], piece: unknown): void {
+  if (typeof piece === 'string' && (pieces.length === 0 || typeof pieces[0] === 'string')) {
+    pieces.push(piece);
+    return;
+  }
+  const sum = (sumOf(pieces) as string) + (piece as string);
+  pieces.length = 0;
+  pieces.push(sum);
+}
+
+/** What `+=` over the pieces gives: the one piece as it is, else the strings joined (`''` for none, as a tool use's input starts). */
+function sumOf(pieces: readonly unknown[]): unknown {
+  if (pieces.length === 1) return pieces[0];
+  return pieces.join('');
+}
+
+/** The pieces' sum; the list is emptied, so that it holds none of them any longer. */
+function joined(pieces: unknown[]): unknown {
+  const sum = sumOf(pieces);
+  pieces.length = 0;
+  return sum;
 }
 
 /** A tool use's input from its joined JSON deltas. */
