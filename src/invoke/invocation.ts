@@ -87,10 +87,13 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
     return delivered;
   }
 
-  /** Pulls on past a held candidate, within the same consumer pull. */
+  /**
+   * Pulls on past a held candidate, within the same consumer pull. Only the shortcut's callback gets here, so the
+   * layer promises natively; an abort since the last check (the guard may have caused it) runs no more of the chain.
+   */
   private pullOn(): Promise<Answer<TEvent>> {
     // Stryker disable next-line ConditionalExpression: the per-event shortcut; step() delivers the same, only slower.
-    if (this.native && !this.signal?.aborted) return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
+    if (!this.signal?.aborted) return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     return this.step(undefined);
   }
 

@@ -64,7 +64,7 @@ export class MiddlewareResult<TResult> {
   /** True for a `MiddlewareResult` created by any copy of this package in the realm (`instanceof` fails across copies); never for a lookalike object. */
   static isInstance(value: unknown): value is MiddlewareResult<unknown> {
     // This copy's own results first: one field check, where the realm's record walks every copy's checks.
-    // Stryker disable next-line ConditionalExpression: a shortcut only; isBranded() answers true for this copy's results as well.
+    // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut only; isBranded() answers true for this copy's results as well.
     if (typeof value === 'object' && value !== null && #genuine in value) return true;
     return isBranded(value, 'result');
   }

@@ -147,6 +147,37 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('signal aborted by the result guard while a candidate is held', () => {
+    it('pulls no more of the chain and fails with ERR_ABORTED', async () => {
+      const controller = new AbortController();
+      const Guarded = createStage<Context, string>('model', {
+        isResult: (_event): _event is string => (controller.abort('guarded'), true),
+      });
+      const registry = new MiddlewareRegistry();
+      // An Output handler makes the invoke hold each result candidate until the next event shows whether it is the last.
+      registry.add(Guarded.Output, (result) => result);
+      const trace: string[] = [];
+      const error = await failure(
+        registry.run(
+          Guarded,
+          { prompt: 'x' },
+          async function* terminal() {
+            try {
+              yield 'candidate';
+              trace.push('pulled again');
+              yield 'another';
+            } finally {
+              trace.push('closed');
+            }
+          },
+          { signal: controller.signal },
+        ),
+      );
+      expectAborted(error, 'guarded');
+      expect(trace).toEqual(['closed']);
+    });
+  });
+
   describe('signal aborted during the Output phase', () => {
     it('stops after the Output handler that aborted', async () => {
       const controller = new AbortController();

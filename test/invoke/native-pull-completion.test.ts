@@ -6,6 +6,11 @@ function text(error: unknown): string {
   return MiddlewareError.isInstance(error) ? error.code : (error as Error).message;
 }
 
+/** The one-event terminal as a native generator. */
+async function* answerOnce(): AsyncGenerator<string, void, undefined> {
+  yield 'answer';
+}
+
 describe('MiddlewareRegistry.invoke', () => {
   describe('per-event shortcut for a native outermost layer', () => {
     it.each([
@@ -140,15 +145,37 @@ describe('MiddlewareRegistry.invoke', () => {
         (error: unknown) => (error as Error).message,
         'refused',
       ],
-    ])(
+      [
+        'the general path of a hand-written outermost layer (an asynchronous Output handler that throws)',
+        (registry: MiddlewareRegistry) => {
+          registry.add(Plain.Output, async function refuse() {
+            throw new Error('refused');
+          });
+        },
+        (error: unknown) => (error as Error).message,
+        'refused',
+        'hand-written',
+      ],
+    ] as const)(
       'on %s, rejects the pull, reports the error to the instrumentation and ends every later pull',
-      async (_label, arrange, describeError, expected) => {
+      async (_label, arrange, describeError, expected, layer?: 'hand-written') => {
         const registry = new MiddlewareRegistry();
         const outcomes: unknown[] = [];
         registry.instrument({ name: 'outcomes', invoke: () => ({ end: (outcome) => outcomes.push(outcome) }) });
         arrange(registry);
-        const events = registry.invoke(Plain, { prompt: 'x' }, async function* terminal() {
-          yield 'answer';
+        const events = registry.invoke(Plain, { prompt: 'x' }, (): AsyncIterable<string> => {
+          if (layer !== 'hand-written') return answerOnce();
+          // Not a native generator: the invoke pulls it with its general step, not the shortcut.
+          let given = false;
+          const iterator = {
+            [Symbol.asyncIterator]: () => iterator,
+            next: () =>
+              Promise.resolve(
+                given ? { value: undefined, done: true as const } : ((given = true), { value: 'answer', done: false as const }),
+              ),
+            return: () => Promise.resolve({ value: undefined, done: true as const }),
+          };
+          return iterator;
         });
         let thrown: unknown;
         try {
