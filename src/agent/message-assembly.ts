@@ -110,7 +110,7 @@ function toBlock(block: Building): ContentBlock {
  * many nodes as deltas; when an object holding that chain has been moved to
  * the old generation (V8 does so with objects of an allocation site it
  * decided to pretenure), every young collection copies the whole chain, and
- * an agent's run spent a fifth of its time in garbage collection. Strings
+ * an agent's run spent about a quarter of its time collecting garbage. Strings
  * are kept apart and joined once, into one flat string, at the end; a piece
  * that is not a string (outside the types) is added at once, as `+=` would,
  * coerced (or throwing) at the same moment.
