@@ -122,6 +122,12 @@ describe('MiddlewareRegistry.invoke', () => {
 
   describe('a failure when the chain completes', () => {
     const Plain = createStage<{ prompt: string }, string>('plain');
+    const refuseOutput = (registry: MiddlewareRegistry): void => {
+      registry.add(Plain.Output, async function refuse() {
+        throw new Error('refused');
+      });
+    };
+    const messageOf = (error: unknown): string => (error as Error).message;
     it.each([
       [
         'the per-event shortcut (an outermost Wrap handler whose inner chain gave no event: ERR_NO_RESULT)',
@@ -135,24 +141,11 @@ describe('MiddlewareRegistry.invoke', () => {
         (error: unknown) => (error as MiddlewareError).code,
         'ERR_NO_RESULT',
       ],
+      ['the per-event shortcut (an asynchronous Output handler that throws)', refuseOutput, messageOf, 'refused'],
       [
-        'the general path (an asynchronous Output handler that throws)',
-        (registry: MiddlewareRegistry) => {
-          registry.add(Plain.Output, async function refuse() {
-            throw new Error('refused');
-          });
-        },
-        (error: unknown) => (error as Error).message,
-        'refused',
-      ],
-      [
-        'the general path of a hand-written outermost layer (an asynchronous Output handler that throws)',
-        (registry: MiddlewareRegistry) => {
-          registry.add(Plain.Output, async function refuse() {
-            throw new Error('refused');
-          });
-        },
-        (error: unknown) => (error as Error).message,
+        'the general step of a hand-written outermost layer (an asynchronous Output handler that throws)',
+        refuseOutput,
+        messageOf,
         'refused',
         'hand-written',
       ],
