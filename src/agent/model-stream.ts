@@ -134,9 +134,7 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> implements Com
     try {
       pending.then(this.onStep, this.onModelFailed);
     } catch (error) {
-      // Not a thenable: the model's next() is broken, as a failure of the model.
-      this.resolvePull = undefined;
-      this.rejectPull = undefined;
+      // Not a thenable: the model's next() is broken, as a failure of the model (which detaches the race's settlers).
       return this.modelEnded(error);
     }
     return answer;
@@ -198,8 +196,6 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> implements Com
     const resolve = this.resolvePull;
     // Settled already by the abort: a late rejection, handled here.
     if (resolve === undefined) return;
-    this.resolvePull = undefined;
-    this.rejectPull = undefined;
     resolve(this.modelEnded(error));
   }
 
@@ -215,8 +211,6 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> implements Com
     this.aborted = true;
     const reject = this.rejectPull;
     if (reject === undefined) return;
-    this.resolvePull = undefined;
-    this.rejectPull = undefined;
     this.detach();
     this.closeAborted();
     this.status = DONE;
@@ -260,7 +254,7 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> implements Com
     return Promise.reject(error);
   }
 
-  /** Stops listening to the signal. */
+  /** Stops listening to the signal, and forgets the pending pull's settlers so that a late settlement is ignored. */
   private detach(): void {
     this.resolvePull = undefined;
     this.rejectPull = undefined;
