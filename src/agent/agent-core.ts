@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import type { FlaggedController } from '../invoke/abort-flag';
 import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemContentBlock } from '../system-prompt';
 import type { History } from './history';
@@ -46,5 +47,5 @@ export interface AgentCore {
   /** Token counts summed over the agent results of the runs that committed. */
   usage: Usage;
   /** The controller of the running run, if one is going. */
-  running: AbortController | undefined;
+  running: FlaggedController | undefined;
 }

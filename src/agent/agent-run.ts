@@ -4,6 +4,7 @@
  * invoke around the turn loop, cancellation, halts on questions about the
  * whole run, and the commit.
  */
+import { FlaggedController } from '../invoke/abort-flag';
 import type { StateBinding, TerminalRun } from '../stage/invoke-types';
 import type { AgentCore } from './agent-core';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
@@ -54,7 +55,8 @@ async function* run(
   const begin = prepareRun(core.halt, readInput(input), settings.responses, settings.invocationState);
   // The run's bundles and tool list: a bundle or tool that cannot join refuses the run before it starts.
   const scope = openRunScope(core, settings.use);
-  const controller = new AbortController();
+  // Flagged: every stage invoke of the run reads its flag on each event instead of the signal (`abort-flag.ts`).
+  const controller = new FlaggedController();
   const unlink = link(settings, controller);
   core.running = controller;
   const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };

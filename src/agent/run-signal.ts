@@ -2,6 +2,7 @@
  * How a run follows the caller's signal: the caller's `options.signal`
  * aborts the run's own controller (which `agent.cancel()` aborts too).
  */
+import type { FlaggedController } from '../invoke/abort-flag';
 import type { RunSettings } from './agent-options';
 import { invalid } from './errors';
 import { thrownText } from './value-walk';
@@ -13,7 +14,7 @@ import { thrownText } from './value-walk';
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the signal's `addEventListener` throws.
  */
-export function link(settings: RunSettings, controller: AbortController): () => void {
+export function link(settings: RunSettings, controller: FlaggedController): () => void {
   const outer = settings.signal;
   if (outer === undefined) return doNothing;
   const forward = (): void => {

@@ -28,6 +28,7 @@ import type { MiddlewareError } from '../errors/middleware-error';
 import type { ResolvedChain } from '../registry/chain';
 import type { InvokeOptions, Terminal } from '../stage/invoke-types';
 import { isThenable } from '../util/thenable';
+import { FlaggedController } from './abort-flag';
 import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import type { LayerGenerator } from './layer';
 import { promisesNatively } from './native-layers';
@@ -56,6 +57,8 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
   protected readonly hold: boolean;
   protected readonly guard: ((event: unknown) => boolean) | undefined;
   protected readonly signal: AbortSignal | undefined;
+  /** The signal's controller when the library made it: its flag is read instead of the signal (`abort-flag.ts`). */
+  private readonly flag: FlaggedController | undefined;
   /** The once-per-invoke side; a private field of the language, so the generator users get cannot reach its chain (MW-037). */
   readonly #run: InvokeRun;
 
@@ -64,6 +67,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
     super();
     this.#run = new InvokeRun(chain, context, terminal, options.state, options.signal);
     this.signal = options.signal;
+    this.flag = options.signal === undefined ? undefined : FlaggedController.of(options.signal);
     this.guard = chain.stage.isResult;
     this.hold = chain.output.length > 0 || chain.stage.resultSchema !== undefined || options.state !== undefined;
   }
@@ -163,10 +167,19 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
     return inner;
   }
 
+  /**
+   * Whether the invoke's own signal has aborted. Why not always the signal's `aborted`: see `abort-flag.ts`; two
+   * separate reads, so that the flag's stays monomorphic however many signals the other one sees.
+   */
+  protected signalAborted(): boolean | undefined {
+    const flag = this.flag;
+    if (flag !== undefined) return flag.aborted;
+    return this.signal?.aborted;
+  }
+
   /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
   protected throwIfAborted(): void {
-    const signal = this.signal;
-    if (signal?.aborted) throw messages.aborted(this.#run.stageName, signal.reason);
+    if (this.signalAborted()) throw messages.aborted(this.#run.stageName, (this.signal as AbortSignal).reason);
   }
 
   /** `ERR_INVALID_EVENT`: a layer yielded `undefined`. */

@@ -46,9 +46,8 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
    */
   protected pull(): Promise<Answer<TEvent>> {
     const status = this.status;
-    const signal = this.signal;
     // Stryker disable next-line ConditionalExpression,BlockStatement: the per-event shortcut; step() delivers the same (test/invoke/native-pull.test.ts pins that), only slower.
-    if (status === RUNNING && this.native && this.queued === undefined && !signal?.aborted) {
+    if (status === RUNNING && this.native && this.queued === undefined && !this.signalAborted()) {
       return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     }
     if (status === IDLE) return this.begin();
@@ -93,7 +92,7 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
    */
   private pullOn(): Promise<Answer<TEvent>> {
     // Stryker disable next-line ConditionalExpression: the per-event shortcut; step() delivers the same, only slower.
-    if (!this.signal?.aborted) return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
+    if (!this.signalAborted()) return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
     return this.step(undefined);
   }
 

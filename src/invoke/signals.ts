@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { FlaggedController } from './abort-flag';
 
 let neverAborting: AbortSignal | undefined;
 
@@ -42,15 +43,13 @@ export interface Narrowing {
  */
 export function narrowSignal(outer: AbortSignal, extra: AbortSignal): Narrowing {
   if (outer === neverAborting || outer === extra) return { signal: extra, link: undefined };
-  const controller = new AbortController();
+  // Flagged: an invoke under the narrowed signal reads the flag on every event instead (`abort-flag.ts`).
+  const controller = new FlaggedController();
   if (outer.aborted) controller.abort(outer.reason);
   else if (extra.aborted) controller.abort(extra.reason);
   else return { signal: controller.signal, link: new Follower(controller, [outer, extra]) };
   return { signal: controller.signal, link: undefined };
 }
-
-/** The controller of each narrowed signal, alive exactly as long as its signal. */
-const controllers = new WeakMap<AbortSignal, AbortController>();
 
 /** The single listener of each source signal, and the links following it. */
 const sources = new WeakMap<AbortSignal, Source>();
@@ -99,9 +98,8 @@ class Follower implements Link {
   private readonly target: { deref(): AbortSignal | undefined };
   private readonly following: Source[];
 
-  constructor(controller: AbortController, signals: readonly AbortSignal[]) {
+  constructor(controller: FlaggedController, signals: readonly AbortSignal[]) {
     const signal = controller.signal;
-    controllers.set(signal, controller);
     this.target = weakLinking ? new WeakRef(signal) : { deref: () => signal };
     this.following = signals.map((source) => Source.of(source));
     for (const source of this.following) source.followers.add(this);
@@ -112,8 +110,8 @@ class Follower implements Link {
   abort(reason: unknown): void {
     const signal = this.target.deref();
     this.release();
-    // Stryker disable next-line ConditionalExpression,OptionalChaining: a collected signal has no controller left (get(undefined) answers undefined too), and a live one always has its own.
-    if (signal !== undefined) controllers.get(signal)?.abort(reason);
+    // Stryker disable next-line ConditionalExpression,OptionalChaining: a collected signal has no controller left (of(undefined) answers undefined too), and a live one always has its own.
+    if (signal !== undefined) FlaggedController.of(signal)?.abort(reason);
   }
 
   /** See {@link Link.release}. */

@@ -157,9 +157,47 @@ async function modelTerminalAcrossEntries(kit) {
   return { handedOutAsReturned: handedOut === returned, written };
 }
 
+/**
+ * An agent run (`./agent`) under the core's registry (`.`), its model streaming `modelEvents` events: how often the
+ * run's signal was read for `aborted` once the model call began. The core's invoke reads the flag of the agent's
+ * run controller instead on every event, which it finds only when both entry points share the module that flags it.
+ */
+async function runSignalAcrossEntries(kit) {
+  const core = kit['.'];
+  const agent = kit['./agent'];
+  const modelEvents = 200;
+  let reads = 0;
+  const registry = new core.MiddlewareRegistry();
+  registry.add(agent.InvokeModelStage.Wrap, async function* countSignalReads(_context, next, run) {
+    const { signal } = run;
+    Object.defineProperty(signal, 'aborted', {
+      configurable: true,
+      get() {
+        reads++;
+        return Reflect.get(AbortSignal.prototype, 'aborted', signal);
+      },
+    });
+    yield* next();
+  });
+  const model = {
+    async *stream() {
+      yield { type: 'messageStart', role: 'assistant' };
+      for (let index = 0; index < modelEvents - 2; index++) yield { type: 'textDelta', text: 'a' };
+      yield { type: 'messageStop', stopReason: 'endTurn' };
+    },
+  };
+  const result = await new agent.Agent({ model, registry }).invoke('hi');
+  return { modelEvents, reads, stopReason: result.stopReason };
+}
+
 /** Everything this file observes of one build. */
 async function observe(kit) {
-  return { exports: exportNames(kit), handlers: await handlerNames(kit), modelTerminal: await modelTerminalAcrossEntries(kit) };
+  return {
+    exports: exportNames(kit),
+    handlers: await handlerNames(kit),
+    modelTerminal: await modelTerminalAcrossEntries(kit),
+    runSignal: await runSignalAcrossEntries(kit),
+  };
 }
 
 module.exports = { ENTRY_POINTS, observe };
