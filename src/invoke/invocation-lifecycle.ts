@@ -171,10 +171,12 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
    * Whether the invoke's own signal has aborted. Why not always the signal's `aborted`: see `abort-flag.ts`; two
    * separate reads, so that the flag's stays monomorphic however many signals the other one sees.
    */
-  protected signalAborted(): boolean | undefined {
+  protected signalAborted(): boolean {
+    const signal = this.signal;
+    // Without a signal, as cheap as the check was before flags: one field read.
+    if (signal === undefined) return false;
     const flag = this.flag;
-    if (flag !== undefined) return flag.aborted;
-    return this.signal?.aborted;
+    return flag !== undefined ? flag.aborted : signal.aborted;
   }
 
   /** Fails with `ERR_ABORTED` when the invoke's own signal has aborted (one of the check points of MW-023). */
