@@ -67,6 +67,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
     super();
     this.#run = new InvokeRun(chain, context, terminal, options.state, options.signal);
     this.signal = options.signal;
+    // Stryker disable next-line ConditionalExpression: of() answers undefined for undefined too; the check only skips the lookup.
     this.flag = options.signal === undefined ? undefined : FlaggedController.of(options.signal);
     this.guard = chain.stage.isResult;
     this.hold = chain.output.length > 0 || chain.stage.resultSchema !== undefined || options.state !== undefined;
