@@ -5,7 +5,8 @@
  * which each built-in handler shows (its function name, `describe()`,
  * `explain()` and the keys of `runStage(...).calls`; for the agent
  * middleware, the bundle or handler name, `describe()` and `explain()`),
- * and the agent's model terminal run by the core's registry.
+ * and what the agent kit hands the core's registry from the other entry
+ * point (its model terminal; its run signal's flag).
  *
  * Shared by `esm.mjs` and `cjs.cjs`, which load one build each and pass its
  * entry points in; this file loads nothing of the package itself.

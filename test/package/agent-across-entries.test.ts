@@ -1,0 +1,44 @@
+/**
+ * The agent kit and the core are separate entry points of the built package,
+ * each build bundling them from shared chunks. What the agent hands the
+ * core's invoke works as meant only when the two entry points share the
+ * modules behind it:
+ * - the model terminal reports its completion to the core's state isolation
+ *   with a symbol of the core's, and is pulled with the invoke's shortcut as
+ *   an iterator built on the core's `QueuedIterator`;
+ * - an agent run's stage invokes read the flag of the run's controller on
+ *   every event instead of the signal's `aborted` (a cache miss per read on
+ *   Node 20), which the invoke finds in the module that keeps the flags.
+ *
+ * Run from the installed package in both formats (the consumer script runs
+ * once per format): a Wrap handler's `next()` must hand out the terminal's own
+ * iterator (no recorder around it), the state of the completed call must be
+ * written back, and the run's signal must be read less often than the model
+ * streams events (each invoke reading it would read it several times per event).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from './consumer';
+
+interface Observed {
+  readonly modelTerminal: unknown;
+  readonly runSignal: { readonly modelEvents: number; readonly reads: number; readonly stopReason: string };
+}
+
+describe.each([
+  ['ESM', 'esm.mjs'],
+  ['CommonJS', 'cjs.cjs'],
+])('the agent kit of the %s build, under the core registry of the same build', (_format, script) => {
+  let observed: Observed;
+  beforeAll(() => {
+    observed = JSON.parse(runScript(script)) as Observed;
+  });
+
+  it("hands its model terminal to a Wrap handler as it is, and the completed call's state is written back", () => {
+    expect(observed.modelTerminal).toEqual({ handedOutAsReturned: true, written: { calls: 1 } });
+  });
+
+  it("reads its run signal's aborted fewer times than the model streams events", () => {
+    expect(observed.runSignal.stopReason).toBe('endTurn');
+    expect(observed.runSignal.reads).toBeLessThan(observed.runSignal.modelEvents);
+  });
+});
