@@ -29,7 +29,7 @@ import type { ResolvedChain } from '../registry/chain';
 import type { InvokeOptions, Terminal } from '../stage/invoke-types';
 import { isThenable } from '../util/thenable';
 import { FlaggedController } from './abort-flag';
-import { closeOpen, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
+import { closeStarted, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import type { LayerGenerator } from './layer';
 import { promisesNatively } from './native-layers';
 import { finish, start } from './phases';
@@ -107,21 +107,40 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
   /**
    * The chain completed: the inner chains left open are closed (MW-016), then the result goes out (`finish`).
    * Synchronous unless closing or the Output phase is not, so a pass-mode invoke ends in the pull's own callback.
+   * A promise it returns answers the consumer's call itself: it counts the answer down and, should delivering fail,
+   * fails the invoke (`failPull`), so that the pull hands it on as it is, with no reaction of its own.
    */
   protected complete(): Answer<TEvent> | Promise<Answer<TEvent>> {
     this.inner = undefined;
     const run = this.#run;
     run.state?.chainCompleted();
-    const closing = closeOpen(run, undefined);
-    // Stryker disable next-line ConditionalExpression: deliverAfter() awaits undefined and delivers the same; the check keeps a pass-mode end synchronous.
-    return closing === undefined ? this.deliver() : this.deliverAfter(closing);
+    const closing = closeStarted(run, InvocationLifecycle.afterClosing, this as InvocationLifecycle<unknown>);
+    return closing === undefined ? this.deliver() : (closing as Promise<Answer<TEvent>>);
   }
 
-  private async deliverAfter(closing: Promise<ClosingFailure | undefined>): Promise<Answer<TEvent>> {
-    const failure = await closing;
-    if (failure !== undefined) throw failure.error;
-    return this.deliver();
-  }
+  /**
+   * What follows the closing of the inner chains, in the closing's own async step: a failure while closing fails
+   * the invoke (MW-021), else the result goes out; either way the call is answered here (see `complete`). A static
+   * function rather than a closure, so that an invoke allocates nothing for it.
+   */
+  private static readonly afterClosing = (
+    invoke: InvocationLifecycle<unknown>,
+    failure: ClosingFailure | undefined,
+  ): Answer<unknown> | Promise<Answer<unknown>> => {
+    let answer: Answer<unknown> | Promise<Answer<unknown>>;
+    try {
+      if (failure !== undefined) throw failure.error;
+      answer = invoke.deliver();
+    } catch (error) {
+      return invoke.failPull(error);
+    }
+    // A promise from deliver() is release()'s, which answers the call itself.
+    // Stryker disable next-line ConditionalExpression: true skips the count-down, which only decides whether a call waits for the answer before it (too high, calls wait for answers already given, with the same results); false counts down before release() has answered, which "waits while the asynchronous Output phase runs" (invocation.test.ts) catches.
+    if (answer instanceof Promise) return answer;
+    // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
+    invoke.outstanding--;
+    return answer;
+  };
 
   /** The result check, then the end of a pass-mode invoke or the final event of a hold-mode one. */
   private deliver(): Answer<TEvent> | Promise<Answer<TEvent>> {
@@ -144,9 +163,17 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
     return { value: value as TEvent, done: false };
   }
 
+  /** The final event of a hold-mode invoke whose Output phase is asynchronous; answers the call itself (see `complete`). */
   private async release(pending: PromiseLike<unknown>): Promise<Answer<TEvent>> {
-    const value = await pending;
+    let value: unknown;
+    try {
+      value = await pending;
+    } catch (error) {
+      return this.failPull(error);
+    }
     this.status = RELEASED;
+    // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
+    this.outstanding--;
     return { value: value as TEvent, done: false };
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, type Terminal } from '../../src/index';
+import { MiddlewareRegistry, type Terminal, type WrapHandler } from '../../src/index';
+import { deferred } from '../assertions';
 import { ModelStage as Stage, type PromptContext as Context } from '../fixtures';
 
 function counted(trace: string[], count: number): Terminal<Context, string> {
@@ -62,6 +63,67 @@ describe('MiddlewareRegistry.invoke', () => {
         { status: 'fulfilled', value: { value: 'one', done: false } },
         { status: 'rejected', reason: problem },
         { status: 'fulfilled', value: { value: undefined, done: true } },
+      ]);
+    });
+  });
+
+  describe('a call made while the end of the chain is still being answered', () => {
+    /** A Wrap handler that leaves the inner chain it started open, so that the invoke closes it at the end (MW-016). */
+    const abandons: WrapHandler<Context, string> = async function* abandons(_context, next) {
+      await next().next();
+      yield 'own';
+    };
+    /** The same as a hand-written iterator, not a generator: the invoke pulls it the general way (MW-012). */
+    const handWritten: WrapHandler<Context, string> = function handWritten(_context, next) {
+      let given = false;
+      const layer: AsyncIterator<string, void> & AsyncIterable<string> = {
+        [Symbol.asyncIterator]() {
+          return layer;
+        },
+        async next(): Promise<IteratorResult<string, void>> {
+          if (given) return { value: undefined, done: true };
+          given = true;
+          await next().next();
+          return { value: 'own', done: false };
+        },
+        async return(): Promise<IteratorResult<string, void>> {
+          return { value: undefined, done: true };
+        },
+      };
+      return layer;
+    };
+    const waitsFor = (gate: Promise<void>): Terminal<Context, string> =>
+      async function* terminal() {
+        try {
+          yield 'a';
+          yield 'b';
+        } finally {
+          await gate;
+        }
+      };
+
+    it.each([
+      ['the inner chains are closed, after a native outermost layer', abandons, 'closing'],
+      ['the inner chains are closed, after a hand-written outermost layer', handWritten, 'closing'],
+      ['the asynchronous Output phase runs, after the inner chains were closed', abandons, 'output'],
+    ] as const)('waits while %s', async (_case, wrap, waitingOn) => {
+      const registry = new MiddlewareRegistry();
+      const gate = deferred();
+      registry.add(Stage.Wrap, wrap);
+      // An Output handler holds the one event back, so that the first pull is the one meeting the end of the chain.
+      registry.add(Stage.Output, async (result) => {
+        if (waitingOn === 'output') await gate.promise;
+        return result;
+      });
+      const events = registry.invoke(Stage, { prompt: 'x' }, waitsFor(waitingOn === 'closing' ? gate.promise : Promise.resolve()));
+      const ending = events.next();
+      // Every promise job runs: the pull met the end of the chain and waits at the gate.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const after = events.next();
+      gate.resolve();
+      expect(await Promise.all([ending, after])).toEqual([
+        { value: 'own', done: false },
+        { value: undefined, done: true },
       ]);
     });
   });
