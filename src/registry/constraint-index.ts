@@ -21,16 +21,26 @@ export class ConstraintIndex {
   /** id -> registrations whose `after` names it. */
   private readonly namedAfter = new Map<string, Set<StoredRegistration>>();
 
+  // The length checks skip the loops of a registration without constraints, the usual one: V8 walks a frozen array
+  // (every list here is one) through the generic iterator, even an empty one, and that was a fifth of an add and its
+  // disposer (`churn_k5_1ev`).
+
   /** Records the constraints of a registration that was stored. */
   add(registration: StoredRegistration): void {
-    for (const id of registration.before) file(this.namedBefore, id, registration);
-    for (const id of registration.after) file(this.namedAfter, id, registration);
+    const { before, after } = registration;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
+    if (before.length > 0) for (const id of before) file(this.namedBefore, id, registration);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
+    if (after.length > 0) for (const id of after) file(this.namedAfter, id, registration);
   }
 
   /** Forgets the constraints of a registration that was removed; empty entries go, so removal releases everything. */
   remove(registration: StoredRegistration): void {
-    for (const id of registration.before) unfile(this.namedBefore, id, registration);
-    for (const id of registration.after) unfile(this.namedAfter, id, registration);
+    const { before, after } = registration;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
+    if (before.length > 0) for (const id of before) unfile(this.namedBefore, id, registration);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
+    if (after.length > 0) for (const id of after) unfile(this.namedAfter, id, registration);
   }
 
   /**
