@@ -24,7 +24,7 @@ import {
 import { agentFigures } from './agent-figures';
 import { contextFigures } from './context-figures';
 import { invokeFigures } from './invoke-figures';
-import { CLOSING_FLOOR, closeHeld, minimalShell } from './floor';
+import { CLOSING_FLOOR, minimalShell } from './floor';
 import { core } from './library';
 
 const { MiddlewareRegistry, MiddlewareResult } = core;
@@ -113,15 +113,14 @@ const invokeFixed: Figure = {
     registry.add(GuardedStage.Output, output);
     const runs = wraps.map((_, index) => wrapRun(GuardedStage, `pass${index}`));
     const lastRun = terminalRun(GuardedStage);
-    // The floor adds the minimal shell and the closing of the inner chains MW-016 asks for (see `closeHeld`).
+    // The floor adds the minimal shell, which closes the inner chains at the end as MW-016 asks (see `closeHeld`).
     const handComposed = async (floor: boolean): Promise<unknown> => {
       let context = CONTEXT;
       // A framework handing its hooks the signal makes a run object per call too.
       for (const input of inputs) context = await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' });
       const held: AsyncIterable<BenchEvent>[] | undefined = floor ? [] : undefined;
       const nested = nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context, held);
-      const last = await drain(floor ? minimalShell(nested) : nested);
-      if (held !== undefined) await closeHeld(held);
+      const last = await drain(floor ? minimalShell(nested, held) : nested);
       return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' }))
         .value;
     };

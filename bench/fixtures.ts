@@ -87,7 +87,7 @@ export function terminalRun(stage: typeof PlainStage | typeof GuardedStage): Ter
  * Nests Wrap handlers around a terminal by hand, outermost first, exactly as
  * a framework without a registry would: no checks, no bookkeeping. With
  * `held`, each inner chain a `next` enters is also pushed onto it, for a
- * floor that closes them afterwards (`closeHeld`).
+ * floor that closes them at the end (`closeHeld` in `floor.ts`).
  */
 export function nestByHand<TEvent>(
   handlers: readonly ((context: BenchContext, next: Next<BenchContext, TEvent>, run: WrapRun) => AsyncIterable<TEvent>)[],

@@ -18,7 +18,7 @@ import {
   terminalRun,
   wrapRun,
 } from './fixtures';
-import { CLOSING_FLOOR, closeHeld, minimalShell } from './floor';
+import { CLOSING_FLOOR, minimalShell } from './floor';
 
 /** One invoke yielding one event, with `count` pass-through Wrap handlers, against the same handlers nested by hand. */
 function oneEventFigure(name: string, count: number, goal: number): Figure {
@@ -39,11 +39,9 @@ function oneEventFigure(name: string, count: number, goal: number): Figure {
         floor:
           count === 0
             ? () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)))
-            : async () => {
+            : () => {
                 const held: AsyncIterable<BenchEvent>[] = [];
-                const last = await drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT, held)));
-                await closeHeld(held);
-                return last;
+                return drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT, held), held));
               },
         ...(count === 0 ? {} : { floorIs: CLOSING_FLOOR }),
         detail: { events: 1, wrapHandlers: count },
