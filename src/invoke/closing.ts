@@ -2,9 +2,11 @@
  * Closing what an invoke left open: the outermost layer, when the consumer
  * stops the invoke or an error ends it, and the inner chains Wrap handlers
  * started with `next()` and did not finish (MW-016, MW-021, MW-022, MW-060).
- * One routine closes them all ({@link closeOpen}); the invoke's two ways of
- * ending early ({@link failInvoke}, {@link stopInvoke}) and its completion
- * use it.
+ * One routine closes the inner chains ({@link closeStarted}), and
+ * {@link closeOpen} closes the outermost layer before it: the invoke's two
+ * ways of ending early ({@link failInvoke}, {@link stopInvoke}) use the
+ * latter, its completion the former, going on to deliver the result in the
+ * same async step.
  *
  * @packageDocumentation
  */
