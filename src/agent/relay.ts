@@ -11,7 +11,8 @@
  * @packageDocumentation
  */
 import { callSafely, pullFrom, type LayerGenerator } from '../invoke/layer';
-import { QueuedIterator, type Answer } from '../invoke/queued-iterator';
+import { promisesNatively } from '../invoke/native-layers';
+import { QueuedIterator, type Answer, type AnswerCallback, type FailureCallback } from '../invoke/queued-iterator';
 
 /**
  * A stretch of events the generator hands to its relay: the events of
@@ -23,14 +24,34 @@ import { QueuedIterator, type Answer } from '../invoke/queued-iterator';
  * return), `source` closed first unless it failed itself.
  */
 export class Passage<TEvent> {
+  /** `source` is an iterator of ours, pulled with `nextThen` (`queued-iterator.ts`). */
+  readonly ours: boolean;
+
   constructor(
     readonly source: AsyncIterator<TEvent>,
     readonly observe: (event: TEvent) => TEvent | Promise<TEvent>,
-  ) {}
+  ) {
+    this.ours = source instanceof QueuedIterator && promisesNatively(source as LayerGenerator);
+  }
 }
 
 /** The generator a relay runs: its events, and the passages it hands over. */
 export type RelayedGenerator<TEvent> = AsyncGenerator<TEvent | Passage<TEvent>, void, undefined>;
+
+/**
+ * Pulls a passage's source and hands the step to the callbacks: in the source's own reaction when it is an
+ * iterator of ours (`nextThen`), so a stack of our iterators costs one reaction per event.
+ */
+function pullSource<TEvent, TResult>(
+  passage: Passage<TEvent>,
+  onStep: (step: IteratorResult<unknown, unknown>) => TResult | Promise<TResult>,
+  onFailed: (error: unknown) => TResult | Promise<TResult>,
+): Promise<TResult> {
+  const source = passage.source;
+  return passage.ours
+    ? (source as unknown as QueuedIterator<unknown>).nextThen(onStep, onFailed)
+    : pullFrom(source as LayerGenerator).then(onStep, onFailed);
+}
 
 /**
  * Runs `generator`, delivering its events and the events of the passages it
@@ -52,8 +73,51 @@ export class Relay<TEvent> extends QueuedIterator<TEvent> {
 
   protected pull(): Promise<Answer<TEvent>> {
     const passage = this.passage;
-    if (passage !== undefined) return pullFrom(passage.source as LayerGenerator).then(this.onPassed, this.onPassFailed);
+    if (passage !== undefined) return pullSource(passage, this.onPassed, this.onPassFailed);
     return this.resume(this.generator.next());
+  }
+
+  /**
+   * A pull of the passage under way, for an iterator of ours pulling this relay (`nextThen`): the answer goes on to
+   * the puller's callbacks in the reaction that made it, so the relay adds no reaction of its own per event.
+   */
+  protected override pullThrough<TResult>(
+    onAnswer: AnswerCallback<TEvent, TResult>,
+    onFailure: FailureCallback<TResult>,
+  ): Promise<TResult> | undefined {
+    const passage = this.passage;
+    // Between passages the generator runs, whose steps are promises of its own: the puller's callbacks wait for next().
+    if (passage === undefined) return undefined;
+    this.onAnswer = onAnswer;
+    this.onFailure = onFailure;
+    return pullSource(
+      passage,
+      (this.onPassedThrough ??= (step) => this.passedThrough(step as IteratorResult<TEvent, unknown>)),
+      (this.onPassFailedThrough ??= (error) => this.passFailedThrough(error)),
+    ) as Promise<TResult>;
+  }
+
+  /** The puller's callbacks of the pull under way through {@link Relay.pullThrough}. */
+  private onAnswer: AnswerCallback<TEvent, unknown> | undefined;
+  private onFailure: FailureCallback<unknown> | undefined;
+  // Made on the first pull through (see above for why they only call methods).
+  private onPassedThrough: ((step: IteratorResult<unknown, unknown>) => unknown) | undefined;
+  private onPassFailedThrough: ((error: unknown) => unknown) | undefined;
+
+  /** The passage's source gave a step: answered as {@link Relay.passed} answers it, then handed to the puller. */
+  private passedThrough(step: IteratorResult<TEvent, unknown>): unknown {
+    // Read before answering, which runs the generator's and the observation's code.
+    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
+    const onFailure = this.onFailure as FailureCallback<unknown>;
+    const answer = this.passed(step);
+    return answer instanceof Promise ? answer.then(onAnswer, onFailure) : onAnswer(answer);
+  }
+
+  /** The passage's source failed: the generator sees it as {@link Relay.passFailed} has it see it, then the puller gets the answer. */
+  private passFailedThrough(error: unknown): unknown {
+    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
+    const onFailure = this.onFailure as FailureCallback<unknown>;
+    return this.passFailed(error).then(onAnswer, onFailure);
   }
 
   protected stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>> {

@@ -51,6 +51,9 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
   protected inner: LayerGenerator | undefined;
   // Stryker disable next-line BooleanLiteral: setInner() sets it before a pull reads it.
   protected native = false;
+  /** `inner` is an iterator of ours, pulled with `nextThen` (`queued-iterator.ts`). */
+  // Stryker disable next-line BooleanLiteral: setInner() sets it before a pull reads it.
+  protected ours = false;
   protected last: unknown;
   protected held: unknown;
   protected queued: unknown;
@@ -96,6 +99,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
     this.inner = inner;
     // Stryker disable next-line ConditionalExpression: without the per-event shortcut every pull takes step(), which delivers the same.
     this.native = promisesNatively(inner);
+    this.ours = this.native && inner instanceof QueuedIterator;
   }
 
   /** Ends the pull in progress with the invoke's failure. */

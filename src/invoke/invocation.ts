@@ -11,7 +11,7 @@
 import type { ResolvedChain } from '../registry/chain';
 import type { LayerGenerator } from './layer';
 import { DONE, END, IDLE, InvocationLifecycle, RELEASED, RUNNING } from './invocation-lifecycle';
-import type { Answer } from './queued-iterator';
+import type { Answer, AnswerCallback, FailureCallback, QueuedIterator } from './queued-iterator';
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
@@ -48,7 +48,7 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
     const status = this.status;
     // Stryker disable next-line ConditionalExpression,BlockStatement: the per-event shortcut; step() delivers the same (test/invoke/native-pull.test.ts pins that), only slower.
     if (status === RUNNING && this.native && this.queued === undefined && !this.signalAborted()) {
-      return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
+      return this.pullInner(this.onPulled, this.onPullFailed);
     }
     if (status === IDLE) return this.begin();
     if (status === RELEASED || status === DONE) {
@@ -93,8 +93,63 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
    */
   private pullOn(): Promise<Answer<TEvent>> {
     // Stryker disable next-line ConditionalExpression: the per-event shortcut; step() delivers the same, only slower.
-    if (!this.signalAborted()) return (this.inner as LayerGenerator).next().then(this.onPulled, this.onPullFailed);
+    if (!this.signalAborted()) return this.pullInner(this.onPulled, this.onPullFailed);
     return this.step(undefined);
+  }
+
+  /**
+   * The per-event shortcut, for an iterator of ours pulling this invoke (`nextThen`): the answer goes on to the
+   * puller's callbacks in the reaction that made it, so the invoke adds no reaction of its own per event.
+   */
+  protected override pullThrough<TResult>(
+    onAnswer: AnswerCallback<TEvent, TResult>,
+    onFailure: FailureCallback<TResult>,
+  ): Promise<TResult> | undefined {
+    // The shortcut's conditions (see pull()); else the puller's callbacks wait for the answer of next().
+    if (this.status !== RUNNING || !this.native || this.queued !== undefined || this.signalAborted()) return undefined;
+    this.onAnswer = onAnswer;
+    this.onFailure = onFailure;
+    return this.pullInner(
+      (this.onPulledThrough ??= (pulled) => this.pulledThrough(pulled)),
+      (this.onPullFailedThrough ??= (error) => this.pullFailedThrough(error)),
+    ) as Promise<TResult>;
+  }
+
+  /** The puller's callbacks of the pull under way through {@link Invocation.pullThrough}. */
+  private onAnswer: AnswerCallback<TEvent, unknown> | undefined;
+  private onFailure: FailureCallback<unknown> | undefined;
+  // Made on the first pull through, which most invokes never take (see onPulled for why they only call methods).
+  private onPulledThrough: ((pulled: IteratorResult<unknown, void>) => unknown) | undefined;
+  private onPullFailedThrough: ((error: unknown) => unknown) | undefined;
+
+  /** One pulled result, answered as {@link Invocation.pulled} answers it, then handed to the puller. */
+  private pulledThrough(pulled: IteratorResult<unknown, void>): unknown {
+    // Read before answering, which runs handlers' and instrumentations' code.
+    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
+    const onFailure = this.onFailure as FailureCallback<unknown>;
+    const answer = this.pulled(pulled);
+    return answer !== pulled && answer instanceof Promise ? answer.then(onAnswer, onFailure) : onAnswer(answer);
+  }
+
+  /** The outermost layer failed: the invoke fails as {@link Invocation.onPullFailed} fails it, then the puller sees it. */
+  private pullFailedThrough(error: unknown): unknown {
+    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
+    const onFailure = this.onFailure as FailureCallback<unknown>;
+    return this.onPullFailed(error).then(onAnswer, onFailure);
+  }
+
+  /**
+   * Pulls the outermost layer, which promises natively, and hands its result to the callbacks: in the layer's own
+   * reaction when it is an iterator of ours (`nextThen`), so a stack of our iterators costs one reaction per event.
+   */
+  private pullInner<TResult>(
+    onPulled: (pulled: IteratorResult<unknown, void>) => TResult | Promise<TResult>,
+    onFailed: (error: unknown) => TResult | Promise<TResult>,
+  ): Promise<TResult> {
+    const inner = this.inner;
+    return this.ours
+      ? (inner as unknown as QueuedIterator<unknown>).nextThen(onPulled, onFailed)
+      : (inner as LayerGenerator).next().then(onPulled, onFailed);
   }
 
   private readonly onPullFailed = (error: unknown): Promise<never> => {

@@ -11,12 +11,18 @@
 /** One answer to a consumer's call. */
 export type Answer<TEvent> = IteratorResult<TEvent, void>;
 
+/** What a puller of our own does with an answer ({@link QueuedIterator.nextThen}). */
+export type AnswerCallback<TEvent, TResult> = (answer: Answer<TEvent>) => TResult | Promise<TResult>;
+
+/** What a puller of our own does with a failed pull ({@link QueuedIterator.nextThen}). */
+export type FailureCallback<TResult> = (error: unknown) => TResult | Promise<TResult>;
+
 /** An async generator whose calls run one at a time, in call order. */
 export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
   /** The consumer's calls not answered yet; the subclass counts each answer down. */
   protected outstanding = 0;
-  /** The answer to the latest call, which the next call waits for. */
-  private current: Promise<Answer<TEvent>> | undefined;
+  /** The answer to the latest call (or what a puller made of it: `nextThen`), which the next call waits for. */
+  private current: Promise<unknown> | undefined;
   // Callbacks made on first use: most invokes need none of them, and each costs an allocation per invoke.
   private pullLater: (() => Promise<Answer<TEvent>>) | undefined;
   private answeredCallback: ((answer: Answer<TEvent>) => Answer<TEvent>) | undefined;
@@ -30,7 +36,37 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
   /** Pulls the next event. */
   next(): Promise<Answer<TEvent>> {
     if (this.outstanding++ === 0) return (this.current = this.pull());
-    return (this.current = (this.current as Promise<Answer<TEvent>>).then((this.pullLater ??= () => this.pull()), this.pullLater));
+    return (this.current = (this.current as Promise<unknown>).then((this.pullLater ??= () => this.pull()), this.pullLater));
+  }
+
+  /**
+   * `next().then(onAnswer, onFailure)`, for an iterator of ours pulling this one (an invoke, a relay). Where this
+   * iterator makes its answer in a promise reaction of its own, `onAnswer` (or `onFailure`) runs in that same
+   * reaction, so a stack of our iterators (an agent run's relay, its AgentStreamStage invoke, the turn loop's
+   * relay, the InvokeModelStage invoke) costs one promise reaction per event rather than one per iterator. It
+   * behaves as `next().then(onAnswer, onFailure)` does: the same answers and failures, in the same order, and a
+   * call made meanwhile waits for it. Like `next()`, it never throws.
+   */
+  nextThen<TResult>(onAnswer: AnswerCallback<TEvent, TResult>, onFailure: FailureCallback<TResult>): Promise<TResult> {
+    if (this.outstanding === 0) {
+      this.outstanding = 1;
+      const fused = this.pullThrough(onAnswer, onFailure);
+      if (fused !== undefined) return (this.current = fused);
+      this.outstanding = 0;
+    }
+    return this.next().then(onAnswer, onFailure);
+  }
+
+  /**
+   * One pull whose answer goes on to `onAnswer` (`onFailure`) in the reaction that makes it, with no call pending
+   * (see {@link QueuedIterator.nextThen}); undefined, having done nothing, when this iterator cannot pull so now.
+   * Like `pull()`, it must count `outstanding` down when it is answered.
+   */
+  protected pullThrough<TResult>(
+    _onAnswer: AnswerCallback<TEvent, TResult>,
+    _onFailure: FailureCallback<TResult>,
+  ): Promise<TResult> | undefined {
+    return undefined;
   }
 
   /** Stops the iteration: closes what is open; writes nothing. */
