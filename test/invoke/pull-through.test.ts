@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Passage, Relay } from '../../src/agent/relay';
 import { createStage, MiddlewareRegistry } from '../../src/index';
+import { QueuedIterator, type Answer, type AnswerCallback, type FailureCallback } from '../../src/invoke/queued-iterator';
 import type { Terminal } from '../../src/index';
 import { makeCall, type ConsumerCall } from '../agent/consumer-calls';
 
@@ -21,8 +22,8 @@ type SourceStep = 'event' | 'fail';
 type Observation = 'pass' | 'replace' | 'throw' | 'wait' | 'waitRejects';
 /**
  * One layer of the stack: a relay; an invoke passing events on; one holding result candidates back for an Output
- * handler (its guard takes every event but a layer's first); one whose Wrap handler calls `next()`, so that it
- * closes an inner chain before it ends.
+ * handler (its guard takes every event but the source's second and fourth, which go out behind a held one); one
+ * whose Wrap handler calls `next()`, so that it closes an inner chain before it ends.
  */
 type Layer = 'relay' | 'invoke' | 'holdingInvoke' | 'wrappedInvoke';
 
@@ -36,7 +37,7 @@ interface Scenario {
 
 const Passing = createStage<unknown, string, string>('pullThroughPassing');
 const Holding = createStage<unknown, string, string>('pullThroughHolding', {
-  isResult: (event): event is string => !event.includes('began'),
+  isResult: (event): event is string => !/^e[13]/.test(event),
 });
 const Wrapped = createStage<unknown, string, string>('pullThroughWrapped');
 
@@ -175,6 +176,71 @@ async function turnsUntil(pending: Promise<unknown>): Promise<number> {
   return turns;
 }
 
+/** An iterator of ours that logs when each pull starts (and how it was asked for) and when it is answered. */
+class Probe extends QueuedIterator<number> {
+  private pulls = 0;
+
+  constructor(private readonly log: string[]) {
+    super();
+  }
+
+  protected pull(): Promise<Answer<number>> {
+    return this.answerSoon('next');
+  }
+
+  protected override pullThrough<TResult>(
+    onAnswer: AnswerCallback<number, TResult>,
+    onFailure: FailureCallback<TResult>,
+  ): Promise<TResult> {
+    return this.answerSoon('nextThen').then(onAnswer, onFailure);
+  }
+
+  protected stop(): Promise<Answer<number>> {
+    this.outstanding--;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  private answerSoon(how: string): Promise<Answer<number>> {
+    const pull = ++this.pulls;
+    this.log.push(`pull ${pull} by ${how}`);
+    return Promise.resolve().then(() => {
+      this.log.push(`answer ${pull}`);
+      this.outstanding--;
+      return { value: pull, done: false };
+    });
+  }
+}
+
+describe('nextThen', () => {
+  it('waits for a call made before it, as next() does, and a call made after it waits for it', async () => {
+    const log: string[] = [];
+    const probe = new Probe(log);
+    const values = (answer: Answer<number>): number | void => answer.value;
+    const rethrow = (error: unknown): never => {
+      throw error;
+    };
+    const answers = await Promise.all([probe.next().then(values), probe.nextThen(values, rethrow), probe.nextThen(values, rethrow)]);
+    const after = await Promise.all([probe.nextThen(values, rethrow), probe.next().then(values)]);
+    expect({ answers, after, log }).toEqual({
+      answers: [1, 2, 3],
+      after: [4, 5],
+      log: [
+        'pull 1 by next',
+        'answer 1',
+        'pull 2 by next',
+        'answer 2',
+        'pull 3 by next',
+        'answer 3',
+        // With no call pending, the pull goes through; the call after it waits for its answer.
+        'pull 4 by nextThen',
+        'answer 4',
+        'pull 5 by next',
+        'answer 5',
+      ],
+    });
+  });
+});
+
 describe('a stack of our iterators, each pulling the one under it through nextThen', () => {
   it('cannot be told from the same stack pulled with next().then, whatever the layers, sources, observations and calls', async () => {
     await fc.assert(
@@ -195,19 +261,19 @@ describe('a stack of our iterators, each pulling the one under it through nextTh
     };
     expect(await run(scenario, true)).toEqual([
       'event relay 3 began',
-      // Not a result candidate for the holding invoke: it goes out as it comes.
+      // The holding invoke holds each candidate back until the next event comes, so relay 1 sees e0 before relay 3 sees what came before it.
+      'relay 1 observed e0',
       'relay 3 observed relay 1 began',
       "event relay 1 began'",
-      // The holding invoke holds each candidate back until the next one comes, so relay 1 sees e1 before relay 3 sees e0.
-      'relay 1 observed e0',
+      // e1 is no candidate: the held e0' goes out, and e1 behind it at the next pull.
       'relay 1 observed e1',
       "relay 3 observed e0'",
       "event e0'",
+      'relay 3 observed e1',
+      "event e1'",
       'source ended',
       // A pass-mode invoke settles before it answers the end.
       'pullThroughPassing success',
-      'relay 3 observed e1',
-      "event e1'",
       'relay 1 ended',
       'output of relay 1 passed',
       // A holding one, after its Output phase and before it delivers the final event.
