@@ -215,7 +215,7 @@ describe('nextThen', () => {
   it('waits for a call made before it, as next() does, and a call made after it waits for it', async () => {
     const log: string[] = [];
     const probe = new Probe(log);
-    const values = (answer: Answer<number>): number | void => answer.value;
+    const values = (answer: Answer<number>): unknown => answer.value;
     const rethrow = (error: unknown): never => {
       throw error;
     };
