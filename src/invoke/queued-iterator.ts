@@ -57,6 +57,7 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
     return this.next().then(onAnswer, onFailure);
   }
 
+  // Stryker disable BlockStatement: an empty body answers undefined too.
   /**
    * One pull whose answer goes on to `onAnswer` (`onFailure`) in the reaction that makes it, with no call pending
    * (see {@link QueuedIterator.nextThen}); undefined, having done nothing, when this iterator cannot pull so now.
@@ -66,9 +67,9 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
     _onAnswer: AnswerCallback<TEvent, TResult>,
     _onFailure: FailureCallback<TResult>,
   ): Promise<TResult> | undefined {
-    // Stryker disable next-line BlockStatement: an empty body answers undefined too.
     return undefined;
   }
+  // Stryker restore BlockStatement
 
   /** Stops the iteration: closes what is open; writes nothing. */
   return(value?: unknown): Promise<Answer<TEvent>> {
