@@ -88,37 +88,18 @@ export class Relay<TEvent> extends QueuedIterator<TEvent> {
     const passage = this.passage;
     // Between passages the generator runs, whose steps are promises of its own: the puller's callbacks wait for next().
     if (passage === undefined) return undefined;
-    this.onAnswer = onAnswer;
-    this.onFailure = onFailure;
+    this.takeThrough(onAnswer, onFailure);
     return pullSource(
       passage,
-      (this.onPassedThrough ??= (step) => this.passedThrough(step as IteratorResult<TEvent, unknown>)),
-      (this.onPassFailedThrough ??= (error) => this.passFailedThrough(error)),
+      // Answered as passed() answers, or as passFailed() has the generator see the failure, then handed to the puller.
+      (this.onPassedThrough ??= (step) => this.handOn(this.passed(step as IteratorResult<TEvent, unknown>), step)),
+      (this.onPassFailedThrough ??= (error) => this.handOn(this.passFailed(error))),
     ) as Promise<TResult>;
   }
 
-  /** The puller's callbacks of the pull under way through {@link Relay.pullThrough}. */
-  private onAnswer: AnswerCallback<TEvent, unknown> | undefined;
-  private onFailure: FailureCallback<unknown> | undefined;
   // Made on the first pull through (see above for why they only call methods).
   private onPassedThrough: ((step: IteratorResult<unknown, unknown>) => unknown) | undefined;
   private onPassFailedThrough: ((error: unknown) => unknown) | undefined;
-
-  /** The passage's source gave a step: answered as {@link Relay.passed} answers it, then handed to the puller. */
-  private passedThrough(step: IteratorResult<TEvent, unknown>): unknown {
-    // Read before answering, which runs the generator's and the observation's code.
-    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
-    const onFailure = this.onFailure as FailureCallback<unknown>;
-    const answer = this.passed(step);
-    return answer instanceof Promise ? answer.then(onAnswer, onFailure) : onAnswer(answer);
-  }
-
-  /** The passage's source failed: the generator sees it as {@link Relay.passFailed} has it see it, then the puller gets the answer. */
-  private passFailedThrough(error: unknown): unknown {
-    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
-    const onFailure = this.onFailure as FailureCallback<unknown>;
-    return this.passFailed(error).then(onAnswer, onFailure);
-  }
 
   protected stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>> {
     const { passage, generator } = this;

@@ -107,37 +107,17 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
   ): Promise<TResult> | undefined {
     // The shortcut's conditions (see pull()); else the puller's callbacks wait for the answer of next().
     if (this.status !== RUNNING || !this.native || this.queued !== undefined || this.signalAborted()) return undefined;
-    this.onAnswer = onAnswer;
-    this.onFailure = onFailure;
+    this.takeThrough(onAnswer, onFailure);
     return this.pullInner(
-      (this.onPulledThrough ??= (pulled) => this.pulledThrough(pulled)),
-      (this.onPullFailedThrough ??= (error) => this.pullFailedThrough(error)),
+      // Answered as pulled() answers, or failed as onPullFailed fails the invoke, then handed to the puller.
+      (this.onPulledThrough ??= (pulled) => this.handOn(this.pulled(pulled), pulled)),
+      (this.onPullFailedThrough ??= (error) => this.handOn(this.onPullFailed(error))),
     ) as Promise<TResult>;
   }
 
-  /** The puller's callbacks of the pull under way through {@link Invocation.pullThrough}. */
-  private onAnswer: AnswerCallback<TEvent, unknown> | undefined;
-  private onFailure: FailureCallback<unknown> | undefined;
   // Made on the first pull through, which most invokes never take (see onPulled for why they only call methods).
   private onPulledThrough: ((pulled: IteratorResult<unknown, void>) => unknown) | undefined;
   private onPullFailedThrough: ((error: unknown) => unknown) | undefined;
-
-  /** One pulled result, answered as {@link Invocation.pulled} answers it, then handed to the puller. */
-  private pulledThrough(pulled: IteratorResult<unknown, void>): unknown {
-    // Read before answering, which runs handlers' and instrumentations' code.
-    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
-    const onFailure = this.onFailure as FailureCallback<unknown>;
-    const answer = this.pulled(pulled);
-    // Stryker disable next-line ConditionalExpression: as in pulled(), comparing with the result as it came in only skips the prototype walk of instanceof.
-    return answer !== pulled && answer instanceof Promise ? answer.then(onAnswer, onFailure) : onAnswer(answer);
-  }
-
-  /** The outermost layer failed: the invoke fails as {@link Invocation.onPullFailed} fails it, then the puller sees it. */
-  private pullFailedThrough(error: unknown): unknown {
-    const onAnswer = this.onAnswer as AnswerCallback<TEvent, unknown>;
-    const onFailure = this.onFailure as FailureCallback<unknown>;
-    return this.onPullFailed(error).then(onAnswer, onFailure);
-  }
 
   /**
    * Pulls the outermost layer, which promises natively, and hands its result to the callbacks: in the layer's own

@@ -27,6 +27,9 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
   private pullLater: (() => Promise<Answer<TEvent>>) | undefined;
   private answeredCallback: ((answer: Answer<TEvent>) => Answer<TEvent>) | undefined;
   private rethrowCallback: ((failure: unknown) => never) | undefined;
+  /** The puller's callbacks of the pull under way through `pullThrough` (see {@link QueuedIterator.takeThrough}). */
+  private throughAnswer: AnswerCallback<TEvent, unknown> | undefined;
+  private throughFailure: FailureCallback<unknown> | undefined;
 
   /** The iterator is its own iterator, so `for await` drives it directly. */
   [Symbol.asyncIterator](): this {
@@ -70,6 +73,24 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
     return undefined;
   }
   // Stryker restore BlockStatement
+
+  /** Keeps the puller's callbacks for the pull that `pullThrough` starts, for {@link QueuedIterator.handOn}. */
+  protected takeThrough<TResult>(onAnswer: AnswerCallback<TEvent, TResult>, onFailure: FailureCallback<TResult>): void {
+    this.throughAnswer = onAnswer;
+    this.throughFailure = onFailure;
+  }
+
+  /**
+   * Hands the answer of a pull through to the puller's callbacks: at once, or once it settles when it is a
+   * promise. `asItCame` is the result the answer was made from, which is never a promise: an answer that is it
+   * skips the prototype walk of `instanceof`.
+   */
+  protected handOn(answer: Answer<TEvent> | Promise<Answer<TEvent>>, asItCame?: unknown): unknown {
+    const onAnswer = this.throughAnswer as AnswerCallback<TEvent, unknown>;
+    const onFailure = this.throughFailure as FailureCallback<unknown>;
+    // Stryker disable next-line ConditionalExpression: comparing with the result as it came in only skips the prototype walk of instanceof.
+    return answer !== asItCame && answer instanceof Promise ? answer.then(onAnswer, onFailure) : onAnswer(answer as Answer<TEvent>);
+  }
 
   /** Stops the iteration: closes what is open; writes nothing. */
   return(value?: unknown): Promise<Answer<TEvent>> {
