@@ -1,7 +1,17 @@
 /** The consumer's side of the tests that pin a hand-written iterator against the async generator it replaces. */
+import fc from 'fast-check';
 
 /** One call of the consumer's: a pull, two pulls at once, `return()` or `throw()`. */
 export type ConsumerCall = 'next' | 'twoNexts' | 'return' | 'throw';
+
+/** A consumer's calls, mostly pulls. */
+export const consumerCalls: fc.Arbitrary<ConsumerCall[]> = fc.array(
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constant<ConsumerCall>('next') },
+    { weight: 1, arbitrary: fc.constantFrom<ConsumerCall>('twoNexts', 'return', 'throw') },
+  ),
+  { minLength: 1, maxLength: 14 },
+);
 
 /** What a consumer saw of one call: the event or the end, or the error's message. */
 export function seen(outcome: PromiseSettledResult<IteratorResult<unknown>>): string {

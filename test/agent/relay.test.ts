@@ -11,12 +11,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Passage, Relay } from '../../src/agent/relay';
-import { makeCall, type ConsumerCall } from './consumer-calls';
+import { consumerCalls, makeCall, type ConsumerCall } from './consumer-calls';
+import { observations, observeAs, type Observation } from './observations';
 
 /** What one source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
-/** What the observation does with one event. */
-type Observation = 'pass' | 'replace' | 'throw' | 'wait' | 'waitRejects';
 
 interface Scenario {
   readonly sources: readonly (readonly SourceStep[])[];
@@ -50,18 +49,7 @@ function observer(scenario: Scenario, log: string[]): (event: string) => string 
   return (event) => {
     const observation = scenario.observations[count++ % Math.max(1, scenario.observations.length)] ?? 'pass';
     log.push(`observed ${event}`);
-    switch (observation) {
-      case 'pass':
-        return event;
-      case 'replace':
-        return `${event}'`;
-      case 'throw':
-        throw new Error(`observing ${event} failed`);
-      case 'wait':
-        return Promise.resolve(`${event} after a wait`);
-      case 'waitRejects':
-        return Promise.reject(new Error(`waiting on ${event} failed`));
-    }
+    return observeAs(observation, event, 'the relay');
   };
 }
 
@@ -130,20 +118,8 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
     },
   ),
   closeFails: fc.boolean(),
-  observations: fc.array(
-    fc.oneof(
-      { weight: 5, arbitrary: fc.constant<Observation>('pass') },
-      { weight: 1, arbitrary: fc.constantFrom<Observation>('replace', 'throw', 'wait', 'waitRejects') },
-    ),
-    { maxLength: 6 },
-  ),
-  actions: fc.array(
-    fc.oneof(
-      { weight: 6, arbitrary: fc.constant<ConsumerCall>('next') },
-      { weight: 1, arbitrary: fc.constantFrom<ConsumerCall>('twoNexts', 'return', 'throw') },
-    ),
-    { minLength: 1, maxLength: 14 },
-  ),
+  observations,
+  actions: consumerCalls,
 });
 
 describe('a relayed generator', () => {

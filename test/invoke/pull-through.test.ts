@@ -13,12 +13,11 @@ import { describe, expect, it } from 'vitest';
 import { Passage, Relay } from '../../src/agent/relay';
 import { createStage, MiddlewareRegistry } from '../../src/index';
 import type { Terminal } from '../../src/index';
-import { makeCall, type ConsumerCall } from '../agent/consumer-calls';
+import { consumerCalls, makeCall, type ConsumerCall } from '../agent/consumer-calls';
+import { observations, observeAs, type Observation } from '../agent/observations';
 
 /** What the source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
-/** What a relay's observation does with one event. */
-type Observation = 'pass' | 'replace' | 'throw' | 'wait' | 'waitRejects';
 /**
  * One layer of the stack: a relay; an invoke passing events on; one holding result candidates back for an Output
  * handler (its guard takes every event but the source's second and fourth, which go out behind a held one); one
@@ -60,18 +59,7 @@ function observer(scenario: Scenario, level: number, log: string[]): (event: str
   return (event) => {
     const observation = scenario.observations[(count++ + level) % Math.max(1, scenario.observations.length)] ?? 'pass';
     log.push(`relay ${level} observed ${event}`);
-    switch (observation) {
-      case 'pass':
-        return event;
-      case 'replace':
-        return `${event}'`;
-      case 'throw':
-        throw new Error(`relay ${level} failed observing ${event}`);
-      case 'wait':
-        return Promise.resolve(`${event}~`);
-      case 'waitRejects':
-        return Promise.reject(new Error(`relay ${level} failed waiting on ${event}`));
-    }
+    return observeAs(observation, event, `relay ${level}`);
   };
 }
 
@@ -147,20 +135,8 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
     { maxLength: 5 },
   ),
   closeFails: fc.boolean(),
-  observations: fc.array(
-    fc.oneof(
-      { weight: 6, arbitrary: fc.constant<Observation>('pass') },
-      { weight: 1, arbitrary: fc.constantFrom<Observation>('replace', 'throw', 'wait', 'waitRejects') },
-    ),
-    { maxLength: 6 },
-  ),
-  actions: fc.array(
-    fc.oneof(
-      { weight: 6, arbitrary: fc.constant<ConsumerCall>('next') },
-      { weight: 1, arbitrary: fc.constantFrom<ConsumerCall>('twoNexts', 'return', 'throw') },
-    ),
-    { minLength: 1, maxLength: 14 },
-  ),
+  observations,
+  actions: consumerCalls,
 });
 
 /** How many promise-job turns pass while `pending` settles: a counter that goes on a turn at a time until it does. */
