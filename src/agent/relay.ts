@@ -11,8 +11,8 @@
  * @packageDocumentation
  */
 import { callSafely, pullFrom, type LayerGenerator } from '../invoke/layer';
-import { promisesNatively } from '../invoke/native-layers';
-import { QueuedIterator, type Answer, type AnswerCallback, type FailureCallback } from '../invoke/queued-iterator';
+import { pullsThrough } from '../invoke/native-layers';
+import { QueuedIterator, type Answer } from '../invoke/queued-iterator';
 
 /**
  * A stretch of events the generator hands to its relay: the events of
@@ -31,7 +31,7 @@ export class Passage<TEvent> {
     readonly source: AsyncIterator<TEvent>,
     readonly observe: (event: TEvent) => TEvent | Promise<TEvent>,
   ) {
-    this.ours = source instanceof QueuedIterator && promisesNatively(source as LayerGenerator);
+    this.ours = pullsThrough(source as LayerGenerator);
   }
 }
 
@@ -81,20 +81,16 @@ export class Relay<TEvent> extends QueuedIterator<TEvent> {
    * A pull of the passage under way, for an iterator of ours pulling this relay (`nextThen`): the answer goes on to
    * the puller's callbacks in the reaction that made it, so the relay adds no reaction of its own per event.
    */
-  protected override pullThrough<TResult>(
-    onAnswer: AnswerCallback<TEvent, TResult>,
-    onFailure: FailureCallback<TResult>,
-  ): Promise<TResult> | undefined {
+  protected override pullThrough(): Promise<unknown> | undefined {
     const passage = this.passage;
     // Between passages the generator runs, whose steps are promises of its own: the puller's callbacks wait for next().
     if (passage === undefined) return undefined;
-    this.takeThrough(onAnswer, onFailure);
     return pullSource(
       passage,
       // Answered as passed() answers, or as passFailed() has the generator see the failure, then handed to the puller.
       (this.onPassedThrough ??= (step) => this.handOn(this.passed(step as IteratorResult<TEvent, unknown>), step)),
       (this.onPassFailedThrough ??= (error) => this.handOn(this.passFailed(error))),
-    ) as Promise<TResult>;
+    );
   }
 
   // Made on the first pull through (see above for why they only call methods).

@@ -31,7 +31,7 @@ import { isThenable } from '../util/thenable';
 import { FlaggedController } from './abort-flag';
 import { closeStarted, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import type { LayerGenerator } from './layer';
-import { promisesNatively } from './native-layers';
+import { promisesNatively, pullsThrough } from './native-layers';
 import { finish, start } from './phases';
 import { QueuedIterator, type Answer } from './queued-iterator';
 import { InvokeRun } from './run';
@@ -99,7 +99,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
     this.inner = inner;
     // Stryker disable next-line ConditionalExpression: without the per-event shortcut every pull takes step(), which delivers the same.
     this.native = promisesNatively(inner);
-    this.ours = this.native && inner instanceof QueuedIterator;
+    this.ours = pullsThrough(inner);
   }
 
   /** Ends the pull in progress with the invoke's failure. */

@@ -11,7 +11,7 @@
 import type { ResolvedChain } from '../registry/chain';
 import type { LayerGenerator } from './layer';
 import { DONE, END, IDLE, InvocationLifecycle, RELEASED, RUNNING } from './invocation-lifecycle';
-import type { Answer, AnswerCallback, FailureCallback, QueuedIterator } from './queued-iterator';
+import type { Answer, QueuedIterator } from './queued-iterator';
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
@@ -101,18 +101,14 @@ export class Invocation<TEvent> extends InvocationLifecycle<TEvent> {
    * The per-event shortcut, for an iterator of ours pulling this invoke (`nextThen`): the answer goes on to the
    * puller's callbacks in the reaction that made it, so the invoke adds no reaction of its own per event.
    */
-  protected override pullThrough<TResult>(
-    onAnswer: AnswerCallback<TEvent, TResult>,
-    onFailure: FailureCallback<TResult>,
-  ): Promise<TResult> | undefined {
+  protected override pullThrough(): Promise<unknown> | undefined {
     // The shortcut's conditions (see pull()); else the puller's callbacks wait for the answer of next().
     if (this.status !== RUNNING || !this.native || this.queued !== undefined || this.signalAborted()) return undefined;
-    this.takeThrough(onAnswer, onFailure);
     return this.pullInner(
       // Answered as pulled() answers, or failed as onPullFailed fails the invoke, then handed to the puller.
       (this.onPulledThrough ??= (pulled) => this.handOn(this.pulled(pulled), pulled)),
       (this.onPullFailedThrough ??= (error) => this.handOn(this.onPullFailed(error))),
-    ) as Promise<TResult>;
+    );
   }
 
   // Made on the first pull through, which most invokes never take (see onPulled for why they only call methods).

@@ -20,3 +20,11 @@ export function promisesNatively(layer: LayerGenerator): boolean {
   const next: unknown = (layer as { readonly next: unknown }).next;
   return next === nativeNext || next === queuedNext;
 }
+
+/**
+ * Whether a layer is an iterator of ours that promises natively, which an iterator of ours pulls with
+ * `nextThen` (`queued-iterator.ts`), so that the two answer in one promise reaction.
+ */
+export function pullsThrough(layer: LayerGenerator): boolean {
+  return layer instanceof QueuedIterator && promisesNatively(layer);
+}

@@ -27,7 +27,7 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
   private pullLater: (() => Promise<Answer<TEvent>>) | undefined;
   private answeredCallback: ((answer: Answer<TEvent>) => Answer<TEvent>) | undefined;
   private rethrowCallback: ((failure: unknown) => never) | undefined;
-  /** The puller's callbacks of the pull under way through `pullThrough` (see {@link QueuedIterator.takeThrough}). */
+  /** The puller's callbacks of the latest `nextThen`, which {@link QueuedIterator.handOn} hands a pull through's answer to. */
   private throughAnswer: AnswerCallback<TEvent, unknown> | undefined;
   private throughFailure: FailureCallback<unknown> | undefined;
 
@@ -53,7 +53,9 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
   nextThen<TResult>(onAnswer: AnswerCallback<TEvent, TResult>, onFailure: FailureCallback<TResult>): Promise<TResult> {
     if (this.outstanding === 0) {
       this.outstanding = 1;
-      const fused = this.pullThrough(onAnswer, onFailure);
+      this.throughAnswer = onAnswer;
+      this.throughFailure = onFailure;
+      const fused = this.pullThrough() as Promise<TResult> | undefined;
       if (fused !== undefined) return (this.current = fused);
       this.outstanding = 0;
     }
@@ -62,23 +64,14 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
 
   // Stryker disable BlockStatement: an empty body answers undefined too.
   /**
-   * One pull whose answer goes on to `onAnswer` (`onFailure`) in the reaction that makes it, with no call pending
-   * (see {@link QueuedIterator.nextThen}); undefined, having done nothing, when this iterator cannot pull so now.
-   * Like `pull()`, it must count `outstanding` down when it is answered.
+   * One pull whose answer goes on to the puller's callbacks ({@link QueuedIterator.handOn}) in the reaction that
+   * makes it, with no call pending (see {@link QueuedIterator.nextThen}); undefined, having done nothing, when this
+   * iterator cannot pull so now. Like `pull()`, it must count `outstanding` down when it is answered.
    */
-  protected pullThrough<TResult>(
-    _onAnswer: AnswerCallback<TEvent, TResult>,
-    _onFailure: FailureCallback<TResult>,
-  ): Promise<TResult> | undefined {
+  protected pullThrough(): Promise<unknown> | undefined {
     return undefined;
   }
   // Stryker restore BlockStatement
-
-  /** Keeps the puller's callbacks for the pull that `pullThrough` starts, for {@link QueuedIterator.handOn}. */
-  protected takeThrough<TResult>(onAnswer: AnswerCallback<TEvent, TResult>, onFailure: FailureCallback<TResult>): void {
-    this.throughAnswer = onAnswer;
-    this.throughFailure = onFailure;
-  }
 
   /**
    * Hands the answer of a pull through to the puller's callbacks: at once, or once it settles when it is a

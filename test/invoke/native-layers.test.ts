@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LayerGenerator } from '../../src/invoke/layer';
-import { promisesNatively } from '../../src/invoke/native-layers';
+import { promisesNatively, pullsThrough } from '../../src/invoke/native-layers';
 import { QueuedPassThrough } from './native-pull-fixtures';
 
 async function* events(): LayerGenerator {
@@ -25,5 +25,20 @@ describe('promisesNatively', () => {
       }
     }
     expect(promisesNatively(new Overriding(events()) as LayerGenerator)).toBe(false);
+  });
+});
+
+describe('pullsThrough', () => {
+  it('holds only for an iterator built on QueuedIterator whose next() is its own', () => {
+    class Overriding extends QueuedPassThrough<unknown> {
+      override next(): Promise<IteratorResult<unknown, void>> {
+        return super.next();
+      }
+    }
+    expect([
+      pullsThrough(new QueuedPassThrough(events()) as LayerGenerator),
+      pullsThrough(events()),
+      pullsThrough(new Overriding(events()) as LayerGenerator),
+    ]).toEqual([true, false, false]);
   });
 });

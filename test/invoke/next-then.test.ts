@@ -4,7 +4,7 @@
  * calls one at a time, in call order, whichever way each was made.
  */
 import { describe, expect, it } from 'vitest';
-import { QueuedIterator, type Answer, type AnswerCallback, type FailureCallback } from '../../src/invoke/queued-iterator';
+import { QueuedIterator, type Answer } from '../../src/invoke/queued-iterator';
 
 /** An iterator of ours that logs when each pull starts (and how it was asked for) and when it is answered. */
 class Probe extends QueuedIterator<number> {
@@ -18,11 +18,8 @@ class Probe extends QueuedIterator<number> {
     return this.answerSoon('next');
   }
 
-  protected override pullThrough<TResult>(
-    onAnswer: AnswerCallback<number, TResult>,
-    onFailure: FailureCallback<TResult>,
-  ): Promise<TResult> {
-    return this.answerSoon('nextThen').then(onAnswer, onFailure);
+  protected override pullThrough(): Promise<unknown> {
+    return this.handOn(this.answerSoon('nextThen')) as Promise<unknown>;
   }
 
   protected stop(): Promise<Answer<number>> {
