@@ -31,7 +31,7 @@ export interface CachedChain {
 
 /** The registrations on `stage` at each level of `scopes` (root first), as the cache keeps them. */
 export function sourcesOf(scopes: readonly Scope[], stage: AnyStage): StoredRegistration[][] {
-  return scopes.map((scope) => [...(scope.byStage.get(stage) ?? [])]);
+  return scopes.map((scope) => scope.byStage.get(stage)?.slice() ?? []);
 }
 
 /** Whether every level of `scopes` still has exactly the registrations on `stage` that `sources` recorded, in the same order. */
@@ -43,10 +43,9 @@ export function holdsSameRegistrations(
   for (let level = 0; level < scopes.length; level++) {
     const expected = sources[level] as readonly StoredRegistration[];
     const current = (scopes[level] as Scope).byStage.get(stage);
-    if ((current === undefined ? 0 : current.size) !== expected.length) return false;
+    if ((current === undefined ? 0 : current.length) !== expected.length) return false;
     if (current === undefined) continue;
-    let index = 0;
-    for (const registration of current) if (registration !== expected[index++]) return false;
+    for (let index = 0; index < current.length; index++) if (current[index] !== expected[index]) return false;
   }
   return true;
 }

@@ -40,7 +40,7 @@ interface Level {
 /** One registry of a scope chain, as resolution reads it. */
 export interface Scope {
   /** Its registrations, by stage. */
-  readonly byStage: ReadonlyMap<AnyStage, ReadonlySet<StoredRegistration>>;
+  readonly byStage: ReadonlyMap<AnyStage, readonly StoredRegistration[]>;
   /** Every registration of it with an id, on any stage. */
   readonly ids: ReadonlyMap<string, StoredRegistration>;
   /** Its instrumentations. */
@@ -65,7 +65,7 @@ export function resolveScopes(
 ): ResolvedChain {
   const levels: Level[] = scopes.map((scope, index) => ({
     depth: scopes.length - 1 - index,
-    registrations: [...(scope.byStage.get(stage) ?? [])],
+    registrations: scope.byStage.get(stage)?.slice() ?? [],
     ids: scope.ids,
   }));
   const instrumentations = scopes.flatMap((scope) => [...scope.instrumentations]);

@@ -22,7 +22,12 @@ import { isObject } from '../util/is-object';
 
 /** One registry's registrations, instrumentations and contributions, with its ancestry. */
 export class RegistryScope implements Scope {
-  readonly byStage = new Map<AnyStage, Set<StoredRegistration>>();
+  /**
+   * Each stage's registrations in the order they were stored. Why a list, not a set: adding a handler and removing
+   * it again (`churn_k5_1ev`) is a push and a pop on a list, where a set leaves a deleted entry behind each time
+   * and rebuilds its table every few adds; removal looks at the last entry first, then searches from the front.
+   */
+  readonly byStage = new Map<AnyStage, StoredRegistration[]>();
   readonly ids = new Map<string, StoredRegistration>();
   readonly instrumentations = new Set<Instrumentation>();
   /** Contributions by key name, each set in the order they were provided. */
@@ -70,20 +75,17 @@ export class RegistryScope implements Scope {
     // Stryker disable next-line ConditionalExpression: a shortcut; the sort throws exactly when closesCycle is true
     if (this.constraints.closesCycle(stored, existing, this.ids)) {
       // Sorting the whole phase names the cycle exactly as resolution would (MW-042). A cycle runs through peers of the
-      // new registration on its stage, so the stage has its set.
-      const peers = this.byStage.get(stored.stage) as Set<StoredRegistration>;
+      // new registration on its stage, so the stage has its list.
+      const peers = this.byStage.get(stored.stage) as StoredRegistration[];
       // Stryker disable next-line ConditionalExpression: the replaced registration shares the new one's id and the sort gives an id to the last registration holding it, so it keeps only its own edges; a case with it on a second cycle names the same cycle
-      const samePhase = [...peers].filter((other) => other.phase === stored.phase && other !== existing);
+      const samePhase = peers.filter((other) => other.phase === stored.phase && other !== existing);
       sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
     }
     if (existing !== undefined) this.unregister(existing);
-    // Looked up after the replaced one is gone, since that may have emptied the stage's set and dropped it.
-    let set = this.byStage.get(stored.stage);
-    if (set === undefined) {
-      set = new Set();
-      this.byStage.set(stored.stage, set);
-    }
-    set.add(stored);
+    // Looked up after the replaced one is gone, since that may have emptied the stage's list and dropped it.
+    const list = this.byStage.get(stored.stage);
+    if (list === undefined) this.byStage.set(stored.stage, [stored]);
+    else list.push(stored);
     this.constraints.add(stored);
     if (stored.id !== undefined) this.ids.set(stored.id, stored);
     this.changed(stored.id !== undefined);
@@ -106,10 +108,10 @@ export class RegistryScope implements Scope {
 
   /** Removes the earliest registration of `handler` on `stage` in `phase`; false when there is none. */
   removeFirst(stage: AnyStage, phase: Phase, handler: unknown): boolean {
-    const set = this.byStage.get(stage);
-    if (set === undefined) return false;
+    const list = this.byStage.get(stage);
+    if (list === undefined) return false;
     let first: StoredRegistration | undefined;
-    for (const registration of set) {
+    for (const registration of list) {
       if (registration.phase === phase && registration.handler === handler)
         first = first === undefined ? registration : earlier(first, registration);
     }
@@ -120,9 +122,9 @@ export class RegistryScope implements Scope {
 
   /** Removes a registration; nothing when it is no longer stored (a disposer called again). */
   unregister(registration: StoredRegistration): void {
-    const set = this.byStage.get(registration.stage);
-    if (!set?.delete(registration)) return;
-    if (set.size === 0) this.byStage.delete(registration.stage);
+    const list = this.byStage.get(registration.stage);
+    if (list === undefined || !removeFrom(list, registration)) return;
+    if (list.length === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
     // A stored registration with an id is always the one its id maps to: replacing unregisters the old one first.
     // Stryker disable next-line ConditionalExpression: deleting an undefined id from a map of string ids deletes nothing
@@ -241,8 +243,25 @@ export class RegistryScope implements Scope {
 }
 
 /**
- * The earlier registered of two: a replacement sits later in its stage's set than its sequence number says, hence
- * the comparison rather than the set's order.
+ * Removes `registration` from `list`; false when it is not there. The last entry is looked at first (a handler
+ * added and removed again), then the list is searched from the front (a bundle disposing of its handlers in the
+ * order it added them), so both cost one comparison whatever the list's length.
+ */
+function removeFrom(list: StoredRegistration[], registration: StoredRegistration): boolean {
+  const last = list.length - 1;
+  if (list[last] === registration) {
+    list.pop();
+    return true;
+  }
+  const index = list.indexOf(registration);
+  if (index < 0) return false;
+  list.splice(index, 1);
+  return true;
+}
+
+/**
+ * The earlier registered of two: a replacement sits later in its stage's list than its sequence number says, hence
+ * the comparison rather than the list's order.
  */
 function earlier(left: StoredRegistration, right: StoredRegistration): StoredRegistration {
   // No two registrations share a sequence number (a replaced one is gone), so `<` and `<=` agree.

@@ -1,7 +1,9 @@
 /**
  * One registry's scope (`RegistryScope`): removal releases everything adding
- * took (MW-069), down to the entries of its maps.
+ * took (MW-069), down to the entries of its maps, and leaves the others in the
+ * order they were added.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createContributionKey } from '../../src/index';
 import { createContribution } from '../../src/registry/contribution';
@@ -48,6 +50,49 @@ describe('RegistryScope', () => {
         [1, 1, 0, 0],
         [0, 0, 0, 0],
       ]);
+    });
+  });
+
+  describe('after any mix of adds and removals', () => {
+    // A removal of the last registration, of the first, of one in between, of one already removed (a disposer
+    // called twice), by disposer and by handler: the stage's registrations must be the model's, in its order.
+    it('holds the registrations not removed, in the order they were added', () => {
+      const action = fc.oneof(
+        fc.constant({ kind: 'add' as const }),
+        fc.record({ kind: fc.constant('dispose' as const), pick: fc.nat() }),
+        fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
+      );
+      fc.assert(
+        fc.property(fc.array(action, { maxLength: 40 }), (actions) => {
+          const scope = new RegistryScope(undefined);
+          const handlers: ((context: unknown) => unknown)[] = [];
+          const disposers: (() => void)[] = [];
+          const model: string[] = [];
+          for (const step of actions) {
+            if (step.kind === 'add') {
+              const name = `h${handlers.length}`;
+              const handler = (context: unknown): unknown => context;
+              handlers.push(handler);
+              disposers.push(scope.register(createRegistration(Stage.Input, handler, { name }, undefined, 'test'), 'test'));
+              model.push(name);
+            } else if (handlers.length > 0) {
+              const index = step.pick % handlers.length;
+              const name = `h${index}`;
+              const removed =
+                step.kind === 'dispose'
+                  ? ((disposers[index] as () => void)(), model.includes(name))
+                  : scope.removeFirst(Stage, 'input', handlers[index]);
+              expect(removed).toBe(model.includes(name));
+              if (removed) model.splice(model.indexOf(name), 1);
+            }
+          }
+          const stored = (scope.byStage.get(Stage) ?? []).map((registration) => registration.name);
+          expect(stored).toEqual(model);
+          // A stage left without registrations has no entry at all (MW-069).
+          expect(scope.byStage.has(Stage)).toBe(model.length > 0);
+        }),
+        { numRuns: 300 },
+      );
     });
   });
 });
