@@ -7,7 +7,7 @@
 import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/index';
 import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
 import type { Figure } from './figures';
-import { minimalShell } from './floor';
+import type { Shell } from './floor';
 import { agentKit, core } from './library';
 
 const { Agent, ExecuteToolStage, InvokeModelStage } = agentKit;
@@ -84,9 +84,6 @@ function demoRegistry(): InstanceType<typeof MiddlewareRegistry> {
 
 const PROMPT = 'Where is order A-1042, and is it in stock?';
 const SYSTEM_PROMPT = 'You are a helpful shop assistant.';
-
-/** What the hand-written run puts around the events of each stage: nothing (the baseline), or the floor's shell. */
-type Shell = <TEvent>(events: AsyncIterable<TEvent>) => AsyncIterable<TEvent>;
 
 /** The baseline's shell: none. */
 function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
@@ -169,7 +166,6 @@ const agentTurn: Figure = {
     const registry = demoRegistry();
     const ourModel = alternatingModel();
     const theirModel = alternatingModel();
-    const floorModel = alternatingModel();
     return {
       ours: () => new Agent({ model: ourModel, tools: TOOLS, registry, systemPrompt: SYSTEM_PROMPT }).invoke(PROMPT),
       baseline: async () => {
@@ -178,10 +174,13 @@ const agentTurn: Figure = {
         return last;
       },
       // The shells of the stage invokes each event crosses: InvokeModelStage (or ExecuteToolStage) and AgentStreamStage.
-      floor: async () => {
-        let last: unknown;
-        for await (const event of minimalShell(handWrittenRun(floorModel, minimalShell))) last = event;
-        return last;
+      floor: (shell) => {
+        const floorModel = alternatingModel();
+        return async () => {
+          let last: unknown;
+          for await (const event of shell(handWrittenRun(floorModel, shell))) last = event;
+          return last;
+        };
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',

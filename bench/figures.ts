@@ -24,7 +24,7 @@ import {
 import { agentFigures } from './agent-figures';
 import { contextFigures } from './context-figures';
 import { invokeFigures } from './invoke-figures';
-import { CLOSING_FLOOR, minimalShell } from './floor';
+import { CLOSING_FLOOR, type Shell } from './floor';
 import { core } from './library';
 
 const { MiddlewareRegistry, MiddlewareResult } = core;
@@ -37,8 +37,11 @@ export interface FigurePair {
   readonly baseline: Operation;
   /** Fixed facts to report with the figure (sizes, counts). */
   readonly detail?: Readonly<Record<string, unknown>>;
-  /** The cheapest shell any implementation needs, measured against the same baseline (see `floor.ts`). */
-  readonly floor?: Operation;
+  /**
+   * The operation with the cheapest shell any implementation needs in place of ours, given the shell: measured
+   * against the same baseline with the minimal shell and with the checked one (see `floor.ts`).
+   */
+  readonly floor?: (shell: Shell) => Operation;
   /** What the floor is, in words, when it is more than the minimal shell around the baseline. */
   readonly floorIs?: string;
   /** Untimed work before every timed batch of both sides (see `MeasureOptions.beforeBatch`). */
@@ -80,7 +83,7 @@ function streamFigure(name: string, count: number, goal: number): Figure {
       return {
         ours: () => drain(registry.invoke(PlainStage, CONTEXT, terminal)),
         baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
-        floor: () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
+        floor: (shell) => () => drain(shell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
         detail: { events: STREAM_EVENTS, wrapHandlers: count },
       };
     },
@@ -114,20 +117,20 @@ const invokeFixed: Figure = {
     const runs = wraps.map((_, index) => wrapRun(GuardedStage, `pass${index}`));
     const lastRun = terminalRun(GuardedStage);
     // The floor adds the minimal shell, which closes the inner chains at the end as MW-016 asks (see `closeHeld`).
-    const handComposed = async (floor: boolean): Promise<unknown> => {
+    const handComposed = async (shell: Shell | undefined): Promise<unknown> => {
       let context = CONTEXT;
       // A framework handing its hooks the signal makes a run object per call too.
       for (const input of inputs) context = await input(context, { stage: GuardedStage, signal: lastRun.signal, handler: 'input' });
-      const held: AsyncIterable<BenchEvent>[] | undefined = floor ? [] : undefined;
+      const held: AsyncIterable<BenchEvent>[] | undefined = shell === undefined ? undefined : [];
       const nested = nestByHand<BenchEvent>(wraps, terminal, runs, lastRun, context, held);
-      const last = await drain(floor ? minimalShell(nested, held) : nested);
+      const last = await drain(shell === undefined ? nested : shell(nested, held));
       return (await output(new MiddlewareResult(last as ResultEvent), { stage: GuardedStage, signal: lastRun.signal, handler: 'output' }))
         .value;
     };
     return {
       ours: () => drain(registry.invoke(GuardedStage, CONTEXT, terminal)),
-      baseline: () => handComposed(false),
-      floor: () => handComposed(true),
+      baseline: () => handComposed(undefined),
+      floor: (shell) => () => handComposed(shell),
       floorIs: CLOSING_FLOOR,
       detail: { events: 1, input: 2, wrap: 2, output: 1 },
     };

@@ -1,13 +1,20 @@
 /**
- * The floor of the stream figures: the cheapest possible shell around a
- * chain, one that only passes the outermost layer's results through a
- * `.then` callback, with none of the invoke's checks.
+ * The floors of the figures: the cheapest shells around a chain that an
+ * invoke must at least be, measured against the same baseline.
  *
- * Why measure it: an invoke must look at every event before the consumer
- * does (abort, `undefined`, the end of the chain), so it adds at least one
- * promise reaction per event. How much that reaction costs relative to the
- * chain depends on the engine, not on this library; the floor figure shows
- * what part of a ratio no implementation of the contract can remove.
+ * - The minimal shell only passes the outermost layer's results through a
+ *   `.then` callback, with none of the invoke's checks. Why measure it: an
+ *   invoke must look at every event before the consumer does (abort,
+ *   `undefined`, the end of the chain), so it adds at least one promise
+ *   reaction per event. How much that reaction costs relative to the chain
+ *   depends on the engine, not on this library; this floor shows what part
+ *   of a ratio no implementation of the contract can remove.
+ * - The checked shell adds what the contract asks of every event in the
+ *   figures' setting (no signal, no Output handler): calls queued as a native
+ *   generator queues them, an `undefined` event refused, the last event kept
+ *   as the result, an end without one refused. It is the cheapest
+ *   implementation of those checks we know how to write, so it shows what
+ *   they cost and how far over it the invoke's own bookkeeping is.
  */
 
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
@@ -45,10 +52,90 @@ export class MinimalShell<TEvent> implements AsyncIterator<TEvent, void, undefin
   }
 }
 
+/** A shell around the events of a chain; `held`, when given, are the inner chains it closes at the end. */
+export type Shell = <TEvent>(events: AsyncIterable<TEvent>, held?: readonly AsyncIterable<unknown>[]) => AsyncIterable<TEvent>;
+
 /** Wraps an async iterable in a {@link MinimalShell}, which closes `held` at the end when given. */
-export function minimalShell<TEvent>(events: AsyncIterable<TEvent>, held?: readonly AsyncIterable<unknown>[]): AsyncIterable<TEvent> {
-  return new MinimalShell(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>, held);
+export const minimalShell: Shell = (events, held) =>
+  new MinimalShell(events[Symbol.asyncIterator]() as AsyncIterator<never, void, undefined>, held);
+
+/**
+ * The minimal shell with the checks an invoke makes of every event when it has no signal and no Output handler
+ * (see the file's comment). Its work is in methods and its callbacks only call them, as the invoke's are (which
+ * keeps their optimised code through full collections: `gc_pressure`).
+ */
+export class CheckedShell<TEvent> implements AsyncIterator<TEvent, void, undefined> {
+  // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job (see MinimalShell)
+  static readonly #keeper: unknown = new CheckedShell((async function* nothing() {})(), undefined);
+
+  /** Calls not answered yet: a call made while one is pending waits for its answer. */
+  private outstanding = 0;
+  private current: Promise<IteratorResult<TEvent, void>> | undefined = undefined;
+  /** The result so far: the last event. */
+  private last: TEvent | undefined = undefined;
+  // Assigned in the constructor, as MinimalShell's callback is: a field initialised with an arrow function costs a
+  // `defineProperty` of its name under the benchmark's TypeScript loader (see `library.ts`).
+  private readonly onPulled: (pulled: IteratorResult<TEvent, void>) => IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>>;
+  private readonly onFailed: (error: unknown) => never;
+  /** Made when a call first waits for another, which a consumer that awaits each call never makes. */
+  private pullLater: (() => Promise<IteratorResult<TEvent, void>>) | undefined = undefined;
+
+  constructor(
+    private readonly inner: AsyncIterator<TEvent, void, undefined>,
+    private readonly held: readonly AsyncIterable<unknown>[] | undefined,
+  ) {
+    this.onPulled = (pulled) => this.pulled(pulled);
+    this.onFailed = (error) => this.failed(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Pulls the next event once the call before it, if any, is answered. */
+  next(): Promise<IteratorResult<TEvent, void>> {
+    if (this.outstanding++ === 0) return (this.current = this.pull());
+    this.pullLater ??= this.pull.bind(this);
+    return (this.current = (this.current as Promise<IteratorResult<TEvent, void>>).then(this.pullLater, this.pullLater));
+  }
+
+  private pull(): Promise<IteratorResult<TEvent, void>> {
+    return this.inner.next().then(this.onPulled, this.onFailed);
+  }
+
+  private pulled(pulled: IteratorResult<TEvent, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> {
+    if (pulled.done === true) return this.held === undefined ? this.end() : this.closeThenEnd(this.held);
+    const event = pulled.value;
+    if (event === undefined) this.failed(new Error('A layer yielded undefined.'));
+    this.last = event;
+    this.outstanding--;
+    return pulled;
+  }
+
+  private end(): IteratorResult<TEvent, void> {
+    if (this.last === undefined) this.failed(new Error('The chain ended without a result.'));
+    this.outstanding--;
+    return END;
+  }
+
+  private async closeThenEnd(held: readonly AsyncIterable<unknown>[]): Promise<IteratorResult<TEvent, void>> {
+    await closeHeld(held);
+    return this.end();
+  }
+
+  private failed(error: unknown): never {
+    this.outstanding--;
+    throw error;
+  }
 }
+
+/** Wraps an async iterable in a {@link CheckedShell}, which closes `held` at the end when given. */
+export const checkedShell: Shell = (events, held) =>
+  new CheckedShell(events[Symbol.asyncIterator]() as AsyncIterator<never, void, undefined>, held);
+
+/** What the checked floor is, in words. */
+export const CHECKED_FLOOR =
+  'the floor with the checks the contract asks of every event without a signal: calls queued, undefined events refused, the last event kept as the result';
 
 /** What the floor of a figure whose invoke enters inner chains is: the minimal shell, which closes them at the end. */
 export const CLOSING_FLOOR =

@@ -18,7 +18,7 @@ import {
   terminalRun,
   wrapRun,
 } from './fixtures';
-import { CLOSING_FLOOR, minimalShell } from './floor';
+import { CLOSING_FLOOR } from './floor';
 
 /** One invoke yielding one event, with `count` pass-through Wrap handlers, against the same handlers nested by hand. */
 function oneEventFigure(name: string, count: number, goal: number): Figure {
@@ -36,12 +36,12 @@ function oneEventFigure(name: string, count: number, goal: number): Figure {
       return {
         ours: () => drain(registry.invoke(PlainStage, CONTEXT, terminal)),
         baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
-        floor:
+        floor: (shell) =>
           count === 0
-            ? () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)))
+            ? () => drain(shell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)))
             : () => {
                 const held: AsyncIterable<BenchEvent>[] = [];
-                return drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT, held), held));
+                return drain(shell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT, held), held));
               },
         ...(count === 0 ? {} : { floorIs: CLOSING_FLOOR }),
         detail: { events: 1, wrapHandlers: count },
@@ -107,7 +107,7 @@ const gcPressure: Figure = {
     return {
       ours: () => drain(registry.invoke(PlainStage, CONTEXT, terminal)),
       baseline: () => drain(nestByHand(handlers, terminal, runs, lastRun, CONTEXT)),
-      floor: () => drain(minimalShell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
+      floor: (shell) => () => drain(shell(nestByHand(handlers, terminal, runs, lastRun, CONTEXT))),
       beforeBatch: allocateThenCollect,
       detail: {
         events: PRESSURE_EVENTS,

@@ -51,11 +51,17 @@ function goalText(goal: number): string {
   return goal >= 0.1 && !Number.isInteger(goal) ? goal.toFixed(2) : String(goal);
 }
 
-/** A ratio as the table shows it, with the floor of the stream figures and the speed-up of the figures far below 1. */
+/**
+ * A ratio as the table shows it: with the floors of a figure that has them (the checked one when it was
+ * measured), and with the speed-up of a figure far below 1.
+ */
 function ratioText(figure: FigureResult): string {
   const { ratio } = figure;
   const shown = ratio >= 0.01 ? ratio.toFixed(3) : String(ratio);
   const floor = figure.detail.floorRatio;
+  const checked = figure.detail.checkedFloorRatio;
+  if (typeof floor === 'number' && typeof checked === 'number')
+    return `${shown} (floor ${floor.toFixed(3)}, with the checks ${checked.toFixed(3)})`;
   if (typeof floor === 'number') return `${shown} (floor ${floor.toFixed(3)})`;
   if (ratio < 0.001) return `${shown} (about ${(Math.round(1 / ratio / 1000) * 1000).toLocaleString('en-US')} times faster)`;
   return shown;

@@ -15,6 +15,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { compare, type MeasureOptions } from './harness';
 import { FIGURES, type Figure } from './figures';
+import { CHECKED_FLOOR, checkedShell, minimalShell } from './floor';
 import { readRecord, writeRecord, type BenchResults, type FigureResult } from './record';
 
 interface Arguments {
@@ -65,7 +66,8 @@ export async function runFigures(
     const pair = await figure.setup(quick);
     const options = measureOptions(figure, quick, pair.beforeBatch);
     const comparison = await compare(pair.ours, pair.baseline, options);
-    const floor = pair.floor === undefined ? undefined : await compare(pair.floor, pair.baseline, options);
+    const floor = pair.floor === undefined ? undefined : await compare(pair.floor(minimalShell), pair.baseline, options);
+    const checked = pair.floor === undefined ? undefined : await compare(pair.floor(checkedShell), pair.baseline, options);
     const ratio = round(comparison.ratio);
     results[figure.name] = {
       ratio,
@@ -78,11 +80,13 @@ export async function runFigures(
         quartiles: comparison.quartiles.map(round),
         rounds: comparison.rounds,
         ...pair.detail,
-        ...(floor === undefined
+        ...(floor === undefined || checked === undefined
           ? {}
           : {
               floorRatio: round(floor.ratio),
               floorIs: pair.floorIs ?? 'a minimal shell (one .then per event, no checks) around the baseline',
+              checkedFloorRatio: round(checked.ratio),
+              checkedFloorIs: CHECKED_FLOOR,
             }),
       },
     };
@@ -104,9 +108,10 @@ export function formatTable(figures: Readonly<Record<string, FigureResult>>): st
     formatNs(figure.detail.oursNs),
     formatNs(figure.detail.baselineNs),
     typeof figure.detail.floorRatio === 'number' ? String(figure.detail.floorRatio) : '',
+    typeof figure.detail.checkedFloorRatio === 'number' ? String(figure.detail.checkedFloorRatio) : '',
     figure.baseline,
   ]);
-  const header = ['figure', 'ratio', 'goal', 'verdict', 'ours', 'baseline', 'floor', 'baseline is'];
+  const header = ['figure', 'ratio', 'goal', 'verdict', 'ours', 'baseline', 'floor', 'checked', 'baseline is'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const line = (cells: readonly string[]): string =>
     `| ${cells.map((cell, column) => cell.padEnd(widths[column] as number)).join(' | ')} |`;
