@@ -45,6 +45,7 @@ export function holdsSameRegistrations(
     const current = (scopes[level] as Scope).byStage.get(stage);
     if ((current === undefined ? 0 : current.length) !== expected.length) return false;
     if (current === undefined) continue;
+    // Stryker disable next-line EqualityOperator: one index past the end reads undefined from both lists
     for (let index = 0; index < current.length; index++) if (current[index] !== expected[index]) return false;
   }
   return true;

