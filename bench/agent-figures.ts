@@ -7,8 +7,9 @@
 import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/index';
 import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
 import type { Figure } from './figures';
-import type { Shell } from './floor';
+import { CHECKED_FLOOR, type Shell } from './floor';
 import { agentKit, core } from './library';
+import { racePulls } from './raced-pulls';
 
 const { Agent, ExecuteToolStage, InvokeModelStage } = agentKit;
 const { MiddlewareRegistry, MiddlewareResult } = core;
@@ -92,9 +93,10 @@ function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
 
 /**
  * The same run written by hand: the model call and the tool calls with the five functions composed around them;
- * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke.
+ * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke, and
+ * with `raced`, each pull of the model's stream is raced against the run's signal, as MW-115 asks of the agent.
  */
-async function* handWrittenRun(model: Model, shell: Shell): AsyncGenerator<unknown, void, undefined> {
+async function* handWrittenRun(model: Model, shell: Shell, raced = false): AsyncGenerator<unknown, void, undefined> {
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
   const toolSpecs = TOOLS.map((tool) => tool.spec);
   const signal = new AbortController().signal;
@@ -108,7 +110,11 @@ async function* handWrittenRun(model: Model, shell: Shell): AsyncGenerator<unkno
       toolSpecs,
       toolChoice: undefined,
     };
-    const events = retryOnce(context, (() => model.stream(request, { signal, state: {} })) as Next<unknown, ModelStreamEvent>);
+    const stream = (): AsyncIterable<ModelStreamEvent> => {
+      const modelEvents = model.stream(request, { signal, state: {} });
+      return raced ? racePulls(modelEvents, signal) : modelEvents;
+    };
+    const events = retryOnce(context, stream as Next<unknown, ModelStreamEvent>);
     let text = '';
     const toolUses: ToolUseBlock[] = [];
     let stopReason = 'endTurn';
@@ -174,16 +180,17 @@ const agentTurn: Figure = {
         return last;
       },
       // The shells of the stage invokes each event crosses: InvokeModelStage (or ExecuteToolStage) and AgentStreamStage.
-      floor: (shell) => {
+      floor: (shell, checked) => {
         const floorModel = alternatingModel();
         return async () => {
           let last: unknown;
-          for await (const event of shell(handWrittenRun(floorModel, shell))) last = event;
+          for await (const event of shell(handWrittenRun(floorModel, shell, checked))) last = event;
           return last;
         };
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
+      checkedFloorIs: `${CHECKED_FLOOR}; and each pull of the model's stream raced against the run signal, as MW-115 asks of the agent`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },

@@ -39,11 +39,14 @@ export interface FigurePair {
   readonly detail?: Readonly<Record<string, unknown>>;
   /**
    * The operation with the cheapest shell any implementation needs in place of ours, given the shell: measured
-   * against the same baseline with the minimal shell and with the checked one (see `floor.ts`).
+   * against the same baseline with the minimal shell and with the checked one (see `floor.ts`); `checked` says
+   * which, for a figure whose contract asks for checks beyond the shell's own (the agent's abort race).
    */
-  readonly floor?: (shell: Shell) => Operation;
+  readonly floor?: (shell: Shell, checked: boolean) => Operation;
   /** What the floor is, in words, when it is more than the minimal shell around the baseline. */
   readonly floorIs?: string;
+  /** What the floor with the checks is, in words, when it does more than the checked shell around the baseline. */
+  readonly checkedFloorIs?: string;
   /** Untimed work before every timed batch of both sides (see `MeasureOptions.beforeBatch`). */
   readonly beforeBatch?: () => void;
 }

@@ -66,8 +66,8 @@ export async function runFigures(
     const pair = await figure.setup(quick);
     const options = measureOptions(figure, quick, pair.beforeBatch);
     const comparison = await compare(pair.ours, pair.baseline, options);
-    const floor = pair.floor === undefined ? undefined : await compare(pair.floor(minimalShell), pair.baseline, options);
-    const checked = pair.floor === undefined ? undefined : await compare(pair.floor(checkedShell), pair.baseline, options);
+    const floor = pair.floor === undefined ? undefined : await compare(pair.floor(minimalShell, false), pair.baseline, options);
+    const checked = pair.floor === undefined ? undefined : await compare(pair.floor(checkedShell, true), pair.baseline, options);
     const ratio = round(comparison.ratio);
     results[figure.name] = {
       ratio,
@@ -86,7 +86,7 @@ export async function runFigures(
               floorRatio: round(floor.ratio),
               floorIs: pair.floorIs ?? 'a minimal shell (one .then per event, no checks) around the baseline',
               checkedFloorRatio: round(checked.ratio),
-              checkedFloorIs: CHECKED_FLOOR,
+              checkedFloorIs: pair.checkedFloorIs ?? CHECKED_FLOOR,
             }),
       },
     };

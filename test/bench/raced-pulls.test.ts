@@ -1,0 +1,102 @@
+/**
+ * The abort race that `agent_turn`'s floor with the checks puts on each pull
+ * of the model's stream (`bench/raced-pulls.ts`): it is only worth measuring
+ * if it does what MW-115 asks of the agent's model terminal, so it is held
+ * to that here.
+ */
+import { describe, expect, it } from 'vitest';
+import { racePulls } from '../../bench/raced-pulls';
+
+async function* events<TEvent>(...values: TEvent[]): AsyncGenerator<TEvent, void, undefined> {
+  yield* values;
+}
+
+/** A signal whose listener calls are counted, so a test can see what is left on it. */
+function countedSignal(): { controller: AbortController; listeners: () => number } {
+  const controller = new AbortController();
+  const { signal } = controller;
+  let added = 0;
+  let removed = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (...parts: Parameters<AbortSignal['addEventListener']>) => {
+    added++;
+    add(...parts);
+  };
+  signal.removeEventListener = (...parts: Parameters<AbortSignal['removeEventListener']>) => {
+    removed++;
+    remove(...parts);
+  };
+  return { controller, listeners: () => added - removed };
+}
+
+/** An inner iterator whose pulls never settle until told to, and which logs its `return()`. */
+function hangingIterator(log: string[]): { iterable: AsyncIterable<string>; settle: (answer: 'resolve' | 'reject') => void } {
+  const settlers: ((answer: 'resolve' | 'reject') => void)[] = [];
+  const iterator: AsyncIterator<string, void, undefined> = {
+    next: () =>
+      new Promise((resolve, reject) => {
+        settlers.push((answer) => {
+          if (answer === 'resolve') resolve({ value: 'late', done: false });
+          else reject(new Error('late failure'));
+        });
+      }),
+    return: () => {
+      log.push('return');
+      return Promise.resolve({ value: undefined, done: true });
+    },
+  };
+  return {
+    iterable: { [Symbol.asyncIterator]: () => iterator },
+    settle: (answer) => {
+      (settlers.shift() as (a: 'resolve' | 'reject') => void)(answer);
+    },
+  };
+}
+
+describe('racePulls', () => {
+  it('passes every event through, in order, and leaves no listener on the signal once the stream ends', async () => {
+    const { controller, listeners } = countedSignal();
+    const seen: string[] = [];
+    for await (const event of racePulls(events('a', 'b', 'c'), controller.signal)) seen.push(event);
+    expect({ seen, listeners: listeners() }).toEqual({ seen: ['a', 'b', 'c'], listeners: 0 });
+  });
+
+  it('answers a pending pull with the signal reason as soon as it aborts, and closes the stream without waiting', async () => {
+    const log: string[] = [];
+    const { controller, listeners } = countedSignal();
+    const { iterable } = hangingIterator(log);
+    const pull = racePulls(iterable, controller.signal)[Symbol.asyncIterator]().next();
+    const reason = new Error('cancelled');
+    controller.abort(reason);
+    await expect(pull).rejects.toBe(reason);
+    expect({ log, listeners: listeners() }).toEqual({ log: ['return'], listeners: 0 });
+  });
+
+  it('ignores an answer or a failure that comes after the abort', async () => {
+    const log: string[] = [];
+    const { controller } = countedSignal();
+    const { iterable, settle } = hangingIterator(log);
+    const raced = racePulls(iterable, controller.signal)[Symbol.asyncIterator]();
+    const first = raced.next();
+    const reason = new Error('cancelled');
+    controller.abort(reason);
+    await expect(first).rejects.toBe(reason);
+    settle('reject');
+    const second = raced.next();
+    await expect(second).rejects.toBe(reason);
+    // A late rejection left unhandled would fail the run (test/setup.ts treats one as an error).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(log).toEqual(['return', 'return']);
+  });
+
+  it('passes a failure of the stream on and stops listening', async () => {
+    const log: string[] = [];
+    const { controller, listeners } = countedSignal();
+    const { iterable, settle } = hangingIterator(log);
+    const pull = racePulls(iterable, controller.signal)[Symbol.asyncIterator]().next();
+    settle('reject');
+    await expect(pull).rejects.toThrow('late failure');
+    expect({ log, listeners: listeners() }).toEqual({ log: [], listeners: 0 });
+  });
+});
