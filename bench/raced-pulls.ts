@@ -114,6 +114,5 @@ export class RacedPulls<TEvent> implements AsyncIterator<TEvent, void, undefined
 
 /** Races every pull of `events` against `signal` (see {@link RacedPulls}). */
 export function racePulls<TEvent>(events: AsyncIterable<TEvent>, signal: AbortSignal): AsyncIterable<TEvent> {
-  const iterator = new RacedPulls(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>, signal);
-  return { [Symbol.asyncIterator]: () => iterator };
+  return new RacedPulls(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>, signal);
 }
