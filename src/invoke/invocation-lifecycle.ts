@@ -27,12 +27,11 @@ import * as messages from '../errors/invoke-messages';
 import type { MiddlewareError } from '../errors/middleware-error';
 import type { ResolvedChain } from '../registry/chain';
 import type { InvokeOptions, Terminal } from '../stage/invoke-types';
-import { isThenable } from '../util/thenable';
 import { FlaggedController } from './abort-flag';
 import { closeStarted, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import type { LayerGenerator } from './layer';
 import { promisesNatively, pullsThrough } from './native-layers';
-import { finish, start } from './phases';
+import { finish, finishLater, LATER, start, type Later } from './phases';
 import { QueuedIterator, type Answer } from './queued-iterator';
 import { InvokeRun } from './run';
 
@@ -161,17 +160,16 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
       return END;
     }
     const value = finish(run, result);
-    // Stryker disable next-line ConditionalExpression: release() awaits a plain value and delivers the same; the check keeps a synchronous Output phase synchronous.
-    if (isThenable(value)) return this.release(value);
+    if (value === LATER) return this.release(finishLater(run));
     this.status = RELEASED;
     return { value: value as TEvent, done: false };
   }
 
   /** The final event of a hold-mode invoke whose Output phase is asynchronous; answers the call itself (see `complete`). */
-  private async release(pending: PromiseLike<unknown>): Promise<Answer<TEvent>> {
+  private async release(pending: Promise<Later>): Promise<Answer<TEvent>> {
     let value: unknown;
     try {
-      value = await pending;
+      value = (await pending).value;
     } catch (error) {
       return this.failPull(error);
     }

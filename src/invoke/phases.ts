@@ -58,9 +58,24 @@ function positionOf(phase: Phase, entries: readonly ResolvedEntry[], step: numbe
 }
 
 /**
+ * A value a phase produced asynchronously, in a box: a promise resolved with the value itself would adopt a
+ * context or result that is a thenable, where the invoke must hand it on as it is (MW-039).
+ */
+export interface Later {
+  /** The value. */
+  readonly value: unknown;
+}
+
+/**
+ * What a phase answers in place of its value when it goes on asynchronously; the value then comes from
+ * `run.later`. A symbol of our own rather than a promise, since the value itself may be a promise.
+ */
+export const LATER: unique symbol = Symbol('later');
+
+/**
  * Runs the handlers of one plain phase over `value` from step `from` on,
  * reporting each call to the observers and checking the invoke's signal
- * after each: the final value, or a promise of it once a handler returns one.
+ * after each: the final value, or {@link LATER} once a handler returns a promise.
  */
 function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[], value: unknown, from: number): unknown {
   for (let step = from; step < entries.length; step++) {
@@ -70,7 +85,7 @@ function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[
     try {
       const produced = call(run, phase, entry, value);
       // Stryker disable next-line ConditionalExpression: resumePhase() awaits a plain value and goes on the same; the check keeps a synchronous phase synchronous.
-      if (isThenable(produced)) return resumePhase(run, phase, entries, step, info, produced);
+      if (isThenable(produced)) return later(run, resumePhase(run, phase, entries, step, info, produced));
       value = checked(run, phase, entry, produced);
     } catch (error) {
       if (info !== undefined) (run.observation as InvokeObservation).handlerFailed(info, error);
@@ -82,6 +97,19 @@ function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[
   return value;
 }
 
+/** Answers {@link LATER}, the value to come from `pending`. */
+function later(run: InvokeRun, pending: Promise<Later>): typeof LATER {
+  run.later = pending;
+  return LATER;
+}
+
+/** The value {@link LATER} stands for, taken from the run. */
+function takeLater(run: InvokeRun): Promise<Later> {
+  const pending = run.later as Promise<Later>;
+  run.later = undefined;
+  return pending;
+}
+
 /** {@link runPhase} from the step whose handler returned `pending`. */
 async function resumePhase(
   run: InvokeRun,
@@ -90,7 +118,7 @@ async function resumePhase(
   step: number,
   info: HandlerInfo | undefined,
   pending: PromiseLike<unknown>,
-): Promise<unknown> {
+): Promise<Later> {
   const entry = entries[positionOf(phase, entries, step)] as ResolvedEntry;
   let value: unknown;
   try {
@@ -101,7 +129,8 @@ async function resumePhase(
   }
   if (info !== undefined) (run.observation as InvokeObservation).handlerEnd(info);
   run.throwIfAborted();
-  return runPhase(run, phase, entries, value, step + 1);
+  const rest = runPhase(run, phase, entries, value, step + 1);
+  return rest === LATER ? takeLater(run) : { value: rest };
 }
 
 /**
@@ -117,10 +146,9 @@ export function start(run: InvokeRun): LayerGenerator | Promise<LayerGenerator> 
   let context = run.context;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: runPhase() over no handlers answers the context as it is; the check only spares the call.
   if (chain.input.length > 0) {
-    // Only what the phase returns is awaited: a context that happens to be a thenable is passed on as it is.
+    // Only what a handler returns is awaited: a context that happens to be a thenable is passed on as it is.
     const phased = runPhase(run, 'input', chain.input, context, 0);
-    // Stryker disable next-line ConditionalExpression: startAsync() awaits a plain context and enters with the same; the check keeps a synchronous start synchronous.
-    if (isThenable(phased)) return startAsync(run, phased, undefined);
+    if (phased === LATER) return startAsync(run, takeLater(run), undefined);
     context = phased;
   }
   // Stryker disable next-line ConditionalExpression: startAsync() without a schema enters with the same context; the check keeps a start without a schema synchronous.
@@ -129,11 +157,11 @@ export function start(run: InvokeRun): LayerGenerator | Promise<LayerGenerator> 
 }
 
 /** {@link start} once something is asynchronous: `pending` is the Input phase still running, else `context` the context it ended with. */
-async function startAsync(run: InvokeRun, pending: PromiseLike<unknown> | undefined, context: unknown): Promise<LayerGenerator> {
-  if (pending !== undefined) context = await pending;
+async function startAsync(run: InvokeRun, pending: Promise<Later> | undefined, context: unknown): Promise<LayerGenerator> {
+  if (pending !== undefined) context = (await pending).value;
   const schema = run.chain.stage.contextSchema as Schema<unknown> | undefined;
   if (schema !== undefined)
-    context = await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues));
+    context = (await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues))).data;
   return enterOutermost(run, context);
 }
 
@@ -147,31 +175,34 @@ function enterOutermost(run: InvokeRun, context: unknown): LayerGenerator {
  * Finishes a successful invoke from the value the chain ended with: the
  * Output phase (whose result is taken over, MW-038, so a handler that mutates
  * it fails at once), the result schema, a last abort check and the state
- * writeback. The final value, or a promise of it when a handler or the
- * schema is asynchronous.
+ * writeback. The final value, or {@link LATER} when a handler or the schema
+ * is asynchronous: the value then comes from {@link finishLater}.
  */
 export function finish(run: InvokeRun, value: unknown): unknown {
   const output = run.chain.output;
   if (output.length > 0) {
-    // A MiddlewareResult, or a promise of one once a handler is asynchronous.
     const transformed = runPhase(run, 'output', output, new MiddlewareResult<unknown>(value), 0);
-    // Stryker disable next-line ConditionalExpression: finishAsync() awaits a plain result and goes on the same; the check keeps a synchronous Output phase synchronous.
-    if (isThenable(transformed)) return finishAsync(run, transformed);
+    if (transformed === LATER) return later(run, finishAsync(run, takeLater(run)));
     value = (transformed as MiddlewareResult<unknown>).value;
   }
   // Stryker disable next-line ConditionalExpression: finishAsync() without a schema releases the same value; the check keeps a finish without a schema synchronous.
-  if (run.chain.stage.resultSchema !== undefined) return finishAsync(run, undefined, value);
+  if (run.chain.stage.resultSchema !== undefined) return later(run, finishAsync(run, undefined, value));
   return release(run, value);
 }
 
+/** The final value {@link finish} answered {@link LATER} for, boxed. */
+export function finishLater(run: InvokeRun): Promise<Later> {
+  return takeLater(run);
+}
+
 /** {@link finish} once something is asynchronous: `transformed` is the Output phase still running, else `value` the value it ended with. */
-async function finishAsync(run: InvokeRun, transformed: PromiseLike<unknown> | undefined, value?: unknown): Promise<unknown> {
-  if (transformed !== undefined) value = ((await transformed) as MiddlewareResult<unknown>).value;
+async function finishAsync(run: InvokeRun, transformed: Promise<Later> | undefined, value?: unknown): Promise<Later> {
+  if (transformed !== undefined) value = ((await transformed).value as MiddlewareResult<unknown>).value;
   const schema = run.chain.stage.resultSchema as Schema<unknown> | undefined;
   if (schema !== undefined)
     // Stryker disable next-line StringLiteral: schemaFailed() tells only 'context' apart; any other word gives the result schema's error.
-    value = await parseWithSchema(schema, value, (issues) => messages.schemaFailed(run.stageName, 'result', issues));
-  return release(run, value);
+    value = (await parseWithSchema(schema, value, (issues) => messages.schemaFailed(run.stageName, 'result', issues))).data;
+  return { value: release(run, value) };
 }
 
 /** The invoke succeeded with `value`, unless its signal aborted meanwhile: the state is written back and the outcome reported. */

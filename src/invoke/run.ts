@@ -15,6 +15,7 @@ import type { StateBinding, Terminal } from '../stage/invoke-types';
 import type { LayerGenerator } from './layer';
 import type { InvokeObservation } from './observation';
 import type { ChainOwner, ReleasingChain } from './releasing-chain';
+import type { Later } from './phases';
 import type { Link } from './signals';
 import type { StateIsolation } from './state';
 
@@ -36,6 +37,8 @@ export class InvokeRun {
   owner: ChainOwner | undefined = undefined;
   /** Links of the narrowed signals of the first inner chains, released when the invoke settles. */
   links: Link[] | undefined = undefined;
+  /** The boxed value of a phase that went on asynchronously, while its `LATER` is on its way to the caller (`phases.ts`). */
+  later: Promise<Later> | undefined = undefined;
 
   /**
    * @param chain - The resolved chain, shared by every invoke of the same registry version: never handed out (MW-037).

@@ -48,18 +48,16 @@ export function validate<TContext, TResult extends TEvent, TEvent>(
       throw invalidOption('validate', `options.${which} must be a schema with safeParse (a zod schema)`, schema);
   }
   const validateContext = named('validateContext', async function validateContext(value: TContext): Promise<TContext> {
-    return parseWithSchema(context as Schema<unknown>, value, (issues) =>
-      validationFailed(stage.name, 'context', issues),
-    ) as Promise<TContext>;
+    const parsed = await parseWithSchema(context as Schema<unknown>, value, (issues) => validationFailed(stage.name, 'context', issues));
+    return parsed.data as TContext;
   });
   const validateResult = named('validateResult', async function validateResult(value: MiddlewareResult<TResult>): Promise<
     MiddlewareResult<TResult>
   > {
-    return value.replace(
-      (await parseWithSchema(result as Schema<unknown>, value.value, (issues) =>
-        validationFailed(stage.name, 'result', issues),
-      )) as TResult,
+    const parsed = await parseWithSchema(result as Schema<unknown>, value.value, (issues) =>
+      validationFailed(stage.name, 'result', issues),
     );
+    return value.replace(parsed.data as TResult);
   });
   const bundle: Middleware = {
     name: 'validate',

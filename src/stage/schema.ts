@@ -15,9 +15,15 @@ export function isSchema(value: unknown): value is Schema<unknown> {
   );
 }
 
+/** A parsed value, boxed: a promise of the value itself would adopt a parsed value that is a thenable (MW-039). */
+export interface Parsed {
+  /** The parsed value, which replaces the input. */
+  readonly data: unknown;
+}
+
 /**
  * Parses `value` with `schema`, asynchronously when the schema can (so async
- * refinements work), and returns the parsed value, which replaces the input.
+ * refinements work), and answers the parsed value, which replaces the input.
  *
  * @throws The error `fail` builds from the schema's issues when parsing fails.
  */
@@ -25,8 +31,8 @@ export async function parseWithSchema(
   schema: Schema<unknown>,
   value: unknown,
   fail: (issues: unknown) => MiddlewareError,
-): Promise<unknown> {
+): Promise<Parsed> {
   const outcome = schema.safeParseAsync !== undefined ? await schema.safeParseAsync(value) : schema.safeParse(value);
   if (!outcome.success) throw fail(outcome.error);
-  return outcome.data;
+  return { data: outcome.data };
 }

@@ -184,13 +184,24 @@ function checkWithStack(root: object, rootKind: Kind, onPath: Set<object>, path:
 
 /**
  * What the walk does with `value`: skip it (not an object, frozen already, a
- * live draft, or something immer does not draft), or visit it as a record,
- * an array, or a Map or Set. Plain objects and arrays, the common case, are
- * recognised by their prototype without asking immer.
+ * live draft, something immer does not draft, or something that cannot be
+ * inspected without an error), or visit it as a record, an array, or a Map or
+ * Set. Plain objects and arrays, the common case, are recognised by their
+ * prototype without asking immer.
  */
 function kindOf(value: unknown): Kind {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: shortcuts: Object.isFrozen is true for null and every primitive, and immer drafts no function
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || isDraft(value)) return SKIP;
+  if (value === null || typeof value !== 'object') return SKIP;
+  try {
+    return kindOfObject(value);
+  } catch {
+    // An exotic object whose traps throw (a Proxy guarding a remote or lazy value) is handed on as it is (MW-038).
+    return SKIP;
+  }
+}
+
+function kindOfObject(value: object): Kind {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: shortcuts: immer drafts nothing frozen
+  if (Object.isFrozen(value) || isDraft(value)) return SKIP;
   const prototype: unknown = Object.getPrototypeOf(value);
   // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut for the common case: isDraftable below gives RECORD for these too
   if (prototype === Object.prototype || prototype === null) return RECORD;
