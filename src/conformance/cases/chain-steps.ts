@@ -124,6 +124,9 @@ export const outputStep = z.union([
     ),
 ]);
 
+/** The kinds of opaque values a terminal can yield (MW-039; spec/README.md, "Handler scripts"). */
+export const opaqueKind = z.enum(['promise', 'thenable', 'throwing', 'function-answering']);
+
 /** One step of a terminal call's script. */
 export const terminalStep = z.union([
   record,
@@ -131,6 +134,9 @@ export const terminalStep = z.union([
   abortStep,
   z.strictObject({ yield: json }),
   z.strictObject({ yieldUndefined: z.literal(true) }).describe('Yields undefined'),
+  z
+    .strictObject({ yieldOpaque: opaqueKind })
+    .describe('Yields a new value of this kind, unchanged (not awaited), which the library must deliver as that very value (MW-039)'),
   z.strictObject({ echo: z.literal(true) }).describe('Yields {"result": true, "context": <context>}'),
   z
     .strictObject({ state: z.strictObject({ set: z.record(z.string(), json).optional(), delete: z.array(z.string()).optional() }) })
@@ -158,3 +164,5 @@ export type OutputStep = z.infer<typeof outputStep>;
 export type TerminalStep = z.infer<typeof terminalStep>;
 /** How a handler or terminal returns its events. */
 export type Returns = z.infer<typeof returns>;
+/** A kind of opaque value a terminal yields. */
+export type OpaqueKind = z.infer<typeof opaqueKind>;

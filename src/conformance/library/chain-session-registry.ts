@@ -52,6 +52,7 @@ export abstract class ChainSessionRegistry {
     controller: undefined,
     locals: new Map(),
     keptNexts: [],
+    opaque: new Map(),
     bindingSet: undefined,
   };
   protected readonly warnings: MiddlewareWarning[] = [];

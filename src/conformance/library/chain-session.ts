@@ -84,6 +84,8 @@ export class ChainSession extends ChainSessionRegistry {
     try {
       const pulled = await iterator.next();
       if (pulled.done === true) return this.traced({ done: true });
+      const opaque = this.environment.opaque.get(pulled.value);
+      if (opaque !== undefined) return this.traced({ done: false, opaque });
       return this.traced({
         done: false,
         ...(pulled.value === undefined ? {} : { value: asJson(pulled.value) }),

@@ -6,7 +6,17 @@
  */
 import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type HandlerRun, type SystemPrompt } from '../../index';
 import type { InputStep, OutputStep, Returns, TerminalStep } from '../cases/chain-steps';
-import { abortInvoke, deliver, fill, named, userError, type Environment, type Generator, type Values } from './script-environment';
+import {
+  abortInvoke,
+  deliver,
+  fill,
+  named,
+  opaqueValue,
+  userError,
+  type Environment,
+  type Generator,
+  type Values,
+} from './script-environment';
 
 /** An Input handler running `steps`. */
 export function inputHandler(
@@ -91,6 +101,7 @@ function synchronousCall(
         else if ('abort' in step) abortInvoke(environment, step.abort);
         else if ('yield' in step) yield step.yield;
         else if ('yieldUndefined' in step) yield undefined;
+        else if ('yieldOpaque' in step) yield opaqueValue(environment, step.yieldOpaque);
         else if ('echo' in step) yield { result: true, context: values.context };
         else if ('state' in step) {
           const draft = values.state as Record<string, unknown>;
@@ -107,6 +118,20 @@ function synchronousCall(
     [Symbol.asyncIterator]: () => iterator,
     next: () => generator.next(),
     return: () => (generator.return as (value?: undefined) => IteratorResult<unknown, void>)(undefined),
+  };
+  return iterator;
+}
+
+/** An async iterator of the one event `value`, which `yield*` hands on without awaiting it. */
+function unawaited(value: unknown): AsyncIterableIterator<unknown> {
+  let done = false;
+  const iterator: AsyncIterableIterator<unknown> = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => {
+      const answer: IteratorResult<unknown> = done ? { value: undefined, done: true } : { value, done: false };
+      done = true;
+      return Promise.resolve(answer);
+    },
   };
   return iterator;
 }
@@ -133,6 +158,8 @@ export function terminal(
           else if ('abort' in step) abortInvoke(environment, step.abort);
           else if ('yield' in step) yield step.yield;
           else if ('yieldUndefined' in step) yield undefined;
+          // Through a one-event iterator: `yield` in an async generator would await a promise or thenable.
+          else if ('yieldOpaque' in step) yield* unawaited(opaqueValue(environment, step.yieldOpaque));
           else if ('echo' in step) yield { result: true, context };
           else if ('state' in step) {
             const draft = run.state as Record<string, unknown>;

@@ -4,7 +4,7 @@
  * invoke, naming a function, returning events in the shape a case asks for.
  */
 import { MiddlewareError, type HandlerRun } from '../../index';
-import type { Returns } from '../cases/chain-steps';
+import type { OpaqueKind, Returns } from '../cases/chain-steps';
 
 /** An async generator of events. */
 export type Generator = AsyncGenerator<unknown, void, undefined>;
@@ -25,6 +25,44 @@ export interface Environment {
   readonly keptNexts: NextFunction[];
   /** The state binding's set(), for scripts that call it directly. */
   bindingSet: ((value: unknown) => void) | undefined;
+  /** The opaque values the terminal yielded, by identity, with their kind. */
+  readonly opaque: Map<unknown, OpaqueKind>;
+}
+
+/** A new opaque value of `kind` (spec/README.md, "Handler scripts"), remembered so that it can be recognised when it arrives. */
+export function opaqueValue(environment: Environment, kind: OpaqueKind): unknown {
+  const value = makeOpaque(kind);
+  environment.opaque.set(value, kind);
+  return value;
+}
+
+function makeOpaque(kind: OpaqueKind): unknown {
+  switch (kind) {
+    case 'promise':
+      return Promise.resolve('replaced');
+    case 'thenable':
+      return {
+        then(resolve: (value: unknown) => void): void {
+          resolve('replaced');
+        },
+      };
+    case 'throwing':
+      // Every operation on it throws: reading, freezing, asking for its prototype.
+      return new Proxy(
+        {},
+        new Proxy(
+          {},
+          {
+            get: (_handler, trap) => () => {
+              throw new Error(`the library used the opaque value (${String(trap)})`);
+            },
+          },
+        ),
+      );
+    default:
+      // A function for every property, a `then` among them, which never calls back.
+      return new Proxy({}, { get: () => () => undefined });
+  }
 }
 
 /** Placeholders a recorded text may use. */

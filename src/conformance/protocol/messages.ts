@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { agentCase } from '../cases/agent-case';
 import { json } from '../cases/case-base';
+import { opaqueKind } from '../cases/chain-steps';
 import { ReliabilityCaseSchema } from '../cases/reliability-case';
 import { agentObservation } from './agent-observation';
 import { chainRequests } from './chain-requests';
@@ -80,6 +81,9 @@ export const protocolReplies = {
     done: z.boolean().optional(),
     value: json.optional().describe('The event (absent for undefined)'),
     frozen: z.boolean().optional().describe('The event is deeply frozen'),
+    opaque: opaqueKind
+      .optional()
+      .describe('The event is the very value a yieldOpaque step of this kind made; value and frozen are then absent'),
     ...withError,
   }),
   'chain.return': z.strictObject(withError),

@@ -105,7 +105,8 @@ export async function runChainCase(testCase: ChainCase, target: ConformanceTarge
       }
       if (expected.explain !== undefined) observed.explain = described?.explain;
       const consumed = await consume(testCase, on, send, apply, (event) => {
-        events.push(event.value as Json);
+        // An opaque value delivered as the very value the terminal yielded (MW-039) reads as { "$opaque": kind }.
+        events.push(event.opaque === undefined ? (event.value as Json) : { $opaque: event.opaque });
         frozenEvents.push(event.frozen === true);
       });
       if (consumed.failure !== undefined) failure = consumed.failure;
