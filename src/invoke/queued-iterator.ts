@@ -8,6 +8,24 @@
  * @packageDocumentation
  */
 
+/**
+ * How many calls of our iterators are running on the stack now. A call of one
+ * iterator may call another's synchronously: an invoke pulls its outermost
+ * layer, whose generator pulls the terminal, which may pull an invoke of its
+ * own, and so on down a chain of re-entrant invokes. Past {@link NESTED_CALLS}
+ * a call starts in a microtask of its own instead, on an empty stack, so that
+ * the depth of such a chain is bounded by memory, not by the stack (MW-068).
+ */
+let running = 0;
+
+/**
+ * The calls that may nest on one stack. Each costs the frames of one iterator
+ * of ours and of the layers and terminal between it and the next (about 1 KB
+ * for a Wrap handler that forwards with `yield*`), so this leaves most of
+ * the stack to handlers; a chain this deep pays one promise job per 64 levels.
+ */
+const NESTED_CALLS = 64;
+
 /** One answer to a consumer's call. */
 export type Answer<TEvent> = IteratorResult<TEvent, void>;
 
@@ -16,6 +34,9 @@ export type AnswerCallback<TEvent, TResult> = (answer: Answer<TEvent>) => TResul
 
 /** What a puller of our own does with a failed pull ({@link QueuedIterator.nextThen}). */
 export type FailureCallback<TResult> = (error: unknown) => TResult | Promise<TResult>;
+
+/** A promise to start a call from in a microtask of its own (see {@link NESTED_CALLS}). */
+const RESOLVED: Promise<void> = Promise.resolve();
 
 /** An async generator whose calls run one at a time, in call order. */
 export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, void, undefined> {
@@ -38,7 +59,15 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
 
   /** Pulls the next event. */
   next(): Promise<Answer<TEvent>> {
-    if (this.outstanding++ === 0) return (this.current = this.pull());
+    if (this.outstanding++ === 0) {
+      if (running === NESTED_CALLS) return this.later((this.pullLater ??= () => this.pull()));
+      running++;
+      try {
+        return (this.current = this.pull());
+      } finally {
+        running--;
+      }
+    }
     return (this.current = (this.current as Promise<unknown>).then((this.pullLater ??= () => this.pull()), this.pullLater));
   }
 
@@ -51,11 +80,17 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
    * call made meanwhile waits for it. Like `next()`, it never throws.
    */
   nextThen<TResult>(onAnswer: AnswerCallback<TEvent, TResult>, onFailure: FailureCallback<TResult>): Promise<TResult> {
-    if (this.outstanding === 0) {
+    if (this.outstanding === 0 && running < NESTED_CALLS) {
       this.outstanding = 1;
       this.throughAnswer = onAnswer;
       this.throughFailure = onFailure;
-      const fused = this.pullThrough() as Promise<TResult> | undefined;
+      running++;
+      let fused: Promise<TResult> | undefined;
+      try {
+        fused = this.pullThrough() as Promise<TResult> | undefined;
+      } finally {
+        running--;
+      }
       if (fused !== undefined) return (this.current = fused);
       this.outstanding = 0;
     }
@@ -129,8 +164,23 @@ export abstract class QueuedIterator<TEvent> implements AsyncGenerator<TEvent, v
     });
   }
 
+  /** Starts a call in a microtask of its own, on an empty stack (see {@link NESTED_CALLS}). */
+  private later(call: () => Promise<Answer<TEvent>>): Promise<Answer<TEvent>> {
+    const answer = RESOLVED.then(call);
+    this.current = answer;
+    return answer;
+  }
+
   private enqueue(action: () => Promise<Answer<TEvent>>): Promise<Answer<TEvent>> {
-    if (this.outstanding++ === 0) return (this.current = action());
+    if (this.outstanding++ === 0) {
+      if (running === NESTED_CALLS) return this.later(action);
+      running++;
+      try {
+        return (this.current = action());
+      } finally {
+        running--;
+      }
+    }
     return (this.current = (this.current as Promise<Answer<TEvent>>).then(action, action));
   }
 }

@@ -56,6 +56,54 @@ describe('MiddlewareRegistry.invoke', () => {
     });
   });
 
+  describe('invokes nested in one another', () => {
+    const nested = createStage<number, string>('nested');
+
+    /** A terminal that invokes `nested` again until the context reaches 0, where it yields `leaf`. */
+    function reentrant(registry: MiddlewareRegistry): (depth: number) => AsyncGenerator<string, void, undefined> {
+      return async function* level(depth: number): AsyncGenerator<string, void, undefined> {
+        if (depth === 0) {
+          yield 'leaf';
+          return;
+        }
+        yield* registry.invoke(nested, depth - 1, level);
+      };
+    }
+
+    it('resolves run() 1,000 levels deep with one Wrap handler, without overflowing the stack', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(nested.Wrap, async function* forward(_context, next) {
+        yield* next();
+      });
+      await expect(registry.run(nested, 1000, reentrant(registry))).resolves.toBe('leaf');
+    });
+
+    it('runs 5,000 levels in hold mode, each level with an Output handler and a state binding', async () => {
+      const registry = new MiddlewareRegistry();
+      let outputs = 0;
+      registry.add(nested.Output, (result) => {
+        outputs++;
+        return result;
+      });
+      let state: unknown = { n: 0 };
+      const binding = {
+        get: (): unknown => state,
+        set: (value: unknown): void => {
+          state = value;
+        },
+      };
+      const level = async function* level(depth: number): AsyncGenerator<string, void, undefined> {
+        if (depth === 0) {
+          yield 'leaf';
+          return;
+        }
+        yield* registry.invoke(nested, depth - 1, level, { state: binding });
+      };
+      await expect(registry.run(nested, 5000, level, { state: binding })).resolves.toBe('leaf');
+      expect(outputs).toBe(5001);
+    });
+  });
+
   describe('100,000 registrations and removals', () => {
     it('leaves the registry empty, with no leftover ids', () => {
       const registry = new MiddlewareRegistry();
