@@ -24,6 +24,7 @@ describe('libraryTarget', () => {
           'concurrent-invokes',
           'concurrent-writeback',
           'deep-chain',
+          'nested-invokes',
           'handed-out-values',
         ],
         capabilities: [...referenceAgentAdapter.capabilities],

@@ -152,6 +152,7 @@ describe('ReliabilityCaseSchema', () => {
         'concurrent-writeback',
         'abandoned',
         'deep-chain',
+        'nested-invokes',
         'second-copy',
         'handed-out-values',
         'bare-realm',

@@ -168,6 +168,23 @@ const deepChain = z
   })
   .describe('A chain of many Wrap layers');
 
+const nestedInvokes = z
+  .strictObject({
+    ...common,
+    scenario: z.literal('nested-invokes'),
+    levels: z.number().int().positive().describe('Invokes nested in one another below the outermost'),
+    layers: z.number().int().nonnegative().describe('Pass-through Wrap handlers on the stage, which every level runs'),
+    stop: z
+      .enum(['drain', 'return-after-first', 'leaf-throws'])
+      .describe('How the outermost invoke ends; leaf-throws: the innermost terminal throws Error("leaf failure") after its events'),
+    expect: z.strictObject({
+      delivered: z.array(json).describe('Events the outermost invoke delivered'),
+      finallys: z.number().int().nonnegative().describe('Terminal calls whose finally ran'),
+      error: errorText,
+    }),
+  })
+  .describe('Invokes of a stage nested in one another, each terminal invoking the stage again');
+
 const copy = z.enum(['first', 'second']);
 
 const secondCopy = z
@@ -261,6 +278,7 @@ export const ReliabilityCaseSchema = z.discriminatedUnion('scenario', [
   concurrentWriteback,
   abandoned,
   deepChain,
+  nestedInvokes,
   secondCopy,
   handedOutValues,
   bareRealm,

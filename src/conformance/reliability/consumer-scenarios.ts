@@ -164,3 +164,45 @@ export async function deepChain(testCase: Parameters): Promise<Observed> {
   const innermostFirst = finallys.length === layers && finallys.every((layer, index) => layer === layers - 1 - index);
   return { delivered, finallys: innermostFirst ? 'innermost-first' : finallys.length === 0 ? 'none' : finallys, error };
 }
+
+/**
+ * The `nested-invokes` scenario: the terminal of level n invokes the stage again for level n - 1, down to a leaf
+ * terminal that yields `"leaf"` and `"after"`; every level runs the same pass-through Wrap handlers.
+ */
+export async function nestedInvokes(testCase: Parameters): Promise<Observed> {
+  const levels = testCase.levels as number;
+  const layers = testCase.layers as number;
+  const stop = testCase.stop as 'drain' | 'return-after-first' | 'leaf-throws';
+  const stage = createStage<number, Json>('nested');
+  const registry = new MiddlewareRegistry();
+  for (let layer = 0; layer < layers; layer++) {
+    registry.add(stage.Wrap, async function* passThrough(_context, next) {
+      yield* next();
+    });
+  }
+  let finallys = 0;
+  async function* level(depth: number): AsyncGenerator<Json, void, undefined> {
+    try {
+      if (depth > 0) {
+        yield* registry.invoke(stage, depth - 1, level);
+        return;
+      }
+      yield 'leaf';
+      yield 'after';
+      if (stop === 'leaf-throws') throw new Error('leaf failure');
+    } finally {
+      finallys++;
+    }
+  }
+  const delivered: Json[] = [];
+  let error: string | null = null;
+  try {
+    for await (const event of registry.invoke(stage, levels, level)) {
+      delivered.push(event);
+      if (stop === 'return-after-first') break;
+    }
+  } catch (caught) {
+    error = errorText(caught);
+  }
+  return { delivered, finallys, error };
+}

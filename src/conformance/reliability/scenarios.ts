@@ -8,7 +8,7 @@
  */
 import type { ReliabilityCase } from '../cases/reliability-case';
 import { concurrentInvokes, concurrentWriteback, abandoned } from './concurrency-scenarios';
-import { deepChain, guardThrows, queuedCalls, throwWhenCalled } from './consumer-scenarios';
+import { deepChain, guardThrows, nestedInvokes, queuedCalls, throwWhenCalled } from './consumer-scenarios';
 import { handedOutValues } from './handed-out-values';
 import type { Json } from '../cases/case-base';
 import type { Observed } from './scenario-tools';
@@ -37,6 +37,7 @@ const SCENARIOS = [
   'concurrent-writeback',
   'abandoned',
   'deep-chain',
+  'nested-invokes',
   'second-copy',
   'handed-out-values',
   'bare-realm',
@@ -69,6 +70,8 @@ export async function runScenario(testCase: ReliabilityCase, host: LibraryHost):
       return abandoned(testCase, required(garbageCollector(host), 'a way to force a garbage collection'));
     case 'deep-chain':
       return deepChain(testCase);
+    case 'nested-invokes':
+      return nestedInvokes(testCase);
     case 'second-copy':
       return secondCopy(testCase, await required(host.loadCopies, 'a way to load a second copy of the library')());
     case 'bare-realm':
