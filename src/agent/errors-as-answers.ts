@@ -4,6 +4,7 @@
  * result, so a throwing guard becomes the tool's answer and a failed model
  * call the agent's reply, and the run goes on (MW-129, MW-130).
  */
+import { named } from '../middleware/named';
 import { MiddlewareError } from '../errors/middleware-error';
 import type { Next, WrapRun } from '../stage/handler-types';
 import { droppedResult, invalidAnswerOption } from './errors';
@@ -49,32 +50,36 @@ export function errorsAsAnswers<TContext, TEvent>(
   options: ErrorsAsAnswersOptions<TContext, NoInfer<TEvent>>,
 ): AnswerWrap<TContext, TEvent> {
   const { toResult, critical } = readOptions(options);
-  return async function* errorsAsAnswers(
-    context: TContext,
-    next: Next<TContext, TEvent>,
-    run: WrapRun,
-  ): AsyncGenerator<TEvent, void, undefined> {
-    let last: unknown;
-    let pulled = false;
-    let failure: { readonly error: unknown } | undefined;
-    try {
-      for await (const event of next()) {
-        last = event;
-        pulled = true;
-        yield event;
+  // Named at run time: a bundler renames a function whose name is taken in the bundle's scope (MW-097).
+  return named(
+    'errorsAsAnswers',
+    async function* errorsAsAnswers(
+      context: TContext,
+      next: Next<TContext, TEvent>,
+      run: WrapRun,
+    ): AsyncGenerator<TEvent, void, undefined> {
+      let last: unknown;
+      let pulled = false;
+      let failure: { readonly error: unknown } | undefined;
+      try {
+        for await (const event of next()) {
+          last = event;
+          pulled = true;
+          yield event;
+        }
+      } catch (error) {
+        failure = { error };
       }
-    } catch (error) {
-      failure = { error };
-    }
-    if (failure === undefined) {
-      const { isResult } = run.stage;
-      if (pulled && (isResult === undefined || isResult(last))) return;
-      failure = { error: droppedResult(run.stage.name, run.handler) };
-    }
-    const { error } = failure;
-    if (run.signal.aborted || isAbort(error) || InterruptSignal.isInstance(error) || critical?.(error, context) === true) throw error;
-    yield (await toResult(error, context)) as TEvent;
-  };
+      if (failure === undefined) {
+        const { isResult } = run.stage;
+        if (pulled && (isResult === undefined || isResult(last))) return;
+        failure = { error: droppedResult(run.stage.name, run.handler) };
+      }
+      const { error } = failure;
+      if (run.signal.aborted || isAbort(error) || InterruptSignal.isInstance(error) || critical?.(error, context) === true) throw error;
+      yield (await toResult(error, context)) as TEvent;
+    },
+  );
 }
 
 /**

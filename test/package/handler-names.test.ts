@@ -115,6 +115,35 @@ function expectedNames(): Record<string, unknown> {
   return expected;
 }
 
+/**
+ * What every exported factory's product is named, as the README and TSDoc give the names: a handler under its
+ * factory's name (`turnAction`'s under its decider's, `turnAction` for an anonymous one), a bundle under its own
+ * and its handlers' (a sub-agent's bundle after its tool too, MW-169), an instrumentation and a terminal under
+ * the factory's. `consumer/observe.cjs` calls each factory and classifies every other exported function.
+ */
+function factoryNames(): Record<string, unknown> {
+  const handler = (name: string): Record<string, unknown> => ({ function: name, describe: [name] });
+  return {
+    './agent afterToolCall': handler('afterToolCall'),
+    './agent checkFinalAnswer': handler('checkFinalAnswer'),
+    './agent compaction': { bundle: 'compaction', describe: { compressContext: ['compaction'] } },
+    './agent errorsAsAnswers': handler('errorsAsAnswers'),
+    './agent subagent': { bundle: 'subagent:helper', describe: { executeTool: ['subagent'] } },
+    './agent todoList': { bundle: 'todoList', describe: { invokeModel: ['todoList'] } },
+    './agent turnAction': handler('turnAction'),
+    './middleware cache': handler('cache'),
+    './middleware fallback': handler('fallback'),
+    './middleware logging': { instrumentation: 'logging' },
+    './middleware rateLimit': handler('rateLimit'),
+    './middleware regenerate': handler('regenerate'),
+    './middleware retry': handler('retry'),
+    './middleware timeout': handler('timeout'),
+    './middleware tracing': { instrumentation: 'tracing' },
+    './middleware validate': { bundle: 'validate', describe: { probe: ['validateContext', 'validateResult'] } },
+    './testing scriptedTerminal': { terminal: 'scriptedTerminal' },
+  };
+}
+
 describe('built-in handlers of the installed package', () => {
   describe('the documented names', () => {
     it('cover every middleware factory the package exports', () => {
@@ -142,9 +171,15 @@ describe('built-in handlers of the installed package', () => {
     ['ESM', 'esm.mjs'],
     ['CommonJS', 'cjs.cjs'],
   ])('in the %s build', (_format, script) => {
+    const observed = (): { handlers: Record<string, unknown>; factories: unknown } =>
+      JSON.parse(runScript(script)) as { handlers: Record<string, unknown>; factories: unknown };
+
     it('are named as documented: the function name, describe(), explain() and the runStage calls', () => {
-      const observed = JSON.parse(runScript(script)) as { handlers: Record<string, unknown> };
-      expect(observed.handlers).toEqual(expectedNames());
+      expect(observed().handlers).toEqual(expectedNames());
+    });
+
+    it('are named after their factory for every exported factory of every entry point', () => {
+      expect(observed().factories).toEqual({ names: factoryNames(), unclassified: [] });
     });
   });
 });
