@@ -17,7 +17,7 @@ export type { RegistryOptions } from './registry/registry';
 export { on } from './registry/on';
 export type { Middleware, Registrar } from './registry/bundle';
 export type { ChainEntry } from './registry/chain';
-export type { MiddlewareWarning } from './registry/resolve';
+export type { DuplicateHandlerWarning, MiddlewareWarning, UnknownIdWarning } from './registry/resolve';
 export { MiddlewareResult } from './stage/result';
 export type { ResultRecipe } from './stage/result';
 export type { DeepReadonly } from './stage/deep-readonly';

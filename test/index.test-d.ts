@@ -16,7 +16,7 @@ describe('staged-middleware (main entry point)', () => {
   describe('type exports', () => {
     it('exports MiddlewareWarning as the shape onWarning receives', () => {
       expectTypeOf<Parameters<NonNullable<RegistryOptions['onWarning']>>[0]>().toEqualTypeOf<MiddlewareWarning>();
-      expectTypeOf<MiddlewareWarning['code']>().toEqualTypeOf<'WARN_UNKNOWN_ID'>();
+      expectTypeOf<MiddlewareWarning['code']>().toEqualTypeOf<'WARN_UNKNOWN_ID' | 'WARN_DUPLICATE_HANDLER'>();
     });
 
     it('exports StateBinding as the type of InvokeOptions.state', () => {

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import type { ChainEntry } from '../registry/chain';
 import type { MiddlewareWarning } from '../registry/resolve';
 import type { Phase } from '../stage/types';
 import { describeValue } from '../util/describe-value';
@@ -159,5 +160,28 @@ export function unknownId(culprit: Culprit & { readonly phase: Phase }, id: stri
     handler: culprit.handler,
     id,
     message: `The ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" must run ${outside ? 'before' : 'after'} "${id}", but no handler has that id; the constraint is ignored. Check the id, or register that handler.`,
+  });
+}
+
+/** Where a chain entry came from and where it runs, for {@link duplicateHandler}: `"retry" (registry.add, position 1)`. */
+function placeOf(entry: ChainEntry): string {
+  let how = 'registry.add';
+  if (entry.source === 'invoke') how = "the invoke's use option";
+  else if (entry.bundle !== undefined) how = `bundle "${entry.bundle}"`;
+  if (entry.depth === 1) how += ' of the parent registry';
+  else if (entry.depth > 1) how += ` of an ancestor registry (${entry.depth} levels up)`;
+  return `"${entry.name}" (${how}, position ${entry.position + 1})`;
+}
+
+/** The warning of one handler function registered twice on a stage and phase, neither time with an id. */
+export function duplicateHandler(stage: string, first: ChainEntry, second: ChainEntry): MiddlewareWarning {
+  const places = Object.freeze([placeOf(first), placeOf(second)] as const);
+  return Object.freeze({
+    code: 'WARN_DUPLICATE_HANDLER',
+    stage,
+    phase: first.phase,
+    handler: first.name,
+    places,
+    message: `The same ${first.phase} handler function of stage "${stage}" is registered twice, as ${places[0]} and as ${places[1]}, and runs at both places (a retry registered twice retries its own retries). Register it once; if both are meant, give each registration an id.`,
   });
 }

@@ -1,14 +1,17 @@
 import type { ChainSource, ResolvedChain, ResolvedEntry } from './chain';
 import type { StoredContribution } from './contribution';
-import { duplicateId, orderConflict, unknownId } from '../errors/registration-messages';
+import { duplicateHandler, duplicateId, orderConflict, unknownId } from '../errors/registration-messages';
 import type { Instrumentation } from '../invoke/instrumentation';
 import { sortByConstraints } from './order';
 import { culpritOf, takePlace, type StoredRegistration } from './registration';
 import type { AnyStage, Phase } from '../stage/types';
 
-/** A warning a registry reports through `RegistryOptions.onWarning`. */
-export interface MiddlewareWarning {
-  /** Stable code: an ordering constraint names an id that is registered nowhere. */
+/** A warning a registry reports through `RegistryOptions.onWarning`; `code` tells the kinds apart. */
+export type MiddlewareWarning = UnknownIdWarning | DuplicateHandlerWarning;
+
+/** An ordering constraint names an id that is registered nowhere (MW-043). */
+export interface UnknownIdWarning {
+  /** Stable code. */
   readonly code: 'WARN_UNKNOWN_ID';
   /** What happened and what to do. */
   readonly message: string;
@@ -20,6 +23,22 @@ export interface MiddlewareWarning {
   readonly handler: string;
   /** The unknown id. */
   readonly id: string;
+}
+
+/** The same handler function is registered twice on one stage and phase, neither time with an id (MW-057). */
+export interface DuplicateHandlerWarning {
+  /** Stable code. */
+  readonly code: 'WARN_DUPLICATE_HANDLER';
+  /** What happened and what to do. */
+  readonly message: string;
+  /** Stage name. */
+  readonly stage: string;
+  /** Phase. */
+  readonly phase: Phase;
+  /** The name of its first registration in the chain. */
+  readonly handler: string;
+  /** Both places in the chain, first the outer (or earlier) one: how each was registered and its position. */
+  readonly places: readonly [string, string];
 }
 
 /** The default of `RegistryOptions.onWarning`. */
@@ -159,6 +178,7 @@ function resolveChain(
         target.push(toEntry(registration, origin.get(registration) ?? level.depth, target.length));
       }
     });
+    warnOfDuplicates(stage.name, target, onWarning);
   }
   // The chain is cached and shared by every invoke until the registry changes. Its entries and the chain
   // itself are frozen; its arrays are not (frozen arrays slow every invoke that walks them by about 10%),
@@ -217,6 +237,20 @@ function findAnywhere(levels: readonly Level[], id: string): { level: number; re
     if (registration !== undefined) return { level: index, registration };
   }
   return undefined;
+}
+
+/**
+ * Warns of each handler function that a phase's chain runs twice, registered neither time with an id: a `retry()`
+ * registered twice retries its own retries, which is rarely meant (MW-057). One warning per later place.
+ */
+function warnOfDuplicates(stage: string, entries: readonly ResolvedEntry[], onWarning: (warning: MiddlewareWarning) => void): void {
+  const first = new Map<unknown, ResolvedEntry>();
+  for (const entry of entries) {
+    if (entry.id !== undefined) continue;
+    const earlier = first.get(entry.handler);
+    if (earlier === undefined) first.set(entry.handler, entry);
+    else onWarning(duplicateHandler(stage, earlier, entry));
+  }
 }
 
 function toEntry(registration: StoredRegistration, depth: number, position: number): ResolvedEntry {

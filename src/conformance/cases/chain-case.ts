@@ -123,7 +123,10 @@ const chainCase = z.strictObject({
         'Whether the state snapshot the library took (the value state.get() returned, or the frozen copy a library that cannot freeze in place takes) is deeply frozen afterwards',
       ),
     frozenEvents: z.array(z.boolean()).optional().describe('For each delivered event, whether it is deeply frozen'),
-    warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })).optional(),
+    warnings: z
+      .array(z.strictObject({ code: z.string(), id: z.string().optional(), handler: z.string(), places: z.array(z.string()).optional() }))
+      .optional()
+      .describe('Warnings passed to onWarning, in order: the unknown id of WARN_UNKNOWN_ID, the places of WARN_DUPLICATE_HANDLER'),
     describe: z
       .array(z.record(z.string(), json))
       .optional()

@@ -129,7 +129,11 @@ export class ChainSession extends ChainSessionRegistry {
       }
     }
     return this.traced({
-      warnings: this.warnings.map(({ code, id, handler }) => ({ code, id, handler })),
+      warnings: this.warnings.map((warning) =>
+        warning.code === 'WARN_UNKNOWN_ID'
+          ? { code: warning.code, id: warning.id, handler: warning.handler }
+          : { code: warning.code, handler: warning.handler, places: [...warning.places] },
+      ),
       stateWrites: this.stateWrites.map(asJson),
       stateGets: this.stateGets,
       // Without a state binding there is no snapshot, so none is frozen.

@@ -94,7 +94,14 @@ export const protocolReplies = {
   }),
   'chain.abort': z.strictObject({ trace }),
   'chain.end': z.strictObject({
-    warnings: z.array(z.strictObject({ code: z.string(), id: z.string(), handler: z.string() })),
+    warnings: z.array(
+      z.strictObject({
+        code: z.string(),
+        id: z.string().optional().describe('WARN_UNKNOWN_ID: the unknown id'),
+        handler: z.string(),
+        places: z.array(z.string()).optional().describe('WARN_DUPLICATE_HANDLER: both places, as the warning gives them'),
+      }),
+    ),
     stateWrites: z.array(json).describe("Values given to the binding's set(), in order"),
     stateGets: z.number().int().describe('Calls of get()'),
     snapshotFrozen: z
