@@ -117,7 +117,9 @@ export async function runLibrary(scenario: Scenario): Promise<Run> {
   const warnings: string[] = [];
   const writes: unknown[] = [];
   const adds: string[] = [];
-  const root = new MiddlewareRegistry({ onWarning: (warning) => warnings.push(`${warning.handler}>${warning.code === 'WARN_UNKNOWN_ID' ? warning.id : warning.code}`) });
+  const root = new MiddlewareRegistry({
+    onWarning: (warning) => warnings.push(`${warning.handler}>${warning.code === 'WARN_UNKNOWN_ID' ? warning.id : warning.code}`),
+  });
   const child = root.child();
   if (scenario.instrumented) {
     root.instrument({
