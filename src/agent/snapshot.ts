@@ -3,6 +3,7 @@
  * session store keeps, so a run halted in one process resumes in another.
  */
 import { describeValue } from '../util/describe-value';
+import { setOwnEntry } from '../util/own-entry';
 import { checkMessages } from './agent-options';
 import { adoptRecord } from './agent-setup';
 import { invalid, snapshotTooNew } from './errors';
@@ -88,7 +89,7 @@ function jsonProperties(value: Record<string, unknown>): Readonly<Record<string,
     }
     if (part === undefined || typeof part === 'function' || typeof part === 'symbol') continue;
     const conversion = toJsonValue(part);
-    if (conversion.ok) kept[key] = conversion.json;
+    if (conversion.ok) setOwnEntry(kept, key, conversion.json);
   }
   return Object.freeze(kept);
 }
