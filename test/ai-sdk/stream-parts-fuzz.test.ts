@@ -21,6 +21,8 @@ const providerError = new Error('the provider failed');
 const partId = fc.constantFrom('c0', 'c1', '__proto__');
 const toolName = fc.constantFrom('lookup', '__proto__', 'constructor');
 const LISTED = ['text-delta', 'reasoning-delta', 'tool-input-start', 'tool-input-delta', 'tool-call', 'finish'] as const;
+/** The types of the parts the adapter acts on. */
+const ACTED_ON: readonly unknown[] = [...LISTED, 'error'];
 const reason = fc.constantFrom('stop', 'tool-calls', 'length', 'content-filter', 'other', 'error');
 
 /** Parts of the types the adapter reads, with fields of the specification's types. */
@@ -86,9 +88,7 @@ const broken = fc.oneof(
     toolCallId: notString,
     input: notString,
   }),
-  anyValue.filter(
-    (value) => !(typeof value === 'object' && value !== null && [...LISTED, 'error'].includes((value as { type?: never }).type)),
-  ),
+  anyValue.filter((value) => !(typeof value === 'object' && value !== null && ACTED_ON.includes((value as { type?: unknown }).type))),
 );
 
 /** An agent whose AI SDK model answers `parts` first, then text; its only tool is `lookup`. */

@@ -192,7 +192,7 @@ describe('fromAiSdk', () => {
       const failing = {
         type: 'finish',
         finishReason: { unified: 'error', raw: Object.create(null) as object },
-      } as LanguageModelV3StreamPart;
+      } as unknown as LanguageModelV3StreamPart;
       const thrown = await eventsOf([failing]).catch((error: unknown) => error);
       expect([(await eventsOf([finish])).slice(1), thrown instanceof Error, (thrown as Error).message]).toEqual([
         [
