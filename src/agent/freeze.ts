@@ -3,6 +3,7 @@
  * copied (so the freeze never reaches them), the copies frozen, and anything
  * already frozen taken as it is (so a value is frozen once, however often it moves).
  */
+import { setOwnEntry } from '../util/own-entry';
 import { cannotCopy } from './errors';
 import { cycleProblem, depthProblem, MAX_DEPTH, readProblem, type PathStep } from './value-walk';
 
@@ -113,7 +114,7 @@ function copyObject(value: object, copying: Copying): object {
   const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? (Object.create(null) as Record<string, unknown>) : {};
   for (const key of Object.keys(value)) {
     copying.steps.push(key);
-    copy[key] = copyPart((value as Record<string, unknown>)[key], copying);
+    setOwnEntry(copy, key, copyPart((value as Record<string, unknown>)[key], copying));
     copying.steps.pop();
   }
   return Object.freeze(copy);

@@ -4,6 +4,7 @@
  * and so a value JSON cannot carry becomes a readable problem instead of an
  * exception in the middle of the run.
  */
+import { setOwnEntry } from '../util/own-entry';
 import { cycleProblem, depthProblem, MAX_DEPTH, pathText, readProblem, thrownText, type PathStep } from './value-walk';
 
 /** The JSON form of a value, or why it has none. */
@@ -137,7 +138,7 @@ function convertEntries(value: object, converting: Converting): unknown {
     converting.steps.push(key);
     const entry = convert((value as Record<string, unknown>)[key], key, converting);
     converting.steps.pop();
-    if (entry !== ABSENT) json[key] = entry;
+    if (entry !== ABSENT) setOwnEntry(json, key, entry);
   }
   return Object.freeze(json);
 }

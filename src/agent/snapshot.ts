@@ -3,8 +3,10 @@
  * session store keeps, so a run halted in one process resumes in another.
  */
 import { describeValue } from '../util/describe-value';
+import { setOwnEntry } from '../util/own-entry';
 import { checkMessages } from './agent-options';
 import { adoptRecord } from './agent-setup';
+import { checkBlocks, checkRecordedResult } from './block-check';
 import { invalid, snapshotTooNew } from './errors';
 import { adopt } from './freeze';
 import type { Halt, PendingTurn } from './halt';
@@ -88,7 +90,7 @@ function jsonProperties(value: Record<string, unknown>): Readonly<Record<string,
     }
     if (part === undefined || typeof part === 'function' || typeof part === 'symbol') continue;
     const conversion = toJsonValue(part);
-    if (conversion.ok) kept[key] = conversion.json;
+    if (conversion.ok) setOwnEntry(kept, key, conversion.json);
   }
   return Object.freeze(kept);
 }
@@ -125,18 +127,23 @@ export function readSnapshot(value: unknown, path: string): Conversation {
 
 function haltAt(halted: Record<string, unknown>, path: string): Halt {
   const { interrupts, responses, input, turn, invocationState } = halted;
-  if (
-    !Array.isArray(interrupts) ||
-    interrupts.length === 0 ||
-    !interrupts.every((interrupt: unknown) => isRecord(interrupt) && typeof interrupt.id === 'string' && typeof interrupt.name === 'string')
-  ) {
+  if (!Array.isArray(interrupts) || interrupts.length === 0)
     throw invalid(`${path}.interrupts must be a non-empty array of interrupts { id, name, reason }, got ${describeValue(interrupts)}`);
-  }
+  interrupts.forEach((interrupt: unknown, index) => {
+    if (!isRecord(interrupt) || typeof interrupt.id !== 'string' || typeof interrupt.name !== 'string')
+      throw invalid(
+        `${path}.interrupts[${index}] must be an interrupt { id, name, reason } with a string id and name, got ${describeValue(interrupt)}`,
+      );
+  });
   if (!isRecord(responses))
     throw invalid(`${path}.responses must be an object of responses by interrupt id, got ${describeValue(responses)}`);
   if (turn !== null && !isRecord(turn))
     throw invalid(`${path}.turn must be null or a halted turn { message, results }, got ${describeValue(turn)}`);
   if (!isRecord(invocationState)) throw invalid(`${path}.invocationState must be an object, got ${describeValue(invocationState)}`);
+  if (turn !== null && !(Array.isArray(input) && input.length === 0))
+    throw invalid(
+      `${path}.input must be [] when ${path}.turn is a halted turn (a resume replays no input then), got ${describeValue(input)}`,
+    );
   return Object.freeze({
     interrupts: Object.freeze(
       (interrupts as readonly Interrupt[]).map((interrupt) =>
@@ -152,30 +159,46 @@ function haltAt(halted: Record<string, unknown>, path: string): Halt {
 }
 
 function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
-  const [message] = messagesAt([turn.message], `${path}.message`);
-  const { results } = turn;
+  const [message] = checked([turn.message as Message], () => `${path}.message`, `${path}.message must be a message`) as [Message];
+  const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
+  if (message.role !== 'assistant' || toolUses.length === 0)
+    throw invalid(`${path}.message must be the assistant message whose tool uses the turn runs, got ${describeValue(message)}`);
+  const { results, terminating } = turn;
+  if (!Array.isArray(results)) throw invalid(`${path}.results must be an array of toolResult blocks, got ${describeValue(results)}`);
+  const byId = new Map<string, ToolResultBlock>();
+  results.forEach((block: unknown, index) => {
+    const at = `${path}.results[${index}]`;
+    checkRecordedResult(block, at);
+    const { toolUseId } = block as ToolResultBlock;
+    if (!toolUses.some((toolUse) => toolUse.toolUseId === toolUseId) || byId.has(toolUseId))
+      throw invalid(`${at}.toolUseId must name a tool use of ${path}.message that no other result answers, got "${toolUseId}"`);
+    byId.set(toolUseId, block as ToolResultBlock);
+  });
   if (
-    !Array.isArray(results) ||
-    !results.every((block: unknown) => isRecord(block) && block.type === 'toolResult' && typeof block.toolUseId === 'string')
+    terminating !== undefined &&
+    !(Array.isArray(terminating) && terminating.every((id: unknown) => typeof id === 'string' && byId.has(id)))
   ) {
-    throw invalid(`${path}.results must be an array of toolResult blocks, got ${describeValue(results)}`);
+    throw invalid(
+      `${path}.terminating must be an array of the tool-use ids of results in ${path}.results, got ${describeValue(terminating)}`,
+    );
   }
-  const { terminating } = turn;
-  if (terminating !== undefined && !(Array.isArray(terminating) && terminating.every((id: unknown) => typeof id === 'string'))) {
-    throw invalid(`${path}.terminating must be an array of tool-use ids, got ${describeValue(terminating)}`);
-  }
-  const toolUses = (message as Message).content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
   return Object.freeze({
-    message: message as Message,
+    message,
     toolUses: Object.freeze(toolUses),
-    results: new Map((results as readonly ToolResultBlock[]).map((block) => [block.toolUseId, block])),
+    results: byId,
     terminating: new Set((terminating ?? []) as readonly string[]),
   });
 }
 
 function messagesAt(value: unknown, path: string): readonly Message[] {
   if (!Array.isArray(value)) throw invalid(`${path} must be an array of messages, got ${describeValue(value)}`);
-  return checkMessages(value as readonly Message[], (index) => `${path}[${index}]`, `${path} must be an array of messages`);
+  return checked(value as readonly Message[], (index) => `${path}[${index}]`, `${path} must be an array of messages`);
+}
+
+/** The messages, each with a known role and content, and every block of them whole (MW-100). */
+function checked(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
+  checkBlocks(checkMessages(messages, pathOf, expected), pathOf);
+  return messages;
 }
 
 function usageAt(value: unknown, path: string): Usage {

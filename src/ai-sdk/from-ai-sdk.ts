@@ -45,8 +45,10 @@ export interface AiSdkModel extends Model {
  * `APICallError` keeps `statusCode`, `isRetryable` and `responseHeaders`,
  * so `retry` classifies it). What it drops: reasoning signatures, system
  * blocks that are neither text nor cache points, tool calls the provider
- * executes itself, and response parts the kit has no event for (sources,
- * files, metadata, warnings).
+ * executes itself, response parts the kit has no event for (sources,
+ * files, metadata, warnings), and parts whose fields do not have the types
+ * of the specification (a delta or tool input that is not a string, a tool
+ * call without a string id or name): provider output is outside data.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `model` is not a language model of specification
  *   version 3 with `doStream`, or for options it cannot use.

@@ -4,6 +4,7 @@
  */
 import { isSystemTextBlock, type SystemContentBlock } from '../system-prompt';
 import { isObject } from '../util/is-object';
+import { ownEntry, setOwnEntry } from '../util/own-entry';
 import type { ContentBlock, Message, ToolResultBlock } from '../agent/message-types';
 import type { ModelRequest } from '../agent/model-types';
 import type { ToolChoice } from '../agent/tool-types';
@@ -43,7 +44,8 @@ interface Annotated {
 function annotate(target: Annotated | undefined, added: AiSdkProviderOptions | undefined): void {
   if (target === undefined || added === undefined) return;
   const merged: AiSdkProviderOptions = { ...target.providerOptions };
-  for (const [provider, options] of Object.entries(added)) merged[provider] = { ...merged[provider], ...options };
+  for (const [provider, options] of Object.entries(added))
+    setOwnEntry(merged, provider, { ...(ownEntry(merged, provider) as AiSdkProviderOptions[string] | undefined), ...options });
   target.providerOptions = merged;
 }
 

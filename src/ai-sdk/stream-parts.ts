@@ -3,6 +3,7 @@
  * `LanguageModelV3.doStream` as the agent kit's model stream events (MW-186).
  */
 import type { ModelStreamEvent, StopReason, Usage } from '../agent/model-types';
+import { isObject } from '../util/is-object';
 
 /** Token counts as the AI SDK reports them: `{ total }` objects (v3), or plain numbers. */
 type TokenCount = number | { readonly total?: number | undefined } | undefined;
@@ -46,16 +47,40 @@ interface StreamingToolUse {
 
 /** A token count as a number (0 when the provider reported none). */
 function tokens(count: TokenCount): number {
-  const value = typeof count === 'number' ? count : count?.total;
+  const value = typeof count === 'number' ? count : isObject(count) ? count.total : undefined;
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** A finish reason's unified and raw reasons, each a string or undefined (a string is the unified reason alone). */
+function finishReason(reason: unknown): { unified: string | undefined; raw: string | undefined } {
+  if (typeof reason === 'string') return { unified: reason, raw: undefined };
+  if (!isObject(reason)) return { unified: undefined, raw: undefined };
+  const { unified, raw } = reason as { unified?: unknown; raw?: unknown };
+  return { unified: typeof unified === 'string' ? unified : undefined, raw: typeof raw === 'string' ? raw : undefined };
+}
+
+/** The fields of each part type the adapter reads that must be strings. */
+const STRING_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  'text-delta': ['delta'],
+  'reasoning-delta': ['delta'],
+  'tool-input-start': ['id', 'toolName'],
+  'tool-input-delta': ['id', 'delta'],
+  'tool-call': ['toolCallId', 'toolName', 'input'],
+};
+
+/** Whether the part's string fields (those of its type the adapter reads) are strings. */
+function wellTyped(part: StreamPart): boolean {
+  const fields = Object.hasOwn(STRING_FIELDS, part.type) ? STRING_FIELDS[part.type] : undefined;
+  return fields === undefined || fields.every((field) => typeof (part as unknown as Record<string, unknown>)[field] === 'string');
 }
 
 /**
  * Turns one response's stream parts into model stream events: text and
  * reasoning deltas, tool uses with their id and index on every delta (so
  * parallel calls whose input streams interleave are assembled per call),
- * usage and the stop reason. Tool calls the provider executes itself, and
- * parts the kit has no event for (sources, files, metadata, raw chunks), are dropped.
+ * usage and the stop reason. Tool calls the provider executes itself,
+ * parts the kit has no event for (sources, files, metadata, raw chunks) and
+ * parts whose fields lack the specification's types are dropped.
  */
 export class ResponseParts {
   private readonly toolUses = new Map<string, StreamingToolUse>();
@@ -73,6 +98,8 @@ export class ResponseParts {
   *events(value: unknown): Generator<ModelStreamEvent, void, undefined> {
     if (this.finished || typeof value !== 'object' || value === null) return;
     const part = value as StreamPart;
+    // A provider's part is outside data: one whose fields lack the specification's types is dropped like an unknown part.
+    if (!wellTyped(part)) return;
     switch (part.type) {
       case 'text-delta':
         if (part.delta !== '') yield { type: 'textDelta', text: part.delta };
@@ -128,18 +155,19 @@ export class ResponseParts {
   /** Usage, then the stop reason. */
   private *finish(part: Extract<StreamPart, { type: 'finish' }>): Generator<ModelStreamEvent, void, undefined> {
     this.finished = true;
-    const reason = typeof part.finishReason === 'string' ? { unified: part.finishReason, raw: undefined } : part.finishReason;
-    if (reason?.unified === 'error') {
+    const { unified, raw } = finishReason(part.finishReason);
+    if (unified === 'error') {
       throw new Error(
-        `The AI SDK model finished its response with reason "error"${reason.raw === undefined ? '' : ` (the provider's "${reason.raw}")`} and no error part: the response is incomplete.`,
+        `The AI SDK model finished its response with reason "error"${raw === undefined ? '' : ` (the provider's "${raw}")`} and no error part: the response is incomplete.`,
         { cause: part.finishReason },
       );
     }
-    const inputTokens = tokens(part.usage?.inputTokens);
-    const outputTokens = tokens(part.usage?.outputTokens);
+    const { usage: counts } = part;
+    const inputTokens = tokens(isObject(counts) ? counts.inputTokens : undefined);
+    const outputTokens = tokens(isObject(counts) ? counts.outputTokens : undefined);
     const usage: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
     yield { type: 'usage', usage };
-    yield { type: 'messageStop', stopReason: this.stopReason(reason?.unified, reason?.raw) };
+    yield { type: 'messageStop', stopReason: this.stopReason(unified, raw) };
   }
 
   /**

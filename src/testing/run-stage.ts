@@ -10,6 +10,7 @@ import type { DeepReadonly } from '../stage/deep-readonly';
 import type { StateBinding, Terminal, TerminalArgument } from '../stage/invoke-types';
 import type { MiddlewareStage, Target } from '../stage/types';
 import { isObject } from '../util/is-object';
+import { setOwnEntry } from '../util/own-entry';
 
 /** Options of {@link runStage}. */
 export interface RunStageOptions<TContext, TEvent, TState, TTerminal = Terminal<TContext, TEvent, TState>> {
@@ -74,9 +75,9 @@ export async function runStage<TContext, TResult extends TEvent, TEvent, TState 
     const phase = 'phase' in target ? target.phase : 'wrap';
     const base = handlerName(handler, phase, addOptions?.name);
     let name = base;
-    for (let index = 2; name in calls; index++) name = `${base}#${index}`;
+    for (let index = 2; Object.hasOwn(calls, name); index++) name = `${base}#${index}`;
     const record: HandlerCalls = { phase, activations: 0, received: [], nextCalls: 0, nextContexts: [], finallyRan: false };
-    calls[name] = record;
+    setOwnEntry(calls, name, record);
     // A non-function is registered as it is, so the registry reports it.
     if (typeof handler !== 'function') return [handler as Erased, addOptions];
     const original = handler as (...args: unknown[]) => unknown;

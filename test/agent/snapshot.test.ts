@@ -157,7 +157,10 @@ describe('Agent', () => {
             interrupts: [{ id: 'a', name: 'a', reason: null }],
             responses: {},
             input: [],
-            turn: { message: assistant('x'), results: [{ type: 'text' }] },
+            turn: {
+              message: { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'x', name: 'x', input: {} }] },
+              results: [{ type: 'text' }],
+            },
             invocationState: {},
           },
         },

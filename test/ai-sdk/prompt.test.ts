@@ -146,5 +146,16 @@ describe('fromAiSdk', () => {
         { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
       ]);
     });
+
+    it('merge a provider named "__proto__" as an own key of the provider options (MW-139)', async () => {
+      const request = requestOf({ system: [{ text: 'Rules.' }, { cachePoint: { type: 'default' } }], messages: [user('Hi')] });
+      const call = await sent(request, { cachePoint: () => JSON.parse('{"__proto__":{"ttl":"1h"}}') as Record<string, never> });
+      const options = (call.prompt[0] as { providerOptions: object }).providerOptions;
+      expect([Object.keys(options), Object.getPrototypeOf(options) === Object.prototype, options]).toEqual([
+        ['__proto__'],
+        true,
+        JSON.parse('{"__proto__":{"ttl":"1h"}}'),
+      ]);
+    });
   });
 });

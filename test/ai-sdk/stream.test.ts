@@ -166,6 +166,45 @@ describe('fromAiSdk', () => {
     });
   });
 
+  describe('parts whose fields lack the types of the specification', () => {
+    it('drops them as it drops parts of types it does not read', async () => {
+      const parts = [
+        { type: 'text-delta', id: 't', delta: 5 },
+        { type: 'text-delta', id: 't' },
+        { type: 'reasoning-delta', id: 'r', delta: null },
+        { type: 'tool-input-start', id: 7, toolName: 'f' },
+        { type: 'tool-input-start', id: 'a' },
+        { type: 'tool-input-delta', id: 'a', delta: 1 },
+        { type: 'tool-call' },
+        { type: 'tool-call', toolCallId: 'b', toolName: 'f', input: { q: 1 } },
+        ...textParts(['x'], finishPart('stop')),
+      ] as unknown as LanguageModelV3StreamPart[];
+      expect(await eventsOf(parts)).toEqual([
+        { type: 'messageStart', role: 'assistant' },
+        { type: 'textDelta', text: 'x' },
+        { type: 'usage', usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } },
+        { type: 'messageStop', stopReason: 'endTurn' },
+      ]);
+    });
+
+    it('reads a finish reason, a raw reason and usage of other types as absent', async () => {
+      const finish = { type: 'finish', finishReason: { unified: 5, raw: {} }, usage: 'many' } as unknown as LanguageModelV3StreamPart;
+      const failing = {
+        type: 'finish',
+        finishReason: { unified: 'error', raw: Object.create(null) as object },
+      } as unknown as LanguageModelV3StreamPart;
+      const thrown = await eventsOf([failing]).catch((error: unknown) => error);
+      expect([(await eventsOf([finish])).slice(1), thrown instanceof Error, (thrown as Error).message]).toEqual([
+        [
+          { type: 'usage', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } },
+          { type: 'messageStop', stopReason: 'endTurn' },
+        ],
+        true,
+        'The AI SDK model finished its response with reason "error" and no error part: the response is incomplete.',
+      ]);
+    });
+  });
+
   describe('an agent on an AI SDK model', () => {
     it('runs parallel tool calls whose input deltas interleave, and sends the results back with their tool names', async () => {
       const model = mockModel(

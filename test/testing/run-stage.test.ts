@@ -69,6 +69,18 @@ describe('runStage', () => {
       expect(Object.keys(run.calls)).toEqual(['passThrough', 'passThrough#2']);
     });
 
+    it('records handlers named "__proto__" and "constructor" under their own names (MW-139)', async () => {
+      const run = await runStage(Stage, {
+        context,
+        terminal: scriptedTerminal([['x']]),
+        handlers: [
+          [Stage.Wrap, passThrough, { name: '__proto__' }],
+          [Stage.Wrap, passThrough, { name: 'constructor' }],
+        ],
+      });
+      expect([Object.keys(run.calls), Object.getPrototypeOf(run.calls) === Object.prototype]).toEqual([['__proto__', 'constructor'], true]);
+    });
+
     it('observes the handlers of bundles too', async () => {
       const bundle: Middleware = {
         name: 'pair',

@@ -23,6 +23,7 @@ import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../tool-types'
 import { parseWithZod } from './lazy-zod';
 import { addUsage, ZERO_USAGE } from '../usage';
 import { isObject } from '../../util/is-object';
+import { ownEntry, setOwnEntry } from '../../util/own-entry';
 
 /** Which of the parent's handlers the child runs with. */
 export type SubagentInheritance =
@@ -129,7 +130,8 @@ export function subagent(options: SubagentOptions): Middleware {
       parent: { name: context.agent?.name ?? 'agent', toolUseId: key },
       ...(systemPrompt === undefined ? {} : { systemPrompt }),
     };
-    const saved = waiting[key] as WaitingChild | undefined;
+    // Keyed by the model's tool-use ids, which may be any string (`__proto__` included).
+    const saved = ownEntry(waiting, key) as WaitingChild | undefined;
     let usage = saved?.usage ?? ZERO_USAGE;
     let child: Agent;
     let result: AgentResultEvent;
@@ -146,7 +148,7 @@ export function subagent(options: SubagentOptions): Middleware {
         throw run.signal.aborted ? run.signal.reason : new Error(`the run of sub-agent "${name}" was cancelled`);
       if (result.stopReason !== 'interrupt') break;
       // Kept where the parent's snapshot keeps it, so the answer may come in another process.
-      waiting[key] = { snapshot: child.snapshot(), usage };
+      setOwnEntry(waiting, key, { snapshot: child.snapshot(), usage });
       result = await child.resume(answers(run, result.interrupts), { signal: run.signal });
     }
     delete waiting[key];

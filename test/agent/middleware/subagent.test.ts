@@ -182,6 +182,26 @@ describe('subagent', () => {
       expect([waiting, invocationState[SUBAGENT_STATE_KEY]]).toEqual([['t1'], {}]);
     });
 
+    it('keeps a child waiting under the tool-use id "__proto__" as an own key, across a snapshot (MW-139)', async () => {
+      const child = new ScriptedModel([toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'c1' }]), textTurn('ok')]);
+      const ask = new ScriptedTool({ name: 'ask', respond: (_input, context) => context.interrupt({ name: 'human' }).response });
+      const registry = new MiddlewareRegistry();
+      registry.use(subagent({ name: 'researcher', description: 'Asks.', model: child, tools: [ask] }));
+      const parent = new ScriptedModel([
+        toolUseTurn([{ name: 'researcher', input: { task: 'ask' }, toolUseId: '__proto__' }]),
+        textTurn('Done.'),
+      ]);
+      const agent = new Agent({ model: parent, registry });
+      await agent.invoke('Go.');
+      const restored = new Agent({ model: parent, registry, snapshot: JSON.parse(JSON.stringify(agent.snapshot())) as never });
+      const result = await restored.resume({ 'executeTool:__proto__:researcher:executeTool:c1:human': 'yes' });
+      expect([result.stopReason, child.calls.map((call) => call.request.messages.length), restored.messages.at(-2)?.content]).toEqual([
+        'endTurn',
+        [1, 3],
+        [{ type: 'toolResult', toolUseId: '__proto__', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'ok' }] }],
+      ]);
+    });
+
     it('starts the delegation afresh when the resume is given an invocation state of its own, a known answer going on at once', async () => {
       const child = new ScriptedModel([
         toolUseTurn([{ name: 'ask', input: {}, toolUseId: 'c1' }]),

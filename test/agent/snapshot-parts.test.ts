@@ -1,0 +1,190 @@
+/**
+ * MW-136: every part of a snapshot is checked when it is restored, and a part
+ * that does not fit the format is refused, named by its path, before the
+ * agent exists (not later, at the provider).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { Agent, type AgentSnapshot, ExecuteToolStage } from '../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
+
+/** A part of a snapshot's JSON, open to changes. */
+type Part = Record<string, unknown>;
+
+/** A message as JSON. */
+interface MessageData {
+  role: string;
+  content: unknown[];
+}
+
+/** A snapshot of a halted turn as JSON, open to changes. */
+interface Data {
+  messages: MessageData[];
+  halted: { interrupts: Part[]; input: unknown[]; turn: { message: MessageData; results: Part[]; terminating?: unknown } };
+}
+
+/** The recorded result at `index` of the halted turn. */
+const resultAt = (snapshot: Data, index = 0): Part => snapshot.halted.turn.results[index] as Part;
+
+/** The block at `blockIndex` of the history's message at `index`. */
+const blockAt = (snapshot: Data, index: number, blockIndex: number): Part =>
+  (snapshot.messages[index] as MessageData).content[blockIndex] as Part;
+
+/** The tools of the halted agent: `lookup` answers, `pay` asks for approval. */
+function haltedAgentParts(): { registry: MiddlewareRegistry; tools: ScriptedTool[] } {
+  const registry = new MiddlewareRegistry();
+  registry.add(ExecuteToolStage.Wrap, async function* approval(context, next) {
+    if (context.toolUse.name !== 'pay' || context.interrupt({ name: 'approve' }).response === 'yes') yield* next();
+  });
+  return { registry, tools: [new ScriptedTool({ name: 'lookup', outcomes: [{ value: 'found' }] }), new ScriptedTool({ name: 'pay' })] };
+}
+
+/** The snapshot of an agent halted in a turn of two tool uses, the first one answered. */
+async function haltedTurnSnapshot(): Promise<Data> {
+  const { registry, tools } = haltedAgentParts();
+  const model = new ScriptedModel([
+    toolUseTurn([
+      { name: 'lookup', input: { id: 7 }, toolUseId: 'u1' },
+      { name: 'pay', input: { amount: 5 }, toolUseId: 'u2' },
+    ]),
+  ]);
+  const agent = new Agent({ model, registry, tools });
+  await agent.invoke('pay order 7');
+  return JSON.parse(JSON.stringify(agent.snapshot())) as Data;
+}
+
+/** What restoring the snapshot gives: the error's code and stage and the part its message names first, or 'restored'. */
+function restore(snapshot: Data): unknown {
+  try {
+    new Agent({ model: new ScriptedModel([]), snapshot: snapshot as unknown as AgentSnapshot });
+    return 'restored';
+  } catch (error) {
+    if (!MiddlewareError.isInstance(error)) throw error;
+    return { code: error.code, stage: error.stage, part: /^\[ERR_\w+\] Agent: (\S+) /.exec(error.message)?.[1] };
+  }
+}
+
+/** The refusal MW-136 asks for, naming `part`. */
+const refused = (part: string): unknown => ({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', part });
+
+const TURN = 'options.snapshot.halted.turn';
+
+describe('Agent', () => {
+  describe('restored from a snapshot of a halted turn', () => {
+    let saved: Data;
+    beforeAll(async () => {
+      saved = await haltedTurnSnapshot();
+    });
+
+    /** The saved snapshot changed by `change`. */
+    const changed = (change: (snapshot: Data) => void): Data => {
+      const copy = structuredClone(saved);
+      change(copy);
+      return copy;
+    };
+
+    it('is the halted turn the checks below change: one recorded result, for the first tool use', () => {
+      expect(saved.halted.turn.results).toEqual([
+        { type: 'toolResult', toolUseId: 'u1', name: 'lookup', status: 'success', content: [{ type: 'text', text: 'found' }] },
+      ]);
+    });
+
+    it('resumes as the agent it was taken from would have', async () => {
+      const { registry, tools } = haltedAgentParts();
+      const agent = new Agent({
+        model: new ScriptedModel([textTurn('paid')]),
+        registry,
+        tools,
+        snapshot: saved as unknown as AgentSnapshot,
+      });
+      const result = await agent.resume({ 'executeTool:u2:approve': 'yes' });
+      expect([result.stopReason, agent.messages[2]?.content.length, tools.map((tool) => tool.calls.length)]).toEqual([
+        'endTurn',
+        2,
+        [0, 1],
+      ]);
+    });
+
+    it.each<[string, (snapshot: Data) => void, string]>([
+      ['a recorded result without status', (snapshot) => delete resultAt(snapshot).status, `${TURN}.results[0].status`],
+      ['a recorded result without content', (snapshot) => delete resultAt(snapshot).content, `${TURN}.results[0].content`],
+      ['a recorded result without name', (snapshot) => delete resultAt(snapshot).name, `${TURN}.results[0].name`],
+      [
+        'a recorded result whose content holds a block of another type',
+        (snapshot) => (resultAt(snapshot).content = [{ type: 'image', url: 'x' }]),
+        `${TURN}.results[0].content[0].type`,
+      ],
+      ['a recorded result that is no tool result', (snapshot) => (resultAt(snapshot).type = 'text'), `${TURN}.results[0].type`],
+      [
+        'a recorded result answering no tool use of the turn',
+        (snapshot) => (resultAt(snapshot).toolUseId = 'u9'),
+        `${TURN}.results[0].toolUseId`,
+      ],
+      [
+        'two recorded results for one tool use',
+        (snapshot) => snapshot.halted.turn.results.push(resultAt(snapshot)),
+        `${TURN}.results[1].toolUseId`,
+      ],
+      [
+        'a turn whose message has no tool use',
+        (snapshot) => (snapshot.halted.turn.message = { role: 'assistant', content: [{ type: 'text', text: 'hi' }] }),
+        `${TURN}.message`,
+      ],
+      ['a terminating id that names no recorded result', (snapshot) => (snapshot.halted.turn.terminating = ['u2']), `${TURN}.terminating`],
+      [
+        'input to replay beside a halted turn',
+        (snapshot) => (snapshot.halted.input = [{ role: 'user', content: [] }]),
+        'options.snapshot.halted.input',
+      ],
+      [
+        'an interrupt without a name',
+        (snapshot) => delete (snapshot.halted.interrupts[0] as Part).name,
+        'options.snapshot.halted.interrupts[0]',
+      ],
+      [
+        'a tool use of the history without input',
+        (snapshot) => delete blockAt(snapshot, 1, 0).input,
+        'options.snapshot.messages[1].content[0].input',
+      ],
+      [
+        'a text block of the history without text',
+        (snapshot) => ((snapshot.messages[0] as MessageData).content[0] = { type: 'text' }),
+        'options.snapshot.messages[0].content[0].text',
+      ],
+      [
+        'a block of the history that is not an object',
+        (snapshot) => ((snapshot.messages[0] as MessageData).content[0] = 'pay order 7'),
+        'options.snapshot.messages[0].content[0]',
+      ],
+      [
+        'a reasoning block of the turn message with a signature that is not a string',
+        (snapshot) => snapshot.halted.turn.message.content.unshift({ type: 'reasoning', text: 'why', signature: 5 }),
+        `${TURN}.message.content[0].signature`,
+      ],
+      [
+        'a cache point of the history without a cache type',
+        (snapshot) => (snapshot.messages[0] as MessageData).content.push({ type: 'cachePoint' }),
+        'options.snapshot.messages[0].content[1].cacheType',
+      ],
+    ])('refuses %s, naming the part', (_name, change, part) => {
+      expect(restore(changed(change))).toEqual(refused(part));
+    });
+
+    it.each<[string, (snapshot: Data) => void]>([
+      [
+        'a block of a type the kit does not read',
+        (snapshot) => (snapshot.messages[0] as MessageData).content.push({ type: 'image', url: 'x' }),
+      ],
+      [
+        'a tool result of the history without name (saved before results carried names)',
+        (snapshot) =>
+          snapshot.messages.push(
+            { role: 'user', content: [{ type: 'toolResult', toolUseId: 'u0', status: 'error', content: [] }] },
+            { role: 'assistant', content: [] },
+          ),
+      ],
+    ])('accepts %s', (_name, change) => {
+      expect(restore(changed(change))).toEqual('restored');
+    });
+  });
+});
