@@ -55,8 +55,10 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unkn
  * An undefined action returns `result` itself.
  *
  * @param handler - The name `stoppedBy` gives when this action stops the run.
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for an unknown decision, message lists that are not
- *   arrays of messages, or a reason that is not a string.
+ * A key that is undefined takes its default (`'natural'`, no messages); any other value is checked, `null` included.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for a decision other than the three, message lists
+ *   that are not arrays of messages, or a reason that is not a string.
  * @example
  * ```ts
  * registry.add(TurnStage.Output, (result) => result.replace(mergeTurnAction(result.value, { decision: 'stop' }, 'budget')));
@@ -67,13 +69,14 @@ export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | un
   const decided = readTurnResult(result);
   if (!isObject(action))
     throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
-  const decision = action.decision ?? 'natural';
+  // Defaults apply to undefined keys only: null is a value like any other, and is checked.
+  const { decision = 'natural', inject: injected = NO_MESSAGES, onRunEnd: ending = NO_MESSAGES } = action;
   if (!DECISIONS.includes(decision))
     throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
   if (action.reason !== undefined && typeof action.reason !== 'string')
     throw invalidTurn(`reason must be a string, got ${describeValue(action.reason)}`);
-  const inject = turnMessages(action.inject ?? NO_MESSAGES, 'inject');
-  const onRunEnd = turnMessages(action.onRunEnd ?? NO_MESSAGES, 'onRunEnd');
+  const inject = turnMessages(injected, 'inject');
+  const onRunEnd = turnMessages(ending, 'onRunEnd');
   const merged: TurnDecision = RANK[decision] > RANK[decided.decision] ? decision : decided.decision;
   let stoppedBy = decided.stoppedBy;
   if (stoppedBy === undefined && decision === 'stop')

@@ -89,6 +89,12 @@ describe('mergeTurnAction', () => {
       expect(mergeTurnAction(decided('stop'), { decision: 'stop', reason: 'me too' }, 'later').stoppedBy).toEqual({ handler: 'earlier' });
     });
 
+    it('takes keys that are absent or undefined as their defaults', () => {
+      // What a JavaScript caller may write; TypeScript's exact optional properties forbid it.
+      const action = { decision: undefined, inject: undefined, onRunEnd: undefined, reason: undefined } as unknown as TurnAction;
+      expect(mergeTurnAction(natural, action, 'handler')).toEqual(natural);
+    });
+
     it('returns the result itself for an undefined action', () => {
       expect(mergeTurnAction(natural, undefined, 'handler')).toBe(natural);
     });
@@ -108,7 +114,11 @@ describe('mergeTurnAction', () => {
   describe('a malformed action', () => {
     it.each<[string, unknown]>([
       ['an unknown decision', { decision: 'sideways' }],
+      ['a null decision', { decision: null }],
+      ['a decision that is a String object', { decision: new String('stop') }],
       ['inject that is not an array', { inject: user('x') }],
+      ['a null inject', { inject: null }],
+      ['a null onRunEnd', { onRunEnd: null }],
       ['a message without a role', { onRunEnd: [{ content: [] }] }],
       ['a reason that is not a string', { decision: 'stop', reason: 42 }],
       ['an action that is not an object', 'stop'],
