@@ -5,6 +5,7 @@ import {
   TurnStage,
   isTurnResult,
   mergeTurnAction,
+  readTurnResult,
   turnAction,
   turnTerminal,
   type TurnAction,
@@ -140,6 +141,53 @@ describe('mergeTurnAction', () => {
         stage: 'turn',
       });
     });
+  });
+});
+
+describe('readTurnResult', () => {
+  it('returns a frozen copy of a result a loop can act on, its messages copied and frozen', () => {
+    const note = user('note');
+    const result = {
+      type: 'turnResult',
+      decision: 'stop',
+      inject: [note],
+      onRunEnd: [],
+      stoppedBy: { handler: 'budget', reason: 'spent' },
+    };
+    const read = readTurnResult(result);
+    expect([read, Object.isFrozen(read), Object.isFrozen(read.inject[0]), read.inject[0] === note, Object.isFrozen(note)]).toEqual([
+      result,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['no result', undefined, 'the result must be a turnResult event, got undefined'],
+    ['another event', { type: 'attemptBoundary' }, 'the result must be a turnResult event, got a plain object'],
+    [
+      'an unknown decision',
+      { ...natural, decision: 'sideways' },
+      `decision must be 'natural', 'loopToModel' or 'stop', got the string "sideways"`,
+    ],
+    ['a null decision', { ...natural, decision: null }, `decision must be 'natural', 'loopToModel' or 'stop', got null`],
+    ['inject that is not an array', { ...natural, inject: null }, 'inject must be an array of messages, got null'],
+    [
+      'stoppedBy on a natural decision',
+      { ...natural, stoppedBy: { handler: 'h' } },
+      "stoppedBy belongs to a 'stop' decision only; this one is 'natural'",
+    ],
+    [
+      'a stop without stoppedBy',
+      { ...natural, decision: 'stop' },
+      "a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got undefined",
+    ],
+  ])('throws ERR_INVALID_OPTIONS on the turn stage for %s, naming the field', (_name, result, problem) => {
+    expect(() => readTurnResult(result)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'turn', message: `[ERR_INVALID_OPTIONS] TurnStage: ${problem}.` }),
+    );
   });
 });
 
