@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { protocolTarget, runConformance, type LineConnection } from '../../src/conformance/index';
 import { protocolJsonSchema } from '../../src/conformance/protocol/messages';
-import { call } from '../../src/conformance/runner/target';
+import { call, TargetFailure } from '../../src/conformance/runner/target';
 import { caseFiles, specDirectory } from './case-files';
 import { fakePort, servedLibrary } from './lines';
 
@@ -148,6 +148,25 @@ describe('protocolTarget and serveProtocol', () => {
         prototype: Object.getPrototypeOf(received.value) === Object.prototype,
         inherited: (received.value as { readonly isAdmin?: unknown }).isAdmin,
       }).toEqual({ received: reply, prototype: true, inherited: undefined });
+    });
+  });
+
+  describe('call, with a reply nested too deeply to check', () => {
+    it('fails the request with a TargetFailure saying so', async () => {
+      const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      const target = protocolTarget(() =>
+        fakePort((request, write) => {
+          write(`{"id":${String(request.id)},"done":false,"value":${deep},"frozen":true}`);
+        }),
+      );
+      const failure = await call(target, { op: 'chain.next' }, 10_000).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect([failure instanceof TargetFailure, (failure as Error).message]).toEqual([
+        true,
+        expect.stringMatching(/^the reply to chain\.next could not be checked: /),
+      ]);
     });
   });
 
