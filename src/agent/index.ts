@@ -39,7 +39,7 @@ export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
 export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
 export type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent } from './context-types';
-export { mergeTurnAction, turnAction, turnTerminal } from './turn-action';
+export { mergeTurnAction, readTurnResult, turnAction, turnTerminal } from './turn-action';
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session-store';
 export type { FileSessionStoreOptions, SessionFiles } from './session-store';

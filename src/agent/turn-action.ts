@@ -55,8 +55,10 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unkn
  * An undefined action returns `result` itself.
  *
  * @param handler - The name `stoppedBy` gives when this action stops the run.
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for an unknown decision, message lists that are not
- *   arrays of messages, or a reason that is not a string.
+ * A key that is undefined takes its default (`'natural'`, no messages); any other value is checked, `null` included.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for a decision other than the three, message lists
+ *   that are not arrays of messages, or a reason that is not a string.
  * @example
  * ```ts
  * registry.add(TurnStage.Output, (result) => result.replace(mergeTurnAction(result.value, { decision: 'stop' }, 'budget')));
@@ -67,13 +69,14 @@ export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | un
   const decided = readTurnResult(result);
   if (!isObject(action))
     throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
-  const decision = action.decision ?? 'natural';
+  // Defaults apply to undefined keys only: null is a value like any other, and is checked.
+  const { decision = 'natural', inject: injected = NO_MESSAGES, onRunEnd: ending = NO_MESSAGES } = action;
   if (!DECISIONS.includes(decision))
     throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
   if (action.reason !== undefined && typeof action.reason !== 'string')
     throw invalidTurn(`reason must be a string, got ${describeValue(action.reason)}`);
-  const inject = turnMessages(action.inject ?? NO_MESSAGES, 'inject');
-  const onRunEnd = turnMessages(action.onRunEnd ?? NO_MESSAGES, 'onRunEnd');
+  const inject = turnMessages(injected, 'inject');
+  const onRunEnd = turnMessages(ending, 'onRunEnd');
   const merged: TurnDecision = RANK[decision] > RANK[decided.decision] ? decision : decided.decision;
   let stoppedBy = decided.stoppedBy;
   if (stoppedBy === undefined && decision === 'stop')
@@ -130,21 +133,36 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEv
 }
 
 /**
- * A TurnStage result checked and frozen: what the loop acts on.
+ * Checks what a TurnStage invoke delivered, as a loop must before it acts on
+ * it (MW-126), and returns it as a frozen copy to act on: a `turnResult`
+ * whose `decision` is one of the three, whose `inject` and `onRunEnd` are
+ * arrays of well-formed messages (copied and frozen), and whose `stoppedBy`
+ * is present exactly on a `'stop'`. A loop of your own calls it on the last
+ * event of each TurnStage invoke and lets the error end the run: a handler's
+ * malformed result then fails the run as it fails the reference `Agent`'s.
  *
+ * @param result - The last event of the TurnStage invoke (undefined when it delivered none).
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) naming the field that does not fit MW-125.
+ * @example
+ * ```ts
+ * let last: unknown;
+ * for await (const event of registry.invoke(TurnStage, turnContext, turnTerminal, { signal })) last = event;
+ * const decided = readTurnResult(last); // throws for a result no loop may act on
+ * if (decided.decision === 'stop') console.log(decided.stoppedBy?.handler);
+ * ```
  */
-export function readTurnResult(result: TurnResultEvent): TurnResultEvent {
+export function readTurnResult(result: unknown): TurnResultEvent {
   if (!isObject(result) || (result as { readonly type?: unknown }).type !== 'turnResult')
     throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
-  if (!DECISIONS.includes(result.decision))
-    throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(result.decision)}`);
-  const inject = turnMessages(result.inject, 'inject');
-  const onRunEnd = turnMessages(result.onRunEnd, 'onRunEnd');
-  const stoppedBy = readStoppedBy(result);
+  const event = result as TurnResultEvent;
+  if (!DECISIONS.includes(event.decision))
+    throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(event.decision)}`);
+  const inject = turnMessages(event.inject, 'inject');
+  const onRunEnd = turnMessages(event.onRunEnd, 'onRunEnd');
+  const stoppedBy = readStoppedBy(event);
   return Object.freeze({
     type: 'turnResult',
-    decision: result.decision,
+    decision: event.decision,
     inject,
     onRunEnd,
     ...(stoppedBy === undefined ? {} : { stoppedBy }),

@@ -31,5 +31,5 @@ export async function decideTurn(
   });
   let last: TurnEvent | undefined;
   for await (const event of scope.registry.invoke(TurnStage, context, turnTerminal, { signal })) last = event;
-  return readTurnResult(last as TurnResultEvent);
+  return readTurnResult(last);
 }

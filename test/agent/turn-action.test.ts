@@ -5,6 +5,7 @@ import {
   TurnStage,
   isTurnResult,
   mergeTurnAction,
+  readTurnResult,
   turnAction,
   turnTerminal,
   type TurnAction,
@@ -89,6 +90,12 @@ describe('mergeTurnAction', () => {
       expect(mergeTurnAction(decided('stop'), { decision: 'stop', reason: 'me too' }, 'later').stoppedBy).toEqual({ handler: 'earlier' });
     });
 
+    it('takes keys that are absent or undefined as their defaults', () => {
+      // What a JavaScript caller may write; TypeScript's exact optional properties forbid it.
+      const action = { decision: undefined, inject: undefined, onRunEnd: undefined, reason: undefined } as unknown as TurnAction;
+      expect(mergeTurnAction(natural, action, 'handler')).toEqual(natural);
+    });
+
     it('returns the result itself for an undefined action', () => {
       expect(mergeTurnAction(natural, undefined, 'handler')).toBe(natural);
     });
@@ -108,7 +115,11 @@ describe('mergeTurnAction', () => {
   describe('a malformed action', () => {
     it.each<[string, unknown]>([
       ['an unknown decision', { decision: 'sideways' }],
+      ['a null decision', { decision: null }],
+      ['a decision that is a String object', { decision: new String('stop') }],
       ['inject that is not an array', { inject: user('x') }],
+      ['a null inject', { inject: null }],
+      ['a null onRunEnd', { onRunEnd: null }],
       ['a message without a role', { onRunEnd: [{ content: [] }] }],
       ['a reason that is not a string', { decision: 'stop', reason: 42 }],
       ['an action that is not an object', 'stop'],
@@ -130,6 +141,53 @@ describe('mergeTurnAction', () => {
         stage: 'turn',
       });
     });
+  });
+});
+
+describe('readTurnResult', () => {
+  it('returns a frozen copy of a result a loop can act on, its messages copied and frozen', () => {
+    const note = user('note');
+    const result = {
+      type: 'turnResult',
+      decision: 'stop',
+      inject: [note],
+      onRunEnd: [],
+      stoppedBy: { handler: 'budget', reason: 'spent' },
+    };
+    const read = readTurnResult(result);
+    expect([read, Object.isFrozen(read), Object.isFrozen(read.inject[0]), read.inject[0] === note, Object.isFrozen(note)]).toEqual([
+      result,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['no result', undefined, 'the result must be a turnResult event, got undefined'],
+    ['another event', { type: 'attemptBoundary' }, 'the result must be a turnResult event, got a plain object'],
+    [
+      'an unknown decision',
+      { ...natural, decision: 'sideways' },
+      `decision must be 'natural', 'loopToModel' or 'stop', got the string "sideways"`,
+    ],
+    ['a null decision', { ...natural, decision: null }, `decision must be 'natural', 'loopToModel' or 'stop', got null`],
+    ['inject that is not an array', { ...natural, inject: null }, 'inject must be an array of messages, got null'],
+    [
+      'stoppedBy on a natural decision',
+      { ...natural, stoppedBy: { handler: 'h' } },
+      "stoppedBy belongs to a 'stop' decision only; this one is 'natural'",
+    ],
+    [
+      'a stop without stoppedBy',
+      { ...natural, decision: 'stop' },
+      "a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got undefined",
+    ],
+  ])('throws ERR_INVALID_OPTIONS on the turn stage for %s, naming the field', (_name, result, problem) => {
+    expect(() => readTurnResult(result)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'turn', message: `[ERR_INVALID_OPTIONS] TurnStage: ${problem}.` }),
+    );
   });
 });
 

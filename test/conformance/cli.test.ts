@@ -4,6 +4,7 @@
  * the loop of examples/own-loop.ts through its adapter, and against this
  * library serving the protocol in a child process.
  */
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,21 @@ async function command(args: readonly string[]): Promise<{ code: number; stdout:
     host: vitestHost,
   });
   return { code, stdout, stderr };
+}
+
+/** Starts `staged-middleware conformance serve` from the sources, writes `lines` to its stdin, closes it, and waits for the exit. */
+function served(lines: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'conformance', 'serve'], { cwd: root });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.stdin.end(lines.map((line) => `${line}\n`).join(''));
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 /** The summary, conformance and statuses of a JSON report. */
@@ -120,6 +136,29 @@ describe('staged-middleware conformance', () => {
       }).toEqual({
         code: 1,
         failed: ['  FAIL        core-short-circuit (MW-014)', '      trace', '        expected ["inner"]', '        observed ["outer"]'],
+      });
+    });
+  });
+
+  describe('serve, in a child process', () => {
+    it('answers each line that is no request with the failure reply of id -1, goes on, and exits with 0 at the end of its input', async () => {
+      const lines = ['null', '[1]', '7', '"hello"', 'not json', '{"op":"hello","protocol":1}', '{"id":1,"op":"hello","protocol":1}'];
+      const { code, stdout, stderr } = await served(lines);
+      const replies = stdout.split('\n').map((line) => (line === '' ? line : (JSON.parse(line) as Record<string, unknown>)));
+      const hello = replies[6] as Record<string, unknown> | undefined;
+      expect({ code, stderr, failures: replies.slice(0, 6), hello: [hello?.id, hello?.protocol], end: replies.slice(7) }).toEqual({
+        code: 0,
+        stderr: '',
+        failures: [
+          { id: -1, failure: 'not a request (a JSON object with an id), got null: null' },
+          { id: -1, failure: 'not a request (a JSON object with an id), got an array of length 1: [1]' },
+          { id: -1, failure: 'not a request (a JSON object with an id), got number 7: 7' },
+          { id: -1, failure: 'not a request (a JSON object with an id), got the string "hello": "hello"' },
+          { id: -1, failure: 'not a JSON request: not json' },
+          { id: -1, failure: 'not a request: its id must be an integer from 0, got undefined: {"op":"hello","protocol":1}' },
+        ],
+        hello: [1, 1],
+        end: [''],
       });
     });
   });

@@ -1,89 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { libraryTarget, protocolTarget, runConformance, serveProtocol, type LineConnection } from '../../src/conformance/index';
+import { protocolTarget, runConformance, type LineConnection } from '../../src/conformance/index';
 import { protocolJsonSchema } from '../../src/conformance/protocol/messages';
-import { caseFiles, specDirectory, vitestHost } from './case-files';
-
-/** Lines written on one side and read on the other, in memory. */
-class Lines implements AsyncIterable<string> {
-  private readonly queued: string[] = [];
-  private waiting: ((result: IteratorResult<string>) => void) | undefined;
-  private ended = false;
-
-  push(line: string): void {
-    if (this.waiting === undefined) this.queued.push(line);
-    else {
-      this.waiting({ value: line, done: false });
-      this.waiting = undefined;
-    }
-  }
-
-  end(): void {
-    this.ended = true;
-    this.waiting?.({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<string> {
-    return {
-      next: () => {
-        const line = this.queued.shift();
-        if (line !== undefined) return Promise.resolve({ value: line, done: false });
-        if (this.ended) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => {
-          this.waiting = resolve;
-        });
-      },
-    };
-  }
-}
-
-/** A runner's connection to a port that answers each request line with `answer`. */
-function fakePort(
-  answer: (request: Record<string, unknown>, write: (line: string) => void) => void,
-  diagnostics?: () => string,
-): LineConnection & { closed: boolean } {
-  const fromPort = new Lines();
-  const connection = {
-    closed: false,
-    lines: fromPort,
-    write: (line: string) => {
-      answer(JSON.parse(line) as Record<string, unknown>, (reply) => {
-        fromPort.push(reply);
-      });
-    },
-    close: async () => {
-      connection.closed = true;
-      fromPort.end();
-    },
-    ...(diagnostics === undefined ? {} : { diagnostics }),
-  };
-  return connection;
-}
-
-/** A runner's connection to `serveProtocol` answering with this library, in memory, and what the server wrote. */
-function servedLibrary(): LineConnection {
-  const toServer = new Lines();
-  const toRunner = new Lines();
-  void serveProtocol(libraryTarget({ host: vitestHost }), {
-    lines: toServer,
-    write: (line) => {
-      toRunner.push(line);
-    },
-    close: async () => undefined,
-  }).then(() => {
-    toRunner.end();
-  });
-  return {
-    lines: toRunner,
-    write: (line) => {
-      toServer.push(line);
-    },
-    close: async () => {
-      toServer.end();
-    },
-  };
-}
+import { call, TargetFailure } from '../../src/conformance/runner/target';
+import { caseFiles, specDirectory } from './case-files';
+import { fakePort, servedLibrary } from './lines';
 
 const hello = { protocol: 1, name: 'fake', kinds: ['chain'] };
 
@@ -126,6 +48,17 @@ describe('protocolTarget and serveProtocol', () => {
     it.each([
       ['a line that is not JSON', 'oops', { failure: 'the port wrote a line that is not JSON: oops' }],
       ['a reply with another id', JSON.stringify({ id: 9 }), { failure: 'the port replied with id 9 while request 1 was waiting' }],
+      ['a reply without an id', '{"protocol":1}', { failure: 'the port replied with id undefined while request 1 was waiting' }],
+      ['a reply whose id is a string', '{"id":"1"}', { failure: 'the port replied with id "1" while request 1 was waiting' }],
+      ['null', 'null', { failure: 'the port wrote a line that is not a JSON object, null: null' }],
+      ['an array', '[{"id":1}]', { failure: 'the port wrote a line that is not a JSON object, an array of length 1: [{"id":1}]' }],
+      ['a number', '1', { failure: 'the port wrote a line that is not a JSON object, number 1: 1' }],
+      [
+        'the failure reply of id -1',
+        '{"id":-1,"failure":"not a JSON request: {"}',
+        { failure: 'the port could not read request 1 as a request: not a JSON request: {' },
+      ],
+      ['a reply of id -1 without a failure', '{"id":-1}', { failure: 'the port replied with id -1 while request 1 was waiting' }],
     ])('fails the waiting request on %s', async (_name, line, reply) => {
       const target = protocolTarget(() =>
         fakePort((_request, write) => {
@@ -201,23 +134,38 @@ describe('protocolTarget and serveProtocol', () => {
     });
   });
 
-  describe('serveProtocol', () => {
-    it('answers a line that is not a request with a failure of id -1, and goes on', async () => {
-      const written: unknown[] = [];
-      const lines = new Lines();
-      const served = serveProtocol(libraryTarget(), {
-        lines,
-        write: (line) => written.push(JSON.parse(line)),
-        close: async () => undefined,
-      });
-      lines.push('not json');
-      lines.push('');
-      lines.push(JSON.stringify({ id: 7, op: 'chain.next' }));
-      lines.end();
-      await served;
-      expect(written).toEqual([
-        { id: -1, failure: 'not a JSON request: not json' },
-        { id: 7, failure: 'chain.next came before chain.begin' },
+  describe('call', () => {
+    it('hands back a reply the protocol accepts as the port wrote it, a __proto__ key kept as an own key', async () => {
+      const reply = '{"done":false,"value":{"__proto__":{"isAdmin":true},"q":1},"frozen":true}';
+      const target = protocolTarget(() =>
+        fakePort((request, write) => {
+          write(`{"id":${String(request.id)},${reply.slice(1)}`);
+        }),
+      );
+      const received = await call(target, { op: 'chain.next' }, 10_000);
+      expect({
+        received: JSON.stringify(received),
+        prototype: Object.getPrototypeOf(received.value) === Object.prototype,
+        inherited: (received.value as { readonly isAdmin?: unknown }).isAdmin,
+      }).toEqual({ received: reply, prototype: true, inherited: undefined });
+    });
+  });
+
+  describe('call, with a reply nested too deeply to check', () => {
+    it('fails the request with a TargetFailure saying so', async () => {
+      const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      const target = protocolTarget(() =>
+        fakePort((request, write) => {
+          write(`{"id":${String(request.id)},"done":false,"value":${deep},"frozen":true}`);
+        }),
+      );
+      const failure = await call(target, { op: 'chain.next' }, 10_000).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect([failure instanceof TargetFailure, (failure as Error).message]).toEqual([
+        true,
+        expect.stringMatching(/^the reply to chain\.next could not be checked: /),
       ]);
     });
   });

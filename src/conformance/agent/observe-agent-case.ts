@@ -23,6 +23,7 @@ import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapt
 import { aiSdkCallObservation, buildAiSdkModel } from './ai-sdk-double';
 import { buildModel, buildTool, type World } from './doubles';
 import { buildBundle } from './middleware-vocabulary';
+import { TurnResultWatch } from './turn-results';
 import { register, stages } from './vocabulary';
 
 /** Runs every run of `testCase` on one session of `adapter`, then reads what the conversation holds. */
@@ -39,6 +40,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   // The loop's registry is a child, so a case can register bundles on a registry it inherits from.
   const parentRegistry = new MiddlewareRegistry();
   const registry = parentRegistry.child();
+  const turnResults = new TurnResultWatch(registry);
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
   for (const bundle of testCase.agent.bundles ?? [])
     (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
@@ -85,6 +87,8 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
       run.signal === 'aborted' ? AbortSignal.abort('aborted before start') : run.signal === 'abortable' ? controller.signal : undefined;
     const events: AgentEvent[] = [];
     let error: AgentRunObservation['error'];
+    let failure: unknown;
+    turnResults.startRun();
     try {
       if (run.restore !== undefined) {
         session = await restored(adapter, setup, session, run.restore, run.snapshotPatch);
@@ -100,8 +104,10 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
       }))
         events.push(event);
     } catch (thrown) {
+      failure = thrown;
       error = reportError(thrown, new Set(world.errors.values()));
     }
+    turnResults.endRun(adapter.name, run.expect?.error !== undefined, failure);
     const current = session;
     runs.push(
       runObservation(events, error, invocationState, run.expect?.frozen === undefined ? undefined : () => frozenAfter(current, events)),
@@ -169,7 +175,8 @@ function modelCallsOf(scripted: ScriptedModel): AgentObservation['modelCalls'] {
     systemBlocks: call.request.systemBlocks as unknown as Json,
     messageCount: call.request.messages.length,
     ...(call.request.messages.length === 0 ? {} : { lastMessage: call.request.messages.at(-1) as unknown as Json }),
-    state: call.state as Json,
+    // A loop without the capability modelState binds none: the call saw no state, and the observation has none.
+    ...(call.state === undefined ? {} : { state: call.state as Json }),
     toolNames: call.request.toolSpecs.map((spec) => spec.name),
   }));
 }

@@ -71,7 +71,7 @@ export const handler = z
     presupplied: z.string().optional().describe('invocationState key holding a pre-supplied response'),
     action: z
       .strictObject({
-        decision: z.string().optional(),
+        decision: json.optional().describe('Given as it is, so that a case can give one MW-127 refuses (null, an unknown string)'),
         inject: z.array(json).optional(),
         onRunEnd: z.array(json).optional(),
         reason: z.string().optional(),

@@ -16,7 +16,9 @@ const modelCalls = z.array(
     systemBlocks: json,
     messageCount: z.number().int(),
     lastMessage: json.optional(),
-    state: json,
+    state: json
+      .optional()
+      .describe("The model state snapshot the call saw; absent when the loop binds none (a loop without the capability 'modelState')"),
     toolNames: z.array(z.string()).optional(),
   }),
 );
@@ -60,7 +62,7 @@ export const agentObservation = z.strictObject({
   modelState: json.optional().describe('The model state after the runs'),
   toolCalls: z.array(z.strictObject({ name: z.string(), input: json })),
   modelCalls: modelCalls.describe(
-    "Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message, the names of its tool specs) and the model's state snapshot",
+    "Each model call's request (systemPrompt, systemBlocks, the number of messages, the last message, the names of its tool specs) and the model's state snapshot, when the loop binds one",
   ),
   childModelCalls: z
     .record(z.string(), modelCalls)

@@ -1,5 +1,8 @@
-import type { ProtocolRequest } from './messages';
+import { describeValue } from '../../util/describe-value';
+import { isObject } from '../../util/is-object';
 import type { ConformanceTarget } from '../runner/target';
+import type { ProtocolRequest } from './messages';
+import { errorText, quote, readRequestLine } from './request-line';
 
 /**
  * Newline-delimited text both ways: what the runner writes to a port and
@@ -62,20 +65,7 @@ export function protocolTarget(connect: () => LineConnection | Promise<LineConne
   };
 
   const receive = (link: Link, line: string): void => {
-    let reply: unknown;
-    try {
-      reply = JSON.parse(line);
-    } catch {
-      link.waiting?.resolve({ failure: `the port wrote a line that is not JSON: ${line.slice(0, 200)}` });
-      return;
-    }
-    const { id, ...rest } = (reply ?? {}) as { id?: unknown };
-    if (link.waiting === undefined) return;
-    link.waiting.resolve(
-      id === link.waiting.id
-        ? rest
-        : { failure: `the port replied with id ${JSON.stringify(id)} while request ${link.waiting.id} was waiting` },
-    );
+    if (link.waiting !== undefined) link.waiting.resolve(readReplyLine(line, link.waiting.id));
   };
 
   const send = async (link: Link, request: ProtocolRequest): Promise<unknown> => {
@@ -121,23 +111,70 @@ export function protocolTarget(connect: () => LineConnection | Promise<LineConne
 }
 
 /**
+ * The reply a line of the port gives the request waiting with `waiting`:
+ * the line's object without its id, unchanged, or a failure saying what is
+ * wrong with the line. The runner checks the reply against its op's schema.
+ */
+function readReplyLine(line: string, waiting: number): unknown {
+  let reply: unknown;
+  try {
+    reply = JSON.parse(line);
+  } catch {
+    return { failure: `the port wrote a line that is not JSON: ${quote(line)}` };
+  }
+  if (!isObject(reply) || Array.isArray(reply))
+    return { failure: `the port wrote a line that is not a JSON object, ${describeValue(reply)}: ${quote(line)}` };
+  const { id, ...rest } = reply as { readonly id?: unknown; readonly failure?: unknown };
+  if (id === waiting) return rest;
+  // The port could not read the request as one: its failure says why.
+  if (id === -1 && typeof rest.failure === 'string')
+    return { failure: `the port could not read request ${waiting} as a request: ${rest.failure}` };
+  return { failure: `the port replied with id ${describeId(id)} while request ${waiting} was waiting` };
+}
+
+/** An id as a failure shows it: JSON when it has some, else its description. */
+function describeId(id: unknown): string {
+  return typeof id === 'number' || typeof id === 'string' || typeof id === 'boolean' || id === null
+    ? JSON.stringify(id)
+    : describeValue(id);
+}
+
+/**
  * Answers the protocol's requests with a target, one line at a time, in
  * order: the loop a port's server runs, here with this library behind it
- * (`staged-middleware conformance serve`). A line that is not a request gets
- * a failure reply with id -1. It returns when the connection's lines end.
+ * (`staged-middleware conformance serve`). Every line but a blank one gets
+ * exactly one reply line, and no line ends the loop: a line that is no
+ * request (not JSON, not a JSON object, no `id` that is an integer from 0)
+ * gets the failure reply with id -1; a request of an unknown op or with
+ * fields its op does not have, and a request the target throws for or
+ * answers with something that is no JSON object, get the failure reply with
+ * its id. It returns when the connection's lines end.
  */
 export async function serveProtocol(target: ConformanceTarget, connection: LineConnection): Promise<void> {
   for await (const line of connection.lines) {
     if (line.trim() === '') continue;
-    let request: { id?: unknown } & ProtocolRequest;
-    try {
-      request = JSON.parse(line) as { id?: unknown } & ProtocolRequest;
-    } catch {
-      connection.write(JSON.stringify({ id: -1, failure: `not a JSON request: ${line.slice(0, 200)}` }));
-      continue;
-    }
-    const { id, ...rest } = request;
-    const reply = await target.request(rest);
-    connection.write(JSON.stringify({ id, ...(reply as object) }));
+    connection.write(await answer(target, line));
+  }
+}
+
+/** The reply line to one line. */
+async function answer(target: ConformanceTarget, line: string): Promise<string> {
+  const read = readRequestLine(line);
+  if ('failure' in read) return JSON.stringify(read);
+  let reply: unknown;
+  try {
+    reply = await target.request(read.request);
+  } catch (error) {
+    return JSON.stringify({ id: read.id, failure: `the request failed: ${errorText(error)}` });
+  }
+  try {
+    if (!isObject(reply) || Array.isArray(reply))
+      return JSON.stringify({ id: read.id, failure: `the reply is not a JSON object: ${describeValue(reply)}` });
+    // The request's id, whatever id the target's reply may carry.
+    const { id: _ignored, ...fields } = reply as { readonly id?: unknown };
+    return JSON.stringify({ id: read.id, ...fields });
+  } catch (error) {
+    // A BigInt, a cycle, a throwing getter or a revoked proxy in the target's reply.
+    return JSON.stringify({ id: read.id, failure: `the reply cannot be written as JSON: ${errorText(error)}` });
   }
 }

@@ -28,15 +28,21 @@ const kind = z.enum(['chain', 'reliability', 'agent']);
 const helloRequest = z
   .strictObject({ op: z.literal('hello'), protocol: z.number().int().describe('The protocol version the runner speaks (1)') })
   .describe('The first request: the port answers with what it claims');
+const requests = [
+  helloRequest,
+  ...chainRequests,
+  z.strictObject({ op: z.literal('reliability.run'), case: ReliabilityCaseSchema }).describe('Runs one reliability scenario'),
+  z.strictObject({ op: z.literal('agent.run'), case: agentCase }).describe('Runs one agent case'),
+] as const;
+
+/** The id of a request: what makes a line a request, echoed by its reply. */
+export const requestId = z.number().int().nonnegative();
+
 /** Every request the runner sends. */
-export const protocolRequest = z
-  .union([
-    helloRequest,
-    ...chainRequests,
-    z.strictObject({ op: z.literal('reliability.run'), case: ReliabilityCaseSchema }).describe('Runs one reliability scenario'),
-    z.strictObject({ op: z.literal('agent.run'), case: agentCase }).describe('Runs one agent case'),
-  ])
-  .and(z.object({ id: z.number().int().nonnegative().describe('Echoed by the reply') }));
+export const protocolRequest = z.union(requests).and(z.object({ id: requestId.describe('Echoed by the reply') }));
+
+/** The request of each op, without its id (a map: an op such as `__proto__` finds nothing). */
+export const requestOfOp: ReadonlyMap<string, z.ZodType> = new Map(requests.map((request) => [request.shape.op.value, request]));
 
 const trace = z.array(z.string()).optional().describe('The lines recorded into the trace since the previous reply, in order');
 const withError = { error: errorReport.optional().describe('The error the call threw or rejected with'), trace };

@@ -47,13 +47,20 @@ export async function call<TOp extends ProtocolOp>(
   }
   const failure = failureReply.omit({ id: true }).safeParse(reply);
   if (failure.success) throw new TargetFailure(`${request.op} failed: ${failure.data.failure}`);
-  const parsed = (protocolReplies[request.op] as z.ZodType).safeParse(reply);
-  if (!parsed.success) throw new TargetFailure(`the reply to ${request.op} does not match the protocol: ${issuesText(parsed.error)}`);
-  return parsed.data as ReplyOf<TOp>;
+  let checked: z.ZodSafeParseResult<unknown>;
+  try {
+    checked = (protocolReplies[request.op] as z.ZodType).safeParse(reply);
+  } catch (error) {
+    // A value nested too deeply for the schema's recursion, say.
+    throw new TargetFailure(`the reply to ${request.op} could not be checked: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!checked.success) throw new TargetFailure(`the reply to ${request.op} does not match the protocol: ${issuesText(checked.error)}`);
+  // The reply itself, not the schema's copy: the schema leaves out a `__proto__` key, which is data like any other key.
+  return reply as ReplyOf<TOp>;
 }
 
 /** The first few issues of a zod error, one line each, deepest first for unions. */
-function issuesText(error: z.ZodError): string {
+export function issuesText(error: z.ZodError): string {
   const lines = error.issues
     .slice(0, 3)
     .map((issue) => `${issue.path.length === 0 ? '(the value)' : issue.path.join('.')}: ${issue.message}`);
