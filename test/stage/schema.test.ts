@@ -33,16 +33,26 @@ describe('parseWithSchema', () => {
     new MiddlewareError({ code: 'ERR_CONTEXT_INVALID', message: 'rejected.', stage: 'invokeModel', cause: issues });
 
   describe('with a schema that has only safeParse', () => {
-    it('parses synchronously and returns the parsed value, not the input', async () => {
+    it('parses synchronously and answers the parsed value, not the input, in a box', async () => {
       const schema: Schema<unknown> = { safeParse: (value) => ({ success: true, data: { parsed: value } }) };
-      await expect(parseWithSchema(schema, 1, fail)).resolves.toEqual({ parsed: 1 });
+      await expect(parseWithSchema(schema, 1, fail)).resolves.toEqual({ data: { parsed: 1 } });
+    });
+
+    it('answers a thenable it parsed as it is, unawaited', async () => {
+      const thenable = {
+        then: (resolve: (value: unknown) => void): void => {
+          resolve('replaced');
+        },
+      };
+      const schema: Schema<unknown> = { safeParse: () => ({ success: true, data: thenable }) };
+      expect((await parseWithSchema(schema, 1, fail)).data).toBe(thenable);
     });
   });
 
   describe('with a schema that also has safeParseAsync', () => {
     it('prefers safeParseAsync, so async refinements work', async () => {
       const schema = z.string().refine(async (text) => Promise.resolve(text.length > 2));
-      await expect(parseWithSchema(schema, 'long', fail)).resolves.toBe('long');
+      await expect(parseWithSchema(schema, 'long', fail)).resolves.toEqual({ data: 'long' });
     });
 
     it('returns what safeParseAsync parsed', async () => {
@@ -50,7 +60,7 @@ describe('parseWithSchema', () => {
         safeParse: () => ({ success: true, data: 'sync' }),
         safeParseAsync: () => Promise.resolve({ success: true, data: 'async' }),
       };
-      await expect(parseWithSchema(schema, 'input', fail)).resolves.toBe('async');
+      await expect(parseWithSchema(schema, 'input', fail)).resolves.toEqual({ data: 'async' });
     });
   });
 
