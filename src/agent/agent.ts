@@ -148,8 +148,8 @@ export class Agent {
   /**
    * Cancels the running run, if any: it ends with stop reason `'cancelled'`,
    * every open layer is closed, and the history and model state are put back.
-   * The run settles even when a tool or the model ignores its signal: the
-   * agent stops waiting on them at once.
+   * The run settles even when a tool or the model ignores its signal, or its
+   * session store never answers: the agent stops waiting on them at once.
    *
    * @returns Whether a run was cancelled.
    */

@@ -8,7 +8,6 @@
 import { castDraft, type Draft } from 'immer';
 import type { SystemContentBlock } from '../system-prompt';
 import type { TerminalRun } from '../stage/invoke-types';
-import { AbortRace } from './abort-race';
 import type { AgentCore } from './agent-core';
 import { compressIfOver } from './context-budget';
 import type { MiddlewareUsage } from './context-types';
@@ -23,6 +22,7 @@ import { addMiddlewareUsage, middlewareCaller, NO_MIDDLEWARE_USAGE } from './mid
 import type { Attempt, Conversation, RunState, RunTally } from './run-state';
 import { Passage, Relay, type RelayedGenerator } from './relay';
 import type { RunScope } from './run-scope';
+import { saveRacing } from './session-saves';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, ModelResultEvent } from './stage-types';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
@@ -198,16 +198,6 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalR
     // Closed before it completed (a Wrap handler stopped pulling it): what it reached stays available to the run.
     if (outcome === 'running') tally.closed = checkpoint;
     else if (outcome === 'completed') tally.completed = true;
-  }
-}
-
-/** Waits for a save, or throws the signal's reason as soon as it aborts (a store that hangs cannot hold a cancelled run). */
-async function saveRacing(saving: Promise<void>, signal: AbortSignal): Promise<void> {
-  const race = new AbortRace(signal);
-  try {
-    await race.wait(saving);
-  } finally {
-    race.dispose();
   }
 }
 
