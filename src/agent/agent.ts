@@ -47,8 +47,9 @@ export class Agent {
    * agent's freezing never reaches the caller's objects.
    *
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a missing model, a malformed tool, two tools with one
-   *   name, a system prompt, registry, model state, message list or tool choice of the wrong shape, or a
-   *   value that cannot be copied (a cycle, a getter that throws), naming the part.
+   *   name, a system prompt, registry, model state, message list or tool choice of the wrong shape, a
+   *   `maxTurns` that is neither a positive integer nor `Infinity`, or a value that cannot be copied (a cycle,
+   *   a getter that throws), naming the part.
    */
   constructor(options: AgentOptions) {
     const setup = readAgentOptions(options);
@@ -68,6 +69,7 @@ export class Agent {
         ...(setup.parent === undefined ? {} : { parent: setup.parent }),
       }),
       inheritTools: setup.inheritTools,
+      maxTurns: setup.maxTurns,
       scopeMemo: undefined,
       session,
       history: restored?.history ?? new History(setup.messages),

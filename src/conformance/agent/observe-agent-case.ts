@@ -65,6 +65,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     session: sessionOf(world, testCase.agent.session),
     inheritTools: testCase.agent.inheritTools,
     toolChoice: testCase.agent.toolChoice as ToolChoice | undefined,
+    maxTurns: testCase.agent.maxTurns,
   };
   let session = adapter.start({ ...setup, messages, modelState });
   world.session = session;

@@ -145,6 +145,7 @@ export const agentCase = z.strictObject({
         .describe(
           "The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot",
         ),
+      maxTurns: z.number().int().positive().optional().describe("The agent's turn limit (options.maxTurns)"),
       systemPrompt: z.union([z.string(), systemBlocks]).optional(),
       messages: z.array(json).optional(),
       modelState: z.record(z.string(), json).optional(),
