@@ -10,10 +10,11 @@ const say = (text: string): Message => ({ role: 'user', content: [{ type: 'text'
 
 /** Four turn controls; each merges its decision into those of the handlers inside it. */
 export function turnControls(registry: MiddlewareRegistry, openTodos: () => readonly string[]): void {
-  // Stop after ten turns, even when the model asked for tools: stopReason 'stopped', stoppedBy { handler: 'maxTurns' }.
+  // Stop after ten turns, even when the model asked for tools: stopReason 'stopped', stoppedBy { handler: 'tenTurns' }.
+  // (The agent's own limit, new Agent({ maxTurns }), ends a run with stopReason 'maxTurns'.)
   registry.add(
     TurnStage.Wrap,
-    turnAction(function maxTurns(context) {
+    turnAction(function tenTurns(context) {
       return context.turn.index >= 10 ? { decision: 'stop', reason: 'ten turns' } : undefined;
     }),
   );

@@ -34,6 +34,8 @@ export interface AgentCore {
   readonly view: AgentView;
   /** Whether tools contributed in the registry's ancestors join the tool list (`options.inheritTools`). */
   readonly inheritTools: boolean;
+  /** The most turns one terminal call of a run makes (`options.maxTurns`; `Infinity`: no limit). */
+  readonly maxTurns: number;
   /** The tool list the last run with contributed tools resolved, reused while the contributions are the same. */
   scopeMemo: ScopeMemo | undefined;
   /** Where the agent saves its snapshot, if it has a session. */

@@ -41,6 +41,12 @@ export interface AgentOptions {
   readonly inheritTools?: boolean;
   /** The agent and tool call this agent works for, when it is a sub-agent (shown in its view). */
   readonly parent?: AgentParent;
+  /**
+   * The most turns (a model call and the tool calls it asks for) a run makes: a run whose decision after this
+   * many turns would go on ends instead, with stop reason `'maxTurns'`. A positive integer, or `Infinity` for no
+   * limit. Default 20, the AI SDK's default step count for its agents.
+   */
+  readonly maxTurns?: number;
 }
 
 /** What a run takes: a user text, one message, several messages, or nothing (on a resume). */

@@ -9,6 +9,7 @@ import type { StateBinding, TerminalRun } from '../stage/invoke-types';
 import type { AgentCore } from './agent-core';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
 import { readInput } from './agent-setup';
+import { saveBack, saveRacing } from './session-saves';
 import { agentBusy } from './errors';
 import { prepareRun, type RunStart } from './halt';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
@@ -88,7 +89,11 @@ async function* run(
   let committed = false;
   // Set when a commit is to be saved before the next event reaches the caller.
   let unsaved = false;
-  let failing = false;
+  /** Saves `start` again when the session got turns of a run that does not commit, without waiting for it. */
+  const putBack = (): void => {
+    if (committed || saved === undefined || saved === start || session === undefined) return;
+    saveBack((persist as NonNullable<typeof persist>)(start), session.id);
+  };
   try {
     const context: AgentStreamContext = Object.freeze({
       messages: begin.messages,
@@ -107,9 +112,9 @@ async function* run(
         unsaved = persist !== undefined;
       },
     };
-    /** Saves the commit before `event` reaches the caller. */
+    /** Saves the commit before `event` reaches the caller; a cancel while the store has not answered cancels the run. */
     const saveBefore = async (event: AgentEvent): Promise<AgentEvent> => {
-      await persist?.(current(core));
+      if (persist !== undefined) await saveRacing(persist(current(core)), controller.signal);
       return event;
     };
     try {
@@ -130,31 +135,32 @@ async function* run(
       );
     } catch (error) {
       committed = false;
-      if (controller.signal.aborted) {
-        commit(core, start);
-        if (saved !== undefined) await persist?.(start);
-        yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage, undefined, tally.middlewareUsage);
-        return;
+      // Read anew at each use: the run may be cancelled while the halt is being saved.
+      const cancelled = (): boolean => controller.signal.aborted;
+      if (!cancelled() && !(InterruptSignal.isInstance(error) && raised.has(error))) throw error;
+      if (!cancelled()) {
+        // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
+        const interrupts = (error as InterruptSignal).interrupts;
+        const halted: Conversation = { ...start, halt: haltedRun(begin, interrupts) };
+        commit(core, halted);
+        committed = true;
+        try {
+          if (persist !== undefined) await saveRacing(persist(halted), controller.signal);
+        } catch (saveError) {
+          // The halt is not kept when it cannot be saved: the run fails as a whole (or, cancelled meanwhile, ends so).
+          committed = false;
+          if (!cancelled()) throw saveError;
+        }
+        if (committed) {
+          for (const interrupt of interrupts) yield interruptEvent(interrupt);
+          yield agentResult('interrupt', undefined, interrupts, tally.usage, undefined, tally.middlewareUsage);
+          return;
+        }
       }
-      if (!(InterruptSignal.isInstance(error) && raised.has(error))) {
-        failing = true;
-        throw error;
-      }
-      // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
-      const interrupts = error.interrupts;
-      const halted: Conversation = { ...start, halt: haltedRun(begin, interrupts) };
-      commit(core, halted);
-      committed = true;
-      try {
-        await persist?.(halted);
-      } catch (saveError) {
-        // The halt is not kept when it cannot be saved: the run fails as a whole.
-        committed = false;
-        failing = true;
-        throw saveError;
-      }
-      for (const interrupt of interrupts) yield interruptEvent(interrupt);
-      yield agentResult('interrupt', undefined, interrupts, tally.usage, undefined, tally.middlewareUsage);
+      commit(core, start);
+      // Before the result: a store that answers at once is back where the agent is when the caller learns of the cancel.
+      putBack();
+      yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage, undefined, tally.middlewareUsage);
     }
   } finally {
     tally.ended = true;
@@ -164,20 +170,7 @@ async function* run(
     core.running = undefined;
     unlink();
     // The session got turns of a run that did not commit: it goes back to the state the agent is in.
-    if (!committed && saved !== undefined && saved !== start) await restoreSession(persist, start, failing);
-  }
-}
-
-/** Saves `start` again after a run that did not commit; a failure of it gives way to the error the run already fails with. */
-async function restoreSession(
-  persist: ((conversation: Conversation) => Promise<void>) | undefined,
-  start: Conversation,
-  failing: boolean,
-): Promise<void> {
-  try {
-    await persist?.(start);
-  } catch (error) {
-    if (!failing) throw error;
+    putBack();
   }
 }
 

@@ -42,7 +42,17 @@ export interface AgentSetup {
   readonly inheritTools: boolean;
   /** The agent and tool call a sub-agent works for, frozen. */
   readonly parent: AgentParent | undefined;
+  /** The most turns a run makes. */
+  readonly maxTurns: number;
 }
+
+/**
+ * The turn limit of an agent without `options.maxTurns` (MW-143): the AI SDK's
+ * default step count for its agents (a step being one model call and its tool
+ * calls, as a turn is). LangGraph's default recursion limit, 25 graph steps,
+ * allows about 12 turns, a model node and a tools node spending two a turn.
+ */
+export const DEFAULT_MAX_TURNS = 20;
 
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
@@ -70,12 +80,31 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
       'snapshot',
       'inheritTools',
       'parent',
+      'maxTurns',
     ],
     'options',
   );
-  const { model, tools, systemPrompt, registry, modelState, messages, toolChoice, name, session, snapshot, inheritTools, parent } = given;
+  const {
+    model,
+    tools,
+    systemPrompt,
+    registry,
+    modelState,
+    messages,
+    toolChoice,
+    name,
+    session,
+    snapshot,
+    inheritTools,
+    parent,
+    maxTurns,
+  } = given;
   if (inheritTools !== undefined && typeof inheritTools !== 'boolean')
     throw invalid(`options.inheritTools must be a boolean, got ${describeValue(inheritTools)}`);
+  if (maxTurns !== undefined && !(maxTurns === Infinity || (Number.isInteger(maxTurns) && (maxTurns as number) > 0)))
+    throw invalid(
+      `options.maxTurns must be a positive integer (the most turns a run makes) or Infinity (no limit), got ${describeValue(maxTurns)}`,
+    );
   if (snapshot !== undefined && (messages !== undefined || modelState !== undefined))
     throw invalid(
       'give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state',
@@ -121,6 +150,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     restored: snapshot === undefined ? undefined : readSnapshot(snapshot, 'options.snapshot'),
     inheritTools: inheritTools ?? true,
     parent: parent === undefined ? undefined : readParent(parent),
+    maxTurns: (maxTurns as number | undefined) ?? DEFAULT_MAX_TURNS,
   };
 }
 

@@ -47,8 +47,9 @@ export class Agent {
    * agent's freezing never reaches the caller's objects.
    *
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a missing model, a malformed tool, two tools with one
-   *   name, a system prompt, registry, model state, message list or tool choice of the wrong shape, or a
-   *   value that cannot be copied (a cycle, a getter that throws), naming the part.
+   *   name, a system prompt, registry, model state, message list or tool choice of the wrong shape, a
+   *   `maxTurns` that is neither a positive integer nor `Infinity`, or a value that cannot be copied (a cycle,
+   *   a getter that throws), naming the part.
    */
   constructor(options: AgentOptions) {
     const setup = readAgentOptions(options);
@@ -68,6 +69,7 @@ export class Agent {
         ...(setup.parent === undefined ? {} : { parent: setup.parent }),
       }),
       inheritTools: setup.inheritTools,
+      maxTurns: setup.maxTurns,
       scopeMemo: undefined,
       session,
       history: restored?.history ?? new History(setup.messages),
@@ -148,8 +150,8 @@ export class Agent {
   /**
    * Cancels the running run, if any: it ends with stop reason `'cancelled'`,
    * every open layer is closed, and the history and model state are put back.
-   * The run settles even when a tool or the model ignores its signal: the
-   * agent stops waiting on them at once.
+   * The run settles even when a tool or the model ignores its signal, or its
+   * session store never answers: the agent stops waiting on them at once.
    *
    * @returns Whether a run was cancelled.
    */

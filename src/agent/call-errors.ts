@@ -41,6 +41,18 @@ export function invalidToolRun(name: string, run: unknown): MiddlewareError {
   );
 }
 
+/** The error of an InvokeModelStage context whose system prompt (or a block of it, `part`) is not what a model takes (MW-109). */
+export function invalidSystemPrompt(part: string, value: unknown): MiddlewareError {
+  const expected =
+    part === 'systemPrompt' ? 'an array of system blocks ({ text } or { cachePoint })' : 'a block ({ text } or { cachePoint })';
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: InvokeModelStage.name,
+    phase: 'terminal',
+    message: `InvokeModelStage: the context's ${part} must be ${expected}, got ${describeValue(value)}. A handler that sets the prompt puts blocks there, [{ text: '...' }] (toSystemBlocks(prompt) makes them of a string), so the handlers after it can add blocks to it.`,
+  });
+}
+
 /** A model or tool the terminal cannot call, reported on the terminal. */
 function invalidCallee(stage: string, message: string): MiddlewareError {
   return new MiddlewareError({ code: 'ERR_INVALID_HANDLER', stage, phase: 'terminal', handler: 'terminal', message });

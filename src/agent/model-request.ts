@@ -1,4 +1,6 @@
-import { splitSystemPrompt } from '../system-prompt';
+import { splitSystemPrompt, type SystemContentBlock } from '../system-prompt';
+import { isObject } from '../util/is-object';
+import { invalidSystemPrompt } from './call-errors';
 import type { ModelRequest } from './model-types';
 import type { InvokeModelContext } from './stage-types';
 
@@ -6,6 +8,8 @@ import type { InvokeModelContext } from './stage-types';
  * Builds the request a model receives from an InvokeModelStage context
  * (frozen): the system prompt in both forms, everything else as it is (frozen, shared).
  *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `invokeModel`, phase `terminal`) when the context's
+ *   `systemPrompt` is not an array of blocks (a string a JavaScript handler put there, say), naming the part.
  * @example
  * ```ts
  * const request = toModelRequest(createModelContext({ model: myModel, messages: [], systemPrompt, toolSpecs, invocationState: {} }));
@@ -13,7 +17,7 @@ import type { InvokeModelContext } from './stage-types';
  * ```
  */
 export function toModelRequest(context: InvokeModelContext): ModelRequest {
-  const { text, blocks } = splitSystemPrompt(context.systemPrompt);
+  const { text, blocks } = splitSystemPrompt(systemBlocks(context.systemPrompt));
   return Object.freeze({
     messages: context.messages,
     systemPrompt: text,
@@ -21,4 +25,18 @@ export function toModelRequest(context: InvokeModelContext): ModelRequest {
     toolSpecs: context.toolSpecs,
     toolChoice: context.toolChoice,
   });
+}
+
+/**
+ * The context's system prompt, checked to be blocks (MW-109): a string there would reach the model whole, but
+ * the handlers after the one that put it would see a string where blocks are promised, and one that adds a block
+ * by spreading it (`[...context.systemPrompt, block]`) would make the prompt one-character strings that no model sees.
+ */
+function systemBlocks(prompt: unknown): readonly SystemContentBlock[] {
+  if (!Array.isArray(prompt)) throw invalidSystemPrompt('systemPrompt', prompt);
+  for (let index = 0; index < prompt.length; index++) {
+    const block: unknown = prompt[index];
+    if (!isObject(block) || Array.isArray(block)) throw invalidSystemPrompt(`systemPrompt[${index}]`, block);
+  }
+  return prompt as readonly SystemContentBlock[];
 }

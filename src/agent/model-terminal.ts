@@ -20,7 +20,8 @@ import type { InvokeModelContext, InvokeModelEvent } from './stage-types';
  * one at a time, and `return()` or `throw()` closes the model's stream.
  *
  * @throws MiddlewareError `ERR_INVALID_HANDLER` (from the first `next()`) when `model.stream` is not a function or
- *   does not return an async iterable.
+ *   does not return an async iterable; `ERR_INVALID_OPTIONS` (from the first `next()`, before the model is called)
+ *   when the context's `systemPrompt` is not an array of blocks.
  * @example
  * ```ts
  * const events = registry.invoke(InvokeModelStage, createModelContext({ model, messages: [], systemPrompt, toolSpecs, invocationState: {} }), modelTerminal, { state: { get, set } });

@@ -10,11 +10,13 @@ import type { Message, Role } from './message-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
 
 /**
- * Why a model turn or an agent run stopped. `interrupt`, `cancelled` and
- * `stopped` are set by the agent (a tool or handler asked a human; the run
- * was cancelled; a TurnStage handler stopped it); the others come from the model.
+ * Why a model turn or an agent run stopped. `interrupt`, `cancelled`,
+ * `stopped` and `maxTurns` are set by the agent (a tool or handler asked a
+ * human; the run was cancelled; a TurnStage handler stopped it; the run
+ * reached its turn limit); the others come from the model.
  */
-export type StopReason = 'endTurn' | 'toolUse' | 'maxTokens' | 'stopSequence' | 'contentFiltered' | 'interrupt' | 'cancelled' | 'stopped';
+export type StopReason =
+  'endTurn' | 'toolUse' | 'maxTokens' | 'stopSequence' | 'contentFiltered' | 'interrupt' | 'cancelled' | 'stopped' | 'maxTurns';
 
 /** Token counts of a model call (or summed over a run). */
 export interface Usage {

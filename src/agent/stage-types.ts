@@ -75,7 +75,7 @@ export interface AgentResultEvent {
   readonly interrupts: readonly Interrupt[];
   /** Token counts summed over the model calls of the attempt (AgentStreamStage terminal call) that made this result, MW-119; for a cancelled or halted run, over every model call of the run that completed. */
   readonly usage: Usage;
-  /** Who stopped the run; present exactly when `stopReason` is `'stopped'`. */
+  /** Who stopped the run; present exactly when `stopReason` is `'stopped'` or `'maxTurns'`. */
   readonly stoppedBy?: StoppedBy;
   /** Token counts of the model calls middleware and delegating tools made for the run, by who made them; absent when there were none. */
   readonly middlewareUsage?: Readonly<Record<string, Usage>>;

@@ -167,7 +167,7 @@ export const AgentStreamStage: MiddlewareStage<AgentStreamContext, AgentResultEv
  *
  * @example
  * ```ts
- * registry.add(TurnStage.Wrap, turnAction(function maxTurns(context) {
+ * registry.add(TurnStage.Wrap, turnAction(function tenTurns(context) {
  *   return context.turn.index >= 10 ? { decision: 'stop', reason: 'ten turns' } : undefined;
  * }));
  * ```

@@ -8,13 +8,13 @@
 import { castDraft, type Draft } from 'immer';
 import type { SystemContentBlock } from '../system-prompt';
 import type { TerminalRun } from '../stage/invoke-types';
-import { AbortRace } from './abort-race';
 import type { AgentCore } from './agent-core';
 import { compressIfOver } from './context-budget';
 import type { MiddlewareUsage } from './context-types';
 import { History } from './history';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
 import { kept } from './kept';
+import { nextMacrotask } from './macrotask';
 import { ModelCall } from './model-call';
 import type { StopReason, Usage } from './model-types';
 import type { RunStart } from './halt';
@@ -23,6 +23,7 @@ import { addMiddlewareUsage, middlewareCaller, NO_MIDDLEWARE_USAGE } from './mid
 import type { Attempt, Conversation, RunState, RunTally } from './run-state';
 import { Passage, Relay, type RelayedGenerator } from './relay';
 import type { RunScope } from './run-scope';
+import { saveRacing } from './session-saves';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, ModelResultEvent } from './stage-types';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
@@ -111,8 +112,12 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalR
     // Saved after every completed turn, so a crash loses at most the turn in progress.
     if (persist !== undefined) await saveRacing(persist(checkpoint), signal);
     const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
-    if (!ends) return undefined;
+    // A decision to go on past the turn limit ends the call instead (MW-143).
+    const limited = !ends && turn.index >= core.maxTurns;
+    if (!ends && !limited) return undefined;
     attempt.history.append(...decided.onRunEnd);
+    if (limited)
+      return finish(agentResult('maxTurns', turn.message, NO_INTERRUPTS, attempt.usage, turnLimit(core.maxTurns), attempt.middlewareUsage));
     if (decided.stoppedBy !== undefined)
       return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
     return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
@@ -130,6 +135,9 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalR
     }
     checkpoint = conversationOf();
     for (let index = 1; ; index++) {
+      // Once per turn, whatever the model does: a model answering from memory settles every wait of a turn with
+      // promise jobs alone, which would keep every timer (a timeout, a timed cancel) from running (MW-142).
+      await nextMacrotask();
       if (turn === undefined) {
         yield* compressIfOver(compression);
         const call = new ModelCall(core, scope, attempt, invocationState, signal);
@@ -201,14 +209,9 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalR
   }
 }
 
-/** Waits for a save, or throws the signal's reason as soon as it aborts (a store that hangs cannot hold a cancelled run). */
-async function saveRacing(saving: Promise<void>, signal: AbortSignal): Promise<void> {
-  const race = new AbortRace(signal);
-  try {
-    await race.wait(saving);
-  } finally {
-    race.dispose();
-  }
+/** Who stopped a run that reached its turn limit (frozen). */
+function turnLimit(maxTurns: number): StoppedBy {
+  return Object.freeze({ handler: 'maxTurns', reason: `reached the limit of ${maxTurns} turns` });
 }
 
 /** No interrupts (frozen, shared). */

@@ -18,7 +18,7 @@ export type TurnDecision = 'natural' | 'loopToModel' | 'stop';
 
 /** Who stopped a run, and why. */
 export interface StoppedBy {
-  /** The name of the handler that asked to stop. */
+  /** The name of the handler that asked to stop; `'maxTurns'` when the run reached its turn limit. */
   readonly handler: string;
   /** Why, in its words, when it said. */
   readonly reason?: string;

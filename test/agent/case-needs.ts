@@ -67,7 +67,9 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
     turnControl:
       handlers.some((handler) => handler.stage === 'turn') ||
       handles('stopAfter') ||
-      runs.some((run) => run.expect?.stoppedBy !== undefined || run.expect?.stopReason === 'stopped'),
+      runs.some(
+        (run) => (run.expect?.stoppedBy !== undefined && run.expect.stopReason !== 'maxTurns') || run.expect?.stopReason === 'stopped',
+      ),
     // Questions about the whole run, responses given with a fresh run's input, questions after the result.
     agentInterrupts: handles('gate', 'lateInterrupt') || runs.some((run) => run.input !== undefined && run.resume !== undefined),
     snapshots:
@@ -76,6 +78,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       expected.snapshot !== undefined ||
       expected.agentUsage !== undefined,
     agentView: agent.name !== undefined || handles('observeAgent'),
+    maxTurns: agent.maxTurns !== undefined || runs.some((run) => run.expect?.stopReason === 'maxTurns'),
     agentMiddleware:
       agent.bundles !== undefined ||
       agent.inheritTools !== undefined ||

@@ -59,7 +59,7 @@ describe('examples/turn-control.ts', () => {
     turnControls(registry, () => []);
     const model = new ScriptedModel(Array.from({ length: 10 }, () => toolUseTurn([{ name: 'verify', input: {} }])));
     const result = await new Agent({ model, registry, tools: [new ScriptedTool({ name: 'verify' })] }).invoke('Loop.');
-    expect([result.stopReason, result.stoppedBy]).toEqual(['stopped', { handler: 'maxTurns', reason: 'ten turns' }]);
+    expect([result.stopReason, result.stoppedBy]).toEqual(['stopped', { handler: 'tenTurns', reason: 'ten turns' }]);
   });
 });
 

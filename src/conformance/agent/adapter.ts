@@ -59,6 +59,8 @@ export interface AgentLoopSetup {
   readonly inheritTools?: boolean | undefined;
   /** The tool choice every model call is given, as the reference agent's `toolChoice` (capability `aiSdk`); undefined: the loop's default. */
   readonly toolChoice?: ToolChoice | undefined;
+  /** The most turns a run makes, as the reference agent's `maxTurns` (capability `maxTurns`); undefined: the loop's default. */
+  readonly maxTurns?: number | undefined;
 }
 
 /** One run (one turn of the conversation). */

@@ -89,7 +89,8 @@ export function buildTurn(world: World, turn: AgentCaseTurn): ScriptedTurn {
  * The model of a case: a scripted model playing the turns that stream, and
  * around it the turns whose stream hangs or whose stream() returns a wrong value.
  */
-export function buildModel(world: World, turns: readonly AgentCaseTurn[], modelId?: string): { model: Model; scripted: ScriptedModel } {
+export function buildModel(world: World, written: readonly AgentCaseTurn[], modelId?: string): { model: Model; scripted: ScriptedModel } {
+  const turns = written.flatMap((turn) => Array.from({ length: turn.repeat ?? 1 }, () => turn));
   const scripted = new ScriptedModel(turns.filter((turn) => turn.streamReturns === undefined).map((turn) => buildTurn(world, turn)));
   let call = 0;
   const model: Model = {

@@ -7,6 +7,7 @@ import { MiddlewareRegistry } from '../../index';
 import {
   MemorySessionStore,
   type AgentEvent,
+  type AgentSession,
   type AgentSnapshot,
   type Message,
   type SessionStore,
@@ -63,9 +64,10 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     tools: (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool)),
     systemPrompt: systemPrompt,
     name: testCase.agent.name,
-    session: testCase.agent.session === true ? { store: recordingStore(world), id: 'case' } : undefined,
+    session: sessionOf(world, testCase.agent.session),
     inheritTools: testCase.agent.inheritTools,
     toolChoice: testCase.agent.toolChoice as ToolChoice | undefined,
+    maxTurns: testCase.agent.maxTurns,
   };
   let session = adapter.start({ ...setup, messages, modelState });
   world.session = session;
@@ -181,14 +183,26 @@ function modelCallsOf(scripted: ScriptedModel): AgentObservation['modelCalls'] {
   }));
 }
 
-/** A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved. */
-function recordingStore(world: World): SessionStore {
+/** The session a case's `agent.session` asks for, if any. */
+function sessionOf(world: World, session: AgentCase['agent']['session']): AgentSession | undefined {
+  if (session === undefined || session === false) return undefined;
+  return { store: recordingStore(world, session === true ? [] : session.hangs), id: 'case' };
+}
+
+/**
+ * A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved; the saves
+ * whose numbers (from 1) `hangs` lists return a promise that never settles instead of keeping the snapshot.
+ */
+function recordingStore(world: World, hangs: readonly number[]): SessionStore {
   const store = new MemorySessionStore();
+  let saves = 0;
   return {
     load: (id) => store.load(id),
     save: (id, snapshot) => {
       world.observations.push(`save ${snapshot.messages.length} messages${snapshot.halted === null ? '' : ' halted'}`);
+      if (hangs.includes(++saves)) return new Promise<void>(() => undefined);
       store.save(id, snapshot);
+      return undefined;
     },
   };
 }

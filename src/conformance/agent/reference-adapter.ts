@@ -31,6 +31,7 @@ function agentOptions(setup: AgentLoopSetup): AgentOptions {
     ...(setup.snapshot === undefined ? {} : { snapshot: setup.snapshot }),
     ...(setup.inheritTools === undefined ? {} : { inheritTools: setup.inheritTools }),
     ...(setup.toolChoice === undefined ? {} : { toolChoice: setup.toolChoice }),
+    ...(setup.maxTurns === undefined ? {} : { maxTurns: setup.maxTurns }),
   };
 }
 

@@ -31,6 +31,8 @@ export const AGENT_CAPABILITIES = {
   snapshots:
     'the conversation state is a versioned JSON snapshot a new conversation goes on from, saved to a session store (MW-136, MW-137)',
   agentView: 'the loop takes a name and gives every context it builds the same frozen agent view (MW-138)',
+  maxTurns:
+    "the loop takes a turn limit and ends a run whose decision would go on past it with stopReason 'maxTurns', and it yields to the event loop with a macrotask before every turn, so a timer can cancel a run whose model answers at once (MW-142, MW-143)",
   agentMiddleware:
     "the loop runs the agent middleware of section 5c: it offers the model the tools bundles contribute under ToolsKey (a run's own bundles and inheritTools included), compresses its context through CompressContextStage when it exceeds the ContextBudgetKey budget and emits contextCompressed, and reports the model calls middleware made as the agentResult's middlewareUsage (MW-160 – MW-174)",
   aiSdk:

@@ -133,11 +133,19 @@ export const agentCase = z.strictObject({
           "The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
         ),
       session: z
-        .boolean()
+        .union([
+          z.boolean(),
+          z.strictObject({
+            hangs: z
+              .array(z.number().int().positive())
+              .describe('The numbers (from 1) of the saves that return a promise that never settles, after observing them'),
+          }),
+        ])
         .optional()
         .describe(
           "The agent saves to a session (id 'case') in a memory store that observes 'save <messages> messages[ halted]' for each snapshot",
         ),
+      maxTurns: z.number().int().positive().optional().describe("The agent's turn limit (options.maxTurns)"),
       systemPrompt: z.union([z.string(), systemBlocks]).optional(),
       messages: z.array(json).optional(),
       modelState: z.record(z.string(), json).optional(),

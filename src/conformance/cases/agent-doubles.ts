@@ -18,6 +18,7 @@ export const stopReason = z.enum([
   'interrupt',
   'cancelled',
   'stopped',
+  'maxTurns',
 ]);
 
 /** Token counts. */
@@ -56,6 +57,12 @@ export const turn = z
       .boolean()
       .optional()
       .describe('A second run is started when the call starts; its error code is observed as "second run: <code>"'),
+    repeat: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('The turn answers this many consecutive calls, each as if it were written out again (default 1)'),
   })
   .describe('One scripted model call');
 
