@@ -3,6 +3,7 @@ import type { MiddlewareRegistry } from '../registry/registry';
 import type { SystemPrompt } from '../system-prompt';
 import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
+import { checkBlocks } from './block-check';
 import { cannotCopy, invalid } from './errors';
 import type { Message } from './message-types';
 import type { AgentSession, AgentSnapshot } from './snapshot-types';
@@ -166,7 +167,7 @@ function readResponses(responses: object, root: string): ReadonlyMap<string, unk
 }
 
 /**
- * Checks that each message has a known role and a content array.
+ * Checks that each message has a known role and a content array, and each block its fields (MW-106, MW-136).
  *
  * @param pathOf - The path of the message at an index, for the error (`input[0]`, `options.messages[2]`).
  * @param expected - What the caller may pass there, for the error message.
@@ -185,5 +186,7 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
         `${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`,
       );
   });
+  // Block by block too, as a snapshot's messages are when restored: a run never takes what its snapshot would refuse.
+  checkBlocks(messages, pathOf);
   return messages;
 }
