@@ -210,7 +210,11 @@ describe('Agent', () => {
         [{ role: 'user', content: [{ type: 'toolResult', toolUseId: 't1', status: 'done', content: [] }] }],
         "input[0].content[0].status of a toolResult block must be 'success' or 'error', got the string \"done\"",
       ],
-      ['a block that is no object', { role: 'user', content: ['hi'] }, 'input.content[0] must be a content block { type, ... }, got the string "hi"'],
+      [
+        'a block that is no object',
+        { role: 'user', content: ['hi'] },
+        'input.content[0] must be a content block { type, ... }, got the string "hi"',
+      ],
     ])('refuses %s in a run, before anything runs, and the agent stays usable', async (_name, input, message) => {
       const agent = new Agent({ model: new ScriptedModel([textTurn('fine')]) });
       const outcome = await agent.invoke(input as Message[]).catch((error: unknown) => error);
@@ -233,7 +237,9 @@ describe('Agent', () => {
           return error;
         }
       })();
-      expect((outcome as Error).message).toContain('options.messages[0].content[0].toolUseId of a toolUse block must be a string, got number 1');
+      expect((outcome as Error).message).toContain(
+        'options.messages[0].content[0].toolUseId of a toolUse block must be a string, got number 1',
+      );
     });
 
     it('gives a run of checked messages a snapshot that restores', async () => {
