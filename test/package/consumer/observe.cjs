@@ -12,24 +12,10 @@
  * entry points in; this file loads nothing of the package itself.
  */
 
+const { anything, factoryNames, silentTracer } = require('./factories.cjs');
+
 /** The package's entry points, as `exports` lists them. */
 const ENTRY_POINTS = ['.', './agent', './ai-sdk', './middleware', './testing', './conformance'];
-
-/** A schema that accepts everything (the `safeParse` contract `validate` takes). */
-const anything = { safeParse: (value) => ({ success: true, data: value }) };
-
-/** A tracer whose spans record nothing, so `tracing` wraps no layer. */
-const silentTracer = {
-  startSpan: () => ({
-    isRecording: () => false,
-    end() {},
-    setAttribute() {},
-    setAttributes() {},
-    addEvent() {},
-    setStatus() {},
-    recordException() {},
-  }),
-};
 
 /** The export names of each entry point, sorted. */
 function exportNames(kit) {
@@ -191,137 +177,6 @@ async function runSignalAcrossEntries(kit) {
   return { modelEvents, reads, stopReason: result.stopReason };
 }
 
-/**
- * How to call each exported function of the package that makes something registered under a name (a handler, a
- * bundle, an instrumentation) or a terminal that carries one, by entry point; each call says what it made.
- */
-function factoryCalls(kit) {
-  const core = kit['.'];
-  const middleware = kit['./middleware'];
-  const agent = kit['./agent'];
-  const testing = kit['./testing'];
-  const probe = core.createStage('probe');
-  const model = { stream() {} };
-  return {
-    './middleware': {
-      retry: () => ({ wrap: middleware.retry(), stage: probe }),
-      fallback: () => ({ wrap: middleware.fallback([]), stage: probe }),
-      regenerate: () => ({ wrap: middleware.regenerate({ check: () => undefined, feedback: (context) => context }), stage: probe }),
-      timeout: () => ({ wrap: middleware.timeout(60_000), stage: probe }),
-      rateLimit: () => ({ wrap: middleware.rateLimit({ minIntervalMs: 1 }), stage: probe }),
-      cache: () => ({ wrap: middleware.cache({ key: () => undefined }), stage: probe }),
-      validate: () => ({ bundle: middleware.validate(probe, { context: anything, result: anything }) }),
-      tracing: () => ({ instrumentation: middleware.tracing({ tracer: silentTracer }) }),
-      logging: () => ({ instrumentation: middleware.logging({ logger: () => undefined }) }),
-    },
-    './agent': {
-      afterToolCall: () => ({ output: agent.afterToolCall(() => undefined), stage: agent.ExecuteToolStage }),
-      checkFinalAnswer: () => ({ wrap: agent.checkFinalAnswer({ check: () => undefined }), stage: agent.InvokeModelStage }),
-      errorsAsAnswers: () => ({ wrap: agent.errorsAsAnswers({ toResult: agent.toolErrorAnswer }), stage: agent.ExecuteToolStage }),
-      turnAction: () => ({ wrap: agent.turnAction(() => undefined), stage: agent.TurnStage }),
-      compaction: () => ({ bundle: agent.compaction({ maxTokens: 10 }) }),
-      todoList: () => ({ bundle: agent.todoList() }),
-      subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
-    },
-    './testing': {
-      scriptedTerminal: () => ({ terminal: testing.scriptedTerminal([['done']]) }),
-    },
-  };
-}
-
-/** Exported functions that make nothing registered under a name, by entry point (classes are told apart on their own). */
-const NOT_FACTORIES = {
-  '.': [
-    'createContributionKey',
-    'createStage',
-    'isPhaseToken',
-    'isStage',
-    'isSystemTextBlock',
-    'on',
-    'splitSystemPrompt',
-    'toSystemBlocks',
-  ],
-  './agent': [
-    // Terminals themselves, which run under the name "terminal", and the agent's helpers.
-    'compressTerminal',
-    'modelTerminal',
-    'toolTerminal',
-    'turnTerminal',
-    'createInterrupt',
-    'createModelContext',
-    'defineTool',
-    'errorResult',
-    'estimateTokens',
-    'finalAnswerFeedback',
-    'interruptId',
-    'isAgentResult',
-    'isContextResult',
-    'isModelResult',
-    'isToolResult',
-    'isTurnResult',
-    'mergeTurnAction',
-    'modelErrorAnswer',
-    'resolveTools',
-    'toModelRequest',
-    'toResultContent',
-    'toolErrorAnswer',
-  ],
-  './ai-sdk': ['fromAiSdk', 'providerCachePoint'],
-  './middleware': ['isRetryableError'],
-  './testing': ['failingTurn', 'runStage', 'textTurn', 'throws', 'toolUseTurn', 'updatesState', 'waits'],
-  './conformance': ['agentLoopTarget', 'bareRealm', 'formatReport', 'libraryTarget', 'protocolTarget', 'runConformance', 'serveProtocol'],
-};
-
-/** Whether `value` is a class (a constructor, not a factory). */
-function isClass(value) {
-  return /^class[\s{]/.test(Function.prototype.toString.call(value));
-}
-
-/** The names a registry shows for what one factory call made: `describe()` of each stage a handler went on. */
-function registeredNames(core, made) {
-  const registry = new core.MiddlewareRegistry();
-  for (const phase of ['wrap', 'input', 'output']) {
-    if (made[phase] === undefined) continue;
-    const token = { wrap: made.stage.Wrap, input: made.stage.Input, output: made.stage.Output }[phase];
-    registry.add(token, made[phase]);
-    return { function: made[phase].name, describe: registry.describe(made.stage).map((entry) => entry.name) };
-  }
-  if (made.bundle !== undefined) {
-    const stages = [];
-    made.bundle.setup({
-      add: (target) => (stages.includes(target.stage) || stages.push(target.stage), () => undefined),
-      instrument: () => () => undefined,
-      provide: () => () => undefined,
-    });
-    registry.use(made.bundle);
-    return {
-      bundle: made.bundle.name,
-      describe: Object.fromEntries(stages.map((stage) => [stage.name, registry.describe(stage).map((entry) => entry.name)])),
-    };
-  }
-  if (made.instrumentation !== undefined) return { instrumentation: made.instrumentation.name };
-  return { terminal: made.terminal.name };
-}
-
-/**
- * Every exported function of every entry point, walked: what each factory's product is named wherever a user sees
- * the name, and the exported functions neither table classifies (each must be added to one).
- */
-function factoryNames(kit) {
-  const calls = factoryCalls(kit);
-  const names = {};
-  const unclassified = [];
-  for (const entry of ENTRY_POINTS) {
-    for (const [name, value] of Object.entries(kit[entry])) {
-      if (typeof value !== 'function' || isClass(value)) continue;
-      const call = calls[entry]?.[name];
-      if (call !== undefined) names[`${entry} ${name}`] = registeredNames(kit['.'], call());
-      else if (!(NOT_FACTORIES[entry] ?? []).includes(name)) unclassified.push(`${entry} ${name}`);
-    }
-  }
-  return { names, unclassified };
-}
-
 /** Everything this file observes of one build. */
 async function observe(kit) {
   return {
@@ -329,7 +184,7 @@ async function observe(kit) {
     handlers: await handlerNames(kit),
     modelTerminal: await modelTerminalAcrossEntries(kit),
     runSignal: await runSignalAcrossEntries(kit),
-    factories: factoryNames(kit),
+    factories: factoryNames(kit, ENTRY_POINTS),
   };
 }
 
