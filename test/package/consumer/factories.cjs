@@ -90,6 +90,7 @@ const NOT_FACTORIES = {
     'isToolResult',
     'isTurnResult',
     'mergeTurnAction',
+    'readTurnResult',
     'modelErrorAnswer',
     'resolveTools',
     'toModelRequest',
