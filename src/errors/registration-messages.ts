@@ -168,8 +168,8 @@ function placeOf(entry: ChainEntry): string {
   let how = 'registry.add';
   if (entry.source === 'invoke') how = "the invoke's use option";
   else if (entry.bundle !== undefined) how = `bundle "${entry.bundle}"`;
-  if (entry.depth === 1) how += ' of the parent registry';
-  else if (entry.depth > 1) how += ` of an ancestor registry (${entry.depth} levels up)`;
+  if (entry.depth > 1) how += ` of an ancestor registry (${entry.depth} levels up)`;
+  else if (entry.depth === 1) how += ' of the parent registry';
   return `"${entry.name}" (${how}, position ${entry.position + 1})`;
 }
 

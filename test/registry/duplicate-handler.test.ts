@@ -82,6 +82,17 @@ describe('MiddlewareRegistry', () => {
         ['"passThrough" (bundle "guard" of the parent registry, position 1)', '"passThrough" (the invoke\'s use option, position 2)'],
       ]);
     });
+
+    it('names a registry further up by how many levels up it is', () => {
+      const { registry: root, warnings } = collecting();
+      root.add(Stage.Wrap, passThrough);
+      const grandchild = root.child().child();
+      grandchild.add(Stage.Wrap, passThrough);
+      grandchild.describe(Stage);
+      expect(warnings.map((warning) => (warning.code === 'WARN_DUPLICATE_HANDLER' ? warning.places : []))).toEqual([
+        ['"passThrough" (registry.add of an ancestor registry (2 levels up), position 1)', '"passThrough" (registry.add, position 2)'],
+      ]);
+    });
   });
 
   describe('a retry() added twice', () => {

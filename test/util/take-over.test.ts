@@ -46,6 +46,20 @@ describe('takeOver', () => {
       ]).toEqual([true, false, false, true]);
     });
 
+    it("leaves a function as it is, though it carries immer's mark", () => {
+      const marked = (): object => Object.assign(() => undefined, { [immerable]: true, n: 1 });
+      const root = marked();
+      const child = marked();
+      const value = { child };
+      expect([takeOver(root), takeOver(value, true), Object.isFrozen(root), Object.isFrozen(child), Object.isFrozen(value)]).toEqual([
+        undefined,
+        undefined,
+        false,
+        false,
+        true,
+      ]);
+    });
+
     it.each([
       ['without', false],
       ['with', true],
