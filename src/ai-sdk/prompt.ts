@@ -71,8 +71,8 @@ function systemMessages(blocks: readonly SystemContentBlock[], cachePoint: Cache
 /** How a tool result's content reaches the model: one text or JSON value as it is, several as content parts. */
 function outputOf(block: ToolResultBlock): AiSdkToolResultOutput {
   const failed = block.status === 'error';
-  const [only] = block.content;
-  if (block.content.length === 1 && only !== undefined) {
+  const [only, ...others] = block.content;
+  if (only !== undefined && others.length === 0) {
     if (only.type === 'text') return { type: failed ? 'error-text' : 'text', value: only.text };
     return { type: failed ? 'error-json' : 'json', value: only.json as AiSdkJsonValue };
   }

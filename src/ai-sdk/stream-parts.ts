@@ -37,8 +37,8 @@ type StreamPart =
 interface StreamingToolUse {
   /** Its position among the response's tool uses, from 0. */
   readonly index: number;
-  /** The input deltas passed on so far, joined. */
-  input: string;
+  /** Some of its input was passed on as JSON deltas: its tool call's input is not passed on again. */
+  streamed: boolean;
   /** Its deltas are raw text (`inputEncoding: 'text'`), not JSON: only the tool call's input is passed on. */
   readonly raw: boolean;
   /** Its tool call arrived. */
@@ -47,16 +47,19 @@ interface StreamingToolUse {
 
 /** A token count as a number (0 when the provider reported none). */
 function tokens(count: TokenCount): number {
-  const value = typeof count === 'number' ? count : isObject(count) ? count.total : undefined;
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  const value: unknown = isObject(count) ? count.total : count;
+  return Number.isFinite(value) ? (value as number) : 0;
 }
 
-/** A finish reason's unified and raw reasons, each a string or undefined (a string is the unified reason alone). */
-function finishReason(reason: unknown): { unified: string | undefined; raw: string | undefined } {
-  if (typeof reason === 'string') return { unified: reason, raw: undefined };
-  if (!isObject(reason)) return { unified: undefined, raw: undefined };
+/**
+ * A finish reason's unified reason, as it came (it is only compared with strings), and its raw reason when that is a
+ * string; a string is the unified reason alone.
+ */
+function finishReason(reason: unknown): { readonly unified?: unknown; readonly raw?: string } {
+  if (typeof reason === 'string') return { unified: reason };
+  if (!isObject(reason)) return {};
   const { unified, raw } = reason as { unified?: unknown; raw?: unknown };
-  return { unified: typeof unified === 'string' ? unified : undefined, raw: typeof raw === 'string' ? raw : undefined };
+  return typeof raw === 'string' ? { unified, raw } : { unified };
 }
 
 /** The fields of each part type the adapter reads that must be strings. */
@@ -114,7 +117,7 @@ export class ResponseParts {
       case 'tool-input-delta': {
         const toolUse = this.toolUses.get(part.id);
         if (toolUse === undefined || toolUse.raw || toolUse.called || part.delta === '') return;
-        toolUse.input += part.delta;
+        toolUse.streamed = true;
         yield { type: 'toolUseDelta', toolUseId: part.id, index: toolUse.index, input: part.delta };
         return;
       }
@@ -126,20 +129,18 @@ export class ResponseParts {
         return;
       case 'error':
         throw part.error;
-      default:
-        return;
     }
   }
 
   /** The start of a client-executed tool use. */
   private start(toolUseId: string, name: string, raw: boolean): ModelStreamEvent {
-    this.toolUses.set(toolUseId, { index: this.toolUses.size, input: '', raw, called: false });
+    this.toolUses.set(toolUseId, { index: this.toolUses.size, streamed: false, raw, called: false });
     return { type: 'toolUseStart', toolUseId, name };
   }
 
   /**
-   * A tool call: its whole input, passed on as one delta unless its JSON
-   * deltas already were (a provider that streams no input deltas, or raw text ones).
+   * A tool call: its whole input, passed on as one delta unless JSON deltas
+   * of it already were (a provider that streams no input deltas, or raw text ones).
    */
   private *call(part: Extract<StreamPart, { type: 'tool-call' }>): Generator<ModelStreamEvent, void, undefined> {
     if (part.providerExecuted === true || this.providerExecuted.has(part.toolCallId)) return;
@@ -147,7 +148,7 @@ export class ResponseParts {
     const toolUse = this.toolUses.get(part.toolCallId) as StreamingToolUse;
     if (toolUse.called) return;
     toolUse.called = true;
-    if ((toolUse.raw || toolUse.input === '') && part.input !== '') {
+    if (!toolUse.streamed && part.input !== '') {
       yield { type: 'toolUseDelta', toolUseId: part.toolCallId, index: toolUse.index, input: part.input };
     }
   }
@@ -175,7 +176,7 @@ export class ResponseParts {
    * that finished with `'stop'` or `'other'` (some OpenAI-compatible servers
    * do) is `'toolUse'`, so the tools run, as the AI SDK's own loop runs them.
    */
-  private stopReason(unified: string | undefined, raw: string | undefined): StopReason {
+  private stopReason(unified: unknown, raw: string | undefined): StopReason {
     switch (unified) {
       case 'tool-calls':
         return 'toolUse';

@@ -71,14 +71,14 @@ const CONSEQUENCES = {
   delete: 'the expired entry stays in the store',
 } as const;
 
-/** True for a value `cache` can replay: `events` an array, `expiresAt` absent, null or a finite number (null is what some serialisers make of undefined). */
-function isEntry(value: unknown): value is CacheEntry {
-  if (typeof value !== 'object' || value === null) return false;
-  const { events, expiresAt } = value as { events?: unknown; expiresAt?: unknown };
-  return (
-    Array.isArray(events) &&
-    (expiresAt === undefined || expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)))
-  );
+/**
+ * Whether an answer of `get` other than a miss (`null`, `undefined`), typed as an entry but outside data, is one
+ * `cache` can replay: `events` an array, `expiresAt` absent, null or a finite number (null is what some serialisers
+ * make of undefined). A primitive has no `events` array, so it is no entry.
+ */
+function isEntry(answer: CacheEntry): boolean {
+  const { events, expiresAt } = answer as { events?: unknown; expiresAt?: unknown };
+  return Array.isArray(events) && (expiresAt === undefined || expiresAt === null || Number.isFinite(expiresAt));
 }
 
 /**

@@ -1,9 +1,10 @@
+import { getEventListeners } from 'node:events';
 import { APICallError, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
 import { Agent, InvokeModelStage, type AgentEvent, type ModelRequest } from '../../src/agent/index';
-import { fromAiSdk } from '../../src/ai-sdk/index';
+import { fromAiSdk, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
 import { retry } from '../../src/middleware/index';
 import { finishPart, mockModel, textParts } from './fixtures';
 
@@ -24,6 +25,24 @@ function apiError(statusCode: number, responseHeaders: Record<string, string> = 
     statusCode,
     responseHeaders,
   });
+}
+
+/** A model whose stream's reader answers `parts`, then done, and records what the adapter calls on it besides read. */
+function recordingReader(parts: readonly LanguageModelV3StreamPart[]): { model: AiSdkLanguageModel; calls: unknown[][] } {
+  const left = [...parts];
+  const calls: unknown[][] = [];
+  const reader = {
+    read: async () => {
+      const value = left.shift();
+      return value === undefined ? { done: true } : { done: false, value };
+    },
+    cancel: async (reason?: unknown) => void calls.push(['cancel', reason]),
+    releaseLock: () => void calls.push(['releaseLock']),
+  };
+  return {
+    calls,
+    model: { specificationVersion: 'v3', provider: 'p', modelId: 'm', doStream: async () => ({ stream: { getReader: () => reader } }) },
+  };
 }
 
 /** A mock model whose calls fail with `errors` in order, then stream `parts`. */
@@ -64,16 +83,21 @@ describe('fromAiSdk', () => {
       expect(failure).toBe(cut);
     });
 
-    it('fails a finish with reason error that no error part explained', async () => {
-      const stream = fromAiSdk(mockModel(textParts(['x'], finishPart('error', 'server_error')))).stream(request, {
+    it('fails a finish with reason error that no error part explained, the finish reason as the cause', async () => {
+      const finish = finishPart('error', 'server_error');
+      const stream = fromAiSdk(mockModel(textParts(['x'], finish))).stream(request, {
         signal: new AbortController().signal,
         state: {},
       });
-      await expect(
-        (async () => {
-          for await (const _event of stream);
-        })(),
-      ).rejects.toThrow('finished its response with reason "error" (the provider\'s "server_error")');
+      const failure = await (async () => {
+        for await (const _event of stream);
+      })().catch((error: unknown) => error);
+      expect([failure instanceof Error, (failure as Error).message, (failure as Error).cause]).toEqual([
+        true,
+        'The AI SDK model finished its response with reason "error" (the provider\'s "server_error") and no error part: the response is incomplete.',
+        { unified: 'error', raw: 'server_error' },
+      ]);
+      expect((failure as Error).cause).toBe((finish as { finishReason: unknown }).finishReason);
     });
   });
 
@@ -164,6 +188,35 @@ describe('fromAiSdk', () => {
       expect(agent.messages).toEqual([]);
     });
 
+    it('rejects the pending read with the reason and cancels the provider stream with it', async () => {
+      const cancelled: unknown[] = [];
+      const model = new MockLanguageModelV3({
+        doStream: async () => ({
+          stream: new ReadableStream<LanguageModelV3StreamPart>({
+            cancel(reason) {
+              cancelled.push(reason);
+            },
+          }),
+        }),
+      });
+      const controller = new AbortController();
+      const stream = fromAiSdk(model).stream(request, { signal: controller.signal, state: {} });
+      await stream.next();
+      const pending = stream.next();
+      controller.abort('user left');
+      const failure = await pending.catch((error: unknown) => ({ rejected: error }));
+      expect([failure, cancelled, getEventListeners(controller.signal, 'abort')]).toEqual([{ rejected: 'user left' }, ['user left'], []]);
+    });
+
+    it('cancels the provider stream when the signal aborts while the consumer holds the call between pulls', async () => {
+      const { model, calls } = recordingReader(textParts(['x']));
+      const controller = new AbortController();
+      const stream = fromAiSdk(model).stream(request, { signal: controller.signal, state: {} });
+      await stream.next();
+      controller.abort('user left');
+      expect([calls, getEventListeners(controller.signal, 'abort')]).toEqual([[['cancel', 'user left']], []]);
+    });
+
     it('rejects with the reason when the signal is already aborted, without calling the provider', async () => {
       const model = mockModel(textParts(['x']));
       const stream = fromAiSdk(model).stream(request, { signal: AbortSignal.abort('gone'), state: {} });
@@ -172,16 +225,57 @@ describe('fromAiSdk', () => {
     });
   });
 
+  describe('the provider stream, once the call ends', () => {
+    it('is released, not cancelled, after the stream ended, and the signal keeps no listener', async () => {
+      const { model, calls } = recordingReader(textParts(['x']));
+      const signal = new AbortController().signal;
+      const events: string[] = [];
+      for await (const event of fromAiSdk(model).stream(request, { signal, state: {} })) events.push(event.type);
+      expect([events, calls, getEventListeners(signal, 'abort')]).toEqual([
+        ['messageStart', 'textDelta', 'usage', 'messageStop'],
+        [['releaseLock']],
+        [],
+      ]);
+    });
+
+    it('is cancelled and released when the consumer closes the call before the stream ended', async () => {
+      const { model, calls } = recordingReader(textParts(['x', 'y']));
+      const signal = new AbortController().signal;
+      const stream = fromAiSdk(model).stream(request, { signal, state: {} });
+      await stream.next();
+      await stream.next();
+      await stream.return();
+      expect([calls, getEventListeners(signal, 'abort')]).toEqual([[['cancel', undefined], ['releaseLock']], []]);
+    });
+  });
+
   describe('a value that is no AI SDK model', () => {
-    it.each([
-      ['undefined', undefined, 'model must be an AI SDK language model with doStream()'],
-      ['a model id string', 'openai/gpt-4.1', 'model must be an AI SDK language model with doStream()'],
+    const noModel = (got: string): string =>
+      `[ERR_INVALID_OPTIONS] fromAiSdk(): model must be an AI SDK language model with doStream() (openai('gpt-4.1'), say), got ${got}.`;
+    const version = (shown: string): string =>
+      `[ERR_INVALID_OPTIONS] fromAiSdk(): model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package.`;
+
+    it.each<[string, unknown, string]>([
+      ['undefined', undefined, noModel('undefined')],
+      ['null', null, noModel('null')],
+      ['a model id string', 'openai/gpt-4.1', noModel('the string "openai/gpt-4.1"')],
+      [
+        'an object of specification v3 without doStream',
+        { specificationVersion: 'v3', provider: 'p', modelId: 'm' },
+        noModel('a plain object'),
+      ],
       [
         'a model of specification v2',
         { specificationVersion: 'v2', provider: 'p', modelId: 'm', doStream: () => undefined },
-        'specification "v2"',
+        version('"v2"'),
       ],
-    ])('refuses %s with ERR_INVALID_OPTIONS', (_name, model, says) => {
+      ['a model without a specification version', { provider: 'p', modelId: 'm', doStream: () => undefined }, version('undefined')],
+      [
+        'a model whose version is a number',
+        { specificationVersion: 3, provider: 'p', modelId: 'm', doStream: () => undefined },
+        version('number 3'),
+      ],
+    ])('refuses %s with ERR_INVALID_OPTIONS', (_name, model, message) => {
       let thrown: unknown;
       try {
         fromAiSdk(model as never);
@@ -191,18 +285,27 @@ describe('fromAiSdk', () => {
       expect([
         MiddlewareError.isInstance(thrown),
         (thrown as MiddlewareError).code,
+        (thrown as MiddlewareError).phase,
         (thrown as MiddlewareError).handler,
-        (thrown as Error).message.includes(says),
-      ]).toEqual([true, 'ERR_INVALID_OPTIONS', 'fromAiSdk', true]);
+        (thrown as Error).message,
+      ]).toEqual([true, 'ERR_INVALID_OPTIONS', 'register', 'fromAiSdk', message]);
     });
 
     it.each([
-      ['options that are not an object', 'fast'],
-      ['settings that are not an object', { settings: 3 }],
-      ['a cachePoint that is not a function', { cachePoint: { anthropic: {} } }],
-    ])('refuses %s with ERR_INVALID_OPTIONS', (_name, options) => {
+      ['options that are not an object', 'fast', 'options must be { settings?, cachePoint? }, got the string "fast"'],
+      ['settings that are not an object', { settings: 3 }, 'options.settings must be an object of call settings, got number 3'],
+      [
+        'a cachePoint that is not a function',
+        { cachePoint: { anthropic: {} } },
+        'options.cachePoint must be a function of the cache type, got a plain object',
+      ],
+    ])('refuses %s with ERR_INVALID_OPTIONS', (_name, options, problem) => {
       expect(() => fromAiSdk(mockModel([]), options as never)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', handler: 'fromAiSdk' }),
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          handler: 'fromAiSdk',
+          message: `[ERR_INVALID_OPTIONS] fromAiSdk(): ${problem}.`,
+        }),
       );
     });
   });

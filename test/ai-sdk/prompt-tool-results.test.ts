@@ -73,6 +73,21 @@ describe('fromAiSdk', () => {
         'error',
         { type: 'error-text', value: 'a\nnull' },
       ],
+      [
+        'several blocks, one of them a JSON block with no JSON text',
+        [
+          { type: 'text', text: 'a' },
+          { type: 'json', json: undefined as never },
+        ],
+        'success',
+        {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'null' },
+          ],
+        },
+      ],
       ['no content', [], 'success', { type: 'text', value: '' }],
     ])('sends a result of %s as its output', async (_name, content, status, output) => {
       const call = await sent(requestOf({ messages: [asked, { role: 'user', content: [result('a', 'weather', content, status)] }] }));
@@ -109,6 +124,37 @@ describe('fromAiSdk', () => {
       expect(call.prompt[1]).toEqual({
         role: 'tool',
         content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'clock', output: { type: 'text', value: '12' } }],
+      });
+    });
+
+    it('names a result with an empty name after the tool use with its id', async () => {
+      const call = await sent(
+        requestOf({ messages: [asked, { role: 'user', content: [result('b', '', [{ type: 'text', text: '12' }])] }] }),
+      );
+      expect(call.prompt[1]).toEqual({
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'clock', output: { type: 'text', value: '12' } }],
+      });
+    });
+
+    it('sends a result with its own name, whatever tool use has its id, and with none in the request', async () => {
+      const call = await sent(
+        requestOf({
+          messages: [
+            asked,
+            {
+              role: 'user',
+              content: [result('a', 'forecast', [{ type: 'text', text: 'Sunny' }]), result('zz', 'lookup', [{ type: 'text', text: 'x' }])],
+            },
+          ],
+        }),
+      );
+      expect(call.prompt[1]).toEqual({
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'a', toolName: 'forecast', output: { type: 'text', value: 'Sunny' } },
+          { type: 'tool-result', toolCallId: 'zz', toolName: 'lookup', output: { type: 'text', value: 'x' } },
+        ],
       });
     });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { providerCachePoint } from '../../src/ai-sdk/index';
 import { withoutSignal } from './fixtures';
-import { requestOf, sent, user } from './prompt-requests';
+import { requestOf, result, sent, user } from './prompt-requests';
 
 describe('fromAiSdk', () => {
   describe('the request it sends', () => {
@@ -40,6 +40,18 @@ describe('fromAiSdk', () => {
           { role: 'user', content: [{ type: 'text', text: 'Bye' }] },
         ],
       });
+    });
+
+    it('drops an assistant message left with no part', async () => {
+      const call = await sent(
+        requestOf({
+          messages: [user('Hi'), { role: 'assistant', content: [{ type: 'cachePoint', cacheType: 'default' }] }, user('Again')],
+        }),
+      );
+      expect(call.prompt).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Again' }] },
+      ]);
     });
 
     it('sends the tool specs as function tools, and the tool choice', async () => {
@@ -123,6 +135,59 @@ describe('fromAiSdk', () => {
         { role: 'assistant', content: [{ type: 'text', text: 'Answer.', providerOptions: cache }] },
       ]);
       expect(cache).toEqual({ anthropic: { cacheControl: { type: 'ephemeral' } }, bedrock: { cachePoint: { type: 'default' } } });
+    });
+
+    it('merge the options of several cache points after one part, provider by provider and key by key', async () => {
+      const request = requestOf({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Hi' },
+              { type: 'cachePoint', cacheType: 'a' },
+              { type: 'cachePoint', cacheType: 'b' },
+            ],
+          },
+        ],
+      });
+      const call = await sent(request, { cachePoint: (cacheType) => ({ shared: { [cacheType]: true }, [cacheType]: { on: true } }) });
+      expect(call.prompt).toEqual([
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'Hi', providerOptions: { shared: { a: true, b: true }, a: { on: true }, b: { on: true } } }],
+        },
+      ]);
+    });
+
+    it('are taken only from cache point blocks: a system block whose cache type is no string, and other blocks, mark nothing', async () => {
+      const request = requestOf({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'reasoning', text: 'not a user block' },
+              { type: 'text', text: 'b' },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: [{ type: 'text', text: 'c' }, result('x', 'lookup', [{ type: 'text', text: 'not an assistant block' }])],
+          },
+        ],
+      });
+      const call = await sent({ ...request, systemBlocks: [{ text: 'Rules.' }, { cachePoint: { type: 5 } }] });
+      expect(call.prompt).toEqual([
+        { role: 'system', content: 'Rules.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'text', text: 'c' }] },
+      ]);
     });
 
     it('use the cachePoint option when given, and are dropped when it answers undefined', async () => {

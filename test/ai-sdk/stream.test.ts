@@ -48,6 +48,18 @@ describe('fromAiSdk', () => {
       ]);
       expect(events.map((event) => event.type)).toEqual(['messageStart', 'reasoningDelta', 'textDelta', 'usage', 'messageStop']);
     });
+
+    it('passes on no empty reasoning delta', async () => {
+      expect(
+        await eventsOf([
+          { type: 'reasoning-delta', id: 'r', delta: '' },
+          { type: 'reasoning-delta', id: 'r', delta: 'Hm.' },
+        ]),
+      ).toEqual([
+        { type: 'messageStart', role: 'assistant' },
+        { type: 'reasoningDelta', text: 'Hm.' },
+      ]);
+    });
   });
 
   describe('tool calls', () => {
@@ -98,6 +110,51 @@ describe('fromAiSdk', () => {
       ]);
     });
 
+    it('starts a tool use once when its tool-input-start comes again, keeping its index and its deltas', async () => {
+      const events = await eventsOf([
+        { type: 'tool-input-start', id: 'a', toolName: 'weather' },
+        { type: 'tool-input-delta', id: 'a', delta: '{"city":"Oslo"}' },
+        { type: 'tool-input-start', id: 'b', toolName: 'clock' },
+        { type: 'tool-input-start', id: 'a', toolName: 'weather' },
+        { type: 'tool-call', toolCallId: 'a', toolName: 'weather', input: '{"city":"Oslo"}' },
+      ]);
+      expect(events.slice(1)).toEqual([
+        { type: 'toolUseStart', toolUseId: 'a', name: 'weather' },
+        { type: 'toolUseDelta', toolUseId: 'a', index: 0, input: '{"city":"Oslo"}' },
+        { type: 'toolUseStart', toolUseId: 'b', name: 'clock' },
+      ]);
+    });
+
+    it('passes on no empty input delta, and the whole input when only empty ones came', async () => {
+      const events = await eventsOf([
+        { type: 'tool-input-start', id: 'a', toolName: 'weather' },
+        { type: 'tool-input-delta', id: 'a', delta: '' },
+        { type: 'tool-call', toolCallId: 'a', toolName: 'weather', input: '{}' },
+      ]);
+      expect(events.slice(1)).toEqual([
+        { type: 'toolUseStart', toolUseId: 'a', name: 'weather' },
+        { type: 'toolUseDelta', toolUseId: 'a', index: 0, input: '{}' },
+      ]);
+    });
+
+    it('passes on the input of a tool call once when its tool-call part comes twice', async () => {
+      const events = await eventsOf([
+        { type: 'tool-call', toolCallId: 'c', toolName: 'lookup', input: '{"q":1}' },
+        { type: 'tool-call', toolCallId: 'c', toolName: 'lookup', input: '{"q":2}' },
+      ]);
+      expect(events.slice(1)).toEqual([
+        { type: 'toolUseStart', toolUseId: 'c', name: 'lookup' },
+        { type: 'toolUseDelta', toolUseId: 'c', index: 0, input: '{"q":1}' },
+      ]);
+    });
+
+    it('passes on no input delta for a tool call whose input is empty', async () => {
+      expect(await eventsOf([{ type: 'tool-call', toolCallId: 'c', toolName: 'lookup', input: '' }])).toEqual([
+        { type: 'messageStart', role: 'assistant' },
+        { type: 'toolUseStart', toolUseId: 'c', name: 'lookup' },
+      ]);
+    });
+
     it('drops tool calls the provider executes itself', async () => {
       const events = await eventsOf([
         { type: 'tool-input-start', id: 'w', toolName: 'web_search', providerExecuted: true },
@@ -110,6 +167,17 @@ describe('fromAiSdk', () => {
       expect(events.map((event) => event.type)).toEqual(['messageStart', 'textDelta', 'usage', 'messageStop']);
       expect(events.at(-1)).toEqual({ type: 'messageStop', stopReason: 'endTurn' });
     });
+
+    it('drops a provider-executed tool call without a tool-input-start, and one whose start alone said so', async () => {
+      const events = await eventsOf([
+        { type: 'tool-call', toolCallId: 'w', toolName: 'web_search', input: '{"query":"x"}', providerExecuted: true },
+        { type: 'tool-input-start', id: 'f', toolName: 'web_fetch', providerExecuted: true },
+        { type: 'tool-call', toolCallId: 'f', toolName: 'web_fetch', input: '{"url":"u"}' },
+        finishPart('stop'),
+      ]);
+      expect(events.map((event) => event.type)).toEqual(['messageStart', 'usage', 'messageStop']);
+      expect(events.at(-1)).toEqual({ type: 'messageStop', stopReason: 'endTurn' });
+    });
   });
 
   describe('the finish reason', () => {
@@ -119,6 +187,13 @@ describe('fromAiSdk', () => {
       ['length', textParts(['x'], finishPart('length')), 'maxTokens'],
       ['content-filter', textParts(['x'], finishPart('content-filter')), 'contentFiltered'],
       ['other', textParts(['x'], finishPart('other')), 'endTurn'],
+      ['other with the raw reason stop_sequence', textParts(['x'], finishPart('other', 'stop_sequence')), 'endTurn'],
+      ['tool-calls without a tool call', textParts(['x'], finishPart('tool-calls')), 'toolUse'],
+      [
+        'a reason given as a string',
+        textParts(['x'], { type: 'finish', finishReason: 'length', usage: usage(1, 1) } as unknown as LanguageModelV3StreamPart),
+        'maxTokens',
+      ],
       ['tool-calls', [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{}' }, finishPart('tool-calls')], 'toolUse'],
       ['stop after tool calls', [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{}' }, finishPart('stop')], 'toolUse'],
       ['other after tool calls', [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{}' }, finishPart('other')], 'toolUse'],
@@ -140,6 +215,24 @@ describe('fromAiSdk', () => {
         type: 'usage',
         usage: { inputTokens: 0, outputTokens: 4, totalTokens: 4 },
       });
+    });
+
+    it.each<[string, unknown, unknown, { inputTokens: number; outputTokens: number; totalTokens: number }]>([
+      ['plain numbers', 7, 4, { inputTokens: 7, outputTokens: 4, totalTokens: 11 }],
+      ['numbers that are not finite', Number.NaN, Number.POSITIVE_INFINITY, { inputTokens: 0, outputTokens: 0, totalTokens: 0 }],
+      [
+        'totals that are not finite',
+        { total: Number.NaN },
+        { total: Number.NEGATIVE_INFINITY },
+        { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      ],
+      ['numbers given as text', '7', { total: '4' }, { inputTokens: 0, outputTokens: 0, totalTokens: 0 }],
+    ])('reads token counts given as %s', async (_name, inputTokens, outputTokens, counted) => {
+      const finish = { type: 'finish', finishReason: { unified: 'stop' }, usage: { inputTokens, outputTokens } };
+      expect((await eventsOf([finish as unknown as LanguageModelV3StreamPart])).slice(1)).toEqual([
+        { type: 'usage', usage: counted },
+        { type: 'messageStop', stopReason: 'endTurn' },
+      ]);
     });
 
     it('drops every part after the finish part, so nothing follows the messageStop', async () => {

@@ -50,6 +50,18 @@ describe('protocolTarget and serveProtocol', () => {
       ['a reply with another id', JSON.stringify({ id: 9 }), { failure: 'the port replied with id 9 while request 1 was waiting' }],
       ['a reply without an id', '{"protocol":1}', { failure: 'the port replied with id undefined while request 1 was waiting' }],
       ['a reply whose id is a string', '{"id":"1"}', { failure: 'the port replied with id "1" while request 1 was waiting' }],
+      ['a reply whose id is a boolean', '{"id":true}', { failure: 'the port replied with id true while request 1 was waiting' }],
+      ['a reply whose id is null', '{"id":null}', { failure: 'the port replied with id null while request 1 was waiting' }],
+      [
+        'a reply whose id is an object',
+        '{"id":{"n":1}}',
+        { failure: 'the port replied with id a plain object while request 1 was waiting' },
+      ],
+      [
+        'a failure reply with another id',
+        '{"id":9,"failure":"busy"}',
+        { failure: 'the port replied with id 9 while request 1 was waiting' },
+      ],
       ['null', 'null', { failure: 'the port wrote a line that is not a JSON object, null: null' }],
       ['an array', '[{"id":1}]', { failure: 'the port wrote a line that is not a JSON object, an array of length 1: [{"id":1}]' }],
       ['a number', '1', { failure: 'the port wrote a line that is not a JSON object, number 1: 1' }],
@@ -72,21 +84,52 @@ describe('protocolTarget and serveProtocol', () => {
       const target = protocolTarget(() =>
         fakePort((request, write) => {
           write('');
+          write(' \t ');
           write(JSON.stringify({ id: request.id, ...hello }));
         }),
       );
       expect(await target.request({ op: 'hello', protocol: 1 })).toEqual(hello);
     });
 
-    it('fails the waiting request when the port closes, with what the port left', async () => {
-      const port = fakePort(
-        () => void port.close(),
-        () => 'the command exited with code 3',
-      );
+    it.each([
+      ['what the port left', () => 'the command exited with code 3', 'the port closed the connection: the command exited with code 3'],
+      ['nothing, when it left an empty text', () => '', 'the port closed the connection'],
+      ['nothing, when the connection has no diagnostics', undefined, 'the port closed the connection'],
+    ])('fails the waiting request when the port closes, with %s', async (_name, diagnostics, failure) => {
+      const port = fakePort(() => void port.close(), diagnostics);
       const target = protocolTarget(() => port);
-      expect(await target.request({ op: 'hello', protocol: 1 })).toEqual({
-        failure: 'the port closed the connection: the command exited with code 3',
+      expect(await target.request({ op: 'hello', protocol: 1 })).toEqual({ failure });
+    });
+
+    it('ignores a line the port writes while no request waits', async () => {
+      let stray: (line: string) => void = () => undefined;
+      const target = protocolTarget(() =>
+        fakePort((request, write) => {
+          stray = write;
+          write(JSON.stringify({ id: request.id, ...hello }));
+        }),
+      );
+      const first = await target.request({ op: 'hello', protocol: 1 });
+      stray('{"id":7,"unasked":true}');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect([first, await target.request({ op: 'chain.end' })]).toEqual([hello, hello]);
+    });
+
+    it('does nothing on a reset or a close before the first request, connecting to no port', async () => {
+      let connections = 0;
+      const target = protocolTarget(() => {
+        connections += 1;
+        return fakePort(() => undefined);
       });
+      expect([await target.reset?.(), await target.close?.(), connections]).toEqual([undefined, undefined, 0]);
+    });
+
+    it('fails a request still waiting when the target is closed, and closes the connection', async () => {
+      const port = fakePort(() => undefined);
+      const target = protocolTarget(() => port);
+      const hanging = target.request({ op: 'chain.next' });
+      await target.close?.();
+      expect([await hanging, port.closed]).toEqual([{ failure: 'the connection was closed' }, true]);
     });
 
     it('fails the waiting request when reading the replies fails', async () => {

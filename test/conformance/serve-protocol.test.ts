@@ -75,6 +75,13 @@ describe('serveProtocol', () => {
       ]);
     });
 
+    it('quotes a line of exactly 200 characters whole', async () => {
+      const line = `"${'x'.repeat(198)}"`;
+      expect(await served(echoTarget(), [line])).toEqual([
+        JSON.stringify({ id: -1, failure: `not a request (a JSON object with an id), got the string "${'x'.repeat(40)}…": ${line}` }),
+      ]);
+    });
+
     it('skips blank lines without an answer', async () => {
       expect(await served(echoTarget(), ['', '  ', hello])).toEqual([JSON.stringify(echoedHello)]);
     });
@@ -144,6 +151,20 @@ describe('serveProtocol', () => {
           throw 'just a string';
         },
         'the request failed: just a string',
+      ],
+      [
+        'throws an error whose message is no string',
+        () => {
+          throw Object.assign(new Error('unused'), { message: 5 });
+        },
+        'the request failed: number 5',
+      ],
+      [
+        'throws an object that has no string form',
+        () => {
+          throw Object.create(null);
+        },
+        'the request failed: a plain object',
       ],
       ['answers a number', () => 42, 'the reply is not a JSON object: number 42'],
       ['answers null', () => null, 'the reply is not a JSON object: null'],

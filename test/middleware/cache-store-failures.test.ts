@@ -208,6 +208,25 @@ describe('cache', () => {
       expect(reports).toEqual([]);
     });
 
+    it('does not wait on a plain value the store returns: a hit replays even when the signal has aborted', async () => {
+      const controller = new AbortController();
+      controller.abort('user left');
+      const store: CacheStore = { get: () => ({ events: [answer('stored')], expiresAt: undefined }), set: () => undefined };
+      const events = cache<ModelContext>({ key: byPrompt, store })(
+        context,
+        () => scriptedTerminal([[answer('a')]])(context, { stage: ModelStage, signal: controller.signal, state: undefined }),
+        {
+          stage: ModelStage,
+          signal: controller.signal,
+          handler: 'cache',
+        },
+      );
+      expect([await events.next(), await events.next()]).toEqual([
+        { done: false, value: answer('stored') },
+        { done: true, value: undefined },
+      ]);
+    });
+
     it('leaves no listener on the signal once the store answered', async () => {
       const controller = new AbortController();
       const store: CacheStore = { get: async () => undefined, set: async () => undefined };

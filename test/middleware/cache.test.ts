@@ -80,6 +80,21 @@ describe('cache', () => {
       expect(terminal.calls).toHaveLength(2);
     });
 
+    it('treats an expired entry of a store without delete as a miss, reporting nothing', async () => {
+      const saved = new Map<string, CacheEntry>([['hi', { events: [answer('stale')], expiresAt: WALL_CLOCK_START - 1 }]]);
+      const reports: unknown[] = [];
+      const store: CacheStore = {
+        get: (key) => saved.get(key),
+        set: (key, entry) => void saved.set(key, entry),
+      };
+      const run = await runStage(ModelStage, {
+        context,
+        terminal: scriptedTerminal([[answer('fresh')]]),
+        handlers: [[ModelStage.Wrap, cache({ key: byPrompt, store, timers: manualTimers(), onError: (error) => reports.push(error) })]],
+      });
+      expect([run.events, reports, saved.get('hi')]).toEqual([[answer('fresh')], [], { events: [answer('fresh')], expiresAt: undefined }]);
+    });
+
     it('reads the wall clock from Date.now by default', async () => {
       vi.useFakeTimers({ now: Date.UTC(2030, 0, 1) });
       try {
@@ -172,7 +187,11 @@ describe('cache', () => {
 
   describe('options', () => {
     it.each([
+      { options: undefined, problem: 'key' },
+      { options: null, problem: 'key' },
       { options: {}, problem: 'key' },
+      { options: { key: byPrompt, ttlMs: '1000' }, problem: 'ttlMs' },
+      { options: { key: byPrompt, store: { set: () => undefined } }, problem: 'store' },
       { options: { key: byPrompt, ttlMs: 0 }, problem: 'ttlMs' },
       { options: { key: byPrompt, store: { get: () => undefined } }, problem: 'store' },
       { options: { key: byPrompt, maxEntries: 0 }, problem: 'options.maxEntries' },

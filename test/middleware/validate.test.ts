@@ -49,13 +49,17 @@ describe('validate', () => {
       expect((error.cause as z.ZodError).issues.map((issue) => issue.path)).toEqual([['text']]);
     });
 
-    it('registers only the handlers a schema was given for', async () => {
+    it.each([
+      ['a result schema', { result: ResultSchema }, ['validateResult']],
+      ['a context schema', { context: ContextSchema }, ['validateContext']],
+      ['no schema', {}, []],
+    ])('registers only the handlers a schema was given for, with %s', async (_name, schemas, handlers) => {
       const run = await runStage(Stage, {
         context: { prompt: 'hi' },
         terminal: scriptedTerminal([[{ text: 'x' }]]),
-        use: [validate(Stage, { result: ResultSchema })],
+        use: [validate(Stage, schemas)],
       });
-      expect(Object.keys(run.calls)).toEqual(['validateResult']);
+      expect([Object.keys(run.calls), run.result]).toEqual([handlers, { text: 'x' }]);
     });
   });
 

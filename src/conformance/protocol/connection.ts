@@ -132,11 +132,9 @@ function readReplyLine(line: string, waiting: number): unknown {
   return { failure: `the port replied with id ${describeId(id)} while request ${waiting} was waiting` };
 }
 
-/** An id as a failure shows it: JSON when it has some, else its description. */
+/** An id as a failure shows it: JSON for a number, string or boolean, else its description (`null` for null). */
 function describeId(id: unknown): string {
-  return typeof id === 'number' || typeof id === 'string' || typeof id === 'boolean' || id === null
-    ? JSON.stringify(id)
-    : describeValue(id);
+  return typeof id === 'number' || typeof id === 'string' || typeof id === 'boolean' ? JSON.stringify(id) : describeValue(id);
 }
 
 /**
