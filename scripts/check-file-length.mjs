@@ -1,13 +1,14 @@
-// `npm run lint` runs this last: every code file git tracks stays at 300 lines or fewer (the house style splits a file
-// by concept past about 300). Code files are those ending in .ts, .mts, .cts, .js, .mjs or .cjs (type tests, *.test-d.ts,
+// `npm run lint` runs this last: it warns about every code file git tracks that is longer than 400 lines, a prompt to
+// look for a second concept in it. It never fails: a cohesive file (one class, one table, one algorithm) stays whole
+// whatever its length, and is not cut in two to satisfy a counter. Code files are those ending in .ts, .mts, .cts, .js, .mjs or .cjs (type tests, *.test-d.ts,
 // included); generated files (the API reports, api/*.api.md, and the JSON Schemas, spec/*.schema.json) and prose are
 // not code and are not counted. `node scripts/check-file-length.mjs [file...]` checks the files given instead of the
 // tracked ones. No dependencies: it runs before anything is built.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** The most lines a code file may have. */
-const LIMIT = 300;
+/** The length past which a code file is worth a second look. */
+const LIMIT = 400;
 /** What a code file's name ends with. */
 const CODE = /\.(?:ts|mts|cts|js|mjs|cjs)$/;
 
@@ -43,9 +44,8 @@ for (const path of given.length > 0 ? given : trackedFiles()) {
 
 if (long.length > 0) {
   long.sort((first, second) => second.lines - first.lines || first.path.localeCompare(second.path));
-  console.error(
-    `${long.length} code file(s) over ${LIMIT} lines; split each by concept into files named after it (see CONTRIBUTING.md, Style):`,
+  console.warn(
+    `warning: ${long.length} code file(s) over ${LIMIT} lines; if one holds a second concept, give it a file of its own (see CONTRIBUTING.md, Style):`,
   );
-  for (const { path, lines } of long) console.error(`  ${path}: ${lines} lines`);
-  process.exit(1);
+  for (const { path, lines } of long) console.warn(`  ${path}: ${lines} lines`);
 }
