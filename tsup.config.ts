@@ -3,7 +3,7 @@ import { immerWithoutProcess, processShim } from './build/immer-without-process'
 
 /** The library's entry points: each gets both module formats and type declarations. */
 const entryPoints = {
-  index: 'src/index.ts',
+  index: 'src/core/index.ts',
   'agent/index': 'src/agent/index.ts',
   'ai-sdk/index': 'src/ai-sdk/index.ts',
   'middleware/index': 'src/middleware/index.ts',

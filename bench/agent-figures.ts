@@ -4,7 +4,7 @@
  * with the demo's five middlewares registered but passing through, against a
  * loop written by hand around the same model, tools and five functions.
  */
-import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/index';
+import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/core/index';
 import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
 import type { Figure } from './figures';
 import { CHECKED_FLOOR, type Shell } from './floor';

@@ -2,7 +2,7 @@
  * The figures of the benchmark: for each, the operation we measure, the
  * baseline it is divided by, and the goal the ratio must meet (lower is better).
  */
-import type { InputHandler, OutputHandler } from '../src/index';
+import type { InputHandler, OutputHandler } from '../src/core/index';
 import type { Operation } from './harness';
 import {
   CONTEXT,

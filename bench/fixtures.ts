@@ -3,7 +3,7 @@
  * handlers and states. Both sides of every figure use these same functions,
  * so a ratio measures only the glue between them.
  */
-import type { MiddlewareRegistry, Next, TerminalRun, WrapRun } from '../src/index';
+import type { MiddlewareRegistry, Next, TerminalRun, WrapRun } from '../src/core/index';
 import { core } from './library';
 
 const { createStage } = core;

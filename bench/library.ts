@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as AgentKit from '../src/agent/index';
-import type * as Core from '../src/index';
+import type * as Core from '../src/core/index';
 
 const given = process.env.BENCH_DIST;
 const DIST = given === undefined || given === '' ? new URL('../dist/', import.meta.url) : pathToFileURL(`${resolve(given)}/`);

@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The bundle's entry: the four entry points and the scenario, exposed as `scenario.run()`. */
 const entry = `
-import * as core from './src/index';
+import * as core from './src/core/index';
 import * as agent from './src/agent/index';
 import * as middleware from './src/middleware/index';
 import * as testing from './src/testing/index';

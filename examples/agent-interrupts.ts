@@ -4,7 +4,7 @@
  * and runs every external call until the run ends. Shown in the README's
  * "Asking a human, and tools the caller runs".
  */
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { AgentStreamStage, EXTERNAL_TOOL, type Agent, type Tool } from '../src/agent/index';
 
 /** Asks before every run (interrupt id `agentStream:approveRun`); a refusal ends the run before it starts. */

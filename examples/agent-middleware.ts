@@ -3,7 +3,7 @@
  * delegates research to a sub-agent, keeps its history within a budget, ends
  * its run once it has published, and answers in JSON.
  */
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import {
   Agent,
   ExecuteToolStage,

@@ -2,7 +2,7 @@
  * What handlers see of the agent: a frozen view on every context the agent
  * builds. Shown in the README's "What handlers see of the agent".
  */
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { ExecuteToolStage } from '../src/agent/index';
 
 /** Logs each tool call with the agent's name and session, as AgentScope and Strands hooks read them off the agent. */

@@ -5,7 +5,7 @@
  * import; `test/ai-sdk/readme-example.test.ts` runs it on `MockLanguageModelV3`.
  */
 import { z } from 'zod';
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { Agent, InvokeModelStage, defineTool } from '../src/agent/index';
 import { fromAiSdk, type AiSdkLanguageModel } from '../src/ai-sdk/index';
 import { retry } from '../src/middleware/index';

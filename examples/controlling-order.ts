@@ -2,7 +2,7 @@
  * Ordering, keyed registration, scopes, bundles and next() policies, shown
  * through describe() and explain(). The README prints this script's output.
  */
-import { createStage, MiddlewareRegistry, on, type Middleware } from '../src/index';
+import { createStage, MiddlewareRegistry, on, type Middleware } from '../src/core/index';
 
 type Event = { type: 'text'; text: string } | { type: 'result'; text: string };
 const ModelStage = createStage<{ prompt: string }, Extract<Event, { type: 'result' }>, Event>('invokeModel', {

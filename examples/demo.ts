@@ -12,7 +12,7 @@
  * the demo imports the sources so it runs without a build.
  */
 import { pathToFileURL } from 'node:url';
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage, type AgentResultEvent } from '../src/agent/index';
 import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../src/testing/index';
 import { runHitl } from './hitl';

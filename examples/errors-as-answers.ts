@@ -3,7 +3,7 @@
  * answer (or the model's reply), so the run goes on. Shown in the README's
  * "Errors as answers".
  */
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { ExecuteToolStage, InvokeModelStage, errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from '../src/agent/index';
 
 /** An error no policy may turn into an answer. */

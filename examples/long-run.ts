@@ -8,7 +8,7 @@
  * In your own code, import from 'staged-middleware/agent'; the demo imports
  * the sources so it runs without a build.
  */
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { Agent, compaction, subagent, type AgentResultEvent, type Message, type Usage } from '../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../src/testing/index';
 import { renderEntry, timeline, type TimelineEntry } from './timeline';

@@ -6,7 +6,7 @@
  *
  * Your own code takes these names from 'staged-middleware' and 'staged-middleware/agent'.
  */
-import { MiddlewareRegistry, type SystemPrompt } from '../src/index';
+import { MiddlewareRegistry, type SystemPrompt } from '../src/core/index';
 import {
   ExecuteToolStage,
   History,

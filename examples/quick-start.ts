@@ -1,4 +1,4 @@
-import { createStage, MiddlewareRegistry } from '../src/index';
+import { createStage, MiddlewareRegistry } from '../src/core/index';
 
 type Chunk = { type: 'text'; text: string } | { type: 'done'; text: string };
 type Done = Extract<Chunk, { type: 'done' }>;

@@ -9,7 +9,7 @@
 import KeyvRedis, { createClient } from '@keyv/redis';
 import Keyv from 'keyv';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { MiddlewareRegistry } from '../src/index';
+import type { MiddlewareRegistry } from '../src/core/index';
 import { InvokeModelStage } from '../src/agent/index';
 import { cache, rateLimit, type CacheEntry } from '../src/middleware/index';
 

@@ -6,7 +6,7 @@
  * Why instrumentation and not a Wrap handler: a Wrap handler sees the layers
  * inside it only as one `next()`; an observer is told about each layer.
  */
-import type { Instrumentation, InvokeObserver, LayerInfo } from '../src/index';
+import type { Instrumentation, InvokeObserver, LayerInfo } from '../src/core/index';
 
 /** One line of the timeline. */
 export interface TimelineEntry {

@@ -8,7 +8,7 @@
 import * as otel from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { tracing } from '../src/middleware/index';
 
 /** A registry whose every invoke is traced into `processor` (in production: new BatchSpanProcessor(new OTLPTraceExporter())). */

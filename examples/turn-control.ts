@@ -3,7 +3,7 @@
  * tool calls it asked for) whether the loop goes on, calls the model again or
  * stops, and which messages it adds. Shown in the README's "Turn control".
  */
-import { MiddlewareRegistry } from '../src/index';
+import { MiddlewareRegistry } from '../src/core/index';
 import { TurnStage, turnAction, type Message } from '../src/agent/index';
 
 const say = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });

@@ -41,7 +41,7 @@ function shownCode(text: string, from: string | undefined): string {
   if (start < 0) throw new Error(`the example has no "${from ?? ''}" to start from`);
   return text
     .slice(start)
-    .replace(/from '(?:\.\.\/)+src\/index'/g, "from 'staged-middleware'")
+    .replace(/from '(?:\.\.\/)+src\/core\/index'/g, "from 'staged-middleware'")
     .replace(/from '(?:\.\.\/)+src\/(\w+)\/index'/g, "from 'staged-middleware/$1'");
 }
 

@@ -3,7 +3,7 @@
  * assert on whole values.
  */
 import { expect } from 'vitest';
-import { MiddlewareError } from '../src/index';
+import { MiddlewareError } from '../src/core/index';
 
 /** The error `promise` rejects with; fails the test when it resolves. */
 export async function failure(promise: Promise<unknown>): Promise<unknown> {

@@ -6,7 +6,7 @@
 import { vi } from 'vitest';
 
 /** A fresh instance of the main entry point. */
-export async function anotherCopy(): Promise<typeof import('../src/index')> {
+export async function anotherCopy(): Promise<typeof import('../src/core/index')> {
   vi.resetModules();
-  return import('../src/index');
+  return import('../src/core/index');
 }

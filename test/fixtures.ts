@@ -3,7 +3,7 @@
  * file gets its own module instance, so sharing a stage token across files
  * shares nothing at run time.
  */
-import { createStage, type Terminal, type WrapHandler } from '../src/index';
+import { createStage, type Terminal, type WrapHandler } from '../src/core/index';
 
 /** The context of the plain test stages: one prompt. */
 export interface PromptContext {

@@ -9,8 +9,8 @@ import type {
   RegistryOptions,
   StateBinding,
   SystemPrompt,
-} from '../src/index';
-import { MiddlewareRegistry, splitSystemPrompt } from '../src/index';
+} from '../src/core/index';
+import { MiddlewareRegistry, splitSystemPrompt } from '../src/core/index';
 
 describe('staged-middleware (main entry point)', () => {
   describe('type exports', () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as entry from '../src/index';
+import * as entry from '../src/core/index';
 
-const INDEX_SOURCE = readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8');
+const INDEX_SOURCE = readFileSync(new URL('../src/core/index.ts', import.meta.url), 'utf8');
 
 describe('staged-middleware (main entry point)', () => {
   describe('runtime exports', () => {

@@ -16,7 +16,7 @@ import {
   type InvokeOutcome,
   type LayerInfo,
   type MiddlewareWarning,
-} from '../src/index';
+} from '../src/core/index';
 import { collect } from './assertions';
 
 interface Context {

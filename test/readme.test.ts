@@ -21,14 +21,14 @@ describe('README', { timeout: 60_000 }, () => {
     it('runs as written and prints what the README says', () => {
       const { code, printed } = quickStart();
       const file = join(scratch, 'quick-start.mts');
-      writeFileSync(file, code.replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/index.ts'))}`));
+      writeFileSync(file, code.replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/core/index.ts'))}`));
       expect(runTypeScript(file)).toBe(printed);
     });
 
     it('is the type-checked examples/quick-start.ts', () => {
       const [code] = blocks('Quick start');
       const example = readFileSync(join(root, 'examples/quick-start.ts'), 'utf8');
-      expect(example.replace("from '../src/index'", "from 'staged-middleware'")).toBe(code?.body);
+      expect(example.replace("from '../src/core/index'", "from 'staged-middleware'")).toBe(code?.body);
     });
   });
 
@@ -83,7 +83,7 @@ describe('README', { timeout: 60_000 }, () => {
       const example = readFileSync(join(root, 'examples/own-loop.ts'), 'utf8');
       const body = example
         .slice(example.indexOf('import '))
-        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/core/index'", "from 'staged-middleware'")
         .replace("from '../src/agent/index'", "from 'staged-middleware/agent'");
       expect(body).toBe(code?.body);
       expect(body.split('\n').length).toBeLessThan(80);
@@ -98,7 +98,7 @@ describe('README', { timeout: 60_000 }, () => {
       const example = readFileSync(join(root, 'examples/shared-stores.ts'), 'utf8');
       const body = example
         .slice(example.indexOf('import '))
-        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/core/index'", "from 'staged-middleware'")
         .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
         .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
       expect([start > 0, body]).toEqual([true, code]);
@@ -114,7 +114,7 @@ describe('README', { timeout: 60_000 }, () => {
       const example = readFileSync(join(root, 'examples/tracing.ts'), 'utf8');
       const body = example
         .slice(example.indexOf('import '))
-        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/core/index'", "from 'staged-middleware'")
         .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
       expect([start > 0, body]).toEqual([true, code]);
     });
@@ -138,7 +138,7 @@ describe('README', { timeout: 60_000 }, () => {
       const example = readFileSync(join(root, file), 'utf8');
       const body = example
         .slice(example.indexOf('import '))
-        .replace("from '../src/index'", "from 'staged-middleware'")
+        .replace("from '../src/core/index'", "from 'staged-middleware'")
         .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
         .replace("from '../src/ai-sdk/index'", "from 'staged-middleware/ai-sdk'")
         .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
@@ -152,7 +152,7 @@ describe('README', { timeout: 60_000 }, () => {
       const example = readFileSync(join(root, 'test/testing/readme-example.test.ts'), 'utf8');
       const body = example
         .slice(example.indexOf('import { describe'))
-        .replace("from '../../src/index'", "from 'staged-middleware'")
+        .replace("from '../../src/core/index'", "from 'staged-middleware'")
         .replace("from '../../src/testing/index'", "from 'staged-middleware/testing'");
       expect(body).toBe(code?.body);
     });
@@ -186,7 +186,7 @@ describe('README', { timeout: 60_000 }, () => {
       const [snippet] = blocks('Model-state isolation');
       const file = join(scratch, 'state.mts');
       const program = `${quickStart().code.split('for await')[0]}\n${snippet?.body ?? ''}\nconsole.log(JSON.stringify(modelState));\n`;
-      writeFileSync(file, program.replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/index.ts'))}`));
+      writeFileSync(file, program.replace("from 'staged-middleware'", `from ${JSON.stringify(join(root, 'src/core/index.ts'))}`));
       expect(runTypeScript(file).trim().split('\n').at(-1)).toBe('{"turns":1}');
     });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSystemTextBlock, splitSystemPrompt, toSystemBlocks, type SystemContentBlock } from '../src/index';
+import { isSystemTextBlock, splitSystemPrompt, toSystemBlocks, type SystemContentBlock } from '../src/core/index';
 
 describe('toSystemBlocks', () => {
   it('turns a string into one text block', () => {

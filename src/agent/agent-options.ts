@@ -1,6 +1,6 @@
-import type { Middleware } from '../registry/bundle';
-import type { MiddlewareRegistry } from '../registry/registry';
-import type { SystemPrompt } from '../system-prompt';
+import type { Middleware } from '../core/bundle';
+import type { MiddlewareRegistry } from '../core/registry';
+import type { SystemPrompt } from '../core/system-prompt';
 import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import { checkBlocks } from './block-check';

@@ -3,8 +3,8 @@
  * and the tool list of a run, the agent's own tools followed by every tool
  * contributed in the scope it runs in.
  */
-import { createContributionKey, type Contribution, type ContributionKey } from '../registry/contribution';
-import type { MiddlewareRegistry } from '../registry/registry';
+import { createContributionKey, type Contribution, type ContributionKey } from '../core/contributions';
+import type { MiddlewareRegistry } from '../core/registry';
 
 import { adopt } from './freeze';
 import { ExecuteToolStage } from './stages';

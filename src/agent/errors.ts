@@ -9,8 +9,8 @@
  *
  * @packageDocumentation
  */
-import type { ErrorCodeEntry, ErrorTable } from '../errors/codes';
-import { MiddlewareError } from '../errors/middleware-error';
+import type { ErrorCodeEntry, ErrorTable } from '../core/error-codes';
+import { MiddlewareError } from '../core/errors';
 import { describeValue } from '../util/describe-value';
 import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
 

@@ -9,9 +9,9 @@
  *
  * @packageDocumentation
  */
-import { QueuedIterator, type Answer } from '../invoke/queued-iterator';
-import { reportCompletion, type CompletionReporting } from '../invoke/state';
-import type { TerminalRun } from '../stage/invoke-types';
+import { QueuedIterator, type Answer } from '../core/queued-iterator';
+import { reportCompletion, type CompletionReporting } from '../core/state';
+import type { TerminalRun } from '../core/invoke-types';
 import { isAwaitable } from '../util/thenable';
 import { ignore } from './abort-race';
 import { invalidModelStream } from './call-errors';

@@ -1,4 +1,4 @@
-import type { TerminalRun } from '../stage/invoke-types';
+import type { TerminalRun } from '../core/invoke-types';
 import { ModelStream } from './model-stream';
 import type { InvokeModelContext, InvokeModelEvent } from './stage-types';
 

@@ -10,9 +10,9 @@
  *
  * @packageDocumentation
  */
-import { callSafely, pullFrom, type LayerGenerator } from '../invoke/layer';
-import { pullsThrough } from '../invoke/native-layers';
-import { QueuedIterator, type Answer } from '../invoke/queued-iterator';
+import { callSafely, pullFrom, type LayerGenerator } from '../core/layer';
+import { pullsThrough } from '../core/native-layers';
+import { QueuedIterator, type Answer } from '../core/queued-iterator';
 
 /**
  * A stretch of events the generator hands to its relay: the events of

@@ -1,5 +1,5 @@
-import { createStage, isStage } from '../stage/create-stage';
-import type { MiddlewareStage } from '../stage/types';
+import { createStage, isStage } from '../core/stage';
+import type { MiddlewareStage } from '../core/types';
 import { foreignStandardStage } from './errors';
 import type {
   AgentEvent,

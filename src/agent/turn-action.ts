@@ -3,9 +3,9 @@
  * merges into the decision the layers inside reached, so several handlers
  * compose without one undoing another (MW-127).
  */
-import { MiddlewareError } from '../errors/middleware-error';
-import type { WrapHandler } from '../stage/handler-types';
-import type { TerminalRun } from '../stage/invoke-types';
+import { MiddlewareError } from '../core/errors';
+import type { WrapHandler } from '../core/handler-types';
+import type { TerminalRun } from '../core/invoke-types';
 import { describeValue } from '../util/describe-value';
 import { invalidTurn, invalidTurnDecider } from './errors';
 import { adopt } from './freeze';

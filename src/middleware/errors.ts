@@ -7,9 +7,9 @@
  *
  * @packageDocumentation
  */
-import type { ErrorCodeEntry, ErrorTable } from '../errors/codes';
-import { MiddlewareError } from '../errors/middleware-error';
-import type { WrapRun } from '../stage/handler-types';
+import type { ErrorCodeEntry, ErrorTable } from '../core/error-codes';
+import { MiddlewareError } from '../core/errors';
+import type { WrapRun } from '../core/handler-types';
 import { isBranded } from '../util/brand';
 import { describeValue } from '../util/describe-value';
 import type { Waiter } from './sleep';

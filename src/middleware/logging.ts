@@ -1,4 +1,4 @@
-import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../invoke/instrumentation';
+import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../core/instrumentation';
 import { invalidOption } from './errors';
 import { optionalFunction } from './options';
 import { observeLayer } from './observed-layer';

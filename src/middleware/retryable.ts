@@ -1,4 +1,4 @@
-import { MiddlewareError } from '../errors/middleware-error';
+import { MiddlewareError } from '../core/errors';
 import { isInterruptSignal } from './errors';
 
 /**

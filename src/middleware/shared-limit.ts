@@ -1,4 +1,4 @@
-import type { WrapRun } from '../stage/handler-types';
+import type { WrapRun } from '../core/handler-types';
 import { isThenable } from '../util/thenable';
 import type { Timers } from '../util/timers';
 import type { AnyStageWrap } from './wrap-types';

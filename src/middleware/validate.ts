@@ -1,8 +1,8 @@
-import type { Middleware } from '../registry/bundle';
-import { isStage } from '../stage/create-stage';
-import type { MiddlewareResult } from '../stage/result';
-import { isSchema, parseWithSchema } from '../stage/schema';
-import type { MiddlewareStage, Schema } from '../stage/types';
+import type { Middleware } from '../core/bundle';
+import { isStage } from '../core/stage';
+import type { MiddlewareResult } from '../core/result';
+import { isSchema, parseWithSchema } from '../core/schema';
+import type { MiddlewareStage, Schema } from '../core/types';
 import { invalidOption, validationFailed } from './errors';
 import { named } from './named';
 import { isObject } from '../util/is-object';

@@ -1,14 +1,14 @@
 import { invalidOption } from '../middleware/errors';
 import { checkOptionsObject } from '../middleware/options';
-import { handlerName } from '../registry/registration';
-import type { Instrumentation } from '../invoke/instrumentation';
-import { mapRegistrar, type Middleware } from '../registry/bundle';
+import { handlerName } from '../core/registration';
+import type { Instrumentation } from '../core/instrumentation';
+import { mapRegistrar, type Middleware } from '../core/bundle';
 import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
-import { MiddlewareRegistry } from '../registry/registry';
-import type { AddOptions, Registration } from '../stage/handler-types';
-import type { DeepReadonly } from '../stage/deep-readonly';
-import type { StateBinding, Terminal, TerminalArgument } from '../stage/invoke-types';
-import type { MiddlewareStage, Target } from '../stage/types';
+import { MiddlewareRegistry } from '../core/registry';
+import type { AddOptions, Registration } from '../core/handler-types';
+import type { DeepReadonly } from '../core/deep-readonly';
+import type { StateBinding, Terminal, TerminalArgument } from '../core/invoke-types';
+import type { MiddlewareStage, Target } from '../core/types';
 import { isObject } from '../util/is-object';
 import { setOwnEntry } from '../util/own-entry';
 

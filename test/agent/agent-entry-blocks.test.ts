@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { Agent, type Message } from '../../src/agent/index';
 import { ScriptedModel, textTurn } from '../../src/testing/index';
 

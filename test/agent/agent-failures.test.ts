@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { Agent, AgentStreamStage, type Model } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import { collect, user, ZERO } from './fixtures';

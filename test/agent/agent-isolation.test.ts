@@ -1,6 +1,6 @@
 import { castDraft, produce } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import {
   Agent,
   AgentStreamStage,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { Agent, TurnStage, turnAction, type Message, type TurnAction } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';
 import { assistant, user, ZERO } from './fixtures';

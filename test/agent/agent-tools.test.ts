@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../src/core/index';
 import { Agent, ExecuteToolStage, InvokeModelStage, ToolsKey, resolveTools, type AgentView, type Tool } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn } from '../../src/testing/index';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../src/core/index';
 import {
   Agent,
   AgentStreamStage,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import {
   Agent,
   defineTool,

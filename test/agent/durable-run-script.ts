@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, ExecuteToolStage, FileSessionStore } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, type ScriptedTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import {
   Agent,
   ExecuteToolStage,

@@ -1,6 +1,6 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, ExecuteToolStage, EXTERNAL_TOOL, type Tool, type ToolResultBlock } from '../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 import { tracing } from '../../src/middleware/index';

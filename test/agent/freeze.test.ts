@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { adopt } from '../../src/agent/freeze';
 
 /** The error `adopt` throws for the value, as code, stage, message and cause. */

@@ -1,7 +1,7 @@
 import * as otel from '@opentelemetry/api';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../src/core/index';
 import { tracing } from '../../src/middleware/index';
 import {
   Agent,

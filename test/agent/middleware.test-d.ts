@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { MiddlewareRegistry, type Middleware } from '../../src/index';
+import { MiddlewareRegistry, type Middleware } from '../../src/core/index';
 import {
   CompressContextStage,
   ContextBudgetKey,

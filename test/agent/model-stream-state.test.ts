@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent, type Model } from '../../src/agent/index';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 
 describe('the model terminal under a state binding, with a Wrap handler around it', () => {
   /** A model that counts its calls in the state it is given, then streams two events. */

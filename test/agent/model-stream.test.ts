@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent, type Model } from '../../src/agent/index';
 import { AbortRace } from '../../src/agent/abort-race';
 import { MessageAssembly } from '../../src/agent/message-assembly';
-import type { TerminalRun } from '../../src/index';
+import type { TerminalRun } from '../../src/core/index';
 import { makeCall, seen, type ConsumerCall } from './consumer-calls';
 
 /** How the scripted model answers one `next()`. */

@@ -4,7 +4,7 @@
  * agent copies, freezes, converts or restores it.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import {
   Agent,
   type AgentSnapshot,

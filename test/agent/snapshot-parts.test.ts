@@ -4,7 +4,7 @@
  * agent exists (not later, at the provider).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { Agent, type AgentSnapshot, ExecuteToolStage } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 

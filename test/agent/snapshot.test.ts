@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { Agent, type AgentSnapshot, AgentStreamStage, ExecuteToolStage, MemorySessionStore } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, user, ZERO } from './fixtures';

@@ -8,7 +8,7 @@
  * realm has no standard stages yet (vitest runs each file in a fresh worker).
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createStage, MiddlewareError } from '../../src/index';
+import { createStage, MiddlewareError } from '../../src/core/index';
 
 const KEY = Symbol.for('staged-middleware.agent.standard-stages.v1');
 const holder = globalThis as unknown as Record<symbol, unknown>;
@@ -110,7 +110,7 @@ describe('InvokeModelStage, ExecuteToolStage, AgentStreamStage', () => {
     it('run a handler registered through one copy in an agent of the other', async () => {
       const first = await loadAgentKit();
       const second = await loadAgentKit();
-      const { MiddlewareRegistry } = await import('../../src/index');
+      const { MiddlewareRegistry } = await import('../../src/core/index');
       const registry = new MiddlewareRegistry();
       const seen: string[] = [];
       registry.add(first.InvokeModelStage.Input, function redact(context) {

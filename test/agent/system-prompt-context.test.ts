@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/core/index';
 import { Agent, InvokeModelStage, toModelRequest, type InvokeModelContext } from '../../src/agent/index';
 import { ScriptedModel, textTurn } from '../../src/testing/index';
 import { user } from './fixtures';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, ExecuteToolStage, toResultContent, type Tool, type ToolResultBlock, type ToolResultEvent } from '../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 

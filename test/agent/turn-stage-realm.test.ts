@@ -4,7 +4,7 @@
  * file's realm has no standard stages yet (vitest runs each file in a fresh worker).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createStage, MiddlewareError } from '../../src/index';
+import { createStage, MiddlewareError } from '../../src/core/index';
 
 const holder = globalThis as unknown as Record<symbol, unknown>;
 

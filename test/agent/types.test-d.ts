@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf, type WrapHandler } from '../../src/index';
+import { MiddlewareRegistry, type ContextOf, type EventOf, type ResultOf, type WrapHandler } from '../../src/core/index';
 import { fallback, regenerate, retry, type AttemptBoundaryEvent as MiddlewareBoundary } from '../../src/middleware/index';
 import {
   Agent,

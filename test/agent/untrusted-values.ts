@@ -4,7 +4,7 @@
  * and the checks the fuzz tests make of what the package gives back.
  */
 import fc from 'fast-check';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 
 /** Keys that `Object.prototype` has (and a setter for one), mixed with ordinary ones. */
 export const key: fc.Arbitrary<string> = fc.oneof(

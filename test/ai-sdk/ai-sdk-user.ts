@@ -14,7 +14,7 @@ import { APICallError, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { z } from 'zod';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import {
   Agent,
   ExecuteToolStage,

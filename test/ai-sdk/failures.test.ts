@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { APICallError, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { Agent, InvokeModelStage, type AgentEvent, type ModelRequest } from '../../src/agent/index';
 import { fromAiSdk, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
 import { retry } from '../../src/middleware/index';

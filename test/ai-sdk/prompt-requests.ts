@@ -1,6 +1,6 @@
 /** The requests, messages and tool results the prompt tests of fromAiSdk build, and what the mock model received. */
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import { splitSystemPrompt, type SystemContentBlock } from '../../src/index';
+import { splitSystemPrompt, type SystemContentBlock } from '../../src/core/index';
 import type { Message, ModelRequest, ToolChoice, ToolResultBlock } from '../../src/agent/index';
 import { fromAiSdk, type FromAiSdkOptions } from '../../src/ai-sdk/index';
 import { mockModel, textParts } from './fixtures';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import type { Message, ToolResultBlock } from '../../src/agent/index';
 import { requestOf, result, sent, user } from './prompt-requests';
 

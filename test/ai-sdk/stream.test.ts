@@ -1,6 +1,6 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, type Message, type ModelRequest, type ModelStreamEvent, type StopReason } from '../../src/agent/index';
 import { ScriptedTool } from '../../src/testing/index';
 import { fromAiSdk } from '../../src/ai-sdk/index';

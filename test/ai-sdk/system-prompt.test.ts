@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type SystemContentBlock } from '../../src/core/index';
 import { Agent, InvokeModelStage } from '../../src/agent/index';
 import { fromAiSdk } from '../../src/ai-sdk/index';
 import { mockModel, textParts } from './fixtures';

@@ -4,7 +4,7 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent } from '../../src/agent/index';
 import { fromAiSdk } from '../../src/ai-sdk/index';
 import { tracing } from '../../src/middleware/index';

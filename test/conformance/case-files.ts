@@ -37,7 +37,7 @@ export function casesOfKind(kind: string): readonly CaseFile[] {
 /** A copy of the library with module-level values of its own, as the other module format or a second installed copy has. */
 async function loadCopy(): Promise<LibraryCopy> {
   vi.resetModules();
-  const core = await import('../../src/index');
+  const core = await import('../../src/core/index');
   const agent = await import('../../src/agent/index');
   const testing = await import('../../src/testing/index');
   return { core, agent, testing };

@@ -7,7 +7,7 @@ import { allBlocks, type CodeBlock } from './code-blocks';
 
 /** The entry points a block may use names of without importing them, in the order a name is looked up. */
 const entryPoints = [
-  ['staged-middleware', 'src/index.ts'],
+  ['staged-middleware', 'src/core/index.ts'],
   ['staged-middleware/agent', 'src/agent/index.ts'],
   ['staged-middleware/ai-sdk', 'src/ai-sdk/index.ts'],
   ['staged-middleware/middleware', 'src/middleware/index.ts'],

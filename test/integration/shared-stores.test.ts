@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import Keyv from 'keyv';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { rateLimit, type CacheEntry } from '../../src/middleware/index';
 import { root } from '../readme-blocks';
 import { startRedis, type RedisServer } from './redis-server';

@@ -17,7 +17,7 @@ import Keyv from 'keyv';
 import { createInterface } from 'node:readline';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { useSharedStores } from '../../examples/shared-stores';
-import { createStage, MiddlewareRegistry } from '../../src/index';
+import { createStage, MiddlewareRegistry } from '../../src/core/index';
 import { createModelContext, InvokeModelStage, modelTerminal } from '../../src/agent/index';
 import { ScriptedModel, textTurn } from '../../src/testing/index';
 import { cache, rateLimit, type CacheEntry } from '../../src/middleware/index';

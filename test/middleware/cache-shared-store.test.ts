@@ -5,7 +5,7 @@
  */
 import Keyv from 'keyv';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { cache, type CacheEntry, type CacheErrorInfo, type CacheStore } from '../../src/middleware/index';
 import { runStage, scriptedTerminal } from '../../src/testing/index';
 import { ModelStage, WALL_CLOCK_START, answer, chunk, manualTimers, type ModelContext } from './fixtures';

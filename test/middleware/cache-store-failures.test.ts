@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { cache, type CacheEntry, type CacheErrorInfo, type CacheStore } from '../../src/middleware/index';
 import { runStage, scriptedTerminal } from '../../src/testing/index';
 import { ModelStage, WALL_CLOCK_START, answer, chunk, manualTimers, settle, type ModelContext } from './fixtures';

@@ -1,7 +1,7 @@
 /**
  * Stages and a controllable clock shared by the built-in middleware tests.
  */
-import { createStage } from '../../src/index';
+import { createStage } from '../../src/core/index';
 import type { AttemptBoundaryEvent, Timers } from '../../src/middleware/index';
 
 /** Context of the test model stage. */

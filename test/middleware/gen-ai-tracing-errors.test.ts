@@ -1,6 +1,6 @@
 import * as otel from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, AgentStreamStage, type Model, type ModelStreamEvent, type Tool } from '../../src/agent/index';
 import { tracing } from '../../src/middleware/index';
 import { failingTurn, ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';

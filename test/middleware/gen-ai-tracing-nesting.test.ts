@@ -2,7 +2,7 @@ import * as otel from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hedging } from '../agent/fixtures';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, AgentStreamStage, ExecuteToolStage, type Tool } from '../../src/agent/index';
 import { tracing, type TracingOptions } from '../../src/middleware/index';
 import { ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';

@@ -1,6 +1,6 @@
 import * as otel from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, InvokeModelStage, MemorySessionStore, type Tool } from '../../src/agent/index';
 import { retry, tracing } from '../../src/middleware/index';
 import { failingTurn, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, ExecuteToolStage, InterruptSignal, type ExecuteToolContext } from '../../src/agent/index';
 import { fallback, isRetryableError, regenerate, retry } from '../../src/middleware/index';
 import { runStage, ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, throws, toolUseTurn } from '../../src/testing/index';

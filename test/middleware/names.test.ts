@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MiddlewareRegistry, type Middleware, type WrapHandler } from '../../src/index';
+import { MiddlewareRegistry, type Middleware, type WrapHandler } from '../../src/core/index';
 import * as middleware from '../../src/middleware/index';
 import * as testing from '../../src/testing/index';
 import { ModelStage } from './fixtures';

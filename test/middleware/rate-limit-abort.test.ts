@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, type Next } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type Next } from '../../src/core/index';
 import { rateLimit, type Timers } from '../../src/middleware/index';
 import { scriptedTerminal } from '../../src/testing/index';
 import { TextStage, manualTimers, settle } from './fixtures';

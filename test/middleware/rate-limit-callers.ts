@@ -3,7 +3,7 @@
  * registry, and activations of one limiter called directly, each recording
  * the clock when it starts.
  */
-import { MiddlewareError, MiddlewareRegistry, type Next } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type Next } from '../../src/core/index';
 import type { rateLimit } from '../../src/middleware/index';
 import { TextStage } from './fixtures';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { regenerate } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
 import { ModelStage, TextStage, answer, chunk, settle, type Answer, type ModelContext, type ModelEvent } from './fixtures';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { retry } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
 import { MAX_TIMER_DELAY_MS } from '../../src/util/timers';
@@ -227,7 +227,7 @@ describe('retry', () => {
 
     it('closes the attempt it is streaming when the consumer stops', async () => {
       const terminal = scriptedTerminal([[chunk('a'), chunk('b'), answer('c')]]);
-      const { MiddlewareRegistry } = await import('../../src/index');
+      const { MiddlewareRegistry } = await import('../../src/core/index');
       const registry = new MiddlewareRegistry();
       registry.add(ModelStage.Wrap, retry({ stream: 'live' }));
       const events = registry.invoke(ModelStage, context, terminal);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { isRetryableError, retry } from '../../src/middleware/index';
 import { retryAfterMs, statusOf } from '../../src/middleware/retryable';
 import { runStage, scriptedTerminal, throws } from '../../src/testing/index';

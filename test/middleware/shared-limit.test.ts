@@ -7,7 +7,7 @@
 import { getEventListeners } from 'node:events';
 import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { rateLimit, type SharedLimiter } from '../../src/middleware/index';
 import { runStage, scriptedTerminal } from '../../src/testing/index';
 import { TextStage, manualTimers, settle } from './fixtures';

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { sleep, untilAborted } from '../../src/middleware/sleep';
 import { MAX_TIMER_DELAY_MS, systemTimers } from '../../src/util/timers';
 import { manualTimers, settle } from './fixtures';

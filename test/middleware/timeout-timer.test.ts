@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { timeout } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
 import { MAX_TIMER_DELAY_MS } from '../../src/util/timers';

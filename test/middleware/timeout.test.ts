@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { retry, timeout } from '../../src/middleware/index';
-import type { TerminalRun } from '../../src/index';
+import type { TerminalRun } from '../../src/core/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 

@@ -1,6 +1,6 @@
 import * as otel from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { retry, tracing, TRACING_ATTRIBUTES as A } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
 import { ModelStage, answer, chunk, settle, terminalFailingOnClose, type ModelContext } from './fixtures';
@@ -34,7 +34,7 @@ describe('tracing', () => {
 
     it('marks layers and the invoke closed when the consumer stops', async () => {
       const { exporter, tracer } = recordingTracer();
-      const { MiddlewareRegistry } = await import('../../src/index');
+      const { MiddlewareRegistry } = await import('../../src/core/index');
       const registry = new MiddlewareRegistry();
       registry.instrument(tracing({ api: otel, tracer }));
       registry.add(ModelStage.Wrap, retry({ stream: 'live' }));
@@ -52,7 +52,7 @@ describe('tracing', () => {
   describe('when closing a layer throws', () => {
     it('records the error on that layer span and passes it on', async () => {
       const { exporter, tracer } = recordingTracer();
-      const { MiddlewareRegistry } = await import('../../src/index');
+      const { MiddlewareRegistry } = await import('../../src/core/index');
       const cleanupFailed = new Error('cleanup failed');
       const registry = new MiddlewareRegistry();
       registry.instrument(tracing({ api: otel, tracer }));

@@ -1,7 +1,7 @@
 import * as otel from '@opentelemetry/api';
 import type { Context, Span, Tracer } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import type { Instrumentation } from '../../src/index';
+import type { Instrumentation } from '../../src/core/index';
 import { retry, tracing } from '../../src/middleware/index';
 import { runStage, scriptedTerminal } from '../../src/testing/index';
 import { ModelStage, answer, chunk, type ModelContext } from './fixtures';

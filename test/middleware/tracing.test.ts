@@ -2,7 +2,7 @@ import * as otel from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { type WrapHandler } from '../../src/index';
+import { type WrapHandler } from '../../src/core/index';
 import { retry, tracing, TRACING_ATTRIBUTES as A } from '../../src/middleware/index';
 import { runStage, scriptedTerminal, waits } from '../../src/testing/index';
 import { ModelStage, answer, chunk, type ModelContext, type ModelEvent } from './fixtures';

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
-import { MiddlewareRegistry } from '../../src/index';
+import { MiddlewareRegistry } from '../../src/core/index';
 import {
   cache,
   fallback,

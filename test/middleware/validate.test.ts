@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MiddlewareError, createStage } from '../../src/index';
+import { MiddlewareError, createStage } from '../../src/core/index';
 import { validate } from '../../src/middleware/index';
 import { runStage, scriptedTerminal } from '../../src/testing/index';
 

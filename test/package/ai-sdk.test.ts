@@ -23,7 +23,7 @@ const appPackages = ['ai', '@ai-sdk/provider', '@opentelemetry/api', '@opentelem
 
 /** The entry points of the package, by the source path the scenario imports them from. */
 const entryPoints: Record<string, string> = {
-  '../../src/index': 'staged-middleware',
+  '../../src/core/index': 'staged-middleware',
   '../../src/agent/index': 'staged-middleware/agent',
   '../../src/ai-sdk/index': 'staged-middleware/ai-sdk',
   '../../src/middleware/index': 'staged-middleware/middleware',

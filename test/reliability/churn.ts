@@ -9,7 +9,7 @@
  * into its events, so each delivered event shows exactly which handlers of
  * each phase ran for it.
  */
-import { createStage, MiddlewareRegistry, type Disposer, type MiddlewareResult, type Next } from '../../src/index';
+import { createStage, MiddlewareRegistry, type Disposer, type MiddlewareResult, type Next } from '../../src/core/index';
 
 /** The context of a churned invoke: its number and the Input tags it collected. */
 export interface ChurnContext {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareRegistry } from '../../src/index';
+import { createStage, MiddlewareRegistry } from '../../src/core/index';
 import { ChurningRegistry, seededRandom, type ChurnEvent, type ChurnTags } from './churn';
 import { collect, gate } from './fixtures';
 

@@ -5,7 +5,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { expect } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareResult, type MiddlewareStage, type StateBinding } from '../../src/index';
+import { createStage, MiddlewareError, MiddlewareResult, type MiddlewareStage, type StateBinding } from '../../src/core/index';
 
 /** Events of the test stages: deltas stream through, results end a stream. */
 export type TestEvent = { readonly type: 'delta'; readonly text: string } | { readonly type: 'result'; readonly text: string };

@@ -2,7 +2,7 @@
  * Runs one generated scenario through the library or through the reference
  * interpreter and records everything observable as plain data.
  */
-import { MiddlewareError, MiddlewareRegistry, createStage, type AddOptions, type Registration, type Target } from '../../src/index';
+import { MiddlewareError, MiddlewareRegistry, createStage, type AddOptions, type Registration, type Target } from '../../src/core/index';
 import { referenceInvoke } from './reference';
 import {
   ReferenceEngineError,

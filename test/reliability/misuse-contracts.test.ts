@@ -9,7 +9,7 @@
  * the compiler to reach the run-time checks that JavaScript callers rely on.
  */
 import { describe, it } from 'vitest';
-import { createStage } from '../../src/index';
+import { createStage } from '../../src/core/index';
 import { expectMisuse, good, pass, type Row } from './misuse-harness';
 
 const rows: Row[] = [

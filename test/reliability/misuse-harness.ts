@@ -5,7 +5,7 @@
  * and the check every row of the misuse tables gets.
  */
 import { expect } from 'vitest';
-import { createStage, MiddlewareError, MiddlewareRegistry, type MiddlewareStage, type Next } from '../../src/index';
+import { createStage, MiddlewareError, MiddlewareRegistry, type MiddlewareStage, type Next } from '../../src/core/index';
 import { collect } from './fixtures';
 
 /** The stage the misuses are tried on. */

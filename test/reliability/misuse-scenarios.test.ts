@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createStage, MiddlewareError } from '../../src/index';
+import { createStage, MiddlewareError } from '../../src/core/index';
 import { collect } from './fixtures';
 import { capture, context, good } from './misuse-harness';
 

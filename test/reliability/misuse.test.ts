@@ -9,7 +9,7 @@
  * the compiler to reach the run-time checks that JavaScript callers rely on.
  */
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareError } from '../../src/index';
+import { createStage, MiddlewareError } from '../../src/core/index';
 import { capture, context, expectMisuse, good, pass, type Row } from './misuse-harness';
 
 const rows: Row[] = [

@@ -18,8 +18,8 @@
  *   nesting, else ERR_ORDER_CONFLICT; a constraint on an id registered nowhere
  *   is ignored with a WARN_UNKNOWN_ID warning.
  */
-import type { Phase } from '../../src/index';
-import type { NextPolicy } from '../../src/stage/types';
+import type { Phase } from '../../src/core/index';
+import type { NextPolicy } from '../../src/core/types';
 
 /** An error raised by the reference engine; compared with the library's by code. */
 export class ReferenceEngineError extends Error {

@@ -24,8 +24,8 @@
  * 6. on close by the consumer: the same closing, no writeback.
  */
 import { createDraft, finishDraft, freeze, isDraftable } from 'immer';
-import { MiddlewareResult, type StateBinding } from '../../src/index';
-import type { NextPolicy } from '../../src/stage/types';
+import { MiddlewareResult, type StateBinding } from '../../src/core/index';
+import type { NextPolicy } from '../../src/core/types';
 import { ReferenceEngineError, type ReferenceChain } from './reference-registry';
 
 type Events = AsyncGenerator<unknown, void, undefined>;

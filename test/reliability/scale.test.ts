@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareRegistry, type Disposer } from '../../src/index';
+import { createStage, MiddlewareRegistry, type Disposer } from '../../src/core/index';
 import { collect } from './fixtures';
 
 const deep = createStage<number, string>('deep');

@@ -5,8 +5,8 @@
  * reference interpreter) run the very same handler code; only the engine
  * differs, so any difference in the trace is a difference of the engines.
  */
-import { MiddlewareResult } from '../../src/index';
-import type { NextPolicy } from '../../src/stage/types';
+import { MiddlewareResult } from '../../src/core/index';
+import type { NextPolicy } from '../../src/core/types';
 import { wrapHandler } from './scenario-wrap';
 
 /** Which scope a registration belongs to. */

@@ -8,7 +8,7 @@
  * Heap figures are measured after forcing collection, so they show what the
  * invoke keeps alive, not garbage waiting to be collected.
  */
-import { createStage, MiddlewareRegistry, type Disposer, type Next } from '../../src/index';
+import { createStage, MiddlewareRegistry, type Disposer, type Next } from '../../src/core/index';
 import { timeout } from '../../src/middleware/index';
 
 const MEGABYTE = 1024 * 1024;

@@ -3,7 +3,7 @@
  * package imports pointed at the sources, so the example stays true.
  */
 import { describe, expect, it } from 'vitest';
-import { createStage, type WrapHandler } from '../../src/index';
+import { createStage, type WrapHandler } from '../../src/core/index';
 import { runStage, scriptedTerminal, throws } from '../../src/testing/index';
 
 const AskStage = createStage<{ question: string }, string>('ask');

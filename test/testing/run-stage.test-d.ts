@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { createStage, type DeepReadonly } from '../../src/index';
+import { createStage, type DeepReadonly } from '../../src/core/index';
 import { runStage, scriptedTerminal } from '../../src/testing/index';
 
 interface Reply {

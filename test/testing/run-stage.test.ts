@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareResult, createStage, type Middleware, type WrapHandler } from '../../src/index';
+import { MiddlewareError, MiddlewareResult, createStage, type Middleware, type WrapHandler } from '../../src/core/index';
 import { runStage, scriptedTerminal, throws, updatesState } from '../../src/testing/index';
 
 interface Context {

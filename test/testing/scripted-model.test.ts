@@ -1,6 +1,6 @@
 import { createDraft } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError } from '../../src/index';
+import { MiddlewareError } from '../../src/core/index';
 import { toModelRequest, type InvokeModelContext, type ModelStreamEvent } from '../../src/agent/index';
 import { ScriptedModel, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 

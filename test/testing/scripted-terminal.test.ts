@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, createStage } from '../../src/index';
+import { MiddlewareRegistry, createStage } from '../../src/core/index';
 import { scriptedTerminal, throws, updatesState, waits } from '../../src/testing/index';
 import { manualTimers, settle } from '../middleware/fixtures';
 

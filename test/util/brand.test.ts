@@ -4,7 +4,7 @@
  * published so that no code can swap in a record of its own to forge brands.
  */
 import { describe, expect, it } from 'vitest';
-import { createStage, MiddlewareResult } from '../../src/index';
+import { createStage, MiddlewareResult } from '../../src/core/index';
 import { brandOf } from '../../src/util/brand';
 
 describe("the realm's brand record", () => {

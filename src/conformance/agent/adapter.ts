@@ -1,4 +1,4 @@
-import type { Middleware, MiddlewareRegistry, SystemPrompt } from '../../index';
+import type { Middleware, MiddlewareRegistry, SystemPrompt } from '../../core/index';
 import type { AgentEvent, AgentSession, AgentSnapshot, Interrupt, Message, Model, Tool, ToolChoice, Usage } from '../../agent/index';
 import type { AgentCapability } from '../cases/agent-capabilities';
 

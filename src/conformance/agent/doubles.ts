@@ -2,7 +2,7 @@
  * The doubles of an agent conformance case: scripted model turns and
  * scripted tools (MW-118), recording into one world.
  */
-import { MiddlewareError } from '../../index';
+import { MiddlewareError } from '../../core/index';
 import { defineTool, type Model, type ModelStreamEvent, type Tool, type Usage } from '../../agent/index';
 import { z } from 'zod';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../testing/index';

@@ -4,7 +4,7 @@
  * errors as answers, the agent view. Registered by `register` in
  * `vocabulary.ts`; `spec/README.md` says what each one does.
  */
-import { MiddlewareError, type MiddlewareRegistry } from '../../index';
+import { MiddlewareError, type MiddlewareRegistry } from '../../core/index';
 import {
   AgentStreamStage,
   ExecuteToolStage,

@@ -3,7 +3,7 @@
  * middleware of spec section 5c: contributed tools, compression, the todo
  * list, sub-agents, the composition functions.
  */
-import type { Middleware, MiddlewareRegistry } from '../../index';
+import type { Middleware, MiddlewareRegistry } from '../../core/index';
 import {
   AgentStreamStage,
   CompressContextStage,

@@ -3,7 +3,7 @@
  * the side of the protocol's `agent.run` request a TypeScript loop needs no
  * port for. The runner compares the observation with the case's expectations.
  */
-import { MiddlewareRegistry } from '../../index';
+import { MiddlewareRegistry } from '../../core/index';
 import {
   MemorySessionStore,
   type AgentEvent,

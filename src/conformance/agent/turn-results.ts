@@ -4,7 +4,7 @@
  * fails its case with a report saying so, instead of a difference that only
  * shows what came of it (a model call the case did not script, say).
  */
-import { MiddlewareError, type MiddlewareRegistry } from '../../index';
+import { MiddlewareError, type MiddlewareRegistry } from '../../core/index';
 import { readTurnResult, TurnStage } from '../../agent/index';
 
 /** The TurnStage results of one loop's runs, checked as the loop should check them. */

@@ -4,7 +4,7 @@
  * observations.
  */
 import { castDraft, produce } from 'immer';
-import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../index';
+import type { MiddlewareRegistry, SystemContentBlock, WrapHandler } from '../../core/index';
 import {
   AgentStreamStage,
   CompressContextStage,

@@ -3,7 +3,7 @@
  * Each entry turns the case's JSON options into a bundle to register, as
  * spec/README.md ("Built-in middleware in cases") states normatively.
  */
-import type { AnyStage, Instrumentation, Middleware, WrapHandler } from '../../index';
+import type { AnyStage, Instrumentation, Middleware, WrapHandler } from '../../core/index';
 import {
   cache,
   fallback,

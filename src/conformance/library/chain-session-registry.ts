@@ -14,7 +14,7 @@ import {
   type Disposer,
   type MiddlewareWarning,
   type Registration,
-} from '../../index';
+} from '../../core/index';
 import type { Json } from '../cases/case-base';
 import type { ErrorReport } from '../protocol/error-report';
 import type { ReplyOf, RequestOf } from '../protocol/messages';

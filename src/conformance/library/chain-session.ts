@@ -6,7 +6,7 @@
  * `chain-session-registry.ts`; here are the stage, the signal, the state
  * binding, and the invoke with its consumer.
  */
-import { createStage, type AnyStage } from '../../index';
+import { createStage, type AnyStage } from '../../core/index';
 import type { Json } from '../cases/case-base';
 import type { ReplyOf, RequestOf } from '../protocol/messages';
 import { ChainSessionRegistry } from './chain-session-registry';

@@ -4,7 +4,7 @@
  * reports, and an observer that writes every instrumentation hook into the trace.
  */
 import { z } from 'zod';
-import { createStage, MiddlewareError, type AnyStage, type InvokeObserver, type Schema } from '../../index';
+import { createStage, MiddlewareError, type AnyStage, type InvokeObserver, type Schema } from '../../core/index';
 import type { Json } from '../cases/case-base';
 import type { StageSpec } from '../cases/chain-case';
 import type { ErrorReport } from '../protocol/error-report';

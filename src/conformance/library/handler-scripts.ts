@@ -4,7 +4,7 @@
  * Why scripts rather than code: a second implementation runs the same JSON
  * files, so every behaviour a case needs must be expressible as data.
  */
-import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type HandlerRun, type SystemPrompt } from '../../index';
+import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type HandlerRun, type SystemPrompt } from '../../core/index';
 import type { InputStep, OutputStep, Returns, TerminalStep } from '../cases/chain-steps';
 import {
   abortInvoke,

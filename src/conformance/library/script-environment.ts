@@ -3,7 +3,7 @@
  * step uses: recording into the trace, throwing user errors, aborting the
  * invoke, naming a function, returning events in the shape a case asks for.
  */
-import { MiddlewareError, type HandlerRun } from '../../index';
+import { MiddlewareError, type HandlerRun } from '../../core/index';
 import type { OpaqueKind, Returns } from '../cases/chain-steps';
 
 /** An async generator of events. */

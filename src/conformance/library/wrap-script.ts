@@ -2,7 +2,7 @@
  * Wrap handler scripts of a chain case as real async generator functions:
  * calling `next()` and consuming inner chains in the ways the steps say.
  */
-import type { WrapRun } from '../../index';
+import type { WrapRun } from '../../core/index';
 import type { Returns, WrapStep } from '../cases/chain-steps';
 import {
   abortInvoke,

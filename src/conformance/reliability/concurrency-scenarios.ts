@@ -2,7 +2,7 @@
  * Reliability scenarios about many invokes and abandoned ones: concurrent
  * invokes, concurrent state writeback, an invoke the consumer stops pulling.
  */
-import { createStage, MiddlewareRegistry, type Disposer } from '../../index';
+import { createStage, MiddlewareRegistry, type Disposer } from '../../core/index';
 import type { Json } from '../cases/case-base';
 import { drain, isResult, turns, type Events, type Observed, type Parameters } from './scenario-tools';
 

@@ -2,7 +2,7 @@
  * Reliability scenarios about one invoke and its consumer: queued calls, a
  * throwing guard, handlers that throw when called, and a deep chain.
  */
-import { createStage, MiddlewareRegistry, type Next } from '../../index';
+import { createStage, MiddlewareRegistry, type Next } from '../../core/index';
 import type { Json } from '../cases/case-base';
 import { errorText } from '../library/script-environment';
 import { jsonEqual } from '../runner/json-equal';

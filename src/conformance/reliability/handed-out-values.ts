@@ -2,7 +2,7 @@
  * The `handed-out-values` reliability scenario (MW-037): every value the
  * library hands out, mutated where possible, and what a later invoke sees.
  */
-import { createStage, MiddlewareRegistry, MiddlewareResult, on, splitSystemPrompt, toSystemBlocks, type Next } from '../../index';
+import { createStage, MiddlewareRegistry, MiddlewareResult, on, splitSystemPrompt, toSystemBlocks, type Next } from '../../core/index';
 import type { Json } from '../cases/case-base';
 import { drain, isResult, type Events, type Observed } from './scenario-tools';
 

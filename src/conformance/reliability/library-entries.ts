@@ -3,12 +3,12 @@
  * the library, entry point by entry point. A host hands in the module
  * objects it loaded; each has these members and more.
  *
- * Why named members instead of `typeof import('../../index')`: the
+ * Why named members instead of `typeof import('../../core/index')`: the
  * declaration bundler turns a whole-module type into a namespace object that
  * declares the module's type-only exports as values, which a consumer
  * compiling the declarations with `skipLibCheck: false` cannot compile.
  */
-import type { createStage, isPhaseToken, isStage, MiddlewareError, MiddlewareRegistry, MiddlewareResult } from '../../index';
+import type { createStage, isPhaseToken, isStage, MiddlewareError, MiddlewareRegistry, MiddlewareResult } from '../../core/index';
 import type { Agent, AgentStreamStage, ExecuteToolStage, InterruptSignal, InvokeModelStage } from '../../agent/index';
 import type { retry } from '../../middleware/index';
 import type { ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, throws, toolUseTurn } from '../../testing/index';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, MiddlewareResult } from '../../../src/index';
+import { MiddlewareError, MiddlewareRegistry, MiddlewareResult } from '../../../src/core/index';
 import { runStage, ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { Agent, ExecuteToolStage, afterToolCall, type ExecuteToolContext, type ToolResultEvent } from '../../../src/agent/index';
 import type { ToolResultPatch } from '../../../src/agent/middleware/after-tool-call';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
 import { Agent, CompressContextStage, ContextBudgetKey, compaction, type CompactionOptions, type Message } from '../../../src/agent/index';
 import { ScriptedModel, textTurn } from '../../../src/testing/index';
 import { splitPoint, transcript } from '../../../src/agent/middleware/compaction';

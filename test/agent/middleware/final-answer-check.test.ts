@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
 import {
   Agent,
   InvokeModelStage,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../../src/index';
+import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../../src/core/index';
 import { Agent, InvokeModelStage, SUBAGENT_STATE_KEY, ToolsKey, subagent, type SubagentOptions, type Tool } from '../../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 

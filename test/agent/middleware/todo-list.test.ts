@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../../src/index';
+import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
 import { Agent, InvokeModelStage, TODO_STATE_KEY, ToolsKey, todoList, type Message, type Model, type Tool } from '../../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { latestTodos, renderTodos } from '../../../src/agent/middleware/todo-list';

@@ -8,7 +8,7 @@
  * provides, `on_compress_context` as a CompressContextStage Wrap handler.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, type Middleware } from '../../../src/index';
+import { MiddlewareRegistry, type Middleware } from '../../../src/core/index';
 import {
   Agent,
   AgentStreamStage,

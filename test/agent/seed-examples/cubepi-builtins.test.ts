@@ -3,7 +3,7 @@
  * ported as `compaction`, `subagent` and `todoList`.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../../src/index';
+import { MiddlewareRegistry } from '../../../src/core/index';
 import { Agent, TODO_STATE_KEY, compaction, subagent, todoList, type ToolResultBlock } from '../../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { resultText, say, textOf } from './cubepi-messages';

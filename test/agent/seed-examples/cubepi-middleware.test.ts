@@ -7,7 +7,7 @@
  * SubagentMiddleware and TodoListMiddleware are in cubepi-builtins.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, type Middleware } from '../../../src/index';
+import { MiddlewareRegistry, type Middleware } from '../../../src/core/index';
 import {
   Agent,
   ExecuteToolStage,

@@ -4,7 +4,7 @@
  * with its any-true rule, and `on_run_end`, as TurnStage handlers.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../../src/index';
+import { MiddlewareRegistry } from '../../../src/core/index';
 import { Agent, TurnStage, turnAction, type Message, type TurnAction, type TurnContext } from '../../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 

@@ -8,7 +8,7 @@
  * tools not run again, then critical fails and non-critical keeps the last.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, type MiddlewareError } from '../../../src/index';
+import { MiddlewareRegistry, type MiddlewareError } from '../../../src/core/index';
 import {
   Agent,
   AgentStreamStage,

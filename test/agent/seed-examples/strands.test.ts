@@ -5,7 +5,7 @@
  * Strands' `BeforeToolCallEvent` one) as well as on a tool call.
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, type Middleware } from '../../../src/index';
+import { MiddlewareRegistry, type Middleware } from '../../../src/core/index';
 import { Agent, AgentStreamStage, ExecuteToolStage, type Message } from '../../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 

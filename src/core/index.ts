@@ -1,0 +1,44 @@
+/**
+ * staged-middleware: typed, staged middleware for agent loops, for the
+ * authors of agent frameworks: stages, the registry that runs handlers
+ * around a framework's own step, results, errors, system prompts, and the
+ * types to write handlers, terminals, bundles and instrumentations with.
+ *
+ * An entry point exports what its users call or construct, the options of
+ * those calls, and the types of what they implement or handle; not types
+ * that only name a part of another export (reach those as `Type['field']`).
+ * Every public name of the main entry point is listed here.
+ *
+ * @packageDocumentation
+ */
+export { createStage, isStage, isPhaseToken } from './stage';
+export { MiddlewareRegistry } from './registry';
+export type { RegistryOptions } from './registry';
+export { on } from './on';
+export type { Middleware, Registrar } from './bundle';
+export type { ChainEntry } from './chain';
+export type { DuplicateHandlerWarning, MiddlewareWarning, UnknownIdWarning } from './resolve';
+export { MiddlewareResult } from './result';
+export type { ResultRecipe } from './result';
+export type { DeepReadonly } from './deep-readonly';
+export { MiddlewareError } from './errors';
+export type { MiddlewareErrorCode } from './error-codes';
+export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';
+export type { SystemContentBlock, SystemPrompt } from './system-prompt';
+export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
+export { createContributionKey } from './contributions';
+export type { Contribution, ContributionKey, ContributionKeyOptions } from './contributions';
+export type { AnyStage, ContextOf, EventOf, MiddlewareStage, Phase, PhaseToken, ResultOf, Schema, StageOptions, Target } from './types';
+export type {
+  AddOptions,
+  Disposer,
+  HandlerOf,
+  HandlerRun,
+  InputHandler,
+  Next,
+  OutputHandler,
+  Registration,
+  WrapHandler,
+  WrapRun,
+} from './handler-types';
+export type { InvokeOptions, StateBinding, Terminal, TerminalArgument, TerminalOf, TerminalRun } from './invoke-types';

@@ -1,0 +1,204 @@
+import { orderCycle } from './registration-messages';
+import type { MiddlewareError } from './errors';
+
+/** What ordering needs to know about a registration. */
+export interface Orderable {
+  /** Registration sequence number (lower = registered earlier). */
+  readonly seq: number;
+  /** The order key. */
+  readonly order: number;
+  /** Optional id, the name constraints refer to. */
+  readonly id: string | undefined;
+  /** Ids this one must precede (run outside of). */
+  readonly before: readonly string[];
+  /** Ids this one must follow (run inside of). */
+  readonly after: readonly string[];
+  /** Name for error messages. */
+  readonly name: string;
+}
+
+/** Where the sort happens, for error messages. */
+export interface OrderScope {
+  /** Stage name. */
+  readonly stage: string;
+  /** Phase. */
+  readonly phase: 'input' | 'wrap' | 'output';
+}
+
+/**
+ * Sorts one level's registrations of one stage and phase.
+ *
+ * Resolution (SPEC MW-041): constraints first, then `order`, then registration
+ * order. This is Kahn's topological sort in which, among the registrations
+ * whose constraints are met, the one with the lowest `(order, seq)` goes next;
+ * without constraints it is a plain sort by `(order, seq)`. The ready set is a
+ * binary heap, so the sort costs O((n + e) log n) for n registrations and e
+ * constraint edges.
+ * Constraints naming ids outside `items` are ignored here (the registry checks them).
+ *
+ * @throws MiddlewareError `ERR_ORDER_CYCLE` listing the cycle when the constraints cannot all hold.
+ */
+export function sortByConstraints<T extends Orderable>(items: readonly T[], scope: OrderScope): T[] {
+  // Stryker disable all: a shortcut; without constraints Kahn's sort below takes the items in (order, seq) order too
+  let constrained = false;
+  for (const item of items) {
+    if (item.before.length > 0 || item.after.length > 0) {
+      constrained = true;
+      break;
+    }
+  }
+  if (!constrained) return [...items].sort(byKey);
+  // Stryker restore all
+
+  const count = items.length;
+  const byId = new Map<string, number>();
+  for (let index = 0; index < count; index++) {
+    const id = (items[index] as T).id;
+    // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
+    if (id !== undefined) byId.set(id, index);
+  }
+  // Edge a -> b: a must come before b. Indexes into `items`. An edge given twice (a before b, b after a) counts
+  // twice in b's indegree and is walked twice when a is placed, so it needs no deduplication.
+  // Stryker disable next-line ArrayDeclaration: an index that is no item's is never counted as ready nor stuck
+  const successors: number[][] = Array.from({ length: count }, () => []);
+  const indegree = new Array<number>(count).fill(0);
+  const link = (from: number, to: number): void => {
+    if (from === to) return;
+    (successors[from] as number[]).push(to);
+    indegree[to] = (indegree[to] as number) + 1;
+  };
+  for (let index = 0; index < count; index++) {
+    const item = items[index] as T;
+    for (const id of item.before) {
+      const other = byId.get(id);
+      // Stryker disable next-line ConditionalExpression: an edge to no item (index undefined) is never counted as ready nor stuck
+      if (other !== undefined) link(index, other);
+    }
+    for (const id of item.after) {
+      const other = byId.get(id);
+      if (other !== undefined) link(other, index);
+    }
+  }
+  const ready = new IndexHeap((left, right) => byKey(items[left] as T, items[right] as T));
+  // Stryker disable next-line EqualityOperator: past the last item the indegree is undefined, never 0
+  for (let index = 0; index < count; index++) if (indegree[index] === 0) ready.push(index);
+  const sorted: T[] = [];
+  while (ready.size > 0) {
+    const index = ready.pop();
+    sorted.push(items[index] as T);
+    for (const successor of successors[index] as number[]) {
+      const remaining = (indegree[successor] as number) - 1;
+      indegree[successor] = remaining;
+      if (remaining === 0) ready.push(successor);
+    }
+  }
+  // The items left waiting (stuck) are exactly those whose indegree never reached 0.
+  if (sorted.length < count) throw cycleError(items, successors, indegree, scope);
+  return sorted;
+}
+
+function byKey(left: Orderable, right: Orderable): number {
+  return left.order - right.order || left.seq - right.seq;
+}
+
+/** A binary min-heap of indexes under a comparison. */
+class IndexHeap {
+  private readonly heap: number[] = [];
+
+  constructor(private readonly compare: (left: number, right: number) => number) {}
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  push(value: number): void {
+    const heap = this.heap;
+    let position = heap.length;
+    heap.push(value);
+    while (position > 0) {
+      const parent = (position - 1) >> 1;
+      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
+      if (this.compare(heap[parent] as number, value) <= 0) break;
+      heap[position] = heap[parent] as number;
+      position = parent;
+    }
+    heap[position] = value;
+  }
+
+  /** Removes and returns the smallest index; the heap must not be empty. */
+  pop(): number {
+    const heap = this.heap;
+    const top = heap[0] as number;
+    const last = heap.pop() as number;
+    const size = heap.length;
+    if (size === 0) return top;
+    let position = 0;
+    for (;;) {
+      const left = 2 * position + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
+      const child = right < size && this.compare(heap[right] as number, heap[left] as number) < 0 ? right : left;
+      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
+      if (this.compare(last, heap[child] as number) <= 0) break;
+      heap[position] = heap[child] as number;
+      position = child;
+    }
+    heap[position] = last;
+    return top;
+  }
+}
+
+function cycleError(
+  items: readonly Orderable[],
+  successors: readonly (readonly number[])[],
+  indegree: readonly number[],
+  scope: OrderScope,
+): MiddlewareError {
+  // The stuck items, in the order given; `rank` is each one's position among them.
+  const stuck: number[] = [];
+  const rank = new Map<number, number>();
+  for (let index = 0; index < items.length; index++) {
+    if (indegree[index] === 0) continue;
+    rank.set(index, stuck.length);
+    stuck.push(index);
+  }
+  // Every stuck item still waits for a stuck predecessor, so walking predecessors
+  // always closes a loop (walking successors can dead-end at an item that merely
+  // waits behind the cycle). The predecessor taken is the earliest stuck one.
+  const predecessor = new Map<number, number>();
+  for (const index of stuck) {
+    for (const successor of successors[index] as number[]) {
+      if (rank.has(successor) && !predecessor.has(successor)) predecessor.set(successor, index);
+    }
+  }
+  const seen = new Set<number>();
+  let node = stuck[0] as number;
+  while (!seen.has(node)) {
+    seen.add(node);
+    node = predecessor.get(node) as number;
+  }
+  // `node` is on the loop: walk it once more, then turn it into run order (each before the next).
+  const loop: number[] = [];
+  let current = node;
+  do {
+    loop.push(current);
+    current = predecessor.get(current) as number;
+  } while (current !== node);
+  loop.reverse();
+  // Start from the loop's earliest item. Ranks are unique and a rank past the end is undefined, never lower,
+  // so `<=` for `<` in either comparison changes nothing.
+  let start = 0;
+  // Stryker disable next-line EqualityOperator: see above
+  for (let position = 1; position < loop.length; position++) {
+    // Stryker disable next-line EqualityOperator: see above
+    if ((rank.get(loop[position] as number) as number) < (rank.get(loop[start] as number) as number)) start = position;
+  }
+  const ordered = [...loop.slice(start), ...loop.slice(0, start)];
+  const first = items[ordered[0] as number] as Orderable;
+  const cycle = [...ordered, ordered[0] as number].map((index) => {
+    const item = items[index] as Orderable;
+    return item.id ?? item.name;
+  });
+  return orderCycle(scope.stage, scope.phase, first.name, cycle);
+}

@@ -1,0 +1,274 @@
+import type { ChainSource, ResolvedChain, ResolvedEntry } from './chain';
+import type { StoredContribution } from './contributions';
+import { duplicateHandler, duplicateId, orderConflict, unknownId } from './registration-messages';
+import type { Instrumentation } from './instrumentation';
+import { sortByConstraints } from './order';
+import { culpritOf, takePlace, type StoredRegistration } from './registration';
+import type { AnyStage, Phase } from './types';
+
+/** A warning a registry reports through `RegistryOptions.onWarning`; `code` tells the kinds apart. */
+export type MiddlewareWarning = UnknownIdWarning | DuplicateHandlerWarning;
+
+/** An ordering constraint names an id that is registered nowhere (MW-043). */
+export interface UnknownIdWarning {
+  /** Stable code. */
+  readonly code: 'WARN_UNKNOWN_ID';
+  /** What happened and what to do. */
+  readonly message: string;
+  /** Stage name. */
+  readonly stage: string;
+  /** Phase. */
+  readonly phase: Phase;
+  /** The handler whose constraint names the unknown id. */
+  readonly handler: string;
+  /** The unknown id. */
+  readonly id: string;
+}
+
+/** The same handler function is registered twice on one stage and phase, neither time with an id (MW-057). */
+export interface DuplicateHandlerWarning {
+  /** Stable code. */
+  readonly code: 'WARN_DUPLICATE_HANDLER';
+  /** What happened and what to do. */
+  readonly message: string;
+  /** Stage name. */
+  readonly stage: string;
+  /** Phase. */
+  readonly phase: Phase;
+  /** The name of its first registration in the chain. */
+  readonly handler: string;
+  /** Both places in the chain, first the outer (or earlier) one: how each was registered and its position. */
+  readonly places: readonly [string, string];
+}
+
+/** The default of `RegistryOptions.onWarning`. */
+export function warnOnConsole(warning: MiddlewareWarning): void {
+  console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`);
+}
+
+/** One scope level of a chain: a registry (root first) or the per-invoke handlers. */
+interface Level {
+  /** 0 for the registry asked, 1 for its parent and so on; -1 for per-invoke handlers. */
+  readonly depth: number;
+  /** This level's registrations on the stage being resolved. */
+  readonly registrations: readonly StoredRegistration[];
+  /** Every registration with an id at this level, on any stage. */
+  readonly ids: ReadonlyMap<string, StoredRegistration>;
+}
+
+/** One registry of a scope chain, as resolution reads it. */
+export interface Scope {
+  /** Its registrations, by stage. */
+  readonly byStage: ReadonlyMap<AnyStage, readonly StoredRegistration[]>;
+  /** Every registration of it with an id, on any stage. */
+  readonly ids: ReadonlyMap<string, StoredRegistration>;
+  /** Its instrumentations. */
+  readonly instrumentations: ReadonlySet<Instrumentation>;
+  /** The values bundles provided to it, by key name, each key's in the order they were provided. */
+  readonly provided: ReadonlyMap<string, ReadonlySet<StoredContribution>>;
+}
+
+/**
+ * Resolves the chain of one stage for a registry and its ancestors (`scopes`,
+ * root first) and an invoke's own registrations: one level per registry, and
+ * the per-invoke handlers as the deepest level.
+ *
+ * @throws MiddlewareError `ERR_DUPLICATE_ID` for an id given twice in the per-invoke registrations;
+ *   the codes of {@link resolveChain}.
+ */
+export function resolveScopes(
+  stage: AnyStage,
+  scopes: readonly Scope[],
+  perInvoke: readonly StoredRegistration[],
+  onWarning: (warning: MiddlewareWarning) => void,
+): ResolvedChain {
+  const levels: Level[] = scopes.map((scope, index) => ({
+    depth: scopes.length - 1 - index,
+    // The list itself, not a copy: resolution reads it before any code of the caller's (a warning) can run.
+    registrations: scope.byStage.get(stage) ?? [],
+    ids: scope.ids,
+  }));
+  const instrumentations = scopes.flatMap((scope) => [...scope.instrumentations]);
+  // Without per-invoke handlers this level is empty and changes nothing.
+  const ids = new Map<string, StoredRegistration>();
+  for (const registration of perInvoke) {
+    if (registration.id === undefined) continue;
+    if (ids.has(registration.id)) throw duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
+    ids.set(registration.id, registration);
+  }
+  levels.push({ depth: -1, registrations: perInvoke, ids });
+  return resolveChain(stage, levels, instrumentations, onWarning);
+}
+
+/**
+ * Resolves the chain of one stage from its scope levels (SPEC MW-040 to MW-046).
+ *
+ * Levels nest: every handler of a shallower level (a parent registry) sits
+ * outside every handler of a deeper one (a child, then per-invoke handlers).
+ * Within a level: constraints, then `order`, then registration order.
+ * A registration added with `replace: true` hides the same id at shallower
+ * levels and, on the same stage and phase, takes the hidden one's place.
+ *
+ * @throws MiddlewareError `ERR_ORDER_CYCLE`, `ERR_ORDER_CONFLICT` or `ERR_DUPLICATE_ID`.
+ */
+function resolveChain(
+  stage: AnyStage,
+  levels: readonly Level[],
+  instrumentations: readonly Instrumentation[],
+  onWarning: (warning: MiddlewareWarning) => void,
+): ResolvedChain {
+  const phases: readonly Phase[] = ['input', 'wrap', 'output'];
+  const { winners, shallowest } = replacements(levels);
+  // The level index of every registration of this stage, looked up instead of searched.
+  const levelOf = new Map<StoredRegistration, number>();
+  levels.forEach((level, index) => {
+    for (const registration of level.registrations) levelOf.set(registration, index);
+  });
+  // placed[level][phase]: what sits at each level, in registration order, before sorting.
+  const placed = levels.map(() => ({
+    input: [] as StoredRegistration[],
+    wrap: [] as StoredRegistration[],
+    output: [] as StoredRegistration[],
+  }));
+  const place = (registration: StoredRegistration, level: number): void => {
+    (placed[level] as Record<Phase, StoredRegistration[]>)[registration.phase].push(registration);
+  };
+  // A replacement sits at the level of the registration it hides but is reported with its own origin.
+  const origin = new Map<StoredRegistration, number>();
+  levels.forEach((level, index) => {
+    for (const registration of level.registrations) {
+      const id = registration.id;
+      // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
+      const winner = id === undefined ? undefined : winners.get(id);
+      if (winner === undefined) {
+        place(registration, index);
+        continue;
+      }
+      if (registration !== shallowest.get(id as string)) continue;
+      if (winner.stage === registration.stage && winner.phase === registration.phase) {
+        // The winner is deeper than the registration it hides (the shallowest one), never the same.
+        const taken = takePlace(winner, registration);
+        origin.set(taken, (levels[levelOf.get(winner) as number] as Level).depth);
+        place(taken, index);
+      }
+    }
+    // A winner on this stage (`levelOf` holds only those) whose hidden registration is elsewhere stays at its own level.
+    for (const winner of winners.values()) {
+      const hidden = shallowest.get(winner.id as string) as StoredRegistration;
+      const sameSlot = hidden.stage === winner.stage && hidden.phase === winner.phase;
+      if (!sameSlot && levelOf.get(winner) === index) place(winner, index);
+    }
+  });
+
+  const chain = { stage, input: [] as ResolvedEntry[], wrap: [] as ResolvedEntry[], output: [] as ResolvedEntry[], instrumentations };
+  const levelOfId = new Map<string, { level: number; registration: StoredRegistration }>();
+  placed.forEach((byPhase, level) => {
+    for (const phase of phases)
+      // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
+      for (const registration of byPhase[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
+  });
+  for (const phase of phases) {
+    const target = chain[phase];
+    levels.forEach((level, index) => {
+      for (const registration of sortByConstraints((placed[index] as Record<Phase, StoredRegistration[]>)[phase], {
+        stage: stage.name,
+        phase,
+      })) {
+        checkConstraints(registration, index, levels, levelOfId, onWarning);
+        target.push(toEntry(registration, origin.get(registration) ?? level.depth, target.length));
+      }
+    });
+    warnOfDuplicates(stage.name, target, onWarning);
+  }
+  // The chain is cached and shared by every invoke until the registry changes. Its entries and the chain
+  // itself are frozen; its arrays are not (frozen arrays slow every invoke that walks them by about 10%),
+  // and nothing public hands them out: describe() copies them, the invoke keeps them in private fields.
+  return Object.freeze({ stage, input: chain.input, wrap: chain.wrap, output: chain.output, instrumentations: [...instrumentations] });
+}
+
+/** For each replaced id: the deepest replacing registration, and the shallowest one it hides. */
+function replacements(levels: readonly Level[]) {
+  const winners = new Map<string, StoredRegistration>();
+  const shallowest = new Map<string, StoredRegistration>();
+  const seenAt = new Map<string, number>();
+  levels.forEach((level, index) => {
+    for (const [id, registration] of level.ids) {
+      const previous = seenAt.get(id);
+      if (previous === undefined) {
+        seenAt.set(id, index);
+        shallowest.set(id, registration);
+        continue;
+      }
+      if (!registration.replace) throw duplicateId(culpritOf(registration), registration.id, 'Resolving a scoped registry');
+      winners.set(id, registration);
+    }
+  });
+  return { winners, shallowest };
+}
+
+function checkConstraints(
+  registration: StoredRegistration,
+  level: number,
+  levels: readonly Level[],
+  levelOfId: ReadonlyMap<string, { level: number; registration: StoredRegistration }>,
+  onWarning: (warning: MiddlewareWarning) => void,
+): void {
+  const check = (id: string, outside: boolean): void => {
+    const found = levelOfId.get(id) ?? findAnywhere(levels, id);
+    if (found === undefined) {
+      onWarning(unknownId({ stage: registration.stage.name, phase: registration.phase, handler: registration.name }, id, outside));
+      return;
+    }
+    const other = found.registration;
+    if (other.stage !== registration.stage || other.phase !== registration.phase) return;
+    // Within a level the sort made it hold; across levels the nesting decides: a shallower level is always outside.
+    // So `before` fails only against an outer level, `after` only against an inner one.
+    const outer = found.level < level;
+    if (outside ? outer : found.level > level) throw orderConflict(culpritOf(registration), id, outside, outer);
+  };
+  for (const id of registration.before) check(id, true);
+  for (const id of registration.after) check(id, false);
+}
+
+/** The registration an id names in this chain: the deepest level's, since a deeper one with the id replaces the others. */
+function findAnywhere(levels: readonly Level[], id: string): { level: number; registration: StoredRegistration } | undefined {
+  for (let index = levels.length - 1; index >= 0; index--) {
+    const registration = (levels[index] as Level).ids.get(id);
+    if (registration !== undefined) return { level: index, registration };
+  }
+  return undefined;
+}
+
+/**
+ * Warns of each handler function that a phase's chain runs twice, registered neither time with an id: a `retry()`
+ * registered twice retries its own retries, which is rarely meant (MW-057). One warning per later place.
+ */
+function warnOfDuplicates(stage: string, entries: readonly ResolvedEntry[], onWarning: (warning: MiddlewareWarning) => void): void {
+  const first = new Map<unknown, ResolvedEntry>();
+  for (const entry of entries) {
+    if (entry.id !== undefined) continue;
+    const earlier = first.get(entry.handler);
+    if (earlier === undefined) first.set(entry.handler, entry);
+    else onWarning(duplicateHandler(stage, earlier, entry));
+  }
+}
+
+function toEntry(registration: StoredRegistration, depth: number, position: number): ResolvedEntry {
+  let source: ChainSource = 'invoke';
+  if (depth > 0) source = 'scope';
+  else if (depth === 0) source = registration.bundle === undefined ? 'registry' : 'bundle';
+  return Object.freeze({
+    phase: registration.phase,
+    position,
+    name: registration.name,
+    id: registration.id,
+    order: registration.order,
+    before: registration.before,
+    after: registration.after,
+    next: registration.next,
+    source,
+    bundle: registration.bundle,
+    depth,
+    handler: registration.handler,
+  });
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { LayerGenerator } from '../../src/core/layer';
+import { promisesNatively, pullsThrough } from '../../src/core/native-layers';
+import { QueuedPassThrough } from './native-pull-fixtures';
+
+async function* events(): LayerGenerator {
+  yield 'a';
+}
+
+describe('promisesNatively', () => {
+  it('holds for a native async generator and for an iterator built on QueuedIterator', () => {
+    expect([promisesNatively(events()), promisesNatively(new QueuedPassThrough(events()) as LayerGenerator)]).toEqual([true, true]);
+  });
+
+  it('does not hold for a hand-written iterator, whose next() may throw or return a plain result', () => {
+    const source = events();
+    const handWritten = { next: () => source.next(), return: () => source.return(), throw: (error: unknown) => source.throw(error) };
+    expect(promisesNatively(handWritten as unknown as LayerGenerator)).toBe(false);
+  });
+
+  it('does not hold for an iterator that overrides the next() of QueuedIterator', () => {
+    class Overriding extends QueuedPassThrough<unknown> {
+      override next(): Promise<IteratorResult<unknown, void>> {
+        return super.next();
+      }
+    }
+    expect(promisesNatively(new Overriding(events()) as LayerGenerator)).toBe(false);
+  });
+});
+
+describe('pullsThrough', () => {
+  it('holds only for an iterator built on QueuedIterator whose next() is its own', () => {
+    class Overriding extends QueuedPassThrough<unknown> {
+      override next(): Promise<IteratorResult<unknown, void>> {
+        return super.next();
+      }
+    }
+    expect([
+      pullsThrough(new QueuedPassThrough(events()) as LayerGenerator),
+      pullsThrough(events()),
+      pullsThrough(new Overriding(events()) as LayerGenerator),
+    ]).toEqual([true, false, false]);
+  });
+});
