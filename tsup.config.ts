@@ -8,12 +8,12 @@ const entryPoints = {
   'ai-sdk/index': 'src/ai-sdk/index.ts',
   'middleware/index': 'src/middleware/index.ts',
   'testing/index': 'src/testing/index.ts',
-  'conformance/index': 'src/conformance/index.ts',
+  'conformance/index': 'conformance/index.ts',
 };
 
 export default defineConfig({
   // The command line (`bin`) shares the library's chunks, so it runs the very code the entry points export.
-  entry: { ...entryPoints, cli: 'cli/main.ts' },
+  entry: { ...entryPoints, cli: 'conformance/cli/main.ts' },
   format: ['esm', 'cjs'],
   dts: { entry: entryPoints, compilerOptions: { types: [] } },
   tsconfig: 'tsconfig.src.json',

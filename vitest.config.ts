@@ -16,7 +16,8 @@ export default defineConfig({
     },
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts'],
+      include: ['src/**/*.ts', 'conformance/**/*.ts'],
+      exclude: ['conformance/cli/**'],
       reporter: ['text-summary', 'text'],
       thresholds: { lines: 95, branches: 90 },
     },

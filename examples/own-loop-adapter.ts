@@ -8,7 +8,7 @@
  * Your own code takes these names from 'staged-middleware/agent' and 'staged-middleware/conformance'.
  */
 import { History } from '../src/agent/index';
-import type { AgentLoopAdapter } from '../src/conformance/index';
+import type { AgentLoopAdapter } from '../conformance/index';
 import { ownLoop, type Conversation } from './own-loop';
 
 export const adapter: AgentLoopAdapter = {

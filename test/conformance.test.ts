@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { libraryTarget, runConformance } from '../src/conformance/index';
-import { caseBase } from '../src/conformance/cases/case-base';
-import { caseJsonSchema } from '../src/conformance/cases/chain-case';
+import { libraryTarget, runConformance } from '../conformance/index';
+import { caseBase } from '../conformance/cases/case-base';
+import { caseJsonSchema } from '../conformance/cases/chain-case';
 import { caseFiles, casesOfKind, specDirectory } from './conformance/case-files';
 
 /** Rule ids declared in SPEC.md as `### MW-nnn Title` headings, in every section. */

@@ -3,8 +3,8 @@
  * the `needs` each case declares can be checked: a case that uses a
  * capability without declaring it would run on a loop that cannot pass it.
  */
-import type { AgentCapability } from '../../src/conformance/cases/agent-capabilities';
-import type { AgentCase } from '../../src/conformance/cases/agent-case';
+import type { AgentCapability } from '../../conformance/cases/agent-capabilities';
+import type { AgentCase } from '../../conformance/cases/agent-case';
 
 /** The codes a run refuses to start with. */
 const REFUSALS = ['ERR_INVALID_OPTIONS', 'ERR_AGENT_BUSY', 'ERR_INTERRUPT_PENDING'];

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentCase, agentCaseJsonSchema, type AgentCase } from '../../src/conformance/cases/agent-case';
-import { libraryTarget, runConformance } from '../../src/conformance/index';
+import { agentCase, agentCaseJsonSchema, type AgentCase } from '../../conformance/cases/agent-case';
+import { libraryTarget, runConformance } from '../../conformance/index';
 import { casesOfKind, specDirectory } from '../conformance/case-files';
 import { derivedNeeds } from './case-needs';
 

@@ -20,4 +20,4 @@ export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentE
 }
 
 /** The retrying and hedging Wrap handlers of the agent cases' vocabulary, shared with the other agent tests. */
-export { hedging, retrying } from '../../src/conformance/agent/vocabulary';
+export { hedging, retrying } from '../../conformance/agent/vocabulary';

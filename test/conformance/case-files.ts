@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vi } from 'vitest';
-import { nodeHost } from '../../cli/node-host';
-import type { LibraryCopy, LibraryHost } from '../../src/conformance/index';
+import { nodeHost } from '../../conformance/cli/node-host';
+import type { LibraryCopy, LibraryHost } from '../../conformance/index';
 import { bareRealmOfSource } from '../reliability/bare-realm-source';
 
 /** The `spec/` directory. */

@@ -9,9 +9,9 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { conformanceCommand, USAGE } from '../../cli/conformance-command';
+import { conformanceCommand, USAGE } from '../../conformance/cli/conformance-command';
 import { adapter as ownLoopAdapter } from '../../examples/own-loop-adapter';
-import type { ConformanceReport } from '../../src/conformance/index';
+import type { ConformanceReport } from '../../conformance/index';
 import { caseFiles, casesDirectory, vitestHost } from './case-files';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -35,7 +35,7 @@ async function command(args: readonly string[]): Promise<{ code: number; stdout:
 
 /** Starts `staged-middleware conformance serve` from the sources, writes `lines` to its stdin, closes it, and waits for the exit. */
 function served(lines: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'conformance', 'serve'], { cwd: root });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/cli/main.ts', 'conformance', 'serve'], { cwd: root });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -81,7 +81,7 @@ describe('staged-middleware conformance', () => {
       const { code, stdout, stderr } = await command([
         '--json',
         '--spawn',
-        `"${process.execPath}" --import tsx cli/main.ts conformance serve`,
+        `"${process.execPath}" --import tsx conformance/cli/main.ts conformance serve`,
       ]);
       expect({ code, stderr, verdict: verdict(stdout) }).toEqual({ code: 0, stderr: '', verdict: allPassed });
     });

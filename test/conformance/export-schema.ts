@@ -6,10 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentCaseJsonSchema } from '../../src/conformance/cases/agent-case';
-import { caseJsonSchema } from '../../src/conformance/cases/chain-case';
-import { reliabilityCaseJsonSchema } from '../../src/conformance/cases/reliability-case';
-import { protocolJsonSchema } from '../../src/conformance/protocol/messages';
+import { agentCaseJsonSchema } from '../../conformance/cases/agent-case';
+import { caseJsonSchema } from '../../conformance/cases/chain-case';
+import { reliabilityCaseJsonSchema } from '../../conformance/cases/reliability-case';
+import { protocolJsonSchema } from '../../conformance/protocol/messages';
 
 const schemas: Record<string, unknown> = {
   'case.schema.json': caseJsonSchema(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatReport, libraryTarget, runConformance } from '../../src/conformance/index';
+import { formatReport, libraryTarget, runConformance } from '../../conformance/index';
 import { caseById, chainCase, claiming } from './runner-cases';
 
 describe('formatReport', () => {

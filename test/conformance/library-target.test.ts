@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { agentLoopTarget, libraryTarget, referenceAgentAdapter } from '../../src/conformance/index';
+import { agentLoopTarget, libraryTarget, referenceAgentAdapter } from '../../conformance/index';
 import { caseFiles } from './case-files';
 
 const begin = { op: 'chain.begin', case: 'x', stage: { name: 's', guard: true } } as const;

@@ -3,7 +3,7 @@
  * side writes and the other reads, a fake port answering the runner, and a
  * server answering with this library.
  */
-import { libraryTarget, serveProtocol, type ConformanceTarget, type LineConnection } from '../../src/conformance/index';
+import { libraryTarget, serveProtocol, type ConformanceTarget, type LineConnection } from '../../conformance/index';
 import { vitestHost } from './case-files';
 
 /** Lines written on one side and read on the other, in memory. */

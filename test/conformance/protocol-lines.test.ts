@@ -10,8 +10,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { libraryTarget, protocolTarget, type ConformanceTarget, type ProtocolRequest } from '../../src/conformance/index';
-import { call, TargetFailure } from '../../src/conformance/runner/target';
+import { libraryTarget, protocolTarget, type ConformanceTarget, type ProtocolRequest } from '../../conformance/index';
+import { call, TargetFailure } from '../../conformance/runner/target';
 import { fakePort, served } from './lines';
 import { acceptedRequestFields, anyLine, replyLine, type ReplyLine, type SentOp } from './protocol-arbitraries';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { protocolTarget, runConformance, type LineConnection } from '../../src/conformance/index';
-import { protocolJsonSchema } from '../../src/conformance/protocol/messages';
-import { call, TargetFailure } from '../../src/conformance/runner/target';
+import { protocolTarget, runConformance, type LineConnection } from '../../conformance/index';
+import { protocolJsonSchema } from '../../conformance/protocol/messages';
+import { call, TargetFailure } from '../../conformance/runner/target';
 import { caseFiles, specDirectory } from './case-files';
 import { fakePort, servedLibrary } from './lines';
 

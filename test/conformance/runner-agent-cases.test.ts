@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { libraryTarget, runConformance, type ConformanceTarget } from '../../src/conformance/index';
+import { libraryTarget, runConformance, type ConformanceTarget } from '../../conformance/index';
 import { caseById } from './runner-cases';
 
 describe('runConformance with agent cases', () => {

@@ -3,7 +3,7 @@
  * chain case of a test's own, and this library's target with one answer
  * changed.
  */
-import { libraryTarget, type Claims, type ConformanceTarget, type ProtocolRequest } from '../../src/conformance/index';
+import { libraryTarget, type Claims, type ConformanceTarget, type ProtocolRequest } from '../../conformance/index';
 import { caseFiles } from './case-files';
 
 /** The case file with this id. */

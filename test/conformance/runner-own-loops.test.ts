@@ -4,7 +4,7 @@
  * rule is told which.
  */
 import { describe, expect, it } from 'vitest';
-import { agentLoopTarget, runConformance } from '../../src/conformance/index';
+import { agentLoopTarget, runConformance } from '../../conformance/index';
 import { casesOfKind } from './case-files';
 import { caseById } from './runner-cases';
 import { turnControlLoop } from './turn-control-loop';

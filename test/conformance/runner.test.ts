@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { libraryTarget, runConformance } from '../../src/conformance/index';
+import { libraryTarget, runConformance } from '../../conformance/index';
 import { answeringOp, caseById, chainCase, claiming } from './runner-cases';
 
 describe('runConformance', () => {

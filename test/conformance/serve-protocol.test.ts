@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { libraryTarget, type ConformanceTarget } from '../../src/conformance/index';
-import type { ProtocolRequest } from '../../src/conformance/protocol/messages';
+import { libraryTarget, type ConformanceTarget } from '../../conformance/index';
+import type { ProtocolRequest } from '../../conformance/protocol/messages';
 import { served } from './lines';
 
 /** A target that answers every request with `{ echoed: <the request> }`, and the requests it got. */

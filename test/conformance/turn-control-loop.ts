@@ -25,7 +25,7 @@ import {
   type TurnResultEvent,
   type Usage,
 } from '../../src/agent/index';
-import type { AgentLoopAdapter, AgentLoopSetup } from '../../src/conformance/index';
+import type { AgentLoopAdapter, AgentLoopSetup } from '../../conformance/index';
 
 /** The adapter of the loop, checking TurnStage's results or not. */
 export function turnControlLoop(options: { readonly checkTurnResults: boolean }): AgentLoopAdapter {

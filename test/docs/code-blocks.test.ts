@@ -12,7 +12,7 @@ const entryPoints = [
   ['staged-middleware/ai-sdk', 'src/ai-sdk/index.ts'],
   ['staged-middleware/middleware', 'src/middleware/index.ts'],
   ['staged-middleware/testing', 'src/testing/index.ts'],
-  ['staged-middleware/conformance', 'src/conformance/index.ts'],
+  ['staged-middleware/conformance', 'conformance/index.ts'],
 ] as const;
 
 /** The names an entry point exports, read from its export list. */

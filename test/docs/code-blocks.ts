@@ -65,8 +65,8 @@ export function exampleBlocks(file: string): CodeBlock[] {
   return blocks;
 }
 
-/** Every `.ts` file under `src/`, relative to the root. */
-export function sourceFiles(directory = join(root, 'src')): string[] {
+/** Every `.ts` file under `directory`, relative to the root. */
+export function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true })
     .flatMap((entry) =>
       entry.isDirectory()
@@ -80,5 +80,8 @@ export function sourceFiles(directory = join(root, 'src')): string[] {
 
 /** Every TypeScript block of the documentation and the TSDoc examples. */
 export function allBlocks(): CodeBlock[] {
-  return [...markdownFiles.flatMap(markdownBlocks), ...sourceFiles().flatMap(exampleBlocks)];
+  return [
+    ...markdownFiles.flatMap(markdownBlocks),
+    ...['src', 'conformance'].flatMap((folder) => sourceFiles(join(root, folder))).flatMap(exampleBlocks),
+  ];
 }

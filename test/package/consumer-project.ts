@@ -63,13 +63,13 @@ function newest(directory: string): number {
   return latest;
 }
 
-/** Fails unless `dist/` exists and was built after the last change to `src/`. */
+/** Fails unless `dist/` exists and was built after the last change to `src/` or `conformance/`. */
 function checkBuild(): void {
   const built = join(root, 'dist', 'index.js');
   if (!existsSync(built))
     throw new Error('dist/ is missing: run `npm run build` first (`npm test` and `npm run test:package` build before this tier).');
-  if (newest(join(root, 'src')) > statSync(built).mtimeMs) {
-    throw new Error('dist/ is older than src/: run `npm run build` first, or the tier would test a stale build.');
+  if (Math.max(newest(join(root, 'src')), newest(join(root, 'conformance'))) > statSync(built).mtimeMs) {
+    throw new Error('dist/ is older than its sources: run `npm run build` first, or the tier would test a stale build.');
   }
 }
 
@@ -124,12 +124,12 @@ export function createConsumerProject(): ConsumerProject {
     // The second-copy scenario of the reliability cases, run on both builds by both-builds.cjs.
     writeFileSync(
       join(directory, 'second-copy.cjs'),
-      transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'second-copy.ts'), 'utf8'), 'cjs'),
+      transpile(readFileSync(join(root, 'conformance', 'reliability', 'second-copy.ts'), 'utf8'), 'cjs'),
     );
     // The bare-realm scenario, run on the ESM build by edge.mjs (and in Chromium by the integration tier).
     writeFileSync(
       join(directory, 'bare-realm.mjs'),
-      transpile(readFileSync(join(root, 'src', 'conformance', 'reliability', 'bare-realm.ts'), 'utf8'), 'esm'),
+      transpile(readFileSync(join(root, 'conformance', 'reliability', 'bare-realm.ts'), 'utf8'), 'esm'),
     );
     return { directory, remove };
   } catch (error) {

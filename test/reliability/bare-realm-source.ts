@@ -1,7 +1,7 @@
 /**
  * The vitest host's way to run the `bare-realm` reliability scenario
- * (`src/conformance/reliability/bare-realm.ts`) on `src/`: bundled as the
- * command line bundles the sources (`cli/bare-realm-sources.ts`, immer built
+ * (`conformance/reliability/bare-realm.ts`) on `src/`: bundled as the
+ * command line bundles the sources (`conformance/cli/bare-realm-sources.ts`, immer built
  * in as the package build builds it), then evaluated in Vercel's
  * edge-runtime, a realm with the web platform's globals and no `process`.
  * The command line runs it in a Node.js realm of its own, the packed-package
@@ -10,7 +10,7 @@
  */
 import { EdgeRuntime } from 'edge-runtime';
 import type { z } from 'zod';
-import { bundleSources } from '../../cli/bare-realm-sources';
+import { bundleSources } from '../../conformance/cli/bare-realm-sources';
 
 type Json = z.infer<ReturnType<typeof z.json>>;
 

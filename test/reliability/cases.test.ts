@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { reliabilityCaseJsonSchema, ReliabilityCaseSchema } from '../../src/conformance/cases/reliability-case';
-import { libraryTarget, runConformance } from '../../src/conformance/index';
+import { reliabilityCaseJsonSchema, ReliabilityCaseSchema } from '../../conformance/cases/reliability-case';
+import { libraryTarget, runConformance } from '../../conformance/index';
 import { casesOfKind, specDirectory, vitestHost } from '../conformance/case-files';
 
 const raw = casesOfKind('reliability').map(({ file, raw: value }) => ({ file, value }));

@@ -1,0 +1,161 @@
+/**
+ * The bundles and handlers of the agent case vocabulary for the agent
+ * middleware of spec section 5c: contributed tools, compression, the todo
+ * list, sub-agents, the composition functions.
+ */
+import type { Middleware, MiddlewareRegistry } from '../../src/core/index';
+import {
+  AgentStreamStage,
+  CompressContextStage,
+  ContextBudgetKey,
+  ExecuteToolStage,
+  InvokeModelStage,
+  ToolsKey,
+  afterToolCall,
+  checkFinalAnswer,
+  compaction,
+  subagent,
+  todoList,
+  type InvokeModelContext,
+  type Message,
+} from '../../src/agent/index';
+import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-handlers';
+import { buildModel, buildTool, userError, type World } from './doubles';
+
+/** What an afterToolCall hook returns. */
+type ToolResultPatch = ReturnType<Parameters<typeof afterToolCall>[0]>;
+
+/** One token per message: a counter whose counts a case can state by looking at the history. */
+const countMessages = (messages: readonly Message[]): number => messages.length;
+
+/** The bundle a case bundle describes. */
+export function buildBundle(world: World, spec: AgentCaseBundle): Middleware {
+  switch (spec.kind) {
+    case 'tools': {
+      const tools = (spec.tools ?? []).map((tool) => buildTool(world, tool));
+      return {
+        name: spec.name ?? 'tools',
+        setup: (registrar) => {
+          tools.forEach((tool) => registrar.provide(ToolsKey, tool));
+        },
+      };
+    }
+    case 'todoList':
+      return todoList();
+    case 'compaction':
+      return compaction({
+        maxTokens: spec.maxTokens ?? 0,
+        ...(spec.keepRecent === undefined ? {} : { keepRecent: spec.keepRecent }),
+        ...(spec.countMessages === true ? { countTokens: countMessages } : {}),
+        ...(spec.instructions === undefined ? {} : { summarize: { instructions: spec.instructions } }),
+      });
+    case 'budget':
+      return {
+        name: 'budget',
+        setup: (registrar) =>
+          void registrar.provide(ContextBudgetKey, {
+            maxTokens: spec.maxTokens ?? 0,
+            ...(spec.countMessages === true ? { countTokens: countMessages } : {}),
+          }),
+      };
+    case 'subagent': {
+      const name = spec.name ?? 'helper';
+      const { model, scripted } = buildModel(world, spec.model ?? []);
+      world.childModels.set(name, scripted);
+      return subagent({
+        name,
+        description: spec.description ?? 'Delegates a task.',
+        model,
+        tools: (spec.tools ?? []).map((tool) => buildTool(world, tool)),
+        ...(spec.inherit === undefined ? {} : { inherit: spec.inherit }),
+        ...(spec.systemPrompt === undefined ? {} : { systemPrompt: spec.systemPrompt }),
+      });
+    }
+    case 'throwing':
+      return {
+        name: 'throwing',
+        setup: () => {
+          throw userError(world, 'setup failed');
+        },
+      };
+  }
+}
+
+/** Registers one agent-middleware handler of the vocabulary; false when `spec` names none of them. */
+export function registerMiddlewareHandler(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): boolean {
+  const options = { ...(spec.id === undefined ? {} : { id: spec.id }), ...(spec.replace === undefined ? {} : { replace: spec.replace }) };
+  switch (`${spec.stage}.${spec.phase}.${spec.do}`) {
+    case 'executeTool.output.afterToolCall': {
+      const hook = (result: { readonly toolResult: { readonly toolUseId: string } }): ToolResultPatch | undefined => {
+        world.observations.push(`${spec.name ?? 'afterToolCall'} ${result.toolResult.toolUseId}`);
+        return spec.tool === undefined || result.toolResult.toolUseId === spec.tool ? (spec.patch as ToolResultPatch) : undefined;
+      };
+      registry.add(ExecuteToolStage.Output, afterToolCall(Object.defineProperty(hook, 'name', { value: spec.name ?? '' })), options);
+      return true;
+    }
+    case 'invokeModel.wrap.checkFinalAnswer':
+      registry.add(
+        InvokeModelStage.Wrap,
+        checkFinalAnswer({
+          check: (message) => {
+            const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+            if (!new RegExp(spec.pattern ?? '').test(text)) throw new Error(`"${text}" does not match ${spec.pattern ?? ''}`);
+          },
+          ...(spec.attempts === undefined ? {} : { maxAttempts: spec.attempts }),
+          ...(spec.nonCritical === true ? { critical: false } : {}),
+        }),
+        options,
+      );
+      return true;
+    case 'compressContext.wrap.keepLast':
+      registry.add(
+        CompressContextStage.Wrap,
+        async function* keepLast(context) {
+          yield { type: 'contextResult', messages: context.messages.slice(-(spec.value as number)) };
+        },
+        options,
+      );
+      return true;
+    case 'compressContext.input.observe':
+      registry.add(CompressContextStage.Input, (context) => {
+        world.observations.push(`compress tokens=${context.tokens} max=${context.maxTokens} messages=${context.messages.length}`);
+        return context;
+      });
+      return true;
+    case 'invokeModel.input.observeCaller':
+      registry.add(InvokeModelStage.Input, (context) => {
+        world.observations.push(
+          `model call ${context.agent?.name ?? 'none'} caller=${context.caller ?? 'none'} messages=${context.messages.length}`,
+        );
+        return context;
+      });
+      return true;
+    case 'invokeModel.input.observeModelState':
+      registry.add(InvokeModelStage.Input, (context) => {
+        world.observations.push(
+          `modelState ${JSON.stringify(context.modelState ?? null)} frozen=${context.modelState === undefined || Object.isFrozen(context.modelState)}`,
+        );
+        return context;
+      });
+      return true;
+    case 'invokeModel.input.convertToLlm': {
+      const convert = (context: InvokeModelContext): InvokeModelContext => {
+        world.observations.push(`convert ${spec.name ?? ''}`);
+        return context;
+      };
+      registry.add(InvokeModelStage.Input, Object.defineProperty(convert, 'name', { value: spec.name ?? 'convertToLlm' }), options);
+      return true;
+    }
+    case 'agentStream.wrap.observeCompressed':
+      registry.add(AgentStreamStage.Wrap, async function* observeCompressed(_context, next) {
+        for await (const event of next()) {
+          if (event.type === 'contextCompressed')
+            world.observations.push(`compressed replaced=${event.replaced.length} messages=${event.messages.length}`);
+          yield event;
+        }
+      });
+      return true;
+    default:
+      return false;
+  }
+}
