@@ -5,9 +5,9 @@
  *
  * @packageDocumentation
  */
-import type { FlaggedController } from '../core/abort-flag';
-import type { MiddlewareRegistry } from '../core/registry';
-import type { SystemContentBlock } from '../core/system-prompt';
+import type { FlaggedController } from '../core/internal';
+import type { MiddlewareRegistry } from '../core/index';
+import type { SystemContentBlock } from '../core/index';
 import type { History } from './history';
 import type { Model, Usage } from './model-types';
 import type { Halt } from './halt';

@@ -1,6 +1,6 @@
-import type { Middleware } from '../core/bundle';
-import type { MiddlewareRegistry } from '../core/registry';
-import type { SystemPrompt } from '../core/system-prompt';
+import type { Middleware } from '../core/index';
+import type { MiddlewareRegistry } from '../core/index';
+import type { SystemPrompt } from '../core/index';
 import { hasSignalMembers, SIGNAL_MEMBERS } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import { checkBlocks } from './block-check';

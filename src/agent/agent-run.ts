@@ -4,8 +4,8 @@
  * invoke around the turn loop, cancellation, halts on questions about the
  * whole run, and the commit.
  */
-import { FlaggedController } from '../core/abort-flag';
-import type { StateBinding, TerminalRun } from '../core/invoke-types';
+import { FlaggedController } from '../core/internal';
+import type { StateBinding, TerminalRun } from '../core/index';
 import type { AgentCore } from './agent-core';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
 import { readInput } from './agent-setup';

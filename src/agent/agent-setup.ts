@@ -1,5 +1,5 @@
-import type { MiddlewareRegistry } from '../core/registry';
-import { toSystemBlocks, type SystemContentBlock } from '../core/system-prompt';
+import type { MiddlewareRegistry } from '../core/index';
+import { toSystemBlocks, type SystemContentBlock } from '../core/index';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { checkMessages, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';

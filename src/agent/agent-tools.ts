@@ -3,8 +3,8 @@
  * and the tool list of a run, the agent's own tools followed by every tool
  * contributed in the scope it runs in.
  */
-import { createContributionKey, type Contribution, type ContributionKey } from '../core/contributions';
-import type { MiddlewareRegistry } from '../core/registry';
+import { createContributionKey, type Contribution, type ContributionKey } from '../core/index';
+import type { MiddlewareRegistry } from '../core/index';
 
 import { adopt } from './freeze';
 import { ExecuteToolStage } from './stages';

@@ -1,4 +1,4 @@
-import { MiddlewareRegistry } from '../core/registry';
+import { MiddlewareRegistry } from '../core/index';
 import type { AgentCore } from './agent-core';
 import type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 import { runAgent } from './agent-run';

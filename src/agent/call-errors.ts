@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { MiddlewareError } from '../core/errors';
+import { MiddlewareError } from '../core/index';
 import { describeValue } from '../util/describe-value';
 import { ExecuteToolStage, InvokeModelStage } from './stages';
 import { pathText } from './value-walk';

@@ -6,8 +6,8 @@
  */
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
-import { createContributionKey, type ContributionKey } from '../core/contributions';
-import type { TerminalRun } from '../core/invoke-types';
+import { createContributionKey, type ContributionKey } from '../core/index';
+import type { TerminalRun } from '../core/index';
 
 import type {
   CompressContextContext,
@@ -21,9 +21,9 @@ import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { AgentView } from './stage-types';
 import { CompressContextStage } from './stages';
-import type { SystemContentBlock } from '../core/system-prompt';
+import type { SystemContentBlock } from '../core/index';
 import type { ToolSpec } from './tool-types';
-import type { MiddlewareRegistry } from '../core/registry';
+import type { MiddlewareRegistry } from '../core/index';
 import { invalidCompression } from './errors';
 
 /**

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { SystemContentBlock, SystemPrompt } from '../core/system-prompt';
+import type { SystemContentBlock, SystemPrompt } from '../core/index';
 import type { Message } from './message-types';
 import type { Model, Usage } from './model-types';
 import type { AgentView, ModelResultEvent } from './stage-types';

@@ -5,8 +5,8 @@
  * call the agent's reply, and the run goes on (MW-129, MW-130).
  */
 import { named } from '../middleware/named';
-import { MiddlewareError } from '../core/errors';
-import type { Next, WrapRun } from '../core/handler-types';
+import { MiddlewareError } from '../core/index';
+import type { Next, WrapRun } from '../core/index';
 import { droppedResult, invalidAnswerOption } from './errors';
 import { adopt } from './freeze';
 import { InterruptSignal } from './interrupts';

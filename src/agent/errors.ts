@@ -9,8 +9,8 @@
  *
  * @packageDocumentation
  */
-import type { ErrorCodeEntry, ErrorTable } from '../core/error-codes';
-import { MiddlewareError } from '../core/errors';
+import type { ErrorCodeEntry, ErrorTable } from '../core/internal';
+import { MiddlewareError } from '../core/index';
 import { describeValue } from '../util/describe-value';
 import { AgentStreamStage, CompressContextStage, ExecuteToolStage, InvokeModelStage, TurnStage } from './stages';
 

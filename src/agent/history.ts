@@ -1,5 +1,5 @@
 import { describeValue } from '../util/describe-value';
-import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../core/system-prompt';
+import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../core/index';
 import { invalidParts } from './errors';
 import { adopt } from './freeze';
 import type { Message } from './message-types';

@@ -1,4 +1,4 @@
-import { splitSystemPrompt, type SystemContentBlock } from '../core/system-prompt';
+import { splitSystemPrompt, type SystemContentBlock } from '../core/index';
 import { isObject } from '../util/is-object';
 import { invalidSystemPrompt } from './call-errors';
 import type { ModelRequest } from './model-types';

@@ -9,9 +9,9 @@
  *
  * @packageDocumentation
  */
-import { QueuedIterator, type Answer } from '../core/queued-iterator';
-import { reportCompletion, type CompletionReporting } from '../core/state';
-import type { TerminalRun } from '../core/invoke-types';
+import { QueuedIterator, type Answer } from '../core/internal';
+import { reportCompletion, type CompletionReporting } from '../core/internal';
+import type { TerminalRun } from '../core/index';
 import { isAwaitable } from '../util/thenable';
 import { ignore } from './abort-race';
 import { invalidModelStream } from './call-errors';

@@ -1,4 +1,4 @@
-import type { TerminalRun } from '../core/invoke-types';
+import type { TerminalRun } from '../core/index';
 import { ModelStream } from './model-stream';
 import type { InvokeModelContext, InvokeModelEvent } from './stage-types';
 

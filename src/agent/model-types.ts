@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { Draft } from 'immer';
-import type { SystemContentBlock } from '../core/system-prompt';
+import type { SystemContentBlock } from '../core/index';
 import type { Message, Role } from './message-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
 

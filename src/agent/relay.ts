@@ -10,9 +10,9 @@
  *
  * @packageDocumentation
  */
-import { callSafely, pullFrom, type LayerGenerator } from '../core/layer';
-import { pullsThrough } from '../core/native-layers';
-import { QueuedIterator, type Answer } from '../core/queued-iterator';
+import { callSafely, pullFrom, type LayerGenerator } from '../core/internal';
+import { pullsThrough } from '../core/internal';
+import { QueuedIterator, type Answer } from '../core/internal';
 
 /**
  * A stretch of events the generator hands to its relay: the events of

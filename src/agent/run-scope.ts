@@ -4,9 +4,9 @@
  * list (the agent's tools and every tool contributed in scope), the agent
  * view naming them, and the context budgets in scope (MW-160 – MW-163).
  */
-import type { Middleware } from '../core/bundle';
-import type { Contribution } from '../core/contributions';
-import type { MiddlewareRegistry } from '../core/registry';
+import type { Middleware } from '../core/index';
+import type { Contribution } from '../core/index';
+import type { MiddlewareRegistry } from '../core/index';
 import type { AgentCore } from './agent-core';
 import { toolsFrom, ToolsKey } from './agent-tools';
 import { ContextBudgetKey, readBudget } from './context-budget';

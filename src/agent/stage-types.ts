@@ -3,8 +3,8 @@
  *
  * @packageDocumentation
  */
-import type { MiddlewareRegistry } from '../core/registry';
-import type { SystemContentBlock } from '../core/system-prompt';
+import type { MiddlewareRegistry } from '../core/index';
+import type { SystemContentBlock } from '../core/index';
 import type { ContextCompressedEvent } from './context-types';
 import type { Message, ToolResultBlock } from './message-types';
 import type { AttemptBoundaryEvent, Model, ModelStreamEvent, StopReason, Usage } from './model-types';

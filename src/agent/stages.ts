@@ -1,5 +1,5 @@
-import { createStage, isStage } from '../core/stage';
-import type { MiddlewareStage } from '../core/types';
+import { createStage, isStage } from '../core/index';
+import type { MiddlewareStage } from '../core/index';
 import { foreignStandardStage } from './errors';
 import type {
   AgentEvent,

@@ -1,4 +1,4 @@
-import type { TerminalRun } from '../core/invoke-types';
+import type { TerminalRun } from '../core/index';
 import { AbortRace } from './abort-race';
 import { invalidToolRun, invalidToolUseReference, notJson } from './call-errors';
 import { adopt } from './freeze';

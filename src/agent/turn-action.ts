@@ -3,9 +3,9 @@
  * merges into the decision the layers inside reached, so several handlers
  * compose without one undoing another (MW-127).
  */
-import { MiddlewareError } from '../core/errors';
-import type { WrapHandler } from '../core/handler-types';
-import type { TerminalRun } from '../core/invoke-types';
+import { MiddlewareError } from '../core/index';
+import type { WrapHandler } from '../core/index';
+import type { TerminalRun } from '../core/index';
 import { describeValue } from '../util/describe-value';
 import { invalidTurn, invalidTurnDecider } from './errors';
 import { adopt } from './freeze';

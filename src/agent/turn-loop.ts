@@ -6,8 +6,8 @@
  * before it ends; a call closed before that leaves its last checkpoint (MW-128).
  */
 import { castDraft, type Draft } from 'immer';
-import type { SystemContentBlock } from '../core/system-prompt';
-import type { TerminalRun } from '../core/invoke-types';
+import type { SystemContentBlock } from '../core/index';
+import type { TerminalRun } from '../core/index';
 import type { AgentCore } from './agent-core';
 import { compressIfOver } from './context-budget';
 import type { MiddlewareUsage } from './context-types';

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { MiddlewareError } from '../core/errors';
+import { MiddlewareError } from '../core/index';
 
 /** The error of a `fromAiSdk` argument the adapter cannot use (MW-188). */
 export function invalidAdapterOptions(problem: string): MiddlewareError {

@@ -2,7 +2,7 @@
  * The request side of the AI SDK adapter: a `ModelRequest` of the agent kit
  * as the call options of `LanguageModelV3.doStream` (MW-187).
  */
-import { isSystemTextBlock, type SystemContentBlock } from '../core/system-prompt';
+import { isSystemTextBlock, type SystemContentBlock } from '../core/index';
 import { isObject } from '../util/is-object';
 import { ownEntry, setOwnEntry } from '../util/own-entry';
 import type { ContentBlock, Message, ToolResultBlock } from '../agent/message-types';

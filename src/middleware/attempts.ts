@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import type { Next, WrapRun } from '../core/handler-types';
+import type { Next, WrapRun } from '../core/index';
 import type { ResolvedStream } from './attempt-stream';
 import { isAbortError, isInterruptSignal } from './errors';
 

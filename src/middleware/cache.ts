@@ -1,5 +1,5 @@
 import { isThenable } from '../util/thenable';
-import type { Next, WrapRun } from '../core/handler-types';
+import type { Next, WrapRun } from '../core/index';
 import type { ContextWrap } from './wrap-types';
 import { invalidOption, notACacheEntry } from './errors';
 import { optionalFunction, optionalTimers, positiveInteger } from './options';

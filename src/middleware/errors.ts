@@ -7,9 +7,9 @@
  *
  * @packageDocumentation
  */
-import type { ErrorCodeEntry, ErrorTable } from '../core/error-codes';
-import { MiddlewareError } from '../core/errors';
-import type { WrapRun } from '../core/handler-types';
+import type { ErrorCodeEntry, ErrorTable } from '../core/internal';
+import { MiddlewareError } from '../core/index';
+import type { WrapRun } from '../core/index';
 import { isBranded } from '../util/brand';
 import { describeValue } from '../util/describe-value';
 import type { Waiter } from './sleep';

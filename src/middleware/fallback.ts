@@ -1,4 +1,4 @@
-import type { Next, WrapRun } from '../core/handler-types';
+import type { Next, WrapRun } from '../core/index';
 import { runAttempts } from './attempts';
 import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
 import { type ContextWrap } from './wrap-types';

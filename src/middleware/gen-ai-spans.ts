@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import type { InvokeInfo, InvokeOutcome } from '../core/instrumentation';
+import type { InvokeInfo, InvokeOutcome } from '../core/index';
 import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../agent/stage-types';
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../agent/stages';
 import { InterruptSignal } from '../agent/interrupts';

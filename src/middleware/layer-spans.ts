@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import type { LayerInfo } from '../core/instrumentation';
+import type { LayerInfo } from '../core/index';
 import { observeLayer } from './observed-layer';
 import type { Context, Span } from './otel-types';
 import type { Instance } from './tracing';

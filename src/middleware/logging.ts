@@ -1,4 +1,4 @@
-import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../core/instrumentation';
+import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../core/index';
 import { invalidOption } from './errors';
 import { optionalFunction } from './options';
 import { observeLayer } from './observed-layer';

@@ -1,4 +1,4 @@
-import type { WrapRun } from '../core/handler-types';
+import type { WrapRun } from '../core/index';
 import type { AnyStageWrap } from './wrap-types';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';

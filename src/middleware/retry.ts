@@ -1,4 +1,4 @@
-import type { WrapRun } from '../core/handler-types';
+import type { WrapRun } from '../core/index';
 import { runAttempts } from './attempts';
 import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
 import { type AnyStageWrap } from './wrap-types';

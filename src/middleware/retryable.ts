@@ -1,4 +1,4 @@
-import { MiddlewareError } from '../core/errors';
+import { MiddlewareError } from '../core/index';
 import { isInterruptSignal } from './errors';
 
 /**

@@ -12,7 +12,7 @@
  * @packageDocumentation
  */
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from '../agent/stages';
-import type { AnyStage } from '../core/types';
+import type { AnyStage } from '../core/index';
 import { isObject } from '../util/is-object';
 
 /** The open AgentStreamStage terminal entries of one `tracing()` instance, by the invocation state of their run. */

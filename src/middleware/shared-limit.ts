@@ -1,4 +1,4 @@
-import type { WrapRun } from '../core/handler-types';
+import type { WrapRun } from '../core/index';
 import { isThenable } from '../util/thenable';
 import type { Timers } from '../util/timers';
 import type { AnyStageWrap } from './wrap-types';

@@ -1,5 +1,5 @@
-import type { MiddlewareError } from '../core/errors';
-import type { WrapRun } from '../core/handler-types';
+import type { MiddlewareError } from '../core/index';
+import type { WrapRun } from '../core/index';
 import type { AnyStageWrap } from './wrap-types';
 import { timedOut } from './errors';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './options';

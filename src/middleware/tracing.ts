@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { Attributes, ContextAPI, TraceAPI, Tracer } from './otel-types';
-import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../core/instrumentation';
+import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../core/index';
 import { invalidOption } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
 import { systemTimers } from '../util/timers';

@@ -1,8 +1,8 @@
-import type { Middleware } from '../core/bundle';
-import { isStage } from '../core/stage';
-import type { MiddlewareResult } from '../core/result';
-import { isSchema, parseWithSchema } from '../core/schema';
-import type { MiddlewareStage, Schema } from '../core/types';
+import type { Middleware } from '../core/index';
+import { isStage } from '../core/index';
+import type { MiddlewareResult } from '../core/index';
+import { isSchema, parseWithSchema } from '../core/internal';
+import type { MiddlewareStage, Schema } from '../core/index';
 import { invalidOption, validationFailed } from './errors';
 import { named } from './named';
 import { isObject } from '../util/is-object';

@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import type { Next, WrapRun } from '../core/handler-types';
+import type { Next, WrapRun } from '../core/index';
 
 /**
  * A Wrap handler that fits any stage whose event type admits `TBoundary`

@@ -7,8 +7,8 @@
  * @packageDocumentation
  */
 import { ExecuteToolStage, InvokeModelStage } from '../agent/stages';
-import type { ErrorCodeEntry, ErrorTable } from '../core/error-codes';
-import { MiddlewareError } from '../core/errors';
+import type { ErrorCodeEntry, ErrorTable } from '../core/internal';
+import { MiddlewareError } from '../core/index';
 
 /** The codes the test kit adds. */
 export const TESTING_ERROR_CODES = {

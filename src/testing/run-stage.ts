@@ -1,14 +1,15 @@
 import { invalidOption } from '../middleware/errors';
 import { checkOptionsObject } from '../middleware/options';
-import { handlerName } from '../core/registration';
-import type { Instrumentation } from '../core/instrumentation';
-import { mapRegistrar, type Middleware } from '../core/bundle';
+import { handlerName } from '../core/internal';
+import type { Instrumentation } from '../core/index';
+import { type Middleware } from '../core/index';
+import { mapRegistrar } from '../core/internal';
 import { observeCall, observeWrap, type Erased, type HandlerCalls } from './handler-calls';
-import { MiddlewareRegistry } from '../core/registry';
-import type { AddOptions, Registration } from '../core/handler-types';
-import type { DeepReadonly } from '../core/deep-readonly';
-import type { StateBinding, Terminal, TerminalArgument } from '../core/invoke-types';
-import type { MiddlewareStage, Target } from '../core/types';
+import { MiddlewareRegistry } from '../core/index';
+import type { AddOptions, Registration } from '../core/index';
+import type { DeepReadonly } from '../core/index';
+import type { StateBinding, Terminal, TerminalArgument } from '../core/index';
+import type { MiddlewareStage, Target } from '../core/index';
 import { isObject } from '../util/is-object';
 import { setOwnEntry } from '../util/own-entry';
 

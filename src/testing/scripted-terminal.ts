@@ -4,7 +4,7 @@ import { optionalTimers } from '../middleware/options';
 import { brand, isBranded } from '../util/brand';
 import { named } from '../middleware/named';
 import { schedule, systemTimers, type Timers } from '../util/timers';
-import type { TerminalRun } from '../core/invoke-types';
+import type { TerminalRun } from '../core/index';
 
 /** Which action a script step is; a `Symbol.for` key, so that every copy of the package reads it, and one no event type has. */
 const ACTION: unique symbol = Symbol.for('staged-middleware.testing.script-action') as never;

@@ -6,8 +6,8 @@
  * would win. Each handler `afterToolCall` makes leaves alone the fields a
  * handler registered after it already set.
  */
-import { MiddlewareResult } from '../../core/result';
-import type { OutputHandler } from '../../core/handler-types';
+import { MiddlewareResult } from '../../core/index';
+import type { OutputHandler } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import type { JsonBlock, TextBlock } from '../message-types';
 import type { ToolResultEvent } from '../stage-types';

@@ -3,11 +3,11 @@
  * summarising its older messages into one (MW-167), as CubePi's
  * CompactionMiddleware and AgentScope's `on_compress_context` do.
  */
-import type { Middleware } from '../../core/bundle';
+import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import type { Next, WrapRun } from '../../core/handler-types';
+import type { Next, WrapRun } from '../../core/index';
 import { ContextBudgetKey } from '../context-budget';
 import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../context-types';
 import type { CachePointBlock, ContentBlock, Message } from '../message-types';

@@ -10,7 +10,7 @@ import { runAttempts } from '../../middleware/attempts';
 import { invalidOption, middlewareFailed } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction, positiveInteger } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import type { Next, WrapRun } from '../../core/handler-types';
+import type { Next, WrapRun } from '../../core/index';
 import type { Message } from '../message-types';
 import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from '../stage-types';
 import { isModelResult } from '../stages';

@@ -5,13 +5,13 @@
  * it; its usage is reported under the tool call; cancelling the parent
  * cancels it; its questions become the parent's and its answers flow back.
  */
-import type { Middleware } from '../../core/bundle';
+import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import { MiddlewareRegistry } from '../../core/registry';
-import type { SystemPrompt } from '../../core/system-prompt';
-import type { Next, WrapRun } from '../../core/handler-types';
+import { MiddlewareRegistry } from '../../core/index';
+import type { SystemPrompt } from '../../core/index';
+import type { Next, WrapRun } from '../../core/index';
 import { Agent } from '../agent';
 import type { AgentOptions } from '../agent-options';
 import { ToolsKey } from '../agent-tools';

@@ -6,7 +6,7 @@
  * when it succeeds, and a snapshot carries it to another process.
  */
 import { castDraft } from 'immer';
-import type { Middleware } from '../../core/bundle';
+import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
 import { named } from '../../middleware/named';
