@@ -3,7 +3,7 @@
  * handlers and states. Both sides of every figure use these same functions,
  * so a ratio measures only the glue between them.
  */
-import type { MiddlewareRegistry, Next, TerminalRun, WrapRun } from '../src/core/index';
+import type { MiddlewareRegistry, Next, TerminalCall, HandlerCall } from '../src/core/index';
 import { core } from './library';
 
 const { createStage } = core;
@@ -55,7 +55,7 @@ const RESULT: ResultEvent = Object.freeze({ type: 'result', text: 'done' });
 /** A terminal that yields `deltas` streamed chunks and then one result event. */
 export function streamingTerminal(
   deltas: number,
-): (context: BenchContext, run: TerminalRun<unknown>) => AsyncGenerator<BenchEvent, void, undefined> {
+): (context: BenchContext, run: TerminalCall<unknown>) => AsyncGenerator<BenchEvent, void, undefined> {
   return async function* terminal() {
     for (let index = 0; index < deltas; index++) yield DELTAS[index & 4095] as DeltaEvent;
     yield RESULT;
@@ -66,7 +66,7 @@ export function streamingTerminal(
 export function passThrough(): (
   context: BenchContext,
   next: Next<BenchContext, BenchEvent>,
-  run: WrapRun,
+  run: HandlerCall,
 ) => AsyncGenerator<BenchEvent, void, undefined> {
   return async function* passThroughHandler(_context, next) {
     yield* next();
@@ -74,12 +74,12 @@ export function passThrough(): (
 }
 
 /** The run object a hand-nested chain hands its Wrap handlers. */
-export function wrapRun(stage: typeof PlainStage | typeof GuardedStage, handler: string): WrapRun {
+export function wrapRun(stage: typeof PlainStage | typeof GuardedStage, handler: string): HandlerCall {
   return { stage, signal: new AbortController().signal, handler };
 }
 
 /** The run object a hand-nested chain hands its terminal. */
-export function terminalRun(stage: typeof PlainStage | typeof GuardedStage): TerminalRun<unknown> {
+export function terminalRun(stage: typeof PlainStage | typeof GuardedStage): TerminalCall<unknown> {
   return { stage, signal: new AbortController().signal, state: undefined };
 }
 
@@ -90,10 +90,10 @@ export function terminalRun(stage: typeof PlainStage | typeof GuardedStage): Ter
  * floor that closes them at the end (`closeHeld` in `floor.ts`).
  */
 export function nestByHand<TEvent>(
-  handlers: readonly ((context: BenchContext, next: Next<BenchContext, TEvent>, run: WrapRun) => AsyncIterable<TEvent>)[],
-  terminal: (context: BenchContext, run: TerminalRun<unknown>) => AsyncIterable<TEvent>,
-  runs: readonly WrapRun[],
-  lastRun: TerminalRun<unknown>,
+  handlers: readonly ((context: BenchContext, next: Next<BenchContext, TEvent>, run: HandlerCall) => AsyncIterable<TEvent>)[],
+  terminal: (context: BenchContext, run: TerminalCall<unknown>) => AsyncIterable<TEvent>,
+  runs: readonly HandlerCall[],
+  lastRun: TerminalCall<unknown>,
   context: BenchContext,
   held?: AsyncIterable<TEvent>[],
 ): AsyncIterable<TEvent> {
@@ -109,7 +109,7 @@ export function nestByHand<TEvent>(
                 held.push(inner);
                 return inner;
               }) as Next<BenchContext, TEvent>,
-          runs[index] as WrapRun,
+          runs[index] as HandlerCall,
         );
   return enter(0);
 }

@@ -2,7 +2,7 @@
  * Ordering, keyed registration, scopes, bundles and next() policies, shown
  * through describe() and explain(). The README prints this script's output.
  */
-import { createStage, MiddlewareRegistry, on, type Middleware } from '../src/core/index';
+import { createStage, MiddlewareRegistry, registration, type Middleware } from '../src/core/index';
 
 type Event = { type: 'text'; text: string } | { type: 'result'; text: string };
 const ModelStage = createStage<{ prompt: string }, Extract<Event, { type: 'result' }>, Event>('invokeModel', {
@@ -77,7 +77,7 @@ perUser.add(
 console.log(
   perUser.explain(ModelStage, {
     use: [
-      on(ModelStage.Wrap, async function* audit(_context, next) {
+      registration(ModelStage.Wrap, async function* audit(_context, next) {
         yield* next();
       }),
     ],

@@ -16,7 +16,7 @@ describe('staged-middleware (main entry point)', () => {
         'isPhaseToken',
         'isStage',
         'isSystemTextBlock',
-        'on',
+        'registration',
         'splitSystemPrompt',
         'toSystemBlocks',
       ]);

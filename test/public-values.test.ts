@@ -8,7 +8,7 @@ import {
   createStage,
   MiddlewareRegistry,
   MiddlewareResult,
-  on,
+  registration,
   splitSystemPrompt,
   toSystemBlocks,
   type HandlerInfo,
@@ -138,7 +138,7 @@ describe('values the library hands out', () => {
       toSystemBlocksOfString: toSystemBlocks('be terse'),
       splitSystemPromptOfString: splitSystemPrompt('be terse'),
       splitSystemPromptOfBlocks: splitSystemPrompt(blocks),
-      onTuple: on(Stage.Wrap, perInvoke),
+      onTuple: registration(Stage.Wrap, perInvoke),
     };
     // The collecting arrays are the test's own; what they hold is the library's.
     const walked = Object.entries(values).flatMap(([name, value]) =>

@@ -4,7 +4,7 @@
  * Why scripts rather than code: a second implementation runs the same JSON
  * files, so every behaviour a case needs must be expressible as data.
  */
-import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type HandlerRun, type SystemPrompt } from '../../src/core/index';
+import { MiddlewareResult, splitSystemPrompt, toSystemBlocks, type HandlerCall, type SystemPrompt } from '../../src/core/index';
 import type { InputStep, OutputStep, Returns, TerminalStep } from '../cases/chain-steps';
 import {
   abortInvoke,
@@ -24,8 +24,8 @@ export function inputHandler(
   environment: Environment,
   fnName: string | undefined,
   isAsync: boolean,
-): (context: unknown, run: HandlerRun) => unknown {
-  return named((context: unknown, run: HandlerRun): unknown => {
+): (context: unknown, run: HandlerCall) => unknown {
+  return named((context: unknown, run: HandlerCall): unknown => {
     let current = context;
     let returned: unknown = current;
     for (const step of steps) {
@@ -56,8 +56,8 @@ export function outputHandler(
   environment: Environment,
   fnName: string | undefined,
   isAsync: boolean,
-): (result: MiddlewareResult<unknown>, run: HandlerRun) => unknown {
-  return named((received: MiddlewareResult<unknown>, run: HandlerRun): unknown => {
+): (result: MiddlewareResult<unknown>, run: HandlerCall) => unknown {
+  return named((received: MiddlewareResult<unknown>, run: HandlerCall): unknown => {
     let current: unknown = received;
     for (const step of steps) {
       const value = MiddlewareResult.isInstance(current) ? current.value : current;

@@ -3,7 +3,7 @@
  * step uses: recording into the trace, throwing user errors, aborting the
  * invoke, naming a function, returning events in the shape a case asks for.
  */
-import { MiddlewareError, type HandlerRun } from '../../src/core/index';
+import { MiddlewareError, type HandlerCall } from '../../src/core/index';
 import type { OpaqueKind, Returns } from '../cases/chain-steps';
 
 /** An async generator of events. */
@@ -78,7 +78,7 @@ export interface Values {
   /** `{aborted}`: whether this signal is aborted. */
   readonly signal?: AbortSignal;
   /** `{handler}` and `{stage}`: the running handler's name and its stage's name. */
-  readonly run?: HandlerRun;
+  readonly run?: HandlerCall;
   /** `{call}`: the terminal call number, from 1. */
   readonly call?: number;
 }

@@ -2,7 +2,7 @@
  * Wrap handler scripts of a chain case as real async generator functions:
  * calling `next()` and consuming inner chains in the ways the steps say.
  */
-import type { WrapRun } from '../../src/core/index';
+import type { HandlerCall } from '../../src/core/index';
 import type { Returns, WrapStep } from '../cases/chain-steps';
 import {
   abortInvoke,
@@ -25,7 +25,7 @@ interface Activation {
   /** Its `run.signal`. */
   readonly signal: AbortSignal;
   /** Its `run`. */
-  readonly run: WrapRun;
+  readonly run: HandlerCall;
   /** Inner generators kept by name (`next.keep`). */
   readonly kept: Map<string, Generator>;
   /** The error the last `catch` or `retry` caught. */
@@ -39,8 +39,8 @@ export function wrapHandler(
   fnName: string | undefined,
   finallyLabel: string | undefined,
   returns: Returns,
-): (context: unknown, next: NextFunction, run: WrapRun) => unknown {
-  return named((context: unknown, next: NextFunction, run: WrapRun): unknown => {
+): (context: unknown, next: NextFunction, run: HandlerCall) => unknown {
+  return named((context: unknown, next: NextFunction, run: HandlerCall): unknown => {
     const activation: Activation = { context, next, signal: run.signal, run, kept: new Map(), error: undefined };
     return deliver(async function* wrapActivation(): Generator {
       try {

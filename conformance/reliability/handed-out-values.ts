@@ -2,7 +2,15 @@
  * The `handed-out-values` reliability scenario (MW-037): every value the
  * library hands out, mutated where possible, and what a later invoke sees.
  */
-import { createStage, MiddlewareRegistry, MiddlewareResult, on, splitSystemPrompt, toSystemBlocks, type Next } from '../../src/core/index';
+import {
+  createStage,
+  MiddlewareRegistry,
+  MiddlewareResult,
+  registration,
+  splitSystemPrompt,
+  toSystemBlocks,
+  type Next,
+} from '../../src/core/index';
 import type { Json } from '../cases/case-base';
 import { drain, isResult, type Events, type Observed } from './scenario-tools';
 
@@ -109,7 +117,7 @@ export async function handedOutValues(): Promise<Observed> {
     toSystemBlocks: toSystemBlocks('be terse'),
     splitSystemPrompt: splitSystemPrompt('be terse'),
     splitSystemPromptOfBlocks: splitSystemPrompt(blocks),
-    on: on(stage.Wrap, perInvoke),
+    on: registration(stage.Wrap, perInvoke),
   };
   const foreign = new Set<unknown>([context, input, wrap, output, instrumentation, terminal, isResult, blocks, perInvoke]);
   const visited = new Set<unknown>();

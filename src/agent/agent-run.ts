@@ -4,14 +4,14 @@
  * invoke around the turn loop, cancellation, halts on questions about the
  * whole run, and the commit.
  */
-import { FlaggedController } from '../core/internal';
-import type { StateBinding, TerminalRun } from '../core/index';
-import type { AgentCore } from './agent-core';
+import { OwnedAbortController } from '../core/internal';
+import type { StateBinding, TerminalCall } from '../core/index';
+import type { AgentState } from './agent-state';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from './agent-options';
 import { readInput } from './agent-setup';
 import { saveBack, saveRacing } from './session-saves';
 import { agentBusy } from './errors';
-import { prepareRun, type RunStart } from './halt';
+import { startOrResume, type RunStart } from './suspended-run';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
 import { NO_MIDDLEWARE_USAGE } from './middleware-call';
 import { link } from './run-signal';
@@ -32,7 +32,7 @@ import { ZERO_USAGE } from './usage';
  * @throws MiddlewareError `ERR_AGENT_BUSY`, `ERR_INTERRUPT_PENDING` or `ERR_INVALID_OPTIONS` when it starts (see `Agent.stream`).
  */
 export function runAgent(
-  core: AgentCore,
+  core: AgentState,
   input: AgentInput,
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
@@ -42,7 +42,7 @@ export function runAgent(
 
 /** One run; the events of its AgentStreamStage invoke pass through its relay. */
 async function* run(
-  core: AgentCore,
+  core: AgentState,
   input: AgentInput,
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
@@ -53,11 +53,11 @@ async function* run(
   // Everything read from the caller is read here, before the agent counts as running, so a
   // value that fails to read or copy rejects this run and leaves the agent free for the next.
   const settings = readRunOptions(options, resume);
-  const begin = prepareRun(core.halt, readInput(input), settings.responses, settings.invocationState);
+  const begin = startOrResume(core.halt, readInput(input), settings.responses, settings.invocationState);
   // The run's bundles and tool list: a bundle or tool that cannot join refuses the run before it starts.
   const scope = openRunScope(core, settings.use);
   // Flagged: every stage invoke of the run reads its flag on each event instead of the signal (`abort-flag.ts`).
-  const controller = new FlaggedController();
+  const controller = new OwnedAbortController();
   const unlink = link(settings, controller);
   core.running = controller;
   const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
@@ -101,7 +101,7 @@ async function* run(
       interrupt: interruptFor(AgentStreamStage.name, undefined, runStore, (signal) => raised.add(signal)),
       agent: scope.view,
     });
-    const terminal = (runContext: AgentStreamContext, run: TerminalRun<RunState>): AsyncGenerator<AgentEvent, void, undefined> =>
+    const terminal = (runContext: AgentStreamContext, run: TerminalCall<RunState>): AsyncGenerator<AgentEvent, void, undefined> =>
       turnLoop(loop, runContext, run);
     const conversation: StateBinding<RunState> = {
       get: () => ({ outcome: undefined }),
@@ -175,7 +175,7 @@ async function* run(
 }
 
 /** The agent's conversation state as it is now. */
-function current(core: AgentCore): Conversation {
+function current(core: AgentState): Conversation {
   return { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
 }
 
@@ -191,7 +191,7 @@ function haltedRun(begin: RunStart, interrupts: readonly Interrupt[]): Conversat
 }
 
 /** Makes `conversation` the agent's conversation state. */
-function commit(core: AgentCore, conversation: Conversation): void {
+function commit(core: AgentState, conversation: Conversation): void {
   core.history = conversation.history;
   core.modelState = conversation.modelState;
   core.halt = conversation.halt;

@@ -4,7 +4,7 @@ import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { checkMessages, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
 import { cannotCopy, invalid } from './errors';
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
@@ -114,7 +114,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
   if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function')
     throw invalid(`${needsModel}; got model ${describeValue(model)}`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
-  const prompt = adopt(systemPrompt, 'options.systemPrompt');
+  const prompt = frozenCopy(systemPrompt, 'options.systemPrompt');
   if (prompt !== undefined && typeof prompt !== 'string' && !(Array.isArray(prompt) && prompt.every(isObject))) {
     throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(prompt)}`);
   }
@@ -129,22 +129,24 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
   }
   if (messages !== undefined && !Array.isArray(messages))
     throw invalid(`options.messages must be an array of messages { role, content }, got ${describeValue(messages)}`);
-  const choice = adopt(toolChoice, 'options.toolChoice');
+  const choice = frozenCopy(toolChoice, 'options.toolChoice');
   if (choice !== undefined && !isToolChoice(choice)) {
     throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(choice)}`);
   }
-  const copiedMessages = adopt((messages ?? NO_MESSAGES) as readonly Message[], 'options.messages');
+  const copiedMessages = frozenCopy((messages ?? NO_MESSAGES) as readonly Message[], 'options.messages');
   const { byName, specs } = readTools((tools ?? []) as readonly unknown[]);
   return {
     model: model as Model,
     tools: byName,
     toolSpecs: specs,
     systemPrompt:
-      prompt === undefined ? undefined : adopt(toSystemBlocks(prompt as string | readonly SystemContentBlock[]), 'options.systemPrompt'),
+      prompt === undefined
+        ? undefined
+        : frozenCopy(toSystemBlocks(prompt as string | readonly SystemContentBlock[]), 'options.systemPrompt'),
     toolChoice: choice as ToolChoice | undefined,
     registry: registry as MiddlewareRegistry | undefined,
     messages: checkMessages(copiedMessages, (index) => `options.messages[${index}]`, 'options.messages must be an array of messages'),
-    modelState: adoptRecord(modelState ?? {}, 'options.modelState'),
+    modelState: frozenRecordCopy(modelState ?? {}, 'options.modelState'),
     name: name ?? 'agent',
     session: session === undefined ? undefined : readSession(session),
     restored: snapshot === undefined ? undefined : readSnapshot(snapshot, 'options.snapshot'),
@@ -184,7 +186,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
     const tool = readPart(tools, index, 'options.tools', [index]);
     const root = `options.tools[${index}]`;
     const parts = isObject(tool) ? readFields(tool, ['spec', 'run'], root) : undefined;
-    const spec = parts === undefined ? undefined : adopt(parts.spec, `${root}.spec`);
+    const spec = parts === undefined ? undefined : frozenCopy(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
     if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
       throw invalid(
@@ -204,7 +206,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
  */
-export function adoptRecord(value: unknown, path: string): Record<string, unknown> {
+export function frozenRecordCopy(value: unknown, path: string): Record<string, unknown> {
   if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
   let plain: object = value;
   try {
@@ -213,7 +215,7 @@ export function adoptRecord(value: unknown, path: string): Record<string, unknow
   } catch (error) {
     throw cannotCopy(readProblem(path, [], error), error);
   }
-  return adopt(plain as Record<string, unknown>, path);
+  return frozenCopy(plain as Record<string, unknown>, path);
 }
 
 /**
@@ -223,8 +225,8 @@ export function adoptRecord(value: unknown, path: string): Record<string, unknow
  */
 export function readInput(input: AgentInput): readonly Message[] {
   if (input === undefined) return NO_MESSAGES;
-  if (typeof input === 'string') return adopt([{ role: 'user', content: [{ type: 'text', text: input }] }]);
-  const copy = adopt(input, 'input');
+  if (typeof input === 'string') return frozenCopy([{ role: 'user', content: [{ type: 'text', text: input }] }]);
+  const copy = frozenCopy(input, 'input');
   const many = Array.isArray(copy);
   const messages = many ? (copy as readonly Message[]) : Object.freeze([copy as Message]);
   return checkMessages(

@@ -6,7 +6,7 @@
 import { createContributionKey, type Contribution, type ContributionKey } from '../core/index';
 import type { MiddlewareRegistry } from '../core/index';
 
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import { ExecuteToolStage } from './stages';
 import type { Tool, ToolSpec } from './tool-types';
 import { notATool, ownToolProvided } from './errors';
@@ -59,7 +59,7 @@ const specCopies = new WeakMap<Tool, ToolSpec>();
 function specOf(tool: Tool): ToolSpec {
   let spec = specCopies.get(tool);
   if (spec === undefined) {
-    spec = adopt(tool.spec, `tool "${tool.spec.name}".spec`);
+    spec = frozenCopy(tool.spec, `tool "${tool.spec.name}".spec`);
     specCopies.set(tool, spec);
   }
   return spec;

@@ -1,9 +1,9 @@
 import { MiddlewareRegistry } from '../core/index';
-import type { AgentCore } from './agent-core';
+import type { AgentState } from './agent-state';
 import type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
 import { runAgent } from './agent-run';
 import { openRunScope } from './run-scope';
-import { adoptRecord, readAgentOptions, readSession } from './agent-setup';
+import { frozenRecordCopy, readAgentOptions, readSession } from './agent-setup';
 import { History } from './history';
 import type { Message } from './message-types';
 import type { Usage } from './model-types';
@@ -40,7 +40,7 @@ import { ZERO_USAGE } from './usage';
 export class Agent {
   /** The registry whose handlers run around every stage of the agent. */
   readonly registry: MiddlewareRegistry;
-  private readonly core: AgentCore;
+  private readonly core: AgentState;
 
   /**
    * Creates an agent. Everything given is read and copied once, so the
@@ -134,7 +134,7 @@ export class Agent {
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the value is not an object or cannot be copied.
    */
   set modelState(value: Record<string, unknown>) {
-    this.core.modelState = adoptRecord(value, 'agent.modelState');
+    this.core.modelState = frozenRecordCopy(value, 'agent.modelState');
   }
 
   /** Token counts summed over the agent results of the runs that committed (frozen). */

@@ -7,7 +7,7 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { createContributionKey, type ContributionKey } from '../core/index';
-import type { TerminalRun } from '../core/index';
+import type { TerminalCall } from '../core/index';
 
 import type {
   CompressContextContext,
@@ -99,7 +99,7 @@ export function readBudget(budget: unknown, bundle: string): ContextBudget {
  */
 export async function* compressTerminal(
   context: CompressContextContext,
-  _run: TerminalRun<unknown>,
+  _run: TerminalCall<unknown>,
 ): AsyncGenerator<ContextResultEvent, void, undefined> {
   yield Object.freeze({ type: 'contextResult', messages: context.messages });
 }

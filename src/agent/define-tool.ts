@@ -13,7 +13,7 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { invalidToolDefinition, invalidToolInput } from './call-errors';
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from './tool-types';
 import { thrownText } from './value-walk';
 
@@ -134,5 +134,5 @@ function inputSchemaOf(name: string, input: ToolInputSchema<unknown>): JsonSchem
       error,
     );
   }
-  return adopt(schema as JsonSchema, 'inputSchema');
+  return frozenCopy(schema as JsonSchema, 'inputSchema');
 }

@@ -6,9 +6,9 @@
  */
 import { named } from '../middleware/named';
 import { MiddlewareError } from '../core/index';
-import type { Next, WrapRun } from '../core/index';
+import type { Next, HandlerCall } from '../core/index';
 import { droppedResult, invalidAnswerOption } from './errors';
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import { InterruptSignal } from './interrupts';
 import type { ExecuteToolContext, InvokeModelContext, ModelResultEvent, ToolResultEvent } from './stage-types';
 import { toolFailure } from './tool-terminal';
@@ -28,7 +28,7 @@ export interface ErrorsAsAnswersOptions<TContext, TResult> {
 export type AnswerWrap<TContext, TEvent> = (
   context: TContext,
   next: Next<TContext, TEvent>,
-  run: WrapRun,
+  run: HandlerCall,
 ) => AsyncGenerator<NoInfer<TEvent>, void, undefined>;
 
 /**
@@ -56,7 +56,7 @@ export function errorsAsAnswers<TContext, TEvent>(
     async function* errorsAsAnswers(
       context: TContext,
       next: Next<TContext, TEvent>,
-      run: WrapRun,
+      run: HandlerCall,
     ): AsyncGenerator<TEvent, void, undefined> {
       let last: unknown;
       let pulled = false;
@@ -107,7 +107,7 @@ export function toolErrorAnswer(error: unknown, context: ExecuteToolContext): To
  * ```
  */
 export function modelErrorAnswer(error: unknown, _context: InvokeModelContext): ModelResultEvent {
-  return adopt({
+  return frozenCopy({
     type: 'modelResult',
     message: { role: 'assistant', content: [{ type: 'text', text: thrownText(error) }] },
     stopReason: 'endTurn',

@@ -53,10 +53,10 @@ function isPlainObject(value: object): boolean {
  * @example
  * ```ts
  * const callerMessages = [{ role: 'user', content: [] }];
- * const messages = adopt(callerMessages, 'messages'); // the caller's array stays mutable
+ * const messages = frozenCopy(callerMessages, 'messages'); // the caller's array stays mutable
  * ```
  */
-export function adopt<T>(value: T, path = 'value'): T {
+export function frozenCopy<T>(value: T, path = 'value'): T {
   if (value === null || typeof value !== 'object') return value;
   let frozen = false;
   try {

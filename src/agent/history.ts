@@ -1,7 +1,7 @@
 import { describeValue } from '../util/describe-value';
 import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../core/index';
 import { invalidParts } from './errors';
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
@@ -34,12 +34,12 @@ export class History {
    * another history's `messages`) is taken as it is, so starting a history from
    * another one costs nothing.
    *
-   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array or cannot be copied (see {@link adopt}).
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array or cannot be copied (see {@link frozenCopy}).
    */
   constructor(messages: readonly Message[] = []) {
     if (!Array.isArray(messages))
       throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
-    this.current = adopt(messages, 'messages');
+    this.current = frozenCopy(messages, 'messages');
   }
 
   /** The messages: a frozen array, shared with every context built from it. */
@@ -50,13 +50,13 @@ export class History {
   /**
    * Appends messages, each copied and frozen once as it enters.
    *
-   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link adopt}).
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link frozenCopy}).
    */
   append(...messages: readonly Message[]): void {
     if (messages.length === 0) return;
     // Spread, not slice(): V8 copies a frozen array several times faster by spreading it.
     const next = [...this.current];
-    for (const message of messages) next.push(adopt(message, 'message'));
+    for (const message of messages) next.push(frozenCopy(message, 'message'));
     this.current = Object.freeze(next);
   }
 
@@ -64,11 +64,11 @@ export class History {
    * Replaces the whole history (context compression, MW-164): a message kept
    * from before stays the same object, a new one is copied and frozen once.
    *
-   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link adopt}).
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link frozenCopy}).
    */
   replace(messages: readonly Message[]): void {
     // Each message on its own: a frozen array may hold a new message that is not frozen yet.
-    this.current = Object.freeze(messages.map((message) => adopt(message, 'message')));
+    this.current = Object.freeze(messages.map((message) => frozenCopy(message, 'message')));
   }
 
   /** Puts back an array this history returned earlier (undoing what came after it). */
@@ -109,7 +109,7 @@ const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
  * `invocationState` are shared by reference and never frozen.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `parts` is not an object
- *   or its `messages` or `toolSpecs` is not an array, or a part cannot be copied (see {@link adopt}).
+ *   or its `messages` or `toolSpecs` is not an array, or a part cannot be copied (see {@link frozenCopy}).
  * @example
  * ```ts
  * const context = createModelContext({ model, messages: [], systemPrompt, toolSpecs, invocationState: {} });
@@ -123,18 +123,18 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
       `parts must be { model, messages: Message[], systemPrompt, toolSpecs: ToolSpec[], invocationState }, got ${describeValue(parts)}`,
     );
   }
-  const messages = adopt(parts.messages, 'parts.messages');
-  const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : adopt(toSystemBlocks(parts.systemPrompt), 'parts.systemPrompt');
+  const messages = frozenCopy(parts.messages, 'parts.messages');
+  const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : frozenCopy(toSystemBlocks(parts.systemPrompt), 'parts.systemPrompt');
   const context: { -readonly [K in keyof InvokeModelContext]: InvokeModelContext[K] } = {
     model: parts.model,
     messages,
     systemPrompt,
-    toolSpecs: adopt(parts.toolSpecs, 'parts.toolSpecs'),
+    toolSpecs: frozenCopy(parts.toolSpecs, 'parts.toolSpecs'),
     invocationState: parts.invocationState,
   };
-  if (parts.toolChoice !== undefined) context.toolChoice = adopt(parts.toolChoice, 'parts.toolChoice');
-  if (parts.agent !== undefined) context.agent = adopt(parts.agent, 'parts.agent');
-  if (parts.modelState !== undefined) context.modelState = adopt(parts.modelState, 'parts.modelState');
+  if (parts.toolChoice !== undefined) context.toolChoice = frozenCopy(parts.toolChoice, 'parts.toolChoice');
+  if (parts.agent !== undefined) context.agent = frozenCopy(parts.agent, 'parts.agent');
+  if (parts.modelState !== undefined) context.modelState = frozenCopy(parts.modelState, 'parts.modelState');
   if (parts.caller !== undefined) context.caller = parts.caller;
   return Object.freeze(context);
 }

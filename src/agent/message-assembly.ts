@@ -2,7 +2,7 @@
  * The assistant message of one model call, assembled from its stream events:
  * what the InvokeModelStage terminal ends with.
  */
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import type { ContentBlock } from './message-types';
 import type { ModelStreamEvent, StopReason, ToolUseDeltaEvent, Usage } from './model-types';
 import type { ModelResultEvent } from './stage-types';
@@ -81,7 +81,7 @@ export class MessageAssembly {
       stopReason: this.stopReason,
       usage: this.usage,
     };
-    return adopt(result, 'modelResult');
+    return frozenCopy(result, 'modelResult');
   }
 
   /**

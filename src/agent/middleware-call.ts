@@ -7,7 +7,7 @@
 
 import type { MiddlewareModelCall, MiddlewareModelCaller, MiddlewareUsage } from './context-types';
 import { createModelContext } from './history';
-import { kept } from './kept';
+import { freezeResultEvent } from './kept';
 import { modelTerminal } from './model-terminal';
 import type { Model, Usage } from './model-types';
 import type { RunScope } from './run-scope';
@@ -61,7 +61,7 @@ export function middlewareCaller(run: MiddlewareCallRun): MiddlewareModelCaller 
       state: THROWAWAY_STATE,
     }))
       last = event;
-    const result = kept(last as ModelResultEvent) as ModelResultEvent;
+    const result = freezeResultEvent(last as ModelResultEvent) as ModelResultEvent;
     run.report(call.caller, result.usage);
     return result;
   };

@@ -4,7 +4,7 @@
  * hands the invoke's events to its relay, so no generator of the agent's
  * sits between the two invokes on a model event.
  */
-import type { AgentCore } from './agent-core';
+import type { AgentState } from './agent-state';
 import { createModelContext } from './history';
 import { modelTerminal } from './model-terminal';
 import type { Attempt } from './run-state';
@@ -24,7 +24,7 @@ export class ModelCall {
 
   /** Reads the states the call starts from; nothing runs until {@link ModelCall.events}. */
   constructor(
-    private readonly core: AgentCore,
+    private readonly core: AgentState,
     private readonly scope: RunScope,
     private readonly attempt: Attempt,
     private readonly invocationState: Record<string, unknown>,

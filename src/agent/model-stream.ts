@@ -11,7 +11,7 @@
  */
 import { QueuedIterator, type Answer } from '../core/internal';
 import { reportCompletion, type CompletionReporting } from '../core/internal';
-import type { TerminalRun } from '../core/index';
+import type { TerminalCall } from '../core/index';
 import { isAwaitable } from '../util/thenable';
 import { ignore } from './abort-race';
 import { invalidModelStream } from './call-errors';
@@ -64,7 +64,7 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> implements Com
 
   constructor(
     private readonly context: InvokeModelContext,
-    private readonly run: TerminalRun<unknown>,
+    private readonly run: TerminalCall<unknown>,
   ) {
     super();
   }

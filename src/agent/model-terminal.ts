@@ -1,4 +1,4 @@
-import type { TerminalRun } from '../core/index';
+import type { TerminalCall } from '../core/index';
 import { ModelStream } from './model-stream';
 import type { InvokeModelContext, InvokeModelEvent } from './stage-types';
 
@@ -27,6 +27,6 @@ import type { InvokeModelContext, InvokeModelEvent } from './stage-types';
  * const events = registry.invoke(InvokeModelStage, createModelContext({ model, messages: [], systemPrompt, toolSpecs, invocationState: {} }), modelTerminal, { state: { get, set } });
  * ```
  */
-export function modelTerminal(context: InvokeModelContext, run: TerminalRun<unknown>): AsyncGenerator<InvokeModelEvent, void, undefined> {
+export function modelTerminal(context: InvokeModelContext, run: TerminalCall<unknown>): AsyncGenerator<InvokeModelEvent, void, undefined> {
   return new ModelStream(context, run);
 }

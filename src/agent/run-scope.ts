@@ -7,7 +7,7 @@
 import type { Middleware } from '../core/index';
 import type { Contribution } from '../core/index';
 import type { MiddlewareRegistry } from '../core/index';
-import type { AgentCore } from './agent-core';
+import type { AgentState } from './agent-state';
 import { toolsFrom, ToolsKey } from './agent-tools';
 import { ContextBudgetKey, readBudget } from './context-budget';
 import type { ContextBudget } from './context-types';
@@ -49,7 +49,7 @@ const NO_BUDGETS: readonly ContextBudget[] = Object.freeze([]);
  * @throws MiddlewareError `ERR_DUPLICATE_ID` for a contributed tool whose name is taken; what a bundle's `setup`
  *   throws, unchanged; the errors of `registry.use`.
  */
-export function openRunScope(core: AgentCore, bundles: readonly Middleware[]): RunScope {
+export function openRunScope(core: AgentState, bundles: readonly Middleware[]): RunScope {
   let registry = core.registry;
   if (bundles.length > 0) {
     registry = core.registry.child();

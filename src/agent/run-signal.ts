@@ -2,7 +2,7 @@
  * How a run follows the caller's signal: the caller's `options.signal`
  * aborts the run's own controller (which `agent.cancel()` aborts too).
  */
-import type { FlaggedController } from '../core/internal';
+import type { OwnedAbortController } from '../core/internal';
 import type { RunSettings } from './agent-options';
 import { invalid } from './errors';
 import { thrownText } from './value-walk';
@@ -14,7 +14,7 @@ import { thrownText } from './value-walk';
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the signal's `addEventListener` throws.
  */
-export function link(settings: RunSettings, controller: FlaggedController): () => void {
+export function link(settings: RunSettings, controller: OwnedAbortController): () => void {
   const outer = settings.signal;
   if (outer === undefined) return doNothing;
   const forward = (): void => {

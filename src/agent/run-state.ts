@@ -8,7 +8,7 @@
 import type { MiddlewareUsage } from './context-types';
 import type { History } from './history';
 import type { Usage } from './model-types';
-import type { Halt } from './halt';
+import type { SuspendedRun } from './suspended-run';
 
 /** What a run accumulates over all its terminal calls, readable even when the run is cancelled. */
 export interface RunTally {
@@ -33,7 +33,7 @@ export interface Conversation {
   /** The model state (frozen). */
   readonly modelState: Record<string, unknown>;
   /** The halted run, if any. */
-  readonly halt: Halt | undefined;
+  readonly halt: SuspendedRun | undefined;
   /** Token counts summed over the agent results of the runs that committed. */
   readonly usage: Usage;
 }
@@ -49,7 +49,7 @@ export interface Attempt {
   /** Its model state, replaced by each of its model calls whose chain succeeds. */
   modelState: Record<string, unknown>;
   /** The halted run it leaves behind, if any. */
-  halt: Halt | undefined;
+  halt: SuspendedRun | undefined;
   /** Token counts of its own model calls (what its agent result reports). */
   usage: Usage;
   /** Token counts of the model calls middleware and delegating tools made for it, by who made them. */

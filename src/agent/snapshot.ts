@@ -5,11 +5,11 @@
 import { describeValue } from '../util/describe-value';
 import { setOwnEntry } from '../util/own-entry';
 import { checkMessages } from './agent-options';
-import { adoptRecord } from './agent-setup';
+import { frozenRecordCopy } from './agent-setup';
 import { checkBlocks, checkRecordedResult } from './block-check';
 import { invalid, snapshotTooNew } from './errors';
-import { adopt } from './freeze';
-import type { Halt, PendingTurn } from './halt';
+import { frozenCopy } from './freeze';
+import type { SuspendedRun, PendingTurn } from './suspended-run';
 import { History } from './history';
 import { toJsonValue } from './json-value';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
@@ -41,7 +41,7 @@ export function toSnapshot(conversation: Conversation, path: string): AgentSnaps
   });
 }
 
-function haltedSnapshot(halt: Halt, path: string): HaltedRunSnapshot {
+function haltedSnapshot(halt: SuspendedRun, path: string): HaltedRunSnapshot {
   const interrupts = halt.interrupts.map((interrupt) => {
     const reason = toJsonValue(interrupt.reason);
     return Object.freeze({ id: interrupt.id, name: interrupt.name, reason: reason.ok ? reason.json : null });
@@ -107,7 +107,7 @@ export function readSnapshot(value: unknown, path: string): Conversation {
     throw invalid(
       `${path} must be an agent snapshot { version, messages, modelState, usage, halted } (agent.snapshot() makes one), got ${describeValue(value)}`,
     );
-  const snapshot = adopt(value, path);
+  const snapshot = frozenCopy(value, path);
   const { version } = snapshot;
   if (version !== SNAPSHOT_VERSION) {
     if (typeof version === 'number' && Number.isInteger(version) && version > SNAPSHOT_VERSION) {
@@ -119,13 +119,13 @@ export function readSnapshot(value: unknown, path: string): Conversation {
   if (halted !== null && !isRecord(halted)) throw invalid(`${path}.halted must be null or a halted run, got ${describeValue(halted)}`);
   return {
     history: new History(messagesAt(snapshot.messages, `${path}.messages`)),
-    modelState: adoptRecord(snapshot.modelState, `${path}.modelState`),
+    modelState: frozenRecordCopy(snapshot.modelState, `${path}.modelState`),
     usage: usageAt(snapshot.usage, `${path}.usage`),
     halt: halted === null ? undefined : haltAt(halted, `${path}.halted`),
   };
 }
 
-function haltAt(halted: Record<string, unknown>, path: string): Halt {
+function haltAt(halted: Record<string, unknown>, path: string): SuspendedRun {
   const { interrupts, responses, input, turn, invocationState } = halted;
   if (!Array.isArray(interrupts) || interrupts.length === 0)
     throw invalid(`${path}.interrupts must be a non-empty array of interrupts { id, name, reason }, got ${describeValue(interrupts)}`);

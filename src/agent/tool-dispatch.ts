@@ -5,9 +5,9 @@
  * halts when every call has run (MW-113, MW-132).
  */
 
-import type { PendingTurn } from './halt';
+import type { PendingTurn } from './suspended-run';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
-import { kept } from './kept';
+import { freezeResultEvent } from './kept';
 import type { ToolResultBlock } from './message-types';
 import type { Usage } from './model-types';
 import type { RunScope } from './run-scope';
@@ -54,7 +54,7 @@ export async function* callTools(
     try {
       let last: AgentEvent | undefined;
       for await (const event of scope.registry.invoke(ExecuteToolStage, context, toolTerminal, { signal })) {
-        last = kept(event);
+        last = freezeResultEvent(event);
         yield event;
       }
       const result = last as ToolResultEvent;

@@ -1,7 +1,7 @@
-import type { TerminalRun } from '../core/index';
+import type { TerminalCall } from '../core/index';
 import { AbortRace } from './abort-race';
 import { invalidToolRun, invalidToolUseReference, notJson } from './call-errors';
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import { InterruptSignal } from './interrupts';
 import { toJsonValue } from './json-value';
 import type { JsonBlock, TextBlock } from './message-types';
@@ -49,7 +49,7 @@ export function toolFailure(toolUse: ToolUseReference, error: unknown): ToolResu
 
 /** An error result; `thrown`, when given, is kept as `error` (even a thrown `undefined`). */
 function failure(toolUse: ToolUseReference, text: string, thrown: { readonly value: unknown } | undefined): ToolResultEvent {
-  const toolResult = adopt({
+  const toolResult = frozenCopy({
     type: 'toolResult',
     toolUseId: toolUse.toolUseId,
     name: toolUse.name,
@@ -107,7 +107,7 @@ function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | str
  */
 export async function* toolTerminal(
   context: ExecuteToolContext,
-  run: TerminalRun<unknown>,
+  run: TerminalCall<unknown>,
 ): AsyncGenerator<ToolResultEvent, void, undefined> {
   const { tool, toolUse } = context;
   const { signal } = run;

@@ -5,10 +5,10 @@
  */
 import { MiddlewareError } from '../core/index';
 import type { WrapHandler } from '../core/index';
-import type { TerminalRun } from '../core/index';
+import type { TerminalCall } from '../core/index';
 import { describeValue } from '../util/describe-value';
 import { invalidTurn, invalidTurnDecider } from './errors';
-import { adopt } from './freeze';
+import { frozenCopy } from './freeze';
 import type { Message } from './message-types';
 import { isTurnResult } from './stages';
 import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from './turn-types';
@@ -32,7 +32,7 @@ const NO_MESSAGES: readonly Message[] = Object.freeze([]);
  * const decided = await registry.run(TurnStage, turnContext, turnTerminal);
  * ```
  */
-export async function* turnTerminal(context: TurnContext, _run: TerminalRun<unknown>): AsyncGenerator<TurnResultEvent, void, undefined> {
+export async function* turnTerminal(context: TurnContext, _run: TerminalCall<unknown>): AsyncGenerator<TurnResultEvent, void, undefined> {
   const terminate = (context.turn as TurnContext['turn'] | undefined)?.terminate;
   if (terminate !== undefined) {
     yield Object.freeze({
@@ -184,7 +184,7 @@ function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
     throw invalidTurn(
       `a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got ${describeValue(stoppedBy)}`,
     );
-  return adopt(stoppedBy, 'stoppedBy');
+  return frozenCopy(stoppedBy, 'stoppedBy');
 }
 
 /** A list of messages from a turn result or action, copied and frozen. */
@@ -192,7 +192,7 @@ function turnMessages(value: unknown, field: string): readonly Message[] {
   if (!Array.isArray(value)) throw invalidTurn(`${field} must be an array of messages, got ${describeValue(value)}`);
   let copy: readonly Message[];
   try {
-    copy = adopt(value as readonly Message[], field);
+    copy = frozenCopy(value as readonly Message[], field);
   } catch (error) {
     throw MiddlewareError.isInstance(error)
       ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause)

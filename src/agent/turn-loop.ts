@@ -7,17 +7,17 @@
  */
 import { castDraft, type Draft } from 'immer';
 import type { SystemContentBlock } from '../core/index';
-import type { TerminalRun } from '../core/index';
-import type { AgentCore } from './agent-core';
+import type { TerminalCall } from '../core/index';
+import type { AgentState } from './agent-state';
 import { compressIfOver } from './context-budget';
 import type { MiddlewareUsage } from './context-types';
 import { History } from './history';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
-import { kept } from './kept';
+import { freezeResultEvent } from './kept';
 import { nextMacrotask } from './macrotask';
 import { ModelCall } from './model-call';
 import type { StopReason, Usage } from './model-types';
-import type { RunStart } from './halt';
+import type { RunStart } from './suspended-run';
 import type { ResponseStore } from './interrupts';
 import { addMiddlewareUsage, middlewareCaller, NO_MIDDLEWARE_USAGE } from './middleware-call';
 import type { Attempt, Conversation, RunState, RunTally } from './run-state';
@@ -34,7 +34,7 @@ import { addUsage, ZERO_USAGE } from './usage';
 /** What every terminal call of one run shares. */
 export interface LoopRun {
   /** The agent. */
-  readonly core: AgentCore;
+  readonly core: AgentState;
   /** The run's registry, tools, view and budgets. */
   readonly scope: RunScope;
   /** The conversation state as it was when the run started. */
@@ -53,13 +53,13 @@ export interface LoopRun {
 export function turnLoop(
   loop: LoopRun,
   context: AgentStreamContext,
-  run: TerminalRun<RunState>,
+  run: TerminalCall<RunState>,
 ): AsyncGenerator<AgentEvent, void, undefined> {
   return new Relay(turns(loop, context, run));
 }
 
 /** The loop of turns; the events of each model call pass through its relay. */
-async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalRun<RunState>): RelayedGenerator<AgentEvent> {
+async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalCall<RunState>): RelayedGenerator<AgentEvent> {
   const { core, scope, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
@@ -146,7 +146,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalR
           // Passed on by the relay, without a generator of its own or this one on every model event.
           yield new Passage<AgentEvent>(call.events(), (event) => {
             // Copied before the consumer sees the event, which it could change otherwise.
-            last = kept(event);
+            last = freezeResultEvent(event);
             return event;
           });
         } finally {

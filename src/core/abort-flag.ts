@@ -14,18 +14,18 @@
  * @packageDocumentation
  */
 
-/** The controller of each signal made by a {@link FlaggedController}, alive exactly as long as its signal. */
-const flagged = new WeakMap<AbortSignal, FlaggedController>();
+/** The controller of each signal made by a {@link OwnedAbortController}, alive exactly as long as its signal. */
+const flagged = new WeakMap<AbortSignal, OwnedAbortController>();
 
 /**
  * An `AbortController` whose `aborted` flag follows its signal. Only the
  * library may hold one: a signal whose controller someone else could abort
  * directly would abort without the flag.
  */
-export class FlaggedController {
+export class OwnedAbortController {
   /** A live instance keeps the class's hidden class through full collections, as `Invocation`'s keeper does for its own. */
   // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job
-  static readonly #shapeKeeper: unknown = new FlaggedController();
+  static readonly #shapeKeeper: unknown = new OwnedAbortController();
 
   /** Set just before the signal aborts, so it always says what the signal's `aborted` says. */
   aborted = false;
@@ -46,7 +46,7 @@ export class FlaggedController {
   }
 
   /** The controller of `signal` when it is one of these, whose flag can be read instead of the signal. */
-  static of(signal: AbortSignal): FlaggedController | undefined {
+  static of(signal: AbortSignal): OwnedAbortController | undefined {
     return flagged.get(signal);
   }
 }

@@ -11,7 +11,7 @@ import type { ErrorPhase } from './types';
 import { MiddlewareError } from './errors';
 
 /** Who a message is about. */
-export interface Culprit {
+export interface ErrorSite {
   /** Stage name. */
   readonly stage: string;
   /** Phase or `'terminal'`. */
@@ -21,9 +21,9 @@ export interface Culprit {
 }
 
 /** The error a message builder makes: `culprit` names where it arose, `cause` what led to it. */
-export function error(
+export function codedError(
   code: MiddlewareError['code'],
-  culprit: { readonly [TKey in keyof Culprit]?: Culprit[TKey] | undefined },
+  culprit: { readonly [TKey in keyof ErrorSite]?: ErrorSite[TKey] | undefined },
   message: string,
   cause?: unknown,
 ): MiddlewareError {

@@ -9,21 +9,24 @@ import type { MiddlewareResult } from './result';
 import type { AnyStage, MiddlewareStage, NextPolicy, PhaseToken, Target } from './types';
 
 /**
- * What an Input or Output handler learns about the invoke it runs in: the
- * invoke's own signal, so a handler that waits on I/O can stop when the
- * invoke is cancelled.
+ * What a handler learns about the call it runs in: the stage, its own
+ * registered name, and the signal to stop on, so a handler that waits on I/O
+ * can stop when the invoke is cancelled.
  */
-export interface HandlerRun {
+export interface HandlerCall {
   /** The stage being invoked. */
   readonly stage: AnyStage;
-  /** The invoke's signal (a never-aborting one when the invoke has none). */
+  /**
+   * The signal to stop on: an Input or Output handler gets the invoke's (a never-aborting one when the invoke has
+   * none); a Wrap handler gets its activation's, narrowed by outer `next(context, { signal })` calls.
+   */
   readonly signal: AbortSignal;
   /** The registered name of the running handler. */
   readonly handler: string;
 }
 
 /** Transforms the context before the Wrap phase. Must return a context (not undefined or null). */
-export type InputHandler<TContext> = (context: TContext, run: HandlerRun) => TContext | PromiseLike<TContext>;
+export type InputHandler<TContext> = (context: TContext, run: HandlerCall) => TContext | PromiseLike<TContext>;
 
 /** Options of `next()`. */
 export interface NextOptions {
@@ -37,23 +40,13 @@ export interface NextOptions {
  */
 export type Next<TContext, TEvent> = (context?: TContext, options?: NextOptions) => AsyncGenerator<TEvent, void, undefined>;
 
-/** What a Wrap handler learns about the invoke it runs in. */
-export interface WrapRun {
-  /** The stage being invoked. */
-  readonly stage: AnyStage;
-  /** The signal of this activation (narrowed by outer `next(context, { signal })` calls). */
-  readonly signal: AbortSignal;
-  /** The registered name of the running handler. */
-  readonly handler: string;
-}
-
 /** An async-generator layer around the terminal: may short-circuit, retry, filter or rewrite. */
-export type WrapHandler<TContext, TEvent> = (context: TContext, next: Next<TContext, TEvent>, run: WrapRun) => AsyncIterable<TEvent>;
+export type WrapHandler<TContext, TEvent> = (context: TContext, next: Next<TContext, TEvent>, run: HandlerCall) => AsyncIterable<TEvent>;
 
 /** Transforms the final result. Must return a {@link MiddlewareResult}. */
 export type OutputHandler<TResult> = (
   result: MiddlewareResult<TResult>,
-  run: HandlerRun,
+  run: HandlerCall,
 ) => MiddlewareResult<TResult> | PromiseLike<MiddlewareResult<TResult>>;
 
 /** Options of `add`, `registrar.add` and per-invoke registrations. */

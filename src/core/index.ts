@@ -14,7 +14,7 @@
 export { createStage, isStage, isPhaseToken } from './stage';
 export { MiddlewareRegistry } from './registry';
 export type { RegistryOptions } from './registry';
-export { on } from './on';
+export { registration } from './on';
 export type { Middleware, Registrar } from './bundle';
 export type { ChainEntry } from './chain';
 export type { DuplicateHandlerWarning, MiddlewareWarning, UnknownIdWarning } from './resolve';
@@ -33,12 +33,11 @@ export type {
   AddOptions,
   Disposer,
   HandlerOf,
-  HandlerRun,
+  HandlerCall,
   InputHandler,
   Next,
   OutputHandler,
   Registration,
   WrapHandler,
-  WrapRun,
 } from './handler-types';
-export type { InvokeOptions, StateBinding, Terminal, TerminalArgument, TerminalOf, TerminalRun } from './invoke-types';
+export type { InvokeOptions, StateBinding, Terminal, TerminalArgument, TerminalOf, TerminalCall } from './invoke-types';

@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-export { FlaggedController } from './abort-flag';
+export { OwnedAbortController } from './abort-flag';
 export { mapRegistrar } from './bundle';
 export type { ErrorCodeEntry, ErrorTable } from './error-codes';
 export { callSafely, pullFrom } from './layer';

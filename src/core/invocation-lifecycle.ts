@@ -27,7 +27,7 @@ import * as messages from './invoke-messages';
 import type { MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
 import type { InvokeOptions, Terminal } from './invoke-types';
-import { FlaggedController } from './abort-flag';
+import { OwnedAbortController } from './abort-flag';
 import { closeStarted, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import type { LayerGenerator } from './layer';
 import { promisesNatively, pullsThrough } from './native-layers';
@@ -60,7 +60,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
   protected readonly guard: ((event: unknown) => boolean) | undefined;
   protected readonly signal: AbortSignal | undefined;
   /** The signal's controller when the library made it: its flag is read instead of the signal (`abort-flag.ts`). */
-  private readonly flag: FlaggedController | undefined;
+  private readonly flag: OwnedAbortController | undefined;
   /** The once-per-invoke side; a private field of the language, so the generator users get cannot reach its chain (MW-037). */
   readonly #run: InvokeRun;
 
@@ -70,7 +70,7 @@ export abstract class InvocationLifecycle<TEvent> extends QueuedIterator<TEvent>
     this.#run = new InvokeRun(chain, context, terminal, options.state, options.signal);
     this.signal = options.signal;
     // Stryker disable next-line ConditionalExpression: of() answers undefined for undefined too; the check only skips the lookup.
-    this.flag = options.signal === undefined ? undefined : FlaggedController.of(options.signal);
+    this.flag = options.signal === undefined ? undefined : OwnedAbortController.of(options.signal);
     this.guard = chain.stage.isResult;
     this.hold = chain.output.length > 0 || chain.stage.resultSchema !== undefined || options.state !== undefined;
   }

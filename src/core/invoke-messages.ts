@@ -7,10 +7,10 @@
  * @packageDocumentation
  */
 import { describeValue } from '../util/describe-value';
-import { error, type Culprit } from './error-site';
+import { codedError, type ErrorSite } from './error-site';
 import type { MiddlewareError } from './errors';
 
-function where(culprit: Culprit): string {
+function where(culprit: ErrorSite): string {
   return culprit.phase === 'terminal'
     ? `the terminal of stage "${culprit.stage}"`
     : `${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}"`;
@@ -18,12 +18,12 @@ function where(culprit: Culprit): string {
 
 /** The options of an invoke are of the wrong shape. */
 export function invalidInvokeOptions(stage: string, problem: string): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', { stage }, `Invoke of stage "${stage}": ${problem}.`);
+  return codedError('ERR_INVALID_OPTIONS', { stage }, `Invoke of stage "${stage}": ${problem}.`);
 }
 
 /** A per-invoke registration targets another stage than the one invoked. */
-export function useForAnotherStage(culprit: Culprit, targetStage: string): MiddlewareError {
-  return error(
+export function useForAnotherStage(culprit: ErrorSite, targetStage: string): MiddlewareError {
+  return codedError(
     'ERR_INVALID_OPTIONS',
     culprit,
     `invoke options.use: handler "${culprit.handler}" targets stage "${targetStage}", but this invoke runs stage "${culprit.stage}". Pass per-invoke handlers only for the stage being invoked.`,
@@ -32,7 +32,7 @@ export function useForAnotherStage(culprit: Culprit, targetStage: string): Middl
 
 /** The state binding returned a value immer cannot draft. */
 export function stateNotDraftable(stage: string, value: unknown): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_INVALID_STATE',
     { stage, phase: 'terminal' },
     `Stage "${stage}": state.get() returned ${describeValue(value)}, which immer cannot draft. Keep the state in a plain object, array, Map or Set.`,
@@ -41,7 +41,7 @@ export function stateNotDraftable(stage: string, value: unknown): MiddlewareErro
 
 /** The state binding returned a value with a reference cycle; `path` is where it closes. */
 export function stateCyclic(stage: string, path: string): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_INVALID_STATE',
     { stage, phase: 'terminal' },
     `Stage "${stage}": state.get() returned a value with a reference cycle: the value at ${path} is one that contains it. A cyclic state cannot be written back consistently (a change would show through one path and not the other); keep each object in the state at one place, and link by id instead.`,
@@ -49,7 +49,7 @@ export function stateCyclic(stage: string, path: string): MiddlewareError {
 }
 
 /** A Wrap handler or terminal returned something that is not an async iterable. */
-export function notAsyncIterable(culprit: Culprit, produced: unknown): MiddlewareError {
+export function notAsyncIterable(culprit: ErrorSite, produced: unknown): MiddlewareError {
   const got = describeValue(produced);
   // A terminal has no next(): it yields its own events.
   const forward = culprit.phase === 'terminal' ? 'yield its events' : 'forward the inner events with `yield* next()`';
@@ -63,17 +63,17 @@ export function notAsyncIterable(culprit: Culprit, produced: unknown): Middlewar
   } catch {
     // Null and undefined (reading `then` throws), other primitives (`in` throws) and values that cannot be inspected get the general hint.
   }
-  return error('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} returned ${got}, not an async iterable. ${hint}`);
+  return codedError('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} returned ${got}, not an async iterable. ${hint}`);
 }
 
 /** A handler given to `add` or a terminal given to `invoke` is not a function. */
-export function notAFunction(culprit: Culprit, value: unknown): MiddlewareError {
-  return error('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} must be a function, got ${describeValue(value)}.`);
+export function notAFunction(culprit: ErrorSite, value: unknown): MiddlewareError {
+  return codedError('ERR_INVALID_HANDLER', culprit, `${capitalise(where(culprit))} must be a function, got ${describeValue(value)}.`);
 }
 
 /** An Input handler returned undefined or null. */
-export function inputContract(culprit: Culprit, produced: unknown): MiddlewareError {
-  return error(
+export function inputContract(culprit: ErrorSite, produced: unknown): MiddlewareError {
+  return codedError(
     'ERR_INPUT_CONTRACT',
     culprit,
     `${capitalise(where(culprit))} returned ${describeValue(produced)}. An Input handler must return the context (the one it received, or a new one). Did you forget to \`return context\`?`,
@@ -81,8 +81,8 @@ export function inputContract(culprit: Culprit, produced: unknown): MiddlewareEr
 }
 
 /** An Output handler returned something that is not a MiddlewareResult. */
-export function outputContract(culprit: Culprit, produced: unknown): MiddlewareError {
-  return error(
+export function outputContract(culprit: ErrorSite, produced: unknown): MiddlewareError {
+  return codedError(
     'ERR_OUTPUT_CONTRACT',
     culprit,
     `${capitalise(where(culprit))} returned ${describeValue(produced)}, not a MiddlewareResult. Return the result it received, or \`result.replace(value)\` / \`result.update(recipe)\`.`,
@@ -100,7 +100,7 @@ export function noResult(
     : 'it yielded no event at all';
   // The outermost layer is where the missing result surfaced; the culprit may sit further in.
   const layer = outermost === undefined ? 'the terminal' : `Wrap handler "${outermost}"`;
-  return error(
+  return codedError(
     'ERR_NO_RESULT',
     { stage },
     `The chain of stage "${stage}" did not yield a result event: ${detail} (outermost layer: ${layer}). Every Wrap handler must forward the events of next() (\`yield* next()\`) or yield a result of its own, and the terminal must end with a result event.`,
@@ -109,7 +109,7 @@ export function noResult(
 
 /** A layer yielded undefined. */
 export function invalidEvent(stage: string): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_INVALID_EVENT',
     { stage },
     `A layer of stage "${stage}" yielded undefined, which is never a valid event. Look for a bare \`yield\` or a \`yield\` of a missing value in the Wrap handlers and the terminal.`,
@@ -118,7 +118,7 @@ export function invalidEvent(stage: string): MiddlewareError {
 
 /** The invoke was aborted. */
 export function aborted(stage: string, reason: unknown): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_ABORTED',
     { stage },
     `The invoke of stage "${stage}" was aborted${reasonText(reason)}. The abort reason is the cause.`,
@@ -127,8 +127,8 @@ export function aborted(stage: string, reason: unknown): MiddlewareError {
 }
 
 /** `next()` was called after the invoke settled. */
-export function nextAfterSettle(culprit: Culprit): MiddlewareError {
-  return error(
+export function nextAfterSettle(culprit: ErrorSite): MiddlewareError {
+  return codedError(
     'ERR_NEXT_AFTER_SETTLE',
     culprit,
     `${capitalise(where(culprit))} called next() after the invoke had settled. Call next() only while the handler runs; do not keep it for later (in a timer or a stored callback).`,
@@ -136,8 +136,8 @@ export function nextAfterSettle(culprit: Culprit): MiddlewareError {
 }
 
 /** A Wrap handler called next() with options of the wrong shape. */
-export function invalidNextOptions(culprit: Culprit, problem: string): MiddlewareError {
-  return error(
+export function invalidNextOptions(culprit: ErrorSite, problem: string): MiddlewareError {
+  return codedError(
     'ERR_INVALID_OPTIONS',
     culprit,
     `${capitalise(where(culprit))} called next() with ${problem}. Pass next(context, { signal }) with an AbortSignal, or leave the options out.`,
@@ -157,7 +157,7 @@ export function invalidInstrumentation(
       ? 'undefined or an observer object (whose hooks, when present, are functions)'
       : 'an async generator (next, return and Symbol.asyncIterator)';
   const where = layer === undefined ? '' : ` for ${layer}`;
-  return error(
+  return codedError(
     'ERR_INVALID_HANDLER',
     { stage, handler: instrumentation },
     `Instrumentation "${instrumentation}" returned ${describeValue(produced)} from ${hook}()${where} in an invoke of stage "${stage}", but it must return ${expected}. ${hook === 'layer' ? 'Wrap the events in an `async function*` that does `yield* events`.' : 'Return an object with the hooks it needs, or undefined to skip the invoke.'}`,
@@ -165,9 +165,9 @@ export function invalidInstrumentation(
 }
 
 /** A Wrap handler broke its next() policy. */
-export function nextPolicy(culprit: Culprit, policy: string, calls: number): MiddlewareError {
+export function nextPolicy(culprit: ErrorSite, policy: string, calls: number): MiddlewareError {
   const expected = policy === 'once' ? 'exactly once' : 'at most once';
-  return error(
+  return codedError(
     'ERR_NEXT_POLICY',
     culprit,
     `${capitalise(where(culprit))} is registered with next: '${policy}' and must call next() ${expected}, but called it ${calls} time${calls === 1 ? '' : 's'}. Change the handler, or register it with next: 'many'.`,
@@ -176,7 +176,7 @@ export function nextPolicy(culprit: Culprit, policy: string, calls: number): Mid
 
 /** A schema rejected the context or result. */
 export function schemaFailed(stage: string, which: 'context' | 'result', cause: unknown): MiddlewareError {
-  return error(
+  return codedError(
     which === 'context' ? 'ERR_CONTEXT_INVALID' : 'ERR_RESULT_INVALID',
     { stage, phase: which === 'context' ? 'input' : 'output' },
     which === 'context'

@@ -11,7 +11,7 @@ import type { Registration } from './handler-types';
 import type { AnyStage, MiddlewareStage } from './types';
 
 /** What the terminal learns about the invoke it runs in. */
-export interface TerminalRun<TState> {
+export interface TerminalCall<TState> {
   /** The stage being invoked. */
   readonly stage: AnyStage;
   /** The signal of this call (narrowed by outer `next(context, { signal })` calls). */
@@ -21,7 +21,7 @@ export interface TerminalRun<TState> {
 }
 
 /** The framework's own step: the innermost function the chain wraps. */
-export type Terminal<TContext, TEvent, TState = unknown> = (context: TContext, run: TerminalRun<TState>) => AsyncIterable<TEvent>;
+export type Terminal<TContext, TEvent, TState = unknown> = (context: TContext, run: TerminalCall<TState>) => AsyncIterable<TEvent>;
 
 /**
  * The state a terminal's `run.state` can hold: without a `state` option
@@ -40,12 +40,12 @@ type BoundState<TState> = unknown extends TState ? never : TState;
  */
 export type TerminalArgument<TTerminal, TContext, TEvent, TState> = [TTerminal] extends [Terminal<TContext, TEvent, BoundState<TState>>]
   ? TTerminal
-  : [TTerminal] extends [(context: TContext, run: TerminalRun<BoundState<TState>>) => AsyncIterable<unknown>]
+  : [TTerminal] extends [(context: TContext, run: TerminalCall<BoundState<TState>>) => AsyncIterable<unknown>]
     ? 'Terminal yields events that are not events of this stage (compare its yields with EventOf<typeof Stage>)'
-    : [TTerminal] extends [(context: TContext, run: TerminalRun<BoundState<TState>>) => unknown]
+    : [TTerminal] extends [(context: TContext, run: TerminalCall<BoundState<TState>>) => unknown]
       ? 'Terminal must return an async iterable of events of this stage (write it as an async function*)'
       : [TTerminal] extends [(context: TContext, run: never) => unknown]
-        ? 'Terminal run parameter does not fit TerminalRun<TState> (its state type must be that of the state option)'
+        ? 'Terminal run parameter does not fit TerminalCall<TState> (its state type must be that of the state option)'
         : [TTerminal] extends [(...parameters: never[]) => unknown]
           ? 'Terminal does not accept the context of this stage as its first parameter (compare it with ContextOf<typeof Stage>)'
           : 'Terminal must be a function (context, run) returning an async iterable of events of this stage';

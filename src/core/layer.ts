@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import * as messages from './invoke-messages';
-import type { Culprit } from './error-site';
+import type { ErrorSite } from './error-site';
 
 /** One layer of the onion as the invoke drives it. */
 export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;
@@ -33,7 +33,7 @@ export const nativeNext = (
  *
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `produced` is not an async iterable.
  */
-export function asGenerator(produced: unknown, stage: string, phase: Culprit['phase'], handler: string): LayerGenerator {
+export function asGenerator(produced: unknown, stage: string, phase: ErrorSite['phase'], handler: string): LayerGenerator {
   if (produced !== null && typeof produced === 'object') {
     const candidate = produced as Partial<LayerGenerator>;
     if (typeof candidate[Symbol.asyncIterator] === 'function') {
@@ -84,7 +84,7 @@ export function callSafely(events: LayerGenerator, method: 'return' | 'throw', a
 export async function* requireACall(
   events: LayerGenerator,
   activation: { readonly calls: number },
-  culprit: () => Culprit,
+  culprit: () => ErrorSite,
 ): LayerGenerator {
   yield* events;
   if (activation.calls === 0) throw messages.nextPolicy(culprit(), 'once', 0);

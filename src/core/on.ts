@@ -9,11 +9,11 @@ import type { Target } from './types';
  * @example
  * ```ts
  * await registry.run(ModelStage, context, callModel, {
- *   use: [on(ModelStage.Wrap, async function* audit(context, next) { yield* next(); })],
+ *   use: [registration(ModelStage.Wrap, async function* audit(context, next) { yield* next(); })],
  * });
  * ```
  */
-export function on<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Registration {
+export function registration<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Registration {
   // The tuple is checked again when the invoke resolves it, like any registration.
   return Object.freeze(options === undefined ? [target, handler] : [target, handler, options]) as unknown as Registration;
 }

@@ -16,10 +16,10 @@ import * as messages from './invoke-messages';
 import type { ResolvedEntry } from './chain';
 import { MiddlewareResult } from './result';
 import { parseWithSchema } from './schema';
-import type { HandlerRun } from './handler-types';
+import type { HandlerCall } from './handler-types';
 import type { Schema } from './types';
 import { isThenable } from '../util/thenable';
-import { takeOver } from '../util/take-over';
+import { deepFreeze } from '../util/deep-freeze';
 import { enter } from './compose';
 import type { HandlerInfo } from './instrumentation';
 import type { LayerGenerator } from './layer';
@@ -34,12 +34,12 @@ type Phase = HandlerInfo['phase'];
 /** Calls one handler of `phase` with the value so far and its `run` (MW-010, MW-011); an Output handler's result is taken over (MW-038) first. */
 function call(run: InvokeRun, phase: Phase, entry: ResolvedEntry, value: unknown): unknown {
   // A fresh object per call: a handler that changes it changes nothing another handler sees.
-  const handlerRun: HandlerRun = { stage: run.chain.stage, signal: run.signal ?? neverSignal(), handler: entry.name };
+  const handlerRun: HandlerCall = { stage: run.chain.stage, signal: run.signal ?? neverSignal(), handler: entry.name };
   if (phase === 'output') {
     // A result of another copy of the library may hold a value its constructor did not freeze.
-    takeOver((value as MiddlewareResult<unknown>).value);
+    deepFreeze((value as MiddlewareResult<unknown>).value);
   }
-  return (entry.handler as (value: unknown, run: HandlerRun) => unknown)(value, handlerRun);
+  return (entry.handler as (value: unknown, run: HandlerCall) => unknown)(value, handlerRun);
 }
 
 /** What a handler of `phase` produced, as the value to go on with. @throws the phase's contract error. */

@@ -10,12 +10,12 @@ import type { ChainEntry } from './chain';
 import type { MiddlewareWarning } from './resolve';
 import type { Phase } from './types';
 import { describeValue } from '../util/describe-value';
-import { error, type Culprit } from './error-site';
+import { codedError, type ErrorSite } from './error-site';
 import type { MiddlewareError } from './errors';
 
 /** `createStage` was given a bad name or bad options. */
 export function invalidStage(name: string, problem: string): MiddlewareError {
-  return error('ERR_INVALID_STAGE', { stage: name }, `createStage("${name}"): ${problem}.`);
+  return codedError('ERR_INVALID_STAGE', { stage: name }, `createStage("${name}"): ${problem}.`);
 }
 
 /** A call that takes a stage or phase token got something else. */
@@ -29,7 +29,7 @@ export function unknownTarget(call: string, target: unknown): MiddlewareError {
   } catch {
     // Null, a primitive (`in` throws on them) or a proxy whose traps throw gets the plain message.
   }
-  return error(
+  return codedError(
     'ERR_UNKNOWN_PHASE',
     { phase: 'register' },
     `${call} expects a stage from createStage() or one of its phase tokens (Stage.Input, Stage.Wrap, Stage.Output), got ${describeValue(target)}.${looksLike}`,
@@ -38,7 +38,7 @@ export function unknownTarget(call: string, target: unknown): MiddlewareError {
 
 /** A call that runs or describes a stage got one of its phase tokens. */
 export function phaseTokenNotStage(call: string, stage: string, phase: Phase): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_UNKNOWN_PHASE',
     { stage, phase: 'register' },
     `${call} expects a stage from createStage(), got its ${phase} phase token. Pass the stage itself (the token's \`stage\`).`,
@@ -46,8 +46,8 @@ export function phaseTokenNotStage(call: string, stage: string, phase: Phase): M
 }
 
 /** A registration's options are of the wrong shape. */
-export function invalidRegistration(call: string, culprit: Culprit, problem: string): MiddlewareError {
-  return error(
+export function invalidRegistration(call: string, culprit: ErrorSite, problem: string): MiddlewareError {
+  return codedError(
     'ERR_INVALID_OPTIONS',
     culprit,
     `${call}: ${problem} (${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}").`,
@@ -55,13 +55,13 @@ export function invalidRegistration(call: string, culprit: Culprit, problem: str
 }
 
 /** An id registered twice without `replace: true`, or twice in one per-invoke list (`sibling`). */
-export function duplicateId(culprit: Culprit, id: string | undefined, call: string, sibling = false): MiddlewareError {
+export function duplicateId(culprit: ErrorSite, id: string | undefined, call: string, sibling = false): MiddlewareError {
   // `replace` only reaches ids of enclosing scopes, so suggesting it for two
   // entries of one per-invoke list would send the user round in circles.
   const advice = sibling
     ? 'Ids must be unique within one use list ({ replace: true } only replaces an id registered in an enclosing registry): drop one entry or choose another id.'
     : 'Pass { replace: true } to put this handler in its place, or choose another id.';
-  return error(
+  return codedError(
     'ERR_DUPLICATE_ID',
     culprit,
     `${call}: the id "${id}" is already registered, so ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" cannot take it. ${advice}`,
@@ -70,12 +70,12 @@ export function duplicateId(culprit: Culprit, id: string | undefined, call: stri
 
 /** `createContributionKey` got a name or options it cannot use. */
 export function invalidContributionKey(problem: string): MiddlewareError {
-  return error('ERR_INVALID_OPTIONS', { phase: 'register' }, `createContributionKey(name, options?): ${problem}.`);
+  return codedError('ERR_INVALID_OPTIONS', { phase: 'register' }, `createContributionKey(name, options?): ${problem}.`);
 }
 
 /** `provide` or `contributions` got something that is not a contribution key. */
 export function notAContributionKey(call: string, value: unknown): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_INVALID_OPTIONS',
     { phase: 'register' },
     `${call} expects a key from createContributionKey(), got ${describeValue(value)}.`,
@@ -89,7 +89,7 @@ export function invalidContributionId(
   id: unknown,
   value: unknown,
 ): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_INVALID_OPTIONS',
     { stage: key.stage, phase: 'register' },
     `${call}: the identify function of key "${key.name}" gave ${describeValue(id)} for ${describeValue(value)}, not a non-empty string. Provide a value the key can name.`,
@@ -108,7 +108,7 @@ export function duplicateContribution(
   earlier: string,
   inAncestor: boolean,
 ): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_DUPLICATE_ID',
     { stage: key.stage, phase: 'register' },
     `Bundle "${later}" provides "${id}" under key "${key.name}", and bundle "${earlier}" already provides a value with that id in ${inAncestor ? 'a parent registry' : 'the same registry'}. Each value of a key needs its own id within one chain of scopes: rename one, or use only one of the bundles.`,
@@ -117,7 +117,7 @@ export function duplicateContribution(
 
 /** `registry.use` got something that is not a bundle. */
 export function notABundle(value: unknown): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_INVALID_HANDLER',
     { phase: 'register' },
     `registry.use expects a bundle { name: string, setup(registrar) }, got ${describeValue(value)}.`,
@@ -126,7 +126,7 @@ export function notABundle(value: unknown): MiddlewareError {
 
 /** `registry.instrument` got something that is not an instrumentation. */
 export function notAnInstrumentation(value: unknown): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_INVALID_HANDLER',
     { phase: 'register' },
     `registry.instrument expects { name, invoke(info) }, got ${describeValue(value)}.`,
@@ -135,7 +135,7 @@ export function notAnInstrumentation(value: unknown): MiddlewareError {
 
 /** Ordering constraints of one stage and phase form a cycle; `cycle` names it, each before the next, its first again at the end. */
 export function orderCycle(stage: string, phase: Phase, handler: string, cycle: readonly string[]): MiddlewareError {
-  return error(
+  return codedError(
     'ERR_ORDER_CYCLE',
     { stage, phase, handler },
     `The ordering constraints of the ${phase} handlers of stage "${stage}" form a cycle: ${cycle.join(' -> ')} (each must run before the next). Remove one of these before/after constraints.`,
@@ -143,8 +143,8 @@ export function orderCycle(stage: string, phase: Phase, handler: string, cycle: 
 }
 
 /** A constraint names a handler of another scope level, which the nesting places the other way round. */
-export function orderConflict(culprit: Culprit, id: string, outside: boolean, inOuterScope: boolean): MiddlewareError {
-  return error(
+export function orderConflict(culprit: ErrorSite, id: string, outside: boolean, inOuterScope: boolean): MiddlewareError {
+  return codedError(
     'ERR_ORDER_CONFLICT',
     culprit,
     `The ${culprit.phase} handler "${culprit.handler}" of stage "${culprit.stage}" must run ${outside ? 'before' : 'after'} "${id}", but "${id}" belongs to ${inOuterScope ? 'an outer' : 'an inner'} scope, and handlers of an outer scope (a parent registry) always run outside those of an inner one (a child registry, then per-invoke handlers). Register both in the same scope.`,
@@ -152,7 +152,7 @@ export function orderConflict(culprit: Culprit, id: string, outside: boolean, in
 }
 
 /** The warning of a constraint naming an id that no handler has. */
-export function unknownId(culprit: Culprit & { readonly phase: Phase }, id: string, outside: boolean): MiddlewareWarning {
+export function unknownId(culprit: ErrorSite & { readonly phase: Phase }, id: string, outside: boolean): MiddlewareWarning {
   return Object.freeze({
     code: 'WARN_UNKNOWN_ID',
     stage: culprit.stage,

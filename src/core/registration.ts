@@ -1,4 +1,4 @@
-import type { Culprit } from './error-site';
+import type { ErrorSite } from './error-site';
 import { notAFunction } from './invoke-messages';
 import { invalidRegistration, phaseTokenNotStage, unknownTarget } from './registration-messages';
 import type { Orderable } from './order';
@@ -163,7 +163,7 @@ function functionName(value: unknown): string | undefined {
 }
 
 /** Who the errors about a registration name. */
-export function culpritOf(registration: StoredRegistration): Culprit {
+export function culpritOf(registration: StoredRegistration): ErrorSite {
   return { stage: registration.stage.name, phase: registration.phase, handler: registration.name };
 }
 

@@ -1,6 +1,6 @@
 import { produce, type Draft } from 'immer';
 import { brandClass, isBranded } from '../util/brand';
-import { takeOver } from '../util/take-over';
+import { deepFreeze } from '../util/deep-freeze';
 import type { DeepReadonly } from './deep-readonly';
 
 /** An immer recipe over a result value: mutate the draft (writable), or return a replacement. */
@@ -40,7 +40,7 @@ export class MiddlewareResult<TResult> {
 
   /** Wraps a value, taking it over: it is deep-frozen in place. */
   constructor(value: TResult | DeepReadonly<TResult>) {
-    takeOver(value);
+    deepFreeze(value);
     this.value = value as DeepReadonly<TResult>;
     Object.freeze(this);
   }

@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 import * as messages from './invoke-messages';
-import type { Culprit } from './error-site';
+import type { ErrorSite } from './error-site';
 import type { MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
 import type { StateBinding, Terminal } from './invoke-types';
@@ -62,7 +62,7 @@ export class InvokeRun {
   }
 
   /** Who an error about a handler of this invoke names. */
-  culprit(phase: Culprit['phase'], handler: string): Culprit {
+  culprit(phase: ErrorSite['phase'], handler: string): ErrorSite {
     return { stage: this.stageName, phase, handler };
   }
 

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { FlaggedController } from './abort-flag';
+import { OwnedAbortController } from './abort-flag';
 
 let neverAborting: AbortSignal | undefined;
 
@@ -44,7 +44,7 @@ export interface Narrowing {
 export function narrowSignal(outer: AbortSignal, extra: AbortSignal): Narrowing {
   if (outer === neverAborting || outer === extra) return { signal: extra, link: undefined };
   // Flagged: an invoke under the narrowed signal reads the flag on every event instead (`abort-flag.ts`).
-  const controller = new FlaggedController();
+  const controller = new OwnedAbortController();
   if (outer.aborted) controller.abort(outer.reason);
   else if (extra.aborted) controller.abort(extra.reason);
   else return { signal: controller.signal, link: new Follower(controller, [outer, extra]) };
@@ -98,7 +98,7 @@ class Follower implements Link {
   private readonly target: { deref(): AbortSignal | undefined };
   private readonly following: Source[];
 
-  constructor(controller: FlaggedController, signals: readonly AbortSignal[]) {
+  constructor(controller: OwnedAbortController, signals: readonly AbortSignal[]) {
     const signal = controller.signal;
     this.target = weakLinking ? new WeakRef(signal) : { deref: () => signal };
     this.following = signals.map((source) => Source.of(source));
@@ -111,7 +111,7 @@ class Follower implements Link {
     const signal = this.target.deref();
     this.release();
     // Stryker disable next-line ConditionalExpression,OptionalChaining: a collected signal has no controller left (of(undefined) answers undefined too), and a live one always has its own.
-    if (signal !== undefined) FlaggedController.of(signal)?.abort(reason);
+    if (signal !== undefined) OwnedAbortController.of(signal)?.abort(reason);
   }
 
   /** See {@link Link.release}. */

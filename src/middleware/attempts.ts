@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import type { Next, WrapRun } from '../core/index';
+import type { Next, HandlerCall } from '../core/index';
 import type { ResolvedStream } from './attempt-stream';
 import { isAbortError, isInterruptSignal } from './errors';
 
@@ -37,7 +37,7 @@ export interface AttemptPlan<TContext, TEvent> {
   /** The handler's `next`. */
   readonly next: Next<TContext, TEvent>;
   /** The handler's run. */
-  readonly run: WrapRun;
+  readonly run: HandlerCall;
   /** How events reach the consumer. */
   readonly stream: ResolvedStream;
   /** Inspects a completed attempt's result (its last event); throws to reject it. */

@@ -1,5 +1,5 @@
 import { isThenable } from '../util/thenable';
-import type { Next, WrapRun } from '../core/index';
+import type { Next, HandlerCall } from '../core/index';
 import type { ContextWrap } from './wrap-types';
 import { invalidOption, notACacheEntry } from './errors';
 import { optionalFunction, optionalTimers, positiveInteger } from './options';
@@ -42,7 +42,7 @@ export interface CacheErrorInfo {
   /** The cache key it was called with. */
   readonly key: string;
   /** The stage and handler. */
-  readonly run: WrapRun;
+  readonly run: HandlerCall;
 }
 
 /** Options of {@link cache}. */
@@ -138,7 +138,7 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
   const callStore = async <T>(
     operation: CacheErrorInfo['operation'],
     cacheKey: string,
-    run: WrapRun,
+    run: HandlerCall,
     call: () => T | PromiseLike<T>,
   ): Promise<T | undefined> => {
     let produced: T | PromiseLike<T>;
@@ -161,12 +161,12 @@ export function cache<TContext>(options: CacheOptions<TContext>): ContextWrap<TC
   };
 
   /** Reports an answer of `get` that is not an entry as a failed `get`; the call goes on as a miss. */
-  const reportNotEntry = (answer: unknown, cacheKey: string, run: WrapRun): undefined => {
+  const reportNotEntry = (answer: unknown, cacheKey: string, run: HandlerCall): undefined => {
     onError(notACacheEntry(answer, run), { operation: 'get', key: cacheKey, run });
     return undefined;
   };
 
-  const handler = async function* cache<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
+  const handler = async function* cache<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: HandlerCall) {
     const cacheKey = key(context);
     if (cacheKey === undefined) {
       yield* next(context);

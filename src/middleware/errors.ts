@@ -9,7 +9,7 @@
  */
 import type { ErrorCodeEntry, ErrorTable } from '../core/internal';
 import { MiddlewareError } from '../core/index';
-import type { WrapRun } from '../core/index';
+import type { HandlerCall } from '../core/index';
 import { isBranded } from '../util/brand';
 import { describeValue } from '../util/describe-value';
 import type { Waiter } from './sleep';
@@ -56,7 +56,7 @@ export function isInterruptSignal(error: unknown): boolean {
 }
 
 /** A built-in gave up after every attempt failed. */
-export function middlewareFailed(run: WrapRun, problem: string, cause: unknown): MiddlewareError {
+export function middlewareFailed(run: HandlerCall, problem: string, cause: unknown): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_MIDDLEWARE_FAILED',
     stage: run.stage.name,
@@ -68,7 +68,7 @@ export function middlewareFailed(run: WrapRun, problem: string, cause: unknown):
 }
 
 /** A timeout expired before the inner chain finished. */
-export function timedOut(run: WrapRun, ms: number): MiddlewareError {
+export function timedOut(run: HandlerCall, ms: number): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_TIMEOUT',
     stage: run.stage.name,
@@ -108,7 +108,7 @@ export function validationFailed(stage: string, which: 'context' | 'result', iss
 }
 
 /** The error `cache` reports for an answer of its store's `get` that is not an entry; like the default warning, it names neither the key nor what the store holds. */
-export function notACacheEntry(answer: unknown, run: WrapRun): MiddlewareError {
+export function notACacheEntry(answer: unknown, run: HandlerCall): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_INVALID_OPTIONS',
     stage: run.stage.name,

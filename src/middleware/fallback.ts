@@ -1,4 +1,4 @@
-import type { Next, WrapRun } from '../core/index';
+import type { Next, HandlerCall } from '../core/index';
 import { runAttempts } from './attempts';
 import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
 import { type ContextWrap } from './wrap-types';
@@ -56,7 +56,7 @@ export function fallback<TContext>(
   checkOptionsObject('fallback', options, '{ fallbackOn?, stream? }');
   const fallbackOn = optionalFunction('fallback', 'fallbackOn', options.fallbackOn) ?? (() => true);
   const stream = resolveStream(options.stream, 'fallback');
-  const handler = async function* fallback<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
+  const handler = async function* fallback<TEvent>(context: TContext, next: Next<TContext, TEvent>, run: HandlerCall) {
     yield* runAttempts<TContext, TEvent>({
       context,
       next,

@@ -1,4 +1,4 @@
-import type { WrapRun } from '../core/index';
+import type { HandlerCall } from '../core/index';
 import type { AnyStageWrap } from './wrap-types';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';
@@ -133,7 +133,7 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
   const handler = async function* rateLimit<TContext, TEvent>(
     context: TContext,
     next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
-    run: WrapRun,
+    run: HandlerCall,
   ) {
     const waiter = { stage: run.stage.name, handler: run.handler };
     throwIfAborted(run.signal, waiter);

@@ -1,4 +1,4 @@
-import type { Next, WrapRun } from '../core/index';
+import type { Next, HandlerCall } from '../core/index';
 import type { StageWrap } from './wrap-types';
 import { runAttempts } from './attempts';
 import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
@@ -65,7 +65,7 @@ export function regenerate<TContext, TEvent>(options: RegenerateOptions<TContext
   const maxAttempts = positiveInteger('regenerate', 'options.maxAttempts', options.maxAttempts ?? 5);
   const critical = options.critical ?? true;
   const stream = resolveStream(options.stream, 'regenerate');
-  const handler = async function* regenerate(context: TContext, next: Next<TContext, TEvent>, run: WrapRun) {
+  const handler = async function* regenerate(context: TContext, next: Next<TContext, TEvent>, run: HandlerCall) {
     const rejections: unknown[] = [];
     yield* runAttempts<TContext, TEvent>({
       context,

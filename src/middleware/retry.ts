@@ -1,4 +1,4 @@
-import type { WrapRun } from '../core/index';
+import type { HandlerCall } from '../core/index';
 import { runAttempts } from './attempts';
 import { resolveStream, type AttemptBoundaryEvent, type AttemptStream, type LiveStream } from './attempt-stream';
 import { type AnyStageWrap } from './wrap-types';
@@ -34,7 +34,7 @@ export interface RetryInfo {
   /** How long retry waits before the next attempt, in ms. */
   readonly delayMs: number;
   /** The stage and handler. */
-  readonly run: WrapRun;
+  readonly run: HandlerCall;
 }
 
 /** Options of {@link retry}. */
@@ -103,7 +103,7 @@ export function retry(options: RetryOptions = {}): AnyStageWrap<unknown> {
   const handler = async function* retry<TContext, TEvent>(
     context: TContext,
     next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
-    run: WrapRun,
+    run: HandlerCall,
   ) {
     yield* runAttempts<TContext, TEvent>({
       context,

@@ -1,4 +1,4 @@
-import type { WrapRun } from '../core/index';
+import type { HandlerCall } from '../core/index';
 import { isThenable } from '../util/thenable';
 import type { Timers } from '../util/timers';
 import type { AnyStageWrap } from './wrap-types';
@@ -109,7 +109,7 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
   const handler = async function* rateLimit<TContext, TEvent>(
     context: TContext,
     next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
-    run: WrapRun,
+    run: HandlerCall,
   ) {
     const waiter = { stage: run.stage.name, handler: run.handler };
     throwIfAborted(run.signal, waiter);

@@ -1,5 +1,5 @@
 import type { MiddlewareError } from '../core/index';
-import type { WrapRun } from '../core/index';
+import type { HandlerCall } from '../core/index';
 import type { AnyStageWrap } from './wrap-types';
 import { timedOut } from './errors';
 import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
@@ -49,7 +49,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): AnyStageWrap<
   const handler = async function* timeout<TContext, TEvent>(
     context: TContext,
     next: (context?: TContext, options?: { signal?: AbortSignal }) => AsyncGenerator<TEvent, void, undefined>,
-    run: WrapRun,
+    run: HandlerCall,
   ) {
     const deadline = timers.now() + ms;
     const controller = new AbortController();

@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import type { Next, WrapRun } from '../core/index';
+import type { Next, HandlerCall } from '../core/index';
 
 /**
  * A Wrap handler that fits any stage whose event type admits `TBoundary`
@@ -18,14 +18,14 @@ import type { Next, WrapRun } from '../core/index';
 export type AnyStageWrap<TBoundary> = <TContext, TEvent>(
   context: TContext,
   next: Next<TContext, TEvent>,
-  run: WrapRun,
+  run: HandlerCall,
 ) => AsyncGenerator<TEvent | TBoundary, void, undefined>;
 
 /** A Wrap handler for stages with context type `TContext` whose event type admits `TBoundary`. */
 export type ContextWrap<TContext, TBoundary> = <TEvent>(
   context: TContext,
   next: Next<TContext, TEvent>,
-  run: WrapRun,
+  run: HandlerCall,
 ) => AsyncGenerator<TEvent | TBoundary, void, undefined>;
 
 /**
@@ -36,5 +36,5 @@ export type ContextWrap<TContext, TBoundary> = <TEvent>(
 export type StageWrap<TContext, TEvent, TBoundary> = (
   context: TContext,
   next: Next<TContext, TEvent>,
-  run: WrapRun,
+  run: HandlerCall,
 ) => AsyncGenerator<NoInfer<TEvent> | TBoundary, void, undefined>;

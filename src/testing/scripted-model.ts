@@ -1,6 +1,6 @@
 import { current, freeze, isDraft } from 'immer';
 import { describeValue } from '../util/describe-value';
-import { adopt } from '../agent/freeze';
+import { frozenCopy } from '../agent/freeze';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from '../agent/model-types';
 import { invalidTurn, scriptExhausted } from './errors';
 
@@ -60,7 +60,7 @@ export class ScriptedModel implements Model {
     }
     this.turns = Object.freeze(
       (turns as readonly ScriptedTurn[]).map((turn, index) =>
-        turn.events === undefined ? turn : { ...turn, events: adopt(turn.events, `turns[${index}].events`) },
+        turn.events === undefined ? turn : { ...turn, events: frozenCopy(turn.events, `turns[${index}].events`) },
       ),
     );
   }
@@ -82,7 +82,7 @@ export class ScriptedModel implements Model {
   ): AsyncGenerator<ModelStreamEvent, void, undefined> {
     const index = this.recorded.length;
     const { state, signal } = options;
-    const snapshot: unknown = isDraft(state) ? freeze(current(state), true) : adopt(state, 'state');
+    const snapshot: unknown = isDraft(state) ? freeze(current(state), true) : frozenCopy(state, 'state');
     this.recorded.push(Object.freeze({ request, state: snapshot, signal }));
     this.snapshot = undefined;
     const turn = this.turns[index];
@@ -131,7 +131,7 @@ function frame(body: readonly ModelStreamEvent[], stopReason: StopReason, usage:
 export function textTurn(text: string, options: TurnOptions = {}): ScriptedTurn {
   if (typeof text !== 'string') throw invalidTurn(`textTurn(text): text must be a string, got ${describeValue(text)}`);
   const pieces = text.match(/\S+\s*|\s+/g) ?? [];
-  return adopt({
+  return frozenCopy({
     events: frame(
       pieces.map((piece) => ({ type: 'textDelta', text: piece })),
       options.stopReason ?? 'endTurn',
@@ -170,7 +170,7 @@ export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnO
     body.push({ type: 'toolUseStart', toolUseId: toolUse.toolUseId ?? `tool-${index + 1}`, name: toolUse.name });
     body.push({ type: 'toolUseDelta', input: JSON.stringify(toolUse.input) });
   });
-  return adopt({ events: frame(body, options.stopReason ?? 'toolUse', options.usage) });
+  return frozenCopy({ events: frame(body, options.stopReason ?? 'toolUse', options.usage) });
 }
 
 /**
@@ -183,5 +183,5 @@ export function toolUseTurn(toolUses: readonly ScriptedToolUse[], options: TurnO
  */
 export function failingTurn(error: unknown, events: readonly ModelStreamEvent[] = []): ScriptedTurn {
   // The error is thrown as the very object given, so only the events are copied.
-  return Object.freeze({ events: adopt(events, 'events'), error });
+  return Object.freeze({ events: frozenCopy(events, 'events'), error });
 }

@@ -4,7 +4,7 @@ import { optionalTimers } from '../middleware/options';
 import { brand, isBranded } from '../util/brand';
 import { named } from '../middleware/named';
 import { schedule, systemTimers, type Timers } from '../util/timers';
-import type { TerminalRun } from '../core/index';
+import type { TerminalCall } from '../core/index';
 
 /** Which action a script step is; a `Symbol.for` key, so that every copy of the package reads it, and one no event type has. */
 const ACTION: unique symbol = Symbol.for('staged-middleware.testing.script-action') as never;
@@ -64,7 +64,7 @@ function isAction(step: unknown): step is ScriptAction {
 export type EventsOf<TScript extends readonly (readonly unknown[])[]> = Exclude<TScript[number][number], ScriptAction>;
 
 /** What one call of a scripted terminal received and how it ended. */
-export interface TerminalCall<TContext> {
+export interface RecordedTerminalCall<TContext> {
   /** The context the call received. */
   readonly context: TContext;
   /** The call's signal. */
@@ -78,9 +78,9 @@ export interface TerminalCall<TContext> {
 /** A terminal that plays a script, with a record of its calls. */
 export interface ScriptedTerminal<TContext, TEvent> {
   /** Runs the script of the next call. */
-  (context: TContext, run: TerminalRun<unknown>): AsyncGenerator<TEvent, void, undefined>;
+  (context: TContext, run: TerminalCall<unknown>): AsyncGenerator<TEvent, void, undefined>;
   /** One record per call, in call order. */
-  readonly calls: TerminalCall<TContext>[];
+  readonly calls: RecordedTerminalCall<TContext>[];
 }
 
 /** Options of {@link scriptedTerminal}. */
@@ -112,13 +112,13 @@ export function scriptedTerminal<const TScript extends readonly (readonly unknow
     );
   }
   const timers = optionalTimers('scriptedTerminal', options.timers, ['setTimeout', 'clearTimeout']) ?? systemTimers;
-  const calls: TerminalCall<TContext>[] = [];
+  const calls: RecordedTerminalCall<TContext>[] = [];
   const terminal = async function* scriptedTerminal(
     context: TContext,
-    run: TerminalRun<unknown>,
+    run: TerminalCall<unknown>,
   ): AsyncGenerator<EventsOf<TScript>, void, undefined> {
     const steps = script[Math.min(calls.length, script.length - 1)] as readonly ScriptStep<EventsOf<TScript>>[];
-    const call: TerminalCall<TContext> = { context, signal: run.signal, events: 0, outcome: 'running' };
+    const call: RecordedTerminalCall<TContext> = { context, signal: run.signal, events: 0, outcome: 'running' };
     calls.push(call);
     try {
       for (const step of steps) {

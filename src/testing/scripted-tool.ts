@@ -1,5 +1,5 @@
 import { describeValue } from '../util/describe-value';
-import { adopt } from '../agent/freeze';
+import { frozenCopy } from '../agent/freeze';
 import { invalidToolOptions } from './errors';
 import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from '../agent/tool-types';
 import { isObject } from '../util/is-object';
@@ -60,7 +60,7 @@ export class ScriptedTool implements Tool {
   constructor(options: ScriptedToolOptions) {
     checkToolOptions(options);
     this.options = options;
-    this.spec = adopt(
+    this.spec = frozenCopy(
       {
         name: options.name,
         description: options.description ?? `Scripted tool ${options.name}.`,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/core/index';
-import { adopt } from '../../src/agent/freeze';
+import { frozenCopy } from '../../src/agent/freeze';
 
 /** The error `adopt` throws for the value, as code, stage, message and cause. */
 function failure(value: unknown, path?: string): unknown {
   try {
-    adopt(value, path);
+    frozenCopy(value, path);
   } catch (error) {
     const thrown = error as MiddlewareError;
     return { code: thrown.code, stage: thrown.stage, message: thrown.message, cause: thrown.cause };
@@ -26,7 +26,7 @@ describe('adopt', () => {
   describe('plain data', () => {
     it('returns a deeply frozen copy and leaves the original unfrozen', () => {
       const original = { list: [1, { deep: true }], 'odd key': 'x' };
-      const copy = adopt(original);
+      const copy = frozenCopy(original);
       expect([
         copy,
         copy === original,
@@ -40,25 +40,25 @@ describe('adopt', () => {
     it('copies a value that shares its parts over 60 levels (2^60 paths) by its distinct parts', () => {
       let shared: unknown[] = [0];
       for (let level = 0; level < 60; level++) shared = [shared, shared];
-      const copy = adopt(shared);
+      const copy = frozenCopy(shared);
       expect([Object.isFrozen(copy), copy === shared, copy[0] === copy[1]]).toEqual([true, false, true]);
     });
 
     it('copies a part met twice in a small value, leaving the original unshared', () => {
       const shared = { n: 1 };
-      const copy = adopt({ a: shared, b: [shared] });
+      const copy = frozenCopy({ a: shared, b: [shared] });
       expect([copy, copy.a === shared, Object.isFrozen(copy.b[0])]).toEqual([{ a: { n: 1 }, b: [{ n: 1 }] }, false, true]);
     });
 
     it('takes frozen values and class instances as they are', () => {
       const frozen = Object.freeze({ n: 1 });
       const instance = new Date(0);
-      const copy = adopt({ frozen, instance });
+      const copy = frozenCopy({ frozen, instance });
       expect([copy.frozen === frozen, copy.instance === instance, Object.isFrozen(instance)]).toEqual([true, true, false]);
     });
 
     it('copies a value nested exactly 1000 levels deep', () => {
-      expect(Object.isFrozen(adopt(nested(1000)))).toEqual(true);
+      expect(Object.isFrozen(frozenCopy(nested(1000)))).toEqual(true);
     });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { History, createModelContext } from '../../src/agent/index';
-import { adopt } from '../../src/agent/freeze';
+import { frozenCopy } from '../../src/agent/freeze';
 import { ScriptedModel } from '../../src/testing/index';
 import { user } from './fixtures';
 
@@ -8,7 +8,7 @@ describe('adopt', () => {
   describe('plain data', () => {
     it('returns a deeply frozen copy and leaves the original unfrozen', () => {
       const original = { list: [{ a: 1 }], nested: { b: 'x' } };
-      const copy = adopt(original);
+      const copy = frozenCopy(original);
       expect(copy).toEqual(original);
       expect([
         copy === original,
@@ -22,7 +22,7 @@ describe('adopt', () => {
 
     it('keeps objects without a prototype prototype-free', () => {
       const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
-      const copy = adopt(bare);
+      const copy = frozenCopy(bare);
       expect([Object.getPrototypeOf(copy), copy.a, Object.isFrozen(copy)]).toEqual([null, 1, true]);
     });
   });
@@ -36,16 +36,16 @@ describe('adopt', () => {
       ['a class instance', new Instance()],
       ['a function', () => 1],
     ])('returns %s itself', (_label, value) => {
-      expect(adopt(value)).toBe(value);
+      expect(frozenCopy(value)).toBe(value);
     });
 
     it.each([[1], ['text'], [null], [undefined], [true]])('returns the primitive %j', (value) => {
-      expect(adopt(value)).toEqual(value);
+      expect(frozenCopy(value)).toEqual(value);
     });
 
     it('does not freeze a class instance inside plain data', () => {
       const model = new ScriptedModel([]);
-      const copy = adopt({ model });
+      const copy = frozenCopy({ model });
       expect([copy.model === model, Object.isFrozen(model)]).toEqual([true, false]);
     });
   });

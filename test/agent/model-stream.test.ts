@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent, type Model } from '../../src/agent/index';
 import { AbortRace } from '../../src/agent/abort-race';
 import { MessageAssembly } from '../../src/agent/message-assembly';
-import type { TerminalRun } from '../../src/core/index';
+import type { TerminalCall } from '../../src/core/index';
 import { makeCall, seen, type ConsumerCall } from './consumer-calls';
 
 /** How the scripted model answers one `next()`. */
@@ -102,7 +102,7 @@ function scriptedModel(scenario: Scenario, log: ModelLog): Model {
 /** The model terminal as an async generator: the oracle. */
 async function* generatorTerminal(
   context: InvokeModelContext,
-  run: TerminalRun<unknown>,
+  run: TerminalCall<unknown>,
 ): AsyncGenerator<InvokeModelEvent, void, undefined> {
   const { signal } = run;
   if (signal.aborted) throw signal.reason;
@@ -145,7 +145,7 @@ const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve
 
 /** Runs a scenario through a terminal; returns what the consumer and the model saw, and the listeners left. */
 async function observe(
-  terminal: (context: InvokeModelContext, run: TerminalRun<unknown>) => AsyncGenerator<InvokeModelEvent, void, undefined>,
+  terminal: (context: InvokeModelContext, run: TerminalCall<unknown>) => AsyncGenerator<InvokeModelEvent, void, undefined>,
   scenario: Scenario,
 ): Promise<{ consumer: string[]; model: ModelLog; listeners: number }> {
   const model: ModelLog = [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createStage, MiddlewareRegistry, type WrapHandler } from '../../src/core/index';
 import { failure } from '../assertions';
 import { ModelStage as Stage, echo, type PromptContext as Context } from '../fixtures';
-import { FlaggedController } from '../../src/core/abort-flag';
+import { OwnedAbortController } from '../../src/core/abort-flag';
 import { expectAborted } from './abort-fixtures';
 
 function tracing(trace: string[], name: string): WrapHandler<Context, string> {
@@ -54,7 +54,7 @@ describe('MiddlewareRegistry.invoke', () => {
   // (src/core/abort-flag.ts): each check point must hold for them exactly as for a caller's AbortController.
   describe.each([
     ['an AbortController', () => new AbortController()],
-    ["a controller of the library's own", () => new FlaggedController()],
+    ["a controller of the library's own", () => new OwnedAbortController()],
   ])('with the signal of %s', (_label, makeController: () => { readonly signal: AbortSignal; abort(reason?: unknown): void }) => {
     describe('signal aborted during the Input phase', () => {
       it('stops after the handler that aborted', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { FlaggedController } from '../../src/core/abort-flag';
+import { OwnedAbortController } from '../../src/core/abort-flag';
 import { narrowSignal } from '../../src/core/signals';
 import { ModelStage as Stage } from '../fixtures';
 
@@ -31,10 +31,10 @@ async function drainInvoke(signal: AbortSignal, events: number): Promise<void> {
   for await (const _event of stream);
 }
 
-describe('FlaggedController', () => {
+describe('OwnedAbortController', () => {
   describe('its flag', () => {
     it('says what its signal says, before and after the abort', () => {
-      const controller = new FlaggedController();
+      const controller = new OwnedAbortController();
       expect([controller.aborted, controller.signal.aborted]).toEqual([false, false]);
       const reason = new Error('stop');
       controller.abort(reason);
@@ -43,7 +43,7 @@ describe('FlaggedController', () => {
     });
 
     it("is already set when the signal's listeners run", () => {
-      const controller = new FlaggedController();
+      const controller = new OwnedAbortController();
       const seen: boolean[] = [];
       controller.signal.addEventListener('abort', () => seen.push(controller.aborted));
       controller.abort('stop');
@@ -53,7 +53,7 @@ describe('FlaggedController', () => {
 
   describe('abort()', () => {
     it("gives the runtime's default reason when none is given, as AbortController.abort() does", () => {
-      const controller = new FlaggedController();
+      const controller = new OwnedAbortController();
       controller.abort();
       const plain = new AbortController();
       plain.abort();
@@ -62,7 +62,7 @@ describe('FlaggedController', () => {
     });
 
     it('keeps the first reason when called again', () => {
-      const controller = new FlaggedController();
+      const controller = new OwnedAbortController();
       controller.abort('first');
       controller.abort('second');
       expect([controller.aborted, controller.signal.reason]).toEqual([true, 'first']);
@@ -71,16 +71,16 @@ describe('FlaggedController', () => {
 
   describe('of()', () => {
     it('finds the controller of its own signal, and none for any other signal', () => {
-      const controller = new FlaggedController();
-      expect(FlaggedController.of(controller.signal)).toBe(controller);
-      expect(FlaggedController.of(new AbortController().signal)).toBeUndefined();
-      expect(FlaggedController.of(AbortSignal.abort())).toBeUndefined();
+      const controller = new OwnedAbortController();
+      expect(OwnedAbortController.of(controller.signal)).toBe(controller);
+      expect(OwnedAbortController.of(new AbortController().signal)).toBeUndefined();
+      expect(OwnedAbortController.of(AbortSignal.abort())).toBeUndefined();
     });
 
     it('finds the controller of a narrowed signal, which the library aborts itself', () => {
       const outer = new AbortController();
       const narrowed = narrowSignal(outer.signal, new AbortController().signal);
-      const controller = FlaggedController.of(narrowed.signal);
+      const controller = OwnedAbortController.of(narrowed.signal);
       expect(controller?.signal).toBe(narrowed.signal);
       outer.abort('outer');
       expect([controller?.aborted, narrowed.signal.reason]).toEqual([true, 'outer']);
@@ -91,7 +91,7 @@ describe('FlaggedController', () => {
     it("is read instead of the signal's aborted, so the signal is read as often for 100 events as for 1", async () => {
       const counts = [];
       for (const events of [1, 100]) {
-        const controller = new FlaggedController();
+        const controller = new OwnedAbortController();
         const counter = countReads(controller.signal);
         await drainInvoke(controller.signal, events);
         counts.push(counter.reads);

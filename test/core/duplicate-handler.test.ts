@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry, on, type Middleware, type MiddlewareWarning } from '../../src/core/index';
+import { MiddlewareRegistry, registration, type Middleware, type MiddlewareWarning } from '../../src/core/index';
 import { retry } from '../../src/middleware/index';
 import { ModelStage as Stage, OtherStage as Other, echo as terminal, passThrough } from '../fixtures';
 
@@ -77,7 +77,7 @@ describe('MiddlewareRegistry', () => {
       const bundle: Middleware = { name: 'guard', setup: (registrar) => registrar.add(Stage.Wrap, passThrough) };
       parent.use(bundle);
       const child = parent.child();
-      await child.run(Stage, { prompt: 'x' }, terminal, { use: [on(Stage.Wrap, passThrough)] });
+      await child.run(Stage, { prompt: 'x' }, terminal, { use: [registration(Stage.Wrap, passThrough)] });
       expect(warnings.map((warning) => (warning.code === 'WARN_DUPLICATE_HANDLER' ? warning.places : []))).toEqual([
         ['"passThrough" (bundle "guard" of the parent registry, position 1)', '"passThrough" (the invoke\'s use option, position 2)'],
       ]);

@@ -2,14 +2,13 @@ import { describe, expectTypeOf, it } from 'vitest';
 import {
   MiddlewareRegistry,
   MiddlewareResult,
-  on,
+  registration,
   type ChainEntry,
   type Disposer,
   type InputHandler,
   type Next,
   type WrapHandler,
-  type WrapRun,
-  type HandlerRun,
+  type HandlerCall,
 } from '../../src/core/index';
 import { ModelStage, ToolStage, type Context, type Event, type Final } from './type-test-stages';
 
@@ -30,7 +29,7 @@ describe('MiddlewareRegistry.add', () => {
       expectTypeOf(next).toEqualTypeOf<Next<Context, Event>>();
       expectTypeOf(next()).toEqualTypeOf<AsyncGenerator<Event, void, undefined>>();
       expectTypeOf(next).parameter(0).toEqualTypeOf<Context | undefined>();
-      expectTypeOf(run).toEqualTypeOf<WrapRun>();
+      expectTypeOf(run).toEqualTypeOf<HandlerCall>();
       yield* next({ ...context, temperature: 1 }, { signal: run.signal });
     });
     registry.add(ModelStage, async function* bare(context, next) {
@@ -44,12 +43,12 @@ describe('MiddlewareRegistry.add', () => {
 
   it("gives Input and Output handlers the invoke's run as their second parameter", () => {
     registry.add(ModelStage.Input, (context, run) => {
-      expectTypeOf(run).toEqualTypeOf<HandlerRun>();
+      expectTypeOf(run).toEqualTypeOf<HandlerCall>();
       expectTypeOf(run.signal).toEqualTypeOf<AbortSignal>();
       return context;
     });
     registry.add(ModelStage.Output, (result, run) => {
-      expectTypeOf(run).toEqualTypeOf<HandlerRun>();
+      expectTypeOf(run).toEqualTypeOf<HandlerCall>();
       expectTypeOf(run.handler).toEqualTypeOf<string>();
       return result;
     });

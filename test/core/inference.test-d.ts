@@ -3,7 +3,7 @@ import type { Draft } from 'immer';
 import {
   createStage,
   MiddlewareRegistry,
-  on,
+  registration,
   type DeepReadonly,
   type MiddlewareResult,
   type Terminal,
@@ -132,7 +132,7 @@ describe('MiddlewareRegistry.run and invoke', () => {
       >().toEqualTypeOf<'Terminal must return an async iterable of events of this stage (write it as an async function*)'>();
       expectTypeOf<
         TerminalArgument<Terminal<Context, Chunk, { count: number }>, Context, Chunk, { turns: number }>
-      >().toEqualTypeOf<'Terminal run parameter does not fit TerminalRun<TState> (its state type must be that of the state option)'>();
+      >().toEqualTypeOf<'Terminal run parameter does not fit TerminalCall<TState> (its state type must be that of the state option)'>();
       expectTypeOf<
         TerminalArgument<Terminal<{ other: number }, Chunk>, Context, Chunk, unknown>
       >().toEqualTypeOf<'Terminal does not accept the context of this stage as its first parameter (compare it with ContextOf<typeof Stage>)'>();
@@ -166,10 +166,10 @@ describe('MiddlewareRegistry.add and on', () => {
       },
       {
         use: [
-          on(ReplyStage.Wrap, async function* shortCircuit() {
+          registration(ReplyStage.Wrap, async function* shortCircuit() {
             yield { type: 'done', text: 'short' };
           }),
-          on(ReplyStage.Output, (result) => result.replace({ type: 'done', text: 'replaced' })),
+          registration(ReplyStage.Output, (result) => result.replace({ type: 'done', text: 'replaced' })),
         ],
       },
     );

@@ -1,10 +1,10 @@
 /** The culprits, the field picker and the hostile value the tests of the invoke's messages share. */
-import type { Culprit } from '../../src/core/error-site';
+import type { ErrorSite } from '../../src/core/error-site';
 import type { MiddlewareError } from '../../src/core/errors';
-export const wrap: Culprit = { stage: 'invokeModel', phase: 'wrap', handler: 'retry' };
-export const input: Culprit = { stage: 'invokeModel', phase: 'input', handler: 'addTools' };
-export const output: Culprit = { stage: 'invokeModel', phase: 'output', handler: 'redact' };
-export const terminal: Culprit = { stage: 'invokeModel', phase: 'terminal', handler: 'terminal' };
+export const wrap: ErrorSite = { stage: 'invokeModel', phase: 'wrap', handler: 'retry' };
+export const input: ErrorSite = { stage: 'invokeModel', phase: 'input', handler: 'addTools' };
+export const output: ErrorSite = { stage: 'invokeModel', phase: 'output', handler: 'redact' };
+export const terminal: ErrorSite = { stage: 'invokeModel', phase: 'terminal', handler: 'terminal' };
 
 /** The fields of an error a test compares whole. */
 export function fields(error: MiddlewareError): Record<string, unknown> {

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
-import type { Next, WrapRun } from '../../src/core/index';
+import type { Next, HandlerCall } from '../../src/core/index';
 import { Guarded, QueuedPassThrough, Unguarded, type Event } from './native-pull-fixtures';
 
 /** An async iterator that is not a native generator, over `source`. */
@@ -65,7 +65,7 @@ async function outcome(scenario: Scenario, form: LayerForm): Promise<Outcome> {
   }
   for (let index = 0; index < scenario.wraps; index++) {
     const outermost = index === 0;
-    registry.add(stage.Wrap, (_context: unknown, next: Next<unknown, Event>, _run: WrapRun) => {
+    registry.add(stage.Wrap, (_context: unknown, next: Next<unknown, Event>, _run: HandlerCall) => {
       const events = next();
       return outermost ? outer(events) : events;
     });

@@ -6,11 +6,11 @@
  * where and what to fix.
  */
 import { describe, expect, it } from 'vitest';
-import type { Culprit } from '../../src/core/error-site';
+import type { ErrorSite } from '../../src/core/error-site';
 import * as messages from '../../src/core/registration-messages';
 import type { MiddlewareError } from '../../src/core/errors';
 
-const wrap: Culprit = { stage: 'invokeModel', phase: 'wrap', handler: 'retry' };
+const wrap: ErrorSite = { stage: 'invokeModel', phase: 'wrap', handler: 'retry' };
 
 /** The fields of an error a test compares whole. */
 function fields(error: MiddlewareError): Record<string, unknown> {

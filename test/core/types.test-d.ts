@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   createStage,
-  on,
+  registration,
   type ContextOf,
   type EventOf,
   type HandlerOf,
@@ -103,15 +103,15 @@ describe('createStage', () => {
 describe('on', () => {
   it('infers a per-invoke handler from its target', () => {
     const InferStage = createStage<{ prompt: string }, { done: true }, { done: true } | { text: string }>('infer');
-    on(InferStage.Input, (context) => {
+    registration(InferStage.Input, (context) => {
       expectTypeOf(context).toEqualTypeOf<{ prompt: string }>();
       return context;
     });
-    on(InferStage.Output, (result) => {
+    registration(InferStage.Output, (result) => {
       expectTypeOf(result.value).toEqualTypeOf<{ readonly done: true }>();
       return result;
     });
     // @ts-expect-error: an Input handler must return the stage's context
-    on(InferStage.Input, () => 42);
+    registration(InferStage.Input, () => 42);
   });
 });

@@ -69,7 +69,7 @@ declare const ReplyStage: import('staged-middleware').MiddlewareStage<
   { type: 'text'; text: string } | { type: 'done'; text: string }
 >;
 /** What a Wrap handler learns about its invoke. */
-declare const run: import('staged-middleware').WrapRun;
+declare const run: import('staged-middleware').HandlerCall;
 /** A terminal of the model stage (a scripted one, say). */
 declare const terminal: import('staged-middleware').Terminal<ModelContext, ModelEvent>;
 /** Contexts of the agent kit's tool and turn stages. */

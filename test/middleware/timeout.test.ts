@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import { retry, timeout } from '../../src/middleware/index';
-import type { TerminalRun } from '../../src/core/index';
+import type { TerminalCall } from '../../src/core/index';
 import { runStage, scriptedTerminal, throws, waits } from '../../src/testing/index';
 import { ModelStage, TextStage, answer, chunk, manualTimers, settle } from './fixtures';
 
@@ -199,7 +199,7 @@ describe('timeout', () => {
       const timers = manualTimers();
       const stall = stalled();
       let calls = 0;
-      const terminal = (input: { readonly prompt: string }, run: TerminalRun<undefined>): AsyncGenerator<string, void, undefined> => {
+      const terminal = (input: { readonly prompt: string }, run: TerminalCall<undefined>): AsyncGenerator<string, void, undefined> => {
         calls++;
         return calls === 1 ? stall.terminal(input, run) : scriptedTerminal([['second']])(input, run);
       };
@@ -223,7 +223,7 @@ describe('timeout', () => {
 
 /** A terminal that yields `before`, then waits on a gate without looking at its signal, then yields 'late'. */
 function stalled(before: readonly string[] = []): {
-  readonly terminal: (context: unknown, run: TerminalRun<undefined>) => AsyncGenerator<string, void, undefined>;
+  readonly terminal: (context: unknown, run: TerminalCall<undefined>) => AsyncGenerator<string, void, undefined>;
   readonly log: string[];
   release(): void;
 } {

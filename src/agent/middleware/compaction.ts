@@ -7,7 +7,7 @@ import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import type { Next, WrapRun } from '../../core/index';
+import type { Next, HandlerCall } from '../../core/index';
 import { ContextBudgetKey } from '../context-budget';
 import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../context-types';
 import type { CachePointBlock, ContentBlock, Message } from '../message-types';
@@ -81,7 +81,7 @@ export function compaction(options: CompactionOptions): Middleware {
   const handler = async function* (
     context: CompressContextContext,
     next: Next<CompressContextContext, ContextResultEvent>,
-    run: WrapRun,
+    run: HandlerCall,
   ): AsyncGenerator<ContextResultEvent, void, undefined> {
     // Inner layers decide first (a pruning pass, say); this one summarises what they leave.
     let last: ContextResultEvent | undefined;

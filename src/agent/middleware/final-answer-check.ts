@@ -10,7 +10,7 @@ import { runAttempts } from '../../middleware/attempts';
 import { invalidOption, middlewareFailed } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction, positiveInteger } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import type { Next, WrapRun } from '../../core/index';
+import type { Next, HandlerCall } from '../../core/index';
 import type { Message } from '../message-types';
 import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from '../stage-types';
 import { isModelResult } from '../stages';
@@ -66,7 +66,7 @@ export function checkFinalAnswer(
 ): (
   context: InvokeModelContext,
   next: Next<InvokeModelContext, InvokeModelEvent>,
-  run: WrapRun,
+  run: HandlerCall,
 ) => AsyncGenerator<InvokeModelEvent, void, undefined> {
   checkOptionsObject('checkFinalAnswer', options, '{ check, feedback?, maxAttempts?, critical?, stream? }');
   const { check } = options;
@@ -79,7 +79,7 @@ export function checkFinalAnswer(
   const stream = resolveStream(options.stream, 'checkFinalAnswer');
   return named(
     'checkFinalAnswer',
-    async function* (context: InvokeModelContext, next: Next<InvokeModelContext, InvokeModelEvent>, run: WrapRun) {
+    async function* (context: InvokeModelContext, next: Next<InvokeModelContext, InvokeModelEvent>, run: HandlerCall) {
       const rejections: unknown[] = [];
       let rejected: Message | undefined;
       yield* runAttempts<InvokeModelContext, InvokeModelEvent>({

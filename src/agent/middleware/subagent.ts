@@ -11,7 +11,7 @@ import { checkOptionsObject } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import { MiddlewareRegistry } from '../../core/index';
 import type { SystemPrompt } from '../../core/index';
-import type { Next, WrapRun } from '../../core/index';
+import type { Next, HandlerCall } from '../../core/index';
 import { Agent } from '../agent';
 import type { AgentOptions } from '../agent-options';
 import { ToolsKey } from '../agent-tools';
@@ -165,7 +165,7 @@ export function subagent(options: SubagentOptions): Middleware {
   const handler = async function* (
     context: ExecuteToolContext,
     next: Next<ExecuteToolContext, ExecuteToolEvent>,
-    _run: WrapRun,
+    _run: HandlerCall,
   ): AsyncGenerator<ExecuteToolEvent, void, undefined> {
     if (context.tool !== tool) {
       yield* next();

@@ -67,7 +67,7 @@ const NOT_FACTORIES = {
     'isPhaseToken',
     'isStage',
     'isSystemTextBlock',
-    'on',
+    'registration',
     'splitSystemPrompt',
     'toSystemBlocks',
   ],

@@ -5,19 +5,19 @@
  *
  * @packageDocumentation
  */
-import type { FlaggedController } from '../core/internal';
+import type { OwnedAbortController } from '../core/internal';
 import type { MiddlewareRegistry } from '../core/index';
 import type { SystemContentBlock } from '../core/index';
 import type { History } from './history';
 import type { Model, Usage } from './model-types';
-import type { Halt } from './halt';
+import type { SuspendedRun } from './suspended-run';
 import type { ScopeMemo } from './run-scope';
 import type { AgentSession } from './snapshot-types';
 import type { AgentView } from './stage-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
 
 /** The agent's setup and its committed conversation state, as the run functions see them. */
-export interface AgentCore {
+export interface AgentState {
   /** The registry whose handlers run around every stage. */
   readonly registry: MiddlewareRegistry;
   /** The model. */
@@ -45,9 +45,9 @@ export interface AgentCore {
   /** The committed model state (frozen); `agent.modelState = value` replaces it. */
   modelState: Record<string, unknown>;
   /** The halted run, if any. */
-  halt: Halt | undefined;
+  halt: SuspendedRun | undefined;
   /** Token counts summed over the agent results of the runs that committed. */
   usage: Usage;
   /** The controller of the running run, if one is going. */
-  running: FlaggedController | undefined;
+  running: OwnedAbortController | undefined;
 }

@@ -1,11 +1,11 @@
 /**
- * takeOver (MW-027, MW-038) on the values its walks treat apart: a root it
+ * deepFreeze (MW-027, MW-038) on the values its walks treat apart: a root it
  * does not visit, skipped children of arrays and collections, several
  * children after one another, and arrays, Maps and Sets deeper than the
  * recursion goes (walked with a stack of their own).
  */
 import { describe, expect, it } from 'vitest';
-import { takeOver } from '../../src/util/take-over';
+import { deepFreeze } from '../../src/util/deep-freeze';
 
 /** A chain `depth` levels deep, each level made by `wrap` around the next; returns the root and the innermost leaf. */
 function chain(depth: number, wrap: (inner: object) => object): { root: object; leaf: { n: number } } {
@@ -38,19 +38,19 @@ const kinds: [string, (inner: object) => object][] = [
   ['Sets', (inner) => new Set<unknown>([null, inner])],
 ];
 
-describe('takeOver', () => {
+describe('deepFreeze', () => {
   describe('with a root it does not visit', () => {
     it('takes a frozen root as it is, leaving its parts unfrozen', () => {
       const open = { n: 1 };
       const value = Object.freeze({ open });
-      expect([takeOver(value, true), takeOver(value), Object.isFrozen(open)]).toEqual([undefined, undefined, false]);
+      expect([deepFreeze(value, true), deepFreeze(value), Object.isFrozen(open)]).toEqual([undefined, undefined, false]);
     });
 
     it.each([
       ['null', null],
       ['a number', 42],
     ])('returns undefined for %s', (_label, value) => {
-      expect([takeOver(value, true), takeOver(value)]).toEqual([undefined, undefined]);
+      expect([deepFreeze(value, true), deepFreeze(value)]).toEqual([undefined, undefined]);
     });
   });
 
@@ -69,7 +69,7 @@ describe('takeOver', () => {
         ]),
         set: new Set([null, frozen]),
       };
-      expect(takeOver(value, rejectCycles)).toBeUndefined();
+      expect(deepFreeze(value, rejectCycles)).toBeUndefined();
       expect([Object.isFrozen(value.list), Object.isFrozen(value.map), Object.isFrozen(value.set), Object.isFrozen(open)]).toEqual([
         true,
         true,
@@ -95,7 +95,7 @@ describe('takeOver', () => {
     ])('freezes every child %s', (_label, make) => {
       const first = { n: 1 };
       const second = { n: 2 };
-      expect(takeOver(make(first, second), true)).toBeUndefined();
+      expect(deepFreeze(make(first, second), true)).toBeUndefined();
       expect([Object.isFrozen(first), Object.isFrozen(second)]).toEqual([true, true]);
     });
 
@@ -105,13 +105,13 @@ describe('takeOver', () => {
     ])('reports a cycle in the first child of %s although a later child has none', (_label, path, make) => {
       const value: Record<string, unknown> = {};
       value.items = make(value);
-      expect(takeOver(value, true)).toBe(path);
+      expect(deepFreeze(value, true)).toBe(path);
     });
 
     it('names the second member of a Set by its index', () => {
       const value: Record<string, unknown> = {};
       value.set = new Set([{ n: 1 }, { owner: value }]);
-      expect(takeOver(value, true)).toBe('set.1.owner');
+      expect(deepFreeze(value, true)).toBe('set.1.owner');
     });
   });
 
@@ -120,14 +120,14 @@ describe('takeOver', () => {
       'freezes a chain of 1,000 %s down to the leaf (cycle check %s)',
       (_kind, wrap, rejectCycles) => {
         const { root, leaf } = chain(1_000, wrap);
-        expect(takeOver(root, rejectCycles)).toBeUndefined();
+        expect(deepFreeze(root, rejectCycles)).toBeUndefined();
         expect([Object.isFrozen(root), Object.isFrozen(leaf)]).toEqual([true, true]);
       },
     );
 
     it.each(kinds)('does not exhaust the call stack on a chain of 100,000 %s without the cycle check', (_kind, wrap) => {
       const { root, leaf } = chain(100_000, wrap);
-      expect(takeOver(root)).toBeUndefined();
+      expect(deepFreeze(root)).toBeUndefined();
       expect([Object.isFrozen(root), Object.isFrozen(leaf)]).toEqual([true, true]);
     });
 
@@ -136,7 +136,7 @@ describe('takeOver', () => {
       const set = new Set<number>();
       const { root, leaf } = chain(1_000, (inner) => ({ inner }));
       Object.assign(leaf, { map, set });
-      takeOver(root, true);
+      deepFreeze(root, true);
       expect([() => map.set('k', 1), () => set.add(1)].map((change) => attempt(change))).toEqual(['refused', 'refused']);
     });
 
@@ -153,7 +153,7 @@ describe('takeOver', () => {
         node = next;
       }
       node.map = make(root);
-      expect(takeOver(root, true)).toBe(`${'next.'.repeat(600)}${end}`);
+      expect(deepFreeze(root, true)).toBe(`${'next.'.repeat(600)}${end}`);
     });
 
     it('keeps the path right after a deep part without a cycle, for a cycle in a later sibling', () => {
@@ -161,7 +161,7 @@ describe('takeOver', () => {
       const cyclic: Record<string, unknown> = {};
       cyclic.back = cyclic;
       const value = { outer: { deep, cyclic } };
-      expect(takeOver(value, true)).toBe('outer.cyclic.back');
+      expect(deepFreeze(value, true)).toBe('outer.cyclic.back');
     });
   });
 });

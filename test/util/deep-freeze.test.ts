@@ -1,6 +1,6 @@
 import { immerable } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { takeOver } from '../../src/util/take-over';
+import { deepFreeze } from '../../src/util/deep-freeze';
 
 /** Whether every object reachable through own enumerable properties, Map values and Set members is frozen. */
 function allFrozen(value: unknown, seen = new Set<unknown>()): boolean {
@@ -11,11 +11,11 @@ function allFrozen(value: unknown, seen = new Set<unknown>()): boolean {
   return children.every((child) => allFrozen(child, seen));
 }
 
-describe('takeOver', () => {
+describe('deepFreeze', () => {
   describe('with a value it can draft', () => {
     it('freezes it deeply in place, Maps and Sets included', () => {
       const value = { list: [{ n: 1 }], map: new Map([['k', { n: 2 }]]), set: new Set([{ n: 3 }]) };
-      expect(takeOver(value)).toBeUndefined();
+      expect(deepFreeze(value)).toBeUndefined();
       expect(allFrozen(value)).toBe(true);
       expect(() => value.map.set('other', { n: 4 })).toThrow();
       expect(() => value.set.add({ n: 5 })).toThrow();
@@ -24,7 +24,7 @@ describe('takeOver', () => {
     it('takes frozen parts as they are, without visiting them', () => {
       const inner = { open: { n: 1 } };
       const value = { frozen: Object.freeze(inner), own: { n: 2 } };
-      takeOver(value);
+      deepFreeze(value);
       expect([Object.isFrozen(value.own), Object.isFrozen(inner.open)]).toEqual([true, false]);
     });
 
@@ -37,7 +37,7 @@ describe('takeOver', () => {
         n = 1;
       }
       const value = { connection: new Connection(), date: new Date(0), draftable: new Draftable() };
-      takeOver(value);
+      deepFreeze(value);
       expect([
         Object.isFrozen(value),
         Object.isFrozen(value.connection),
@@ -51,7 +51,7 @@ describe('takeOver', () => {
       const root = marked();
       const child = marked();
       const value = { child };
-      expect([takeOver(root), takeOver(value, true), Object.isFrozen(root), Object.isFrozen(child), Object.isFrozen(value)]).toEqual([
+      expect([deepFreeze(root), deepFreeze(value, true), Object.isFrozen(root), Object.isFrozen(child), Object.isFrozen(value)]).toEqual([
         undefined,
         undefined,
         false,
@@ -71,7 +71,7 @@ describe('takeOver', () => {
         deep.next = next;
         deep = next;
       }
-      expect(takeOver(root, rejectCycles)).toBeUndefined();
+      expect(deepFreeze(root, rejectCycles)).toBeUndefined();
       expect([Object.isFrozen(root), Object.isFrozen(deep)]).toEqual([true, true]);
     });
 
@@ -84,14 +84,14 @@ describe('takeOver', () => {
         },
       };
       const value = { a: shared, b: shared, list: [shared, shared] };
-      takeOver(value, true);
+      deepFreeze(value, true);
       expect([reads, Object.isFrozen(shared)]).toEqual([1, true]);
     });
 
     it('accepts an object reachable along two paths', () => {
       const shared = { n: 1 };
       const value = { a: shared, b: [shared] };
-      expect(takeOver(value, true)).toBeUndefined();
+      expect(deepFreeze(value, true)).toBeUndefined();
       expect(allFrozen(value)).toBe(true);
     });
   });
@@ -161,7 +161,7 @@ describe('takeOver', () => {
       ],
     ])('names where a cycle %s closes and leaves the root unfrozen when asked to reject it', (_label, make, path) => {
       const value = make();
-      expect(takeOver(value, true)).toBe(path);
+      expect(deepFreeze(value, true)).toBe(path);
       expect(Object.isFrozen(value)).toBe(false);
     });
 
@@ -169,7 +169,7 @@ describe('takeOver', () => {
       const finished = { n: 0 };
       const value = { before: finished, a: { n: 1, back: {} as { a?: unknown } } };
       value.a.back.a = value.a;
-      expect(takeOver(value, true)).toBe('a.back.a');
+      expect(deepFreeze(value, true)).toBe('a.back.a');
       expect([Object.isFrozen(value), Object.isFrozen(value.a), Object.isFrozen(value.a.back), Object.isFrozen(finished)]).toEqual([
         false,
         false,
@@ -187,20 +187,20 @@ describe('takeOver', () => {
         node = next;
       }
       (node as { back?: unknown }).back = root;
-      const path = takeOver(root, true);
+      const path = deepFreeze(root, true);
       expect([path?.split('.').length, path?.endsWith('next.back'), Object.isFrozen(root)]).toEqual([1001, true, false]);
     });
 
     it('freezes a cyclic value as it is when cycles are not rejected', () => {
       const value = cycle();
-      expect(takeOver(value)).toBeUndefined();
+      expect(deepFreeze(value)).toBeUndefined();
       expect(allFrozen(value)).toBe(true);
     });
 
     it('does not see a cycle running through a frozen part', () => {
       const value = cycle();
       Object.freeze(value.a.back);
-      expect(takeOver(value, true)).toBeUndefined();
+      expect(deepFreeze(value, true)).toBeUndefined();
     });
   });
 });

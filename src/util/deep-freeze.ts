@@ -28,7 +28,7 @@ type Kind = typeof SKIP | typeof RECORD | typeof LIST | typeof COLLECTION;
  *   them, are left unfrozen. When false, a cycle is frozen as it is.
  * @returns The path where a cycle closes when `rejectCycles` found one, else undefined.
  */
-export function takeOver(value: unknown, rejectCycles = false): string | undefined {
+export function deepFreeze(value: unknown, rejectCycles = false): string | undefined {
   const kind = kindOf(value);
   if (kind === SKIP) return undefined;
   if (!rejectCycles) {

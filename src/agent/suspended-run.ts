@@ -21,7 +21,7 @@ export interface PendingTurn {
 }
 
 /** A run halted on interrupts: what it waits on, and what the resume replays. */
-export interface Halt {
+export interface SuspendedRun {
   /** The interrupts it waits on (frozen). */
   readonly interrupts: readonly Interrupt[];
   /** The responses given so far (to this halt and the ones before it, since the last run that did not halt). */
@@ -57,8 +57,8 @@ const RUN_PREFIX = `${AgentStreamStage.name}:`;
  * @throws MiddlewareError `ERR_INTERRUPT_PENDING` for new input while interrupts are pending, no responses to a halted
  *   run, or a response whose id is neither pending nor an `agentStream:` one.
  */
-export function prepareRun(
-  halt: Halt | undefined,
+export function startOrResume(
+  halt: SuspendedRun | undefined,
   messages: readonly Message[],
   given: ReadonlyMap<string, unknown> | undefined,
   invocationState: Record<string, unknown> | undefined,
