@@ -55,7 +55,7 @@ export interface FigurePair {
 export interface Figure {
   /** Key in `results.json` and the filter name on the command line. */
   readonly name: string;
-  /** What is measured (ours), in words, as the README's Performance table shows it. */
+  /** What is measured (ours), in words, as the table of docs/performance.md shows it. */
   readonly measures: string;
   /** What the ratio is divided by, in words. */
   readonly baseline: string;

@@ -5,7 +5,7 @@
  *
  * Flags:
  *   --record         writes the committed record, `bench/results.json`, and
- *                    rewrites the README's Performance table from it
+ *                    rewrites the table of docs/performance.md from it
  *   --quick          a fast smoke run (few short rounds, small states); its
  *                    numbers mean nothing, so it cannot be recorded
  *   --out <path>     also writes the JSON to `path` (what the smoke test does)
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   }
   if (record) {
     writeRecord(merged(figures, names.length > 0 ? readRecord() : undefined), FIGURES);
-    process.stdout.write("Recorded in bench/results.json and the README's Performance table.\n");
+    process.stdout.write('Recorded in bench/results.json and the table of docs/performance.md.\n');
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Interrupts of the whole run, interrupt events and external tools: a
  * question before the agent starts, and a caller that answers every question
- * and runs every external call until the run ends. Shown in the README's
+ * and runs every external call until the run ends. Shown in docs/agent-kit.md,
  * "Asking a human, and tools the caller runs".
  */
 import { MiddlewareRegistry } from '../src/core/index';

@@ -1,5 +1,5 @@
 /**
- * The README's "Agent middleware" example: an agent that keeps a todo list,
+ * The "Agent middleware" example of docs/agent-kit.md: an agent that keeps a todo list,
  * delegates research to a sub-agent, keeps its history within a budget, ends
  * its run once it has published, and answers in JSON.
  */

@@ -1,6 +1,6 @@
 /**
  * What handlers see of the agent: a frozen view on every context the agent
- * builds. Shown in the README's "What handlers see of the agent".
+ * builds. Shown in docs/agent-kit.md, "What handlers see of the agent".
  */
 import { MiddlewareRegistry } from '../src/core/index';
 import { ExecuteToolStage } from '../src/agent/index';

@@ -1,7 +1,7 @@
 /**
  * Durable runs: an agent whose state is saved after every turn, so a run
- * halted on a question resumes in another process, hours later. Shown in the
- * README's "Durable runs".
+ * halted on a question resumes in another process, hours later. Shown in
+ * docs/agent-kit.md, "Durable runs".
  */
 import { promises as fs } from 'node:fs';
 import {

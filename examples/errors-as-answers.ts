@@ -1,6 +1,6 @@
 /**
  * Errors as answers: a policy that turns what a guard throws into the tool's
- * answer (or the model's reply), so the run goes on. Shown in the README's
+ * answer (or the model's reply), so the run goes on. Shown in docs/agent-kit.md,
  * "Errors as answers".
  */
 import { MiddlewareRegistry } from '../src/core/index';

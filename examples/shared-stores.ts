@@ -1,6 +1,6 @@
 /**
  * One cache and one provider quota shared by every agent process that
- * connects to the same Redis: the README's "Shared stores" section, checked
+ * connects to the same Redis: the "Shared stores" section of docs/middleware.md, checked
  * by the type checker and run by `npm run test:integration` against a real
  * Redis server.
  *

@@ -1,7 +1,7 @@
 /**
  * Runs one traced agent run (a model call retried after a 503, one tool
- * call) and prints the span tree a backend shows: the README's "Tracing with
- * OpenTelemetry" picture, compared by the README test.
+ * call) and prints the span tree a backend shows: the "Tracing with
+ * OpenTelemetry" picture of docs/middleware.md, compared by its test.
  */
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';

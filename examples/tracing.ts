@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry for every stage: a tracer provider and a context manager
- * registered globally, and `tracing` on the registry. The README's "Tracing
- * with OpenTelemetry" block; `examples/tracing-tree.ts` runs an agent with it.
+ * registered globally, and `tracing` on the registry. The "Tracing
+ * with OpenTelemetry" block of docs/middleware.md; `examples/tracing-tree.ts` runs an agent with it.
  *
  * Your own code takes these names from 'staged-middleware' and 'staged-middleware/middleware'.
  */

@@ -1,7 +1,7 @@
 /**
  * Turn control: handlers that decide after each turn (one model call and the
  * tool calls it asked for) whether the loop goes on, calls the model again or
- * stops, and which messages it adds. Shown in the README's "Turn control".
+ * stops, and which messages it adds. Shown in docs/agent-kit.md, "Turn control".
  */
 import { MiddlewareRegistry } from '../src/core/index';
 import { TurnStage, turnAction, type Message } from '../src/agent/index';

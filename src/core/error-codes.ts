@@ -1,9 +1,9 @@
 /**
  * The error codes of the core, one table: code → the rule of `spec/SPEC.md`
  * that defines it → what it means. {@link CoreErrorCode} is derived from the
- * table, and the README's "Error codes" table is generated from it and from
+ * table, and the table of `docs/errors.md` is generated from it and from
  * the tables of the other subsystems (`npm run docs:errors`; a test checks
- * that the README is up to date and that every rule exists).
+ * that the page is up to date and that every rule exists).
  *
  * Each subsystem keeps a table of its own (`middleware/errors.ts`,
  * `agent/errors.ts`, `testing/errors.ts`) and adds its codes to the global

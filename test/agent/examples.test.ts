@@ -1,6 +1,6 @@
 /**
- * The examples the README's agent sections show, run: each does what the
- * README says it does.
+ * The examples the agent kit guide (docs/agent-kit.md) shows, run: each does
+ * what the guide says it does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,18 +1,18 @@
 /**
- * The committed benchmark record and the README's Performance table agree:
+ * The committed benchmark record and the table of docs/performance.md agree:
  * the table is exactly what `npm run bench -- --record` generates from
  * `bench/results.json`.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FIGURES } from '../../bench/figures';
-import { performanceTable, readRecord, README, withPerformanceTable } from '../../bench/record';
+import { PERFORMANCE_PAGE, performanceTable, readRecord, withPerformanceTable } from '../../bench/record';
 
 describe('bench/record.ts', () => {
   describe('performanceTable', () => {
-    it('is the table the README shows for the committed record', () => {
-      const readme = readFileSync(README, 'utf8');
-      expect(withPerformanceTable(readme, performanceTable(readRecord(), FIGURES))).toBe(readme);
+    it('is the table docs/performance.md shows for the committed record', () => {
+      const page = readFileSync(PERFORMANCE_PAGE, 'utf8');
+      expect(withPerformanceTable(page, performanceTable(readRecord(), FIGURES))).toBe(page);
     });
 
     it('shows a figure with its floors, a figure far below 1 with its speed-up, and a missed goal as not met', () => {
@@ -52,8 +52,8 @@ describe('bench/record.ts', () => {
   });
 
   describe('withPerformanceTable', () => {
-    it('refuses a README without the generated table', () => {
-      expect(() => withPerformanceTable('# A README\n', 'table')).toThrow('README.md has no generated performance table');
+    it('refuses a page without the generated table', () => {
+      expect(() => withPerformanceTable('# Performance\n', 'table')).toThrow('docs/performance.md has no generated performance table');
     });
   });
 });

@@ -133,11 +133,13 @@ describe('documentation code blocks', () => {
 
     const errors = typeCheck();
 
-    it('finds the blocks of the README and the @examples', () => {
+    it('finds the blocks of the README, of docs/ and the @examples', () => {
       expect([
         blocks.filter((block) => block.file === 'README.md').length > 5,
+        blocks.filter((block) => block.file === 'docs/agent-kit.md').length > 5,
+        blocks.filter((block) => block.file.startsWith('docs/porting/')).length >= 4,
         blocks.filter((block) => block.file.startsWith('src/')).length > 40,
-      ]).toEqual([true, true]);
+      ]).toEqual([true, true, true, true]);
     });
 
     it('type-check with the strict options of the project', () => {

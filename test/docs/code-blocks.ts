@@ -19,8 +19,19 @@ export interface CodeBlock {
   readonly nocheck: boolean;
 }
 
+/** The Markdown files of `docs/`, its folders included, relative to the root. */
+export function docsPages(): string[] {
+  const walk = (directory: string): string[] =>
+    readdirSync(join(root, directory), { withFileTypes: true })
+      .flatMap((entry) =>
+        entry.isDirectory() ? walk(`${directory}/${entry.name}`) : entry.name.endsWith('.md') ? [`${directory}/${entry.name}`] : [],
+      )
+      .sort();
+  return walk('docs');
+}
+
 /** The Markdown files whose TypeScript blocks are type-checked. */
-export const markdownFiles = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', 'spec/README.md'];
+export const markdownFiles = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'bench/README.md', 'spec/README.md', ...docsPages()];
 
 /** The fenced blocks of a text, with their info string and first code line. */
 function fencedBlocks(text: string): { info: string; line: number; body: string }[] {

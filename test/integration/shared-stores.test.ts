@@ -2,8 +2,8 @@
  * `cache` and `rateLimit` over a real Redis server shared by separate
  * Node.js processes, as agent processes behind a load balancer share them
  * (MW-091, MW-180, MW-181): Keyv with `@keyv/redis` as the cache store,
- * `rate-limiter-flexible`'s `RateLimiterRedis` as the limiter, and the
- * README's `examples/shared-stores.ts` as written.
+ * `rate-limiter-flexible`'s `RateLimiterRedis` as the limiter, and
+ * `examples/shared-stores.ts` as docs/middleware.md shows it.
  */
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { spawn } from 'node:child_process';
@@ -180,7 +180,7 @@ describe('rateLimit with a RateLimiterRedis', () => {
   });
 });
 
-describe("the README's useSharedStores", () => {
+describe('useSharedStores of docs/middleware.md', () => {
   it('serves the second process from the cache the first filled, without a model call', async () => {
     const first = await runWorker('example', { question: 'Capital of France?' });
     const second = await runWorker('example', { question: 'Capital of France?' });

@@ -9,8 +9,8 @@
  * - `rate`: prints `ready`, waits for `go` on standard input, then runs
  *   `calls` invokes at once through `rateLimit` over a `RateLimiterRedis` of
  *   `points` per `durationSeconds`. Prints when each call started (`Date.now()`).
- * - `example`: one model call of an agent context through the README's
- *   `useSharedStores`. Prints the events delivered and the model calls made.
+ * - `example`: one model call of an agent context through the
+ *   `useSharedStores` of docs/middleware.md. Prints the events delivered and the model calls made.
  */
 import KeyvRedis, { createClient } from '@keyv/redis';
 import Keyv from 'keyv';

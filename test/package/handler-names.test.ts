@@ -1,18 +1,18 @@
 /**
  * The built-in handlers keep their documented names in the published builds
  * (section 4 of the spec; a bundler may rename a function whose name is
- * taken in the bundle's scope). The names are those of the README's table
- * of built-in middleware, each factory's handler named after it, except
+ * taken in the bundle's scope). The names are those of the table of generic
+ * middleware in docs/middleware.md, each factory's handler named after it, except
  * `validate`, whose handlers are `validateContext` and `validateResult`
  * (MW-092), and the test kit's `scriptedTerminal`; and those of the agent
- * kit's middleware (section 5c), listed in the table's `Agent middleware`
- * subsection.
+ * kit's middleware (section 5c), listed in the page's `Agent middleware`
+ * section.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isValue, listedExports, REPORTS } from '../../scripts/api-report';
-import { readmeSection } from '../readme-blocks';
+import { markdownSection } from '../readme-blocks';
 import { runScript } from './consumer';
 
 /** The names in the first column of the table rows of `text`. */
@@ -23,15 +23,10 @@ function firstColumn(text: string): string[] {
     .filter((name): name is string => name !== undefined);
 }
 
-const builtIns = readmeSection('Built-in middleware');
-const agentStart = builtIns.indexOf('\n### Agent middleware\n');
-const agentEnd = builtIns.indexOf('\n### ', agentStart + 1);
-/** The README's subsection of the agent kit's middleware, up to the next subsection. */
-const agentSubsection = agentStart < 0 ? '' : builtIns.slice(agentStart, agentEnd < 0 ? undefined : agentEnd);
-/** The first column of the README's table of built-in middleware (`/middleware`), before its first subsection. */
-const documented = firstColumn(builtIns.slice(0, builtIns.indexOf('\n### ')));
-/** The first column of the table of the agent kit's middleware (`/agent`). */
-const documentedAgent = firstColumn(agentSubsection);
+/** The first column of the table of generic middleware (`/middleware`) in docs/middleware.md. */
+const documented = firstColumn(markdownSection('docs/middleware.md', 'Generic middleware'));
+/** The first column of the table of the agent kit's middleware (`/agent`) in docs/middleware.md. */
+const documentedAgent = firstColumn(markdownSection('docs/middleware.md', 'Agent middleware'));
 
 /** Exports of `/middleware` that are not middleware factories (a store, a constant, retry's default classification). */
 const notFactories = ['LruStore', 'TRACING_ATTRIBUTES', 'isRetryableError'];
@@ -116,7 +111,7 @@ function expectedNames(): Record<string, unknown> {
 }
 
 /**
- * What every exported factory's product is named, as the README and TSDoc give the names: a handler under its
+ * What every exported factory's product is named, as the documentation and TSDoc give the names: a handler under its
  * factory's name (`turnAction`'s under its decider's, `turnAction` for an anonymous one), a bundle under its own
  * and its handlers' (a sub-agent's bundle after its tool too, MW-169), an instrumentation and a terminal under
  * the factory's. `consumer/observe.cjs` calls each factory and classifies every other exported function.
@@ -156,7 +151,7 @@ describe('built-in handlers of the installed package', () => {
       expect(documented.filter((name) => !(name in expectedNames()))).toEqual([]);
     });
 
-    it('cover every agent middleware factory the README lists, each an export of /agent', () => {
+    it('cover every agent middleware factory docs/middleware.md lists, each an export of /agent', () => {
       const exported = listedExports(readFileSync(join(REPORTS, 'agent.api.md'), 'utf8'))
         .filter((item) => isValue(item.kind))
         .map((item) => item.name);
