@@ -115,6 +115,7 @@ describe('README', { timeout: 60_000 }, () => {
       const body = example
         .slice(example.indexOf('import '))
         .replace("from '../src/core/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
         .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
       expect([start > 0, body]).toEqual([true, code]);
     });

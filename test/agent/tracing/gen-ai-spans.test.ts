@@ -1,16 +1,16 @@
 import * as otel from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, InvokeModelStage, MemorySessionStore, type Tool } from '../../src/agent/index';
-import { retry, tracing } from '../../src/middleware/index';
-import { failingTurn, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';
+import { MiddlewareRegistry } from '../../../src/core/index';
+import { Agent, InvokeModelStage, MemorySessionStore, type Tool } from '../../../src/agent/index';
+import { retry, tracing } from '../../../src/middleware/index';
+import { failingTurn, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../../src/testing/index';
 import { NamedModel, recording, tree, layer, INTERNAL, CLIENT, UNSET, ERROR, setups, useContextManager } from './gen-ai-recording';
 
 afterEach(() => {
   otel.context.disable();
 });
 
-describe('tracing', () => {
+describe('genAiSpans', () => {
   describe('an agent run with a retried model call and two tool calls, one of which throws', () => {
     const overloaded = new Error('overloaded');
     const broke = new Error('tool broke');
