@@ -224,4 +224,39 @@ describe('genAiSpans', () => {
       },
     );
   });
+
+  describe('when tracing is not given it', () => {
+    it("names each invoke span after its stage, sets no GenAI attribute and nests no invoke under the run's span", async () => {
+      const { exporter, tracer } = recording();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing({ tracer, now: () => 0 }));
+      const agent = new Agent({ name: 'assistant', model: new NamedModel([textTurn('Hi.')]), registry });
+      await agent.invoke('Hello');
+
+      const spans = exporter.getFinishedSpans();
+      const invokeSpans = tree(spans).filter((span) => span.attributes['staged.phase'] === undefined);
+      expect([invokeSpans, spans.some((span) => Object.keys(span.attributes).some((key) => key.startsWith('gen_ai.')))]).toEqual([
+        [
+          {
+            name: 'invokeModel',
+            parent: undefined,
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: { 'staged.stage': 'invokeModel' },
+            events: [],
+          },
+          { name: 'turn', parent: undefined, kind: INTERNAL, status: UNSET, attributes: { 'staged.stage': 'turn' }, events: [] },
+          {
+            name: 'agentStream',
+            parent: undefined,
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: { 'staged.stage': 'agentStream' },
+            events: [],
+          },
+        ],
+        false,
+      ]);
+    });
+  });
 });
