@@ -131,7 +131,13 @@ describe('tracing', () => {
     const conventions: TracingConventions = {
       invokeSpan: (info) => {
         expectTypeOf(info).toEqualTypeOf<InvokeInfo>();
-        return { name: info.stage.name, kind: otel.SpanKind.CLIENT, end: (span, outcome, fail) => fail(span, outcome) };
+        return {
+          name: info.stage.name,
+          kind: otel.SpanKind.CLIENT,
+          end: (span, outcome, fail) => {
+            fail(span, outcome);
+          },
+        };
       },
       opensRun: (layer) => (layer.kind === 'terminal' ? layer : undefined),
       joinsRun: (info) => info.signal,
