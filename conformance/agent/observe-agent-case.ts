@@ -12,6 +12,7 @@ import {
   type Message,
   type SessionStore,
   type ToolChoice,
+  genAiSpans,
 } from '../../src/agent/index';
 import { tracing } from '../../src/middleware/index';
 import type { ScriptedModel } from '../../src/testing/index';
@@ -146,11 +147,11 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   };
 }
 
-/** Instruments the registry with tracing into a recording tracer ('api': with the API stand-in too) and returns the spans as they end. */
+/** Instruments the registry with tracing and the agent kit's span conventions into a recording tracer ('api': with the API stand-in too) and returns the spans as they end. */
 function traced(registry: MiddlewareRegistry, how: 'api' | 'tracer'): RecordedSpan[] {
   const spans: RecordedSpan[] = [];
   const { tracer, api } = recordingTracing((span) => spans.push(span));
-  registry.instrument(tracing(how === 'api' ? { api, tracer } : { tracer }));
+  registry.instrument(tracing(how === 'api' ? { api, tracer, conventions: [genAiSpans] } : { tracer, conventions: [genAiSpans] }));
   return spans;
 }
 

@@ -130,7 +130,7 @@ export const agentCase = z.strictObject({
         .enum(['api', 'tracer'])
         .optional()
         .describe(
-          "The registry traces with tracing() into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
+          "The registry traces with tracing() and the agent kit's span conventions (genAiSpans) into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
         ),
       session: z
         .union([

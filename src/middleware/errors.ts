@@ -12,7 +12,6 @@ import { MiddlewareError } from '../core/index';
 import type { HandlerCall } from '../core/index';
 import { isBranded } from '../util/brand';
 import { describeValue } from '../util/describe-value';
-import type { Waiter } from './sleep';
 
 /** The codes the built-in middleware add. */
 export const MIDDLEWARE_ERROR_CODES = {
@@ -76,6 +75,14 @@ export function timedOut(run: HandlerCall, ms: number): MiddlewareError {
     handler: run.handler,
     message: `Wrap handler "${run.handler}" of stage "${run.stage.name}" timed out: the inner chain did not finish within ${ms} ms, so its signal was aborted. Raise the limit, or make the terminal honour run.signal so it stops promptly.`,
   });
+}
+
+/** Who is waiting, for the error raised when the wait is aborted. */
+export interface Waiter {
+  /** Stage name. */
+  readonly stage: string;
+  /** Handler name. */
+  readonly handler: string;
 }
 
 /** The error of a wait cut short by its signal. */

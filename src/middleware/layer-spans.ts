@@ -9,20 +9,39 @@
  */
 import type { LayerInfo } from '../core/index';
 import { observeLayer } from './observed-layer';
-import type { Context, Span } from './otel-types';
-import type { Instance } from './tracing';
+import type { Context, TracingSpan, Tracer } from './otel-types';
+import type { FailSpan } from './span-failures';
+import type { Parenting } from './span-parenting';
+import type { RunParents } from './run-parents';
+import type { TracingConventions } from './tracing-conventions';
 import { TRACING_ATTRIBUTES } from './tracing-attributes';
 
 /** One entry into a layer, while its span is open. */
 export interface LayerRecord {
   /** The entry's span. */
-  readonly span: Span;
+  readonly span: TracingSpan;
   /** The OpenTelemetry context whose active span is this entry's span: the parent of the layers it enters. */
   readonly context: Context;
   /** Time spent inside this layer's pulls, its inner layers included. */
   active: number;
   /** Time its inner layer entries spent inside their own pulls. */
   inner: number;
+}
+
+/** What every invoke one `tracing()` instance traces shares (built by `tracing.ts`). */
+export interface Instance {
+  /** Starts the spans. */
+  readonly tracer: Tracer;
+  /** Parents the spans. */
+  readonly parenting: Parenting;
+  /** Clock of the `*_ms` attributes. */
+  readonly now: () => number;
+  /** Marks spans failed, each error's exception recorded once. */
+  readonly fail: FailSpan;
+  /** The span conventions given, first conventions first. */
+  readonly conventions: readonly TracingConventions[];
+  /** The open runs, so the invokes that join one nest under the entry that opened it. */
+  readonly runs: RunParents<LayerRecord>;
 }
 
 /** What every layer entry of one invoke shares. */
@@ -60,7 +79,7 @@ export function traceLayer(
     );
     const record: LayerRecord = { span, context: parenting.setSpan(parentContext, span), active: 0, inner: 0 };
     records.set(layer, record);
-    const leaveRun = shared.runs.open(layer.stage, layer.kind, layer.context, record);
+    const leaveRun = shared.runs.open(layer, record);
     return {
       /**
        * Runs each call into the layer with its span active, so spans started by the layer's own code nest under it,

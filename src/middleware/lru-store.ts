@@ -1,4 +1,4 @@
-import type { CacheEntry, CacheStore } from './cache';
+import type { CacheEntry, CacheStore } from './cache-store';
 import { positiveInteger } from './options';
 
 /**

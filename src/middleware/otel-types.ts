@@ -25,7 +25,7 @@ export interface Context {
 }
 
 /** The span methods `tracing` calls. */
-export interface Span {
+export interface TracingSpan {
   /** False for a span that records nothing (no provider, not sampled). */
   isRecording(): boolean;
   /** Sets one attribute. */
@@ -45,7 +45,7 @@ export interface Span {
 /** Starts spans. */
 export interface Tracer {
   /** Starts a span, child of the span `context` holds. */
-  startSpan(name: string, options?: { readonly attributes?: Attributes; readonly kind?: number }, context?: Context): Span;
+  startSpan(name: string, options?: { readonly attributes?: Attributes; readonly kind?: number }, context?: Context): TracingSpan;
 }
 
 /** The parts of `trace` of `@opentelemetry/api` that `tracing` uses. */
@@ -53,7 +53,7 @@ export interface TraceAPI {
   /** A tracer of the global provider. */
   getTracer(name: string, version?: string): Tracer;
   /** A context whose span is `span`. */
-  setSpan(context: Context, span: Span): Context;
+  setSpan(context: Context, span: TracingSpan): Context;
 }
 
 /** The parts of `context` of `@opentelemetry/api` that `tracing` uses. */
@@ -62,4 +62,16 @@ export interface ContextAPI {
   active(): Context;
   /** Calls `fn` with `context` active (for as long as the registered context manager carries it). */
   with<TResult>(context: Context, fn: () => TResult): TResult;
+}
+
+/**
+ * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
+ * imported so that `staged-middleware/middleware` loads without the optional
+ * peer dependency: `import * as otel from '@opentelemetry/api'` and pass `otel`.
+ */
+export interface TracingApi {
+  /** `trace` of `@opentelemetry/api`: the default tracer and span parenting. */
+  readonly trace: Pick<TraceAPI, 'getTracer' | 'setSpan'>;
+  /** `context` of `@opentelemetry/api`: the caller's active span becomes the invoke span's parent, and each layer span is active while its layer runs. */
+  readonly context: Pick<ContextAPI, 'active' | 'with'>;
 }

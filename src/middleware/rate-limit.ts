@@ -4,7 +4,8 @@ import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
 import { named } from './named';
 import { schedule, systemTimers, type Timers } from '../util/timers';
 import { sharedRateLimit, type SharedLimit } from './shared-limit';
-import { throwIfAborted, untilAborted, type Waiter } from './sleep';
+import { throwIfAborted, untilAborted } from './sleep';
+import type { Waiter } from './errors';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
 export interface MinIntervalLimit {

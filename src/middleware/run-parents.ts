@@ -1,45 +1,38 @@
 /**
- * One span tree per agent run (MW-192): the model, tool and turn invokes the
- * reference loop (or a framework's own loop) makes inside the AgentStreamStage
- * terminal are children of that terminal entry's span, whether or not the
- * application registered a context manager and whether or not `api` is given.
- *
- * The run is recognised by its invocation state: every standard context of one
- * run shares that one object by reference (MW-103), and it is the only value
- * they are required to share. Neither the core nor the agent kit is asked for
- * anything, and an invoke outside an agent run is never linked.
+ * One span tree per run (MW-192): while a layer entry that opens a run is
+ * open, the invokes that join the same run are children of that entry's span,
+ * whether or not the application registered a context manager and whether or
+ * not `api` is given. Which entries open a run and which invokes join it, and
+ * by what object a run is known, the span conventions say
+ * (`tracing-conventions.ts`); the agent kit's join an agent run's model, tool
+ * and turn invokes to its AgentStreamStage terminal by their invocation state.
  *
  * @packageDocumentation
  */
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } from '../agent/stages';
-import type { AnyStage } from '../core/index';
-import { isObject } from '../util/is-object';
+import type { InvokeInfo, LayerInfo } from '../core/index';
+import { firstAnswer, type TracingConventions } from './tracing-conventions';
 
-/** The open AgentStreamStage terminal entries of one `tracing()` instance, by the invocation state of their run. */
+/** The open run-opening entries of one `tracing()` instance, by their run. */
 export interface RunParents<TEntry extends { readonly span: unknown }> {
-  /** Notes an AgentStreamStage terminal entry opening; returns what undoes it when the entry settles, or undefined for another layer. */
-  readonly open: (stage: AnyStage, kind: 'wrap' | 'terminal', context: unknown, entry: TEntry) => (() => void) | undefined;
+  /** Notes a layer entry opening; returns what undoes it when the entry settles, or undefined when it opens no run. */
+  readonly open: (layer: LayerInfo, entry: TEntry) => (() => void) | undefined;
   /**
-   * The entry an invoke of a nested standard stage belongs to, or undefined: of the open entries of its run, the one
-   * whose span is `activeSpan` (the caller's active span, when a context manager tells it), else the latest opened.
+   * The entry an invoke belongs to, or undefined: of the open entries of the run it joins, the one whose span is
+   * `activeSpan` (the caller's active span, when a context manager tells it), else the latest opened.
    */
-  readonly of: (stage: AnyStage, context: unknown, activeSpan: unknown) => TEntry | undefined;
+  readonly of: (info: InvokeInfo, activeSpan: unknown) => TEntry | undefined;
 }
 
-/** The stages whose invokes happen inside an agent run's terminal. */
-const NESTED: ReadonlySet<AnyStage> = new Set<AnyStage>([InvokeModelStage, ExecuteToolStage, TurnStage]);
-
-/** The open entries of one `tracing()` instance. */
-export function runParents<TEntry extends { readonly span: unknown }>(): RunParents<TEntry> {
-  // Weak: a run's invocation state that nobody holds any more takes its entry list with it.
+/** The open entries of one `tracing()` instance, runs told by `conventions`. */
+export function runParents<TEntry extends { readonly span: unknown }>(conventions: readonly TracingConventions[]): RunParents<TEntry> {
+  // Weak: a run that nobody holds any more takes its entry list with it.
   const open = new WeakMap<object, TEntry[]>();
   return {
-    open: (stage, kind, context, entry) => {
-      if (stage !== AgentStreamStage || kind !== 'terminal') return undefined;
-      const state = invocationState(context);
-      if (state === undefined) return undefined;
-      let entries = open.get(state);
-      if (entries === undefined) open.set(state, (entries = []));
+    open: (layer, entry) => {
+      const run = firstAnswer(conventions, (each) => each.opensRun?.(layer));
+      if (!isRun(run)) return undefined;
+      let entries = open.get(run);
+      if (entries === undefined) open.set(run, (entries = []));
       entries.push(entry);
       const list = entries;
       return () => {
@@ -47,24 +40,17 @@ export function runParents<TEntry extends { readonly span: unknown }>(): RunPare
         if (index >= 0) list.splice(index, 1);
       };
     },
-    of: (stage, context, activeSpan) => {
-      if (!NESTED.has(stage)) return undefined;
-      const state = invocationState(context);
-      const entries = state === undefined ? undefined : open.get(state);
+    of: (info, activeSpan) => {
+      const run = firstAnswer(conventions, (each) => each.joinsRun?.(info));
+      const entries = isRun(run) ? open.get(run) : undefined;
       if (entries === undefined) return undefined;
-      // Two terminal calls of one run open at once (a hedging handler): the context manager knows whose code this is.
+      // Two entries of one run open at once (a hedging handler): the context manager knows whose code this is.
       return entries.find((entry) => entry.span === activeSpan) ?? entries[entries.length - 1];
     },
   };
 }
 
-/** The context's invocation state when it is an object; a getter that throws counts as none. */
-function invocationState(context: unknown): object | undefined {
-  if (!isObject(context)) return undefined;
-  try {
-    const state = (context as { readonly invocationState?: unknown }).invocationState;
-    return isObject(state) ? state : undefined;
-  } catch {
-    return undefined;
-  }
+/** Whether a run answer can key a `WeakMap`: a JavaScript convention may answer anything. */
+function isRun(run: unknown): run is object {
+  return (typeof run === 'object' && run !== null) || typeof run === 'function';
 }

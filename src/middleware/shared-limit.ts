@@ -2,10 +2,10 @@ import type { HandlerCall } from '../core/index';
 import { isThenable } from '../util/thenable';
 import type { Timers } from '../util/timers';
 import type { AnyStageWrap } from './wrap-types';
-import { invalidOption } from './errors';
+import { invalidOption, type Waiter } from './errors';
 import { named } from './named';
 import { positiveInteger } from './options';
-import { sleep, throwIfAborted, untilAborted, type Waiter } from './sleep';
+import { sleep, throwIfAborted, untilAborted } from './sleep';
 import { isObject } from '../util/is-object';
 
 /**

@@ -1,13 +1,5 @@
 import { schedule, systemTimers, type Timers } from '../util/timers';
-import { abortedWait } from './errors';
-
-/** Who is waiting, for the error raised when the wait is aborted. */
-export interface Waiter {
-  /** Stage name. */
-  readonly stage: string;
-  /** Handler name. */
-  readonly handler: string;
-}
+import { abortedWait, type Waiter } from './errors';
 
 /**
  * Waits `ms` milliseconds unless `signal` aborts first. The timer and the

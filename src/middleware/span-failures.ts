@@ -6,8 +6,8 @@
  *
  * @packageDocumentation
  */
-import type { Span } from './otel-types';
-import { InterruptSignal } from '../agent/interrupts';
+import type { TracingSpan } from './otel-types';
+import { isInterruptSignal } from './errors';
 
 /** Status code ERROR of `@opentelemetry/api` (a const enum there; the value is part of its stable API). */
 const STATUS_ERROR = 2;
@@ -16,7 +16,7 @@ const STATUS_ERROR = 2;
 export const INTERRUPTED_ATTRIBUTE = 'staged.interrupted';
 
 /** Marks spans failed; one per `tracing()` instance, so an error is recorded once across the invokes it traces. */
-export type FailSpan = (span: Span, error: unknown) => void;
+export type FailSpan = (span: TracingSpan, error: unknown) => void;
 
 /**
  * A `fail` whose `exception` event goes only on the first span an error
@@ -28,7 +28,7 @@ export function spanFailures(): FailSpan {
   // Weak: an error seen once is kept by nothing here.
   const recorded = new WeakSet();
   return (span, error) => {
-    if (InterruptSignal.isInstance(error)) {
+    if (isInterruptSignal(error)) {
       span.setAttribute(INTERRUPTED_ATTRIBUTE, true);
       return;
     }

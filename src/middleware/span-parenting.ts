@@ -6,8 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { Context, Span } from './otel-types';
-import type { TracingApi } from './tracing';
+import type { Context, TracingSpan, TracingApi } from './otel-types';
 
 /**
  * The key under which `@opentelemetry/api` keeps a context's span. The API
@@ -52,7 +51,7 @@ export interface Parenting {
   /** The invoke span's parent: the caller's active context, or undefined to leave it to the tracer. */
   readonly active: () => Context | undefined;
   /** A context whose span is `span`, built on `parent` (or on an empty context). */
-  readonly setSpan: (parent: Context | undefined, span: Span) => Context;
+  readonly setSpan: (parent: Context | undefined, span: TracingSpan) => Context;
   /** Runs `call` with `context` active: through the API when it is given; without it there is no active context to set. */
   readonly within: <TResult>(context: Context, call: () => TResult) => TResult;
 }

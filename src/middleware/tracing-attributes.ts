@@ -1,7 +1,7 @@
 /**
  * The attribute names of the spans `tracing()` records, fixed so dashboards
- * can rely on them (the GenAI attributes of the agent kit's stages are in
- * `gen-ai-spans.ts`).
+ * can rely on them (span conventions add their own, as the agent kit's
+ * GenAI attributes in `agent/tracing/gen-ai-spans.ts`).
  *
  * @packageDocumentation
  */

@@ -1,35 +1,23 @@
 /**
  * `tracing()`: OpenTelemetry spans for every invoke. Here are its options, the
  * invoke span and its handler events; the layer spans are in
- * `layer-spans.ts`, the attribute names in `tracing-attributes.ts`.
+ * `layer-spans.ts`, the attribute names in `tracing-attributes.ts`, and what
+ * span conventions may change in `tracing-conventions.ts`.
  *
  * @packageDocumentation
  */
-import type { Attributes, ContextAPI, TraceAPI, Tracer } from './otel-types';
+import type { Attributes, Tracer, TracingApi } from './otel-types';
 import type { Instrumentation, InvokeInfo, InvokeObserver, LayerInfo } from '../core/index';
-import { invalidOption } from './errors';
+import { invalidOption, isInterruptSignal } from './errors';
 import { checkOptionsObject, optionalFunction } from './options';
 import { systemTimers } from '../util/timers';
-import { parentingFor, spanOf, type Parenting } from './span-parenting';
-import { errorMessage, spanFailures, type FailSpan } from './span-failures';
-import { genAiSpan } from './gen-ai-spans';
-import { runParents, type RunParents } from './run-parents';
-import { InterruptSignal } from '../agent/interrupts';
-import { traceLayer, type LayerRecord, type Shared } from './layer-spans';
+import { parentingFor, spanOf } from './span-parenting';
+import { errorMessage, spanFailures } from './span-failures';
+import { runParents } from './run-parents';
+import { traceLayer, type Instance, type LayerRecord, type Shared } from './layer-spans';
+import { checkConventions, firstAnswer, type TracingConventions } from './tracing-conventions';
 import { TRACING_ATTRIBUTES } from './tracing-attributes';
 import { isObject } from '../util/is-object';
-
-/**
- * The parts of `@opentelemetry/api` tracing uses. Passed in rather than
- * imported so that `staged-middleware/middleware` loads without the optional
- * peer dependency: `import * as otel from '@opentelemetry/api'` and pass `otel`.
- */
-export interface TracingApi {
-  /** `trace` of `@opentelemetry/api`: the default tracer and span parenting. */
-  readonly trace: Pick<TraceAPI, 'getTracer' | 'setSpan'>;
-  /** `context` of `@opentelemetry/api`: the caller's active span becomes the invoke span's parent, and each layer span is active while its layer runs. */
-  readonly context: Pick<ContextAPI, 'active' | 'with'>;
-}
 
 /** Options of {@link tracing}: at least one of `tracer` and `api`. */
 export interface TracingOptions {
@@ -39,6 +27,11 @@ export interface TracingOptions {
   readonly api?: TracingApi;
   /** Clock for the `*_ms` attributes (ms). Default: `performance.now`. */
   readonly now?: () => number;
+  /**
+   * Span conventions of stages this instance does not name by itself, first conventions first: `[genAiSpans]` of
+   * `staged-middleware/agent` for the agent kit's GenAI spans. Default: none, every invoke span named after its stage.
+   */
+  readonly conventions?: readonly TracingConventions[];
 }
 
 /**
@@ -61,27 +54,32 @@ export interface TracingOptions {
  * runs (each pull), so your spans and an HTTP client's nest under it when a
  * context manager is registered.
  *
- * The agent kit's standard stages get GenAI span names and attributes
- * (`invoke_agent <agent>`, `chat <model>`, `execute_tool <tool>`, with
- * usage, finish reasons, tool call ids), and the model, tool and turn invokes
- * of one agent run nest under its AgentStreamStage terminal span, with or
- * without `api`. An error's `exception` event is recorded once, on the span
- * where it was thrown; an interrupt is no error (`staged.interrupted`).
+ * `conventions` name the invoke spans of the stages they know and nest the
+ * invokes of one run under the layer entry that opened it, with or without
+ * `api`: pass `[genAiSpans]` of `staged-middleware/agent` and the agent kit's
+ * standard stages get GenAI span names and attributes (`invoke_agent <agent>`,
+ * `chat <model>`, `execute_tool <tool>`, with usage, finish reasons, tool call
+ * ids), the model, tool and turn invokes of one agent run nested under its
+ * AgentStreamStage terminal span. An error's `exception` event is recorded
+ * once, on the span where it was thrown; an interrupt is no error
+ * (`staged.interrupted`).
  *
  * When the invoke span does not record (no tracer provider registered, or the
  * invoke is not sampled), that one non-recording span is started and ended,
  * no observer is returned and no layer is wrapped.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once when neither `tracer` nor `api` is given, or either is malformed.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once when neither `tracer` nor `api` is given, or either is
+ *   malformed, or `conventions` is not an array of conventions objects.
  * @example
  * ```ts
  * import * as otel from '@opentelemetry/api';
- * registry.instrument(tracing({ api: otel }));
+ * import { genAiSpans } from 'staged-middleware/agent';
+ * registry.instrument(tracing({ api: otel, conventions: [genAiSpans] }));
  * // or, with a tracer of your own: tracing({ tracer: provider.getTracer('my-app') })
  * ```
  */
 export function tracing(options: TracingOptions): Instrumentation {
-  checkOptionsObject('tracing', options, '{ tracer?, api?, now? } with tracer or api');
+  checkOptionsObject('tracing', options, '{ tracer?, api?, now?, conventions? } with tracer or api');
   const { api, tracer: given } = options;
   if (api !== undefined && !isTracingApi(api)) {
     throw invalidOption('tracing', "options.api must be the OpenTelemetry API (import * as otel from '@opentelemetry/api')", api);
@@ -99,39 +97,33 @@ export function tracing(options: TracingOptions): Instrumentation {
     throw invalidOption('tracing', 'options.tracer must be an OpenTelemetry Tracer (with startSpan)', tracer);
   }
   const now = optionalFunction('tracing', 'now', options.now) ?? (() => systemTimers.now());
-  const instance: Instance = { tracer, parenting: parentingFor(api), now, fail: spanFailures(), runs: runParents() };
+  const conventions = checkConventions(options.conventions);
+  const instance: Instance = {
+    tracer,
+    parenting: parentingFor(api),
+    now,
+    fail: spanFailures(),
+    conventions,
+    runs: runParents<LayerRecord>(conventions),
+  };
   return Object.freeze({ name: 'tracing', invoke: (info: InvokeInfo) => observeInvoke(info, instance) });
-}
-
-/** What every invoke one `tracing()` instance traces shares. */
-export interface Instance {
-  /** Starts the spans. */
-  readonly tracer: Tracer;
-  /** Parents the spans. */
-  readonly parenting: Parenting;
-  /** Clock of the `*_ms` attributes. */
-  readonly now: () => number;
-  /** Marks spans failed, each error's exception recorded once. */
-  readonly fail: FailSpan;
-  /** The open agent runs, so the invokes inside one nest under it. */
-  readonly runs: RunParents<LayerRecord>;
 }
 
 /** Starts the invoke span and returns its observer, or nothing when the span does not record. */
 function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | undefined {
   const { tracer, parenting, fail } = instance;
   const callerContext = parenting.active();
-  const active = instance.runs.of(info.stage, info.context, spanOf(callerContext))?.context ?? callerContext;
-  const genAi = genAiSpan(info);
+  const active = instance.runs.of(info, spanOf(callerContext))?.context ?? callerContext;
+  const named = firstAnswer(instance.conventions, (each) => each.invokeSpan?.(info));
   const caller = (info.context as { caller?: unknown } | null | undefined)?.caller;
   const attributes: Attributes = {
     [TRACING_ATTRIBUTES.stage]: info.stage.name,
     ...(typeof caller === 'string' ? { [TRACING_ATTRIBUTES.caller]: caller } : {}),
-    ...genAi?.attributes,
+    ...named?.attributes,
   };
   const root = tracer.startSpan(
-    genAi?.name ?? info.stage.name,
-    { ...(genAi === undefined ? {} : { kind: genAi.kind }), attributes },
+    named?.name ?? info.stage.name,
+    { ...(named?.kind === undefined ? {} : { kind: named.kind }), attributes },
     active,
   );
   if (!root.isRecording()) {
@@ -158,8 +150,8 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
       });
     },
     end(outcome) {
-      if (genAi !== undefined) genAi.end(root, outcome, fail);
-      else if (outcome.status === 'error') fail(root, outcome.error);
+      if (outcome.status === 'error') fail(root, outcome.error);
+      named?.end?.(root, outcome, fail);
       if (outcome.status === 'closed') root.setAttribute(TRACING_ATTRIBUTES.closed, true);
       root.end();
     },
@@ -168,7 +160,7 @@ function observeInvoke(info: InvokeInfo, instance: Instance): InvokeObserver | u
 
 /** What a handler event says of the handler's failure; an interrupt is none. */
 function failureAttributes(error: unknown): Attributes {
-  return InterruptSignal.isInstance(error) ? { [TRACING_ATTRIBUTES.interrupted]: true } : { 'exception.message': errorMessage(error) };
+  return isInterruptSignal(error) ? { [TRACING_ATTRIBUTES.interrupted]: true } : { 'exception.message': errorMessage(error) };
 }
 
 /** Whether `value` has the parts of the OpenTelemetry API that tracing calls (a JavaScript caller may pass anything). */

@@ -1,7 +1,7 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, ExecuteToolStage, EXTERNAL_TOOL, type Tool, type ToolResultBlock } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, EXTERNAL_TOOL, genAiSpans, type Tool, type ToolResultBlock } from '../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 import { tracing } from '../../src/middleware/index';
 
@@ -92,7 +92,7 @@ describe('Agent', () => {
       const exporter = new InMemorySpanExporter();
       const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ tracer: provider.getTracer('test') }));
+      registry.instrument(tracing({ tracer: provider.getTracer('test'), conventions: [genAiSpans] }));
       const agent = externalAgent(registry);
       await agent.invoke('Where am I?');
       exporter.reset();

@@ -23,6 +23,7 @@ import {
   createModelContext,
   defineTool,
   errorResult,
+  genAiSpans,
   modelTerminal,
   toolTerminal,
   type AgentEvent,
@@ -77,7 +78,7 @@ export async function aiSdkUser(): Promise<Record<string, unknown>> {
   const spans = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
   const registry = new MiddlewareRegistry();
-  registry.instrument(tracing({ tracer: provider.getTracer('ai-sdk-user') }));
+  registry.instrument(tracing({ tracer: provider.getTracer('ai-sdk-user'), conventions: [genAiSpans] }));
   registry.add(InvokeModelStage.Wrap, retry({ backoff: () => 0, stream: 'live' }));
   registry.add(ExecuteToolStage.Wrap, async function* guardrail(context, next) {
     if (context.toolUse.name === 'delete_files') yield errorResult(context.toolUse, 'Blocked: deleting files needs a human.');

@@ -5,7 +5,7 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent } from '../../src/agent/index';
+import { Agent, genAiSpans } from '../../src/agent/index';
 import { fromAiSdk } from '../../src/ai-sdk/index';
 import { tracing } from '../../src/middleware/index';
 import { mockModel, textParts } from './fixtures';
@@ -23,7 +23,7 @@ describe('fromAiSdk', () => {
       const exporter = new InMemorySpanExporter();
       const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('test');
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ tracer }));
+      registry.instrument(tracing({ tracer, conventions: [genAiSpans] }));
       await new Agent({ model: fromAiSdk(mockModel(textParts(['Hi.']))), registry }).invoke('Hello');
       const chat = exporter.getFinishedSpans().filter((span) => span.attributes['gen_ai.operation.name'] === 'chat');
       expect(chat.map((span) => [span.name, span.attributes['gen_ai.request.model']])).toEqual([['chat mock-model', 'mock-model']]);

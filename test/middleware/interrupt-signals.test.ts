@@ -1,17 +1,18 @@
 /**
  * Interrupt signals of the agent kit meet the attempt loops of `retry`,
- * `fallback` and `regenerate`: a question to a human is never a failure to
- * try again (MW-083, MW-220).
+ * `fallback` and `regenerate`, and `tracing`: a question to a human is never
+ * a failure to try again (MW-083, MW-220), nor an error on a span (MW-191).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
 import { Agent, ExecuteToolStage, InterruptSignal, type ExecuteToolContext } from '../../src/agent/index';
-import { fallback, isRetryableError, regenerate, retry } from '../../src/middleware/index';
+import { fallback, isRetryableError, regenerate, retry, tracing } from '../../src/middleware/index';
 import { runStage, ScriptedModel, ScriptedTool, scriptedTerminal, textTurn, throws, toolUseTurn } from '../../src/testing/index';
 import { brand } from '../../src/util/brand';
 import { ModelStage, answer, chunk } from './fixtures';
+import { recordingTracer } from './recording-tracer';
 
 const question = { id: 'executeTool:t1:approve', name: 'approve', reason: 'Refunds 40 EUR' } as const;
 
@@ -99,13 +100,32 @@ describe('an agent whose tool asks a human, with an attempt loop around ExecuteT
   });
 });
 
-describe('the attempt loops of the built-in middleware', () => {
-  it('recognise interrupt signals without importing the agent kit (tracing, which names the agent stages, may)', () => {
+describe('tracing', () => {
+  describe('when the terminal throws an interrupt signal of another copy', () => {
+    it('marks the invoke and layer spans interrupted, with no ERROR status and no exception', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const signal = foreignSignal();
+      const run = await runStage(ModelStage, {
+        context: { prompt: 'refund?' },
+        terminal: scriptedTerminal([[throws(signal)]]),
+        instrument: [tracing({ tracer })],
+      });
+      expect(run.error).toBe(signal);
+      expect(
+        exporter.getFinishedSpans().map((span) => [span.name, span.status.code, span.events.length, span.attributes['staged.interrupted']]),
+      ).toEqual([
+        ['model terminal', 0, 0, true],
+        ['model', 0, 0, true],
+      ]);
+    });
+  });
+});
+
+describe('the built-in middleware', () => {
+  it('recognise interrupt signals without importing the agent kit', () => {
     const directory = join(import.meta.dirname, '..', '..', 'src', 'middleware');
-    const attemptLoops = ['attempts.ts', 'retry.ts', 'retryable.ts', 'fallback.ts', 'regenerate.ts'];
-    const importers = readdirSync(directory).filter(
-      (file) => attemptLoops.includes(file) && readFileSync(join(directory, file), 'utf8').includes("from '../agent/"),
-    );
-    expect([importers, attemptLoops.every((file) => readdirSync(directory).includes(file))]).toEqual([[], true]);
+    const files = readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    const importers = files.filter((file) => /from '(\.\.\/)+agent\//.test(readFileSync(join(directory, file), 'utf8')));
+    expect([importers, files.includes('retry.ts') || files.some((file) => file.endsWith(`${sep}retry.ts`))]).toEqual([[], true]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import * as otel from '@opentelemetry/api';
 import { z } from 'zod';
-import { MiddlewareRegistry } from '../../src/core/index';
+import { MiddlewareRegistry, type InvokeInfo, type InvokeOutcome } from '../../src/core/index';
 import {
   cache,
   fallback,
@@ -13,6 +13,9 @@ import {
   validate,
   type AttemptBoundaryEvent,
   type AttemptBoundaryInfo,
+  type InvokeSpan,
+  type TracingConventions,
+  type TracingSpan,
 } from '../../src/middleware/index';
 import { scriptedTerminal, throws } from '../../src/testing/index';
 import { ModelStage, TextStage, type ModelContext, type ModelEvent } from './fixtures';
@@ -122,6 +125,32 @@ describe('tracing', () => {
     registry.instrument(tracing({ api: otel, tracer, now: () => 0 }));
     // @ts-expect-error: a tracer name is not a Tracer
     tracing({ tracer: 'my-app' });
+  });
+
+  it('takes a list of span conventions, typed from the infos the core gives instrumentations', () => {
+    const conventions: TracingConventions = {
+      invokeSpan: (info) => {
+        expectTypeOf(info).toEqualTypeOf<InvokeInfo>();
+        return {
+          name: info.stage.name,
+          kind: otel.SpanKind.CLIENT,
+          end: (span, outcome, fail) => {
+            fail(span, outcome);
+          },
+        };
+      },
+      opensRun: (layer) => (layer.kind === 'terminal' ? layer : undefined),
+      joinsRun: (info) => info.signal,
+    };
+    registry.instrument(tracing({ api: otel, conventions: [conventions, {}] }));
+    expectTypeOf<InvokeSpan['end']>().toEqualTypeOf<
+      ((span: TracingSpan, outcome: InvokeOutcome, fail: (span: TracingSpan, error: unknown) => void) => void) | undefined
+    >();
+    // @ts-expect-error: a run is an object, never a string
+    const byName: TracingConventions = { joinsRun: (info) => info.stage.name };
+    // @ts-expect-error: conventions are a list, first conventions first
+    tracing({ api: otel, conventions });
+    expectTypeOf(byName).toEqualTypeOf<TracingConventions>();
   });
 });
 

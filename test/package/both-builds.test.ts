@@ -3,7 +3,8 @@
  * order (MW-200, MW-201): the `second-copy` conformance cases pass with the
  * ESM and the CommonJS builds as the two copies, and a registry of one build
  * runs the built-in middleware, script steps and results of the other, and
- * one build's tracing names the other build's agent spans in GenAI terms.
+ * one build's tracing, given its agent kit's span conventions, names the other
+ * build's agent spans in GenAI terms.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

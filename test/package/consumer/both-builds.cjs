@@ -35,7 +35,7 @@ async function mixed(host, guest) {
   }
 }
 
-/** The names of the spans, in the order they end, of an agent run of `host` traced by `guest`'s tracing (MW-190, MW-192). */
+/** The names of the spans, in the order they end, of an agent run of `host` traced by `guest`'s tracing and span conventions (MW-190, MW-192). */
 async function traced(host, guest) {
   const ended = [];
   const tracer = {
@@ -50,7 +50,7 @@ async function traced(host, guest) {
     }),
   };
   const registry = new host.core.MiddlewareRegistry();
-  registry.instrument(guest.middleware.tracing({ tracer }));
+  registry.instrument(guest.middleware.tracing({ tracer, conventions: [guest.agent.genAiSpans] }));
   const model = new host.testing.ScriptedModel([host.testing.textTurn('Hi.')]);
   await new host.agent.Agent({ name: 'greeter', model, registry }).invoke('Hello');
   return ended;

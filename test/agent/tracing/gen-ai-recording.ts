@@ -7,9 +7,9 @@
 import * as otel from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { AgentEvent } from '../../src/agent/index';
-import type { TracingOptions } from '../../src/middleware/index';
-import { ScriptedModel } from '../../src/testing/index';
+import { genAiSpans, type AgentEvent } from '../../../src/agent/index';
+import type { TracingOptions } from '../../../src/middleware/index';
+import { ScriptedModel } from '../../../src/testing/index';
 
 /** A scripted model that names itself, as a provider's model does. */
 export class NamedModel extends ScriptedModel {
@@ -54,19 +54,23 @@ export function layer(stage: string, handler: string, position: number, attempt:
 export const { INTERNAL, CLIENT } = otel.SpanKind;
 export const { UNSET, ERROR } = otel.SpanStatusCode;
 
-/** How the application hands tracing its OpenTelemetry: the span tree must be the same every way. */
+/** How the application hands tracing its OpenTelemetry and the agent kit's conventions: the span tree must be the same every way. */
 export const setups = [
   {
     setup: 'api and tracer, with a context manager',
     contextManager: true,
-    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }),
+    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0, conventions: [genAiSpans] }),
   },
   {
     setup: 'api and tracer, no context manager',
     contextManager: false,
-    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0 }),
+    options: (tracer: otel.Tracer): TracingOptions => ({ api: otel, tracer, now: () => 0, conventions: [genAiSpans] }),
   },
-  { setup: 'tracer only', contextManager: false, options: (tracer: otel.Tracer): TracingOptions => ({ tracer, now: () => 0 }) },
+  {
+    setup: 'tracer only',
+    contextManager: false,
+    options: (tracer: otel.Tracer): TracingOptions => ({ tracer, now: () => 0, conventions: [genAiSpans] }),
+  },
 ];
 
 /** Registers an OpenTelemetry context manager (`afterEach` disables it again). */

@@ -1,18 +1,18 @@
 import * as otel from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hedging } from '../agent/fixtures';
-import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, type Tool } from '../../src/agent/index';
-import { tracing, type TracingOptions } from '../../src/middleware/index';
-import { ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
+import { hedging } from '../fixtures';
+import { MiddlewareRegistry } from '../../../src/core/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, genAiSpans, type Tool } from '../../../src/agent/index';
+import { tracing, type TracingOptions } from '../../../src/middleware/index';
+import { ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { NamedModel, recording, tree, setups, useContextManager, drain } from './gen-ai-recording';
 
 afterEach(() => {
   otel.context.disable();
 });
 
-describe('tracing', () => {
+describe('genAiSpans', () => {
   describe('two agent runs at once, traced by one tracing instance', () => {
     it.each(setups)("nests each run's model and tool spans under its own run ($setup)", async ({ contextManager, options }) => {
       if (contextManager) useContextManager();
@@ -57,7 +57,7 @@ describe('tracing', () => {
     /** Each chat and turn span with its parent span and the parent's attempt number. */
     async function nestedParents(options: TracingOptions, exporter: InMemorySpanExporter): Promise<string[]> {
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing(options));
+      registry.instrument(tracing({ ...options, conventions: [genAiSpans] }));
       registry.add(AgentStreamStage.Wrap, hedging());
       await new Agent({ model: new NamedModel([textTurn('one'), textTurn('two')]), registry }).invoke('Go');
       const spans = exporter.getFinishedSpans();
@@ -100,7 +100,7 @@ describe('tracing', () => {
       useContextManager();
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ api: otel, tracer }));
+      registry.instrument(tracing({ api: otel, tracer, conventions: [genAiSpans] }));
       registry.add(AgentStreamStage.Wrap, async function* audit(context, next) {
         tracer.startSpan('audit start').end();
         for await (const event of next(context)) {
@@ -144,7 +144,7 @@ describe('tracing', () => {
     it('has no parent, while the library spans still nest', async () => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ api: otel, tracer }));
+      registry.instrument(tracing({ api: otel, tracer, conventions: [genAiSpans] }));
       registry.add(ExecuteToolStage.Wrap, async function* mine(context, next) {
         tracer.startSpan('mine').end();
         yield* next(context);

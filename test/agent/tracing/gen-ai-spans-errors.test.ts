@@ -1,16 +1,16 @@
 import * as otel from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, AgentStreamStage, type Model, type ModelStreamEvent, type Tool } from '../../src/agent/index';
-import { tracing } from '../../src/middleware/index';
-import { failingTurn, ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
+import { MiddlewareRegistry } from '../../../src/core/index';
+import { Agent, AgentStreamStage, genAiSpans, type Model, type ModelStreamEvent, type Tool } from '../../../src/agent/index';
+import { tracing } from '../../../src/middleware/index';
+import { failingTurn, ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { NamedModel, recording, tree, UNSET, ERROR, setups, useContextManager } from './gen-ai-recording';
 
 afterEach(() => {
   otel.context.disable();
 });
 
-describe('tracing', () => {
+describe('genAiSpans', () => {
   describe('when an error crosses several spans', () => {
     it.each(setups)(
       'records the exception once, on the innermost span, and marks every span it crossed ERROR ($setup)',
@@ -44,7 +44,7 @@ describe('tracing', () => {
     it('marks the spans it crossed interrupted, never ERROR, with no exception event', async () => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ tracer, now: () => 0 }));
+      registry.instrument(tracing({ tracer, now: () => 0, conventions: [genAiSpans] }));
       const approve: Tool = {
         spec: { name: 'approve', description: 'asks', inputSchema: { type: 'object' } },
         run: (_input, context) => context.interrupt({ name: 'ok?' }),
@@ -89,7 +89,7 @@ describe('tracing', () => {
     ])('sets error.type from $thrown', async ({ model, type }) => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ tracer }));
+      registry.instrument(tracing({ tracer, conventions: [genAiSpans] }));
       await expect(new Agent({ model: model(), registry }).invoke('Hi')).rejects.toBeDefined();
       const chat = exporter.getFinishedSpans().find((span) => span.name === 'chat test-model');
       expect([chat?.status.code, chat?.attributes['error.type']]).toEqual([ERROR, type]);
@@ -100,7 +100,7 @@ describe('tracing', () => {
     it('leaves the attribute out and runs the invoke unchanged', async () => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ tracer }));
+      registry.instrument(tracing({ tracer, conventions: [genAiSpans] }));
       const model = new ScriptedModel([textTurn('Hi.')]);
       Object.defineProperty(model, 'modelId', {
         get() {
@@ -118,7 +118,7 @@ describe('tracing', () => {
     it('records the handler event and the agent span as interrupted, with no exception', async () => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ tracer }));
+      registry.instrument(tracing({ tracer, conventions: [genAiSpans] }));
       registry.add(AgentStreamStage.Input, function askFirst(context) {
         context.interrupt({ name: 'proceed' });
         return context;
@@ -144,7 +144,7 @@ describe('tracing', () => {
     it('names the span chat alone and sets no request model', async () => {
       const { exporter, tracer } = recording();
       const registry = new MiddlewareRegistry();
-      registry.instrument(tracing({ tracer }));
+      registry.instrument(tracing({ tracer, conventions: [genAiSpans] }));
       await new Agent({ model: new ScriptedModel([textTurn('Hi.')]), registry }).invoke('Hi');
       const chat = exporter.getFinishedSpans().find((span) => span.attributes['gen_ai.operation.name'] === 'chat');
       expect([chat?.name, 'gen_ai.request.model' in (chat?.attributes ?? {})]).toEqual(['chat', false]);

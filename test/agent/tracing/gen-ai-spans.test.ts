@@ -1,16 +1,16 @@
 import * as otel from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, InvokeModelStage, MemorySessionStore, type Tool } from '../../src/agent/index';
-import { retry, tracing } from '../../src/middleware/index';
-import { failingTurn, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';
+import { MiddlewareRegistry } from '../../../src/core/index';
+import { Agent, InvokeModelStage, MemorySessionStore, type Tool } from '../../../src/agent/index';
+import { retry, tracing } from '../../../src/middleware/index';
+import { failingTurn, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../../src/testing/index';
 import { NamedModel, recording, tree, layer, INTERNAL, CLIENT, UNSET, ERROR, setups, useContextManager } from './gen-ai-recording';
 
 afterEach(() => {
   otel.context.disable();
 });
 
-describe('tracing', () => {
+describe('genAiSpans', () => {
   describe('an agent run with a retried model call and two tool calls, one of which throws', () => {
     const overloaded = new Error('overloaded');
     const broke = new Error('tool broke');
@@ -223,5 +223,40 @@ describe('tracing', () => {
         expect(new Set(exporter.getFinishedSpans().map((span) => span.spanContext().traceId)).size).toBe(1);
       },
     );
+  });
+
+  describe('when tracing is not given it', () => {
+    it("names each invoke span after its stage, sets no GenAI attribute and nests no invoke under the run's span", async () => {
+      const { exporter, tracer } = recording();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing({ tracer, now: () => 0 }));
+      const agent = new Agent({ name: 'assistant', model: new NamedModel([textTurn('Hi.')]), registry });
+      await agent.invoke('Hello');
+
+      const spans = exporter.getFinishedSpans();
+      const invokeSpans = tree(spans).filter((span) => span.attributes['staged.phase'] === undefined);
+      expect([invokeSpans, spans.some((span) => Object.keys(span.attributes).some((key) => key.startsWith('gen_ai.')))]).toEqual([
+        [
+          {
+            name: 'invokeModel',
+            parent: undefined,
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: { 'staged.stage': 'invokeModel' },
+            events: [],
+          },
+          { name: 'turn', parent: undefined, kind: INTERNAL, status: UNSET, attributes: { 'staged.stage': 'turn' }, events: [] },
+          {
+            name: 'agentStream',
+            parent: undefined,
+            kind: INTERNAL,
+            status: UNSET,
+            attributes: { 'staged.stage': 'agentStream' },
+            events: [],
+          },
+        ],
+        false,
+      ]);
+    });
   });
 });

@@ -1,22 +1,44 @@
 /**
- * The OpenTelemetry GenAI semantic conventions (v1.41.1, the last release of
- * `open-telemetry/semantic-conventions` that holds them) for the invoke spans
- * of the agent kit's standard stages (MW-190): `invoke_agent` for
+ * The agent kit's span conventions for `tracing()` (`conventions:
+ * [genAiSpans]`): the OpenTelemetry GenAI semantic conventions (v1.41.1, the
+ * last release of `open-telemetry/semantic-conventions` that holds them) for
+ * the invoke spans of the standard stages (MW-190), `invoke_agent` for
  * AgentStreamStage, `chat` for InvokeModelStage, `execute_tool` for
- * ExecuteToolStage. The stages are recognised by identity (one per realm,
- * MW-200); every other stage keeps the library's own span.
+ * ExecuteToolStage, and one span tree per agent run (MW-192, `agent-runs.ts`).
+ * The stages are recognised by identity (one per realm, MW-200); every other
+ * stage is left to the next conventions, or to the library's own span.
  *
  * @packageDocumentation
  */
-import type { InvokeInfo, InvokeOutcome } from '../core/index';
-import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../agent/stage-types';
-import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../agent/stages';
-import { InterruptSignal } from '../agent/interrupts';
-import type { Attributes, Span } from './otel-types';
-import type { FailSpan } from './span-failures';
+import type { InvokeInfo, InvokeOutcome } from '../../core/index';
+import type { InvokeSpan, TracingConventions, TracingSpan } from '../../middleware/index';
+import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../stage-types';
+import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../stages';
+import { InterruptSignal } from '../interrupts';
+import { joinsAgentRun, opensAgentRun } from './agent-runs';
 
-/** The GenAI attribute names `tracing` sets. */
-export const GEN_AI = {
+/**
+ * The agent kit's span conventions, for `tracing({ ..., conventions: [genAiSpans] })`: GenAI names, kinds and
+ * attributes for the invoke spans of AgentStreamStage, InvokeModelStage and ExecuteToolStage (MW-190), and the model,
+ * tool and turn invokes of one agent run nested under its AgentStreamStage terminal span (MW-192).
+ *
+ * @example
+ * ```ts
+ * import * as otel from '@opentelemetry/api';
+ * import { tracing } from 'staged-middleware/middleware';
+ *
+ * registry.instrument(tracing({ api: otel, conventions: [genAiSpans] }));
+ * const assistant = new Agent({ model, tools, registry });
+ * ```
+ */
+export const genAiSpans: TracingConventions = Object.freeze({
+  invokeSpan: genAiSpan,
+  opensRun: opensAgentRun,
+  joinsRun: joinsAgentRun,
+});
+
+/** The GenAI attribute names the conventions set. */
+const GEN_AI = {
   /** `chat`, `execute_tool` or `invoke_agent`. */
   operation: 'gen_ai.operation.name',
   /** The model's `modelId`. */
@@ -42,20 +64,8 @@ export const GEN_AI = {
 /** `SpanKind` of `@opentelemetry/api` (a plain enum there; its values are part of its stable API). */
 const SPAN_KIND = { internal: 0, client: 2 } as const;
 
-/** What a standard stage's invoke span is called and carries. */
-export interface GenAiSpan {
-  /** The span name, `<operation> <subject>` (the operation alone without a subject). */
-  readonly name: string;
-  /** The span kind. */
-  readonly kind: number;
-  /** Attributes known when the invoke starts. */
-  readonly attributes: Attributes;
-  /** Sets the attributes only the outcome tells, and fails the span when the outcome is a failure the core does not see. */
-  readonly end: (span: Span, outcome: InvokeOutcome, fail: FailSpan) => void;
-}
-
-/** The GenAI span of an invoke of a standard stage, or undefined for any other stage. */
-export function genAiSpan(info: InvokeInfo): GenAiSpan | undefined {
+/** The GenAI span of an invoke of a standard stage, named `<operation> <subject>` (the operation alone without a subject), or undefined for any other stage. */
+function genAiSpan(info: InvokeInfo): InvokeSpan | undefined {
   if (info.stage === InvokeModelStage) return chatSpan(info.context as Partial<InvokeModelContext>);
   if (info.stage === ExecuteToolStage) return toolSpan(info.context as Partial<ExecuteToolContext>);
   if (info.stage === AgentStreamStage) return agentSpan(info.context as Partial<AgentStreamContext>);
@@ -63,14 +73,14 @@ export function genAiSpan(info: InvokeInfo): GenAiSpan | undefined {
 }
 
 /** InvokeModelStage: one model call, a client span named after the model. */
-function chatSpan(context: Partial<InvokeModelContext>): GenAiSpan {
+function chatSpan(context: Partial<InvokeModelContext>): InvokeSpan {
   const model = text(read(read(context, 'model'), 'modelId'));
   const conversation = text(read(read(context, 'agent'), 'sessionId'));
   return {
     name: model === undefined ? 'chat' : `chat ${model}`,
     kind: SPAN_KIND.client,
     attributes: { [GEN_AI.operation]: 'chat', [GEN_AI.requestModel]: model, [GEN_AI.conversationId]: conversation },
-    end: (span, outcome, fail) => {
+    end: (span, outcome) => {
       if (outcome.status === 'success') {
         const usage = read(outcome.result, 'usage');
         const stopReason = text(read(outcome.result, 'stopReason'));
@@ -80,13 +90,13 @@ function chatSpan(context: Partial<InvokeModelContext>): GenAiSpan {
           [GEN_AI.finishReasons]: stopReason === undefined ? undefined : [stopReason],
         });
       }
-      endFailure(span, outcome, fail);
+      setErrorType(span, outcome);
     },
   };
 }
 
 /** ExecuteToolStage: one tool call, an internal span named after the tool. */
-function toolSpan(context: Partial<ExecuteToolContext>): GenAiSpan {
+function toolSpan(context: Partial<ExecuteToolContext>): InvokeSpan {
   const toolUse = read(context, 'toolUse');
   const tool = text(read(toolUse, 'name'));
   return {
@@ -102,20 +112,20 @@ function toolSpan(context: Partial<ExecuteToolContext>): GenAiSpan {
         span.setAttribute(GEN_AI.errorType, errorType(error) ?? '_OTHER');
         return;
       }
-      endFailure(span, outcome, fail);
+      setErrorType(span, outcome);
     },
   };
 }
 
 /** AgentStreamStage: one agent run, an internal span named after the agent. */
-function agentSpan(context: Partial<AgentStreamContext>): GenAiSpan {
+function agentSpan(context: Partial<AgentStreamContext>): InvokeSpan {
   const agent = read(context, 'agent');
   const name = text(read(agent, 'name'));
   return {
     name: name === undefined ? 'invoke_agent' : `invoke_agent ${name}`,
     kind: SPAN_KIND.internal,
     attributes: { [GEN_AI.operation]: 'invoke_agent', [GEN_AI.agentName]: name, [GEN_AI.conversationId]: text(read(agent, 'sessionId')) },
-    end: (span, outcome, fail) => {
+    end: (span, outcome) => {
       if (outcome.status === 'success') {
         const usage = read(outcome.result, 'usage');
         span.setAttributes({
@@ -123,15 +133,14 @@ function agentSpan(context: Partial<AgentStreamContext>): GenAiSpan {
           [GEN_AI.outputTokens]: count(read(usage, 'outputTokens')),
         });
       }
-      endFailure(span, outcome, fail);
+      setErrorType(span, outcome);
     },
   };
 }
 
-/** `error.type` for a failed invoke; an interrupt is no failure, so it gets none. */
-function endFailure(span: Span, outcome: InvokeOutcome, fail: FailSpan): void {
+/** `error.type` for a failed invoke (`tracing` has marked the span failed); an interrupt is no failure, so it gets none. */
+function setErrorType(span: TracingSpan, outcome: InvokeOutcome): void {
   if (outcome.status !== 'error') return;
-  fail(span, outcome.error);
   const type = errorType(outcome.error);
   if (type !== undefined) span.setAttribute(GEN_AI.errorType, type);
 }
