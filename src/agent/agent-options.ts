@@ -7,7 +7,7 @@ import { checkBlocks } from './block-check';
 import { cannotCopy, invalid } from './errors';
 import type { Message } from './message-types';
 import type { AgentSession, AgentSnapshot } from './snapshot-types';
-import type { AgentParent } from './stage-types';
+import type { AgentParent } from './view';
 import type { Model } from './model-types';
 import type { Tool, ToolChoice } from './tool-types';
 import { readProblem, type PathStep } from './value-walk';

@@ -3,16 +3,15 @@ import { toSystemBlocks, type SystemContentBlock } from '../core/index';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { checkMessages, readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
-import { cannotCopy, invalid } from './errors';
-import { frozenCopy } from './freeze';
+import { invalid } from './errors';
+import { frozenCopy, frozenRecordCopy } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
 import type { Conversation } from './run-state';
 import { readSnapshot } from './snapshot';
 import type { AgentSession, SessionStore } from './snapshot-types';
-import type { AgentParent } from './stage-types';
-import { readProblem } from './value-walk';
+import type { AgentParent } from './view';
 
 /** What `new Agent()` keeps of its options: each read once, checked, and copied. */
 export interface AgentSetup {
@@ -198,24 +197,6 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
     specs.push(spec as ToolSpec);
   }
   return { byName, specs: Object.freeze(specs) };
-}
-
-/**
- * The model state a caller gives (or assigns), as a frozen plain object: a
- * class instance's own enumerable properties are taken into a plain object first.
- *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
- */
-export function frozenRecordCopy(value: unknown, path: string): Record<string, unknown> {
-  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
-  let plain: object = value;
-  try {
-    const prototype = Object.getPrototypeOf(value) as unknown;
-    if (prototype !== Object.prototype && prototype !== null) plain = { ...value };
-  } catch (error) {
-    throw cannotCopy(readProblem(path, [], error), error);
-  }
-  return frozenCopy(plain as Record<string, unknown>, path);
 }
 
 /**

@@ -6,14 +6,13 @@
  * @packageDocumentation
  */
 import type { OwnedAbortController } from '../core/internal';
-import type { MiddlewareRegistry } from '../core/index';
+import type { Contribution, MiddlewareRegistry } from '../core/index';
 import type { SystemContentBlock } from '../core/index';
 import type { History } from './history';
 import type { Model, Usage } from './model-types';
 import type { SuspendedRun } from './suspended-run';
-import type { ScopeMemo } from './run-scope';
 import type { AgentSession } from './snapshot-types';
-import type { AgentView } from './stage-types';
+import type { AgentView } from './view';
 import type { Tool, ToolChoice, ToolSpec } from './tool-types';
 
 /** The agent's setup and its committed conversation state, as the run functions see them. */
@@ -50,4 +49,16 @@ export interface AgentState {
   usage: Usage;
   /** The controller of the running run, if one is going. */
   running: OwnedAbortController | undefined;
+}
+
+/** The last tool list a run resolved, so runs with the same contributions share one view. */
+export interface ScopeMemo {
+  /** The contributions it was built from (the registry hands out the same array while nothing changes). */
+  readonly contributions: readonly Contribution<Tool>[];
+  /** Its tools by name. */
+  readonly tools: ReadonlyMap<string, Tool>;
+  /** Its specs. */
+  readonly toolSpecs: readonly ToolSpec[];
+  /** Its view. */
+  readonly view: AgentView;
 }

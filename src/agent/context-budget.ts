@@ -15,11 +15,11 @@ import type {
   ContextCompressedEvent,
   ContextResultEvent,
   MiddlewareModelCaller,
-} from './context-types';
+} from './stage-types';
 import type { History } from './history';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
-import type { AgentView } from './stage-types';
+import type { AgentView } from './view';
 import { CompressContextStage } from './stages';
 import type { SystemContentBlock } from '../core/index';
 import type { ToolSpec } from './tool-types';

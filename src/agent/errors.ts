@@ -165,15 +165,6 @@ export function invalidParts(call: string, problem: string): MiddlewareError {
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${call}: ${problem}.` });
 }
 
-/** The error of a realm whose standard-stage key `key` holds something other than the package's standard stages (MW-200). */
-export function foreignStandardStage(name: string, found: unknown, key: string): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_INVALID_STAGE',
-    stage: name,
-    message: `staged-middleware/agent found ${describeValue(found)} as the "${name}" standard stage under globalThis[Symbol.for('${key}')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
-  });
-}
-
 /** The error of a value provided under `ToolsKey` that is not a tool (MW-160), failing its bundle's `setup`. */
 export function notATool(tool: unknown): MiddlewareError {
   return new MiddlewareError({

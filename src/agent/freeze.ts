@@ -2,9 +2,14 @@
  * Copy-once freezing for values entering the agent: the caller's objects are
  * copied (so the freeze never reaches them), the copies frozen, and anything
  * already frozen taken as it is (so a value is frozen once, however often it moves).
+ * The model state a caller gives and the results handlers make are frozen here too.
  */
+import { describeValue } from '../util/describe-value';
+import { isObject } from '../util/is-object';
 import { setOwnEntry } from '../util/own-entry';
-import { cannotCopy } from './errors';
+import { cannotCopy, invalid } from './errors';
+import type { AgentEvent } from './stage-types';
+import { isModelResult, isToolResult } from './stages';
 import { cycleProblem, depthProblem, MAX_DEPTH, readProblem, type PathStep } from './value-walk';
 
 /** Why a copy stopped; turned into the public error once, at the top of the walk. */
@@ -118,4 +123,33 @@ function copyObject(value: object, copying: Copying): object {
     copying.steps.pop();
   }
   return Object.freeze(copy);
+}
+
+/**
+ * The model state a caller gives (or assigns), as a frozen plain object: a
+ * class instance's own enumerable properties are taken into a plain object first.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
+ */
+export function frozenRecordCopy(value: unknown, path: string): Record<string, unknown> {
+  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
+  let plain: object = value;
+  try {
+    const prototype = Object.getPrototypeOf(value) as unknown;
+    if (prototype !== Object.prototype && prototype !== null) plain = { ...value };
+  } catch (error) {
+    throw cannotCopy(readProblem(path, [], error), error);
+  }
+  return frozenCopy(plain as Record<string, unknown>, path);
+}
+
+/**
+ * A model or tool result as the loop keeps it: frozen. The terminals' own
+ * results are; one a handler made is copied (a tool result's `error` kept as
+ * it is) before it is yielded, so no one downstream can change what the loop goes on with.
+ */
+export function freezeResultEvent(event: AgentEvent): AgentEvent {
+  if (isModelResult(event)) return frozenCopy(event, 'modelResult');
+  if (!isToolResult(event) || (Object.isFrozen(event) && Object.isFrozen(event.toolResult))) return event;
+  return Object.freeze({ ...event, toolResult: frozenCopy(event.toolResult, 'toolResult') });
 }

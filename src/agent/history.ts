@@ -5,7 +5,8 @@ import { frozenCopy } from './freeze';
 import type { Message } from './message-types';
 import type { Model } from './model-types';
 import type { ToolChoice, ToolSpec } from './tool-types';
-import type { AgentView, InvokeModelContext } from './stage-types';
+import type { InvokeModelContext } from './stage-types';
+import type { AgentView } from './view';
 import { isObject } from '../util/is-object';
 
 /**

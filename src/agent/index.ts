@@ -38,7 +38,7 @@ export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
 export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
-export type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent } from './context-types';
+export type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent } from './stage-types';
 export { mergeTurnAction, readTurnResult, turnAction, turnTerminal } from './turn-action';
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session-store';
@@ -46,7 +46,7 @@ export type { FileSessionStoreOptions, SessionFiles } from './session-store';
 export type { AgentSession, AgentSnapshot, SessionStore } from './snapshot-types';
 export type { ErrorsAsAnswersOptions } from './errors-as-answers';
 export type { TurnDecider } from './turn-action';
-export type { TurnAction, TurnContext, TurnResultEvent } from './turn-types';
+export type { TurnAction, TurnContext, TurnResultEvent } from './stage-types';
 export { createModelContext, History } from './history';
 export type { ModelContextParts } from './history';
 export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
@@ -96,7 +96,6 @@ export type {
   AgentEvent,
   AgentResultEvent,
   AgentStreamContext,
-  AgentView,
   ExecuteToolContext,
   ExecuteToolEvent,
   InterruptEvent,
@@ -105,3 +104,4 @@ export type {
   ModelResultEvent,
   ToolResultEvent,
 } from './stage-types';
+export type { AgentView } from './view';

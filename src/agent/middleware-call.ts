@@ -5,13 +5,12 @@
  * state, and counted apart in `middlewareUsage` (MW-166).
  */
 
-import type { MiddlewareModelCall, MiddlewareModelCaller, MiddlewareUsage } from './context-types';
+import type { MiddlewareModelCall, MiddlewareModelCaller, MiddlewareUsage, ModelResultEvent } from './stage-types';
 import { createModelContext } from './history';
-import { freezeResultEvent } from './kept';
+import { freezeResultEvent } from './freeze';
 import { modelTerminal } from './model-terminal';
 import type { Model, Usage } from './model-types';
 import type { RunScope } from './run-scope';
-import type { ModelResultEvent } from './stage-types';
 import { InvokeModelStage } from './stages';
 import { addUsage, ZERO_USAGE } from './usage';
 import { invalidMiddlewareCall } from './errors';

@@ -5,13 +5,12 @@
  * view naming them, and the context budgets in scope (MW-160 – MW-163).
  */
 import type { Middleware } from '../core/index';
-import type { Contribution } from '../core/index';
 import type { MiddlewareRegistry } from '../core/index';
 import type { AgentState } from './agent-state';
 import { toolsFrom, ToolsKey } from './agent-tools';
 import { ContextBudgetKey, readBudget } from './context-budget';
-import type { ContextBudget } from './context-types';
-import type { AgentView } from './stage-types';
+import type { ContextBudget } from './stage-types';
+import type { AgentView } from './view';
 import type { Tool, ToolSpec } from './tool-types';
 
 /** A run's registry, tools, view and budgets. */
@@ -26,18 +25,6 @@ export interface RunScope {
   readonly view: AgentView;
   /** The context budgets in scope, in contribution order. */
   readonly budgets: readonly ContextBudget[];
-}
-
-/** The last tool list a run resolved, so runs with the same contributions share one view. */
-export interface ScopeMemo {
-  /** The contributions it was built from (the registry hands out the same array while nothing changes). */
-  readonly contributions: readonly Contribution<Tool>[];
-  /** Its tools by name. */
-  readonly tools: ReadonlyMap<string, Tool>;
-  /** Its specs. */
-  readonly toolSpecs: readonly ToolSpec[];
-  /** Its view. */
-  readonly view: AgentView;
 }
 
 const NO_BUDGETS: readonly ContextBudget[] = Object.freeze([]);

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { MiddlewareUsage } from './context-types';
+import type { MiddlewareUsage } from './stage-types';
 import type { History } from './history';
 import type { Usage } from './model-types';
 import type { SuspendedRun } from './suspended-run';

@@ -5,10 +5,9 @@
 import { describeValue } from '../util/describe-value';
 import { setOwnEntry } from '../util/own-entry';
 import { checkMessages } from './agent-options';
-import { frozenRecordCopy } from './agent-setup';
 import { checkBlocks, checkRecordedResult } from './block-check';
 import { invalid, snapshotTooNew } from './errors';
-import { frozenCopy } from './freeze';
+import { frozenCopy, frozenRecordCopy } from './freeze';
 import type { SuspendedRun, PendingTurn } from './suspended-run';
 import { History } from './history';
 import { toJsonValue } from './json-value';

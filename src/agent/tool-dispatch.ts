@@ -7,7 +7,7 @@
 
 import type { PendingTurn } from './suspended-run';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
-import { freezeResultEvent } from './kept';
+import { freezeResultEvent } from './freeze';
 import type { ToolResultBlock } from './message-types';
 import type { Usage } from './model-types';
 import type { RunScope } from './run-scope';

@@ -11,7 +11,7 @@ import { invalidTurn, invalidTurnDecider } from './errors';
 import { frozenCopy } from './freeze';
 import type { Message } from './message-types';
 import { isTurnResult } from './stages';
-import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from './turn-types';
+import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from './stage-types';
 import { isObject } from '../util/is-object';
 
 /** The roles a message may have; a JavaScript caller may give any value. */

@@ -6,7 +6,7 @@ import type { Attempt } from './run-state';
 import type { RunScope } from './run-scope';
 import { TurnStage } from './stages';
 import { readTurnResult, turnTerminal } from './turn-action';
-import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from './turn-types';
+import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from './stage-types';
 
 /**
  * Invokes TurnStage for a completed turn and returns its result, checked and

@@ -10,10 +10,9 @@ import type { SystemContentBlock } from '../core/index';
 import type { TerminalCall } from '../core/index';
 import type { AgentState } from './agent-state';
 import { compressIfOver } from './context-budget';
-import type { MiddlewareUsage } from './context-types';
 import { History } from './history';
 import type { Message, ToolResultBlock, ToolUseBlock } from './message-types';
-import { freezeResultEvent } from './kept';
+import { freezeResultEvent } from './freeze';
 import { nextMacrotask } from './macrotask';
 import { ModelCall } from './model-call';
 import type { StopReason, Usage } from './model-types';
@@ -24,11 +23,18 @@ import type { Attempt, Conversation, RunState, RunTally } from './run-state';
 import { Passage, Relay, type RelayedGenerator } from './relay';
 import type { RunScope } from './run-scope';
 import { saveRacing } from './session-saves';
-import type { AgentEvent, AgentResultEvent, AgentStreamContext, ModelResultEvent } from './stage-types';
+import type {
+  AgentEvent,
+  AgentResultEvent,
+  AgentStreamContext,
+  MiddlewareUsage,
+  ModelResultEvent,
+  StoppedBy,
+  TurnInfo,
+} from './stage-types';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from './tool-types';
 import { decideTurn } from './turn-decision';
-import type { StoppedBy, TurnInfo } from './turn-types';
 import { addUsage, ZERO_USAGE } from './usage';
 
 /** What every terminal call of one run shares. */

@@ -9,7 +9,7 @@ import { checkOptionsObject, optionalFunction } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import type { Next, HandlerCall } from '../../core/index';
 import { ContextBudgetKey } from '../context-budget';
-import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../context-types';
+import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../stage-types';
 import type { CachePointBlock, ContentBlock, Message } from '../message-types';
 import type { Model } from '../model-types';
 import { CompressContextStage, isContextResult } from '../stages';
