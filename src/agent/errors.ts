@@ -2,10 +2,10 @@
  * The errors of the agent kit: the table of the codes it adds (code → rule of
  * `spec/SPEC.md` → meaning), and the message builders of its options, runs,
  * turns, interrupts, snapshots, contributed tools and middleware; those of
- * calling the model and tools are in `call-errors.ts`. The codes of the core
+ * calling the model and tools are in `tools/call-errors.ts`. The codes of the core
  * it raises too (`ERR_INVALID_OPTIONS`, `ERR_INVALID_HANDLER`,
  * `ERR_INVALID_STAGE`, `ERR_NO_RESULT`) are in the core's table,
- * `errors/codes.ts`.
+ * `core/error-codes.ts`.
  *
  * @packageDocumentation
  */

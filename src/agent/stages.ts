@@ -16,7 +16,7 @@ import type {
   TurnContext,
   TurnEvent,
   TurnResultEvent,
-} from './stage-types';
+} from './types/stages';
 
 /** Marks an event object of the given kind; every guard below is built from it. */
 function hasType(event: unknown, type: string): boolean {

@@ -9,9 +9,9 @@
  * @packageDocumentation
  */
 import type { InvokeInfo, InvokeOutcome } from '../core/index';
-import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../agent/stage-types';
+import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../agent/types/stages';
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../agent/stages';
-import { InterruptSignal } from '../agent/interrupts';
+import { InterruptSignal } from '../agent/session/interrupts';
 import type { Attributes, Span } from './otel-types';
 import type { FailSpan } from './span-failures';
 

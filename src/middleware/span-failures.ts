@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type { Span } from './otel-types';
-import { InterruptSignal } from '../agent/interrupts';
+import { InterruptSignal } from '../agent/session/interrupts';
 
 /** Status code ERROR of `@opentelemetry/api` (a const enum there; the value is part of its stable API). */
 const STATUS_ERROR = 2;

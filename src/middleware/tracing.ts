@@ -14,7 +14,7 @@ import { parentingFor, spanOf, type Parenting } from './span-parenting';
 import { errorMessage, spanFailures, type FailSpan } from './span-failures';
 import { genAiSpan } from './gen-ai-spans';
 import { runParents, type RunParents } from './run-parents';
-import { InterruptSignal } from '../agent/interrupts';
+import { InterruptSignal } from '../agent/session/interrupts';
 import { traceLayer, type LayerRecord, type Shared } from './layer-spans';
 import { TRACING_ATTRIBUTES } from './tracing-attributes';
 import { isObject } from '../util/is-object';

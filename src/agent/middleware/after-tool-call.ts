@@ -9,8 +9,8 @@
 import { MiddlewareResult } from '../../core/index';
 import type { OutputHandler } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
-import type { JsonBlock, TextBlock } from '../message-types';
-import type { ToolResultEvent } from '../stage-types';
+import type { JsonBlock, TextBlock } from '../types/message';
+import type { ToolResultEvent } from '../types/stages';
 
 /** The fields of a tool result an `afterToolCall` hook may set (each left out, or `undefined`, keeps what is there). */
 export interface ToolResultPatch {

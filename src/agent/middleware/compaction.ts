@@ -8,10 +8,10 @@ import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import type { Next, HandlerCall } from '../../core/index';
-import { ContextBudgetKey } from '../context-budget';
-import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../stage-types';
-import type { CachePointBlock, ContentBlock, Message } from '../message-types';
-import type { Model } from '../model-types';
+import { ContextBudgetKey } from '../loop/context-budget';
+import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../types/stages';
+import type { CachePointBlock, ContentBlock, Message } from '../types/message';
+import type { Model } from '../types/model';
 import { CompressContextStage, isContextResult } from '../stages';
 import { isObject } from '../../util/is-object';
 

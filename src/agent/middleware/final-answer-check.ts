@@ -11,8 +11,8 @@ import { invalidOption, middlewareFailed } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction, positiveInteger } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import type { Next, HandlerCall } from '../../core/index';
-import type { Message } from '../message-types';
-import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from '../stage-types';
+import type { Message } from '../types/message';
+import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from '../types/stages';
 import { isModelResult } from '../stages';
 
 /** Options of {@link checkFinalAnswer}. */

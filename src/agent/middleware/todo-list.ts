@@ -10,12 +10,12 @@ import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import { ToolsKey } from '../agent-tools';
-import type { Message, ToolUseBlock } from '../message-types';
-import type { Model, ModelCallOptions } from '../model-types';
-import type { InvokeModelContext } from '../stage-types';
+import { ToolsKey } from '../tools/agent-tools';
+import type { Message, ToolUseBlock } from '../types/message';
+import type { Model, ModelCallOptions } from '../types/model';
+import type { InvokeModelContext } from '../types/stages';
 import { InvokeModelStage } from '../stages';
-import type { JsonSchema, Tool } from '../tool-types';
+import type { JsonSchema, Tool } from '../types/tool';
 import { parseWithZod } from './lazy-zod';
 
 /** Where an item stands. */
