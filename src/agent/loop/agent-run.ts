@@ -14,7 +14,7 @@ import { agentBusy } from '../errors';
 import { startOrResume, type RunStart } from '../session/suspended-run';
 import { interruptFor, InterruptSignal, type ResponseStore } from '../session/interrupts';
 import { NO_MIDDLEWARE_USAGE } from '../model/middleware-call';
-import { link } from '../setup/run-signal';
+import { linkCallerSignal } from '../setup/run-signal';
 import { Passage, Relay, type RelayedGenerator } from '../relay';
 import { openRunScope } from '../setup/run-scope';
 import type { Conversation, RunState, RunTally } from '../setup/run-state';
@@ -32,35 +32,35 @@ import { ZERO_USAGE } from '../setup/usage';
  * @throws MiddlewareError `ERR_AGENT_BUSY`, `ERR_INTERRUPT_PENDING` or `ERR_INVALID_OPTIONS` when it starts (see `Agent.stream`).
  */
 export function runAgent(
-  core: AgentState,
+  agent: AgentState,
   input: AgentInput,
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
 ): AsyncGenerator<AgentEvent, void, undefined> {
-  return new Relay(run(core, input, options, resume));
+  return new Relay(run(agent, input, options, resume));
 }
 
 /** One run; the events of its AgentStreamStage invoke pass through its relay. */
 async function* run(
-  core: AgentState,
+  agent: AgentState,
   input: AgentInput,
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
 ): RelayedGenerator<AgentEvent> {
-  if (core.running !== undefined) {
+  if (agent.running !== undefined) {
     throw agentBusy();
   }
   // Everything read from the caller is read here, before the agent counts as running, so a
   // value that fails to read or copy rejects this run and leaves the agent free for the next.
   const settings = readRunOptions(options, resume);
-  const begin = startOrResume(core.halt, readInput(input), settings.responses, settings.invocationState);
+  const begin = startOrResume(agent.halt, readInput(input), settings.responses, settings.invocationState);
   // The run's bundles and tool list: a bundle or tool that cannot join refuses the run before it starts.
-  const scope = openRunScope(core, settings.use);
+  const scope = openRunScope(agent, settings.use);
   // Flagged: every stage invoke of the run reads its flag on each event instead of the signal (`abort-flag.ts`).
   const controller = new OwnedAbortController();
-  const unlink = link(settings, controller);
-  core.running = controller;
-  const start: Conversation = { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
+  const unlink = linkCallerSignal(settings, controller);
+  agent.running = controller;
+  const start: Conversation = { history: agent.history, modelState: agent.modelState, halt: agent.halt, usage: agent.usage };
   const tally: RunTally = {
     usage: ZERO_USAGE,
     middlewareUsage: NO_MIDDLEWARE_USAGE,
@@ -75,7 +75,7 @@ async function* run(
     late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined),
   };
   const raised = new WeakSet();
-  const { session } = core;
+  const { session } = agent;
   // The conversation state last saved to the session during this run, if any.
   let saved: Conversation | undefined;
   const persist =
@@ -85,7 +85,7 @@ async function* run(
           saved = conversation;
           await session.store.save(session.id, toSnapshot(conversation, `the session "${session.id}"`));
         };
-  const loop: LoopRun = { core, scope, start, begin, store, tally, persist };
+  const loop: LoopRun = { agent, scope, start, begin, store, tally, persist };
   let committed = false;
   // Set when a commit is to be saved before the next event reaches the caller.
   let unsaved = false;
@@ -107,14 +107,14 @@ async function* run(
       get: () => ({ outcome: undefined }),
       set: (next) => {
         // Called by the core before the final event is delivered, and only when a terminal call completed.
-        commit(core, next.outcome as Conversation);
+        commit(agent, next.outcome as Conversation);
         committed = true;
         unsaved = persist !== undefined;
       },
     };
     /** Saves the commit before `event` reaches the caller; a cancel while the store has not answered cancels the run. */
     const saveBefore = async (event: AgentEvent): Promise<AgentEvent> => {
-      if (persist !== undefined) await saveRacing(persist(current(core)), controller.signal);
+      if (persist !== undefined) await saveRacing(persist(conversationOf(agent)), controller.signal);
       return event;
     };
     try {
@@ -124,7 +124,7 @@ async function* run(
         (event) => {
           // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.
           if (tally.closed !== undefined && !tally.completed && !committed && isAgentResult(event)) {
-            commit(core, tally.closed);
+            commit(agent, tally.closed);
             committed = true;
             unsaved = persist !== undefined;
           }
@@ -142,7 +142,7 @@ async function* run(
         // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
         const interrupts = (error as InterruptSignal).interrupts;
         const halted: Conversation = { ...start, halt: haltedRun(begin, interrupts) };
-        commit(core, halted);
+        commit(agent, halted);
         committed = true;
         try {
           if (persist !== undefined) await saveRacing(persist(halted), controller.signal);
@@ -157,7 +157,7 @@ async function* run(
           return;
         }
       }
-      commit(core, start);
+      commit(agent, start);
       // Before the result: a store that answers at once is back where the agent is when the caller learns of the cancel.
       putBack();
       yield agentResult('cancelled', undefined, NO_INTERRUPTS, tally.usage, undefined, tally.middlewareUsage);
@@ -166,8 +166,8 @@ async function* run(
     tally.ended = true;
     // A run that committed nothing (it failed, was cancelled or closed, or no terminal call completed)
     // leaves the conversation as it started, dropping whatever was assigned to agent.modelState meanwhile.
-    if (!committed) commit(core, start);
-    core.running = undefined;
+    if (!committed) commit(agent, start);
+    agent.running = undefined;
     unlink();
     // The session got turns of a run that did not commit: it goes back to the state the agent is in.
     putBack();
@@ -175,8 +175,8 @@ async function* run(
 }
 
 /** The agent's conversation state as it is now. */
-function current(core: AgentState): Conversation {
-  return { history: core.history, modelState: core.modelState, halt: core.halt, usage: core.usage };
+function conversationOf(agent: AgentState): Conversation {
+  return { history: agent.history, modelState: agent.modelState, halt: agent.halt, usage: agent.usage };
 }
 
 /** The halt of a run stopped by a question about the whole run: the run as it started, to be replayed. */
@@ -191,9 +191,9 @@ function haltedRun(begin: RunStart, interrupts: readonly Interrupt[]): Conversat
 }
 
 /** Makes `conversation` the agent's conversation state. */
-function commit(core: AgentState, conversation: Conversation): void {
-  core.history = conversation.history;
-  core.modelState = conversation.modelState;
-  core.halt = conversation.halt;
-  core.usage = conversation.usage;
+function commit(agent: AgentState, conversation: Conversation): void {
+  agent.history = conversation.history;
+  agent.modelState = conversation.modelState;
+  agent.halt = conversation.halt;
+  agent.usage = conversation.usage;
 }

@@ -41,7 +41,7 @@ import { ZERO_USAGE } from '../setup/usage';
 export class Agent {
   /** The registry whose handlers run around every stage of the agent. */
   readonly registry: MiddlewareRegistry;
-  private readonly core: AgentState;
+  private readonly state: AgentState;
 
   /**
    * Creates an agent. Everything given is read and copied once, so the
@@ -56,7 +56,7 @@ export class Agent {
     const setup = readAgentOptions(options);
     this.registry = setup.registry ?? new MiddlewareRegistry();
     const { restored, session } = setup;
-    this.core = {
+    this.state = {
       registry: this.registry,
       model: setup.model,
       tools: setup.tools,
@@ -71,7 +71,7 @@ export class Agent {
       }),
       inheritTools: setup.inheritTools,
       maxTurns: setup.maxTurns,
-      scopeMemo: undefined,
+      toolListCache: undefined,
       session,
       history: restored?.history ?? new History(setup.messages),
       modelState: restored?.modelState ?? setup.modelState,
@@ -80,7 +80,7 @@ export class Agent {
       running: undefined,
     };
     // A contributed tool that takes one of the agent's names is found now, not on the first run.
-    openRunScope(this.core, []);
+    openRunScope(this.state, []);
   }
 
   /**
@@ -111,7 +111,7 @@ export class Agent {
    *   JSON cannot carry, naming it.
    */
   snapshot(): AgentSnapshot {
-    const { history, modelState, halt, usage } = this.core;
+    const { history, modelState, halt, usage } = this.state;
     return toSnapshot({ history, modelState, halt, usage }, 'agent.snapshot()');
   }
 
@@ -121,12 +121,12 @@ export class Agent {
    * succeeds, just before its agent result is delivered.
    */
   get messages(): readonly Message[] {
-    return this.core.history.messages;
+    return this.state.history.messages;
   }
 
   /** The model state (frozen). The model's changes reach it only when its chain and then the whole run succeed. */
   get modelState(): Record<string, unknown> {
-    return this.core.modelState;
+    return this.state.modelState;
   }
 
   /**
@@ -135,17 +135,17 @@ export class Agent {
    * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the value is not an object or cannot be copied.
    */
   set modelState(value: Record<string, unknown>) {
-    this.core.modelState = frozenRecordCopy(value, 'agent.modelState');
+    this.state.modelState = frozenRecordCopy(value, 'agent.modelState');
   }
 
   /** Token counts summed over the agent results of the runs that committed (frozen). */
   get usage(): Usage {
-    return this.core.usage;
+    return this.state.usage;
   }
 
   /** The interrupts a halted run is waiting on (frozen; empty when none); during a run, those of its start. */
   get pendingInterrupts(): readonly Interrupt[] {
-    return this.core.halt?.interrupts ?? NO_INTERRUPTS;
+    return this.state.halt?.interrupts ?? NO_INTERRUPTS;
   }
 
   /**
@@ -157,7 +157,7 @@ export class Agent {
    * @returns Whether a run was cancelled.
    */
   cancel(reason?: unknown): boolean {
-    const { running } = this.core;
+    const { running } = this.state;
     if (running === undefined || running.signal.aborted) return false;
     running.abort(reason ?? new Error('The agent run was cancelled.'));
     return true;
@@ -184,7 +184,7 @@ export class Agent {
     options: Omit<AgentRunOptions, 'interruptResponses'> = {},
   ): Promise<AgentResultEvent> {
     let last: AgentEvent | undefined;
-    for await (const event of runAgent(this.core, undefined, options, { responses })) last = event;
+    for await (const event of runAgent(this.state, undefined, options, { responses })) last = event;
     return last as AgentResultEvent;
   }
 
@@ -202,6 +202,6 @@ export class Agent {
    *   they were); `ERR_INVALID_HANDLER` when the model's `stream()` or a tool's `run` cannot be called.
    */
   stream(input: AgentInput, options: AgentRunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
-    return runAgent(this.core, input, options, undefined);
+    return runAgent(this.state, input, options, undefined);
   }
 }

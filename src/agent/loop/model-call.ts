@@ -24,25 +24,25 @@ export class ModelCall {
 
   /** Reads the states the call starts from; nothing runs until {@link ModelCall.events}. */
   constructor(
-    private readonly core: AgentState,
+    private readonly agent: AgentState,
     private readonly scope: RunScope,
     private readonly attempt: Attempt,
     private readonly invocationState: Record<string, unknown>,
     private readonly signal: AbortSignal,
   ) {
     this.before = attempt.modelState;
-    this.assigned = core.modelState;
+    this.assigned = agent.modelState;
   }
 
   /** The invoke's events; drain them, then call {@link ModelCall.end} whatever happened. */
   events(): AsyncGenerator<InvokeModelEvent, void, undefined> {
-    const { core, scope, before } = this;
+    const { agent, scope, before } = this;
     const context = createModelContext({
-      model: core.model,
+      model: agent.model,
       messages: this.attempt.history.messages,
-      systemPrompt: core.systemPrompt,
+      systemPrompt: agent.systemPrompt,
       toolSpecs: scope.toolSpecs,
-      toolChoice: core.toolChoice,
+      toolChoice: agent.toolChoice,
       invocationState: this.invocationState,
       agent: scope.view,
       modelState: before,
@@ -58,6 +58,6 @@ export class ModelCall {
   end(): void {
     this.attempt.modelState = this.written ?? this.before;
     // Whatever a handler assigned to agent.modelState during the invoke is dropped with it.
-    this.core.modelState = this.assigned;
+    this.agent.modelState = this.assigned;
   }
 }

@@ -40,7 +40,7 @@ import { addUsage, ZERO_USAGE } from '../setup/usage';
 /** What every terminal call of one run shares. */
 export interface LoopRun {
   /** The agent. */
-  readonly core: AgentState;
+  readonly agent: AgentState;
   /** The run's registry, tools, view and budgets. */
   readonly scope: RunScope;
   /** The conversation state as it was when the run started. */
@@ -66,7 +66,7 @@ export function turnLoop(
 
 /** The loop of turns; the events of each model call pass through its relay. */
 async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalCall<RunState>): RelayedGenerator<AgentEvent> {
-  const { core, scope, start, begin, store, tally, persist } = loop;
+  const { agent, scope, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
   const attempt: Attempt = {
@@ -81,14 +81,14 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
     attempt.middlewareUsage = addMiddlewareUsage(attempt.middlewareUsage, who, usage);
     tally.middlewareUsage = addMiddlewareUsage(tally.middlewareUsage, who, usage);
   };
-  const invokeModel = middlewareCaller({ scope, model: core.model, invocationState, signal, report });
+  const invokeModel = middlewareCaller({ scope, model: agent.model, invocationState, signal, report });
   const compression = {
     registry: scope.registry,
     budgets: scope.budgets,
     history: attempt.history,
-    systemPrompt: core.systemPrompt ?? NO_BLOCKS,
+    systemPrompt: agent.systemPrompt ?? NO_BLOCKS,
     toolSpecs: scope.toolSpecs,
-    model: core.model,
+    model: agent.model,
     invokeModel,
     invocationState,
     agent: scope.view,
@@ -119,11 +119,13 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
     if (persist !== undefined) await saveRacing(persist(checkpoint), signal);
     const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
     // A decision to go on past the turn limit ends the call instead (MW-143).
-    const limited = !ends && turn.index >= core.maxTurns;
+    const limited = !ends && turn.index >= agent.maxTurns;
     if (!ends && !limited) return undefined;
     attempt.history.append(...decided.onRunEnd);
     if (limited)
-      return finish(agentResult('maxTurns', turn.message, NO_INTERRUPTS, attempt.usage, turnLimit(core.maxTurns), attempt.middlewareUsage));
+      return finish(
+        agentResult('maxTurns', turn.message, NO_INTERRUPTS, attempt.usage, turnLimit(agent.maxTurns), attempt.middlewareUsage),
+      );
     if (decided.stoppedBy !== undefined)
       return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
     return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
@@ -146,7 +148,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       await nextMacrotask();
       if (turn === undefined) {
         yield* compressIfOver(compression);
-        const call = new ModelCall(core, scope, attempt, invocationState, signal);
+        const call = new ModelCall(agent, scope, attempt, invocationState, signal);
         let last: AgentEvent | undefined;
         try {
           // Passed on by the relay, without a generator of its own or this one on every model event.

@@ -1,7 +1,6 @@
 /**
  * `compaction()`: keeps a long history within a context budget by
- * summarising its older messages into one (MW-167), as CubePi's
- * CompactionMiddleware and AgentScope's `on_compress_context` do.
+ * summarising its older messages into one (MW-167).
  */
 import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';

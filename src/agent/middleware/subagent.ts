@@ -1,9 +1,9 @@
 /**
  * `subagent()`: a tool whose call delegates a task to a child agent
- * (MW-169, MW-170), as CubePi's SubagentMiddleware. The child runs on a child
- * registry of the run, so the parent's handlers and instrumentation apply to
- * it; its usage is reported under the tool call; cancelling the parent
- * cancels it; its questions become the parent's and its answers flow back.
+ * (MW-169, MW-170). The child runs on a child registry of the run, so the
+ * parent's handlers and instrumentation apply to it; its usage is reported
+ * under the tool call; cancelling the parent cancels it; its questions
+ * become the parent's and its answers flow back.
  */
 import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';

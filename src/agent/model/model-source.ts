@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import { ignore } from '../tools/abort-race';
+import { ignoreRejection } from '../tools/abort-race';
 import { invalidModelStream } from '../tools/call-errors';
 import type { ModelStreamEvent } from '../types/model';
 
@@ -17,7 +17,7 @@ export function openStream(returned: unknown): AsyncIterator<ModelStreamEvent> {
   if (typeof open !== 'function') {
     const isPromise = typeof (returned as PromiseLike<unknown> | null)?.then === 'function';
     // An async stream() rejecting later must not surface as an unhandled rejection next to this error.
-    if (isPromise) ignore(returned as PromiseLike<unknown>);
+    if (isPromise) ignoreRejection(returned as PromiseLike<unknown>);
     throw invalidModelStream(undefined, { value: returned, isPromise });
   }
   return open.call(returned);
@@ -35,7 +35,7 @@ export async function close(iterator: AsyncIterator<ModelStreamEvent>, aborted: 
     return;
   }
   try {
-    ignore(iterator.return());
+    ignoreRejection(iterator.return());
   } catch {
     // A model that cannot be closed is dropped all the same.
   }

@@ -13,7 +13,7 @@ import { QueuedIterator, type Answer } from '../../core/internal';
 import { reportCompletion, type CompletionReporting } from '../../core/internal';
 import type { TerminalCall } from '../../core/index';
 import { isAwaitable } from '../../util/thenable';
-import { ignore } from '../tools/abort-race';
+import { ignoreRejection } from '../tools/abort-race';
 import { invalidModelStream } from '../tools/call-errors';
 import { close, openStream } from './model-source';
 import { MessageAssembly } from './message-assembly';
@@ -124,7 +124,7 @@ export class ModelStream extends QueuedIterator<InvokeModelEvent> implements Com
       return this.modelEnded(error);
     }
     if (this.aborted) {
-      ignore(pending);
+      ignoreRejection(pending);
       // An abort between two pulls: the stream is left, and closed without waiting for it.
       this.detach();
       this.closeAborted();

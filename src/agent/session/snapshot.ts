@@ -33,8 +33,8 @@ export function toSnapshot(conversation: Conversation, path: string): AgentSnaps
   const { halt } = conversation;
   return Object.freeze({
     version: SNAPSHOT_VERSION,
-    messages: json(conversation.history.messages, 'messages', path) as readonly Message[],
-    modelState: json(conversation.modelState, 'modelState', path) as Record<string, unknown>,
+    messages: wholeJson(conversation.history.messages, 'messages', path) as readonly Message[],
+    modelState: wholeJson(conversation.modelState, 'modelState', path) as Record<string, unknown>,
     usage: conversation.usage,
     halted: halt === undefined ? null : haltedSnapshot(halt, path),
   });
@@ -48,8 +48,8 @@ function haltedSnapshot(halt: SuspendedRun, path: string): HaltedRunSnapshot {
   const { turn } = halt;
   return Object.freeze({
     interrupts: Object.freeze(interrupts),
-    responses: json(Object.fromEntries(halt.responses), 'responses', path) as Record<string, unknown>,
-    input: json(halt.input, 'input', path) as readonly Message[],
+    responses: wholeJson(Object.fromEntries(halt.responses), 'responses', path) as Record<string, unknown>,
+    input: wholeJson(halt.input, 'input', path) as readonly Message[],
     turn: turn === undefined ? null : turnSnapshot(turn, path),
     invocationState: jsonProperties(halt.invocationState),
   });
@@ -57,14 +57,14 @@ function haltedSnapshot(halt: SuspendedRun, path: string): HaltedRunSnapshot {
 
 /** A halted turn as JSON; `terminating` only when a result of it asked to end the run (MW-171). */
 function turnSnapshot(turn: PendingTurn, path: string): HaltedTurnSnapshot {
-  const message = json(turn.message, 'turn.message', path) as Message;
-  const results = json([...turn.results.values()], 'turn.results', path) as readonly ToolResultBlock[];
+  const message = wholeJson(turn.message, 'turn.message', path) as Message;
+  const results = wholeJson([...turn.results.values()], 'turn.results', path) as readonly ToolResultBlock[];
   const terminating = [...(turn.terminating ?? [])];
   return Object.freeze(terminating.length === 0 ? { message, results } : { message, results, terminating: Object.freeze(terminating) });
 }
 
 /** The JSON form of a value the snapshot needs whole; `root` names it in the problem's path. */
-function json(value: unknown, root: string, path: string): unknown {
+function wholeJson(value: unknown, root: string, path: string): unknown {
   const conversion = toJsonValue(value);
   if (conversion.ok) return conversion.json;
   const problem = conversion.problem.replace(/^(reading )?value/, `$1${root}`);
@@ -158,7 +158,7 @@ function haltAt(halted: Record<string, unknown>, path: string): SuspendedRun {
 }
 
 function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
-  const [message] = checked([turn.message as Message], () => `${path}.message`, `${path}.message must be a message`) as [Message];
+  const [message] = checkedMessages([turn.message as Message], () => `${path}.message`, `${path}.message must be a message`) as [Message];
   const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
   if (message.role !== 'assistant' || toolUses.length === 0)
     throw invalid(`${path}.message must be the assistant message whose tool uses the turn runs, got ${describeValue(message)}`);
@@ -191,11 +191,11 @@ function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
 
 function messagesAt(value: unknown, path: string): readonly Message[] {
   if (!Array.isArray(value)) throw invalid(`${path} must be an array of messages, got ${describeValue(value)}`);
-  return checked(value as readonly Message[], (index) => `${path}[${index}]`, `${path} must be an array of messages`);
+  return checkedMessages(value as readonly Message[], (index) => `${path}[${index}]`, `${path} must be an array of messages`);
 }
 
 /** The messages, each with a known role and content, and every block of them whole (MW-100). */
-function checked(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
+function checkedMessages(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
   checkBlocks(checkMessages(messages, pathOf, expected), pathOf);
   return messages;
 }

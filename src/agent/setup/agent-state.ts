@@ -36,7 +36,7 @@ export interface AgentState {
   /** The most turns one terminal call of a run makes (`options.maxTurns`; `Infinity`: no limit). */
   readonly maxTurns: number;
   /** The tool list the last run with contributed tools resolved, reused while the contributions are the same. */
-  scopeMemo: ScopeMemo | undefined;
+  toolListCache: ToolListCache | undefined;
   /** Where the agent saves its snapshot, if it has a session. */
   readonly session: AgentSession | undefined;
   /** The committed history. */
@@ -52,7 +52,7 @@ export interface AgentState {
 }
 
 /** The last tool list a run resolved, so runs with the same contributions share one view. */
-export interface ScopeMemo {
+export interface ToolListCache {
   /** The contributions it was built from (the registry hands out the same array while nothing changes). */
   readonly contributions: readonly Contribution<Tool>[];
   /** Its tools by name. */

@@ -36,25 +36,25 @@ const NO_BUDGETS: readonly ContextBudget[] = Object.freeze([]);
  * @throws MiddlewareError `ERR_DUPLICATE_ID` for a contributed tool whose name is taken; what a bundle's `setup`
  *   throws, unchanged; the errors of `registry.use`.
  */
-export function openRunScope(core: AgentState, bundles: readonly Middleware[]): RunScope {
-  let registry = core.registry;
+export function openRunScope(agent: AgentState, bundles: readonly Middleware[]): RunScope {
+  let registry = agent.registry;
   if (bundles.length > 0) {
-    registry = core.registry.child();
+    registry = agent.registry.child();
     for (const bundle of bundles) registry.use(bundle);
   }
   const contributions = registry.contributions(ToolsKey);
   const budgets = registry.contributions(ContextBudgetKey);
   const read = budgets.length === 0 ? NO_BUDGETS : Object.freeze(budgets.map((budget) => readBudget(budget.value, budget.bundle)));
   // Literals of one shape rather than a spread of a shared part: a spread followed by more properties takes V8's slow path.
-  if (contributions.length === 0) return { registry, budgets: read, tools: core.tools, toolSpecs: core.toolSpecs, view: core.view };
-  const memo = core.scopeMemo;
-  if (memo?.contributions === contributions)
-    return { registry, budgets: read, tools: memo.tools, toolSpecs: memo.toolSpecs, view: memo.view };
+  if (contributions.length === 0) return { registry, budgets: read, tools: agent.tools, toolSpecs: agent.toolSpecs, view: agent.view };
+  const cached = agent.toolListCache;
+  if (cached?.contributions === contributions)
+    return { registry, budgets: read, tools: cached.tools, toolSpecs: cached.toolSpecs, view: cached.view };
   // Without inherited tools, only the registry's own contributions count (and the run's bundles, one level deeper).
-  const maxDepth = core.inheritTools ? Infinity : bundles.length > 0 ? 1 : 0;
-  const own = [...core.tools.values()];
-  const resolved = toolsFrom(own, core.toolSpecs, contributions, maxDepth);
-  const view: AgentView = Object.freeze({ ...core.view, tools: resolved.specs });
-  core.scopeMemo = { contributions, tools: resolved.byName, toolSpecs: resolved.specs, view };
+  const maxDepth = agent.inheritTools ? Infinity : bundles.length > 0 ? 1 : 0;
+  const own = [...agent.tools.values()];
+  const resolved = toolsFrom(own, agent.toolSpecs, contributions, maxDepth);
+  const view: AgentView = Object.freeze({ ...agent.view, tools: resolved.specs });
+  agent.toolListCache = { contributions, tools: resolved.byName, toolSpecs: resolved.specs, view };
   return { registry, budgets: read, tools: resolved.byName, toolSpecs: resolved.specs, view };
 }

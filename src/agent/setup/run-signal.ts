@@ -14,7 +14,7 @@ import { thrownText } from '../values/value-walk';
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when the signal's `addEventListener` throws.
  */
-export function link(settings: RunSettings, controller: OwnedAbortController): () => void {
+export function linkCallerSignal(settings: RunSettings, controller: OwnedAbortController): () => void {
   const outer = settings.signal;
   if (outer === undefined) return doNothing;
   const forward = (): void => {

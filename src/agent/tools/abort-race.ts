@@ -42,7 +42,7 @@ export class AbortRace {
    */
   wait<T>(pending: PromiseLike<T>): Promise<T> {
     if (this.aborted) {
-      ignore(pending);
+      ignoreRejection(pending);
       return Promise.reject(this.signal.reason as Error);
     }
     const waiting = new Promise<unknown>(this.capture) as Promise<T>;
@@ -59,11 +59,11 @@ export class AbortRace {
 }
 
 function doNothing(): void {
-  // Dropping the rejection is the point: see ignore().
+  // Dropping the rejection is the point: see ignoreRejection().
 }
 
 /** Handles a promise's rejection, so dropping it raises no unhandled rejection. */
-export function ignore(pending: PromiseLike<unknown>): void {
+export function ignoreRejection(pending: PromiseLike<unknown>): void {
   try {
     pending.then(undefined, doNothing);
   } catch {

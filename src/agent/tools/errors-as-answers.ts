@@ -1,8 +1,9 @@
 /**
- * Errors as answers (Magma's middleware failure rules, as a policy): a Wrap
- * handler that turns an error of the layers inside it into the stage's
+ * Errors as answers: a failing middleware or tool need not fail the run. A
+ * Wrap handler turns an error of the layers inside it into the stage's
  * result, so a throwing guard becomes the tool's answer and a failed model
- * call the agent's reply, and the run goes on (MW-129, MW-130).
+ * call the agent's reply, and the run goes on (MW-129, MW-130); only an
+ * error marked critical, a failure no answer may hide, still rejects.
  */
 import { named } from '../../middleware/named';
 import { MiddlewareError } from '../../core/index';
@@ -20,7 +21,7 @@ import { isObject } from '../../util/is-object';
 export interface ErrorsAsAnswersOptions<TContext, TResult> {
   /** The result that answers in place of the error (for the standard stages: {@link toolErrorAnswer}, {@link modelErrorAnswer}). */
   readonly toResult: (error: unknown, context: TContext) => TResult | PromiseLike<TResult>;
-  /** True for an error that must still reject the invoke (Magma's critical middleware). Default: none. */
+  /** True for an error that must still reject the invoke (a guard that must stop the run when it breaks, say). Default: none. */
   readonly critical?: (error: unknown, context: TContext) => boolean;
 }
 
