@@ -51,8 +51,8 @@ export default defineConfig(
         'error',
         {
           allow: [
-            { from: 'file', name: 'CopyFailure', path: 'src/agent/freeze.ts' },
-            { from: 'file', name: 'NotJson', path: 'src/agent/json-value.ts' },
+            { from: 'file', name: 'CopyFailure', path: 'src/agent/values/freeze.ts' },
+            { from: 'file', name: 'NotJson', path: 'src/agent/values/json-value.ts' },
           ],
         },
       ],

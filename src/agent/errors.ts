@@ -2,10 +2,10 @@
  * The errors of the agent kit: the table of the codes it adds (code → rule of
  * `spec/SPEC.md` → meaning), and the message builders of its options, runs,
  * turns, interrupts, snapshots, contributed tools and middleware; those of
- * calling the model and tools are in `call-errors.ts`. The codes of the core
+ * calling the model and tools are in `tools/call-errors.ts`. The codes of the core
  * it raises too (`ERR_INVALID_OPTIONS`, `ERR_INVALID_HANDLER`,
  * `ERR_INVALID_STAGE`, `ERR_NO_RESULT`) are in the core's table,
- * `errors/codes.ts`.
+ * `core/error-codes.ts`.
  *
  * @packageDocumentation
  */
@@ -163,15 +163,6 @@ export function droppedResult(stage: string, handler: string): MiddlewareError {
 /** The error of `History` or `createModelContext` given parts of the wrong shape. */
 export function invalidParts(call: string, problem: string): MiddlewareError {
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${call}: ${problem}.` });
-}
-
-/** The error of a realm whose standard-stage key `key` holds something other than the package's standard stages (MW-200). */
-export function foreignStandardStage(name: string, found: unknown, key: string): MiddlewareError {
-  return new MiddlewareError({
-    code: 'ERR_INVALID_STAGE',
-    stage: name,
-    message: `staged-middleware/agent found ${describeValue(found)} as the "${name}" standard stage under globalThis[Symbol.for('${key}')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
-  });
 }
 
 /** The error of a value provided under `ToolsKey` that is not a tool (MW-160), failing its bundle's `setup`. */

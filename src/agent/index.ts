@@ -6,13 +6,26 @@
  * history, interrupts). Its test doubles are in `staged-middleware/testing`;
  * system prompts in `staged-middleware`.
  *
- * Every public name of this entry point is listed here.
+ * Every public name of this entry point is listed here. The kit reads in
+ * this order, folder by folder:
+ * - `types/`: the messages, models and tools the agent speaks, the contracts
+ *   of its five stages (`types/stages.ts`), the view handlers get and the
+ *   snapshot format. Pure types.
+ * - `stages.ts`: the stage tokens, one per realm; `errors.ts`: its error table.
+ * - `loop/`: the reference agent, from `Agent` down to one turn: the run,
+ *   the turn loop, the decision after a turn, the model and tool calls.
+ * - `model/` and `tools/`: the terminals of InvokeModelStage and
+ *   ExecuteToolStage and what they need.
+ * - `session/`: history, interrupts, suspended runs, snapshots and stores.
+ * - `setup/`: what `new Agent()` and each run read once and keep.
+ * - `values/`: copying, freezing and checking data from outside.
+ * - `middleware/`: the built-in middleware of the agent stages.
  *
  * @packageDocumentation
  */
-export { Agent } from './agent';
+export { Agent } from './loop/agent';
 export type { AgentErrorCode } from './errors';
-export type { AgentInput, AgentOptions, AgentRunOptions } from './agent-options';
+export type { AgentInput, AgentOptions, AgentRunOptions } from './setup/agent-options';
 export {
   AgentStreamStage,
   CompressContextStage,
@@ -25,9 +38,9 @@ export {
   isTurnResult,
   TurnStage,
 } from './stages';
-export { resolveTools, ToolsKey } from './agent-tools';
-export type { ResolvedTools, ResolveToolsOptions } from './agent-tools';
-export { compressTerminal, ContextBudgetKey, estimateTokens } from './context-budget';
+export { resolveTools, ToolsKey } from './tools/agent-tools';
+export type { ResolvedTools, ResolveToolsOptions } from './tools/agent-tools';
+export { compressTerminal, ContextBudgetKey, estimateTokens } from './loop/context-budget';
 export { compaction, DEFAULT_SUMMARY_INSTRUCTIONS } from './middleware/compaction';
 export type { CompactionOptions } from './middleware/compaction';
 export { TODO_STATE_KEY, todoList, WRITE_TODOS_DESCRIPTION } from './middleware/todo-list';
@@ -39,24 +52,24 @@ export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
 export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
 export { genAiSpans } from './tracing/gen-ai-spans';
-export type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent } from './context-types';
-export { mergeTurnAction, readTurnResult, turnAction, turnTerminal } from './turn-action';
-export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './errors-as-answers';
-export { FileSessionStore, MemorySessionStore } from './session-store';
-export type { FileSessionStoreOptions, SessionFiles } from './session-store';
-export type { AgentSession, AgentSnapshot, SessionStore } from './snapshot-types';
-export type { ErrorsAsAnswersOptions } from './errors-as-answers';
-export type { TurnDecider } from './turn-action';
-export type { TurnAction, TurnContext, TurnResultEvent } from './turn-types';
-export { createModelContext, History } from './history';
-export type { ModelContextParts } from './history';
-export { createInterrupt, InterruptSignal, interruptId } from './interrupts';
-export { modelTerminal } from './model-terminal';
-export { toModelRequest } from './model-request';
-export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tool-terminal';
-export type { ToolUseReference } from './tool-terminal';
-export { defineTool } from './define-tool';
-export type { ToolDefinition, ToolInputIssue, ToolInputParse, ToolInputSchema } from './define-tool';
+export type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent } from './types/stages';
+export { mergeTurnAction, readTurnResult, turnAction, turnTerminal } from './loop/turn-action';
+export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './tools/errors-as-answers';
+export { FileSessionStore, MemorySessionStore } from './session/session-store';
+export type { FileSessionStoreOptions, SessionFiles } from './session/session-store';
+export type { AgentSession, AgentSnapshot, SessionStore } from './types/snapshot';
+export type { ErrorsAsAnswersOptions } from './tools/errors-as-answers';
+export type { TurnDecider } from './loop/turn-action';
+export type { TurnAction, TurnContext, TurnResultEvent } from './types/stages';
+export { createModelContext, History } from './session/history';
+export type { ModelContextParts } from './session/history';
+export { createInterrupt, InterruptSignal, interruptId } from './session/interrupts';
+export { modelTerminal } from './model/model-terminal';
+export { toModelRequest } from './model/model-request';
+export { errorResult, EXTERNAL_TOOL, toolTerminal, toResultContent } from './tools/tool-terminal';
+export type { ToolUseReference } from './tools/tool-terminal';
+export { defineTool } from './tools/define-tool';
+export type { ToolDefinition, ToolInputIssue, ToolInputParse, ToolInputSchema } from './tools/define-tool';
 export type {
   CachePointBlock,
   ContentBlock,
@@ -66,7 +79,7 @@ export type {
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
-} from './message-types';
+} from './types/message';
 export type {
   AttemptBoundaryEvent,
   MessageStartEvent,
@@ -82,7 +95,7 @@ export type {
   ToolUseStartEvent,
   Usage,
   UsageEvent,
-} from './model-types';
+} from './types/model';
 export type {
   Interrupt,
   InterruptAnswer,
@@ -92,12 +105,11 @@ export type {
   ToolChoice,
   ToolRunContext,
   ToolSpec,
-} from './tool-types';
+} from './types/tool';
 export type {
   AgentEvent,
   AgentResultEvent,
   AgentStreamContext,
-  AgentView,
   ExecuteToolContext,
   ExecuteToolEvent,
   InterruptEvent,
@@ -105,4 +117,5 @@ export type {
   InvokeModelEvent,
   ModelResultEvent,
   ToolResultEvent,
-} from './stage-types';
+} from './types/stages';
+export type { AgentView } from './types/view';

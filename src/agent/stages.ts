@@ -1,6 +1,6 @@
-import { createStage, isStage } from '../core/index';
+import { createStage, isStage, MiddlewareError } from '../core/index';
 import type { MiddlewareStage } from '../core/index';
-import { foreignStandardStage } from './errors';
+import { describeValue } from '../util/describe-value';
 import type {
   AgentEvent,
   AgentResultEvent,
@@ -11,9 +11,12 @@ import type {
   InvokeModelEvent,
   ModelResultEvent,
   ToolResultEvent,
-} from './stage-types';
-import type { CompressContextContext, ContextResultEvent } from './context-types';
-import type { TurnContext, TurnEvent, TurnResultEvent } from './turn-types';
+  CompressContextContext,
+  ContextResultEvent,
+  TurnContext,
+  TurnEvent,
+  TurnResultEvent,
+} from './types/stages';
 
 /** Marks an event object of the given kind; every guard below is built from it. */
 function hasType(event: unknown, type: string): boolean {
@@ -95,6 +98,15 @@ function realmStages<TStages extends object>(key: string, names: readonly (keyof
   // stages out from under handlers registered on them.
   Object.defineProperty(globalThis, symbol, { value: stages, writable: false, enumerable: false, configurable: false });
   return stages;
+}
+
+/** The error of a realm whose standard-stage key `key` holds something other than the package's standard stages (MW-200). */
+function foreignStandardStage(name: string, found: unknown, key: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_STAGE',
+    stage: name,
+    message: `staged-middleware/agent found ${describeValue(found)} as the "${name}" standard stage under globalThis[Symbol.for('${key}')], where every copy of the package keeps the realm's standard stages. Some other code wrote to that key; remove that code, since the agent cannot run handlers on stages it cannot trust.`,
+  });
 }
 
 function checkPublished(published: unknown, key: string, names: readonly string[]): object {

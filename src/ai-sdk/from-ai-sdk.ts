@@ -1,6 +1,6 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
-import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/model-types';
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/types/model';
 import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader } from './ai-sdk-types';
 import { invalidAdapterOptions } from './errors';
 import { providerCachePoint, toCallOptions, type CachePointOptions } from './prompt';

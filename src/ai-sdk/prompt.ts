@@ -5,9 +5,9 @@
 import { isSystemTextBlock, type SystemContentBlock } from '../core/index';
 import { isObject } from '../util/is-object';
 import { ownEntry, setOwnEntry } from '../util/own-entry';
-import type { ContentBlock, Message, ToolResultBlock } from '../agent/message-types';
-import type { ModelRequest } from '../agent/model-types';
-import type { ToolChoice } from '../agent/tool-types';
+import type { ContentBlock, Message, ToolResultBlock } from '../agent/types/message';
+import type { ModelRequest } from '../agent/types/model';
+import type { ToolChoice } from '../agent/types/tool';
 import type {
   AiSdkCallOptions,
   AiSdkCallSettings,

@@ -2,7 +2,7 @@
  * The response side of the AI SDK adapter: the stream parts of
  * `LanguageModelV3.doStream` as the agent kit's model stream events (MW-186).
  */
-import type { ModelStreamEvent, StopReason, Usage } from '../agent/model-types';
+import type { ModelStreamEvent, StopReason, Usage } from '../agent/types/model';
 import { isObject } from '../util/is-object';
 
 /** Token counts as the AI SDK reports them: `{ total }` objects (v3), or plain numbers. */

@@ -1,7 +1,7 @@
 import { current, freeze, isDraft } from 'immer';
 import { describeValue } from '../util/describe-value';
-import { frozenCopy } from '../agent/freeze';
-import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from '../agent/model-types';
+import { frozenCopy } from '../agent/values/freeze';
+import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent, StopReason, Usage } from '../agent/types/model';
 import { invalidTurn, scriptExhausted } from './errors';
 
 /** One scripted model call: the events to play back, or a failure. */

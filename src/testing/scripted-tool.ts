@@ -1,7 +1,7 @@
 import { describeValue } from '../util/describe-value';
-import { frozenCopy } from '../agent/freeze';
+import { frozenCopy } from '../agent/values/freeze';
 import { invalidToolOptions } from './errors';
-import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from '../agent/tool-types';
+import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from '../agent/types/tool';
 import { isObject } from '../util/is-object';
 
 /** What a scripted tool does on one call. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../src/core/index';
-import { frozenCopy } from '../../src/agent/freeze';
+import { frozenCopy } from '../../src/agent/values/freeze';
 
 /** The error `adopt` throws for the value, as code, stage, message and cause. */
 function failure(value: unknown, path?: string): unknown {

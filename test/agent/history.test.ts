@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { History, createModelContext } from '../../src/agent/index';
-import { frozenCopy } from '../../src/agent/freeze';
+import { frozenCopy } from '../../src/agent/values/freeze';
 import { ScriptedModel } from '../../src/testing/index';
 import { user } from './fixtures';
 

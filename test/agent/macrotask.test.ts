@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { macrotaskScheduler, nextMacrotask } from '../../src/agent/macrotask';
+import { macrotaskScheduler, nextMacrotask } from '../../src/agent/loop/macrotask';
 
 describe('macrotaskScheduler', () => {
   describe('where setImmediate exists', () => {

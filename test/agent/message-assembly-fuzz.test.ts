@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MessageAssembly } from '../../src/agent/message-assembly';
+import { MessageAssembly } from '../../src/agent/model/message-assembly';
 import type { ModelStreamEvent, ToolUseBlock } from '../../src/agent/index';
 import { escaped, foreignPrototypes, jsonValue, pieces } from './untrusted-values';
 

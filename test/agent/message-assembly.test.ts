@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ModelStreamEvent } from '../../src/agent/index';
-import { MessageAssembly } from '../../src/agent/message-assembly';
+import { MessageAssembly } from '../../src/agent/model/message-assembly';
 
 /** A block of the oracle, built with `+=`. */
 type OracleBlock = { kind: 'text' | 'reasoning'; text: unknown } | { kind: 'toolUse'; toolUseId: string; name: string; json: string };

@@ -13,7 +13,7 @@ import {
 } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { collect, user } from './fixtures';
-import type { MiddlewareModelCall } from '../../src/agent/context-types';
+import type { MiddlewareModelCall } from '../../src/agent/types/stages';
 
 const usage = (input: number, output: number) => ({ inputTokens: input, outputTokens: output, totalTokens: input + output });
 

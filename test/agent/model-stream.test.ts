@@ -11,8 +11,8 @@ import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent, type Model } from '../../src/agent/index';
-import { AbortRace } from '../../src/agent/abort-race';
-import { MessageAssembly } from '../../src/agent/message-assembly';
+import { AbortRace } from '../../src/agent/tools/abort-race';
+import { MessageAssembly } from '../../src/agent/model/message-assembly';
 import type { TerminalCall } from '../../src/core/index';
 import { makeCall, seen, type ConsumerCall } from './consumer-calls';
 

@@ -13,7 +13,7 @@ import {
   type TurnResultEvent,
 } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
-import type { TurnDecision } from '../../src/agent/turn-types';
+import type { TurnDecision } from '../../src/agent/types/stages';
 import { ZERO, assistant, user } from './fixtures';
 
 const natural: TurnResultEvent = { type: 'turnResult', decision: 'natural', inject: [], onRunEnd: [] };

@@ -1,16 +1,15 @@
 /**
- * `afterToolCall()`: CubePi's `after_tool_call` composition, where several
- * middlewares each return some fields of a tool result and a later one in
- * the list overrides an earlier one field by field (MW-173). Output handlers
- * alone cannot say it simply: the first registered transforms last, so it
- * would win. Each handler `afterToolCall` makes leaves alone the fields a
+ * `afterToolCall()`: hooks that each return some fields of a tool result,
+ * composed as a list where a later hook overrides an earlier one field by
+ * field (MW-173). Output handlers alone cannot say it simply: the first
+ * registered transforms last, so it would win. Each handler `afterToolCall` makes leaves alone the fields a
  * handler registered after it already set.
  */
 import { MiddlewareResult } from '../../core/index';
 import type { OutputHandler } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
-import type { JsonBlock, TextBlock } from '../message-types';
-import type { ToolResultEvent } from '../stage-types';
+import type { JsonBlock, TextBlock } from '../types/message';
+import type { ToolResultEvent } from '../types/stages';
 
 /** The fields of a tool result an `afterToolCall` hook may set (each left out, or `undefined`, keeps what is there). */
 export interface ToolResultPatch {
@@ -33,13 +32,13 @@ const FIELDS = ['content', 'status', 'terminate'] as const;
 /**
  * An ExecuteToolStage Output handler, named after `hook`, that applies the
  * fields `hook` returns to the tool result, except those a handler made by
- * `afterToolCall` and registered after it already set: register in CubePi's
+ * `afterToolCall` and registered after it already set: register the hooks in
  * list order, and a later one overrides an earlier one field by field.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'afterToolCall'`) when `hook` is not a function.
  * @example
  * ```ts
- * // In CubePi's list order: the later hook wins `content`, the earlier one's `status` stays.
+ * // In list order: the later hook wins `content`, the earlier one's `status` stays.
  * registry.add(ExecuteToolStage.Output, afterToolCall(function markFailed() { return { status: 'error' }; }));
  * registry.add(ExecuteToolStage.Output, afterToolCall(function hideDetails() { return { content: [{ type: 'text', text: 'See the audit log.' }] }; }));
  * ```

@@ -1,17 +1,16 @@
 /**
  * `compaction()`: keeps a long history within a context budget by
- * summarising its older messages into one (MW-167), as CubePi's
- * CompactionMiddleware and AgentScope's `on_compress_context` do.
+ * summarising its older messages into one (MW-167).
  */
 import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import type { Next, HandlerCall } from '../../core/index';
-import { ContextBudgetKey } from '../context-budget';
-import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../context-types';
-import type { CachePointBlock, ContentBlock, Message } from '../message-types';
-import type { Model } from '../model-types';
+import { ContextBudgetKey } from '../loop/context-budget';
+import type { CompressContextContext, ContextResultEvent, TokenCounter } from '../types/stages';
+import type { CachePointBlock, ContentBlock, Message } from '../types/message';
+import type { Model } from '../types/model';
 import { CompressContextStage, isContextResult } from '../stages';
 import { isObject } from '../../util/is-object';
 

@@ -1,8 +1,9 @@
 /**
- * `checkFinalAnswer()`: Magma's `onMainFinish` (MW-174). When the model's
- * final answer fails a check, only that model call is made again, with the
- * rejected answer and the error as feedback; the tools that already ran are
- * not called again, and the history gets only the answer that passed.
+ * `checkFinalAnswer()`: a check of the run's final answer (MW-174). When
+ * the model's final answer fails a check, only that model call is made
+ * again, with the rejected answer and the error as feedback; the tools that
+ * already ran are not called again, and the history gets only the answer
+ * that passed.
  * (`regenerate` on AgentStreamStage, by contrast, replays the whole run.)
  */
 import { resolveStream, type AttemptStream } from '../../middleware/attempt-stream';
@@ -11,8 +12,8 @@ import { invalidOption, middlewareFailed } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction, positiveInteger } from '../../middleware/options';
 import { named } from '../../middleware/named';
 import type { Next, HandlerCall } from '../../core/index';
-import type { Message } from '../message-types';
-import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from '../stage-types';
+import type { Message } from '../types/message';
+import type { InvokeModelContext, InvokeModelEvent, ModelResultEvent } from '../types/stages';
 import { isModelResult } from '../stages';
 
 /** Options of {@link checkFinalAnswer}. */

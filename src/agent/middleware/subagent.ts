@@ -1,9 +1,9 @@
 /**
  * `subagent()`: a tool whose call delegates a task to a child agent
- * (MW-169, MW-170), as CubePi's SubagentMiddleware. The child runs on a child
- * registry of the run, so the parent's handlers and instrumentation apply to
- * it; its usage is reported under the tool call; cancelling the parent
- * cancels it; its questions become the parent's and its answers flow back.
+ * (MW-169, MW-170). The child runs on a child registry of the run, so the
+ * parent's handlers and instrumentation apply to it; its usage is reported
+ * under the tool call; cancelling the parent cancels it; its questions
+ * become the parent's and its answers flow back.
  */
 import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
@@ -12,16 +12,16 @@ import { named } from '../../middleware/named';
 import { MiddlewareRegistry } from '../../core/index';
 import type { SystemPrompt } from '../../core/index';
 import type { Next, HandlerCall } from '../../core/index';
-import { Agent } from '../agent';
-import type { AgentOptions } from '../agent-options';
-import { ToolsKey } from '../agent-tools';
-import type { Model, Usage } from '../model-types';
-import type { AgentSnapshot } from '../snapshot-types';
-import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent } from '../stage-types';
+import { Agent } from '../loop/agent';
+import type { AgentOptions } from '../setup/agent-options';
+import { ToolsKey } from '../tools/agent-tools';
+import type { Model, Usage } from '../types/model';
+import type { AgentSnapshot } from '../types/snapshot';
+import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent } from '../types/stages';
 import { ExecuteToolStage, isToolResult } from '../stages';
-import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../tool-types';
+import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../types/tool';
 import { parseWithZod } from './lazy-zod';
-import { addUsage, ZERO_USAGE } from '../usage';
+import { addUsage, ZERO_USAGE } from '../setup/usage';
 import { isObject } from '../../util/is-object';
 import { ownEntry, setOwnEntry } from '../../util/own-entry';
 

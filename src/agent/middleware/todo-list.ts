@@ -1,8 +1,7 @@
 /**
  * `todoList()`: a checklist the model keeps with a `write_todos` tool and
- * sees in its system prompt at every call (MW-168), as CubePi's
- * TodoListMiddleware. The list lives in the model state, so it follows the
- * model state's rules: each attempt of a run has its own, a run keeps it only
+ * sees in its system prompt at every call (MW-168). The list lives in the
+ * model state, so it follows the model state's rules: each attempt of a run has its own, a run keeps it only
  * when it succeeds, and a snapshot carries it to another process.
  */
 import { castDraft } from 'immer';
@@ -10,12 +9,12 @@ import type { Middleware } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
 import { named } from '../../middleware/named';
-import { ToolsKey } from '../agent-tools';
-import type { Message, ToolUseBlock } from '../message-types';
-import type { Model, ModelCallOptions } from '../model-types';
-import type { InvokeModelContext } from '../stage-types';
+import { ToolsKey } from '../tools/agent-tools';
+import type { Message, ToolUseBlock } from '../types/message';
+import type { Model, ModelCallOptions } from '../types/model';
+import type { InvokeModelContext } from '../types/stages';
 import { InvokeModelStage } from '../stages';
-import type { JsonSchema, Tool } from '../tool-types';
+import type { JsonSchema, Tool } from '../types/tool';
 import { parseWithZod } from './lazy-zod';
 
 /** Where an item stands. */
@@ -113,7 +112,7 @@ function showTodos(context: InvokeModelContext): InvokeModelContext {
   const todos = latestTodos(context.messages) ?? stored;
   if (todos === undefined) return context;
   const shown = todos.length === 0 ? context.systemPrompt : [...context.systemPrompt, { text: renderTodos(todos) }];
-  const model = stored !== undefined && sameTodos(stored, todos) ? context.model : keeping(context.model, todos);
+  const model = stored !== undefined && sameTodos(stored, todos) ? context.model : modelWritingTodos(context.model, todos);
   return { ...context, systemPrompt: shown, model };
 }
 
@@ -179,7 +178,7 @@ export function renderTodos(todos: readonly Todo[]): string {
 }
 
 /** The model, writing `todos` to its state draft before it streams: the list enters the model state with the call. */
-function keeping(model: Model, todos: readonly Todo[]): Model {
+function modelWritingTodos(model: Model, todos: readonly Todo[]): Model {
   const stream = (request: Parameters<Model['stream']>[0], options: ModelCallOptions<Record<string, unknown>>) => {
     if (options.state !== undefined)
       (options.state as Record<string, unknown>)[TODO_STATE_KEY] = castDraft(todos.map((todo) => ({ ...todo })));

@@ -12,9 +12,9 @@
  */
 import type { InvokeInfo, InvokeOutcome } from '../../core/index';
 import type { InvokeSpan, TracingConventions, TracingSpan } from '../../middleware/index';
-import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../stage-types';
+import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../types/stages';
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../stages';
-import { InterruptSignal } from '../interrupts';
+import { InterruptSignal } from '../session/interrupts';
 import { joinsAgentRun, opensAgentRun } from './agent-runs';
 
 /**

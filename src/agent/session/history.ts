@@ -1,0 +1,141 @@
+import { describeValue } from '../../util/describe-value';
+import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../../core/index';
+import { invalidParts } from '../errors';
+import { frozenCopy } from '../values/freeze';
+import type { Message } from '../types/message';
+import type { Model } from '../types/model';
+import type { ToolChoice, ToolSpec } from '../types/tool';
+import type { InvokeModelContext } from '../types/stages';
+import type { AgentView } from '../types/view';
+import { isObject } from '../../util/is-object';
+
+/**
+ * The agent's conversation: a frozen array of frozen messages, replaced (never
+ * changed) on every append.
+ *
+ * Why a plain copy per append rather than an immer recipe over the array: an
+ * immer push re-freezes the whole array (about 10 ms per append at 100,000
+ * messages, against about 1 ms for a copy), while each message needs
+ * freezing only once, when it enters. Why replace rather than push: every
+ * context handed out keeps the array it was given, so a context is a snapshot
+ * for free, and undoing a run is putting the old array back.
+ *
+ * @example
+ * ```ts
+ * const history = new History();
+ * history.append({ role: 'user', content: [{ type: 'text', text: 'Hi' }] });
+ * const context = createModelContext({ model, messages: history.messages, systemPrompt: undefined, toolSpecs: [], invocationState: {} });
+ * ```
+ */
+export class History {
+  private current: readonly Message[];
+
+  /**
+   * Starts from `messages`, copied and frozen once; a frozen array (such as
+   * another history's `messages`) is taken as it is, so starting a history from
+   * another one costs nothing.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `messages` is not an array or cannot be copied (see {@link frozenCopy}).
+   */
+  constructor(messages: readonly Message[] = []) {
+    if (!Array.isArray(messages))
+      throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
+    this.current = frozenCopy(messages, 'messages');
+  }
+
+  /** The messages: a frozen array, shared with every context built from it. */
+  get messages(): readonly Message[] {
+    return this.current;
+  }
+
+  /**
+   * Appends messages, each copied and frozen once as it enters.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link frozenCopy}).
+   */
+  append(...messages: readonly Message[]): void {
+    if (messages.length === 0) return;
+    // Spread, not slice(): V8 copies a frozen array several times faster by spreading it.
+    const next = [...this.current];
+    for (const message of messages) next.push(frozenCopy(message, 'message'));
+    this.current = Object.freeze(next);
+  }
+
+  /**
+   * Replaces the whole history (context compression, MW-164): a message kept
+   * from before stays the same object, a new one is copied and frozen once.
+   *
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link frozenCopy}).
+   */
+  replace(messages: readonly Message[]): void {
+    // Each message on its own: a frozen array may hold a new message that is not frozen yet.
+    this.current = Object.freeze(messages.map((message) => frozenCopy(message, 'message')));
+  }
+
+  /** Puts back an array this history returned earlier (undoing what came after it). */
+  restore(messages: readonly Message[]): void {
+    this.current = messages;
+  }
+}
+
+/** What {@link createModelContext} builds a context from. */
+export interface ModelContextParts {
+  /** The model. */
+  readonly model: Model;
+  /** The history's messages (a frozen array, as {@link History.messages} returns). */
+  readonly messages: readonly Message[];
+  /** The system prompt in either form. */
+  readonly systemPrompt: SystemPrompt | undefined;
+  /** Tool specs (frozen arrays are taken as they are). */
+  readonly toolSpecs: readonly ToolSpec[];
+  /** Tool choice, if any. */
+  readonly toolChoice?: ToolChoice | undefined;
+  /** Invocation state, shared by reference. */
+  readonly invocationState: Record<string, unknown>;
+  /** The agent view handlers may read, if any (frozen, shared). */
+  readonly agent?: AgentView | undefined;
+  /** The model state the call starts from, shown to handlers read-only, if any. */
+  readonly modelState?: Readonly<Record<string, unknown>> | undefined;
+  /** Who makes the call when it is not the agent itself (a middleware's name), if anyone. */
+  readonly caller?: string | undefined;
+}
+
+/** Shared by every context built without a system prompt. */
+const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
+
+/**
+ * Builds an InvokeModelStage context from the history. Its cost does not
+ * depend on the history's length: the frozen message array is shared, not
+ * copied, and only the small top-level object is new. `model` and
+ * `invocationState` are shared by reference and never frozen.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `parts` is not an object
+ *   or its `messages` or `toolSpecs` is not an array, or a part cannot be copied (see {@link frozenCopy}).
+ * @example
+ * ```ts
+ * const context = createModelContext({ model, messages: [], systemPrompt, toolSpecs, invocationState: {} });
+ * for await (const event of registry.invoke(InvokeModelStage, context, modelTerminal)) console.log(event.type);
+ * ```
+ */
+export function createModelContext(parts: ModelContextParts): InvokeModelContext {
+  if (!isObject(parts) || !Array.isArray(parts.messages) || !Array.isArray(parts.toolSpecs)) {
+    throw invalidParts(
+      'createModelContext(parts)',
+      `parts must be { model, messages: Message[], systemPrompt, toolSpecs: ToolSpec[], invocationState }, got ${describeValue(parts)}`,
+    );
+  }
+  const messages = frozenCopy(parts.messages, 'parts.messages');
+  const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : frozenCopy(toSystemBlocks(parts.systemPrompt), 'parts.systemPrompt');
+  const context: { -readonly [K in keyof InvokeModelContext]: InvokeModelContext[K] } = {
+    model: parts.model,
+    messages,
+    systemPrompt,
+    toolSpecs: frozenCopy(parts.toolSpecs, 'parts.toolSpecs'),
+    invocationState: parts.invocationState,
+  };
+  if (parts.toolChoice !== undefined) context.toolChoice = frozenCopy(parts.toolChoice, 'parts.toolChoice');
+  if (parts.agent !== undefined) context.agent = frozenCopy(parts.agent, 'parts.agent');
+  if (parts.modelState !== undefined) context.modelState = frozenCopy(parts.modelState, 'parts.modelState');
+  if (parts.caller !== undefined) context.caller = parts.caller;
+  return Object.freeze(context);
+}

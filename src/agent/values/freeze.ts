@@ -1,0 +1,155 @@
+/**
+ * Copy-once freezing for values entering the agent: the caller's objects are
+ * copied (so the freeze never reaches them), the copies frozen, and anything
+ * already frozen taken as it is (so a value is frozen once, however often it moves).
+ * The model state a caller gives and the results handlers make are frozen here too.
+ */
+import { describeValue } from '../../util/describe-value';
+import { isObject } from '../../util/is-object';
+import { setOwnEntry } from '../../util/own-entry';
+import { cannotCopy, invalid } from '../errors';
+import type { AgentEvent } from '../types/stages';
+import { isModelResult, isToolResult } from '../stages';
+import { cycleProblem, depthProblem, MAX_DEPTH, readProblem, type PathStep } from './value-walk';
+
+/** Why a copy stopped; turned into the public error once, at the top of the walk. */
+class CopyFailure {
+  constructor(
+    readonly problem: string,
+    readonly cause: unknown,
+  ) {}
+}
+
+/** The state of one copy: where it is, and the parts copied so far. */
+interface Copying {
+  readonly root: string;
+  /** The path to the part being copied. */
+  readonly steps: PathStep[];
+  /** The parts being copied, outermost first (the part at depth d is `open[d]`), to find cycles. */
+  readonly open: object[];
+  /** How many arrays and objects the copy has entered. */
+  visits: number;
+  /** Parts copied, so a part met twice is copied once; kept only past {@link REMEMBER_AFTER} visits. */
+  done: Map<object, unknown> | undefined;
+}
+
+/**
+ * Small values (a message) are copied without remembering each part; past
+ * this many parts, copied parts are remembered, so a value that shares parts
+ * (`[b, b]`, `b = [c, c]`, ...) costs its distinct parts, not its paths.
+ */
+const REMEMBER_AFTER = 256;
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Returns a deeply frozen copy of plain data (arrays and plain objects).
+ * Already-frozen values, primitives and non-plain objects (class instances,
+ * functions) are returned as they are: a frozen value is taken to be frozen
+ * all the way down, as immer does, and instances are not data. Each element
+ * and own enumerable property is read once.
+ *
+ * @param path - What the value is, for the error (`input`, `options.messages`).
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part, when the value contains a cycle, is nested
+ *   deeper than 1000 levels, or reading a part of it throws (the thrown value is the `cause`).
+ * @example
+ * ```ts
+ * const callerMessages = [{ role: 'user', content: [] }];
+ * const messages = frozenCopy(callerMessages, 'messages'); // the caller's array stays mutable
+ * ```
+ */
+export function frozenCopy<T>(value: T, path = 'value'): T {
+  if (value === null || typeof value !== 'object') return value;
+  let frozen = false;
+  try {
+    frozen = Object.isFrozen(value);
+  } catch {
+    // A value that cannot even say whether it is frozen is reported by the walk below.
+  }
+  // The common case (a frozen history, frozen specs) allocates nothing.
+  if (frozen) return value;
+  const copying: Copying = { root: path, steps: [], open: [], visits: 0, done: undefined };
+  try {
+    return copyPart(value, copying) as T;
+  } catch (error) {
+    if (error instanceof CopyFailure) throw cannotCopy(error.problem, error.cause);
+    throw error;
+  }
+}
+
+function copyPart(value: unknown, copying: Copying): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const { steps, open } = copying;
+  const ancestor = open.indexOf(value);
+  if (ancestor !== -1) throw new CopyFailure(cycleProblem(copying.root, steps, ancestor), undefined);
+  if (copying.done?.has(value) === true) return copying.done.get(value);
+  if (steps.length >= MAX_DEPTH) throw new CopyFailure(depthProblem(copying.root, steps), undefined);
+  if (++copying.visits > REMEMBER_AFTER) copying.done ??= new Map();
+  let copy: unknown;
+  try {
+    if (Object.isFrozen(value)) return value;
+    open.push(value);
+    if (Array.isArray(value)) copy = copyArray(value, copying);
+    else if (isPlainObject(value)) copy = copyObject(value, copying);
+    else copy = value;
+  } catch (error) {
+    if (error instanceof CopyFailure) throw error;
+    throw new CopyFailure(readProblem(copying.root, steps, error), error);
+  }
+  open.pop();
+  copying.done?.set(value, copy);
+  return copy;
+}
+
+function copyArray(value: readonly unknown[], copying: Copying): readonly unknown[] {
+  const { length } = value;
+  const copy = new Array<unknown>(length);
+  for (let index = 0; index < length; index++) {
+    copying.steps.push(index);
+    copy[index] = copyPart(value[index], copying);
+    copying.steps.pop();
+  }
+  return Object.freeze(copy);
+}
+
+function copyObject(value: object, copying: Copying): object {
+  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? (Object.create(null) as Record<string, unknown>) : {};
+  for (const key of Object.keys(value)) {
+    copying.steps.push(key);
+    setOwnEntry(copy, key, copyPart((value as Record<string, unknown>)[key], copying));
+    copying.steps.pop();
+  }
+  return Object.freeze(copy);
+}
+
+/**
+ * The model state a caller gives (or assigns), as a frozen plain object: a
+ * class instance's own enumerable properties are taken into a plain object first.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
+ */
+export function frozenRecordCopy(value: unknown, path: string): Record<string, unknown> {
+  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
+  let plain: object = value;
+  try {
+    const prototype = Object.getPrototypeOf(value) as unknown;
+    if (prototype !== Object.prototype && prototype !== null) plain = { ...value };
+  } catch (error) {
+    throw cannotCopy(readProblem(path, [], error), error);
+  }
+  return frozenCopy(plain as Record<string, unknown>, path);
+}
+
+/**
+ * A model or tool result as the loop keeps it: frozen. The terminals' own
+ * results are; one a handler made is copied (a tool result's `error` kept as
+ * it is) before it is yielded, so no one downstream can change what the loop goes on with.
+ */
+export function freezeResultEvent(event: AgentEvent): AgentEvent {
+  if (isModelResult(event)) return frozenCopy(event, 'modelResult');
+  if (!isToolResult(event) || (Object.isFrozen(event) && Object.isFrozen(event.toolResult))) return event;
+  return Object.freeze({ ...event, toolResult: frozenCopy(event.toolResult, 'toolResult') });
+}

@@ -1,0 +1,157 @@
+/**
+ * The JSON form of a tool's value: what the model would receive once the
+ * value is sent as JSON, computed up front so the history holds exactly that,
+ * and so a value JSON cannot carry becomes a readable problem instead of an
+ * exception in the middle of the run.
+ */
+import { setOwnEntry } from '../../util/own-entry';
+import { cycleProblem, depthProblem, MAX_DEPTH, pathText, readProblem, thrownText, type PathStep } from './value-walk';
+
+/** The JSON form of a value, or why it has none. */
+export type JsonConversion = { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly problem: string };
+
+/** Why a conversion stopped. */
+class NotJson {
+  constructor(readonly problem: string) {}
+}
+
+/** Left out of an object, `null` in an array, as `JSON.stringify` does. */
+const ABSENT: unique symbol = Symbol('absent');
+
+/** The state of one conversion. */
+interface Converting {
+  /** The path to the part being converted. */
+  readonly steps: PathStep[];
+  /** The objects being converted, outermost first (the one at depth d is `open[d]`), to find cycles. */
+  readonly open: object[];
+  /** How many arrays and objects the conversion has entered. */
+  visits: number;
+  /** Objects converted, so one met twice is walked once; kept only past {@link REMEMBER_AFTER} visits. */
+  done: Map<object, unknown> | undefined;
+}
+
+/** Past this many objects, converted ones are remembered (as in `adopt`), so shared parts cost their distinct parts. */
+const REMEMBER_AFTER = 256;
+
+/** The root every problem's path starts from. */
+const ROOT = 'value';
+
+/**
+ * The value as `JSON.parse(JSON.stringify(value))` gives it, frozen, or the
+ * first problem found (depth first, in key order): a BigInt, a cycle, a
+ * function or symbol as the whole value, nesting deeper than 1000 levels, or
+ * a getter or `toJSON()` that throws. `undefined` as the whole value is `null`.
+ *
+ * @example
+ * ```ts
+ * toJsonValue({ when: new Date(0), skip: undefined }); // { ok: true, json: { when: '1970-01-01T00:00:00.000Z' } }
+ * toJsonValue({ n: 1n }); // { ok: false, problem: 'value.n is a BigInt' }
+ * ```
+ */
+export function toJsonValue(value: unknown): JsonConversion {
+  if (value === undefined) return { ok: true, json: null };
+  const converting: Converting = { steps: [], open: [], visits: 0, done: undefined };
+  try {
+    const json = convert(value, '', converting);
+    if (json === ABSENT) return { ok: false, problem: `${ROOT} is ${typeof value === 'symbol' ? 'a symbol' : 'a function'}` };
+    return { ok: true, json };
+  } catch (error) {
+    if (error instanceof NotJson) return { ok: false, problem: error.problem };
+    throw error;
+  }
+}
+
+function convert(given: unknown, key: string, converting: Converting): unknown {
+  const { steps } = converting;
+  let value = given;
+  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') value = applyToJson(value, key, steps);
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return finiteOrNull(value);
+    case 'bigint':
+      throw new NotJson(`${pathText(ROOT, steps)} is a BigInt`);
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return ABSENT;
+    default:
+      return value === null ? null : convertObject(value as object, converting);
+  }
+}
+
+/** The value its `toJSON` method returns, when it has one. */
+function applyToJson(value: object | bigint, key: string, steps: readonly PathStep[]): unknown {
+  let toJson: unknown;
+  try {
+    toJson = (value as { toJSON?: unknown }).toJSON;
+  } catch (error) {
+    throw new NotJson(readProblem(ROOT, [...steps, 'toJSON'], error));
+  }
+  if (typeof toJson !== 'function') return value;
+  try {
+    return (toJson as (key: string) => unknown).call(value, key);
+  } catch (error) {
+    throw new NotJson(`${pathText(ROOT, steps)}.toJSON() threw: ${thrownText(error)}`);
+  }
+}
+
+function convertObject(value: object, converting: Converting): unknown {
+  const { steps, open } = converting;
+  const ancestor = open.indexOf(value);
+  if (ancestor !== -1) throw new NotJson(cycleProblem(ROOT, steps, ancestor));
+  if (converting.done?.has(value) === true) return converting.done.get(value);
+  if (steps.length >= MAX_DEPTH) throw new NotJson(depthProblem(ROOT, steps));
+  if (++converting.visits > REMEMBER_AFTER) converting.done ??= new Map();
+  open.push(value);
+  let json: unknown;
+  try {
+    json = Array.isArray(value) ? convertArray(value, converting) : convertEntries(value, converting);
+  } catch (error) {
+    if (error instanceof NotJson) throw error;
+    throw new NotJson(readProblem(ROOT, steps, error));
+  }
+  open.pop();
+  converting.done?.set(value, json);
+  return json;
+}
+
+function convertArray(value: readonly unknown[], converting: Converting): readonly unknown[] {
+  const { length } = value;
+  const json = new Array<unknown>(length);
+  for (let index = 0; index < length; index++) {
+    converting.steps.push(index);
+    const element = convert(value[index], String(index), converting);
+    converting.steps.pop();
+    json[index] = element === ABSENT ? null : element;
+  }
+  return Object.freeze(json);
+}
+
+function convertEntries(value: object, converting: Converting): unknown {
+  const primitive = unwrap(value);
+  if (primitive !== ABSENT) return primitive;
+  const json: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    converting.steps.push(key);
+    const entry = convert((value as Record<string, unknown>)[key], key, converting);
+    converting.steps.pop();
+    if (entry !== ABSENT) setOwnEntry(json, key, entry);
+  }
+  return Object.freeze(json);
+}
+
+/** The primitive a Number, String or Boolean wrapper object stands for, as JSON takes it. */
+function unwrap(value: object): unknown {
+  if (value instanceof Number) return finiteOrNull(Number(value));
+  if (value instanceof String) return String(value);
+  if (value instanceof Boolean) return value.valueOf();
+  return ABSENT;
+}
+
+/** JSON has no NaN or Infinity: they become null. */
+function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
