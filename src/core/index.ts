@@ -22,7 +22,7 @@ export { MiddlewareResult } from './result';
 export type { ResultRecipe } from './result';
 export type { DeepReadonly } from './deep-readonly';
 export { MiddlewareError } from './errors';
-export type { MiddlewareErrorCode } from './error-codes';
+export type { MiddlewareErrorCode } from './errors';
 export { toSystemBlocks, splitSystemPrompt, isSystemTextBlock } from './system-prompt';
 export type { SystemContentBlock, SystemPrompt } from './system-prompt';
 export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { describeValue } from '../util/describe-value';
-import { codedError, type ErrorSite } from './error-site';
+import { codedError, type ErrorSite } from './errors';
 import type { MiddlewareError } from './errors';
 
 function where(culprit: ErrorSite): string {

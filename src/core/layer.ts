@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import * as messages from './invoke-messages';
-import type { ErrorSite } from './error-site';
+import type { ErrorSite } from './errors';
 
 /** One layer of the onion as the invoke drives it. */
 export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;

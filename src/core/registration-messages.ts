@@ -10,7 +10,7 @@ import type { ChainEntry } from './chain';
 import type { MiddlewareWarning } from './resolve';
 import type { Phase } from './types';
 import { describeValue } from '../util/describe-value';
-import { codedError, type ErrorSite } from './error-site';
+import { codedError, type ErrorSite } from './errors';
 import type { MiddlewareError } from './errors';
 
 /** `createStage` was given a bad name or bad options. */

@@ -1,4 +1,4 @@
-import type { ErrorSite } from './error-site';
+import type { ErrorSite } from './errors';
 import { notAFunction } from './invoke-messages';
 import { invalidRegistration, phaseTokenNotStage, unknownTarget } from './registration-messages';
 import type { Orderable } from './order';

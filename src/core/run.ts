@@ -8,8 +8,7 @@
  * @packageDocumentation
  */
 import * as messages from './invoke-messages';
-import type { ErrorSite } from './error-site';
-import type { MiddlewareError } from './errors';
+import type { ErrorSite, MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
 import type { StateBinding, Terminal } from './invoke-types';
 import type { LayerGenerator } from './layer';

@@ -10,9 +10,6 @@
 /** The three phases a handler can be registered for. */
 export type Phase = 'input' | 'wrap' | 'output';
 
-/** Where a {@link MiddlewareError} arose: a handler phase, the terminal, or registration. */
-export type ErrorPhase = Phase | 'terminal' | 'register';
-
 /** How many times a Wrap handler may call `next()` in one activation. */
 export type NextPolicy = 'many' | 'once' | 'at-most-once';
 

@@ -6,7 +6,7 @@
  * where and what to fix.
  */
 import { describe, expect, it } from 'vitest';
-import type { ErrorSite } from '../../src/core/error-site';
+import type { ErrorSite } from '../../src/core/errors';
 import * as messages from '../../src/core/registration-messages';
 import type { MiddlewareError } from '../../src/core/errors';
 
