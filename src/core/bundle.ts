@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { notABundle } from './registration-messages';
+import { notABundle } from './messages';
 import type { Instrumentation } from './instrumentation';
 import type { ContributionKey } from './contributions';
 import type { AddOptions, Disposer, HandlerOf } from './handler-types';

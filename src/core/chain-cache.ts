@@ -11,7 +11,8 @@
  */
 import type { ResolvedChain } from './chain';
 import type { StoredRegistration } from './registration';
-import { resolveScopes, type MiddlewareWarning, type Scope } from './resolve';
+import { resolveScopes, type Scope } from './resolve';
+import type { MiddlewareWarning } from './warnings';
 import type { RegistryScope } from './scope';
 import { perInvokeRegistrations } from './invoke-options';
 import type { Registration } from './handler-types';

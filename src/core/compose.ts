@@ -21,7 +21,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { ResolvedEntry } from './chain';
 import type { Next, NextOptions } from './handler-types';
 import { isAbortSignal } from '../util/abort-signal';

@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from './registration-messages';
+import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from './messages';
 import type { MiddlewareError } from './errors';
 import { isStage } from './stage';
 import type { AnyStage } from './types';

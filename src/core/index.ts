@@ -17,7 +17,7 @@ export type { RegistryOptions } from './registry';
 export { registration } from './on';
 export type { Middleware, Registrar } from './bundle';
 export type { ChainEntry } from './chain';
-export type { DuplicateHandlerWarning, MiddlewareWarning, UnknownIdWarning } from './resolve';
+export type { DuplicateHandlerWarning, MiddlewareWarning, UnknownIdWarning } from './warnings';
 export { MiddlewareResult } from './result';
 export type { ResultRecipe } from './result';
 export type { DeepReadonly } from './deep-readonly';

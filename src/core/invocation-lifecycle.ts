@@ -23,7 +23,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
 import type { InvokeOptions, Terminal } from './invoke-types';

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { invalidInvokeOptions, notAFunction, useForAnotherStage } from './invoke-messages';
+import { invalidInvokeOptions, notAFunction, useForAnotherStage } from './messages';
 import { createRegistration, stageOf, type StoredRegistration } from './registration';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { ErrorSite } from './errors';
 
 /** One layer of the onion as the invoke drives it. */

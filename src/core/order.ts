@@ -1,4 +1,4 @@
-import { orderCycle } from './registration-messages';
+import { orderCycle } from './messages';
 import type { MiddlewareError } from './errors';
 
 /** What ordering needs to know about a registration. */

@@ -12,7 +12,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { ResolvedEntry } from './chain';
 import { MiddlewareResult } from './result';
 import { parseWithSchema } from './schema';

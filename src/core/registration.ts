@@ -1,6 +1,5 @@
 import type { ErrorSite } from './errors';
-import { notAFunction } from './invoke-messages';
-import { invalidRegistration, phaseTokenNotStage, unknownTarget } from './registration-messages';
+import { invalidRegistration, notAFunction, phaseTokenNotStage, unknownTarget } from './messages';
 import type { Orderable } from './order';
 import { isStage } from './stage';
 import { brandOf } from '../util/brand';

@@ -18,7 +18,7 @@ import { ChainCache } from './chain-cache';
 import { checkKey, type Contribution, type ContributionKey } from './contributions';
 import { explainStage } from './explain';
 import { createRegistration, resolveTarget, stageOf } from './registration';
-import { warnOnConsole, type MiddlewareWarning } from './resolve';
+import { warnOnConsole, type MiddlewareWarning } from './warnings';
 import { RegistryScope } from './scope';
 
 /** Options of {@link MiddlewareRegistry}. */

@@ -1,50 +1,11 @@
 import type { ChainSource, ResolvedChain, ResolvedEntry } from './chain';
 import type { StoredContribution } from './contributions';
-import { duplicateHandler, duplicateId, orderConflict, unknownId } from './registration-messages';
+import { duplicateId, orderConflict } from './messages';
+import { duplicateHandler, unknownId, type MiddlewareWarning } from './warnings';
 import type { Instrumentation } from './instrumentation';
 import { sortByConstraints } from './order';
 import { culpritOf, takePlace, type StoredRegistration } from './registration';
 import type { AnyStage, Phase } from './types';
-
-/** A warning a registry reports through `RegistryOptions.onWarning`; `code` tells the kinds apart. */
-export type MiddlewareWarning = UnknownIdWarning | DuplicateHandlerWarning;
-
-/** An ordering constraint names an id that is registered nowhere (MW-043). */
-export interface UnknownIdWarning {
-  /** Stable code. */
-  readonly code: 'WARN_UNKNOWN_ID';
-  /** What happened and what to do. */
-  readonly message: string;
-  /** Stage name. */
-  readonly stage: string;
-  /** Phase. */
-  readonly phase: Phase;
-  /** The handler whose constraint names the unknown id. */
-  readonly handler: string;
-  /** The unknown id. */
-  readonly id: string;
-}
-
-/** The same handler function is registered twice on one stage and phase, neither time with an id (MW-057). */
-export interface DuplicateHandlerWarning {
-  /** Stable code. */
-  readonly code: 'WARN_DUPLICATE_HANDLER';
-  /** What happened and what to do. */
-  readonly message: string;
-  /** Stage name. */
-  readonly stage: string;
-  /** Phase. */
-  readonly phase: Phase;
-  /** The name of its first registration in the chain. */
-  readonly handler: string;
-  /** Both places in the chain, first the outer (or earlier) one: how each was registered and its position. */
-  readonly places: readonly [string, string];
-}
-
-/** The default of `RegistryOptions.onWarning`. */
-export function warnOnConsole(warning: MiddlewareWarning): void {
-  console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`);
-}
 
 /** One scope level of a chain: a registry (root first) or the per-invoke handlers. */
 interface Level {

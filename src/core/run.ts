@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { ErrorSite, MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
 import type { StateBinding, Terminal } from './invoke-types';

@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from './registration-messages';
+import * as messages from './messages';
 import type { Instrumentation } from './instrumentation';
 import type { Disposer } from './handler-types';
 import type { AnyStage, Phase } from './types';

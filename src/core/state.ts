@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
-import { stateCyclic, stateNotDraftable } from './invoke-messages';
+import { stateCyclic, stateNotDraftable } from './messages';
 import type { StateBinding } from './invoke-types';
 import { deepFreeze } from '../util/deep-freeze';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';

@@ -5,8 +5,8 @@
  * message loses the part that tells the user where and what to fix.
  */
 import { describe, expect, it } from 'vitest';
-import * as messages from '../../src/core/invoke-messages';
-import { fields, hostile, input, output, terminal, wrap } from './invoke-message-fixtures';
+import * as messages from '../../src/core/messages';
+import { fields, hostile, input, output, terminal, wrap } from './messages-fixtures';
 
 describe('invalidInvokeOptions', () => {
   it('names the stage and the problem', () => {
