@@ -15,8 +15,7 @@ import { resolveScopes, type Scope } from './resolve';
 import type { MiddlewareWarning } from './warnings';
 import type { RegistryScope } from './scope';
 import { perInvokeRegistrations } from './invoke-options';
-import type { Registration } from './handler-types';
-import type { AnyStage } from './types';
+import type { AnyStage, Registration } from './types';
 
 /** A resolved chain with what it was resolved from. */
 export interface CachedChain {

@@ -28,16 +28,30 @@ export type { SystemContentBlock, SystemPrompt } from './system-prompt';
 export type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
 export { createContributionKey } from './contributions';
 export type { Contribution, ContributionKey, ContributionKeyOptions } from './contributions';
-export type { AnyStage, ContextOf, EventOf, MiddlewareStage, Phase, PhaseToken, ResultOf, Schema, StageOptions, Target } from './types';
 export type {
   AddOptions,
+  AnyStage,
+  ContextOf,
   Disposer,
-  HandlerOf,
+  EventOf,
   HandlerCall,
+  HandlerOf,
   InputHandler,
+  InvokeOptions,
+  MiddlewareStage,
   Next,
   OutputHandler,
+  Phase,
+  PhaseToken,
   Registration,
+  ResultOf,
+  Schema,
+  StageOptions,
+  StateBinding,
+  Target,
+  Terminal,
+  TerminalArgument,
+  TerminalCall,
+  TerminalOf,
   WrapHandler,
-} from './handler-types';
-export type { InvokeOptions, StateBinding, Terminal, TerminalArgument, TerminalOf, TerminalCall } from './invoke-types';
+} from './types';

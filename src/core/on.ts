@@ -1,5 +1,4 @@
-import type { AddOptions, HandlerOf, Registration } from './handler-types';
-import type { Target } from './types';
+import type { AddOptions, HandlerOf, Registration, Target } from './types';
 
 /**
  * Builds one per-invoke registration for `InvokeOptions.use`, with the

@@ -4,8 +4,7 @@ import type { Orderable } from './order';
 import { isStage } from './stage';
 import { brandOf } from '../util/brand';
 import { describeValue } from '../util/describe-value';
-import type { AddOptions } from './handler-types';
-import type { AnyStage, NextPolicy, Phase } from './types';
+import type { AddOptions, AnyStage, NextPolicy, Phase } from './types';
 import { isObject } from '../util/is-object';
 
 /**

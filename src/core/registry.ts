@@ -9,9 +9,17 @@ import type { Instrumentation } from './instrumentation';
 import { Invocation } from './invocation';
 import { checkInvoke } from './invoke-options';
 import type { DeepReadonly } from './deep-readonly';
-import type { AddOptions, Disposer, HandlerOf } from './handler-types';
-import type { InvokeOptions, Terminal, TerminalArgument } from './invoke-types';
-import type { AnyStage, MiddlewareStage, Target } from './types';
+import type {
+  AddOptions,
+  AnyStage,
+  Disposer,
+  HandlerOf,
+  InvokeOptions,
+  MiddlewareStage,
+  Target,
+  Terminal,
+  TerminalArgument,
+} from './types';
 import { useBundle, type Middleware } from './bundle';
 import type { ChainEntry } from './chain';
 import { ChainCache } from './chain-cache';

@@ -10,7 +10,7 @@
 import * as messages from './messages';
 import type { ErrorSite, MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
-import type { StateBinding, Terminal } from './invoke-types';
+import type { StateBinding, Terminal } from './types';
 import type { LayerGenerator } from './layer';
 import type { InvokeObservation } from './observation';
 import type { ChainOwner, ReleasingChain } from './releasing-chain';

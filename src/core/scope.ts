@@ -10,8 +10,7 @@
  */
 import * as messages from './messages';
 import type { Instrumentation } from './instrumentation';
-import type { Disposer } from './handler-types';
-import type { AnyStage, Phase } from './types';
+import type { AnyStage, Disposer, Phase } from './types';
 import { ConstraintIndex } from './constraint-index';
 import type { Registrar } from './bundle';
 import { createContribution, duplicated, resolveContributions, type Contribution, type StoredContribution } from './contributions';

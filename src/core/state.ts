@@ -12,7 +12,7 @@
  */
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
 import { stateCyclic, stateNotDraftable } from './messages';
-import type { StateBinding } from './invoke-types';
+import type { StateBinding } from './types';
 import { deepFreeze } from '../util/deep-freeze';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';
 
