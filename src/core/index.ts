@@ -14,7 +14,7 @@
 export { createStage, isStage, isPhaseToken } from './stage';
 export { MiddlewareRegistry } from './registry';
 export type { RegistryOptions } from './registry';
-export { registration } from './on';
+export { registration } from './registration';
 export type { Middleware, Registrar } from './bundle';
 export type { ChainEntry } from './chain';
 export type { DuplicateHandlerWarning, MiddlewareWarning, UnknownIdWarning } from './warnings';

@@ -11,13 +11,28 @@
 import * as messages from './messages';
 import type { Instrumentation } from './instrumentation';
 import type { AnyStage, Disposer, Phase } from './types';
-import { ConstraintIndex } from './constraint-index';
 import type { Registrar } from './bundle';
-import { createContribution, duplicated, resolveContributions, type Contribution, type StoredContribution } from './contributions';
-import { sortByConstraints } from './order';
-import { createRegistration, culpritOf, lastTick, takePlace, tick, type StoredRegistration } from './registration';
-import type { Scope } from './resolve';
+import {
+  createContribution,
+  duplicated,
+  resolveContributions,
+  type Contribution,
+  type ProvidingScope,
+  type StoredContribution,
+} from './contributions';
+import { ConstraintIndex, sortByConstraints } from './order';
+import { createRegistration, errorSiteOf, lastTick, takePlace, tick, type StoredRegistration } from './registration';
 import { isObject } from '../util/is-object';
+
+/** One registry of a scope chain, as resolution reads it. */
+export interface Scope extends ProvidingScope {
+  /** Its registrations, by stage. */
+  readonly byStage: ReadonlyMap<AnyStage, readonly StoredRegistration[]>;
+  /** Every registration of it with an id, on any stage. */
+  readonly ids: ReadonlyMap<string, StoredRegistration>;
+  /** Its instrumentations. */
+  readonly instrumentations: ReadonlySet<Instrumentation>;
+}
 
 /** One registry's registrations, instrumentations and contributions, with its ancestry. */
 export class RegistryScope implements Scope {
@@ -61,12 +76,12 @@ export class RegistryScope implements Scope {
     // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
     const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
     if (existing !== undefined) {
-      if (!registration.replace) throw messages.duplicateId(culpritOf(registration), registration.id, where);
+      if (!registration.replace) throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
       stored = takePlace(registration, existing);
     } else {
       // Stryker disable next-line ConditionalExpression: no ancestor has an undefined id, so hasId would say false anyway
       if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id))
-        throw messages.duplicateId(culpritOf(registration), registration.id, where);
+        throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
     }
     const versionBefore = this.version;
     const structureBefore = this.structure;
