@@ -1,7 +1,9 @@
 /**
- * Taking a value over: deep-freezing it in place, as the library does with
- * the state snapshot (SPEC MW-027) and with the result the Output phase
- * receives (MW-038), so that no one can change it while the library relies on it.
+ * Deep-freezing a value in place, as the library does with the result the
+ * Output phase receives (MW-038, {@link deepFreeze}) and with the state
+ * snapshot, which must hold no reference cycle (MW-027,
+ * {@link deepFreezeOrFindCycle}), so that no one can change it while the
+ * library relies on it.
  *
  * @packageDocumentation
  */
@@ -20,22 +22,30 @@ type Kind = typeof SKIP | typeof RECORD | typeof LIST | typeof COLLECTION;
  * instances) and skipping everything else (class instances, functions,
  * primitives). An object that is already frozen is taken as it is: its
  * contents are not visited, so a value the library produced costs one check.
- *
- * @param rejectCycles - When true and the unfrozen part holds a reference
- *   cycle, the path where the cycle closes is returned (`a.back.a`: the value
- *   at `a.back.a` is the one at `a`; a cycle closing at the root itself is
- *   named by its last key), and the objects on that path, the root among
- *   them, are left unfrozen. When false, a cycle is frozen as it is.
- * @returns The path where a cycle closes when `rejectCycles` found one, else undefined.
+ * A reference cycle is frozen as it is.
  */
-export function deepFreeze(value: unknown, rejectCycles = false): string | undefined {
+export function deepFreeze(value: unknown): void {
+  const kind = kindOf(value);
+  if (kind !== SKIP) freezeDown(value as object, kind, 0);
+}
+
+/**
+ * Deep-freezes `value` in place as {@link deepFreeze} does, unless its
+ * unfrozen part holds a reference cycle: then it answers the path where the
+ * cycle closes (`a.back.a`: the value at `a.back.a` is the one at `a`; a
+ * cycle closing at the root itself is named by its last key) and leaves the
+ * objects on that path, the root among them, unfrozen (what it finished
+ * before is frozen). Finding the cycle and freezing are one walk: each
+ * object is frozen when everything under it is done, so checking first and
+ * freezing after would walk the value twice.
+ *
+ * @returns The path where a cycle closes, or undefined when there is none (and the value is frozen).
+ */
+export function deepFreezeOrFindCycle(value: unknown): string | undefined {
   const kind = kindOf(value);
   if (kind === SKIP) return undefined;
-  if (!rejectCycles) {
-    freezeDown(value as object, kind, 0);
-    return undefined;
-  }
-  return freezeUnlessCyclic(value as object, kind);
+  const cycle = checkDown(value as object, kind, new Set<object>(), [], 0);
+  return cycle === undefined ? undefined : cycle.map(segmentText).join('.');
 }
 
 /** Below this depth the cycle-tolerant walk recurses; deeper parts go through a walk with its own stack. */
@@ -100,15 +110,9 @@ function freezeWithStack(root: object): void {
  * everything under it is done, so an object frozen already is either done or
  * the caller's, and is skipped; when a cycle is found, the parts finished
  * before it are frozen and the objects on the path (the root among them) are not.
+ *
+ * @returns The path of a cycle (keys as found), else undefined.
  */
-function freezeUnlessCyclic(root: object, rootKind: Kind): string | undefined {
-  const onPath = new Set<object>();
-  const path: unknown[] = [];
-  const cycle = checkDown(root, rootKind, onPath, path, 0);
-  return cycle === undefined ? undefined : cycle.map(segmentText).join('.');
-}
-
-/** Recursive part of `freezeUnlessCyclic`; returns the path of a cycle (keys as found), else undefined. */
 function checkDown(node: object, kind: Kind, onPath: Set<object>, path: unknown[], depth: number): unknown[] | undefined {
   // Stryker disable next-line ConditionalExpression,EqualityOperator: which of the two walks checks a part changes nothing visible; the deep-value tests catch a walk that never switches
   if (depth > RECURSION_LIMIT) return checkWithStack(node, kind, onPath, path);
