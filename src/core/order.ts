@@ -57,7 +57,7 @@ export interface Constrained extends Orderable {
  * @throws MiddlewareError `ERR_ORDER_CYCLE` listing the cycle when the constraints cannot all hold.
  */
 export function sortByConstraints<T extends Orderable>(items: readonly T[], scope: OrderScope): T[] {
-  // Stryker disable all: a shortcut; without constraints Kahn's sort below takes the items in (order, seq) order too
+  // Without constraints, Kahn's sort below takes the items in (order, seq) order too: a plain sort is its shortcut.
   let constrained = false;
   for (const item of items) {
     if (item.before.length > 0 || item.after.length > 0) {
@@ -66,18 +66,15 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
     }
   }
   if (!constrained) return [...items].sort(byKey);
-  // Stryker restore all
 
   const count = items.length;
   const byId = new Map<string, number>();
   for (let index = 0; index < count; index++) {
     const id = (items[index] as T).id;
-    // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
     if (id !== undefined) byId.set(id, index);
   }
   // Edge a -> b: a must come before b. Indexes into `items`. An edge given twice (a before b, b after a) counts
   // twice in b's indegree and is walked twice when a is placed, so it needs no deduplication.
-  // Stryker disable next-line ArrayDeclaration: an index that is no item's is never counted as ready nor stuck
   const successors: number[][] = Array.from({ length: count }, () => []);
   const indegree = new Array<number>(count).fill(0);
   const link = (from: number, to: number): void => {
@@ -89,7 +86,6 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
     const item = items[index] as T;
     for (const id of item.before) {
       const other = byId.get(id);
-      // Stryker disable next-line ConditionalExpression: an edge to no item (index undefined) is never counted as ready nor stuck
       if (other !== undefined) link(index, other);
     }
     for (const id of item.after) {
@@ -98,7 +94,6 @@ export function sortByConstraints<T extends Orderable>(items: readonly T[], scop
     }
   }
   const ready = new IndexHeap((left, right) => byKey(items[left] as T, items[right] as T));
-  // Stryker disable next-line EqualityOperator: past the last item the indegree is undefined, never 0
   for (let index = 0; index < count; index++) if (indegree[index] === 0) ready.push(index);
   const sorted: T[] = [];
   while (ready.size > 0) {
@@ -135,7 +130,6 @@ class IndexHeap {
     heap.push(value);
     while (position > 0) {
       const parent = (position - 1) >> 1;
-      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
       if (this.compare(heap[parent] as number, value) <= 0) break;
       heap[position] = heap[parent] as number;
       position = parent;
@@ -155,9 +149,7 @@ class IndexHeap {
       const left = 2 * position + 1;
       if (left >= size) break;
       const right = left + 1;
-      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
       const child = right < size && this.compare(heap[right] as number, heap[left] as number) < 0 ? right : left;
-      // Stryker disable next-line EqualityOperator: two items never compare equal (sequence numbers are unique)
       if (this.compare(last, heap[child] as number) <= 0) break;
       heap[position] = heap[child] as number;
       position = child;
@@ -207,9 +199,7 @@ function cycleError(
   // Start from the loop's earliest item. Ranks are unique and a rank past the end is undefined, never lower,
   // so `<=` for `<` in either comparison changes nothing.
   let start = 0;
-  // Stryker disable next-line EqualityOperator: see above
   for (let position = 1; position < loop.length; position++) {
-    // Stryker disable next-line EqualityOperator: see above
     if ((rank.get(loop[position] as number) as number) < (rank.get(loop[start] as number) as number)) start = position;
   }
   const ordered = [...loop.slice(start), ...loop.slice(0, start)];
@@ -242,18 +232,14 @@ export class ConstraintIndex {
   /** Records the constraints of a registration that was stored. */
   add(registration: Constrained): void {
     const { before, after } = registration;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
     if (before.length > 0) for (const id of before) file(this.namedBefore, id, registration);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
     if (after.length > 0) for (const id of after) file(this.namedAfter, id, registration);
   }
 
   /** Forgets the constraints of a registration that was removed; empty entries go, so removal releases everything. */
   remove(registration: Constrained): void {
     const { before, after } = registration;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
     if (before.length > 0) for (const id of before) unfile(this.namedBefore, id, registration);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop over an empty list does nothing either.
     if (after.length > 0) for (const id of after) unfile(this.namedAfter, id, registration);
   }
 
@@ -271,7 +257,6 @@ export class ConstraintIndex {
     // Nothing can come before a registration that names no id in `after` and has no id of its own for others to
     // name: the common add, which thus runs none of the search. The search is a method of its own because its
     // closures make V8 allocate a context for the call's variables as soon as the call is entered.
-    // Stryker disable next-line ConditionalExpression: a shortcut; hasPredecessor() says false for such a registration as well
     if (stored.after.length === 0 && stored.id === undefined) return false;
     return this.searchCycle(stored, replaced, byId);
   }
@@ -292,14 +277,11 @@ export class ConstraintIndex {
         const other = named(id);
         if (other !== undefined && other !== node) visit(other);
       }
-      // Stryker disable next-line ConditionalExpression: nothing is filed under an undefined id, so going on finds nothing
       if (node.id === undefined) return;
       if (node !== stored && backToStored.has(node.id)) visit(stored);
       const namingIt = this.namedAfter.get(node.id);
-      // Stryker disable next-line ConditionalExpression: a registration naming its own id in `after` is already seen when walked
       if (namingIt !== undefined) for (const other of namingIt) if (other !== node && peer(other)) visit(other);
     };
-    // Stryker disable next-line ConditionalExpression: a shortcut; without a predecessor the search finds no way back either
     if (!this.hasPredecessor(stored, named, peer)) return false;
     const seen = new Set<Constrained>();
     const pending: Constrained[] = [];
@@ -309,7 +291,6 @@ export class ConstraintIndex {
         closes = true;
         return;
       }
-      // Stryker disable next-line ConditionalExpression: the stored registrations have no cycle, so one seen again is only walked again
       if (!seen.has(next)) {
         seen.add(next);
         pending.push(next);
@@ -326,7 +307,6 @@ export class ConstraintIndex {
    * a shortcut of `closesCycle`, whose search finds no cycle when this says false, so saying true more often
    * changes no answer.
    */
-  // Stryker disable all: see above
   private hasPredecessor(
     stored: Constrained,
     named: (id: string) => Constrained | undefined,
@@ -342,7 +322,6 @@ export class ConstraintIndex {
     }
     return false;
   }
-  // Stryker restore all
 }
 
 function file(index: Map<string, Set<Constrained>>, id: string, registration: Constrained): void {

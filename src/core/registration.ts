@@ -131,14 +131,12 @@ export function createRegistration(
   };
 }
 
-// Stryker disable next-line ArrayDeclaration,StringLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const POLICIES: readonly unknown[] = ['many', 'once', 'at-most-once'];
 
 /**
  * The constraint lists of a registration without any: one shared list, frozen like every list `describe()`
  * returns, so that an add without constraints allocates none.
  */
-// Stryker disable next-line ArrayDeclaration: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const NO_IDS: readonly string[] = Object.freeze([]);
 
 /** What is wrong with the options of a registration in `phase`, or undefined when nothing is. */

@@ -101,7 +101,6 @@ function resolveChain(
   levels.forEach((level, index) => {
     for (const registration of level.registrations) {
       const id = registration.id;
-      // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
       const winner = id === undefined ? undefined : winners.get(id);
       if (winner === undefined) {
         place(registration, index);
@@ -127,7 +126,6 @@ function resolveChain(
   const levelOfId = new Map<string, { level: number; registration: StoredRegistration }>();
   placed.forEach((byPhase, level) => {
     for (const phase of phases)
-      // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
       for (const registration of byPhase[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
   });
   for (const phase of phases) {
@@ -266,7 +264,6 @@ export function holdsSameRegistrations(
     const current = (scopes[level] as Scope).byStage.get(stage);
     if ((current === undefined ? 0 : current.length) !== expected.length) return false;
     if (current === undefined) continue;
-    // Stryker disable next-line EqualityOperator: one index past the end reads undefined from both lists
     for (let index = 0; index < current.length; index++) if (current[index] !== expected[index]) return false;
   }
   return true;
@@ -288,7 +285,6 @@ export class ChainCache {
     const version = scope.effectiveVersion();
     const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
     if (cached !== undefined) {
-      // Stryker disable next-line ConditionalExpression: a shortcut; nothing changed, so the check below holds and returns the same chain
       if (cached.version === version) return cached.chain;
       if (cached.structure === scope.effectiveStructure() && holdsSameRegistrations(scope.chain, stage, cached.sources)) {
         cached.version = version;

@@ -58,16 +58,13 @@ const RECURSION_LIMIT = 500;
  * this costs a few property reads and one `Object.freeze` per object.
  */
 function freezeDown(node: object, kind: Kind, depth: number): void {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: which of the two walks freezes a part changes nothing visible; the deep-value tests catch a walk that never switches
   if (depth > RECURSION_LIMIT) {
     freezeWithStack(node);
     return;
   }
   freezeOne(node, kind);
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys (a number or its string gives the same path segment)
   if (kind === LIST) {
     const items = node as readonly unknown[];
-    // Stryker disable next-line EqualityOperator: one step past the end reads undefined, which the walk skips
     // eslint-disable-next-line @typescript-eslint/prefer-for-of -- for-of would call the array's own iterator, which a handed-out array may override
     for (let index = 0; index < items.length; index++) {
       const child: unknown = items[index];
@@ -95,10 +92,8 @@ function freezeWithStack(root: object): void {
   while (pending.length > 0) {
     const node = pending.pop() as object;
     const kind = kindOf(node);
-    // Stryker disable next-line ConditionalExpression: only an object pushed twice is popped again frozen, its children frozen too
     if (kind === SKIP) continue;
     freezeOne(node, kind);
-    // Stryker disable next-line ConditionalExpression: a child pushed although skipped is skipped when popped
     for (const [, child] of childrenOf(node, kind)) if (kindOf(child) !== SKIP) pending.push(child as object);
   }
 }
@@ -114,14 +109,11 @@ function freezeWithStack(root: object): void {
  * @returns The path of a cycle (keys as found), else undefined.
  */
 function checkDown(node: object, kind: Kind, onPath: Set<object>, path: unknown[], depth: number): unknown[] | undefined {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: which of the two walks checks a part changes nothing visible; the deep-value tests catch a walk that never switches
   if (depth > RECURSION_LIMIT) return checkWithStack(node, kind, onPath, path);
   onPath.add(node);
   let found: unknown[] | undefined;
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys (a number or its string gives the same path segment)
   if (kind === LIST) {
     const items = node as readonly unknown[];
-    // Stryker disable next-line EqualityOperator: one step past the end reads undefined, which the walk skips
     for (let index = 0; index < items.length && found === undefined; index++) found = checkChild(index, items[index], onPath, path, depth);
   } else if (node instanceof Map) {
     for (const [key, child] of node) if ((found = checkChild(key, child, onPath, path, depth)) !== undefined) break;
@@ -131,7 +123,6 @@ function checkDown(node: object, kind: Kind, onPath: Set<object>, path: unknown[
   } else {
     const record = node as Record<string, unknown>;
     const keys = Object.keys(record);
-    // Stryker disable next-line EqualityOperator: one step past the end reads the key undefined, whose value was visited already or is absent
     for (let index = 0; index < keys.length && found === undefined; index++) {
       const key = keys[index] as string;
       found = checkChild(key, record[key], onPath, path, depth);
@@ -204,12 +195,9 @@ function kindOf(value: unknown): Kind {
 }
 
 function kindOfObject(value: object): Kind {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: shortcuts: immer drafts nothing frozen
   if (Object.isFrozen(value) || isDraft(value)) return SKIP;
   const prototype: unknown = Object.getPrototypeOf(value);
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut for the common case: isDraftable below gives RECORD for these too
   if (prototype === Object.prototype || prototype === null) return RECORD;
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys
   if (Array.isArray(value)) return LIST;
   if (value instanceof Map || value instanceof Set) return COLLECTION;
   return isDraftable(value) ? RECORD : SKIP;
@@ -217,18 +205,14 @@ function kindOfObject(value: object): Kind {
 
 /** Freezes one object; a Map or Set also gets mutators that throw (immer's frozen collections). */
 function freezeOne(node: object, kind: Kind): void {
-  // Stryker disable next-line ConditionalExpression: immer's freeze of a plain object or array is Object.freeze
   if (kind === COLLECTION) freeze(node);
   else Object.freeze(node);
 }
 
 function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
-  // Stryker disable next-line ArrayDeclaration: an extra string element yields a string child, which the walks skip
   const children: (readonly [unknown, unknown])[] = [];
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys (a number or its string gives the same path segment)
   if (kind === LIST) {
     const items = node as readonly unknown[];
-    // Stryker disable next-line EqualityOperator: one step past the end gives an undefined child, which the walks skip
     for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
   } else if (node instanceof Map) {
     for (const entry of node) children.push(entry);
