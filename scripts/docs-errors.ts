@@ -1,6 +1,6 @@
 /**
  * `npm run docs:errors`: rewrites the table of `docs/errors.md` from the
- * error tables of the subsystems (the core's `src/core/error-codes.ts`, then the
+ * error tables of the subsystems (the core's `src/core/errors.ts`, then the
  * built-in middleware's, the agent kit's and the test kit's). `test/docs/pages.test.ts`
  * fails while the page differs from what this generates.
  */
@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AGENT_ERROR_CODES } from '../src/agent/errors';
-import { CORE_ERROR_CODES, type ErrorTable } from '../src/core/error-codes';
+import { CORE_ERROR_CODES, type ErrorTable } from '../src/core/errors';
 import { MIDDLEWARE_ERROR_CODES } from '../src/middleware/errors';
 import { TESTING_ERROR_CODES } from '../src/testing/errors';
 

@@ -5,7 +5,7 @@
  * calling the model and tools are in `tools/call-errors.ts`. The codes of the core
  * it raises too (`ERR_INVALID_OPTIONS`, `ERR_INVALID_HANDLER`,
  * `ERR_INVALID_STAGE`, `ERR_NO_RESULT`) are in the core's table,
- * `core/error-codes.ts`.
+ * `core/errors.ts`.
  *
  * @packageDocumentation
  */

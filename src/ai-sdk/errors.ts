@@ -1,7 +1,7 @@
 /**
  * The errors of the AI SDK adapter: every message builder of the entry
  * point. It adds no code of its own; the codes it raises
- * (`ERR_INVALID_OPTIONS`) are in the core's table, `errors/codes.ts`.
+ * (`ERR_INVALID_OPTIONS`) are in the core's table, `core/errors.ts`.
  *
  * @packageDocumentation
  */

@@ -7,11 +7,10 @@
  *
  * @packageDocumentation
  */
-import { notABundle } from './registration-messages';
+import { notABundle } from './messages';
 import type { Instrumentation } from './instrumentation';
 import type { ContributionKey } from './contributions';
-import type { AddOptions, Disposer, HandlerOf } from './handler-types';
-import type { Target } from './types';
+import type { AddOptions, Disposer, HandlerOf, Target } from './types';
 import { isObject } from '../util/is-object';
 
 /** What a bundle's `setup` registers through: the same `add` as the registry's. */

@@ -10,7 +10,7 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import { MiddlewareError } from './errors';
 import type { LayerGenerator } from './layer';
 import { ReleasingChain } from './releasing-chain';

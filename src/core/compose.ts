@@ -21,9 +21,9 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { ResolvedEntry } from './chain';
-import type { Next, NextOptions } from './handler-types';
+import type { Next, NextOptions } from './types';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import { track } from './closing';

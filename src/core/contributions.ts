@@ -9,12 +9,11 @@
  *
  * @packageDocumentation
  */
-import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from './registration-messages';
+import { duplicateContribution, invalidContributionId, invalidContributionKey, notAContributionKey } from './messages';
 import type { MiddlewareError } from './errors';
 import { isStage } from './stage';
 import type { AnyStage } from './types';
 import { describeValue } from '../util/describe-value';
-import type { Scope } from './resolve';
 import { isObject } from '../util/is-object';
 
 /** Phantom carrier of a key's value type; never present at run time. */
@@ -59,6 +58,12 @@ export interface Contribution<TValue> {
   readonly bundle: string;
   /** 0 for the registry asked, 1 for its parent, and so on. */
   readonly depth: number;
+}
+
+/** What the resolution of contributions reads of one registry's scope. */
+export interface ProvidingScope {
+  /** The values bundles provided to it, by key name, each key's in the order they were provided. */
+  readonly provided: ReadonlyMap<string, ReadonlySet<StoredContribution>>;
 }
 
 /** One stored contribution, with what resolution needs. */
@@ -155,7 +160,7 @@ export function duplicated(later: StoredContribution, existing: StoredContributi
  *
  * @throws MiddlewareError `ERR_DUPLICATE_ID` when two registries provide one id (an ancestor provided it after the child).
  */
-export function resolveContributions(name: string, scopes: readonly Scope[]): readonly Contribution<unknown>[] {
+export function resolveContributions(name: string, scopes: readonly ProvidingScope[]): readonly Contribution<unknown>[] {
   const seen = new Map<string, StoredContribution>();
   const entries: Contribution<unknown>[] = [];
   scopes.forEach((scope, index) => {

@@ -15,7 +15,7 @@
  */
 export { OwnedAbortController } from './abort-flag';
 export { mapRegistrar } from './bundle';
-export type { ErrorCodeEntry, ErrorTable } from './error-codes';
+export type { ErrorCodeEntry, ErrorTable } from './errors';
 export { callSafely, pullFrom } from './layer';
 export type { LayerGenerator } from './layer';
 export { pullsThrough } from './native-layers';

@@ -23,10 +23,10 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
-import type { InvokeOptions, Terminal } from './invoke-types';
+import type { InvokeOptions, Terminal } from './types';
 import { OwnedAbortController } from './abort-flag';
 import { closeStarted, failInvoke, settle, stopInvoke, SUCCESS, type ClosingFailure } from './closing';
 import type { LayerGenerator } from './layer';

@@ -4,14 +4,11 @@
  *
  * @packageDocumentation
  */
-import { invalidInvokeOptions, notAFunction, useForAnotherStage } from './invoke-messages';
+import { invalidInvokeOptions, notAFunction, useForAnotherStage } from './messages';
 import { createRegistration, stageOf, type StoredRegistration } from './registration';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
-import type { Registration } from './handler-types';
-import type { InvokeOptions } from './invoke-types';
-import type { AddOptions } from './handler-types';
-import type { AnyStage } from './types';
+import type { AddOptions, AnyStage, InvokeOptions, Registration } from './types';
 import { isObject } from '../util/is-object';
 
 /**

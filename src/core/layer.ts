@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
-import type { ErrorSite } from './error-site';
+import * as messages from './messages';
+import type { ErrorSite } from './errors';
 
 /** One layer of the onion as the invoke drives it. */
 export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;

@@ -11,7 +11,7 @@
 import type { ResolvedChain, ResolvedEntry } from './chain';
 import type { LayerGenerator } from './layer';
 import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 
 /** The observers of one invoke and the attempt counts of its layer positions. */
 export class InvokeObservation {

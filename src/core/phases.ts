@@ -12,12 +12,11 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
+import * as messages from './messages';
 import type { ResolvedEntry } from './chain';
 import { MiddlewareResult } from './result';
 import { parseWithSchema } from './schema';
-import type { HandlerCall } from './handler-types';
-import type { Schema } from './types';
+import type { HandlerCall, Schema } from './types';
 import { isThenable } from '../util/thenable';
 import { deepFreeze } from '../util/deep-freeze';
 import { enter } from './compose';

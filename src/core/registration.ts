@@ -1,13 +1,38 @@
-import type { ErrorSite } from './error-site';
-import { notAFunction } from './invoke-messages';
-import { invalidRegistration, phaseTokenNotStage, unknownTarget } from './registration-messages';
+/**
+ * Registrations: checking what `add`, `registrar.add` and
+ * `InvokeOptions.use` were given (the target, the handler, the options) and
+ * storing it with what resolution needs, the name a handler goes by, the
+ * clock that stamps every registration and every change, and
+ * {@link registration}, which builds one per-invoke registration with its
+ * types inferred.
+ *
+ * @packageDocumentation
+ */
+import type { ErrorSite } from './errors';
+import { invalidRegistration, notAFunction, phaseTokenNotStage, unknownTarget } from './messages';
 import type { Orderable } from './order';
 import { isStage } from './stage';
 import { brandOf } from '../util/brand';
 import { describeValue } from '../util/describe-value';
-import type { AddOptions } from './handler-types';
-import type { AnyStage, NextPolicy, Phase } from './types';
+import type { AddOptions, AnyStage, HandlerOf, NextPolicy, Phase, Registration, Target } from './types';
 import { isObject } from '../util/is-object';
+
+/**
+ * Builds one per-invoke registration for `InvokeOptions.use`, with the
+ * handler's types inferred from the target (a bare `[target, handler]` tuple
+ * inside an array cannot infer them).
+ *
+ * @example
+ * ```ts
+ * await registry.run(ModelStage, context, callModel, {
+ *   use: [registration(ModelStage.Wrap, async function* audit(context, next) { yield* next(); })],
+ * });
+ * ```
+ */
+export function registration<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Registration {
+  // The tuple is checked again when the invoke resolves it, like any registration.
+  return Object.freeze(options === undefined ? [target, handler] : [target, handler, options]) as unknown as Registration;
+}
 
 /**
  * One stored registration: the handler with everything resolution needs.
@@ -106,14 +131,12 @@ export function createRegistration(
   };
 }
 
-// Stryker disable next-line ArrayDeclaration,StringLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const POLICIES: readonly unknown[] = ['many', 'once', 'at-most-once'];
 
 /**
  * The constraint lists of a registration without any: one shared list, frozen like every list `describe()`
  * returns, so that an add without constraints allocates none.
  */
-// Stryker disable next-line ArrayDeclaration: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const NO_IDS: readonly string[] = Object.freeze([]);
 
 /** What is wrong with the options of a registration in `phase`, or undefined when nothing is. */
@@ -162,8 +185,8 @@ function functionName(value: unknown): string | undefined {
   return typeof name === 'string' && name.length > 0 ? name : undefined;
 }
 
-/** Who the errors about a registration name. */
-export function culpritOf(registration: StoredRegistration): ErrorSite {
+/** Where the errors about a registration arose: its stage, phase and name. */
+export function errorSiteOf(registration: StoredRegistration): ErrorSite {
   return { stage: registration.stage.name, phase: registration.phase, handler: registration.name };
 }
 

@@ -1,7 +1,7 @@
 /**
  * `MiddlewareRegistry`, the core's public class: each method checks what it
  * was given and hands the change to the registry's scope (`scope.ts`), the
- * chain to the cache (`chain-cache.ts`) and the run to an `Invocation`.
+ * chain to the cache of resolution (`resolve.ts`) and the run to an `Invocation`.
  *
  * @packageDocumentation
  */
@@ -9,16 +9,24 @@ import type { Instrumentation } from './instrumentation';
 import { Invocation } from './invocation';
 import { checkInvoke } from './invoke-options';
 import type { DeepReadonly } from './deep-readonly';
-import type { AddOptions, Disposer, HandlerOf } from './handler-types';
-import type { InvokeOptions, Terminal, TerminalArgument } from './invoke-types';
-import type { AnyStage, MiddlewareStage, Target } from './types';
+import type {
+  AddOptions,
+  AnyStage,
+  Disposer,
+  HandlerOf,
+  InvokeOptions,
+  MiddlewareStage,
+  Target,
+  Terminal,
+  TerminalArgument,
+} from './types';
 import { useBundle, type Middleware } from './bundle';
 import type { ChainEntry } from './chain';
-import { ChainCache } from './chain-cache';
 import { checkKey, type Contribution, type ContributionKey } from './contributions';
 import { explainStage } from './explain';
 import { createRegistration, resolveTarget, stageOf } from './registration';
-import { warnOnConsole, type MiddlewareWarning } from './resolve';
+import { ChainCache } from './resolve';
+import { warnOnConsole, type MiddlewareWarning } from './warnings';
 import { RegistryScope } from './scope';
 
 /** Options of {@link MiddlewareRegistry}. */

@@ -1,50 +1,25 @@
+/**
+ * Resolution: the chain of one stage for a registry, its ancestors and an
+ * invoke's own handlers (SPEC MW-040 to MW-046), and the cache that keeps
+ * each stage's chain while it holds. Levels nest (a parent registry's
+ * handlers outside a child's, per-invoke handlers innermost); within a level
+ * `order.ts` sorts; replacements, cross-level constraints and the warnings of
+ * `warnings.ts` are decided here. The cache compares what a chain was
+ * resolved from, so that a change which leaves a stage's registrations as
+ * they were (a handler added and removed again, a change to another stage)
+ * resolves nothing again. The types of a resolved chain are in `chain.ts`.
+ *
+ * @packageDocumentation
+ */
 import type { ChainSource, ResolvedChain, ResolvedEntry } from './chain';
-import type { StoredContribution } from './contributions';
-import { duplicateHandler, duplicateId, orderConflict, unknownId } from './registration-messages';
 import type { Instrumentation } from './instrumentation';
+import { perInvokeRegistrations } from './invoke-options';
+import { duplicateId, orderConflict } from './messages';
 import { sortByConstraints } from './order';
-import { culpritOf, takePlace, type StoredRegistration } from './registration';
-import type { AnyStage, Phase } from './types';
-
-/** A warning a registry reports through `RegistryOptions.onWarning`; `code` tells the kinds apart. */
-export type MiddlewareWarning = UnknownIdWarning | DuplicateHandlerWarning;
-
-/** An ordering constraint names an id that is registered nowhere (MW-043). */
-export interface UnknownIdWarning {
-  /** Stable code. */
-  readonly code: 'WARN_UNKNOWN_ID';
-  /** What happened and what to do. */
-  readonly message: string;
-  /** Stage name. */
-  readonly stage: string;
-  /** Phase. */
-  readonly phase: Phase;
-  /** The handler whose constraint names the unknown id. */
-  readonly handler: string;
-  /** The unknown id. */
-  readonly id: string;
-}
-
-/** The same handler function is registered twice on one stage and phase, neither time with an id (MW-057). */
-export interface DuplicateHandlerWarning {
-  /** Stable code. */
-  readonly code: 'WARN_DUPLICATE_HANDLER';
-  /** What happened and what to do. */
-  readonly message: string;
-  /** Stage name. */
-  readonly stage: string;
-  /** Phase. */
-  readonly phase: Phase;
-  /** The name of its first registration in the chain. */
-  readonly handler: string;
-  /** Both places in the chain, first the outer (or earlier) one: how each was registered and its position. */
-  readonly places: readonly [string, string];
-}
-
-/** The default of `RegistryOptions.onWarning`. */
-export function warnOnConsole(warning: MiddlewareWarning): void {
-  console.warn(`[staged-middleware] ${warning.code}: ${warning.message}`);
-}
+import { errorSiteOf, takePlace, type StoredRegistration } from './registration';
+import type { RegistryScope, Scope } from './scope';
+import type { AnyStage, Phase, Registration } from './types';
+import { duplicateHandler, unknownId, type MiddlewareWarning } from './warnings';
 
 /** One scope level of a chain: a registry (root first) or the per-invoke handlers. */
 interface Level {
@@ -54,18 +29,6 @@ interface Level {
   readonly registrations: readonly StoredRegistration[];
   /** Every registration with an id at this level, on any stage. */
   readonly ids: ReadonlyMap<string, StoredRegistration>;
-}
-
-/** One registry of a scope chain, as resolution reads it. */
-export interface Scope {
-  /** Its registrations, by stage. */
-  readonly byStage: ReadonlyMap<AnyStage, readonly StoredRegistration[]>;
-  /** Every registration of it with an id, on any stage. */
-  readonly ids: ReadonlyMap<string, StoredRegistration>;
-  /** Its instrumentations. */
-  readonly instrumentations: ReadonlySet<Instrumentation>;
-  /** The values bundles provided to it, by key name, each key's in the order they were provided. */
-  readonly provided: ReadonlyMap<string, ReadonlySet<StoredContribution>>;
 }
 
 /**
@@ -93,7 +56,7 @@ export function resolveScopes(
   const ids = new Map<string, StoredRegistration>();
   for (const registration of perInvoke) {
     if (registration.id === undefined) continue;
-    if (ids.has(registration.id)) throw duplicateId(culpritOf(registration), registration.id, 'invoke options.use', true);
+    if (ids.has(registration.id)) throw duplicateId(errorSiteOf(registration), registration.id, 'invoke options.use', true);
     ids.set(registration.id, registration);
   }
   levels.push({ depth: -1, registrations: perInvoke, ids });
@@ -138,7 +101,6 @@ function resolveChain(
   levels.forEach((level, index) => {
     for (const registration of level.registrations) {
       const id = registration.id;
-      // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
       const winner = id === undefined ? undefined : winners.get(id);
       if (winner === undefined) {
         place(registration, index);
@@ -164,7 +126,6 @@ function resolveChain(
   const levelOfId = new Map<string, { level: number; registration: StoredRegistration }>();
   placed.forEach((byPhase, level) => {
     for (const phase of phases)
-      // Stryker disable next-line ConditionalExpression: an entry under an undefined id is never looked up (constraint ids are strings)
       for (const registration of byPhase[phase]) if (registration.id !== undefined) levelOfId.set(registration.id, { level, registration });
   });
   for (const phase of phases) {
@@ -199,7 +160,7 @@ function replacements(levels: readonly Level[]) {
         shallowest.set(id, registration);
         continue;
       }
-      if (!registration.replace) throw duplicateId(culpritOf(registration), registration.id, 'Resolving a scoped registry');
+      if (!registration.replace) throw duplicateId(errorSiteOf(registration), registration.id, 'Resolving a scoped registry');
       winners.set(id, registration);
     }
   });
@@ -224,7 +185,7 @@ function checkConstraints(
     // Within a level the sort made it hold; across levels the nesting decides: a shallower level is always outside.
     // So `before` fails only against an outer level, `after` only against an inner one.
     const outer = found.level < level;
-    if (outside ? outer : found.level > level) throw orderConflict(culpritOf(registration), id, outside, outer);
+    if (outside ? outer : found.level > level) throw orderConflict(errorSiteOf(registration), id, outside, outer);
   };
   for (const id of registration.before) check(id, true);
   for (const id of registration.after) check(id, false);
@@ -271,4 +232,69 @@ function toEntry(registration: StoredRegistration, depth: number, position: numb
     depth,
     handler: registration.handler,
   });
+}
+
+// The chain cache.
+
+/** A resolved chain with what it was resolved from. */
+export interface CachedChain {
+  /** The registries' effective version it was last found valid at. */
+  version: number;
+  /** The registries' effective structural version it was resolved at. */
+  readonly structure: number;
+  /** The registrations on the stage at each level, root first, when it was resolved. */
+  readonly sources: readonly (readonly StoredRegistration[])[];
+  /** The chain. */
+  readonly chain: ResolvedChain;
+}
+
+/** The registrations on `stage` at each level of `scopes` (root first), as the cache keeps them. */
+export function sourcesOf(scopes: readonly Scope[], stage: AnyStage): StoredRegistration[][] {
+  return scopes.map((scope) => scope.byStage.get(stage)?.slice() ?? []);
+}
+
+/** Whether every level of `scopes` still has exactly the registrations on `stage` that `sources` recorded, in the same order. */
+export function holdsSameRegistrations(
+  scopes: readonly Scope[],
+  stage: AnyStage,
+  sources: readonly (readonly StoredRegistration[])[],
+): boolean {
+  for (let level = 0; level < scopes.length; level++) {
+    const expected = sources[level] as readonly StoredRegistration[];
+    const current = (scopes[level] as Scope).byStage.get(stage);
+    if ((current === undefined ? 0 : current.length) !== expected.length) return false;
+    if (current === undefined) continue;
+    for (let index = 0; index < current.length; index++) if (current[index] !== expected[index]) return false;
+  }
+  return true;
+}
+
+/** The chains of one registry's stages, each resolved once and kept while it holds. */
+export class ChainCache {
+  private readonly cache = new WeakMap<AnyStage, CachedChain>();
+
+  constructor(private readonly onWarning: (warning: MiddlewareWarning) => void) {}
+
+  /**
+   * The chain of a stage, cached until the registry or an ancestor changes (a chain with per-invoke handlers is
+   * not cached). After a change that was not structural, the cached chain still holds when every level has
+   * exactly the registrations on the stage it was resolved from.
+   */
+  resolve(scope: RegistryScope, stage: AnyStage, use: readonly Registration[] | undefined): ResolvedChain {
+    const perInvoke = use === undefined || use.length === 0 ? undefined : perInvokeRegistrations(stage, use);
+    const version = scope.effectiveVersion();
+    const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
+    if (cached !== undefined) {
+      if (cached.version === version) return cached.chain;
+      if (cached.structure === scope.effectiveStructure() && holdsSameRegistrations(scope.chain, stage, cached.sources)) {
+        cached.version = version;
+        return cached.chain;
+      }
+    }
+    const scopes = scope.chain;
+    const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
+    if (perInvoke === undefined)
+      this.cache.set(stage, { version, structure: scope.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
+    return chain;
+  }
 }

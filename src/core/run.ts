@@ -7,11 +7,10 @@
  *
  * @packageDocumentation
  */
-import * as messages from './invoke-messages';
-import type { ErrorSite } from './error-site';
-import type { MiddlewareError } from './errors';
+import * as messages from './messages';
+import type { ErrorSite, MiddlewareError } from './errors';
 import type { ResolvedChain } from './chain';
-import type { StateBinding, Terminal } from './invoke-types';
+import type { StateBinding, Terminal } from './types';
 import type { LayerGenerator } from './layer';
 import type { InvokeObservation } from './observation';
 import type { ChainOwner, ReleasingChain } from './releasing-chain';

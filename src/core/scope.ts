@@ -8,17 +8,31 @@
  *
  * @packageDocumentation
  */
-import * as messages from './registration-messages';
+import * as messages from './messages';
 import type { Instrumentation } from './instrumentation';
-import type { Disposer } from './handler-types';
-import type { AnyStage, Phase } from './types';
-import { ConstraintIndex } from './constraint-index';
+import type { AnyStage, Disposer, Phase } from './types';
 import type { Registrar } from './bundle';
-import { createContribution, duplicated, resolveContributions, type Contribution, type StoredContribution } from './contributions';
-import { sortByConstraints } from './order';
-import { createRegistration, culpritOf, lastTick, takePlace, tick, type StoredRegistration } from './registration';
-import type { Scope } from './resolve';
+import {
+  createContribution,
+  duplicated,
+  resolveContributions,
+  type Contribution,
+  type ProvidingScope,
+  type StoredContribution,
+} from './contributions';
+import { ConstraintIndex, sortByConstraints } from './order';
+import { createRegistration, errorSiteOf, lastTick, takePlace, tick, type StoredRegistration } from './registration';
 import { isObject } from '../util/is-object';
+
+/** One registry of a scope chain, as resolution reads it. */
+export interface Scope extends ProvidingScope {
+  /** Its registrations, by stage. */
+  readonly byStage: ReadonlyMap<AnyStage, readonly StoredRegistration[]>;
+  /** Every registration of it with an id, on any stage. */
+  readonly ids: ReadonlyMap<string, StoredRegistration>;
+  /** Its instrumentations. */
+  readonly instrumentations: ReadonlySet<Instrumentation>;
+}
 
 /** One registry's registrations, instrumentations and contributions, with its ancestry. */
 export class RegistryScope implements Scope {
@@ -59,25 +73,21 @@ export class RegistryScope implements Scope {
    */
   register(registration: StoredRegistration, where: string): Disposer {
     let stored = registration;
-    // Stryker disable next-line ConditionalExpression: looking up an undefined id in a map of string ids finds nothing either
     const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
     if (existing !== undefined) {
-      if (!registration.replace) throw messages.duplicateId(culpritOf(registration), registration.id, where);
+      if (!registration.replace) throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
       stored = takePlace(registration, existing);
     } else {
-      // Stryker disable next-line ConditionalExpression: no ancestor has an undefined id, so hasId would say false anyway
       if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id))
-        throw messages.duplicateId(culpritOf(registration), registration.id, where);
+        throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
     }
     const versionBefore = this.version;
     const structureBefore = this.structure;
     // Reject a cycle before anything changes, so a failed add leaves no trace.
-    // Stryker disable next-line ConditionalExpression: a shortcut; the sort throws exactly when closesCycle is true
     if (this.constraints.closesCycle(stored, existing, this.ids)) {
       // Sorting the whole phase names the cycle exactly as resolution would (MW-042). A cycle runs through peers of the
       // new registration on its stage, so the stage has its list.
       const peers = this.byStage.get(stored.stage) as StoredRegistration[];
-      // Stryker disable next-line ConditionalExpression: the replaced registration shares the new one's id and the sort gives an id to the last registration holding it, so it keeps only its own edges; a case with it on a second cycle names the same cycle
       const samePhase = peers.filter((other) => other.phase === stored.phase && other !== existing);
       sortByConstraints([...samePhase, stored], { stage: stored.stage.name, phase: stored.phase });
     }
@@ -127,13 +137,11 @@ export class RegistryScope implements Scope {
     if (list.length === 0) this.byStage.delete(registration.stage);
     this.constraints.remove(registration);
     // A stored registration with an id is always the one its id maps to: replacing unregisters the old one first.
-    // Stryker disable next-line ConditionalExpression: deleting an undefined id from a map of string ids deletes nothing
     if (registration.id !== undefined) this.ids.delete(registration.id);
     // Removing what the last add stored, before anything else changed anywhere (no stamp since), puts every registry
     // back exactly as it was before that add, so the stamps go back too and the chains cached then hold at once
     // (`churn_k5_1ev`: a handler added and removed around an invoke). Any other change in between, here or in a
     // parent or child, has moved the clock past the add's stamp, and the removal is stamped as a change.
-    // Stryker disable next-line ConditionalExpression: a shortcut; stamped as a change, the cache compares the registrations and finds them as they were
     if (registration === this.lastAdded && this.addedAt === lastTick()) {
       this.version = this.versionBeforeAdd;
       this.structure = this.structureBeforeAdd;
@@ -198,10 +206,8 @@ export class RegistryScope implements Scope {
   contributions(name: string): readonly Contribution<unknown>[] {
     const version = this.effectiveVersion();
     const cached = this.contributionCache.get(name);
-    // Stryker disable next-line ConditionalExpression: a cache; resolving again gives equal entries
     if (cached?.version === version) return cached.entries;
     const entries = resolveContributions(name, this.chain);
-    // Stryker disable next-line ObjectLiteral: a cache; resolving again gives equal entries
     this.contributionCache.set(name, { version, entries });
     return entries;
   }
@@ -248,7 +254,6 @@ export class RegistryScope implements Scope {
  * order it added them), so both cost one comparison whatever the list's length.
  */
 function removeFrom(list: StoredRegistration[], registration: StoredRegistration): boolean {
-  // Stryker disable next-line ArithmeticOperator,ConditionalExpression,BlockStatement: a shortcut; indexOf and splice remove the same entry
   if (list[list.length - 1] === registration) {
     list.pop();
     return true;
@@ -265,6 +270,5 @@ function removeFrom(list: StoredRegistration[], registration: StoredRegistration
  */
 function earlier(left: StoredRegistration, right: StoredRegistration): StoredRegistration {
   // No two registrations share a sequence number (a replaced one is gone), so `<` and `<=` agree.
-  // Stryker disable next-line EqualityOperator: see above
   return right.seq < left.seq ? right : left;
 }

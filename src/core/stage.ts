@@ -1,5 +1,5 @@
 import { brand, isBranded } from '../util/brand';
-import { invalidStage } from './registration-messages';
+import { invalidStage } from './messages';
 import { describeValue, safeString } from '../util/describe-value';
 import { isSchema } from './schema';
 import type { AnyStage, MiddlewareStage, Phase, PhaseToken, StageOptions } from './types';

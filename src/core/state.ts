@@ -11,9 +11,9 @@
  * @packageDocumentation
  */
 import { createDraft, enableMapSet, finishDraft, isDraftable, type Draft } from 'immer';
-import { stateCyclic, stateNotDraftable } from './invoke-messages';
-import type { StateBinding } from './invoke-types';
-import { deepFreeze } from '../util/deep-freeze';
+import { stateCyclic, stateNotDraftable } from './messages';
+import type { StateBinding } from './types';
+import { deepFreezeOrFindCycle } from '../util/deep-freeze';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';
 
 /** Whether immer's Map/Set plugin has been switched on (once per process, on first use). */
@@ -75,7 +75,7 @@ export class StateIsolation<TState> {
     if (!isDraftable(value)) {
       throw stateNotDraftable(stageName, value);
     }
-    const cycle = deepFreeze(value, true);
+    const cycle = deepFreezeOrFindCycle(value);
     if (cycle !== undefined) {
       throw stateCyclic(stageName, cycle);
     }

@@ -3,7 +3,7 @@
  * (code → rule of `spec/SPEC.md` → meaning), and every message builder of
  * the subsystem, so that each error names the stage and handler and says
  * what to do. The codes of the core they raise too (`ERR_INVALID_OPTIONS`,
- * `ERR_ABORTED`, ...) are in the core's table, `errors/codes.ts`.
+ * `ERR_ABORTED`, ...) are in the core's table, `core/errors.ts`.
  *
  * @packageDocumentation
  */

@@ -2,7 +2,7 @@
  * The errors of the test kit: the table of the codes it adds (code → rule of
  * `spec/SPEC.md` → meaning), and the message builders of its doubles. The
  * codes of the core it raises too (`ERR_INVALID_OPTIONS`) are in the core's
- * table, `errors/codes.ts`.
+ * table, `core/errors.ts`.
  *
  * @packageDocumentation
  */

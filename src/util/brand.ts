@@ -44,14 +44,11 @@ let realmBrands: RealmBrands | undefined;
 
 /** The realm's record: the one a copy loaded earlier published, else a new one, published for the copies loaded later. */
 function brands(): RealmBrands {
-  // Stryker disable next-line ConditionalExpression: a shortcut only; without it each call finds the same record on globalThis again (a realm whose global cannot take the record would differ, and no test can harden the global before this module loads)
   if (realmBrands !== undefined) return realmBrands;
   const holder = globalThis as unknown as Record<symbol, RealmBrands | undefined>;
   let record = holder[BRANDS_KEY];
-  // Stryker disable next-line all: the realm's record is defined once per process, unreplaceable, before any test runs; no in-process test can present a missing or malformed one
   if (!(record?.objects instanceof WeakMap && record.classes instanceof Map)) {
     record = Object.freeze({ objects: new WeakMap(), classes: new Map() });
-    // Stryker disable all: runs once per process, when the first copy loads, before a test can switch a mutant on (test/util/brand.test.ts checks what it defines)
     try {
       // Neither writable nor configurable: no code can swap in a record of its own and forge brands.
       Object.defineProperty(globalThis, BRANDS_KEY, { value: record, writable: false, enumerable: false, configurable: false });
@@ -59,7 +56,6 @@ function brands(): RealmBrands {
       // A frozen global (a hardened realm), or a key some other code took: this copy still recognises its own objects.
     }
   }
-  // Stryker restore all
   realmBrands = record;
   return record;
 }
@@ -74,7 +70,6 @@ export function brand<TValue extends object>(value: TValue, kind: BrandKind): TV
 export function brandClass(kind: BrandKind, check: InstanceCheck): void {
   const { classes } = brands();
   const checks = classes.get(kind);
-  // Stryker disable next-line ConditionalExpression: the first copy adds its check when its module loads, before a test can switch a mutant on; later copies only reach the push
   if (checks === undefined) classes.set(kind, [check]);
   else checks.push(check);
 }

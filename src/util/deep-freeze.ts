@@ -1,7 +1,9 @@
 /**
- * Taking a value over: deep-freezing it in place, as the library does with
- * the state snapshot (SPEC MW-027) and with the result the Output phase
- * receives (MW-038), so that no one can change it while the library relies on it.
+ * Deep-freezing a value in place, as the library does with the result the
+ * Output phase receives (MW-038, {@link deepFreeze}) and with the state
+ * snapshot, which must hold no reference cycle (MW-027,
+ * {@link deepFreezeOrFindCycle}), so that no one can change it while the
+ * library relies on it.
  *
  * @packageDocumentation
  */
@@ -20,22 +22,30 @@ type Kind = typeof SKIP | typeof RECORD | typeof LIST | typeof COLLECTION;
  * instances) and skipping everything else (class instances, functions,
  * primitives). An object that is already frozen is taken as it is: its
  * contents are not visited, so a value the library produced costs one check.
- *
- * @param rejectCycles - When true and the unfrozen part holds a reference
- *   cycle, the path where the cycle closes is returned (`a.back.a`: the value
- *   at `a.back.a` is the one at `a`; a cycle closing at the root itself is
- *   named by its last key), and the objects on that path, the root among
- *   them, are left unfrozen. When false, a cycle is frozen as it is.
- * @returns The path where a cycle closes when `rejectCycles` found one, else undefined.
+ * A reference cycle is frozen as it is.
  */
-export function deepFreeze(value: unknown, rejectCycles = false): string | undefined {
+export function deepFreeze(value: unknown): void {
+  const kind = kindOf(value);
+  if (kind !== SKIP) freezeDown(value as object, kind, 0);
+}
+
+/**
+ * Deep-freezes `value` in place as {@link deepFreeze} does, unless its
+ * unfrozen part holds a reference cycle: then it answers the path where the
+ * cycle closes (`a.back.a`: the value at `a.back.a` is the one at `a`; a
+ * cycle closing at the root itself is named by its last key) and leaves the
+ * objects on that path, the root among them, unfrozen (what it finished
+ * before is frozen). Finding the cycle and freezing are one walk: each
+ * object is frozen when everything under it is done, so checking first and
+ * freezing after would walk the value twice.
+ *
+ * @returns The path where a cycle closes, or undefined when there is none (and the value is frozen).
+ */
+export function deepFreezeOrFindCycle(value: unknown): string | undefined {
   const kind = kindOf(value);
   if (kind === SKIP) return undefined;
-  if (!rejectCycles) {
-    freezeDown(value as object, kind, 0);
-    return undefined;
-  }
-  return freezeUnlessCyclic(value as object, kind);
+  const cycle = checkDown(value as object, kind, new Set<object>(), [], 0);
+  return cycle === undefined ? undefined : cycle.map(segmentText).join('.');
 }
 
 /** Below this depth the cycle-tolerant walk recurses; deeper parts go through a walk with its own stack. */
@@ -48,16 +58,13 @@ const RECURSION_LIMIT = 500;
  * this costs a few property reads and one `Object.freeze` per object.
  */
 function freezeDown(node: object, kind: Kind, depth: number): void {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: which of the two walks freezes a part changes nothing visible; the deep-value tests catch a walk that never switches
   if (depth > RECURSION_LIMIT) {
     freezeWithStack(node);
     return;
   }
   freezeOne(node, kind);
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys (a number or its string gives the same path segment)
   if (kind === LIST) {
     const items = node as readonly unknown[];
-    // Stryker disable next-line EqualityOperator: one step past the end reads undefined, which the walk skips
     // eslint-disable-next-line @typescript-eslint/prefer-for-of -- for-of would call the array's own iterator, which a handed-out array may override
     for (let index = 0; index < items.length; index++) {
       const child: unknown = items[index];
@@ -85,10 +92,8 @@ function freezeWithStack(root: object): void {
   while (pending.length > 0) {
     const node = pending.pop() as object;
     const kind = kindOf(node);
-    // Stryker disable next-line ConditionalExpression: only an object pushed twice is popped again frozen, its children frozen too
     if (kind === SKIP) continue;
     freezeOne(node, kind);
-    // Stryker disable next-line ConditionalExpression: a child pushed although skipped is skipped when popped
     for (const [, child] of childrenOf(node, kind)) if (kindOf(child) !== SKIP) pending.push(child as object);
   }
 }
@@ -100,24 +105,15 @@ function freezeWithStack(root: object): void {
  * everything under it is done, so an object frozen already is either done or
  * the caller's, and is skipped; when a cycle is found, the parts finished
  * before it are frozen and the objects on the path (the root among them) are not.
+ *
+ * @returns The path of a cycle (keys as found), else undefined.
  */
-function freezeUnlessCyclic(root: object, rootKind: Kind): string | undefined {
-  const onPath = new Set<object>();
-  const path: unknown[] = [];
-  const cycle = checkDown(root, rootKind, onPath, path, 0);
-  return cycle === undefined ? undefined : cycle.map(segmentText).join('.');
-}
-
-/** Recursive part of `freezeUnlessCyclic`; returns the path of a cycle (keys as found), else undefined. */
 function checkDown(node: object, kind: Kind, onPath: Set<object>, path: unknown[], depth: number): unknown[] | undefined {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: which of the two walks checks a part changes nothing visible; the deep-value tests catch a walk that never switches
   if (depth > RECURSION_LIMIT) return checkWithStack(node, kind, onPath, path);
   onPath.add(node);
   let found: unknown[] | undefined;
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys (a number or its string gives the same path segment)
   if (kind === LIST) {
     const items = node as readonly unknown[];
-    // Stryker disable next-line EqualityOperator: one step past the end reads undefined, which the walk skips
     for (let index = 0; index < items.length && found === undefined; index++) found = checkChild(index, items[index], onPath, path, depth);
   } else if (node instanceof Map) {
     for (const [key, child] of node) if ((found = checkChild(key, child, onPath, path, depth)) !== undefined) break;
@@ -127,7 +123,6 @@ function checkDown(node: object, kind: Kind, onPath: Set<object>, path: unknown[
   } else {
     const record = node as Record<string, unknown>;
     const keys = Object.keys(record);
-    // Stryker disable next-line EqualityOperator: one step past the end reads the key undefined, whose value was visited already or is absent
     for (let index = 0; index < keys.length && found === undefined; index++) {
       const key = keys[index] as string;
       found = checkChild(key, record[key], onPath, path, depth);
@@ -200,12 +195,9 @@ function kindOf(value: unknown): Kind {
 }
 
 function kindOfObject(value: object): Kind {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: shortcuts: immer drafts nothing frozen
   if (Object.isFrozen(value) || isDraft(value)) return SKIP;
   const prototype: unknown = Object.getPrototypeOf(value);
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut for the common case: isDraftable below gives RECORD for these too
   if (prototype === Object.prototype || prototype === null) return RECORD;
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys
   if (Array.isArray(value)) return LIST;
   if (value instanceof Map || value instanceof Set) return COLLECTION;
   return isDraftable(value) ? RECORD : SKIP;
@@ -213,18 +205,14 @@ function kindOfObject(value: object): Kind {
 
 /** Freezes one object; a Map or Set also gets mutators that throw (immer's frozen collections). */
 function freezeOne(node: object, kind: Kind): void {
-  // Stryker disable next-line ConditionalExpression: immer's freeze of a plain object or array is Object.freeze
   if (kind === COLLECTION) freeze(node);
   else Object.freeze(node);
 }
 
 function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
-  // Stryker disable next-line ArrayDeclaration: an extra string element yields a string child, which the walks skip
   const children: (readonly [unknown, unknown])[] = [];
-  // Stryker disable next-line ConditionalExpression: an array walked as a record visits the same items, by their index keys (a number or its string gives the same path segment)
   if (kind === LIST) {
     const items = node as readonly unknown[];
-    // Stryker disable next-line EqualityOperator: one step past the end gives an undefined child, which the walks skip
     for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
   } else if (node instanceof Map) {
     for (const entry of node) children.push(entry);

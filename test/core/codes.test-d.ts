@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AGENT_ERROR_CODES } from '../../src/agent/errors';
-import type { CORE_ERROR_CODES, CoreErrorCode } from '../../src/core/error-codes';
+import type { CORE_ERROR_CODES, CoreErrorCode } from '../../src/core/errors';
 import type { MiddlewareError, MiddlewareErrorCode } from '../../src/core/index';
 import type { MIDDLEWARE_ERROR_CODES } from '../../src/middleware/errors';
 import type { TESTING_ERROR_CODES } from '../../src/testing/errors';

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConstraintIndex } from '../../src/core/constraint-index';
-import { sortByConstraints } from '../../src/core/order';
+import { ConstraintIndex, sortByConstraints } from '../../src/core/order';
 import { createRegistration, type StoredRegistration } from '../../src/core/registration';
 import { ModelStage as Stage, OtherStage as Other } from '../fixtures';
 

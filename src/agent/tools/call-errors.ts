@@ -2,7 +2,7 @@
  * The errors of calling the model and tools: a model or tool the terminal
  * cannot call, a tool definition or input `defineTool` refuses, a tool use or
  * tool value a result cannot carry, a tool result's usage. Their codes are in
- * the agent kit's table (`errors.ts`) or the core's (`core/error-codes.ts`).
+ * the agent kit's table (`errors.ts`) or the core's (`core/errors.ts`).
  *
  * @packageDocumentation
  */

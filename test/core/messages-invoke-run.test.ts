@@ -1,11 +1,11 @@
 /**
  * The errors an invoke raises while it runs (MW-032): invalid events, aborts,
  * misuse of `next`, instrumentations, the next policy and schema failures. Like
- * the errors of its set-up (invoke-messages.test.ts), each is pinned whole.
+ * the errors of its set-up (messages-invoke.test.ts), each is pinned whole.
  */
 import { describe, expect, it } from 'vitest';
-import * as messages from '../../src/core/invoke-messages';
-import { fields, wrap } from './invoke-message-fixtures';
+import * as messages from '../../src/core/messages';
+import { fields, wrap } from './messages-fixtures';
 
 describe('invalidEvent', () => {
   it('names the stage and says where to look', () => {

@@ -5,8 +5,8 @@
  * message loses the part that tells the user where and what to fix.
  */
 import { describe, expect, it } from 'vitest';
-import * as messages from '../../src/core/invoke-messages';
-import { fields, hostile, input, output, terminal, wrap } from './invoke-message-fixtures';
+import * as messages from '../../src/core/messages';
+import { fields, hostile, input, output, terminal, wrap } from './messages-fixtures';
 
 describe('invalidInvokeOptions', () => {
   it('names the stage and the problem', () => {
@@ -101,10 +101,10 @@ describe('notAsyncIterable', () => {
       hostile,
       'Wrap handler "retry" of stage "invokeModel" returned an object that cannot be inspected (a proxy, or a throwing getter), not an async iterable. Write it as `async function*` and forward the inner events with `yield* next()`.',
     ],
-  ])('%s', (_label, culprit, produced, message) => {
-    expect(fields(messages.notAsyncIterable(culprit, produced))).toEqual({
+  ])('%s', (_label, site, produced, message) => {
+    expect(fields(messages.notAsyncIterable(site, produced))).toEqual({
       code: 'ERR_INVALID_HANDLER',
-      ...culprit,
+      ...site,
       message: `[ERR_INVALID_HANDLER] ${message}`,
     });
   });
@@ -114,10 +114,10 @@ describe('notAFunction', () => {
   it.each([
     [wrap, 'Wrap handler "retry" of stage "invokeModel" must be a function, got the string "retry".'],
     [terminal, 'The terminal of stage "invokeModel" must be a function, got the string "retry".'],
-  ])('names the %o and what it got', (culprit, message) => {
-    expect(fields(messages.notAFunction(culprit, 'retry'))).toEqual({
+  ])('names the %o and what it got', (site, message) => {
+    expect(fields(messages.notAFunction(site, 'retry'))).toEqual({
       code: 'ERR_INVALID_HANDLER',
-      ...culprit,
+      ...site,
       message: `[ERR_INVALID_HANDLER] ${message}`,
     });
   });

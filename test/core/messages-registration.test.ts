@@ -6,9 +6,9 @@
  * where and what to fix.
  */
 import { describe, expect, it } from 'vitest';
-import type { ErrorSite } from '../../src/core/error-site';
-import * as messages from '../../src/core/registration-messages';
-import type { MiddlewareError } from '../../src/core/errors';
+import type { ErrorSite, MiddlewareError } from '../../src/core/errors';
+import * as messages from '../../src/core/messages';
+import { unknownId } from '../../src/core/warnings';
 
 const wrap: ErrorSite = { stage: 'invokeModel', phase: 'wrap', handler: 'retry' };
 
@@ -208,7 +208,7 @@ describe('unknownId', () => {
     [true, 'before'],
     [false, 'after'],
   ])('is a frozen warning naming the handler and the unknown id (outside %s)', (outside, side) => {
-    const warning = messages.unknownId({ stage: 'invokeModel', phase: 'wrap', handler: 'retry' }, 'cache', outside);
+    const warning = unknownId({ stage: 'invokeModel', phase: 'wrap', handler: 'retry' }, 'cache', outside);
     expect({ warning, frozen: Object.isFrozen(warning) }).toEqual({
       warning: {
         code: 'WARN_UNKNOWN_ID',

@@ -7,7 +7,7 @@ async function* echo(context: { prompt: string }): AsyncGenerator<string> {
   yield `echo ${context.prompt}`;
 }
 
-describe('on', () => {
+describe('registration', () => {
   describe('building a per-invoke registration', () => {
     it('returns the target, the handler and the options as a tuple', () => {
       const handler = (context: { prompt: string }) => context;

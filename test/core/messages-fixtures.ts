@@ -1,5 +1,5 @@
-/** The culprits, the field picker and the hostile value the tests of the invoke's messages share. */
-import type { ErrorSite } from '../../src/core/error-site';
+/** The error sites, the field picker and the hostile value the tests of the invoke's messages share. */
+import type { ErrorSite } from '../../src/core/errors';
 import type { MiddlewareError } from '../../src/core/errors';
 export const wrap: ErrorSite = { stage: 'invokeModel', phase: 'wrap', handler: 'retry' };
 export const input: ErrorSite = { stage: 'invokeModel', phase: 'input', handler: 'addTools' };
