@@ -15,7 +15,7 @@ import { startOrResume, type RunStart } from './suspended-run';
 import { interruptFor, InterruptSignal, type ResponseStore } from './interrupts';
 import { NO_MIDDLEWARE_USAGE } from './middleware-call';
 import { link } from './run-signal';
-import { Passage, Relay, type RelayedGenerator } from './relay';
+import { Delegation, PassThroughGenerator, type DelegatingGenerator } from '../core/internal';
 import { openRunScope } from './run-scope';
 import type { Conversation, RunState, RunTally } from './run-state';
 import type { AgentEvent, AgentStreamContext } from './stage-types';
@@ -37,7 +37,7 @@ export function runAgent(
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
 ): AsyncGenerator<AgentEvent, void, undefined> {
-  return new Relay(run(core, input, options, resume));
+  return new PassThroughGenerator(run(core, input, options, resume));
 }
 
 /** One run; the events of its AgentStreamStage invoke pass through its relay. */
@@ -46,7 +46,7 @@ async function* run(
   input: AgentInput,
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
-): RelayedGenerator<AgentEvent> {
+): DelegatingGenerator<AgentEvent> {
   if (core.running !== undefined) {
     throw agentBusy();
   }
@@ -119,7 +119,7 @@ async function* run(
     };
     try {
       // Passed on by the relay, without this generator on every event.
-      yield new Passage<AgentEvent>(
+      yield new Delegation<AgentEvent>(
         scope.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation }),
         (event) => {
           // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.

@@ -21,7 +21,7 @@ import type { RunStart } from './suspended-run';
 import type { ResponseStore } from './interrupts';
 import { addMiddlewareUsage, middlewareCaller, NO_MIDDLEWARE_USAGE } from './middleware-call';
 import type { Attempt, Conversation, RunState, RunTally } from './run-state';
-import { Passage, Relay, type RelayedGenerator } from './relay';
+import { Delegation, PassThroughGenerator, type DelegatingGenerator } from '../core/internal';
 import type { RunScope } from './run-scope';
 import { saveRacing } from './session-saves';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, ModelResultEvent } from './stage-types';
@@ -55,11 +55,11 @@ export function turnLoop(
   context: AgentStreamContext,
   run: TerminalCall<RunState>,
 ): AsyncGenerator<AgentEvent, void, undefined> {
-  return new Relay(turns(loop, context, run));
+  return new PassThroughGenerator(turns(loop, context, run));
 }
 
 /** The loop of turns; the events of each model call pass through its relay. */
-async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalCall<RunState>): RelayedGenerator<AgentEvent> {
+async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalCall<RunState>): DelegatingGenerator<AgentEvent> {
   const { core, scope, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
@@ -144,7 +144,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
         let last: AgentEvent | undefined;
         try {
           // Passed on by the relay, without a generator of its own or this one on every model event.
-          yield new Passage<AgentEvent>(call.events(), (event) => {
+          yield new Delegation<AgentEvent>(call.events(), (event) => {
             // Copied before the consumer sees the event, which it could change otherwise.
             last = freezeResultEvent(event);
             return event;

@@ -10,11 +10,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Passage, Relay } from '../../src/agent/relay';
-import { createStage, MiddlewareRegistry } from '../../src/core/index';
-import type { Terminal } from '../../src/core/index';
-import { consumerCalls, makeCall, type ConsumerCall } from '../agent/consumer-calls';
-import { observations, observeAs, type Observation } from '../agent/observations';
+import { Delegation, PassThroughGenerator } from '../../../src/core/fast-path/pass-through';
+import { createStage, MiddlewareRegistry } from '../../../src/core/index';
+import type { Terminal } from '../../../src/core/index';
+import { consumerCalls, makeCall, type ConsumerCall } from '../../agent/consumer-calls';
+import { observations, observeAs, type Observation } from '../../agent/observations';
 
 /** What the source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
@@ -78,11 +78,11 @@ function forwarding(events: AsyncGenerator<string, void, undefined>): AsyncGener
 /** A relay whose generator yields an event of its own, passes `inner` on, and yields another when it ends. */
 function relayOver(inner: AsyncGenerator<string, void, undefined>, level: number, scenario: Scenario, log: string[]) {
   const observe = observer(scenario, level, log);
-  return new Relay<string>(
+  return new PassThroughGenerator<string>(
     (async function* relayed() {
       try {
         yield `relay ${level} began`;
-        yield new Passage(inner, observe);
+        yield new Delegation(inner, observe);
         yield `relay ${level} passed`;
       } catch (error) {
         log.push(`relay ${level} caught ${(error as Error).message}`);

@@ -10,9 +10,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Passage, Relay } from '../../src/agent/relay';
-import { consumerCalls, makeCall, type ConsumerCall } from './consumer-calls';
-import { observations, observeAs, type Observation } from './observations';
+import { Delegation, PassThroughGenerator } from '../../../src/core/fast-path/pass-through';
+import { consumerCalls, makeCall, type ConsumerCall } from '../../agent/consumer-calls';
+import { observations, observeAs, type Observation } from '../../agent/observations';
 
 /** What one source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
@@ -57,8 +57,8 @@ function observer(scenario: Scenario, log: string[]): (event: string) => string 
 async function* body(
   scenario: Scenario,
   log: string[],
-  passOn: (events: AsyncGenerator<string, void, undefined>) => AsyncGenerator<string | Passage<string>, void, undefined>,
-): AsyncGenerator<string | Passage<string>, void, undefined> {
+  passOn: (events: AsyncGenerator<string, void, undefined>) => AsyncGenerator<string | Delegation<string>, void, undefined>,
+): AsyncGenerator<string | Delegation<string>, void, undefined> {
   try {
     yield 'start';
     for (const [index, steps] of scenario.sources.entries()) {
@@ -80,9 +80,9 @@ async function* body(
 /** The relayed form: one passage per stretch. */
 function relayed(scenario: Scenario, log: string[]): AsyncGenerator<string, void, undefined> {
   const observe = observer(scenario, log);
-  return new Relay(
+  return new PassThroughGenerator(
     body(scenario, log, async function* handOver(events) {
-      yield new Passage(events, observe);
+      yield new Delegation(events, observe);
     }),
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LayerGenerator } from '../../src/core/layer';
-import { promisesNatively, pullsThrough } from '../../src/core/native-layers';
-import { QueuedPassThrough } from './native-pull-fixtures';
+import type { LayerGenerator } from '../../../src/core/layer';
+import { hasNativeNext, isOwnIterator } from '../../../src/core/fast-path/native-next';
+import { QueuedPassThrough } from '../native-pull-fixtures';
 
 async function* events(): LayerGenerator {
   yield 'a';
@@ -9,13 +9,13 @@ async function* events(): LayerGenerator {
 
 describe('promisesNatively', () => {
   it('holds for a native async generator and for an iterator built on QueuedIterator', () => {
-    expect([promisesNatively(events()), promisesNatively(new QueuedPassThrough(events()) as LayerGenerator)]).toEqual([true, true]);
+    expect([hasNativeNext(events()), hasNativeNext(new QueuedPassThrough(events()) as LayerGenerator)]).toEqual([true, true]);
   });
 
   it('does not hold for a hand-written iterator, whose next() may throw or return a plain result', () => {
     const source = events();
     const handWritten = { next: () => source.next(), return: () => source.return(), throw: (error: unknown) => source.throw(error) };
-    expect(promisesNatively(handWritten as unknown as LayerGenerator)).toBe(false);
+    expect(hasNativeNext(handWritten as unknown as LayerGenerator)).toBe(false);
   });
 
   it('does not hold for an iterator that overrides the next() of QueuedIterator', () => {
@@ -24,7 +24,7 @@ describe('promisesNatively', () => {
         return super.next();
       }
     }
-    expect(promisesNatively(new Overriding(events()) as LayerGenerator)).toBe(false);
+    expect(hasNativeNext(new Overriding(events()) as LayerGenerator)).toBe(false);
   });
 });
 
@@ -36,9 +36,9 @@ describe('pullsThrough', () => {
       }
     }
     expect([
-      pullsThrough(new QueuedPassThrough(events()) as LayerGenerator),
-      pullsThrough(events()),
-      pullsThrough(new Overriding(events()) as LayerGenerator),
+      isOwnIterator(new QueuedPassThrough(events()) as LayerGenerator),
+      isOwnIterator(events()),
+      isOwnIterator(new Overriding(events()) as LayerGenerator),
     ]).toEqual([true, false, false]);
   });
 });
