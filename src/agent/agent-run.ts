@@ -56,7 +56,7 @@ async function* run(
   const begin = startOrResume(core.halt, readInput(input), settings.responses, settings.invocationState);
   // The run's bundles and tool list: a bundle or tool that cannot join refuses the run before it starts.
   const scope = openRunScope(core, settings.use);
-  // Flagged: every stage invoke of the run reads its flag on each event instead of the signal (`abort-flag.ts`).
+  // Flagged: every stage invoke of the run reads its flag on each event instead of the signal (`core/fast-path/owned-abort-controller.ts`).
   const controller = new OwnedAbortController();
   const unlink = link(settings, controller);
   core.running = controller;

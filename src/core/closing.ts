@@ -20,10 +20,8 @@ import type { InvokeOutcome } from './instrumentation';
 /** How an invoke settled (see {@link settle}): its result delivered, failed, or stopped by its consumer. */
 export type Settlement = 'success' | 'failure' | 'closed';
 
-// Stryker disable next-line ObjectLiteral,StringLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const CLOSED_OUTCOME: InvokeOutcome = Object.freeze({ status: 'closed' });
 
-// Stryker disable next-line ObjectLiteral,BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /** An error thrown while closing (a wrapper, since `undefined` can be thrown too). */
@@ -50,7 +48,6 @@ export function closeOpen(invoke: InvokeFrame, outermost: LayerGenerator | undef
 export type AfterClosing<TTarget, TResult> = (target: TTarget, failure: ClosingFailure | undefined) => TResult | PromiseLike<TResult>;
 
 /** The continuation of {@link closeOpen}: the failure itself. */
-// Stryker disable next-line ArrowFunction: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md); "closes every abandoned inner chain on return()" (closing.test.ts) fails without it.
 const reportFailure: AfterClosing<undefined, ClosingFailure | undefined> = (_target, failure) => failure;
 
 /**
@@ -72,7 +69,6 @@ export function closeStarted<TTarget, TResult>(
 ): Promise<TResult> | undefined {
   invoke.settled = true;
   const { started, open } = invoke;
-  // Stryker disable next-line ConditionalExpression: closing no chains answers a promise of what `after` makes of no failure, with the same outcome; the check keeps an invoke without inner chains synchronous.
   if (started.length === 0) return undefined;
   invoke.started = [];
   invoke.open = undefined;
@@ -87,7 +83,6 @@ async function closeOutermostFirst(invoke: InvokeFrame, outermost: LayerGenerato
     failure = { error };
   }
   const closingInner = closeOpen(invoke, undefined);
-  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
   return (closingInner === undefined ? undefined : await closingInner) ?? failure;
 }
 
@@ -143,7 +138,6 @@ export function settle(invoke: InvokeFrame, status: Settlement, value: unknown):
  */
 export async function failInvoke(invoke: InvokeFrame, outermost: LayerGenerator | undefined, error: unknown): Promise<unknown> {
   const closing = closeOpen(invoke, outermost);
-  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
   const failure = closing === undefined ? undefined : await closing;
   let outcome = failure === undefined ? error : failure.error;
   const signal = invoke.signal;
@@ -174,7 +168,6 @@ export async function stopInvoke(
   error: unknown,
 ): Promise<IteratorReturnResult<void>> {
   const closing = closeOpen(invoke, outermost);
-  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
   const failure = closing === undefined ? undefined : await closing;
   settle(invoke, 'closed', undefined);
   if (failure !== undefined) throw failure.error;

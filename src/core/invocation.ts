@@ -56,7 +56,6 @@ import type { AnyStage } from './types';
 export type InvocationStatus = 'idle' | 'running' | 'released' | 'done';
 
 /** The answer of every pull once the invoke has ended. */
-// Stryker disable next-line ObjectLiteral,BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
@@ -66,7 +65,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
     keepHiddenClass(
       new Invocation(
         Object.freeze({
-          // Stryker disable next-line ArrayDeclaration: this invoke never runs, so what its chain holds is never read.
           stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
           input: [],
           wrap: [],
@@ -74,7 +72,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
           instrumentations: [],
         }),
         undefined,
-        // Stryker disable next-line ArrowFunction: this invoke never runs, so its terminal is never called.
         () => undefined as never,
         {},
       ),
@@ -84,10 +81,8 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
   // The iteration.
   private status: InvocationStatus = 'idle';
   private inner: LayerGenerator | undefined;
-  // Stryker disable next-line BooleanLiteral: setInner() sets it before a pull reads it.
   private native = false;
   /** `inner` is an iterator of ours, pulled with `nextInto` (`fast-path/serial-async-generator.ts`). */
-  // Stryker disable next-line BooleanLiteral: setInner() sets it before a pull reads it.
   private ours = false;
 
   // The result rule (`result-rule.ts`).
@@ -131,7 +126,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
     this.stageName = chain.stage.name;
     this.binding = options.state;
     this.signal = options.signal;
-    // Stryker disable next-line ConditionalExpression: of() answers undefined for undefined too; the check only skips the lookup.
     this.flag = options.signal === undefined ? undefined : OwnedAbortController.of(options.signal);
     this.guard = chain.stage.isResult;
     this.hold = holdsResult(chain, options.state);
@@ -145,14 +139,12 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
    */
   protected pull(): Promise<Answer<TEvent>> {
     const status = this.status;
-    // Stryker disable next-line ConditionalExpression,BlockStatement: the per-event shortcut; step() delivers the same (test/core/native-pull.test.ts pins that), only slower.
     if (status === 'running' && this.native && this.queued === undefined && !this.signalAborted()) {
       return this.pullInner(this.onPulled, this.onPullFailed);
     }
     if (status === 'idle') return this.begin();
     if (status === 'released' || status === 'done') {
       this.status = 'done';
-      // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
       this.outstanding--;
       return Promise.resolve(END);
     }
@@ -179,9 +171,7 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
     // A held candidate: the next result decides, pulled the same way (or by step() when the shortcut no longer applies).
     if (delivered === undefined) return this.pullOn();
     // The end of the chain, answering the call itself (`complete`).
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: an event as it came in is never a promise; comparing with it only skips the prototype walk of instanceof. With || a held event goes out without the count-down, which only decides whether a call waits for the answer before it (too high, with the same results).
     if (delivered !== pulled && delivered instanceof Promise) return delivered;
-    // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
     this.outstanding--;
     return delivered;
   }
@@ -191,7 +181,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
    * layer promises natively; an abort since the last check (the guard may have caused it) runs no more of the chain.
    */
   private pullOn(): Promise<Answer<TEvent>> {
-    // Stryker disable next-line ConditionalExpression: the per-event shortcut; step() delivers the same, only slower.
     if (!this.signalAborted()) return this.pullInner(this.onPulled, this.onPullFailed);
     return this.step(undefined);
   }
@@ -236,7 +225,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
   /** A pull that needs more than one event, or a layer that is not a native generator; `starting` is an asynchronous start. */
   private async step(starting: Promise<LayerGenerator> | undefined): Promise<Answer<TEvent>> {
     // Whether the answer is the end of the chain's own promise, which counts itself down (`complete`).
-    // Stryker disable next-line BooleanLiteral: true leaves out the count-down, which only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
     let answersItself = false;
     try {
       if (starting !== undefined) this.setInner(await starting);
@@ -268,7 +256,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
     } catch (error) {
       throw await this.fail(error);
     } finally {
-      // Stryker disable next-line UpdateOperator,ConditionalExpression: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results. (Counting down when the answer counts itself down is too early, which "waits while the inner chains are closed, after a hand-written outermost layer" catches.)
       if (!answersItself) this.outstanding--;
     }
   }
@@ -298,7 +285,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
     } catch (error) {
       return this.failPull(error);
     }
-    // Stryker disable next-line ConditionalExpression: step() awaits a generator given as it is; the check only keeps a synchronous start synchronous.
     if (started instanceof Promise) return this.step(started);
     this.setInner(started);
     return this.pull();
@@ -306,7 +292,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
 
   private setInner(inner: LayerGenerator): void {
     this.inner = inner;
-    // Stryker disable next-line ConditionalExpression: without the per-event shortcut every pull takes step(), which delivers the same.
     this.native = hasNativeNext(inner);
     this.ours = isOwnIterator(inner);
   }
@@ -349,9 +334,7 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
       return invoke.failPull(error);
     }
     // A promise from deliver() is release()'s, which answers the call itself.
-    // Stryker disable next-line ConditionalExpression: true skips the count-down, which only decides whether a call waits for the answer before it (too high, calls wait for answers already given, with the same results); false counts down before release() has answered, which "waits while the asynchronous Output phase runs" (invocation.test.ts) catches.
     if (answer instanceof Promise) return answer;
-    // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
     invoke.outstanding--;
     return answer;
   };
@@ -379,7 +362,6 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
       return this.failPull(error);
     }
     this.status = 'released';
-    // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
     this.outstanding--;
     return { value: value as TEvent, done: false };
   }

@@ -75,7 +75,6 @@ function runPhase(invoke: InvokeFrame, phase: Phase, entries: readonly ResolvedE
     const info = invoke.observation === undefined ? undefined : invoke.observation.handlerStart(phase, entry, position);
     try {
       const produced = call(invoke, phase, entry, value);
-      // Stryker disable next-line ConditionalExpression: resumePhase() awaits a plain value and goes on the same; the check keeps a synchronous phase synchronous.
       if (isThenable(produced)) return later(invoke, resumePhase(invoke, phase, entries, step, info, produced));
       value = checked(invoke, phase, entry, produced);
     } catch (error) {
@@ -131,17 +130,14 @@ async function resumePhase(
  * so that the first pull of most invokes awaits nothing here.
  */
 export function start(invoke: InvokeFrame, chain: ResolvedChain): LayerGenerator | Promise<LayerGenerator> {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: with no instrumentation InvokeObservation.start() answers undefined as well; the check only spares the call.
   if (chain.instrumentations.length > 0) invoke.observation = InvokeObservation.start(chain, invoke.context, invoke.signal);
   let context = invoke.context;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: runPhase() over no handlers answers the context as it is; the check only spares the call.
   if (chain.input.length > 0) {
     // Only what a handler returns is awaited: a context that happens to be a thenable is passed on as it is.
     const phased = runPhase(invoke, 'input', chain.input, context, 0);
     if (phased === LATER) return startAsync(invoke, chain, takeLater(invoke), undefined);
     context = phased;
   }
-  // Stryker disable next-line ConditionalExpression: startAsync() without a schema enters with the same context; the check keeps a start without a schema synchronous.
   if (chain.stage.contextSchema !== undefined) return startAsync(invoke, chain, undefined, context);
   return enterOutermost(invoke, chain, context);
 }
@@ -180,7 +176,6 @@ export function finish(invoke: InvokeFrame, chain: ResolvedChain, value: unknown
     if (transformed === LATER) return later(invoke, finishAsync(invoke, takeLater(invoke)));
     value = (transformed as MiddlewareResult<unknown>).value;
   }
-  // Stryker disable next-line ConditionalExpression: finishAsync() without a schema releases the same value; the check keeps a finish without a schema synchronous.
   if (chain.stage.resultSchema !== undefined) return later(invoke, finishAsync(invoke, undefined, value));
   return release(invoke, value);
 }
@@ -195,7 +190,6 @@ async function finishAsync(invoke: InvokeFrame, transformed: Promise<Later> | un
   if (transformed !== undefined) value = ((await transformed).value as MiddlewareResult<unknown>).value;
   const schema = invoke.stage.resultSchema as Schema<unknown> | undefined;
   if (schema !== undefined)
-    // Stryker disable next-line StringLiteral: schemaFailed() tells only 'context' apart; any other word gives the result schema's error.
     value = (await parseWithSchema(schema, value, (issues) => messages.schemaFailed(invoke.stageName, 'result', issues))).data;
   return { value: release(invoke, value) };
 }

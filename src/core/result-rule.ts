@@ -82,7 +82,6 @@ function holdBack<TEvent>(holder: ResultHolder, event: unknown, candidate: boole
  */
 export function finalResult(holder: ResultHolder): unknown {
   const { last, hold, guard } = holder;
-  // Stryker disable next-line ObjectLiteral: a missing present reads as false.
   if (last === undefined) throw holder.noResult({ present: false });
   const result = hold ? holder.held : last;
   if (result === undefined || (!hold && guard !== undefined && !guard(last))) throw holder.noResult({ present: true, value: last });

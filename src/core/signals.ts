@@ -110,7 +110,6 @@ class Follower implements Link {
   abort(reason: unknown): void {
     const signal = this.target.deref();
     this.release();
-    // Stryker disable next-line ConditionalExpression,OptionalChaining: a collected signal has no controller left (of(undefined) answers undefined too), and a live one always has its own.
     if (signal !== undefined) OwnedAbortController.of(signal)?.abort(reason);
   }
 

@@ -100,7 +100,6 @@ export abstract class SerialAsyncGenerator<TEvent> implements AsyncGenerator<TEv
     return this.next().then(onAnswer, onFailure);
   }
 
-  // Stryker disable BlockStatement: an empty body answers undefined too.
   /**
    * One pull whose answer goes on to the puller's callbacks ({@link SerialAsyncGenerator.deliverDirect}) in the reaction that
    * makes it, with no call pending (see {@link SerialAsyncGenerator.nextInto}); undefined, having done nothing, when this
@@ -109,7 +108,6 @@ export abstract class SerialAsyncGenerator<TEvent> implements AsyncGenerator<TEv
   protected tryDirectPull(): Promise<unknown> | undefined {
     return undefined;
   }
-  // Stryker restore BlockStatement
 
   /**
    * Hands the answer of a direct pull to the puller's callbacks: at once, or once it settles when it is a
@@ -119,7 +117,6 @@ export abstract class SerialAsyncGenerator<TEvent> implements AsyncGenerator<TEv
   protected deliverDirect(answer: Answer<TEvent> | Promise<Answer<TEvent>>, asItCame?: unknown): unknown {
     const onAnswer = this.directAnswer as AnswerCallback<TEvent, unknown>;
     const onFailure = this.directFailure as FailureCallback<unknown>;
-    // Stryker disable next-line ConditionalExpression: comparing with the result as it came in only skips the prototype walk of instanceof.
     return answer !== asItCame && answer instanceof Promise ? answer.then(onAnswer, onFailure) : onAnswer(answer as Answer<TEvent>);
   }
 
@@ -149,19 +146,16 @@ export abstract class SerialAsyncGenerator<TEvent> implements AsyncGenerator<TEv
   protected abstract stop(rethrow: boolean, error: unknown): Promise<Answer<TEvent>>;
 
   /** Counts an answer down and passes it on (a callback, created once per iterator and only when needed). */
-  // Stryker disable BlockStatement,AssignmentOperator,UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
   protected answered(): (answer: Answer<TEvent>) => Answer<TEvent> {
     return (this.answeredCallback ??= (answer) => {
       this.outstanding--;
       return answer;
     });
   }
-  // Stryker restore BlockStatement,AssignmentOperator,UpdateOperator
 
   /** Counts an answer down and throws the failure it is (a callback, created once per iterator and only when needed). */
   protected rethrow(): (failure: unknown) => never {
     return (this.rethrowCallback ??= (failure) => {
-      // Stryker disable next-line UpdateOperator: the count only decides whether a call waits for the answer before it; too high, calls wait for answers already given, with the same results.
       this.outstanding--;
       throw failure;
     });

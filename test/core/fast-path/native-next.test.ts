@@ -7,8 +7,8 @@ async function* events(): LayerGenerator {
   yield 'a';
 }
 
-describe('promisesNatively', () => {
-  it('holds for a native async generator and for an iterator built on QueuedIterator', () => {
+describe('hasNativeNext', () => {
+  it('holds for a native async generator and for an iterator built on SerialAsyncGenerator', () => {
     expect([hasNativeNext(events()), hasNativeNext(new QueuedPassThrough(events()) as LayerGenerator)]).toEqual([true, true]);
   });
 
@@ -18,7 +18,7 @@ describe('promisesNatively', () => {
     expect(hasNativeNext(handWritten as unknown as LayerGenerator)).toBe(false);
   });
 
-  it('does not hold for an iterator that overrides the next() of QueuedIterator', () => {
+  it('does not hold for an iterator that overrides the next() of SerialAsyncGenerator', () => {
     class Overriding extends QueuedPassThrough<unknown> {
       override next(): Promise<IteratorResult<unknown, void>> {
         return super.next();
@@ -28,8 +28,8 @@ describe('promisesNatively', () => {
   });
 });
 
-describe('pullsThrough', () => {
-  it('holds only for an iterator built on QueuedIterator whose next() is its own', () => {
+describe('isOwnIterator', () => {
+  it('holds only for an iterator built on SerialAsyncGenerator whose next() is its own', () => {
     class Overriding extends QueuedPassThrough<unknown> {
       override next(): Promise<IteratorResult<unknown, void>> {
         return super.next();

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { SerialAsyncGenerator, type Answer } from '../../../src/core/fast-path/serial-async-generator';
 
 /** How a link calls the link under it. */
-type Via = 'next' | 'nextThen';
+type Via = 'next' | 'nextInto';
 
 /**
  * One link of a chain: each call logs its level, then calls the link under it the same way and answers with its
@@ -79,9 +79,9 @@ function levels(what: string, from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, index) => `${what} ${from + index}`);
 }
 
-describe('QueuedIterator', () => {
+describe('SerialAsyncGenerator', () => {
   describe('calls nested in one another, 100 deep', () => {
-    for (const via of ['next', 'nextThen'] as const) {
+    for (const via of ['next', 'nextInto'] as const) {
       it(`runs the first 64 pulls on the caller's stack and the rest later, with the same answer (by ${via})`, async () => {
         const log: string[] = [];
         const top = chain(100, via, log);
@@ -98,7 +98,7 @@ describe('QueuedIterator', () => {
       const first: string[] = [];
       await chain(100, 'next', first).next();
       const log: string[] = [];
-      const answer = chain(100, 'nextThen', log).nextInto((inner) => inner, reject);
+      const answer = chain(100, 'nextInto', log).nextInto((inner) => inner, reject);
       log.push('returned');
       expect({ answer: await answer, first, log }).toEqual({
         answer: { value: 100, done: false },

@@ -19,7 +19,7 @@ class Probe extends SerialAsyncGenerator<number> {
   }
 
   protected override tryDirectPull(): Promise<unknown> {
-    return this.deliverDirect(this.answerSoon('nextThen')) as Promise<unknown>;
+    return this.deliverDirect(this.answerSoon('nextInto')) as Promise<unknown>;
   }
 
   protected stop(): Promise<Answer<number>> {
@@ -38,7 +38,7 @@ class Probe extends SerialAsyncGenerator<number> {
   }
 }
 
-describe('nextThen', () => {
+describe('nextInto', () => {
   it('waits for a call made before it, as next() does, and a call made after it waits for it', async () => {
     const log: string[] = [];
     const probe = new Probe(log);
@@ -59,7 +59,7 @@ describe('nextThen', () => {
         'pull 3 by next',
         'answer 3',
         // With no call pending, the pull goes through; the call after it waits for its answer.
-        'pull 4 by nextThen',
+        'pull 4 by nextInto',
         'answer 4',
         'pull 5 by next',
         'answer 5',

@@ -7,7 +7,7 @@ async function* yieldAll(...events: unknown[]): LayerGenerator {
   for (const event of events) yield event;
 }
 
-describe('ReleasingChain', () => {
+describe('TrackedChain', () => {
   function owner(): { forgotten: TrackedChain[]; owner: { onEnded(chain: TrackedChain): void } } {
     const forgotten: TrackedChain[] = [];
     return { forgotten, owner: { onEnded: (chain) => forgotten.push(chain) } };
