@@ -36,7 +36,6 @@ import { closeStarted, failInvoke, settle, stopInvoke, type ClosingFailure } fro
 import {
   hasNativeNext,
   isOwnIterator,
-  keepHiddenClass,
   OwnedAbortController,
   SerialAsyncGenerator,
   type Answer,
@@ -60,23 +59,26 @@ const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: 
 
 /** One invoke. Created by `MiddlewareRegistry.invoke`. */
 export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements InvokeFrame, ResultHolder {
-  static {
-    // An invoke that lives as long as the class and never runs, with the hidden classes its code is compiled against.
-    keepHiddenClass(
-      new Invocation(
-        Object.freeze({
-          stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
-          input: [],
-          wrap: [],
-          output: [],
-          instrumentations: [],
-        }),
-        undefined,
-        () => undefined as never,
-        {},
-      ),
-    );
-  }
+  /**
+   * An invoke that lives as long as the class and never runs. Why: V8 holds the hidden classes of class instances
+   * only weakly; when a full collection finds no live invoke it drops them, and every function compiled against them
+   * is deoptimised ("weak objects" in `node --trace-deopt`) until it warms up again, which a process with
+   * allocation-heavy neighbours pays over and over (`gc_pressure`). A static field, so that no bundler drops it as
+   * unused: a store of its own elsewhere (a module's array that nothing reads) is tree-shaken out of the build.
+   */
+  // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job (above)
+  static readonly #shapeKeeper: unknown = new Invocation(
+    Object.freeze({
+      stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
+      input: [],
+      wrap: [],
+      output: [],
+      instrumentations: [],
+    }),
+    undefined,
+    () => undefined as never,
+    {},
+  );
 
   // The iteration.
   private status: InvocationStatus = 'idle';
