@@ -12,57 +12,22 @@
  */
 import * as messages from './messages';
 import { MiddlewareError } from './errors';
+import type { TrackedChain } from './fast-path';
+import type { InvokeFrame } from './invoke-frame';
 import type { LayerGenerator } from './layer';
-import { ReleasingChain } from './releasing-chain';
 import type { InvokeOutcome } from './instrumentation';
-import type { InvokeRun } from './run';
-import type { Link } from './signals';
 
-/** How an invoke settled (see {@link settle}). */
-export const SUCCESS = 0;
-export const FAILURE = 1;
-export const CLOSED = 2;
+/** How an invoke settled (see {@link settle}): its result delivered, failed, or stopped by its consumer. */
+export type Settlement = 'success' | 'failure' | 'closed';
 
-/** One of {@link SUCCESS}, {@link FAILURE}, {@link CLOSED}. */
-export type Settlement = typeof SUCCESS | typeof FAILURE | typeof CLOSED;
-
-// Stryker disable next-line ObjectLiteral,StringLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const CLOSED_OUTCOME: InvokeOutcome = Object.freeze({ status: 'closed' });
 
-// Stryker disable next-line ObjectLiteral,BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /** An error thrown while closing (a wrapper, since `undefined` can be thrown too). */
 export interface ClosingFailure {
   /** The error. */
   readonly error: unknown;
-}
-
-/**
- * How many inner chains an invoke remembers as they are, until it settles
- * (MW-016). Past these, `next()` returns each chain wrapped, so that it can
- * be forgotten as soon as it ends: a handler making thousands of sequential
- * calls keeps only the open ones. The bound is well above the chains of an
- * ordinary invoke (one per Wrap handler, a few more per retry), which thus
- * pay nothing per event.
- */
-const HELD_CHAINS = 32;
-
-/**
- * Takes an inner chain `next()` just entered, with the link of its narrowed
- * signal, and returns what the handler receives: the chain itself (so
- * `next()` allocates nothing per event), or past the first HELD_CHAINS a
- * wrapper that forgets it when it ends.
- */
-export function track(run: InvokeRun, generator: LayerGenerator, link: Link | undefined): LayerGenerator {
-  if (run.started.length < HELD_CHAINS) {
-    run.started.push(generator);
-    if (link !== undefined) (run.links ??= []).push(link);
-    return generator;
-  }
-  const chain = new ReleasingChain(generator, (run.owner ??= { forget: (ended) => void run.open?.delete(ended) }), link);
-  (run.open ??= new Set()).add(chain);
-  return chain;
 }
 
 /**
@@ -74,20 +39,19 @@ export function track(run: InvokeRun, generator: LayerGenerator, link: Link | un
  * finallys. Answers undefined at once when nothing is open, so an invoke
  * that started no inner chain awaits nothing here.
  */
-export function closeOpen(run: InvokeRun, outermost: LayerGenerator | undefined): Promise<ClosingFailure | undefined> | undefined {
-  if (outermost !== undefined) return closeOutermostFirst(run, outermost);
-  return closeStarted(run, reportFailure, undefined);
+export function closeOpen(invoke: InvokeFrame, outermost: LayerGenerator | undefined): Promise<ClosingFailure | undefined> | undefined {
+  if (outermost !== undefined) return closeOutermostFirst(invoke, outermost);
+  return closeStarted(invoke, reportFailure, undefined);
 }
 
 /** What comes after the closing, in the same async step: given the target and the closing's failure, if any. */
 export type AfterClosing<TTarget, TResult> = (target: TTarget, failure: ClosingFailure | undefined) => TResult | PromiseLike<TResult>;
 
 /** The continuation of {@link closeOpen}: the failure itself. */
-// Stryker disable next-line ArrowFunction: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md); "closes every abandoned inner chain on return()" (closing.test.ts) fails without it.
 const reportFailure: AfterClosing<undefined, ClosingFailure | undefined> = (_target, failure) => failure;
 
 /**
- * Marks the run settled, from which point on `next()` fails (MW-017), and
+ * Marks the invoke settled, from which point on `next()` fails (MW-017), and
  * closes the chains `next()` started, most recent first; then answers what
  * `after` makes of the outcome. Answers undefined at once, calling nothing,
  * when no chain was started.
@@ -99,34 +63,32 @@ const reportFailure: AfterClosing<undefined, ClosingFailure | undefined> = (_tar
  * `next()`.
  */
 export function closeStarted<TTarget, TResult>(
-  run: InvokeRun,
+  invoke: InvokeFrame,
   after: AfterClosing<TTarget, TResult>,
   target: TTarget,
 ): Promise<TResult> | undefined {
-  run.settled = true;
-  const { started, open } = run;
-  // Stryker disable next-line ConditionalExpression: closing no chains answers a promise of what `after` makes of no failure, with the same outcome; the check keeps an invoke without inner chains synchronous.
+  invoke.settled = true;
+  const { started, open } = invoke;
   if (started.length === 0) return undefined;
-  run.started = [];
-  run.open = undefined;
+  invoke.started = [];
+  invoke.open = undefined;
   return closeChains(open, started, after, target);
 }
 
-async function closeOutermostFirst(run: InvokeRun, outermost: LayerGenerator): Promise<ClosingFailure | undefined> {
+async function closeOutermostFirst(invoke: InvokeFrame, outermost: LayerGenerator): Promise<ClosingFailure | undefined> {
   let failure: ClosingFailure | undefined;
   try {
     await outermost.return(undefined);
   } catch (error) {
     failure = { error };
   }
-  const closingInner = closeOpen(run, undefined);
-  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
+  const closingInner = closeOpen(invoke, undefined);
   return (closingInner === undefined ? undefined : await closingInner) ?? failure;
 }
 
 /** Closes the chains `next()` started, most recent first: the later ones still open, then the first ones (closing one that ended changes nothing). */
 async function closeChains<TTarget, TResult>(
-  open: ReadonlySet<ReleasingChain> | undefined,
+  open: ReadonlySet<TrackedChain> | undefined,
   started: readonly LayerGenerator[],
   after: AfterClosing<TTarget, TResult>,
   target: TTarget,
@@ -136,7 +98,7 @@ async function closeChains<TTarget, TResult>(
     const later = [...open];
     for (let index = later.length - 1; index >= 0; index--) {
       try {
-        await (later[index] as ReleasingChain).return(undefined);
+        await (later[index] as TrackedChain).return(undefined);
       } catch (error) {
         failure = { error };
       }
@@ -153,19 +115,19 @@ async function closeChains<TTarget, TResult>(
 }
 
 /** The invoke settled: the links of narrowed signals are released and the outcome reported to the observers (built only when observed); runs once. */
-export function settle(run: InvokeRun, status: Settlement, value: unknown): void {
-  run.settled = true;
-  const links = run.links;
+export function settle(invoke: InvokeFrame, status: Settlement, value: unknown): void {
+  invoke.settled = true;
+  const links = invoke.links;
   if (links !== undefined) {
-    run.links = undefined;
+    invoke.links = undefined;
     for (const link of links) link.release();
   }
-  const observation = run.observation;
+  const observation = invoke.observation;
   if (observation === undefined) return;
-  run.observation = undefined;
+  invoke.observation = undefined;
   let outcome = CLOSED_OUTCOME;
-  if (status === SUCCESS) outcome = Object.freeze({ status: 'success', result: value });
-  else if (status === FAILURE) outcome = Object.freeze({ status: 'error', error: value });
+  if (status === 'success') outcome = Object.freeze({ status: 'success', result: value });
+  else if (status === 'failure') outcome = Object.freeze({ status: 'error', error: value });
   observation.end(outcome);
 }
 
@@ -174,12 +136,11 @@ export function settle(run: InvokeRun, status: Settlement, value: unknown): void
  * closing replaces the one being unwound, MW-021), then decides which error
  * the consumer sees, and settles the invoke with it.
  */
-export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | undefined, error: unknown): Promise<unknown> {
-  const closing = closeOpen(run, outermost);
-  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
+export async function failInvoke(invoke: InvokeFrame, outermost: LayerGenerator | undefined, error: unknown): Promise<unknown> {
+  const closing = closeOpen(invoke, outermost);
   const failure = closing === undefined ? undefined : await closing;
   let outcome = failure === undefined ? error : failure.error;
-  const signal = run.signal;
+  const signal = invoke.signal;
   if (
     signal !== undefined &&
     signal.aborted &&
@@ -187,9 +148,9 @@ export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | und
   ) {
     // Abort wins over whatever the layers made of it (MW-024), even if a handler swallowed it
     // or a narrowed signal's abort (with another reason) reached the consumer first.
-    outcome = messages.aborted(run.stageName, signal.reason);
+    outcome = messages.aborted(invoke.stageName, signal.reason);
   }
-  settle(run, FAILURE, outcome);
+  settle(invoke, 'failure', outcome);
   return outcome;
 }
 
@@ -201,15 +162,14 @@ export async function failInvoke(run: InvokeRun, outermost: LayerGenerator | und
  * first), and `return()` ends.
  */
 export async function stopInvoke(
-  run: InvokeRun,
+  invoke: InvokeFrame,
   outermost: LayerGenerator | undefined,
   rethrow: boolean,
   error: unknown,
 ): Promise<IteratorReturnResult<void>> {
-  const closing = closeOpen(run, outermost);
-  // Stryker disable next-line ConditionalExpression: awaiting undefined gives undefined as well; the check only spares a promise-job turn.
+  const closing = closeOpen(invoke, outermost);
   const failure = closing === undefined ? undefined : await closing;
-  settle(run, CLOSED, undefined);
+  settle(invoke, 'closed', undefined);
   if (failure !== undefined) throw failure.error;
   if (rethrow) throw error;
   return END;

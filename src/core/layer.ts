@@ -12,21 +12,6 @@ import type { ErrorSite } from './errors';
 export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;
 
 /**
- * `next` of every native async generator. A layer whose `next` is this one
- * returns a native promise and never throws synchronously, which is what
- * lets the invoke take its per-event shortcut.
- */
-export const nativeNext = (
-  Object.getPrototypeOf(
-    Object.getPrototypeOf(
-      (async function* probe() {
-        // Empty: only the generator's prototype chain is read.
-      })(),
-    ),
-  ) as { readonly next: unknown }
-).next;
-
-/**
  * Returns the generator itself when it is one; adapts other async iterables;
  * rejects the rest. Takes the culprit's parts rather than a culprit so the
  * common case allocates nothing.

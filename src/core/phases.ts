@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 import * as messages from './messages';
-import type { ResolvedEntry } from './chain';
+import type { ResolvedChain, ResolvedEntry } from './chain';
 import { MiddlewareResult } from './result';
 import { parseWithSchema } from './schema';
 import type { HandlerCall, Schema } from './types';
@@ -21,32 +21,32 @@ import { isThenable } from '../util/thenable';
 import { deepFreeze } from '../util/deep-freeze';
 import { enter } from './compose';
 import type { HandlerInfo } from './instrumentation';
+import type { InvokeFrame, Later } from './invoke-frame';
 import type { LayerGenerator } from './layer';
 import { InvokeObservation } from './observation';
-import { settle, SUCCESS } from './closing';
-import type { InvokeRun } from './run';
+import { settle } from './closing';
 import { neverSignal } from './signals';
 import { StateIsolation } from './state';
 
 type Phase = HandlerInfo['phase'];
 
-/** Calls one handler of `phase` with the value so far and its `run` (MW-010, MW-011); an Output handler's result is taken over (MW-038) first. */
-function call(run: InvokeRun, phase: Phase, entry: ResolvedEntry, value: unknown): unknown {
+/** Calls one handler of `phase` with the value so far and its `HandlerCall` (MW-010, MW-011); an Output handler's result is taken over (MW-038) first. */
+function call(invoke: InvokeFrame, phase: Phase, entry: ResolvedEntry, value: unknown): unknown {
   // A fresh object per call: a handler that changes it changes nothing another handler sees.
-  const handlerRun: HandlerCall = { stage: run.chain.stage, signal: run.signal ?? neverSignal(), handler: entry.name };
+  const handlerCall: HandlerCall = { stage: invoke.stage, signal: invoke.signal ?? neverSignal(), handler: entry.name };
   if (phase === 'output') {
     // A result of another copy of the library may hold a value its constructor did not freeze.
     deepFreeze((value as MiddlewareResult<unknown>).value);
   }
-  return (entry.handler as (value: unknown, run: HandlerCall) => unknown)(value, handlerRun);
+  return (entry.handler as (value: unknown, call: HandlerCall) => unknown)(value, handlerCall);
 }
 
 /** What a handler of `phase` produced, as the value to go on with. @throws the phase's contract error. */
-function checked(run: InvokeRun, phase: Phase, entry: ResolvedEntry, produced: unknown): unknown {
+function checked(invoke: InvokeFrame, phase: Phase, entry: ResolvedEntry, produced: unknown): unknown {
   if (phase === 'input') {
-    if (produced === undefined || produced === null) throw messages.inputContract(run.culprit('input', entry.name), produced);
+    if (produced === undefined || produced === null) throw messages.inputContract(invoke.culprit('input', entry.name), produced);
   } else if (!MiddlewareResult.isInstance(produced)) {
-    throw messages.outputContract(run.culprit('output', entry.name), produced);
+    throw messages.outputContract(invoke.culprit('output', entry.name), produced);
   }
   return produced;
 }
@@ -57,17 +57,8 @@ function positionOf(phase: Phase, entries: readonly ResolvedEntry[], step: numbe
 }
 
 /**
- * A value a phase produced asynchronously, in a box: a promise resolved with the value itself would adopt a
- * context or result that is a thenable, where the invoke must hand it on as it is (MW-039).
- */
-export interface Later {
-  /** The value. */
-  readonly value: unknown;
-}
-
-/**
  * What a phase answers in place of its value when it goes on asynchronously; the value then comes from
- * `run.later`. A symbol of our own rather than a promise, since the value itself may be a promise.
+ * `invoke.later`. A symbol of our own rather than a promise, since the value itself may be a promise.
  */
 export const LATER: unique symbol = Symbol('later');
 
@@ -76,42 +67,41 @@ export const LATER: unique symbol = Symbol('later');
  * reporting each call to the observers and checking the invoke's signal
  * after each: the final value, or {@link LATER} once a handler returns a promise.
  */
-function runPhase(run: InvokeRun, phase: Phase, entries: readonly ResolvedEntry[], value: unknown, from: number): unknown {
+function runPhase(invoke: InvokeFrame, phase: Phase, entries: readonly ResolvedEntry[], value: unknown, from: number): unknown {
   for (let step = from; step < entries.length; step++) {
     const position = positionOf(phase, entries, step);
     const entry = entries[position] as ResolvedEntry;
-    const info = run.observation === undefined ? undefined : run.observation.handlerStart(phase, entry, position);
+    const info = invoke.observation === undefined ? undefined : invoke.observation.handlerStart(phase, entry, position);
     try {
-      const produced = call(run, phase, entry, value);
-      // Stryker disable next-line ConditionalExpression: resumePhase() awaits a plain value and goes on the same; the check keeps a synchronous phase synchronous.
-      if (isThenable(produced)) return later(run, resumePhase(run, phase, entries, step, info, produced));
-      value = checked(run, phase, entry, produced);
+      const produced = call(invoke, phase, entry, value);
+      if (isThenable(produced)) return later(invoke, resumePhase(invoke, phase, entries, step, info, produced));
+      value = checked(invoke, phase, entry, produced);
     } catch (error) {
-      if (info !== undefined) (run.observation as InvokeObservation).handlerFailed(info, error);
+      if (info !== undefined) (invoke.observation as InvokeObservation).handlerFailed(info, error);
       throw error;
     }
-    if (info !== undefined) (run.observation as InvokeObservation).handlerEnd(info);
-    run.throwIfAborted();
+    if (info !== undefined) (invoke.observation as InvokeObservation).handlerEnd(info);
+    invoke.throwIfAborted();
   }
   return value;
 }
 
 /** Answers {@link LATER}, the value to come from `pending`. */
-function later(run: InvokeRun, pending: Promise<Later>): typeof LATER {
-  run.later = pending;
+function later(invoke: InvokeFrame, pending: Promise<Later>): typeof LATER {
+  invoke.later = pending;
   return LATER;
 }
 
-/** The value {@link LATER} stands for, taken from the run. */
-function takeLater(run: InvokeRun): Promise<Later> {
-  const pending = run.later as Promise<Later>;
-  run.later = undefined;
+/** The value {@link LATER} stands for, taken from the invoke. */
+function takeLater(invoke: InvokeFrame): Promise<Later> {
+  const pending = invoke.later as Promise<Later>;
+  invoke.later = undefined;
   return pending;
 }
 
 /** {@link runPhase} from the step whose handler returned `pending`. */
 async function resumePhase(
-  run: InvokeRun,
+  invoke: InvokeFrame,
   phase: Phase,
   entries: readonly ResolvedEntry[],
   step: number,
@@ -121,15 +111,15 @@ async function resumePhase(
   const entry = entries[positionOf(phase, entries, step)] as ResolvedEntry;
   let value: unknown;
   try {
-    value = checked(run, phase, entry, await pending);
+    value = checked(invoke, phase, entry, await pending);
   } catch (error) {
-    if (info !== undefined) (run.observation as InvokeObservation).handlerFailed(info, error);
+    if (info !== undefined) (invoke.observation as InvokeObservation).handlerFailed(info, error);
     throw error;
   }
-  if (info !== undefined) (run.observation as InvokeObservation).handlerEnd(info);
-  run.throwIfAborted();
-  const rest = runPhase(run, phase, entries, value, step + 1);
-  return rest === LATER ? takeLater(run) : { value: rest };
+  if (info !== undefined) (invoke.observation as InvokeObservation).handlerEnd(info);
+  invoke.throwIfAborted();
+  const rest = runPhase(invoke, phase, entries, value, step + 1);
+  return rest === LATER ? takeLater(invoke) : { value: rest };
 }
 
 /**
@@ -138,36 +128,37 @@ async function resumePhase(
  * itself) while the Input handlers are and the stage has no context schema,
  * so that the first pull of most invokes awaits nothing here.
  */
-export function start(run: InvokeRun): LayerGenerator | Promise<LayerGenerator> {
-  const chain = run.chain;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: with no instrumentation InvokeObservation.start() answers undefined as well; the check only spares the call.
-  if (chain.instrumentations.length > 0) run.observation = InvokeObservation.start(chain, run.context, run.signal);
-  let context = run.context;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: runPhase() over no handlers answers the context as it is; the check only spares the call.
+export function start(invoke: InvokeFrame, chain: ResolvedChain): LayerGenerator | Promise<LayerGenerator> {
+  if (chain.instrumentations.length > 0) invoke.observation = InvokeObservation.start(chain, invoke.context, invoke.signal);
+  let context = invoke.context;
   if (chain.input.length > 0) {
     // Only what a handler returns is awaited: a context that happens to be a thenable is passed on as it is.
-    const phased = runPhase(run, 'input', chain.input, context, 0);
-    if (phased === LATER) return startAsync(run, takeLater(run), undefined);
+    const phased = runPhase(invoke, 'input', chain.input, context, 0);
+    if (phased === LATER) return startAsync(invoke, chain, takeLater(invoke), undefined);
     context = phased;
   }
-  // Stryker disable next-line ConditionalExpression: startAsync() without a schema enters with the same context; the check keeps a start without a schema synchronous.
-  if (chain.stage.contextSchema !== undefined) return startAsync(run, undefined, context);
-  return enterOutermost(run, context);
+  if (chain.stage.contextSchema !== undefined) return startAsync(invoke, chain, undefined, context);
+  return enterOutermost(invoke, chain, context);
 }
 
 /** {@link start} once something is asynchronous: `pending` is the Input phase still running, else `context` the context it ended with. */
-async function startAsync(run: InvokeRun, pending: Promise<Later> | undefined, context: unknown): Promise<LayerGenerator> {
+async function startAsync(
+  invoke: InvokeFrame,
+  chain: ResolvedChain,
+  pending: Promise<Later> | undefined,
+  context: unknown,
+): Promise<LayerGenerator> {
   if (pending !== undefined) context = (await pending).value;
-  const schema = run.chain.stage.contextSchema as Schema<unknown> | undefined;
+  const schema = chain.stage.contextSchema as Schema<unknown> | undefined;
   if (schema !== undefined)
-    context = (await parseWithSchema(schema, context, (issues) => messages.schemaFailed(run.stageName, 'context', issues))).data;
-  return enterOutermost(run, context);
+    context = (await parseWithSchema(schema, context, (issues) => messages.schemaFailed(invoke.stageName, 'context', issues))).data;
+  return enterOutermost(invoke, chain, context);
 }
 
 /** The state snapshot, then the outermost layer entered with the final context. */
-function enterOutermost(run: InvokeRun, context: unknown): LayerGenerator {
-  if (run.binding !== undefined) run.state = new StateIsolation(run.binding, run.stageName);
-  return enter(run, 0, context, run.signal ?? neverSignal(), undefined);
+function enterOutermost(invoke: InvokeFrame, chain: ResolvedChain, context: unknown): LayerGenerator {
+  if (invoke.binding !== undefined) invoke.state = new StateIsolation(invoke.binding, invoke.stageName);
+  return enter(invoke, chain, 0, context, invoke.signal ?? neverSignal(), undefined);
 }
 
 /**
@@ -177,37 +168,35 @@ function enterOutermost(run: InvokeRun, context: unknown): LayerGenerator {
  * writeback. The final value, or {@link LATER} when a handler or the schema
  * is asynchronous: the value then comes from {@link finishLater}.
  */
-export function finish(run: InvokeRun, value: unknown): unknown {
-  const output = run.chain.output;
+export function finish(invoke: InvokeFrame, chain: ResolvedChain, value: unknown): unknown {
+  const output = chain.output;
   if (output.length > 0) {
-    const transformed = runPhase(run, 'output', output, new MiddlewareResult<unknown>(value), 0);
-    if (transformed === LATER) return later(run, finishAsync(run, takeLater(run)));
+    const transformed = runPhase(invoke, 'output', output, new MiddlewareResult<unknown>(value), 0);
+    if (transformed === LATER) return later(invoke, finishAsync(invoke, takeLater(invoke)));
     value = (transformed as MiddlewareResult<unknown>).value;
   }
-  // Stryker disable next-line ConditionalExpression: finishAsync() without a schema releases the same value; the check keeps a finish without a schema synchronous.
-  if (run.chain.stage.resultSchema !== undefined) return later(run, finishAsync(run, undefined, value));
-  return release(run, value);
+  if (chain.stage.resultSchema !== undefined) return later(invoke, finishAsync(invoke, undefined, value));
+  return release(invoke, value);
 }
 
 /** The final value {@link finish} answered {@link LATER} for, boxed. */
-export function finishLater(run: InvokeRun): Promise<Later> {
-  return takeLater(run);
+export function finishLater(invoke: InvokeFrame): Promise<Later> {
+  return takeLater(invoke);
 }
 
 /** {@link finish} once something is asynchronous: `transformed` is the Output phase still running, else `value` the value it ended with. */
-async function finishAsync(run: InvokeRun, transformed: Promise<Later> | undefined, value?: unknown): Promise<Later> {
+async function finishAsync(invoke: InvokeFrame, transformed: Promise<Later> | undefined, value?: unknown): Promise<Later> {
   if (transformed !== undefined) value = ((await transformed).value as MiddlewareResult<unknown>).value;
-  const schema = run.chain.stage.resultSchema as Schema<unknown> | undefined;
+  const schema = invoke.stage.resultSchema as Schema<unknown> | undefined;
   if (schema !== undefined)
-    // Stryker disable next-line StringLiteral: schemaFailed() tells only 'context' apart; any other word gives the result schema's error.
-    value = (await parseWithSchema(schema, value, (issues) => messages.schemaFailed(run.stageName, 'result', issues))).data;
-  return { value: release(run, value) };
+    value = (await parseWithSchema(schema, value, (issues) => messages.schemaFailed(invoke.stageName, 'result', issues))).data;
+  return { value: release(invoke, value) };
 }
 
 /** The invoke succeeded with `value`, unless its signal aborted meanwhile: the state is written back and the outcome reported. */
-function release(run: InvokeRun, value: unknown): unknown {
-  run.throwIfAborted();
-  run.state?.writeBack();
-  settle(run, SUCCESS, value);
+function release(invoke: InvokeFrame, value: unknown): unknown {
+  invoke.throwIfAborted();
+  invoke.state?.writeBack();
+  settle(invoke, 'success', value);
   return value;
 }

@@ -30,7 +30,6 @@ export class MiddlewareResult<TResult> {
   /** The result value, deep-frozen, so read-only all the way down. */
   readonly value: DeepReadonly<TResult>;
   /** What `isInstance` checks: only this class's constructor gives an object this field, so no lookalike has it. */
-  // Stryker disable next-line BooleanLiteral: isInstance checks that an object has the field, never its value
   readonly #genuine = true;
 
   static {
@@ -64,7 +63,6 @@ export class MiddlewareResult<TResult> {
   /** True for a `MiddlewareResult` created by any copy of this package in the realm (`instanceof` fails across copies); never for a lookalike object. */
   static isInstance(value: unknown): value is MiddlewareResult<unknown> {
     // This copy's own results first: one field check, where the realm's record walks every copy's checks.
-    // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut only; isBranded() answers true for this copy's results as well.
     if (typeof value === 'object' && value !== null && #genuine in value) return true;
     return isBranded(value, 'result');
   }

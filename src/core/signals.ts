@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { OwnedAbortController } from './abort-flag';
+import { OwnedAbortController } from './fast-path';
 
 let neverAborting: AbortSignal | undefined;
 
@@ -43,7 +43,7 @@ export interface Narrowing {
  */
 export function narrowSignal(outer: AbortSignal, extra: AbortSignal): Narrowing {
   if (outer === neverAborting || outer === extra) return { signal: extra, link: undefined };
-  // Flagged: an invoke under the narrowed signal reads the flag on every event instead (`abort-flag.ts`).
+  // Flagged: an invoke under the narrowed signal reads the flag on every event instead (`fast-path/owned-abort-controller.ts`).
   const controller = new OwnedAbortController();
   if (outer.aborted) controller.abort(outer.reason);
   else if (extra.aborted) controller.abort(extra.reason);
@@ -110,7 +110,6 @@ class Follower implements Link {
   abort(reason: unknown): void {
     const signal = this.target.deref();
     this.release();
-    // Stryker disable next-line ConditionalExpression,OptionalChaining: a collected signal has no controller left (of(undefined) answers undefined too), and a live one always has its own.
     if (signal !== undefined) OwnedAbortController.of(signal)?.abort(reason);
   }
 

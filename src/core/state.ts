@@ -17,7 +17,6 @@ import { deepFreezeOrFindCycle } from '../util/deep-freeze';
 import { callSafely, pullFrom, type LayerGenerator } from './layer';
 
 /** Whether immer's Map/Set plugin has been switched on (once per process, on first use). */
-// Stryker disable next-line BooleanLiteral: built once when the module loads, before a mutant can be switched on at run time (see test/mutation/README.md).
 let mapSetEnabled = false;
 
 /**
@@ -65,11 +64,9 @@ export class StateIsolation<TState> {
     stageName: string,
   ) {
     const value = binding.get();
-    // Stryker disable next-line ConditionalExpression: enableMapSet() is idempotent; the flag only spares the call after the first.
     if (!mapSetEnabled) {
       // isDraftable() accepts Maps and Sets (anywhere in the state), but drafting them needs immer's plugin.
       enableMapSet();
-      // Stryker disable next-line BooleanLiteral: enableMapSet() is idempotent; the flag only spares the call after the first.
       mapSetEnabled = true;
     }
     if (!isDraftable(value)) {
@@ -103,7 +100,6 @@ export class StateIsolation<TState> {
   terminalCall(call: (draft: Draft<TState>) => LayerGenerator, outermost: boolean): LayerGenerator {
     const draft = this.draft();
     const events = call(draft);
-    // Stryker disable next-line ConditionalExpression: a recorder around the outermost terminal records the same draft when it completes; skipping it spares a promise reaction per event.
     if (!outermost) {
       if (!reportsCompletion(events)) return new StateRecorder(events, this as StateIsolation<unknown>, draft);
       events[reportCompletion](() => {

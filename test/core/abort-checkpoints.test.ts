@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createStage, MiddlewareRegistry, type WrapHandler } from '../../src/core/index';
 import { failure } from '../assertions';
 import { ModelStage as Stage, echo, type PromptContext as Context } from '../fixtures';
-import { OwnedAbortController } from '../../src/core/abort-flag';
+import { OwnedAbortController } from '../../src/core/fast-path/owned-abort-controller';
 import { expectAborted } from './abort-fixtures';
 
 function tracing(trace: string[], name: string): WrapHandler<Context, string> {
@@ -51,7 +51,7 @@ describe('MiddlewareRegistry.invoke', () => {
   });
 
   // The library's own signals (an agent run's, a narrowed one) are read through a flag instead of `aborted`
-  // (src/core/abort-flag.ts): each check point must hold for them exactly as for a caller's AbortController.
+  // (src/core/fast-path/owned-abort-controller.ts): each check point must hold for them exactly as for a caller's AbortController.
   describe.each([
     ['an AbortController', () => new AbortController()],
     ["a controller of the library's own", () => new OwnedAbortController()],

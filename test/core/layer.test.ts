@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asGenerator, nativeNext, pullFrom, requireACall, type LayerGenerator } from '../../src/core/layer';
+import { asGenerator, pullFrom, requireACall, type LayerGenerator } from '../../src/core/layer';
+import { nativeNext } from '../../src/core/fast-path/native-next';
 import { caught, collect, failure, fields } from '../assertions';
 
 async function* yieldAll(...events: unknown[]): LayerGenerator {

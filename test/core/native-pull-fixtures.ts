@@ -1,7 +1,7 @@
 /** The events and stages the tests of the invoke's per-event shortcut share. */
 import { createStage } from '../../src/core/index';
 import { callSafely, pullFrom, type LayerGenerator } from '../../src/core/layer';
-import { QueuedIterator, type Answer } from '../../src/core/queued-iterator';
+import { SerialAsyncGenerator, type Answer } from '../../src/core/fast-path/serial-async-generator';
 
 /** A streamed event. */
 export interface Delta {
@@ -27,8 +27,8 @@ export const Guarded = createStage<unknown, Final, Event>('fastGuarded', { isRes
 /** A stage without a guard. */
 export const Unguarded = createStage<unknown, Event, Event>('fastUnguarded');
 
-/** A pass-through layer built on QueuedIterator, as the agent's hand-written terminals are: the invoke pulls it with its shortcut. */
-export class QueuedPassThrough<TEvent> extends QueuedIterator<TEvent> {
+/** A pass-through layer built on SerialAsyncGenerator, as the agent's hand-written terminals are: the invoke pulls it with its shortcut. */
+export class QueuedPassThrough<TEvent> extends SerialAsyncGenerator<TEvent> {
   private readonly onAnswer = (step: IteratorResult<unknown, void>): Answer<TEvent> => {
     this.outstanding--;
     return step as Answer<TEvent>;

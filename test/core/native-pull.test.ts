@@ -3,7 +3,7 @@
  * async generator (a `.then` callback instead of an async step). These tests
  * pin that the shortcut delivers exactly what the general path delivers: the
  * same stream is run through a native outermost layer, through one built on
- * `QueuedIterator` (as the agent's terminals are, which take the shortcut
+ * `SerialAsyncGenerator` (as the agent's terminals are, which take the shortcut
  * too), and through a hand-written async iterator (which always takes the
  * general path).
  */
@@ -48,7 +48,7 @@ interface Outcome {
   readonly error?: string;
 }
 
-/** What the outermost layer is: a native generator, a hand-written iterator, or one built on QueuedIterator (as the agent's are). */
+/** What the outermost layer is: a native generator, a hand-written iterator, or one built on SerialAsyncGenerator (as the agent's are). */
 type LayerForm = 'native' | 'handWritten' | 'queued';
 
 /** Runs a scenario with the outermost layer in the given form and records what the consumer sees. */
@@ -205,7 +205,7 @@ describe('MiddlewareRegistry.invoke', () => {
         expected: { delivered: [{ type: 'delta', n: 1 }], error: 'ERR_INVALID_EVENT' },
       },
     ] satisfies { name: string; scenario: Scenario; expected: Outcome }[])(
-      '$name (native, hand-written and built on QueuedIterator alike)',
+      '$name (native, hand-written and built on SerialAsyncGenerator alike)',
       async ({ scenario, expected }) => {
         expect({
           native: await outcome(scenario, 'native'),

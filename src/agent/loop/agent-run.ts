@@ -15,7 +15,7 @@ import { startOrResume, type RunStart } from '../session/suspended-run';
 import { interruptFor, InterruptSignal, type ResponseStore } from '../session/interrupts';
 import { NO_MIDDLEWARE_USAGE } from '../model/middleware-call';
 import { linkCallerSignal } from '../setup/run-signal';
-import { Passage, Relay, type RelayedGenerator } from '../relay';
+import { Delegation, PassThroughGenerator, type DelegatingGenerator } from '../../core/internal';
 import { openRunScope } from '../setup/run-scope';
 import type { Conversation, RunState, RunTally } from '../setup/run-state';
 import type { AgentEvent, AgentStreamContext } from '../types/stages';
@@ -37,7 +37,7 @@ export function runAgent(
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
 ): AsyncGenerator<AgentEvent, void, undefined> {
-  return new Relay(run(agent, input, options, resume));
+  return new PassThroughGenerator(run(agent, input, options, resume));
 }
 
 /** One run; the events of its AgentStreamStage invoke pass through its relay. */
@@ -46,7 +46,7 @@ async function* run(
   input: AgentInput,
   options: AgentRunOptions,
   resume: { readonly responses: unknown } | undefined,
-): RelayedGenerator<AgentEvent> {
+): DelegatingGenerator<AgentEvent> {
   if (agent.running !== undefined) {
     throw agentBusy();
   }
@@ -119,7 +119,7 @@ async function* run(
     };
     try {
       // Passed on by the relay, without this generator on every event.
-      yield new Passage<AgentEvent>(
+      yield new Delegation<AgentEvent>(
         scope.registry.invoke(AgentStreamStage, context, terminal, { signal: controller.signal, state: conversation }),
         (event) => {
           // A run a Wrap handler ended early keeps what its closed terminal call reached (MW-128), before the caller sees the result.

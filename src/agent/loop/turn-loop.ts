@@ -20,7 +20,7 @@ import type { RunStart } from '../session/suspended-run';
 import type { ResponseStore } from '../session/interrupts';
 import { addMiddlewareUsage, middlewareCaller, NO_MIDDLEWARE_USAGE } from '../model/middleware-call';
 import type { Attempt, Conversation, RunState, RunTally } from '../setup/run-state';
-import { Passage, Relay, type RelayedGenerator } from '../relay';
+import { Delegation, PassThroughGenerator, type DelegatingGenerator } from '../../core/internal';
 import type { RunScope } from '../setup/run-scope';
 import { saveRacing } from '../session/session-saves';
 import type {
@@ -61,11 +61,11 @@ export function turnLoop(
   context: AgentStreamContext,
   run: TerminalCall<RunState>,
 ): AsyncGenerator<AgentEvent, void, undefined> {
-  return new Relay(turns(loop, context, run));
+  return new PassThroughGenerator(turns(loop, context, run));
 }
 
 /** The loop of turns; the events of each model call pass through its relay. */
-async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalCall<RunState>): RelayedGenerator<AgentEvent> {
+async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalCall<RunState>): DelegatingGenerator<AgentEvent> {
   const { agent, scope, start, begin, store, tally, persist } = loop;
   const { invocationState } = context;
   const { signal } = run;
@@ -152,7 +152,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
         let last: AgentEvent | undefined;
         try {
           // Passed on by the relay, without a generator of its own or this one on every model event.
-          yield new Passage<AgentEvent>(call.events(), (event) => {
+          yield new Delegation<AgentEvent>(call.events(), (event) => {
             // Copied before the consumer sees the event, which it could change otherwise.
             last = freezeResultEvent(event);
             return event;

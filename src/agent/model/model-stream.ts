@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import { QueuedIterator, type Answer } from '../../core/internal';
+import { SerialAsyncGenerator, type Answer } from '../../core/internal';
 import { reportCompletion, type CompletionReporting } from '../../core/internal';
 import type { TerminalCall } from '../../core/index';
 import { isAwaitable } from '../../util/thenable';
@@ -33,7 +33,7 @@ const DONE = 3;
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /** One model call's events, then its result (see `modelTerminal`). */
-export class ModelStream extends QueuedIterator<InvokeModelEvent> implements CompletionReporting {
+export class ModelStream extends SerialAsyncGenerator<InvokeModelEvent> implements CompletionReporting {
   private status = IDLE;
   private iterator: AsyncIterator<ModelStreamEvent> | undefined;
   private readonly assembly = new MessageAssembly();

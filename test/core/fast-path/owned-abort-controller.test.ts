@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MiddlewareRegistry } from '../../src/core/index';
-import { OwnedAbortController } from '../../src/core/abort-flag';
-import { narrowSignal } from '../../src/core/signals';
-import { ModelStage as Stage } from '../fixtures';
+import { MiddlewareRegistry } from '../../../src/core/index';
+import { OwnedAbortController } from '../../../src/core/fast-path/owned-abort-controller';
+import { narrowSignal } from '../../../src/core/signals';
+import { ModelStage as Stage } from '../../fixtures';
 
 /** Counts the reads of `aborted` on one signal from now on, still answering what the signal says. */
 function countReads(signal: AbortSignal): { readonly reads: number } {

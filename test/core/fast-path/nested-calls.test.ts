@@ -8,16 +8,16 @@
  * log which calls ran before the first call returned to its caller.
  */
 import { describe, expect, it } from 'vitest';
-import { QueuedIterator, type Answer } from '../../src/core/queued-iterator';
+import { SerialAsyncGenerator, type Answer } from '../../../src/core/fast-path/serial-async-generator';
 
 /** How a link calls the link under it. */
-type Via = 'next' | 'nextThen';
+type Via = 'next' | 'nextInto';
 
 /**
  * One link of a chain: each call logs its level, then calls the link under it the same way and answers with its
  * answer; the last link answers a pull with its own level, a `return()` with the end, and a `throw()` with the error.
  */
-class Link extends QueuedIterator<number> {
+class Link extends SerialAsyncGenerator<number> {
   constructor(
     private readonly level: number,
     private readonly under: Link | undefined,
@@ -33,15 +33,15 @@ class Link extends QueuedIterator<number> {
     let answer: Promise<Answer<number>>;
     if (under === undefined) answer = Promise.resolve({ value: this.level, done: false });
     else if (this.via === 'next') answer = under.next();
-    else answer = under.nextThen((inner) => inner, reject);
+    else answer = under.nextInto((inner) => inner, reject);
     return answer.then((inner) => {
       this.outstanding--;
       return inner;
     });
   }
 
-  protected override pullThrough(): Promise<unknown> {
-    return this.handOn(this.pull()) as Promise<unknown>;
+  protected override tryDirectPull(): Promise<unknown> {
+    return this.deliverDirect(this.pull()) as Promise<unknown>;
   }
 
   protected stop(rethrow: boolean, error: unknown): Promise<Answer<number>> {
@@ -79,13 +79,13 @@ function levels(what: string, from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, index) => `${what} ${from + index}`);
 }
 
-describe('QueuedIterator', () => {
+describe('SerialAsyncGenerator', () => {
   describe('calls nested in one another, 100 deep', () => {
-    for (const via of ['next', 'nextThen'] as const) {
+    for (const via of ['next', 'nextInto'] as const) {
       it(`runs the first 64 pulls on the caller's stack and the rest later, with the same answer (by ${via})`, async () => {
         const log: string[] = [];
         const top = chain(100, via, log);
-        const answer = via === 'next' ? top.next() : top.nextThen((inner) => inner, reject);
+        const answer = via === 'next' ? top.next() : top.nextInto((inner) => inner, reject);
         log.push('returned');
         expect({ answer: await answer, log }).toEqual({
           answer: { value: 100, done: false },
@@ -98,7 +98,7 @@ describe('QueuedIterator', () => {
       const first: string[] = [];
       await chain(100, 'next', first).next();
       const log: string[] = [];
-      const answer = chain(100, 'nextThen', log).nextThen((inner) => inner, reject);
+      const answer = chain(100, 'nextInto', log).nextInto((inner) => inner, reject);
       log.push('returned');
       expect({ answer: await answer, first, log }).toEqual({
         answer: { value: 100, done: false },

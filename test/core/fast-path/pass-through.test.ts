@@ -1,6 +1,6 @@
 /**
  * The agent's run and turn loop hand the events of their stage invokes to a
- * relay, for speed; these tests pin that a relayed generator behaves exactly
+ * pass-through generator, for speed; these tests pin that a pass-through generator behaves exactly
  * as the same generator would with a `for await` loop yielding each observed
  * event. The same scripted sources (failing at any event, failing to close),
  * observations (throwing, waiting, rejecting, replacing the event) and
@@ -10,9 +10,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Passage, Relay } from '../../src/agent/relay';
-import { consumerCalls, makeCall, type ConsumerCall } from './consumer-calls';
-import { observations, observeAs, type Observation } from './observations';
+import { Delegation, PassThroughGenerator } from '../../../src/core/fast-path/pass-through';
+import { consumerCalls, makeCall, type ConsumerCall } from '../../agent/consumer-calls';
+import { observations, observeAs, type Observation } from '../../agent/observations';
 
 /** What one source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
@@ -49,7 +49,7 @@ function observer(scenario: Scenario, log: string[]): (event: string) => string 
   return (event) => {
     const observation = scenario.observations[count++ % Math.max(1, scenario.observations.length)] ?? 'pass';
     log.push(`observed ${event}`);
-    return observeAs(observation, event, 'the relay');
+    return observeAs(observation, event, 'the pass-through generator');
   };
 }
 
@@ -57,8 +57,8 @@ function observer(scenario: Scenario, log: string[]): (event: string) => string 
 async function* body(
   scenario: Scenario,
   log: string[],
-  passOn: (events: AsyncGenerator<string, void, undefined>) => AsyncGenerator<string | Passage<string>, void, undefined>,
-): AsyncGenerator<string | Passage<string>, void, undefined> {
+  passOn: (events: AsyncGenerator<string, void, undefined>) => AsyncGenerator<string | Delegation<string>, void, undefined>,
+): AsyncGenerator<string | Delegation<string>, void, undefined> {
   try {
     yield 'start';
     for (const [index, steps] of scenario.sources.entries()) {
@@ -77,12 +77,12 @@ async function* body(
   }
 }
 
-/** The relayed form: one passage per stretch. */
-function relayed(scenario: Scenario, log: string[]): AsyncGenerator<string, void, undefined> {
+/** The passed-through form: one delegation per stretch. */
+function passedThrough(scenario: Scenario, log: string[]): AsyncGenerator<string, void, undefined> {
   const observe = observer(scenario, log);
-  return new Relay(
+  return new PassThroughGenerator(
     body(scenario, log, async function* handOver(events) {
-      yield new Passage(events, observe);
+      yield new Delegation(events, observe);
     }),
   );
 }
@@ -122,24 +122,24 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   actions: consumerCalls,
 });
 
-describe('a relayed generator', () => {
+describe('a pass-through generator', () => {
   it('cannot be told from the same generator looping over its sources, whatever the sources, observations and calls', async () => {
     await fc.assert(
       fc.asyncProperty(scenarios, async (scenario) => {
-        expect(await observe(relayed, scenario)).toEqual(await observe(looped, scenario));
+        expect(await observe(passedThrough, scenario)).toEqual(await observe(looped, scenario));
       }),
       { numRuns: 500 },
     );
   });
 
-  it('delivers the events of a passage as observed, then resumes the generator', async () => {
+  it('delivers the events of a delegation as observed, then resumes the generator', async () => {
     const scenario: Scenario = {
       sources: [['event', 'event']],
       closeFails: false,
       observations: ['pass', 'replace'],
       actions: Array<ConsumerCall>(6).fill('next'),
     };
-    expect(await observe(relayed, scenario)).toEqual([
+    expect(await observe(passedThrough, scenario)).toEqual([
       'event start',
       'observed s0-0',
       'event s0-0',
@@ -154,9 +154,9 @@ describe('a relayed generator', () => {
     ]);
   });
 
-  it('closes the source before the generator when the consumer returns during a passage', async () => {
+  it('closes the source before the generator when the consumer returns during a delegation', async () => {
     const scenario: Scenario = { sources: [['event', 'event']], closeFails: false, observations: [], actions: ['next', 'next', 'return'] };
-    expect(await observe(relayed, scenario)).toEqual([
+    expect(await observe(passedThrough, scenario)).toEqual([
       'event start',
       'observed s0-0',
       'event s0-0',

@@ -1,13 +1,13 @@
 /**
- * `nextThen` is how an iterator of ours pulls another of ours (see
+ * `nextInto` is how an iterator of ours pulls another of ours (see
  * `pull-through.test.ts` for a stack of them); like `next()`, it answers the
  * calls one at a time, in call order, whichever way each was made.
  */
 import { describe, expect, it } from 'vitest';
-import { QueuedIterator, type Answer } from '../../src/core/queued-iterator';
+import { SerialAsyncGenerator, type Answer } from '../../../src/core/fast-path/serial-async-generator';
 
 /** An iterator of ours that logs when each pull starts (and how it was asked for) and when it is answered. */
-class Probe extends QueuedIterator<number> {
+class Probe extends SerialAsyncGenerator<number> {
   private pulls = 0;
 
   constructor(private readonly log: string[]) {
@@ -18,8 +18,8 @@ class Probe extends QueuedIterator<number> {
     return this.answerSoon('next');
   }
 
-  protected override pullThrough(): Promise<unknown> {
-    return this.handOn(this.answerSoon('nextThen')) as Promise<unknown>;
+  protected override tryDirectPull(): Promise<unknown> {
+    return this.deliverDirect(this.answerSoon('nextInto')) as Promise<unknown>;
   }
 
   protected stop(): Promise<Answer<number>> {
@@ -38,7 +38,7 @@ class Probe extends QueuedIterator<number> {
   }
 }
 
-describe('nextThen', () => {
+describe('nextInto', () => {
   it('waits for a call made before it, as next() does, and a call made after it waits for it', async () => {
     const log: string[] = [];
     const probe = new Probe(log);
@@ -46,8 +46,8 @@ describe('nextThen', () => {
     const rethrow = (error: unknown): never => {
       throw error;
     };
-    const answers = await Promise.all([probe.next().then(values), probe.nextThen(values, rethrow), probe.nextThen(values, rethrow)]);
-    const after = await Promise.all([probe.nextThen(values, rethrow), probe.next().then(values)]);
+    const answers = await Promise.all([probe.next().then(values), probe.nextInto(values, rethrow), probe.nextInto(values, rethrow)]);
+    const after = await Promise.all([probe.nextInto(values, rethrow), probe.next().then(values)]);
     expect({ answers, after, log }).toEqual({
       answers: [1, 2, 3],
       after: [4, 5],
@@ -59,7 +59,7 @@ describe('nextThen', () => {
         'pull 3 by next',
         'answer 3',
         // With no call pending, the pull goes through; the call after it waits for its answer.
-        'pull 4 by nextThen',
+        'pull 4 by nextInto',
         'answer 4',
         'pull 5 by next',
         'answer 5',

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { LayerGenerator } from '../../src/core/layer';
-import { ReleasingChain } from '../../src/core/releasing-chain';
-import { collect, failure } from '../assertions';
+import type { LayerGenerator } from '../../../src/core/layer';
+import { TrackedChain } from '../../../src/core/fast-path/tracked-chain';
+import { collect, failure } from '../../assertions';
 
 async function* yieldAll(...events: unknown[]): LayerGenerator {
   for (const event of events) yield event;
 }
 
-describe('ReleasingChain', () => {
-  function owner(): { forgotten: ReleasingChain[]; owner: { forget(chain: ReleasingChain): void } } {
-    const forgotten: ReleasingChain[] = [];
-    return { forgotten, owner: { forget: (chain) => forgotten.push(chain) } };
+describe('TrackedChain', () => {
+  function owner(): { forgotten: TrackedChain[]; owner: { onEnded(chain: TrackedChain): void } } {
+    const forgotten: TrackedChain[] = [];
+    return { forgotten, owner: { onEnded: (chain) => forgotten.push(chain) } };
   }
   function link(): { released: number[]; link: { release(): void } } {
     const released: number[] = [];
@@ -20,7 +20,7 @@ describe('ReleasingChain', () => {
   it('forwards the events and forgets itself, releasing its link once, when the chain completes', async () => {
     const { forgotten, owner: chainOwner } = owner();
     const { released, link: chainLink } = link();
-    const chain = new ReleasingChain(yieldAll('a', 'b'), chainOwner, chainLink);
+    const chain = new TrackedChain(yieldAll('a', 'b'), chainOwner, chainLink);
     expect(await chain.next()).toEqual({ value: 'a', done: false });
     const early = forgotten.length;
     expect(await collect(chain)).toEqual(['b']);
@@ -35,14 +35,14 @@ describe('ReleasingChain', () => {
       yield 'a';
       throw thrown;
     }
-    const chain = new ReleasingChain(failing(), chainOwner, undefined);
+    const chain = new TrackedChain(failing(), chainOwner, undefined);
     await chain.next();
     expect([await failure(chain.next()), forgotten.length]).toEqual([thrown, 1]);
   });
 
   it('forgets itself when closed with return()', async () => {
     const { forgotten, owner: chainOwner } = owner();
-    const chain = new ReleasingChain(yieldAll('a', 'b'), chainOwner, undefined);
+    const chain = new TrackedChain(yieldAll('a', 'b'), chainOwner, undefined);
     await chain.next();
     expect([await chain.return(undefined), forgotten.length]).toEqual([{ value: undefined, done: true }, 1]);
   });
@@ -56,7 +56,7 @@ describe('ReleasingChain', () => {
         yield 'cleanup';
       }
     }
-    const chain = new ReleasingChain(stubborn(), chainOwner, undefined);
+    const chain = new TrackedChain(stubborn(), chainOwner, undefined);
     await chain.next();
     expect([await chain.return(undefined), forgotten.length]).toEqual([{ value: 'cleanup', done: false }, 0]);
     expect([await chain.next(), forgotten.length]).toEqual([{ value: undefined, done: true }, 1]);
@@ -74,9 +74,9 @@ describe('ReleasingChain', () => {
       next: () => results.shift(),
       return: () => (closed.push('return'), { value: undefined, done: true }),
     };
-    const chain = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
+    const chain = new TrackedChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
     expect(await collect(chain)).toEqual(['a']);
-    const second = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
+    const second = new TrackedChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
     const thrown = new Error('thrown in');
     expect([await failure(second.throw(thrown)), closed, forgotten.length]).toEqual([thrown, ['return'], 2]);
   });
@@ -89,7 +89,7 @@ describe('ReleasingChain', () => {
       next: () => ({ value: 'a', done: false }),
       return: () => Promise.reject(closing),
     };
-    const chain = new ReleasingChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
+    const chain = new TrackedChain(iterator as unknown as LayerGenerator, chainOwner, undefined);
     const thrown = new Error('thrown in');
     expect([await failure(chain.throw(thrown)), forgotten.length]).toEqual([thrown, 1]);
   });
@@ -103,7 +103,7 @@ describe('ReleasingChain', () => {
         yield 'recovered';
       }
     }
-    const chain = new ReleasingChain(forgiving(), chainOwner, undefined);
+    const chain = new TrackedChain(forgiving(), chainOwner, undefined);
     await chain.next();
     expect([await chain.throw(new Error('in')), forgotten.length]).toEqual([{ value: 'recovered', done: false }, 0]);
     expect([await chain.next(), forgotten.length]).toEqual([{ value: undefined, done: true }, 1]);
@@ -111,7 +111,7 @@ describe('ReleasingChain', () => {
 
   it('is its own async iterator and closes on asyncDispose', async () => {
     const { forgotten, owner: chainOwner } = owner();
-    const chain = new ReleasingChain(yieldAll('a', 'b'), chainOwner, undefined);
+    const chain = new TrackedChain(yieldAll('a', 'b'), chainOwner, undefined);
     expect(chain[Symbol.asyncIterator]()).toBe(chain);
     await chain.next();
     await chain[Symbol.asyncDispose]();

@@ -23,7 +23,7 @@ const flagged = new WeakMap<AbortSignal, OwnedAbortController>();
  * directly would abort without the flag.
  */
 export class OwnedAbortController {
-  /** A live instance keeps the class's hidden class through full collections, as `Invocation`'s keeper does for its own. */
+  /** A live instance keeps the class's hidden class through full collections (see `Invocation`'s keeper). */
   // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job
   static readonly #shapeKeeper: unknown = new OwnedAbortController();
 

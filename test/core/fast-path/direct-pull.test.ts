@@ -1,6 +1,6 @@
 /**
- * An iterator of ours pulling another of ours (a relay pulling an invoke, an
- * invoke pulling a relay) uses `nextThen`, which runs the puller's callbacks
+ * An iterator of ours pulling another of ours (a pass-through generator pulling an invoke, an
+ * invoke pulling a pass-through generator) uses `nextInto`, which runs the puller's callbacks
  * in the reaction that made the answer: a stack of them costs one promise
  * reaction per event. These tests pin that the stack behaves exactly as the
  * same stack does when no layer can see that the layer under it is one of
@@ -10,20 +10,20 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Passage, Relay } from '../../src/agent/relay';
-import { createStage, MiddlewareRegistry } from '../../src/core/index';
-import type { Terminal } from '../../src/core/index';
-import { consumerCalls, makeCall, type ConsumerCall } from '../agent/consumer-calls';
-import { observations, observeAs, type Observation } from '../agent/observations';
+import { Delegation, PassThroughGenerator } from '../../../src/core/fast-path/pass-through';
+import { createStage, MiddlewareRegistry } from '../../../src/core/index';
+import type { Terminal } from '../../../src/core/index';
+import { consumerCalls, makeCall, type ConsumerCall } from '../../agent/consumer-calls';
+import { observations, observeAs, type Observation } from '../../agent/observations';
 
 /** What the source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
 /**
- * One layer of the stack: a relay; an invoke passing events on; one holding result candidates back for an Output
+ * One layer of the stack: a pass-through generator; an invoke passing events on; one holding result candidates back for an Output
  * handler (its guard takes every event but the source's second and fourth, which go out behind a held one); one
  * whose Wrap handler calls `next()`, so that it closes an inner chain before it ends.
  */
-type Layer = 'relay' | 'invoke' | 'holdingInvoke' | 'wrappedInvoke';
+type Layer = 'passThrough' | 'invoke' | 'holdingInvoke' | 'wrappedInvoke';
 
 interface Scenario {
   readonly layers: readonly Layer[];
@@ -33,11 +33,11 @@ interface Scenario {
   readonly actions: readonly ConsumerCall[];
 }
 
-const Passing = createStage<unknown, string, string>('pullThroughPassing');
-const Holding = createStage<unknown, string, string>('pullThroughHolding', {
+const Passing = createStage<unknown, string, string>('directPullPassing');
+const Holding = createStage<unknown, string, string>('directPullHolding', {
   isResult: (event): event is string => !/^e[13]/.test(event),
 });
-const Wrapped = createStage<unknown, string, string>('pullThroughWrapped');
+const Wrapped = createStage<unknown, string, string>('directPullWrapped');
 
 /** The stack's source: logs its end; its closing may fail. */
 async function* source(steps: readonly SourceStep[], closeFails: boolean, log: string[]): AsyncGenerator<string, void, undefined> {
@@ -53,13 +53,13 @@ async function* source(steps: readonly SourceStep[], closeFails: boolean, log: s
   }
 }
 
-/** The observation of the n-th event a relay of the stack observes, as the scenario says. */
+/** The observation of the n-th event a pass-through generator of the stack observes, as the scenario says. */
 function observer(scenario: Scenario, level: number, log: string[]): (event: string) => string | Promise<string> {
   let count = 0;
   return (event) => {
     const observation = scenario.observations[(count++ + level) % Math.max(1, scenario.observations.length)] ?? 'pass';
-    log.push(`relay ${level} observed ${event}`);
-    return observeAs(observation, event, `relay ${level}`);
+    log.push(`pass-through generator ${level} observed ${event}`);
+    return observeAs(observation, event, `pass-through generator ${level}`);
   };
 }
 
@@ -75,27 +75,27 @@ function forwarding(events: AsyncGenerator<string, void, undefined>): AsyncGener
   return forwarded;
 }
 
-/** A relay whose generator yields an event of its own, passes `inner` on, and yields another when it ends. */
-function relayOver(inner: AsyncGenerator<string, void, undefined>, level: number, scenario: Scenario, log: string[]) {
+/** A pass-through generator whose generator yields an event of its own, passes `inner` on, and yields another when it ends. */
+function passThroughOver(inner: AsyncGenerator<string, void, undefined>, level: number, scenario: Scenario, log: string[]) {
   const observe = observer(scenario, level, log);
-  return new Relay<string>(
-    (async function* relayed() {
+  return new PassThroughGenerator<string>(
+    (async function* delegating() {
       try {
-        yield `relay ${level} began`;
-        yield new Passage(inner, observe);
-        yield `relay ${level} passed`;
+        yield `pass-through generator ${level} began`;
+        yield new Delegation(inner, observe);
+        yield `pass-through generator ${level} passed`;
       } catch (error) {
-        log.push(`relay ${level} caught ${(error as Error).message}`);
+        log.push(`pass-through generator ${level} caught ${(error as Error).message}`);
         throw error;
       } finally {
-        log.push(`relay ${level} ended`);
+        log.push(`pass-through generator ${level} ended`);
       }
     })(),
   );
 }
 
 /** An invoke whose terminal hands the layer below on, as `layer` says (see {@link Layer}). */
-function invokeOver(inner: AsyncGenerator<string, void, undefined>, layer: Exclude<Layer, 'relay'>, log: string[]) {
+function invokeOver(inner: AsyncGenerator<string, void, undefined>, layer: Exclude<Layer, 'passThrough'>, log: string[]) {
   const registry = new MiddlewareRegistry();
   // How each invoke ends, which the layer above cannot see for itself.
   registry.instrument({ name: 'ends', invoke: (info) => ({ end: (outcome) => void log.push(`${info.stage.name} ${outcome.status}`) }) });
@@ -115,7 +115,7 @@ function stack(scenario: Scenario, fused: boolean, log: string[]): AsyncGenerato
   let events = source(scenario.steps, scenario.closeFails, log);
   for (const [level, layer] of scenario.layers.entries()) {
     const inner = fused ? events : forwarding(events);
-    events = layer === 'relay' ? relayOver(inner, level, scenario, log) : invokeOver(inner, layer, log);
+    events = layer === 'passThrough' ? passThroughOver(inner, level, scenario, log) : invokeOver(inner, layer, log);
   }
   return events;
 }
@@ -129,7 +129,10 @@ async function run(scenario: Scenario, fused: boolean): Promise<string[]> {
 }
 
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
-  layers: fc.array(fc.constantFrom<Layer>('relay', 'invoke', 'holdingInvoke', 'wrappedInvoke'), { minLength: 2, maxLength: 4 }),
+  layers: fc.array(fc.constantFrom<Layer>('passThrough', 'invoke', 'holdingInvoke', 'wrappedInvoke'), {
+    minLength: 2,
+    maxLength: 4,
+  }),
   steps: fc.array(
     fc.oneof({ weight: 6, arbitrary: fc.constant<SourceStep>('event') }, { weight: 1, arbitrary: fc.constant<SourceStep>('fail') }),
     { maxLength: 5 },
@@ -151,7 +154,7 @@ async function turnsUntil(pending: Promise<unknown>): Promise<number> {
   return turns;
 }
 
-describe('a stack of our iterators, each pulling the one under it through nextThen', () => {
+describe('a stack of our iterators, each pulling the one under it through nextInto', () => {
   it('cannot be told from the same stack pulled with next().then, whatever the layers, sources, observations and calls', async () => {
     await fc.assert(
       fc.asyncProperty(scenarios, async (scenario) => {
@@ -161,44 +164,44 @@ describe('a stack of our iterators, each pulling the one under it through nextTh
     );
   });
 
-  it('delivers each event through relays and invokes, observed on the way, and the ends of each layer in order', async () => {
+  it('delivers each event through pass-through generators and invokes, observed on the way, and the ends of each layer in order', async () => {
     const scenario: Scenario = {
-      layers: ['invoke', 'relay', 'holdingInvoke', 'relay'],
+      layers: ['invoke', 'passThrough', 'holdingInvoke', 'passThrough'],
       steps: ['event', 'event'],
       closeFails: false,
       observations: ['pass', 'replace'],
       actions: Array<ConsumerCall>(7).fill('next'),
     };
     expect(await run(scenario, true)).toEqual([
-      'event relay 3 began',
-      // The holding invoke holds each candidate back until the next event comes, so relay 1 sees e0 before relay 3 sees what came before it.
-      'relay 1 observed e0',
-      'relay 3 observed relay 1 began',
-      "event relay 1 began'",
+      'event pass-through generator 3 began',
+      // The holding invoke holds each candidate back until the next event comes, so pass-through generator 1 sees e0 before pass-through generator 3 sees what came before it.
+      'pass-through generator 1 observed e0',
+      'pass-through generator 3 observed pass-through generator 1 began',
+      "event pass-through generator 1 began'",
       // e1 is no candidate: the held e0' goes out, and e1 behind it at the next pull.
-      'relay 1 observed e1',
-      "relay 3 observed e0'",
+      'pass-through generator 1 observed e1',
+      "pass-through generator 3 observed e0'",
       "event e0'",
-      'relay 3 observed e1',
+      'pass-through generator 3 observed e1',
       "event e1'",
       'source ended',
       // A pass-mode invoke settles before it answers the end.
-      'pullThroughPassing success',
-      'relay 1 ended',
-      'output of relay 1 passed',
+      'directPullPassing success',
+      'pass-through generator 1 ended',
+      'output of pass-through generator 1 passed',
       // A holding one, after its Output phase and before it delivers the final event.
-      'pullThroughHolding success',
-      'relay 3 observed relay 1 passed',
-      'event relay 1 passed',
-      'event relay 3 passed',
-      'relay 3 ended',
+      'directPullHolding success',
+      'pass-through generator 3 observed pass-through generator 1 passed',
+      'event pass-through generator 1 passed',
+      'event pass-through generator 3 passed',
+      'pass-through generator 3 ended',
       'done undefined',
     ]);
   });
 
-  it('passes an event through a relay, an invoke and a relay in fewer promise-job turns than with next().then', async () => {
+  it('passes an event through a pass-through generator, an invoke and a pass-through generator in fewer promise-job turns than with next().then', async () => {
     const scenario: Scenario = {
-      layers: ['invoke', 'relay', 'invoke', 'relay'],
+      layers: ['invoke', 'passThrough', 'invoke', 'passThrough'],
       steps: ['event', 'event', 'event'],
       closeFails: false,
       observations: [],
