@@ -28,9 +28,12 @@
  *    and `src/core/warnings.ts` for the warnings of resolution.
  * 8. Then what an invoke needs at its edges: `src/core/closing.ts`,
  *    `src/core/signals.ts`, `src/core/instrumentation.ts`.
+ * 9. Last, and only to change speed: `src/core/fast-path/`, the code that
+ *    exists only to beat the language's own generators, behind one door
+ *    with its contract (`src/core/fast-path/index.ts`).
  *
  * How the agent decides to stop is not the core's: see
- * `src/agent/turn-decision.ts`.
+ * `src/agent/loop/turn-decision.ts`.
  *
  * @packageDocumentation
  */
