@@ -27,8 +27,6 @@ export { agentLoopTarget, libraryTarget } from './library/library-target';
 export type { LibraryTargetOptions } from './library/library-target';
 export type { LibraryHost } from './reliability/scenarios';
 export type { LibraryCopy } from './reliability/second-copy';
-export { bareRealm } from './reliability/bare-realm';
-export type { LibraryEntries } from './reliability/bare-realm';
 export { referenceAgentAdapter } from './agent/reference-adapter';
 export type { AgentLoopAdapter, AgentLoopRun, AgentLoopSession, AgentLoopSetup } from './agent/adapter';
 export { AGENT_CAPABILITIES } from './cases/agent-capabilities';

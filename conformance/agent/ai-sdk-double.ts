@@ -7,7 +7,8 @@
  * the case's `aiSdkCalls` shows it.
  */
 import type { Model } from '../../src/agent/index';
-import { fromAiSdk, type AiSdkCallOptions, type AiSdkLanguageModel, type AiSdkStreamResult } from '../../src/ai-sdk/index';
+import { fromAiSdk, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
+import type { AiSdkCallOptions, AiSdkStreamResult } from '../../src/ai-sdk/ai-sdk-types';
 import type { AgentCaseAiSdk } from '../cases/agent-doubles';
 import type { AgentObservation } from '../protocol/agent-observation';
 import { later, type World } from './doubles';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createContext, runInContext, type Context } from 'node:vm';
-import { bareRealm, type LibraryEntries } from '../index';
+import { bareRealm, type LibraryEntries } from '../reliability/bare-realm';
 import type { Json } from '../cases/case-base';
 
 /**

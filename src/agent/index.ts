@@ -41,11 +41,11 @@ export {
 export { resolveTools, ToolsKey } from './tools/agent-tools';
 export type { ResolvedTools, ResolveToolsOptions } from './tools/agent-tools';
 export { compressTerminal, ContextBudgetKey, estimateTokens } from './loop/context-budget';
-export { compaction, DEFAULT_SUMMARY_INSTRUCTIONS } from './middleware/compaction';
+export { compaction } from './middleware/compaction';
 export type { CompactionOptions } from './middleware/compaction';
-export { TODO_STATE_KEY, todoList, WRITE_TODOS_DESCRIPTION } from './middleware/todo-list';
+export { todoList } from './middleware/todo-list';
 export type { Todo, TodoListOptions } from './middleware/todo-list';
-export { SUBAGENT_STATE_KEY, subagent } from './middleware/subagent';
+export { subagent } from './middleware/subagent';
 export type { SubagentOptions } from './middleware/subagent';
 export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
@@ -81,7 +81,6 @@ export type {
   ToolUseBlock,
 } from './types/message';
 export type {
-  AttemptBoundaryEvent,
   MessageStartEvent,
   MessageStopEvent,
   Model,

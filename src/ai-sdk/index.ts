@@ -19,20 +19,4 @@
 export { fromAiSdk } from './from-ai-sdk';
 export type { AiSdkModel, FromAiSdkOptions } from './from-ai-sdk';
 export { providerCachePoint } from './prompt';
-export type {
-  AiSdkCallOptions,
-  AiSdkCallSettings,
-  AiSdkFunctionTool,
-  AiSdkJsonValue,
-  AiSdkLanguageModel,
-  AiSdkMessage,
-  AiSdkProviderOptions,
-  AiSdkReasoningPart,
-  AiSdkStreamReader,
-  AiSdkStreamResult,
-  AiSdkTextPart,
-  AiSdkToolCallPart,
-  AiSdkToolChoice,
-  AiSdkToolResultOutput,
-  AiSdkToolResultPart,
-} from './ai-sdk-types';
+export type { AiSdkLanguageModel } from './ai-sdk-types';

@@ -100,26 +100,6 @@ export interface MessageStopEvent {
 export type ModelStreamEvent =
   MessageStartEvent | TextDeltaEvent | ReasoningDeltaEvent | ToolUseStartEvent | ToolUseDeltaEvent | UsageEvent | MessageStopEvent;
 
-/**
- * Where a failed attempt's events end and the next attempt's begin: what
- * `retry`, `fallback` and `regenerate` yield between attempts with
- * `stream: 'live'` (the shape of the middleware's `AttemptBoundaryEvent`).
- * Every standard stage admits it (MW-184); the agent passes it on and never
- * assembles or decides from it, and a UI discards what the failed attempt showed.
- */
-export interface AttemptBoundaryEvent {
-  /** Event kind. */
-  readonly type: 'attempt-boundary';
-  /** The handler that starts the next attempt (`retry`, `fallback`, `regenerate` or its registered name). */
-  readonly handler: string;
-  /** The attempt that failed, counting from 1. */
-  readonly failedAttempt: number;
-  /** The attempt about to start. */
-  readonly nextAttempt: number;
-  /** Why the attempt failed. */
-  readonly error: unknown;
-}
-
 /** What a model receives for one call. */
 export interface ModelRequest {
   /** The conversation (frozen). */

@@ -9,7 +9,8 @@
  */
 import type { MiddlewareRegistry, SystemContentBlock, SystemPrompt } from '../../core/index';
 import type { Message, ToolResultBlock } from './message';
-import type { AttemptBoundaryEvent, Model, ModelStreamEvent, StopReason, Usage } from './model';
+import type { AttemptBoundaryEvent } from '../../middleware/index';
+import type { Model, ModelStreamEvent, StopReason, Usage } from './model';
 import type { Interrupt, InterruptFunction, Tool, ToolChoice, ToolSpec } from './tool';
 import type { AgentView } from './view';
 

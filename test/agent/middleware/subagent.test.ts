@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../../src/core/index';
-import { Agent, InvokeModelStage, SUBAGENT_STATE_KEY, ToolsKey, subagent, type SubagentOptions, type Tool } from '../../../src/agent/index';
+import { Agent, InvokeModelStage, ToolsKey, subagent, type SubagentOptions, type Tool } from '../../../src/agent/index';
+import { SUBAGENT_STATE_KEY } from '../../../src/agent/middleware/subagent';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
 const childModel = () => new ScriptedModel([textTurn('Oslo.')]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
-import { Agent, InvokeModelStage, TODO_STATE_KEY, ToolsKey, todoList, type Message, type Model, type Tool } from '../../../src/agent/index';
+import { Agent, InvokeModelStage, ToolsKey, todoList, type Message, type Model, type Tool } from '../../../src/agent/index';
+import { TODO_STATE_KEY } from '../../../src/agent/middleware/todo-list';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { latestTodos, renderTodos } from '../../../src/agent/middleware/todo-list';
 import { user } from '../fixtures';

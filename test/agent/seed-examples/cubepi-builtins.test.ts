@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../../src/core/index';
-import { Agent, TODO_STATE_KEY, compaction, subagent, todoList, type ToolResultBlock } from '../../../src/agent/index';
+import { Agent, compaction, subagent, todoList, type ToolResultBlock } from '../../../src/agent/index';
+import { TODO_STATE_KEY } from '../../../src/agent/middleware/todo-list';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { resultText, say, textOf } from './cubepi-messages';
 

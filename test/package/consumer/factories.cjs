@@ -100,7 +100,7 @@ const NOT_FACTORIES = {
   './ai-sdk': ['fromAiSdk', 'providerCachePoint'],
   './middleware': ['isRetryableError'],
   './testing': ['failingTurn', 'runStage', 'textTurn', 'throws', 'toolUseTurn', 'updatesState', 'waits'],
-  './conformance': ['agentLoopTarget', 'bareRealm', 'formatReport', 'libraryTarget', 'protocolTarget', 'runConformance', 'serveProtocol'],
+  './conformance': ['agentLoopTarget', 'formatReport', 'libraryTarget', 'protocolTarget', 'runConformance', 'serveProtocol'],
 };
 
 /** Whether `value` is a class (a constructor, not a factory). */
