@@ -64,6 +64,17 @@ function restore(snapshot: Data): unknown {
   }
 }
 
+/** The message of the error restoring the snapshot throws, or 'restored'. */
+function refusal(snapshot: Data): string {
+  try {
+    new Agent({ model: new ScriptedModel([]), snapshot: snapshot as unknown as AgentSnapshot });
+    return 'restored';
+  } catch (error) {
+    if (!MiddlewareError.isInstance(error)) throw error;
+    return error.message;
+  }
+}
+
 /** The refusal MW-136 asks for, naming `part`. */
 const refused = (part: string): unknown => ({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', part });
 
@@ -185,6 +196,106 @@ describe('Agent', () => {
       ],
     ])('accepts %s', (_name, change) => {
       expect(restore(changed(change))).toEqual('restored');
+    });
+
+    it.each<[string, (snapshot: Data) => void, string]>([
+      [
+        'a block that is not an object',
+        (snapshot) => ((snapshot.messages[0] as MessageData).content[0] = null),
+        'options.snapshot.messages[0].content[0] must be a content block { type, ... }, got null',
+      ],
+      [
+        'a block whose type is not a string',
+        (snapshot) => ((snapshot.messages[0] as MessageData).content[0] = { type: 7, text: 'pay order 7' }),
+        'options.snapshot.messages[0].content[0].type must be a string, got number 7',
+      ],
+      [
+        'a text block whose text is not a string',
+        (snapshot) => ((snapshot.messages[0] as MessageData).content[0] = { type: 'text', text: 7 }),
+        'options.snapshot.messages[0].content[0].text of a text block must be a string, got number 7',
+      ],
+      [
+        'a reasoning block with a signature that is not a string',
+        (snapshot) => (snapshot.messages[0] as MessageData).content.push({ type: 'reasoning', text: 'why', signature: 5 }),
+        'options.snapshot.messages[0].content[1].signature of a reasoning block must be a string when present, got number 5',
+      ],
+      [
+        'a tool use without input',
+        (snapshot) => delete blockAt(snapshot, 1, 0).input,
+        'options.snapshot.messages[1].content[0].input of a toolUse block must be present (any JSON value), got undefined',
+      ],
+      [
+        'a tool use whose name is not a string',
+        (snapshot) => (blockAt(snapshot, 1, 0).name = ['lookup']),
+        'options.snapshot.messages[1].content[0].name of a toolUse block must be a string, got an array of length 1',
+      ],
+      [
+        'a tool result of the history with a status of its own',
+        (snapshot) => (resultAt(snapshot).status = 'done'),
+        `${TURN}.results[0].status of a toolResult block must be 'success' or 'error', got the string "done"`,
+      ],
+      [
+        'a tool result of the history whose name is not a string',
+        (snapshot) =>
+          (snapshot.messages[0] as MessageData).content.push({
+            type: 'toolResult',
+            toolUseId: 'u0',
+            name: 1,
+            status: 'error',
+            content: [],
+          }),
+        'options.snapshot.messages[0].content[1].name of a toolResult block must be a string when present, got number 1',
+      ],
+      [
+        'a recorded result without name',
+        (snapshot) => delete resultAt(snapshot).name,
+        `${TURN}.results[0].name of a toolResult block must be a string, got undefined`,
+      ],
+      [
+        'a recorded result that is no tool result',
+        (snapshot) => (resultAt(snapshot).type = 'text'),
+        `${TURN}.results[0].type must be 'toolResult', got the string "text"`,
+      ],
+      [
+        'a recorded result whose content is not an array',
+        (snapshot) => (resultAt(snapshot).content = 'found'),
+        `${TURN}.results[0].content of a toolResult block must be an array of text and json blocks, got the string "found"`,
+      ],
+      [
+        'a recorded result whose content holds a block of another type',
+        (snapshot) => (resultAt(snapshot).content = [{ type: 'image', url: 'x' }]),
+        `${TURN}.results[0].content[0].type of a tool result's content must be 'text' or 'json', got the string "image"`,
+      ],
+      [
+        'a recorded result whose content holds a text block without text',
+        (snapshot) => (resultAt(snapshot).content = [{ type: 'text', json: 'found' }]),
+        `${TURN}.results[0].content[0].text of a text block must be a string, got undefined`,
+      ],
+      [
+        'a recorded result whose content holds a json block without json',
+        (snapshot) => (resultAt(snapshot).content = [{ type: 'json', text: 'found' }]),
+        `${TURN}.results[0].content[0].json of a json block must be present (any JSON value), got undefined`,
+      ],
+      [
+        'a cache point without a cache type',
+        (snapshot) => (snapshot.messages[0] as MessageData).content.push({ type: 'cachePoint', cacheType: null }),
+        'options.snapshot.messages[0].content[1].cacheType of a cachePoint block must be a string, got null',
+      ],
+    ])('refuses %s with a message naming the part and what it must be', (_name, change, message) => {
+      expect(refusal(changed(change))).toEqual(`[ERR_INVALID_OPTIONS] Agent: ${message}.`);
+    });
+
+    it.each<[string, (snapshot: Data) => void]>([
+      [
+        'a text block with a field of a reasoning block, which it does not read',
+        (snapshot) => (snapshot.messages[0] as MessageData).content.push({ type: 'text', text: 'hi', signature: 5 }),
+      ],
+      [
+        'a recorded result whose content holds a json block with any JSON value',
+        (snapshot) => (resultAt(snapshot).content = [{ type: 'json', json: null }]),
+      ],
+    ])('accepts %s', (_name, change) => {
+      expect(refusal(changed(change))).toEqual('restored');
     });
   });
 });
