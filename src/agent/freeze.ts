@@ -57,7 +57,7 @@ function isPlainObject(value: object): boolean {
  * ```
  */
 export function adopt<T>(value: T, path = 'value'): T {
-  if (value === null || typeof value !== 'object') return value;
+  // A primitive is frozen too.
   let frozen = false;
   try {
     frozen = Object.isFrozen(value);
@@ -101,10 +101,10 @@ function copyPart(value: unknown, copying: Copying): unknown {
 
 function copyArray(value: readonly unknown[], copying: Copying): readonly unknown[] {
   const { length } = value;
-  const copy = new Array<unknown>(length);
+  const copy: unknown[] = [];
   for (let index = 0; index < length; index++) {
     copying.steps.push(index);
-    copy[index] = copyPart(value[index], copying);
+    copy.push(copyPart(value[index], copying));
     copying.steps.pop();
   }
   return Object.freeze(copy);
