@@ -66,10 +66,9 @@ function turnSnapshot(turn: PendingTurn, path: string): HaltedTurnSnapshot {
 
 /** The JSON form of a value the snapshot needs whole; `root` names it in the problem's path. */
 function json(value: unknown, root: string, path: string): unknown {
-  const conversion = toJsonValue(value);
+  const conversion = toJsonValue(value, root);
   if (conversion.ok) return conversion.json;
-  const problem = conversion.problem.replace(/^(reading )?value/, `$1${root}`);
-  throw invalid(`${path}: ${problem}, so the state cannot be saved as JSON; a snapshot holds plain data only`);
+  throw invalid(`${path}: ${conversion.problem}, so the state cannot be saved as JSON; a snapshot holds plain data only`);
 }
 
 /** The properties of an object that have a JSON form, converted (frozen); a property JSON drops or cannot carry is left out. */
