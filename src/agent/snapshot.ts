@@ -60,7 +60,7 @@ function haltedSnapshot(halt: Halt, path: string): HaltedRunSnapshot {
 function turnSnapshot(turn: PendingTurn, path: string): HaltedTurnSnapshot {
   const message = json(turn.message, 'turn.message', path) as Message;
   const results = json([...turn.results.values()], 'turn.results', path) as readonly ToolResultBlock[];
-  const terminating = [...(turn.terminating ?? [])];
+  const terminating = [...turn.terminating];
   return Object.freeze(terminating.length === 0 ? { message, results } : { message, results, terminating: Object.freeze(terminating) });
 }
 
@@ -85,9 +85,10 @@ function jsonProperties(value: Record<string, unknown>): Readonly<Record<string,
     try {
       part = value[key];
     } catch {
-      continue;
+      // Left out, as a property whose value is undefined is.
     }
-    if (part === undefined || typeof part === 'function' || typeof part === 'symbol') continue;
+    // A function or a symbol has no JSON form (the conversion says so); undefined would become null.
+    if (part === undefined) continue;
     const conversion = toJsonValue(part);
     if (conversion.ok) setOwnEntry(kept, key, conversion.json);
   }
@@ -108,12 +109,8 @@ export function readSnapshot(value: unknown, path: string): Conversation {
     );
   const snapshot = adopt(value, path);
   const { version } = snapshot;
-  if (version !== SNAPSHOT_VERSION) {
-    if (typeof version === 'number' && Number.isInteger(version) && version > SNAPSHOT_VERSION) {
-      throw snapshotTooNew(path, version, SNAPSHOT_VERSION);
-    }
-    throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${describeValue(version)}`);
-  }
+  if (Number.isInteger(version) && (version as number) > SNAPSHOT_VERSION) throw snapshotTooNew(path, version as number, SNAPSHOT_VERSION);
+  if (version !== SNAPSHOT_VERSION) throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${describeValue(version)}`);
   const halted = snapshot.halted;
   if (halted !== null && !isRecord(halted)) throw invalid(`${path}.halted must be null or a halted run, got ${describeValue(halted)}`);
   return {
@@ -173,10 +170,7 @@ function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
       throw invalid(`${at}.toolUseId must name a tool use of ${path}.message that no other result answers, got "${toolUseId}"`);
     byId.set(toolUseId, block as ToolResultBlock);
   });
-  if (
-    terminating !== undefined &&
-    !(Array.isArray(terminating) && terminating.every((id: unknown) => typeof id === 'string' && byId.has(id)))
-  ) {
+  if (terminating !== undefined && !(Array.isArray(terminating) && terminating.every((id: unknown) => byId.has(id as string)))) {
     throw invalid(
       `${path}.terminating must be an array of the tool-use ids of results in ${path}.results, got ${describeValue(terminating)}`,
     );
@@ -201,11 +195,10 @@ function checked(messages: readonly Message[], pathOf: (index: number) => string
 }
 
 function usageAt(value: unknown, path: string): Usage {
-  const counts = isRecord(value) ? [value.inputTokens, value.outputTokens, value.totalTokens] : [];
-  if (counts.length !== 3 || !counts.every((count) => typeof count === 'number' && Number.isFinite(count))) {
+  if (!isRecord(value) || ![value.inputTokens, value.outputTokens, value.totalTokens].every((count) => Number.isFinite(count))) {
     throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
-  return value as Usage;
+  return value as unknown as Usage;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

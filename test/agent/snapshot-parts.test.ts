@@ -26,6 +26,12 @@ interface Data {
 /** The recorded result at `index` of the halted turn. */
 const resultAt = (snapshot: Data, index = 0): Part => snapshot.halted.turn.results[index] as Part;
 
+/** The snapshot as a part, to change a field its type does not list. */
+const whole = (snapshot: Data): Part => snapshot as unknown as Part;
+
+/** The halted run of the snapshot as a part. */
+const haltedPart = (snapshot: Data): Part => snapshot.halted;
+
 /** The block at `blockIndex` of the history's message at `index`. */
 const blockAt = (snapshot: Data, index: number, blockIndex: number): Part =>
   (snapshot.messages[index] as MessageData).content[blockIndex] as Part;
@@ -285,6 +291,97 @@ describe('Agent', () => {
       expect(refusal(changed(change))).toEqual(`[ERR_INVALID_OPTIONS] Agent: ${message}.`);
     });
 
+    it.each<[string, (snapshot: Data) => void, string]>([
+      [
+        'a version that is a string',
+        (snapshot) => (whole(snapshot).version = '2'),
+        'options.snapshot.version must be 1, got the string "2"',
+      ],
+      [
+        'a version that is not an integer',
+        (snapshot) => (whole(snapshot).version = 1.5),
+        'options.snapshot.version must be 1, got number 1.5',
+      ],
+      ['a version below 1', (snapshot) => (whole(snapshot).version = 0), 'options.snapshot.version must be 1, got number 0'],
+      [
+        'usage that is not an object',
+        (snapshot) => (whole(snapshot).usage = 'none'),
+        'options.snapshot.usage must be { inputTokens, outputTokens, totalTokens } (numbers), got the string "none"',
+      ],
+      [
+        'usage without a total',
+        (snapshot) => (whole(snapshot).usage = { inputTokens: 1, outputTokens: 1 }),
+        'options.snapshot.usage must be { inputTokens, outputTokens, totalTokens } (numbers), got a plain object',
+      ],
+      [
+        'usage with a count that is not finite',
+        (snapshot) => (whole(snapshot).usage = { inputTokens: 1, outputTokens: 1, totalTokens: null }),
+        'options.snapshot.usage must be { inputTokens, outputTokens, totalTokens } (numbers), got a plain object',
+      ],
+      [
+        'a model state that is an array',
+        (snapshot) => (whole(snapshot).modelState = []),
+        'options.snapshot.modelState must be a plain object, got an array of length 0',
+      ],
+      [
+        'messages that are not an array',
+        (snapshot) => (whole(snapshot).messages = {}),
+        'options.snapshot.messages must be an array of messages, got a plain object',
+      ],
+      [
+        'a halted run that is a string',
+        (snapshot) => (whole(snapshot).halted = 'yes'),
+        'options.snapshot.halted must be null or a halted run, got the string "yes"',
+      ],
+      [
+        'a halted run that is an array',
+        (snapshot) => (whole(snapshot).halted = []),
+        'options.snapshot.halted must be null or a halted run, got an array of length 0',
+      ],
+      [
+        'an interrupt whose id is not a string',
+        (snapshot) => ((snapshot.halted.interrupts[0] as Part).id = 5),
+        'options.snapshot.halted.interrupts[0] must be an interrupt { id, name, reason } with a string id and name, got a plain object',
+      ],
+      [
+        'responses that are null',
+        (snapshot) => (haltedPart(snapshot).responses = null),
+        'options.snapshot.halted.responses must be an object of responses by interrupt id, got null',
+      ],
+      [
+        'a halted turn that is a number',
+        (snapshot) => (haltedPart(snapshot).turn = 5),
+        `${TURN} must be null or a halted turn { message, results }, got number 5`,
+      ],
+      [
+        'an invocation state that is an array',
+        (snapshot) => (haltedPart(snapshot).invocationState = []),
+        'options.snapshot.halted.invocationState must be an object, got an array of length 0',
+      ],
+      [
+        'input to replay that is not an array, without a halted turn',
+        (snapshot) => Object.assign(haltedPart(snapshot), { turn: null, input: 'pay order 7' }),
+        'options.snapshot.halted.input must be an array of messages, got the string "pay order 7"',
+      ],
+      [
+        "a halted turn whose message is the user's",
+        (snapshot) => (snapshot.halted.turn.message.role = 'user'),
+        `${TURN}.message must be the assistant message whose tool uses the turn runs, got a plain object`,
+      ],
+      [
+        'a halted turn whose results are not an array',
+        (snapshot) => (snapshot.halted.turn.results = {} as Part[]),
+        `${TURN}.results must be an array of toolResult blocks, got a plain object`,
+      ],
+      [
+        'terminating ids of which one names no recorded result',
+        (snapshot) => (snapshot.halted.turn.terminating = ['u1', 'u2']),
+        `${TURN}.terminating must be an array of the tool-use ids of results in ${TURN}.results, got an array of length 2`,
+      ],
+    ])('refuses %s with a message naming the part and what it must be', (_name, change, message) => {
+      expect(refusal(changed(change))).toEqual(`[ERR_INVALID_OPTIONS] Agent: ${message}.`);
+    });
+
     it.each<[string, (snapshot: Data) => void]>([
       [
         'a text block with a field of a reasoning block, which it does not read',
@@ -294,6 +391,7 @@ describe('Agent', () => {
         'a recorded result whose content holds a json block with any JSON value',
         (snapshot) => (resultAt(snapshot).content = [{ type: 'json', json: null }]),
       ],
+      ['the tool-use id of its recorded result as terminating', (snapshot) => (snapshot.halted.turn.terminating = ['u1'])],
     ])('accepts %s', (_name, change) => {
       expect(refusal(changed(change))).toEqual('restored');
     });
