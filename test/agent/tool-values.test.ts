@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/index';
-import { Agent, ExecuteToolStage, toResultContent, type Tool, type ToolResultBlock, type ToolResultEvent } from '../../src/agent/index';
+import {
+  Agent,
+  type ExecuteToolContext,
+  ExecuteToolStage,
+  toolTerminal,
+  toResultContent,
+  type Tool,
+  type ToolResultBlock,
+  type ToolResultEvent,
+} from '../../src/agent/index';
+import type { TerminalRun } from '../../src/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 
 /** Runs one call of a tool whose `run` is `run`; returns the result block that entered the history and the event Output handlers saw. */
@@ -249,6 +259,29 @@ describe('toolTerminal', () => {
       const thrown = Object.create(null) as unknown;
       const { block, event } = await callTool(() => Promise.reject(thrown));
       expect([block, event.error === thrown]).toEqual([errorBlock('Tool "t" failed: (no readable message)'), true]);
+    });
+  });
+
+  describe('with a signal already aborted', () => {
+    it("throws the signal's reason without calling the tool", async () => {
+      const inputs: unknown[] = [];
+      const tool: Tool = {
+        spec: { name: 't', description: '', inputSchema: {} },
+        run: (input) => {
+          inputs.push(input);
+          return 'ran';
+        },
+      };
+      const reason = new Error('stopped');
+      const events = toolTerminal(
+        { tool, toolUse: { toolUseId: 'u1', name: 't', input: { q: 1 } }, invocationState: {} } as unknown as ExecuteToolContext,
+        { signal: AbortSignal.abort(reason) } as TerminalRun<unknown>,
+      );
+      const outcome = await events.next().then(
+        () => 'an event',
+        (error: unknown) => error,
+      );
+      expect([outcome === reason, inputs]).toEqual([true, []]);
     });
   });
 });
