@@ -48,6 +48,8 @@ function isPlainObject(value: object): boolean {
  * and own enumerable property is read once.
  *
  * @param path - What the value is, for the error (`input`, `options.messages`).
+ * @param refuse - The error for a value that cannot be copied, from the problem naming the part and the thrown
+ *   value (the agent's `ERR_INVALID_OPTIONS` unless given).
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part, when the value contains a cycle, is nested
  *   deeper than 1000 levels, or reading a part of it throws (the thrown value is the `cause`).
  * @example
@@ -56,7 +58,7 @@ function isPlainObject(value: object): boolean {
  * const messages = adopt(callerMessages, 'messages'); // the caller's array stays mutable
  * ```
  */
-export function adopt<T>(value: T, path = 'value'): T {
+export function adopt<T>(value: T, path = 'value', refuse: (problem: string, cause: unknown) => Error = cannotCopy): T {
   // A primitive is frozen too.
   let frozen = false;
   try {
@@ -70,7 +72,7 @@ export function adopt<T>(value: T, path = 'value'): T {
   try {
     return copyPart(value, copying) as T;
   } catch (error) {
-    if (error instanceof CopyFailure) throw cannotCopy(error.problem, error.cause);
+    if (error instanceof CopyFailure) throw refuse(error.problem, error.cause);
     throw error;
   }
 }
