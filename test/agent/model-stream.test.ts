@@ -2,10 +2,11 @@
  * The model terminal is a hand-written iterator for speed; these tests pin
  * that its consumer cannot tell it from the async generator it replaced. The
  * oracle below is that generator, written the plain way: the same scripted
- * model (failing, slow, yielding thenables, at any event) and the same
- * consumer calls (pulls, concurrent pulls, `return()`, `throw()`, aborts
- * between pulls and while a pull waits) go through both, and what the
- * consumer sees, what the model sees and the listeners left must be the same.
+ * model (failing, slow, yielding thenables or a usage no result can hold, at
+ * any event) and the same consumer calls (pulls, concurrent pulls,
+ * `return()`, `throw()`, aborts between pulls and while a pull waits) go
+ * through both, and what the consumer sees, what the model sees and the
+ * listeners left must be the same.
  */
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
@@ -17,7 +18,7 @@ import type { TerminalRun } from '../../src/index';
 import { makeCall, seen, type ConsumerCall } from './consumer-calls';
 
 /** How the scripted model answers one `next()`. */
-type Step = 'event' | 'reject' | 'throw' | 'plain' | 'null' | 'thenable' | 'thenableRejects' | 'slow';
+type Step = 'event' | 'reject' | 'throw' | 'plain' | 'null' | 'thenable' | 'thenableRejects' | 'unassemblable' | 'slow' | 'slowReject';
 /** What the scripted model's `return()` does. */
 type Closing = 'resolves' | 'rejects' | 'missing';
 /** One call of the consumer's; `abort` aborts the signal between calls, `nextThenAbort` aborts while the pull waits. */
@@ -76,6 +77,19 @@ function scriptedModel(scenario: Scenario, log: ModelLog): Model {
                 },
                 done: false,
               });
+            case 'unassemblable': {
+              // A usage with a cycle: the event goes out, and the result cannot be made.
+              const usage: Record<string, unknown> = { toJSON: () => 'cyclic usage' };
+              usage.self = usage;
+              return Promise.resolve({ value: { type: 'usage', usage }, done: false });
+            }
+            case 'slowReject':
+              // Fails late: after an abort while it waited, the failure must be ignored.
+              return new Promise((_, reject) =>
+                setTimeout(() => {
+                  reject(new Error(`model failed late at ${at}`));
+                }, 2),
+              );
             default:
               // 'slow': settles late: after an abort while it waited, the settlement must be ignored.
               return new Promise((resolve) =>
@@ -143,11 +157,42 @@ async function* generatorTerminal(
 /** Lets every pending promise job and timer of the run settle (a slow step takes 2 ms). */
 const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
 
-/** Runs a scenario through a terminal; returns what the consumer and the model saw, and the listeners left. */
+/** What one run of a scenario showed. */
+interface Observed {
+  /** What the consumer saw of each call. */
+  readonly consumer: string[];
+  /** What the model was asked. */
+  readonly model: ModelLog;
+  /** The abort listeners left on the signal. */
+  readonly listeners: number;
+  /** The errors no one handled: rejections and exceptions that escaped the terminal, as their messages. */
+  readonly escaped: string[];
+}
+
+/** Runs a scenario through a terminal, as `runScenario` does, and also collects the errors that escaped meanwhile. */
 async function observe(
   terminal: (context: InvokeModelContext, run: TerminalRun<unknown>) => AsyncGenerator<InvokeModelEvent, void, undefined>,
   scenario: Scenario,
-): Promise<{ consumer: string[]; model: ModelLog; listeners: number }> {
+): Promise<Observed> {
+  const escaped: string[] = [];
+  const onEscape = (error: unknown): void => {
+    escaped.push(String((error as Error | undefined)?.message ?? error));
+  };
+  process.on('unhandledRejection', onEscape);
+  process.on('uncaughtException', onEscape);
+  try {
+    return { ...(await runScenario(terminal, scenario)), escaped };
+  } finally {
+    process.off('unhandledRejection', onEscape);
+    process.off('uncaughtException', onEscape);
+  }
+}
+
+/** Runs a scenario through a terminal; returns what the consumer and the model saw, and the listeners left. */
+async function runScenario(
+  terminal: (context: InvokeModelContext, run: TerminalRun<unknown>) => AsyncGenerator<InvokeModelEvent, void, undefined>,
+  scenario: Scenario,
+): Promise<Omit<Observed, 'escaped'>> {
   const model: ModelLog = [];
   const controller = new AbortController();
   const context: InvokeModelContext = {
@@ -175,7 +220,20 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   steps: fc.array(
     fc.oneof(
       { weight: 6, arbitrary: fc.constant<Step>('event') },
-      { weight: 1, arbitrary: fc.constantFrom<Step>('reject', 'throw', 'plain', 'null', 'thenable', 'thenableRejects', 'slow') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<Step>(
+          'reject',
+          'throw',
+          'plain',
+          'null',
+          'thenable',
+          'thenableRejects',
+          'unassemblable',
+          'slow',
+          'slowReject',
+        ),
+      },
     ),
     { maxLength: 6 },
   ),
@@ -210,6 +268,7 @@ describe('the model terminal, as its consumer sees it', () => {
       'done undefined',
     ]);
     expect(run.listeners).toBe(0);
+    expect(run.escaped).toEqual([]);
   });
 
   it('stops waiting for a slow model at once when the signal aborts, and requests its return()', async () => {
@@ -218,11 +277,47 @@ describe('the model terminal, as its consumer sees it', () => {
       consumer: ['event {"type":"textDelta","text":"word0 "}', 'error: aborted while waiting', 'done undefined'],
       model: ['stream', 'next 0', 'next 1', 'return'],
       listeners: 0,
+      escaped: [],
     });
   });
 
   it('runs nothing before the first pull: return() then leaves the model uncalled', async () => {
     const run = await observe(modelTerminal, { steps: ['event'], closing: 'resolves', actions: ['return', 'next'] });
-    expect(run).toEqual({ consumer: ['done returned', 'done undefined'], model: [], listeners: 0 });
+    expect(run).toEqual({ consumer: ['done returned', 'done undefined'], model: [], listeners: 0, escaped: [] });
+  });
+
+  it('requests the return() of a model whose next() throws once the signal aborted, and fails with its error', async () => {
+    const scenario: Scenario = { steps: ['event', 'throw'], closing: 'resolves', actions: ['next', 'abort', 'next', 'next'] };
+    const run = await observe(modelTerminal, scenario);
+    expect(run).toEqual({
+      consumer: ['event {"type":"textDelta","text":"word0 "}', 'error: model threw at 1', 'done undefined'],
+      model: ['stream', 'next 0', 'next 1', 'return'],
+      listeners: 0,
+      escaped: [],
+    });
+    expect(await observe(generatorTerminal, scenario)).toEqual(run);
+  });
+
+  it("asks the model for its next event within the consumer's pull, as a generator does, after a thenable event too", async () => {
+    const model: ModelLog = [];
+    const context: InvokeModelContext = {
+      model: scriptedModel({ steps: ['thenable', 'event'], closing: 'resolves', actions: [] }, model),
+      messages: [],
+      systemPrompt: [],
+      toolSpecs: [],
+      invocationState: {},
+    };
+    const events = modelTerminal(context, { stage: InvokeModelStage, signal: new AbortController().signal, state: undefined });
+    const asked: ModelLog[] = [];
+    for (let pull = 0; pull < 3; pull++) {
+      const pulling = events.next();
+      asked.push([...model]);
+      await pulling;
+    }
+    expect(asked).toEqual([
+      ['stream', 'next 0'],
+      ['stream', 'next 0', 'next 1'],
+      ['stream', 'next 0', 'next 1', 'next 2'],
+    ]);
   });
 });
