@@ -63,6 +63,21 @@ describe('Agent', () => {
         'options.snapshot.messages[1].content[0].name of a toolUse block must be a string, got an array of length 1',
       ],
       [
+        'a tool use whose id is not a string',
+        (snapshot) => (blockAt(snapshot, 1, 0).toolUseId = 3),
+        'options.snapshot.messages[1].content[0].toolUseId of a toolUse block must be a string, got number 3',
+      ],
+      [
+        'a reasoning block whose text is not a string',
+        (snapshot) => (snapshot.messages[0] as MessageData).content.push({ type: 'reasoning', text: 7 }),
+        'options.snapshot.messages[0].content[1].text of a reasoning block must be a string, got number 7',
+      ],
+      [
+        'a recorded result whose tool-use id is not a string',
+        (snapshot) => (resultAt(snapshot).toolUseId = 3),
+        `${TURN}.results[0].toolUseId of a toolResult block must be a string, got number 3`,
+      ],
+      [
         'a tool result of the history with a status of its own',
         (snapshot) => (resultAt(snapshot).status = 'done'),
         `${TURN}.results[0].status of a toolResult block must be 'success' or 'error', got the string "done"`,
