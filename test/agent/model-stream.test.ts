@@ -16,7 +16,7 @@ import { AbortRace } from '../../src/agent/abort-race';
 import { MessageAssembly } from '../../src/agent/message-assembly';
 import type { TerminalRun } from '../../src/index';
 import { makeCall, seen } from './consumer-calls';
-import { scriptedModel, type Action, type ModelLog, type Scenario, type Step } from './scripted-stream';
+import { scriptedModel, type Action, type Closing, type ModelLog, type Scenario, type Step } from './scripted-stream';
 
 /** The model terminal as an async generator: the oracle. */
 async function* generatorTerminal(

@@ -4,7 +4,7 @@
  * agent exists (not later, at the provider).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/index';
+import { Agent, type AgentSnapshot } from '../../src/agent/index';
 import { ScriptedModel, textTurn } from '../../src/testing/index';
 import {
   blockAt,
