@@ -188,7 +188,23 @@ describe('defineTool', () => {
     it.each([
       ['no definition', undefined, 'defineTool(): the definition must be'],
       ['an empty name', { name: '', description: 'd', input }, 'defineTool(): name must be a non-empty string'],
+      [
+        'a name that is not a string',
+        { name: 42, description: 'd', input },
+        'defineTool(): name must be a non-empty string, got number 42',
+      ],
       ['no description', { name: 't', input }, 'defineTool({ name: "t" }): description must be a string'],
+      ['no input', { name: 't', description: 'd' }, 'input must be a zod 4 schema'],
+      [
+        'an input without safeParseAsync()',
+        { name: 't', description: 'd', input: { toJSONSchema: () => ({ type: 'object' }) } },
+        'input must be a zod 4 schema',
+      ],
+      [
+        'an input without toJSONSchema()',
+        { name: 't', description: 'd', input: { safeParseAsync: () => Promise.resolve({ success: true, data: {} }) } },
+        'input must be a zod 4 schema',
+      ],
       ['a JSON Schema instead of a zod schema', { name: 't', description: 'd', input: { type: 'object' } }, 'input must be a zod 4 schema'],
       ['a run that is not a function', { name: 't', description: 'd', input, run: 'go' }, 'run must be a function'],
     ])('refuses %s with ERR_INVALID_OPTIONS', (_name, definition, says) => {
@@ -214,6 +230,52 @@ describe('defineTool', () => {
         thrown = error;
       }
       expect([(thrown as MiddlewareError).code, (thrown as MiddlewareError).cause instanceof Error]).toEqual(['ERR_INVALID_OPTIONS', true]);
+    });
+
+    /** What defineTool throws for a schema whose toJSONSchema() gives `schema`: code, stage, message and cause. */
+    function refusalOf(toJSONSchema: () => unknown): unknown {
+      const schema = { toJSONSchema, safeParseAsync: (value: unknown) => Promise.resolve({ success: true as const, data: value }) };
+      try {
+        defineTool({ name: 'when', description: 'd', input: schema });
+      } catch (error) {
+        const { code, stage, message, cause } = error as MiddlewareError;
+        return { code, stage, message, cause };
+      }
+      return 'defined';
+    }
+
+    it('refuses a schema whose conversion throws, saying what to do', () => {
+      const thrown = new Error('Date cannot be represented in JSON Schema');
+      expect(
+        refusalOf(() => {
+          throw thrown;
+        }),
+      ).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'executeTool',
+        message:
+          '[ERR_INVALID_OPTIONS] defineTool({ name: "when" }): zod cannot express the input schema as JSON Schema (Date cannot be represented in JSON Schema); describe the input with types JSON carries.',
+        cause: thrown,
+      });
+    });
+
+    it('refuses a schema whose JSON Schema cannot be copied, naming the part from inputSchema', () => {
+      const thrown = new Error('no access');
+      const jsonSchema = {
+        type: 'object',
+        properties: {
+          get at(): never {
+            throw thrown;
+          },
+        },
+      };
+      expect(refusalOf(() => jsonSchema)).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'executeTool',
+        message:
+          '[ERR_INVALID_OPTIONS] defineTool({ name: "when" }): input.toJSONSchema() must give plain data, but reading inputSchema.properties.at threw: no access.',
+        cause: thrown,
+      });
     });
   });
 

@@ -22,7 +22,7 @@ function nested(depth: number): unknown[] {
   return value;
 }
 
-describe('adopt', () => {
+describe('frozenCopy', () => {
   describe('plain data', () => {
     it('returns a deeply frozen copy and leaves the original unfrozen', () => {
       const original = { list: [1, { deep: true }], 'odd key': 'x' };
@@ -60,6 +60,14 @@ describe('adopt', () => {
     it('copies a value nested exactly 1000 levels deep', () => {
       expect(Object.isFrozen(frozenCopy(nested(1000)))).toEqual(true);
     });
+
+    it('takes primitives and null inside a value nested 1000 levels deep as they are', () => {
+      let value: unknown[] = [0, null, 'leaf', undefined];
+      for (let level = 1; level < 1000; level++) value = [value];
+      let copy = frozenCopy(value);
+      for (let level = 1; level < 1000; level++) copy = copy[0] as unknown[];
+      expect(copy).toEqual([0, null, 'leaf', undefined]);
+    });
   });
 
   describe('values that cannot be copied', () => {
@@ -94,6 +102,24 @@ describe('adopt', () => {
       expect(message).toEqual(
         `[ERR_INVALID_OPTIONS] Agent: value${'[0]'.repeat(10)}…${'[0]'.repeat(10)} is nested deeper than 1000 levels${advice}`,
       );
+    });
+
+    it('reports a value that cannot say whether it is frozen, keeping the thrown value as the cause', () => {
+      const thrown = new Error('no answer');
+      const value = new Proxy(
+        {},
+        {
+          isExtensible(): never {
+            throw thrown;
+          },
+        },
+      );
+      expect(failure(value, 'input')).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'agentStream',
+        message: `[ERR_INVALID_OPTIONS] Agent: reading input threw: no answer${advice}`,
+        cause: thrown,
+      });
     });
 
     it('refuses a value nested far too deep without overflowing the stack', () => {

@@ -4,7 +4,7 @@ import { frozenCopy } from '../../src/agent/values/freeze';
 import { ScriptedModel } from '../../src/testing/index';
 import { user } from './fixtures';
 
-describe('adopt', () => {
+describe('frozenCopy', () => {
   describe('plain data', () => {
     it('returns a deeply frozen copy and leaves the original unfrozen', () => {
       const original = { list: [{ a: 1 }], nested: { b: 'x' } };

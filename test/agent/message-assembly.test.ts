@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { MiddlewareError } from '../../src/core/index';
 import type { ModelStreamEvent } from '../../src/agent/index';
 import { MessageAssembly } from '../../src/agent/model/message-assembly';
 
@@ -36,8 +37,8 @@ class OracleAssembly {
       const target =
         typeof event.toolUseId === 'string'
           ? this.byId.get(event.toolUseId)
-          : typeof event.index === 'number'
-            ? this.toolUses[event.index]
+          : Number.isInteger(event.index)
+            ? this.toolUses[event.index as number]
             : last?.kind === 'toolUse'
               ? last
               : undefined;
@@ -90,6 +91,7 @@ const event = fc.oneof(
   fc.record({ type: fc.constant('toolUseStart'), toolUseId: ids, name: fc.constantFrom('lookup', 'stock') }),
   fc.record({ type: fc.constant('toolUseDelta'), input: piece, toolUseId: ids }),
   fc.record({ type: fc.constant('toolUseDelta'), input: piece, index: fc.integer({ min: 0, max: 2 }) }),
+  fc.record({ type: fc.constant('toolUseDelta'), input: piece, index: fc.constantFrom(-1, 0.5, Number.NaN) }),
   fc.record({ type: fc.constant('toolUseDelta'), input: piece }),
   fc.record({ type: fc.constant('messageStop'), stopReason: fc.constantFrom('endTurn', 'toolUse') }),
   fc.constant({ type: 'messageStart', role: 'assistant' }),
@@ -127,6 +129,47 @@ describe('MessageAssembly', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  describe('a tool-use delta whose index is not an integer', () => {
+    it.each([0.5, Number.NaN, Infinity])('extends the last block, as a delta naming no tool use does (index %s)', (index) => {
+      const assembly = new MessageAssembly();
+      assembly.add({ type: 'toolUseStart', toolUseId: 'a', name: 'weather' });
+      assembly.add({ type: 'toolUseStart', toolUseId: 'b', name: 'clock' });
+      assembly.add({ type: 'toolUseDelta', index, input: '{"zone":"CET"}' });
+      expect(assembly.result().message.content).toEqual([
+        { type: 'toolUse', toolUseId: 'a', name: 'weather', input: {} },
+        { type: 'toolUse', toolUseId: 'b', name: 'clock', input: { zone: 'CET' } },
+      ]);
+    });
+  });
+
+  describe('a usage whose reading throws (a JavaScript model outside the types)', () => {
+    it('throws ERR_INVALID_OPTIONS from result(), naming the part from modelResult', () => {
+      const thrown = new Error('meter offline');
+      const assembly = new MessageAssembly();
+      const usage = {
+        get inputTokens(): number {
+          throw thrown;
+        },
+        outputTokens: 1,
+        totalTokens: 1,
+      };
+      assembly.add({ type: 'usage', usage });
+      let failure: unknown;
+      try {
+        assembly.result();
+      } catch (error) {
+        const { code, message, cause } = error as MiddlewareError;
+        failure = { code, message, cause };
+      }
+      expect(failure).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        message:
+          '[ERR_INVALID_OPTIONS] Agent: reading modelResult.usage.inputTokens threw: meter offline; pass plain data: arrays and objects without cycles, whose properties read without throwing.',
+        cause: thrown,
+      });
+    });
   });
 
   it('joins a long streamed answer into one text block, in stream order', () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent, type Model } from '../../src/agent/index';
 import { MiddlewareRegistry } from '../../src/core/index';
+import { reportCompletion, type CompletionReporting } from '../../src/core/state';
 
 describe('the model terminal under a state binding, with a Wrap handler around it', () => {
   /** A model that counts its calls in the state it is given, then streams two events. */
@@ -21,12 +22,28 @@ describe('the model terminal under a state binding, with a Wrap handler around i
     },
   };
 
+  /** The answer a handler gives in place of the model's. */
+  const result = {
+    type: 'modelResult',
+    message: { role: 'assistant', content: [] },
+    stopReason: 'endTurn',
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  };
+
+  /** A model that counts its call in the state it is given, then fails before its first event. */
+  const failingModel: Model = {
+    async *stream(_request, options) {
+      (options.state as { calls: number }).calls += 1;
+      throw new Error('model unavailable');
+    },
+  };
+
   /** Runs one InvokeModelStage invoke with `wrap` as its Wrap handler; returns the state written back, if any. */
-  async function writtenBack(wrap: Parameters<MiddlewareRegistry['add']>[1]): Promise<unknown> {
+  async function writtenBack(wrap: Parameters<MiddlewareRegistry['add']>[1], model: Model = countingModel): Promise<unknown> {
     const registry = new MiddlewareRegistry();
     registry.add(InvokeModelStage.Wrap, wrap as never);
     let written: unknown = 'nothing written';
-    const context: InvokeModelContext = { model: countingModel, messages: [], systemPrompt: [], toolSpecs: [], invocationState: {} };
+    const context: InvokeModelContext = { model, messages: [], systemPrompt: [], toolSpecs: [], invocationState: {} };
     const events = registry.invoke(InvokeModelStage, context, modelTerminal, {
       state: { get: () => ({ calls: 0, events: 0 }), set: (next) => void (written = next) },
     });
@@ -54,12 +71,6 @@ describe('the model terminal under a state binding, with a Wrap handler around i
   });
 
   it('writes nothing back when the only call was closed after its result, before its end', async () => {
-    const result = {
-      type: 'modelResult',
-      message: { role: 'assistant', content: [] },
-      stopReason: 'endTurn',
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    };
     expect(
       await writtenBack(async function* stopAtResult(_context: unknown, next: () => AsyncGenerator<InvokeModelEvent>) {
         const call = next();
@@ -68,5 +79,41 @@ describe('the model terminal under a state binding, with a Wrap handler around i
         yield result as InvokeModelEvent;
       }),
     ).toBe('nothing written');
+  });
+
+  it('writes nothing back when the only call failed, even when the handler pulls it again after the failure', async () => {
+    const pulls: string[] = [];
+    expect(
+      await writtenBack(async function* pullAfterFailure(_context: unknown, next: () => AsyncGenerator<InvokeModelEvent>) {
+        const call = next();
+        await call.next().catch((error: unknown) => pulls.push(`failed: ${(error as Error).message}`));
+        pulls.push(JSON.stringify(await call.next()));
+        yield result as InvokeModelEvent;
+      }, failingModel),
+    ).toBe('nothing written');
+    expect(pulls).toEqual(['failed: model unavailable', '{"done":true}']);
+  });
+
+  it("fails the pull after the result with the error of the invoke's completion callback, thrown at that pull", async () => {
+    const context: InvokeModelContext = { model: countingModel, messages: [], systemPrompt: [], toolSpecs: [], invocationState: {} };
+    const events = modelTerminal(context, {
+      stage: InvokeModelStage,
+      signal: new AbortController().signal,
+      state: { calls: 0, events: 0 },
+    });
+    const failure = new Error('cannot record the state');
+    (events as unknown as CompletionReporting)[reportCompletion](() => {
+      throw failure;
+    });
+    const answers: string[] = [];
+    for (let pull = 0; pull < 5; pull++) {
+      answers.push(
+        await events.next().then(
+          ({ value, done }) => (done === true ? 'done' : value.type),
+          (error: unknown) => (error === failure ? "the callback's error" : String(error)),
+        ),
+      );
+    }
+    expect(answers).toEqual(['textDelta', 'textDelta', 'modelResult', "the callback's error", 'done']);
   });
 });

@@ -2,102 +2,21 @@
  * The model terminal is a hand-written iterator for speed; these tests pin
  * that its consumer cannot tell it from the async generator it replaced. The
  * oracle below is that generator, written the plain way: the same scripted
- * model (failing, slow, yielding thenables, at any event) and the same
- * consumer calls (pulls, concurrent pulls, `return()`, `throw()`, aborts
- * between pulls and while a pull waits) go through both, and what the
- * consumer sees, what the model sees and the listeners left must be the same.
+ * model (failing, slow, yielding thenables or a usage no result can hold, at
+ * any event) and the same consumer calls (pulls, concurrent pulls,
+ * `return()`, `throw()`, aborts between pulls and while a pull waits) go
+ * through both, and what the consumer sees, what the model sees and the
+ * listeners left must be the same.
  */
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent, type Model } from '../../src/agent/index';
+import { InvokeModelStage, modelTerminal, type InvokeModelContext, type InvokeModelEvent } from '../../src/agent/index';
 import { AbortRace } from '../../src/agent/tools/abort-race';
 import { MessageAssembly } from '../../src/agent/model/message-assembly';
 import type { TerminalCall } from '../../src/core/index';
-import { makeCall, seen, type ConsumerCall } from './consumer-calls';
-
-/** How the scripted model answers one `next()`. */
-type Step = 'event' | 'reject' | 'throw' | 'plain' | 'null' | 'thenable' | 'thenableRejects' | 'slow';
-/** What the scripted model's `return()` does. */
-type Closing = 'resolves' | 'rejects' | 'missing';
-/** One call of the consumer's; `abort` aborts the signal between calls, `nextThenAbort` aborts while the pull waits. */
-type Action = ConsumerCall | 'abort' | 'nextThenAbort';
-
-interface Scenario {
-  readonly steps: readonly Step[];
-  readonly closing: Closing;
-  readonly actions: readonly Action[];
-}
-
-/** The model's side of a run: the calls it received, in order. */
-type ModelLog = string[];
-
-/** A model answering each `next()` as its step says, then ending; `log` records what it is asked. */
-function scriptedModel(scenario: Scenario, log: ModelLog): Model {
-  return {
-    stream() {
-      log.push('stream');
-      let index = 0;
-      const iterator: Record<string, unknown> = {
-        [Symbol.asyncIterator]: () => iterator,
-        next: () => {
-          const at = index++;
-          log.push(`next ${at}`);
-          const step = scenario.steps[at];
-          const event = { type: 'textDelta', text: `word${at} ` };
-          switch (step) {
-            case undefined:
-              return Promise.resolve({ value: undefined, done: true });
-            case 'event':
-              return Promise.resolve({ value: event, done: false });
-            case 'reject':
-              return Promise.reject(new Error(`model failed at ${at}`));
-            case 'throw':
-              throw new Error(`model threw at ${at}`);
-            case 'plain':
-              return { value: event, done: false };
-            case 'null':
-              return Promise.resolve(null);
-            case 'thenable':
-              return Promise.resolve({
-                value: {
-                  then: (resolve: (value: unknown) => void) => {
-                    resolve(event);
-                  },
-                },
-                done: false,
-              });
-            case 'thenableRejects':
-              return Promise.resolve({
-                value: {
-                  then: (_: unknown, reject: (reason: unknown) => void) => {
-                    reject(new Error(`event ${at} rejected`));
-                  },
-                },
-                done: false,
-              });
-            default:
-              // 'slow': settles late: after an abort while it waited, the settlement must be ignored.
-              return new Promise((resolve) =>
-                setTimeout(() => {
-                  resolve({ value: event, done: false });
-                }, 2),
-              );
-          }
-        },
-      };
-      if (scenario.closing !== 'missing') {
-        iterator.return = () => {
-          log.push('return');
-          return scenario.closing === 'resolves'
-            ? Promise.resolve({ value: undefined, done: true })
-            : Promise.reject(new Error('close failed'));
-        };
-      }
-      return iterator as unknown as AsyncIterable<never>;
-    },
-  };
-}
+import { makeCall, seen } from './consumer-calls';
+import { scriptedModel, type Action, type Closing, type ModelLog, type Scenario, type Step } from './scripted-stream';
 
 /** The model terminal as an async generator: the oracle. */
 async function* generatorTerminal(
@@ -143,11 +62,42 @@ async function* generatorTerminal(
 /** Lets every pending promise job and timer of the run settle (a slow step takes 2 ms). */
 const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
 
-/** Runs a scenario through a terminal; returns what the consumer and the model saw, and the listeners left. */
+/** What one run of a scenario showed. */
+interface Observed {
+  /** What the consumer saw of each call. */
+  readonly consumer: string[];
+  /** What the model was asked. */
+  readonly model: ModelLog;
+  /** The abort listeners left on the signal. */
+  readonly listeners: number;
+  /** The errors no one handled: rejections and exceptions that escaped the terminal, as their messages. */
+  readonly escaped: string[];
+}
+
+/** Runs a scenario through a terminal, as `runScenario` does, and also collects the errors that escaped meanwhile. */
 async function observe(
   terminal: (context: InvokeModelContext, run: TerminalCall<unknown>) => AsyncGenerator<InvokeModelEvent, void, undefined>,
   scenario: Scenario,
-): Promise<{ consumer: string[]; model: ModelLog; listeners: number }> {
+): Promise<Observed> {
+  const escaped: string[] = [];
+  const onEscape = (error: unknown): void => {
+    escaped.push(String((error as Error | undefined)?.message ?? error));
+  };
+  process.on('unhandledRejection', onEscape);
+  process.on('uncaughtException', onEscape);
+  try {
+    return { ...(await runScenario(terminal, scenario)), escaped };
+  } finally {
+    process.off('unhandledRejection', onEscape);
+    process.off('uncaughtException', onEscape);
+  }
+}
+
+/** Runs a scenario through a terminal; returns what the consumer and the model saw, and the listeners left. */
+async function runScenario(
+  terminal: (context: InvokeModelContext, run: TerminalCall<unknown>) => AsyncGenerator<InvokeModelEvent, void, undefined>,
+  scenario: Scenario,
+): Promise<Omit<Observed, 'escaped'>> {
   const model: ModelLog = [];
   const controller = new AbortController();
   const context: InvokeModelContext = {
@@ -175,7 +125,20 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   steps: fc.array(
     fc.oneof(
       { weight: 6, arbitrary: fc.constant<Step>('event') },
-      { weight: 1, arbitrary: fc.constantFrom<Step>('reject', 'throw', 'plain', 'null', 'thenable', 'thenableRejects', 'slow') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<Step>(
+          'reject',
+          'throw',
+          'plain',
+          'null',
+          'thenable',
+          'thenableRejects',
+          'unassemblable',
+          'slow',
+          'slowReject',
+        ),
+      },
     ),
     { maxLength: 6 },
   ),
@@ -210,6 +173,7 @@ describe('the model terminal, as its consumer sees it', () => {
       'done undefined',
     ]);
     expect(run.listeners).toBe(0);
+    expect(run.escaped).toEqual([]);
   });
 
   it('stops waiting for a slow model at once when the signal aborts, and requests its return()', async () => {
@@ -218,11 +182,47 @@ describe('the model terminal, as its consumer sees it', () => {
       consumer: ['event {"type":"textDelta","text":"word0 "}', 'error: aborted while waiting', 'done undefined'],
       model: ['stream', 'next 0', 'next 1', 'return'],
       listeners: 0,
+      escaped: [],
     });
   });
 
   it('runs nothing before the first pull: return() then leaves the model uncalled', async () => {
     const run = await observe(modelTerminal, { steps: ['event'], closing: 'resolves', actions: ['return', 'next'] });
-    expect(run).toEqual({ consumer: ['done returned', 'done undefined'], model: [], listeners: 0 });
+    expect(run).toEqual({ consumer: ['done returned', 'done undefined'], model: [], listeners: 0, escaped: [] });
+  });
+
+  it('requests the return() of a model whose next() throws once the signal aborted, and fails with its error', async () => {
+    const scenario: Scenario = { steps: ['event', 'throw'], closing: 'resolves', actions: ['next', 'abort', 'next', 'next'] };
+    const run = await observe(modelTerminal, scenario);
+    expect(run).toEqual({
+      consumer: ['event {"type":"textDelta","text":"word0 "}', 'error: model threw at 1', 'done undefined'],
+      model: ['stream', 'next 0', 'next 1', 'return'],
+      listeners: 0,
+      escaped: [],
+    });
+    expect(await observe(generatorTerminal, scenario)).toEqual(run);
+  });
+
+  it("asks the model for its next event within the consumer's pull, as a generator does, after a thenable event too", async () => {
+    const model: ModelLog = [];
+    const context: InvokeModelContext = {
+      model: scriptedModel({ steps: ['thenable', 'event'], closing: 'resolves', actions: [] }, model),
+      messages: [],
+      systemPrompt: [],
+      toolSpecs: [],
+      invocationState: {},
+    };
+    const events = modelTerminal(context, { stage: InvokeModelStage, signal: new AbortController().signal, state: undefined });
+    const asked: ModelLog[] = [];
+    for (let pull = 0; pull < 3; pull++) {
+      const pulling = events.next();
+      asked.push([...model]);
+      await pulling;
+    }
+    expect(asked).toEqual([
+      ['stream', 'next 0'],
+      ['stream', 'next 0', 'next 1'],
+      ['stream', 'next 0', 'next 1', 'next 2'],
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import {
   type Model,
   type ModelStreamEvent,
 } from '../../src/agent/index';
+import { MiddlewareError } from '../../src/core/index';
 
 const never = new AbortController().signal;
 
@@ -120,6 +121,68 @@ describe('modelTerminal', () => {
         { type: 'toolUse', toolUseId: 'a', name: 'f', input: {} },
         { type: 'toolUse', toolUseId: 'b', name: 'g', input: { to: 'last' } },
       ]);
+    });
+  });
+
+  describe('a context without a model', () => {
+    it('fails the first pull with ERR_INVALID_HANDLER on the terminal, saying what a model needs', async () => {
+      const context = {
+        model: undefined,
+        messages: [],
+        systemPrompt: [],
+        toolSpecs: [],
+        invocationState: {},
+      } as unknown as InvokeModelContext;
+      const error: unknown = await modelTerminal(context, { stage: InvokeModelStage, signal: never, state: undefined })
+        .next()
+        .then(
+          () => 'no failure',
+          (failure: unknown) => failure,
+        );
+      expect(MiddlewareError.isInstance(error)).toBe(true);
+      const { code, stage, phase, handler, message } = error as MiddlewareError;
+      expect({ code, stage, phase, handler, message }).toEqual({
+        code: 'ERR_INVALID_HANDLER',
+        stage: 'invokeModel',
+        phase: 'terminal',
+        handler: 'terminal',
+        message:
+          "[ERR_INVALID_HANDLER] InvokeModelStage: the model's stream must be a method stream(request, options), got undefined. Write it as an async generator method, `async *stream(request, options) { yield event }`.",
+      });
+    });
+  });
+
+  describe('an event of a known type that has a then method', () => {
+    it('yields the event itself, unchanged, not what its then method gives (MW-100)', async () => {
+      const event = {
+        type: 'textDelta',
+        text: 'kept',
+        then: (resolve: (value: unknown) => void) => {
+          resolve('not an event');
+        },
+      };
+      // An iterator of its own: an async generator's yield would itself await the event.
+      const answers = [
+        { value: event, done: false },
+        { value: undefined, done: true },
+      ];
+      const model = { stream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve(answers.shift()) }) }) };
+      const context: InvokeModelContext = {
+        model: model as unknown as Model,
+        messages: [],
+        systemPrompt: [],
+        toolSpecs: [],
+        invocationState: {},
+      };
+      const events = modelTerminal(context, { stage: InvokeModelStage, signal: never, state: undefined });
+      const first = await events.next();
+      expect(first.value).toBe(event);
+      expect((await events.next()).value).toEqual({
+        type: 'modelResult',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'kept' }] },
+        stopReason: 'endTurn',
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      });
     });
   });
 });

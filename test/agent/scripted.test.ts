@@ -154,6 +154,7 @@ describe('errorResult', () => {
     it.each([
       ['a tool-use id alone', 't'],
       ['a tool use without a name', { toolUseId: 't' }],
+      ['a tool use whose id is not a string', { toolUseId: 7, name: 'lookup' }],
       ['null', null],
     ])('refuses %s with ERR_INVALID_OPTIONS', (_name, toolUse) => {
       expect(() => errorResult(toolUse as never, 'bad')).toThrow(

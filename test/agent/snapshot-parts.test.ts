@@ -4,70 +4,20 @@
  * agent exists (not later, at the provider).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
-import { Agent, type AgentSnapshot, ExecuteToolStage } from '../../src/agent/index';
-import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
-
-/** A part of a snapshot's JSON, open to changes. */
-type Part = Record<string, unknown>;
-
-/** A message as JSON. */
-interface MessageData {
-  role: string;
-  content: unknown[];
-}
-
-/** A snapshot of a halted turn as JSON, open to changes. */
-interface Data {
-  messages: MessageData[];
-  halted: { interrupts: Part[]; input: unknown[]; turn: { message: MessageData; results: Part[]; terminating?: unknown } };
-}
-
-/** The recorded result at `index` of the halted turn. */
-const resultAt = (snapshot: Data, index = 0): Part => snapshot.halted.turn.results[index] as Part;
-
-/** The block at `blockIndex` of the history's message at `index`. */
-const blockAt = (snapshot: Data, index: number, blockIndex: number): Part =>
-  (snapshot.messages[index] as MessageData).content[blockIndex] as Part;
-
-/** The tools of the halted agent: `lookup` answers, `pay` asks for approval. */
-function haltedAgentParts(): { registry: MiddlewareRegistry; tools: ScriptedTool[] } {
-  const registry = new MiddlewareRegistry();
-  registry.add(ExecuteToolStage.Wrap, async function* approval(context, next) {
-    if (context.toolUse.name !== 'pay' || context.interrupt({ name: 'approve' }).response === 'yes') yield* next();
-  });
-  return { registry, tools: [new ScriptedTool({ name: 'lookup', outcomes: [{ value: 'found' }] }), new ScriptedTool({ name: 'pay' })] };
-}
-
-/** The snapshot of an agent halted in a turn of two tool uses, the first one answered. */
-async function haltedTurnSnapshot(): Promise<Data> {
-  const { registry, tools } = haltedAgentParts();
-  const model = new ScriptedModel([
-    toolUseTurn([
-      { name: 'lookup', input: { id: 7 }, toolUseId: 'u1' },
-      { name: 'pay', input: { amount: 5 }, toolUseId: 'u2' },
-    ]),
-  ]);
-  const agent = new Agent({ model, registry, tools });
-  await agent.invoke('pay order 7');
-  return JSON.parse(JSON.stringify(agent.snapshot())) as Data;
-}
-
-/** What restoring the snapshot gives: the error's code and stage and the part its message names first, or 'restored'. */
-function restore(snapshot: Data): unknown {
-  try {
-    new Agent({ model: new ScriptedModel([]), snapshot: snapshot as unknown as AgentSnapshot });
-    return 'restored';
-  } catch (error) {
-    if (!MiddlewareError.isInstance(error)) throw error;
-    return { code: error.code, stage: error.stage, part: /^\[ERR_\w+\] Agent: (\S+) /.exec(error.message)?.[1] };
-  }
-}
-
-/** The refusal MW-136 asks for, naming `part`. */
-const refused = (part: string): unknown => ({ code: 'ERR_INVALID_OPTIONS', stage: 'agentStream', part });
-
-const TURN = 'options.snapshot.halted.turn';
+import { Agent, type AgentSnapshot } from '../../src/agent/index';
+import { ScriptedModel, textTurn } from '../../src/testing/index';
+import {
+  blockAt,
+  haltedAgentParts,
+  haltedTurnSnapshot,
+  refused,
+  restore,
+  resultAt,
+  TURN,
+  type Data,
+  type MessageData,
+  type Part,
+} from './snapshot-data';
 
 describe('Agent', () => {
   describe('restored from a snapshot of a halted turn', () => {

@@ -53,6 +53,7 @@ describe('Agent', () => {
         user: 'ana',
         when: new Date(0),
         callback: () => 1,
+        mark: Symbol('mark'),
         big: 1n,
         cyclic,
         nothing: undefined,
@@ -65,7 +66,23 @@ describe('Agent', () => {
       });
       const agent = await haltedAtStart(() => 'not data', invocationState);
       const { halted } = agent.snapshot();
-      expect([halted?.invocationState, halted?.interrupts[0]?.reason]).toEqual([{ user: 'ana', when: '1970-01-01T00:00:00.000Z' }, null]);
+      expect([halted?.invocationState, halted?.interrupts[0]?.reason]).toStrictEqual([
+        { user: 'ana', when: '1970-01-01T00:00:00.000Z' },
+        null,
+      ]);
+    });
+
+    it('keeps no property of an invocation state whose keys cannot be listed', async () => {
+      const invocationState = new Proxy<Record<string, unknown>>(
+        { user: 'ana' },
+        {
+          ownKeys(): never {
+            throw new Error('no keys');
+          },
+        },
+      );
+      const agent = await haltedAtStart('start?', invocationState);
+      expect(agent.snapshot().halted?.invocationState).toStrictEqual({});
     });
 
     it('is frozen and JSON through and through', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, ExecuteToolStage, toResultContent, type Tool, type ToolResultBlock, type ToolResultEvent } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, type Tool, type ToolResultBlock, type ToolResultEvent } from '../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../src/testing/index';
 
 /** Runs one call of a tool whose `run` is `run`; returns the result block that entered the history and the event Output handlers saw. */
@@ -51,6 +51,13 @@ function nested(depth: number): unknown[] {
   return value;
 }
 
+/** `inner` inside `levels` arrays: `[[...[inner]...]]`. */
+function within(levels: number, inner: unknown): unknown[] {
+  let value: unknown[] = [inner];
+  for (let level = 1; level < levels; level++) value = [value];
+  return value;
+}
+
 describe('toolTerminal', () => {
   describe('a value that cannot be carried as JSON', () => {
     it.each<[string, () => unknown, ToolResultBlock]>([
@@ -88,6 +95,21 @@ describe('toolTerminal', () => {
         notJson(`value${'[0]'.repeat(10)}…${'[0]'.repeat(10)} is nested deeper than 1000 levels`),
       ],
       [
+        'a BigInt under keys that are no identifiers and keys that are',
+        () => ({ 'my key': { '1st': { $ok: { _x9: 1n } } } }),
+        notJson('value["my key"]["1st"].$ok._x9 is a BigInt'),
+      ],
+      [
+        'a BigInt 20 steps deep, named by its whole path',
+        () => ({ list: within(19, 1n) }),
+        notJson(`value.list${'[0]'.repeat(19)} is a BigInt`),
+      ],
+      [
+        'a BigInt 21 steps deep, named by its first and last 10 steps',
+        () => ({ list: within(20, 1n) }),
+        notJson(`value.list${'[0]'.repeat(9)}…${'[0]'.repeat(10)} is a BigInt`),
+      ],
+      [
         'an object whose toJSON getter throws',
         () => ({
           inner: Object.defineProperty({}, 'toJSON', {
@@ -112,6 +134,19 @@ describe('toolTerminal', () => {
         jsonBlock({ when: '1970-01-01T00:00:00.000Z', list: [null, null, null, 2], shared: [1] }),
       ],
       ['undefined', () => undefined, jsonBlock(null)],
+      [
+        'Number, String and Boolean objects as the primitives they stand for',
+        () => ({ n: new Number(3), inf: new Number(Infinity), s: new String('ab'), list: [new Boolean(false), new String('x')] }),
+        jsonBlock({ n: 3, inf: null, s: 'ab', list: [false, 'x'] }),
+      ],
+      [
+        'what toJSON returns, called with the key or index',
+        () => {
+          const named = { toJSON: (key: string) => `key ${JSON.stringify(key)}` };
+          return { inObject: named, inArray: [named] };
+        },
+        jsonBlock({ inObject: 'key "inObject"', inArray: ['key "0"'] }),
+      ],
       ['a number', () => 42, jsonBlock(42)],
       [
         'a string',
@@ -144,6 +179,22 @@ describe('toolTerminal', () => {
     ])('sends %s as JSON does', async (_label, value, expected) => {
       expect((await callTool(value)).block).toEqual(expected);
     });
+
+    it('calls the toJSON of the whole value with the key ""', async () => {
+      expect((await callTool(() => ({ toJSON: (key: unknown) => [key] }))).block).toEqual(jsonBlock(['']));
+    });
+
+    it('sends a BigInt as what BigInt.prototype.toJSON returns, where an application defines one', async () => {
+      const prototype = BigInt.prototype as { toJSON?: () => string };
+      prototype.toJSON = function toJSON(this: bigint) {
+        return `${this.toString()}n`;
+      };
+      try {
+        expect((await callTool(() => ({ id: 12n }))).block).toEqual(jsonBlock({ id: '12n' }));
+      } finally {
+        delete prototype.toJSON;
+      }
+    });
   });
 
   describe('a tool that throws', () => {
@@ -161,6 +212,7 @@ describe('toolTerminal', () => {
       ['a number', 42, 'Tool "t" failed: 42'],
       ['undefined', undefined, 'Tool "t" failed: undefined'],
       ['a plain object with a message', { message: 'plain' }, 'Tool "t" failed: plain'],
+      ['a function with a message', Object.assign(() => undefined, { message: 'from a function' }), 'Tool "t" failed: from a function'],
       ['an Error', new Error('disk full'), 'Tool "t" failed: disk full'],
       [
         'a Proxy whose every read throws',
@@ -181,31 +233,22 @@ describe('toolTerminal', () => {
       expect([block, 'error' in event, event.error === thrown]).toEqual([errorBlock(text), true, true]);
     });
 
+    it('shows a thrown number as String() does, not as a message its prototype has', async () => {
+      Object.defineProperty(Number.prototype, 'message', { value: 'inherited', configurable: true });
+      try {
+        const { block } = await callTool(() => {
+          throw 42;
+        });
+        expect(block).toEqual(errorBlock('Tool "t" failed: 42'));
+      } finally {
+        delete (Number.prototype as { message?: unknown }).message;
+      }
+    });
+
     it('answers a rejected promise like a throw', async () => {
       const thrown = Object.create(null) as unknown;
       const { block, event } = await callTool(() => Promise.reject(thrown));
       expect([block, event.error === thrown]).toEqual([errorBlock('Tool "t" failed: (no readable message)'), true]);
     });
-  });
-});
-
-describe('toResultContent', () => {
-  it('converts a value that shares its parts over 60 levels (2^60 paths) by its distinct parts', () => {
-    let shared: unknown[] = [1];
-    for (let level = 0; level < 60; level++) shared = [shared, shared];
-    const [block] = toResultContent(shared) as unknown as [{ json: unknown[] }];
-    expect([Object.isFrozen(block.json), block.json[0] === block.json[1]]).toEqual([true, true]);
-  });
-
-  it('throws ERR_INVALID_OPTIONS naming the problem for a value that is not JSON', () => {
-    const value: Record<string, unknown> = {};
-    value.self = value;
-    expect(() => toResultContent(value)).toThrow(
-      expect.objectContaining({
-        code: 'ERR_INVALID_OPTIONS',
-        stage: 'executeTool',
-        message: '[ERR_INVALID_OPTIONS] toResultContent(value): the value is not JSON: value.self refers back to value (a cycle).',
-      }),
-    );
   });
 });

@@ -68,8 +68,6 @@ export class MessageAssembly {
       case 'messageStop':
         this.stopReason = event.stopReason;
         break;
-      default:
-        break;
     }
   }
 
@@ -91,7 +89,7 @@ export class MessageAssembly {
    */
   private deltaTarget(event: ToolUseDeltaEvent, last: Building | undefined): BuildingToolUse | undefined {
     if (typeof event.toolUseId === 'string') return this.toolUsesById.get(event.toolUseId);
-    if (typeof event.index === 'number' && Number.isInteger(event.index)) return this.toolUses[event.index];
+    if (Number.isInteger(event.index)) return this.toolUses[event.index as number];
     return last?.kind === 'toolUse' ? last : undefined;
   }
 }

@@ -5,7 +5,7 @@
 import { describeValue } from '../../util/describe-value';
 import { setOwnEntry } from '../../util/own-entry';
 import { checkMessages } from '../setup/agent-options';
-import { checkBlocks, checkRecordedResult } from '../values/block-check';
+import { checkRecordedResult } from '../values/block-check';
 import { invalid, snapshotTooNew } from '../errors';
 import { frozenCopy, frozenRecordCopy } from '../values/freeze';
 import type { SuspendedRun, PendingTurn } from './suspended-run';
@@ -59,16 +59,15 @@ function haltedSnapshot(halt: SuspendedRun, path: string): HaltedRunSnapshot {
 function turnSnapshot(turn: PendingTurn, path: string): HaltedTurnSnapshot {
   const message = wholeJson(turn.message, 'turn.message', path) as Message;
   const results = wholeJson([...turn.results.values()], 'turn.results', path) as readonly ToolResultBlock[];
-  const terminating = [...(turn.terminating ?? [])];
+  const terminating = [...turn.terminating];
   return Object.freeze(terminating.length === 0 ? { message, results } : { message, results, terminating: Object.freeze(terminating) });
 }
 
 /** The JSON form of a value the snapshot needs whole; `root` names it in the problem's path. */
 function wholeJson(value: unknown, root: string, path: string): unknown {
-  const conversion = toJsonValue(value);
+  const conversion = toJsonValue(value, root);
   if (conversion.ok) return conversion.json;
-  const problem = conversion.problem.replace(/^(reading )?value/, `$1${root}`);
-  throw invalid(`${path}: ${problem}, so the state cannot be saved as JSON; a snapshot holds plain data only`);
+  throw invalid(`${path}: ${conversion.problem}, so the state cannot be saved as JSON; a snapshot holds plain data only`);
 }
 
 /** The properties of an object that have a JSON form, converted (frozen); a property JSON drops or cannot carry is left out. */
@@ -85,9 +84,10 @@ function jsonProperties(value: Record<string, unknown>): Readonly<Record<string,
     try {
       part = value[key];
     } catch {
-      continue;
+      // Left out, as a property whose value is undefined is.
     }
-    if (part === undefined || typeof part === 'function' || typeof part === 'symbol') continue;
+    // A function or a symbol has no JSON form (the conversion says so); undefined would become null.
+    if (part === undefined) continue;
     const conversion = toJsonValue(part);
     if (conversion.ok) setOwnEntry(kept, key, conversion.json);
   }
@@ -108,12 +108,8 @@ export function readSnapshot(value: unknown, path: string): Conversation {
     );
   const snapshot = frozenCopy(value, path);
   const { version } = snapshot;
-  if (version !== SNAPSHOT_VERSION) {
-    if (typeof version === 'number' && Number.isInteger(version) && version > SNAPSHOT_VERSION) {
-      throw snapshotTooNew(path, version, SNAPSHOT_VERSION);
-    }
-    throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${describeValue(version)}`);
-  }
+  if (Number.isInteger(version) && (version as number) > SNAPSHOT_VERSION) throw snapshotTooNew(path, version as number, SNAPSHOT_VERSION);
+  if (version !== SNAPSHOT_VERSION) throw invalid(`${path}.version must be ${SNAPSHOT_VERSION}, got ${describeValue(version)}`);
   const halted = snapshot.halted;
   if (halted !== null && !isRecord(halted)) throw invalid(`${path}.halted must be null or a halted run, got ${describeValue(halted)}`);
   return {
@@ -173,10 +169,7 @@ function turnAt(turn: Record<string, unknown>, path: string): PendingTurn {
       throw invalid(`${at}.toolUseId must name a tool use of ${path}.message that no other result answers, got "${toolUseId}"`);
     byId.set(toolUseId, block as ToolResultBlock);
   });
-  if (
-    terminating !== undefined &&
-    !(Array.isArray(terminating) && terminating.every((id: unknown) => typeof id === 'string' && byId.has(id)))
-  ) {
+  if (terminating !== undefined && !(Array.isArray(terminating) && terminating.every((id: unknown) => byId.has(id as string)))) {
     throw invalid(
       `${path}.terminating must be an array of the tool-use ids of results in ${path}.results, got ${describeValue(terminating)}`,
     );
@@ -196,16 +189,14 @@ function messagesAt(value: unknown, path: string): readonly Message[] {
 
 /** The messages, each with a known role and content, and every block of them whole (MW-100). */
 function checkedMessages(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
-  checkBlocks(checkMessages(messages, pathOf, expected), pathOf);
-  return messages;
+  return checkMessages(messages, pathOf, expected);
 }
 
 function usageAt(value: unknown, path: string): Usage {
-  const counts = isRecord(value) ? [value.inputTokens, value.outputTokens, value.totalTokens] : [];
-  if (counts.length !== 3 || !counts.every((count) => typeof count === 'number' && Number.isFinite(count))) {
+  if (!isRecord(value) || ![value.inputTokens, value.outputTokens, value.totalTokens].every((count) => Number.isFinite(count))) {
     throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
-  return value as Usage;
+  return value as unknown as Usage;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -17,7 +17,7 @@ export interface PendingTurn {
   /** The results already known, by tool-use id (kept across a resume). */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
   /** The ids of the tool uses among them whose result asked to end the run (MW-171). */
-  readonly terminating?: ReadonlySet<string>;
+  readonly terminating: ReadonlySet<string>;
 }
 
 /** A run halted on interrupts: what it waits on, and what the resume replays. */

@@ -70,7 +70,7 @@ export interface ToolDefinition<TInput> {
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a definition without a name, a description, a zod 4 schema
  *   with `toJSONSchema()` and `safeParseAsync()`, or with a `run` that is not a function; or for a schema zod
- *   cannot express as JSON Schema (zod's error is the `cause`).
+ *   cannot express as JSON Schema (zod's error is the `cause`) or whose JSON Schema cannot be copied.
  * @example
  * ```ts
  * import { z } from 'zod';
@@ -134,5 +134,7 @@ function inputSchemaOf(name: string, input: ToolInputSchema<unknown>): JsonSchem
       error,
     );
   }
-  return frozenCopy(schema as JsonSchema, 'inputSchema');
+  return frozenCopy(schema as JsonSchema, 'inputSchema', (problem, cause) =>
+    invalidToolDefinition(name, `input.toJSONSchema() must give plain data, but ${problem}`, cause),
+  );
 }

@@ -7,35 +7,67 @@ import { describeValue } from '../../util/describe-value';
 import { invalid } from '../errors';
 import type { Message } from '../types/message';
 
-/** What the fields of a block must be, by block type: a predicate and its words for each field. */
-type FieldChecks = Readonly<Record<string, readonly [check: (value: unknown, present: boolean) => boolean, expected: string]>>;
+/** A field's check, given its value and whether the block has it, and what it expects, in words. */
+type FieldCheck = readonly [check: (value: unknown, present: boolean) => boolean, expected: string];
 
-const isString = (value: unknown): boolean => typeof value === 'string';
-const present = (_value: unknown, isPresent: boolean): boolean => isPresent;
-const optionalString = (value: unknown, isPresent: boolean): boolean => !isPresent || typeof value === 'string';
+/** The checks of a block type's fields, by field name. */
+type FieldChecks = Readonly<Record<string, FieldCheck>>;
 
-const STRING = [isString, 'a string'] as const;
-const ANY_VALUE = [present, 'present (any JSON value)'] as const;
-const OPTIONAL_STRING = [optionalString, 'a string when present'] as const;
-const STATUS = [(value: unknown) => value === 'success' || value === 'error', "'success' or 'error'"] as const;
+/** The checks of a block type's fields, or undefined for a type whose block is kept as it is. */
+type FieldsOf = (type: string) => FieldChecks | undefined;
+
+function isString(value: unknown): boolean {
+  return typeof value === 'string';
+}
+
+function isPresent(_value: unknown, present: boolean): boolean {
+  return present;
+}
+
+function isOptionalString(value: unknown, present: boolean): boolean {
+  return !present || typeof value === 'string';
+}
+
+function isStatus(value: unknown): boolean {
+  return value === 'success' || value === 'error';
+}
 
 /** The fields of the block types the kit reads; a block of another type is kept as it is (MW-187 drops it from requests). */
-const BLOCK_FIELDS: Readonly<Record<string, FieldChecks>> = {
-  text: { text: STRING },
-  reasoning: { text: STRING, signature: OPTIONAL_STRING },
-  toolUse: { toolUseId: STRING, name: STRING, input: ANY_VALUE },
-  toolResult: { toolUseId: STRING, name: OPTIONAL_STRING, status: STATUS },
-  cachePoint: { cacheType: STRING },
-};
+function blockFields(type: string): FieldChecks | undefined {
+  switch (type) {
+    case 'text':
+      return { text: [isString, 'a string'] };
+    case 'reasoning':
+      return { text: [isString, 'a string'], signature: [isOptionalString, 'a string when present'] };
+    case 'toolUse':
+      return { toolUseId: [isString, 'a string'], name: [isString, 'a string'], input: [isPresent, 'present (any JSON value)'] };
+    case 'toolResult':
+      return {
+        toolUseId: [isString, 'a string'],
+        name: [isOptionalString, 'a string when present'],
+        status: [isStatus, "'success' or 'error'"],
+      };
+    case 'cachePoint':
+      return { cacheType: [isString, 'a string'] };
+  }
+  return undefined;
+}
 
 /** The blocks a tool result's `content` holds. */
-const RESULT_CONTENT_FIELDS: Readonly<Record<string, FieldChecks>> = {
-  text: { text: STRING },
-  json: { json: ANY_VALUE },
-};
+function resultContentFields(type: string): FieldChecks | undefined {
+  switch (type) {
+    case 'text':
+      return { text: [isString, 'a string'] };
+    case 'json':
+      return { json: [isPresent, 'present (any JSON value)'] };
+  }
+  return undefined;
+}
 
-/** How a tool result of a halted turn must be: a `name` too, which every recorded result has (MW-183). */
-const RECORDED_RESULT: FieldChecks = { ...BLOCK_FIELDS.toolResult, name: STRING };
+/** How a tool result of a halted turn must be (its type is checked first): a `name` too, which every recorded result has (MW-183). */
+function recordedResultFields(): FieldChecks {
+  return { ...blockFields('toolResult'), name: [isString, 'a string'] };
+}
 
 /**
  * Checks every block of every message: an object with a string `type`, and
@@ -48,7 +80,7 @@ const RECORDED_RESULT: FieldChecks = { ...BLOCK_FIELDS.toolResult, name: STRING 
 export function checkBlocks(messages: readonly Message[], pathOf: (index: number) => string): void {
   messages.forEach((message, index) => {
     message.content.forEach((block, blockIndex) => {
-      checkBlock(block, `${pathOf(index)}.content[${blockIndex}]`, BLOCK_FIELDS);
+      checkBlock(block, `${pathOf(index)}.content[${blockIndex}]`, blockFields);
     });
   });
 }
@@ -60,24 +92,26 @@ export function checkBlocks(messages: readonly Message[], pathOf: (index: number
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the first field at fault.
  */
 export function checkRecordedResult(block: unknown, path: string): void {
-  checkBlock(block, path, { toolResult: RECORDED_RESULT }, 'toolResult');
+  checkBlock(block, path, recordedResultFields, 'toolResult');
 }
 
-function checkBlock(block: unknown, path: string, types: Readonly<Record<string, FieldChecks>>, only?: string): void {
+/** Checks a block's fields as `fieldsOf` gives them for its type; whether its type has fields to check. */
+function checkBlock(block: unknown, path: string, fieldsOf: FieldsOf, only?: string): boolean {
   if (typeof block !== 'object' || block === null || Array.isArray(block))
     throw invalid(`${path} must be a content block { type, ... }, got ${describeValue(block)}`);
   const record = block as Record<string, unknown>;
   const { type } = record;
   if (only !== undefined && type !== only) throw invalid(`${path}.type must be '${only}', got ${describeValue(type)}`);
   if (typeof type !== 'string') throw invalid(`${path}.type must be a string, got ${describeValue(type)}`);
-  const fields = Object.hasOwn(types, type) ? types[type] : undefined;
-  if (fields === undefined) return;
+  const fields = fieldsOf(type);
+  if (fields === undefined) return false;
   for (const [field, [check, expected]] of Object.entries(fields)) {
-    const isPresent = Object.hasOwn(record, field);
-    const value = isPresent ? record[field] : undefined;
-    if (!check(value, isPresent)) throw invalid(`${path}.${field} of a ${type} block must be ${expected}, got ${describeValue(value)}`);
+    const present = Object.hasOwn(record, field);
+    const value = present ? record[field] : undefined;
+    if (!check(value, present)) throw invalid(`${path}.${field} of a ${type} block must be ${expected}, got ${describeValue(value)}`);
   }
   if (type === 'toolResult') checkResultContent(record.content, `${path}.content`);
+  return true;
 }
 
 function checkResultContent(content: unknown, path: string): void {
@@ -85,9 +119,9 @@ function checkResultContent(content: unknown, path: string): void {
     throw invalid(`${path} of a toolResult block must be an array of text and json blocks, got ${describeValue(content)}`);
   content.forEach((block: unknown, index) => {
     const at = `${path}[${index}]`;
-    checkBlock(block, at, RESULT_CONTENT_FIELDS);
-    const { type } = block as { type: string };
-    if (!Object.hasOwn(RESULT_CONTENT_FIELDS, type))
-      throw invalid(`${at}.type of a tool result's content must be 'text' or 'json', got ${describeValue(type)}`);
+    if (!checkBlock(block, at, resultContentFields))
+      throw invalid(
+        `${at}.type of a tool result's content must be 'text' or 'json', got ${describeValue((block as { type: string }).type)}`,
+      );
   });
 }

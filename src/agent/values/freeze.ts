@@ -53,6 +53,8 @@ function isPlainObject(value: object): boolean {
  * and own enumerable property is read once.
  *
  * @param path - What the value is, for the error (`input`, `options.messages`).
+ * @param refuse - The error for a value that cannot be copied, from the problem naming the part and the thrown
+ *   value (the agent's `ERR_INVALID_OPTIONS` unless given).
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part, when the value contains a cycle, is nested
  *   deeper than 1000 levels, or reading a part of it throws (the thrown value is the `cause`).
  * @example
@@ -61,8 +63,8 @@ function isPlainObject(value: object): boolean {
  * const messages = frozenCopy(callerMessages, 'messages'); // the caller's array stays mutable
  * ```
  */
-export function frozenCopy<T>(value: T, path = 'value'): T {
-  if (value === null || typeof value !== 'object') return value;
+export function frozenCopy<T>(value: T, path = 'value', refuse: (problem: string, cause: unknown) => Error = cannotCopy): T {
+  // A primitive is frozen too.
   let frozen = false;
   try {
     frozen = Object.isFrozen(value);
@@ -75,7 +77,7 @@ export function frozenCopy<T>(value: T, path = 'value'): T {
   try {
     return copyPart(value, copying) as T;
   } catch (error) {
-    if (error instanceof CopyFailure) throw cannotCopy(error.problem, error.cause);
+    if (error instanceof CopyFailure) throw refuse(error.problem, error.cause);
     throw error;
   }
 }
@@ -106,10 +108,10 @@ function copyPart(value: unknown, copying: Copying): unknown {
 
 function copyArray(value: readonly unknown[], copying: Copying): readonly unknown[] {
   const { length } = value;
-  const copy = new Array<unknown>(length);
+  const copy: unknown[] = [];
   for (let index = 0; index < length; index++) {
     copying.steps.push(index);
-    copy[index] = copyPart(value[index], copying);
+    copy.push(copyPart(value[index], copying));
     copying.steps.pop();
   }
   return Object.freeze(copy);

@@ -20,6 +20,8 @@ const ABSENT: unique symbol = Symbol('absent');
 
 /** The state of one conversion. */
 interface Converting {
+  /** What the value is called in a problem's path. */
+  readonly root: string;
   /** The path to the part being converted. */
   readonly steps: PathStep[];
   /** The objects being converted, outermost first (the one at depth d is `open[d]`), to find cycles. */
@@ -33,27 +35,25 @@ interface Converting {
 /** Past this many objects, converted ones are remembered (as in `adopt`), so shared parts cost their distinct parts. */
 const REMEMBER_AFTER = 256;
 
-/** The root every problem's path starts from. */
-const ROOT = 'value';
-
 /**
  * The value as `JSON.parse(JSON.stringify(value))` gives it, frozen, or the
  * first problem found (depth first, in key order): a BigInt, a cycle, a
  * function or symbol as the whole value, nesting deeper than 1000 levels, or
  * a getter or `toJSON()` that throws. `undefined` as the whole value is `null`.
  *
+ * @param root - What the value is called in a problem's path.
  * @example
  * ```ts
  * toJsonValue({ when: new Date(0), skip: undefined }); // { ok: true, json: { when: '1970-01-01T00:00:00.000Z' } }
  * toJsonValue({ n: 1n }); // { ok: false, problem: 'value.n is a BigInt' }
  * ```
  */
-export function toJsonValue(value: unknown): JsonConversion {
+export function toJsonValue(value: unknown, root = 'value'): JsonConversion {
   if (value === undefined) return { ok: true, json: null };
-  const converting: Converting = { steps: [], open: [], visits: 0, done: undefined };
+  const converting: Converting = { root, steps: [], open: [], visits: 0, done: undefined };
   try {
     const json = convert(value, '', converting);
-    if (json === ABSENT) return { ok: false, problem: `${ROOT} is ${typeof value === 'symbol' ? 'a symbol' : 'a function'}` };
+    if (json === ABSENT) return { ok: false, problem: `${root} is ${typeof value === 'symbol' ? 'a symbol' : 'a function'}` };
     return { ok: true, json };
   } catch (error) {
     if (error instanceof NotJson) return { ok: false, problem: error.problem };
@@ -62,9 +62,9 @@ export function toJsonValue(value: unknown): JsonConversion {
 }
 
 function convert(given: unknown, key: string, converting: Converting): unknown {
-  const { steps } = converting;
+  const { root, steps } = converting;
   let value = given;
-  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') value = applyToJson(value, key, steps);
+  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') value = applyToJson(value, key, root, steps);
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -72,7 +72,7 @@ function convert(given: unknown, key: string, converting: Converting): unknown {
     case 'number':
       return finiteOrNull(value);
     case 'bigint':
-      throw new NotJson(`${pathText(ROOT, steps)} is a BigInt`);
+      throw new NotJson(`${pathText(root, steps)} is a BigInt`);
     case 'undefined':
     case 'function':
     case 'symbol':
@@ -83,27 +83,27 @@ function convert(given: unknown, key: string, converting: Converting): unknown {
 }
 
 /** The value its `toJSON` method returns, when it has one. */
-function applyToJson(value: object | bigint, key: string, steps: readonly PathStep[]): unknown {
+function applyToJson(value: object | bigint, key: string, root: string, steps: readonly PathStep[]): unknown {
   let toJson: unknown;
   try {
     toJson = (value as { toJSON?: unknown }).toJSON;
   } catch (error) {
-    throw new NotJson(readProblem(ROOT, [...steps, 'toJSON'], error));
+    throw new NotJson(readProblem(root, [...steps, 'toJSON'], error));
   }
   if (typeof toJson !== 'function') return value;
   try {
     return (toJson as (key: string) => unknown).call(value, key);
   } catch (error) {
-    throw new NotJson(`${pathText(ROOT, steps)}.toJSON() threw: ${thrownText(error)}`);
+    throw new NotJson(`${pathText(root, steps)}.toJSON() threw: ${thrownText(error)}`);
   }
 }
 
 function convertObject(value: object, converting: Converting): unknown {
-  const { steps, open } = converting;
+  const { root, steps, open } = converting;
   const ancestor = open.indexOf(value);
-  if (ancestor !== -1) throw new NotJson(cycleProblem(ROOT, steps, ancestor));
+  if (ancestor !== -1) throw new NotJson(cycleProblem(root, steps, ancestor));
   if (converting.done?.has(value) === true) return converting.done.get(value);
-  if (steps.length >= MAX_DEPTH) throw new NotJson(depthProblem(ROOT, steps));
+  if (steps.length >= MAX_DEPTH) throw new NotJson(depthProblem(root, steps));
   if (++converting.visits > REMEMBER_AFTER) converting.done ??= new Map();
   open.push(value);
   let json: unknown;
@@ -111,7 +111,7 @@ function convertObject(value: object, converting: Converting): unknown {
     json = Array.isArray(value) ? convertArray(value, converting) : convertEntries(value, converting);
   } catch (error) {
     if (error instanceof NotJson) throw error;
-    throw new NotJson(readProblem(ROOT, steps, error));
+    throw new NotJson(readProblem(root, steps, error));
   }
   open.pop();
   converting.done?.set(value, json);
@@ -120,12 +120,12 @@ function convertObject(value: object, converting: Converting): unknown {
 
 function convertArray(value: readonly unknown[], converting: Converting): readonly unknown[] {
   const { length } = value;
-  const json = new Array<unknown>(length);
+  const json: unknown[] = [];
   for (let index = 0; index < length; index++) {
     converting.steps.push(index);
     const element = convert(value[index], String(index), converting);
     converting.steps.pop();
-    json[index] = element === ABSENT ? null : element;
+    json.push(element === ABSENT ? null : element);
   }
   return Object.freeze(json);
 }

@@ -4,14 +4,13 @@
  * be nested, the texts of the problems they find, and the text a thrown
  * value is shown as.
  */
+import { isObject } from '../../util/is-object';
 
 /** Arrays and objects nested deeper than this are refused, so no walk recurses without bound. */
 export const MAX_DEPTH = 1000;
 
 /** One step from a value to a part of it: an array index or an object key. */
 export type PathStep = string | number;
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** Paths longer than this show their first and last {@link PATH_END} steps around `…`. */
 const LONGEST_PATH = 20;
@@ -37,7 +36,8 @@ function stepsText(steps: readonly PathStep[], from: number, to: number): string
   let text = '';
   for (let index = from; index < to; index++) {
     const step = steps[index] as PathStep;
-    text += typeof step === 'number' ? `[${step}]` : IDENTIFIER.test(step) ? `.${step}` : `[${JSON.stringify(step)}]`;
+    // An index never reads as an identifier, so it shows as `[index]`, its JSON text.
+    text += /^[A-Za-z_$][\w$]*$/.test(String(step)) ? `.${step}` : `[${JSON.stringify(step)}]`;
   }
   return text;
 }
@@ -57,13 +57,10 @@ export function readProblem(root: string, steps: readonly PathStep[], thrown: un
   return `reading ${pathText(root, steps)} threw: ${thrownText(thrown)}`;
 }
 
-/** Shown for a thrown value that neither its `message` nor `String()` can turn into text. */
-export const UNREADABLE = '(no readable message)';
-
 /**
  * The text a thrown value is shown as: its `message` when that reads as a
  * string (an Error, from any realm), else `String(value)`, else
- * {@link UNREADABLE} (an object without a prototype, an Error whose
+ * `(no readable message)` (an object without a prototype, an Error whose
  * `message` getter throws). Never throws.
  *
  * @example
@@ -73,7 +70,7 @@ export const UNREADABLE = '(no readable message)';
  * ```
  */
 export function thrownText(value: unknown): string {
-  if ((typeof value === 'object' && value !== null) || typeof value === 'function') {
+  if (isObject(value) || typeof value === 'function') {
     try {
       const message = (value as { message?: unknown }).message;
       if (typeof message === 'string') return message;
@@ -84,6 +81,6 @@ export function thrownText(value: unknown): string {
   try {
     return String(value);
   } catch {
-    return UNREADABLE;
+    return '(no readable message)';
   }
 }
