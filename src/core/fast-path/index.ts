@@ -10,7 +10,8 @@
  * that and on nothing more; a change here is proved against the plain
  * construct (the tests in `test/core/fast-path/` run both side by side), and
  * kept only while a benchmark on the built package shows it pays
- * (`bench/README.md`).
+ * (`bench/README.md`, "What each speed trick buys": each part against its
+ * plain construct).
  *
  * | part | replaces | must behave exactly like |
  * | --- | --- | --- |
