@@ -57,6 +57,13 @@ export async function haltedTurnSnapshot(): Promise<Data> {
   return JSON.parse(JSON.stringify(agent.snapshot())) as Data;
 }
 
+/** A copy of `saved` changed by `change`; `saved` stays as it was. */
+export function changedCopy(saved: Data, change: (snapshot: Data) => void): Data {
+  const copy = structuredClone(saved);
+  change(copy);
+  return copy;
+}
+
 /** What restoring the snapshot gives: the error's code and stage and the part its message names first, or 'restored'. */
 export function restore(snapshot: Data): unknown {
   try {

@@ -9,6 +9,7 @@ import { ScriptedModel, textTurn } from '../../src/testing/index';
 import {
   blockAt,
   haltedAgentParts,
+  changedCopy,
   haltedTurnSnapshot,
   refused,
   restore,
@@ -27,11 +28,7 @@ describe('Agent', () => {
     });
 
     /** The saved snapshot changed by `change`. */
-    const changed = (change: (snapshot: Data) => void): Data => {
-      const copy = structuredClone(saved);
-      change(copy);
-      return copy;
-    };
+    const changed = (change: (snapshot: Data) => void): Data => changedCopy(saved, change);
 
     it('is the halted turn the checks below change: one recorded result, for the first tool use', () => {
       expect(saved.halted.turn.results).toEqual([

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   blockAt,
   haltedPart,
+  changedCopy,
   haltedTurnSnapshot,
   refusal,
   resultAt,
@@ -25,11 +26,7 @@ describe('Agent', () => {
     });
 
     /** The saved snapshot changed by `change`. */
-    const changed = (change: (snapshot: Data) => void): Data => {
-      const copy = structuredClone(saved);
-      change(copy);
-      return copy;
-    };
+    const changed = (change: (snapshot: Data) => void): Data => changedCopy(saved, change);
 
     it.each<[string, (snapshot: Data) => void, string]>([
       [
