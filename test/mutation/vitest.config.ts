@@ -12,7 +12,7 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: [
-      'test/{stage,registry,invoke,errors,util}/**/*.test.ts',
+      'test/{core,util}/**/*.test.ts',
       'test/conformance.test.ts',
       'test/system-prompt.test.ts',
       'test/public-values.test.ts',
