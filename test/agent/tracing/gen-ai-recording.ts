@@ -6,22 +6,19 @@
  */
 import * as otel from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { genAiSpans, type AgentEvent } from '../../../src/agent/index';
 import type { TracingOptions } from '../../../src/middleware/index';
 import { ScriptedModel } from '../../../src/testing/index';
+import { recordingTracer } from '../../middleware/recording-tracer';
 
 /** A scripted model that names itself, as a provider's model does. */
 export class NamedModel extends ScriptedModel {
   readonly modelId = 'test-model';
 }
 
-/** A tracer over an in-memory exporter. */
-export function recording() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { exporter, tracer: provider.getTracer('test') };
-}
+/** A tracer over an in-memory exporter (the one the tests of `tracing()` use). */
+export const recording = recordingTracer;
 
 /** A finished span as the tests compare it: everything a backend reads, the parent by name. */
 export function tree(spans: readonly ReadableSpan[]) {
