@@ -1,7 +1,7 @@
 /**
  * The bundles and handlers of the agent case vocabulary for the agent
- * middleware of spec section 5c: contributed tools, compression, the todo
- * list, sub-agents, the composition functions.
+ * middleware of spec sections 5c and 5d: contributed tools, compression, the todo
+ * list, sub-agents, the composition functions, the call limits.
  */
 import type { Middleware, MiddlewareRegistry } from '../../src/core/index';
 import {
@@ -14,7 +14,9 @@ import {
   afterToolCall,
   checkFinalAnswer,
   compaction,
+  modelCallLimit,
   subagent,
+  toolCallLimit,
   todoList,
   type InvokeModelContext,
   type Message,
@@ -71,6 +73,18 @@ export function buildBundle(world: World, spec: AgentCaseBundle): Middleware {
         ...(spec.systemPrompt === undefined ? {} : { systemPrompt: spec.systemPrompt }),
       });
     }
+    case 'modelCallLimit':
+      return modelCallLimit({
+        ...(spec.runLimit === undefined ? {} : { runLimit: spec.runLimit }),
+        ...(spec.sessionLimit === undefined ? {} : { sessionLimit: spec.sessionLimit }),
+      });
+    case 'toolCallLimit':
+      return toolCallLimit({
+        ...(spec.tool === undefined ? {} : { tool: spec.tool }),
+        ...(spec.runLimit === undefined ? {} : { runLimit: spec.runLimit }),
+        ...(spec.sessionLimit === undefined ? {} : { sessionLimit: spec.sessionLimit }),
+        ...(spec.onLimit === undefined ? {} : { onLimit: spec.onLimit }),
+      });
     case 'throwing':
       return {
         name: 'throwing',

@@ -98,7 +98,7 @@ export const handler = z
 /** A bundle of the agent middleware (section 5c) or of scripted tools. */
 export const bundle = z
   .strictObject({
-    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing']),
+    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing', 'modelCallLimit', 'toolCallLimit']),
     name: z.string().optional().describe("tools: the bundle's name; subagent: the tool's and child's name"),
     tools: z.array(tool).optional().describe("tools: the scripted tools it contributes; subagent: the child's tools"),
     maxTokens: z.number().optional().describe('compaction, budget: the budget'),
@@ -109,6 +109,10 @@ export const bundle = z
     systemPrompt: z.string().optional().describe("subagent: the child's system prompt"),
     model: z.array(turn).optional().describe("subagent: the child's scripted model turns"),
     inherit: z.enum(['handlers', 'none']).optional().describe('subagent'),
+    runLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),
+    sessionLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),
+    tool: z.string().optional().describe('toolCallLimit: the tool whose calls count (every tool when absent)'),
+    onLimit: z.enum(['answer', 'end']).optional().describe('toolCallLimit'),
     scope: z.enum(['agent', 'parent']).optional().describe("Where it is registered: the agent's registry (default) or its parent registry"),
   })
   .describe('A bundle registered with registry.use (throwing: its setup throws Error("setup failed"))');

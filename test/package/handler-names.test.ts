@@ -97,6 +97,17 @@ function expectedNames(): Record<string, unknown> {
       '└─ 1. helper  [bundle subagent:helper]',
     ].join('\n'),
   };
+  // The call limits (MW-271, MW-272): a bundle per limit, each handler named after the factory.
+  expected.modelCallLimit = {
+    name: 'modelCallLimit',
+    describe: ['modelCallLimit'],
+    explain: ['stage "invokeModel"', '└─ wrap    1. modelCallLimit  [bundle modelCallLimit]', '   └─ terminal'].join('\n'),
+  };
+  expected.toolCallLimit = {
+    name: 'toolCallLimit:search',
+    describe: ['toolCallLimit'],
+    explain: ['stage "executeTool"', '└─ wrap    1. toolCallLimit  [bundle toolCallLimit:search]', '   └─ terminal'].join('\n'),
+  };
   expected.afterToolCall = {
     name: 'afterToolCall',
     describe: ['afterToolCall'],
@@ -125,6 +136,11 @@ function factoryNames(): Record<string, unknown> {
     './agent errorsAsAnswers': handler('errorsAsAnswers'),
     './agent subagent': { bundle: 'subagent:helper', describe: { executeTool: ['subagent'] } },
     './agent todoList': { bundle: 'todoList', describe: { invokeModel: ['todoList'] } },
+    './agent modelCallLimit': { bundle: 'modelCallLimit', describe: { invokeModel: ['modelCallLimit'], turn: ['modelCallLimit'] } },
+    './agent toolCallLimit': {
+      bundle: 'toolCallLimit:search',
+      describe: { invokeModel: ['toolCallLimit'], executeTool: ['toolCallLimit'], turn: ['toolCallLimit'] },
+    },
     './agent turnAction': handler('turnAction'),
     './middleware cache': handler('cache'),
     './middleware fallback': handler('fallback'),
@@ -156,7 +172,7 @@ describe('built-in handlers of the installed package', () => {
         .filter((item) => isValue(item.kind))
         .map((item) => item.name);
       expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([
-        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'subagent', 'todoList'],
+        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'modelCallLimit', 'subagent', 'todoList', 'toolCallLimit'],
         [],
       ]);
     });

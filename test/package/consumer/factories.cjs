@@ -52,6 +52,8 @@ function factoryCalls(kit) {
       compaction: () => ({ bundle: agent.compaction({ maxTokens: 10 }) }),
       todoList: () => ({ bundle: agent.todoList() }),
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
+      modelCallLimit: () => ({ bundle: agent.modelCallLimit({ runLimit: 3 }) }),
+      toolCallLimit: () => ({ bundle: agent.toolCallLimit({ tool: 'search', runLimit: 3 }) }),
     },
     './testing': {
       scriptedTerminal: () => ({ terminal: testing.scriptedTerminal([['done']]) }),

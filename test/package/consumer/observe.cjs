@@ -87,6 +87,8 @@ function agentHandlerNames(kit) {
     compaction: [agent.compaction({ maxTokens: 10 }), agent.CompressContextStage],
     todoList: [agent.todoList(), agent.InvokeModelStage],
     subagent: [agent.subagent({ name: 'helper', description: 'Helps.', model: { stream() {} } }), agent.ExecuteToolStage],
+    modelCallLimit: [agent.modelCallLimit({ runLimit: 3 }), agent.InvokeModelStage],
+    toolCallLimit: [agent.toolCallLimit({ tool: 'search', runLimit: 3 }), agent.ExecuteToolStage],
   };
   const observed = {};
   for (const [factory, [bundle, stage]] of Object.entries(bundles)) {
