@@ -15,11 +15,13 @@ import {
   checkFinalAnswer,
   compaction,
   modelCallLimit,
+  pii,
   subagent,
   toolCallLimit,
   todoList,
   type InvokeModelContext,
   type Message,
+  type PiiType,
 } from '../../src/agent/index';
 import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-handlers';
 import { buildModel, buildTool, userError, type World } from './doubles';
@@ -84,6 +86,22 @@ export function buildBundle(world: World, spec: AgentCaseBundle): Middleware {
         ...(spec.runLimit === undefined ? {} : { runLimit: spec.runLimit }),
         ...(spec.sessionLimit === undefined ? {} : { sessionLimit: spec.sessionLimit }),
         ...(spec.onLimit === undefined ? {} : { onLimit: spec.onLimit }),
+      });
+    case 'pii':
+      return pii({
+        ...(spec.types === undefined ? {} : { types: spec.types as PiiType[] }),
+        ...(spec.patterns === undefined
+          ? {}
+          : {
+              patterns: spec.patterns.map(({ name, source, maxLength }) => ({
+                name,
+                pattern: new RegExp(source),
+                ...(maxLength === undefined ? {} : { maxLength }),
+              })),
+            }),
+        ...(spec.input === undefined ? {} : { input: spec.input }),
+        ...(spec.output === undefined ? {} : { output: spec.output }),
+        ...(spec.toolResults === undefined ? {} : { toolResults: spec.toolResults }),
       });
     case 'throwing':
       return {
@@ -165,6 +183,14 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
         for await (const event of next()) {
           if (event.type === 'contextCompressed')
             world.observations.push(`compressed replaced=${event.replaced.length} messages=${event.messages.length}`);
+          yield event;
+        }
+      });
+      return true;
+    case 'agentStream.wrap.observeText':
+      registry.add(AgentStreamStage.Wrap, async function* observeText(_context, next) {
+        for await (const event of next()) {
+          if (event.type === 'textDelta') world.observations.push(`text ${JSON.stringify(event.text)}`);
           yield event;
         }
       });

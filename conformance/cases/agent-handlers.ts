@@ -57,6 +57,7 @@ export const handler = z
       'observeModelState',
       'convertToLlm',
       'observeCompressed',
+      'observeText',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -98,7 +99,7 @@ export const handler = z
 /** A bundle of the agent middleware (section 5c) or of scripted tools. */
 export const bundle = z
   .strictObject({
-    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing', 'modelCallLimit', 'toolCallLimit']),
+    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing', 'modelCallLimit', 'toolCallLimit', 'pii']),
     name: z.string().optional().describe("tools: the bundle's name; subagent: the tool's and child's name"),
     tools: z.array(tool).optional().describe("tools: the scripted tools it contributes; subagent: the child's tools"),
     maxTokens: z.number().optional().describe('compaction, budget: the budget'),
@@ -113,6 +114,14 @@ export const bundle = z
     sessionLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),
     tool: z.string().optional().describe('toolCallLimit: the tool whose calls count (every tool when absent)'),
     onLimit: z.enum(['answer', 'end']).optional().describe('toolCallLimit'),
+    types: z.array(z.string()).optional().describe('pii: the built-in types'),
+    patterns: z
+      .array(z.strictObject({ name: z.string(), source: z.string(), maxLength: z.number().int().positive().optional() }))
+      .optional()
+      .describe('pii: patterns of its own, each pattern new RegExp(source)'),
+    input: z.enum(['redact', 'mask', 'hash', 'block']).optional().describe('pii'),
+    output: z.enum(['redact', 'mask', 'hash', 'block']).optional().describe('pii'),
+    toolResults: z.enum(['redact', 'mask', 'hash', 'block']).optional().describe('pii'),
     scope: z.enum(['agent', 'parent']).optional().describe("Where it is registered: the agent's registry (default) or its parent registry"),
   })
   .describe('A bundle registered with registry.use (throwing: its setup throws Error("setup failed"))');

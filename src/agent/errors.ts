@@ -34,6 +34,10 @@ export const AGENT_ERROR_CODES = {
     rule: 'MW-185',
     meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result',
   },
+  ERR_PII_DETECTED: {
+    rule: 'MW-275',
+    meaning: 'the `pii` middleware found personal data where its strategy is `block` (user input, model output or a tool result)',
+  },
 } as const satisfies ErrorTable;
 
 /** A code the agent kit adds (its table, not the core's codes it raises too). */
@@ -201,5 +205,15 @@ export function invalidMiddlewareCall(call: unknown): MiddlewareError {
     code: 'ERR_INVALID_OPTIONS',
     stage: InvokeModelStage.name,
     message: `invokeModel(call): a middleware model call needs { caller: non-empty string, messages: Message[], systemPrompt?, toolSpecs?, model? }, got ${describeValue(call)}.`,
+  });
+}
+
+/** Personal data found where `pii`'s strategy is `block`; the message names the kind, never the data. */
+export function piiDetected(stage: string, where: string, type: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_PII_DETECTED',
+    stage,
+    handler: 'pii',
+    message: `pii: found ${type} data in ${where}, where the strategy is block. Remove it, or choose redact, mask or hash for ${where}.`,
   });
 }

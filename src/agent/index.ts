@@ -49,6 +49,8 @@ export { subagent } from './middleware/subagent';
 export type { SubagentOptions } from './middleware/subagent';
 export { modelCallLimit, toolCallLimit } from './middleware/call-limits';
 export type { ModelCallLimitOptions, ToolCallLimitAction, ToolCallLimitOptions } from './middleware/call-limits';
+export { pii } from './middleware/pii';
+export type { PiiOptions, PiiPattern, PiiStrategy, PiiType } from './middleware/pii';
 export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';

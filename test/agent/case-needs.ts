@@ -84,7 +84,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       agent.inheritTools !== undefined ||
       runs.some((run) => run.use !== undefined || run.expect?.middlewareUsage !== undefined || run.expect?.compressed !== undefined) ||
       handlers.some((handler) => handler.stage === 'compressContext') ||
-      handles('afterToolCall', 'checkFinalAnswer', 'observeCaller', 'observeCompressed') ||
+      handles('afterToolCall', 'checkFinalAnswer', 'observeCaller', 'observeCompressed', 'observeText') ||
       expected.childModelCalls !== undefined ||
       (expected.modelCalls ?? []).some((call) => call.toolNames !== undefined),
     aiSdk: agent.aiSdk !== undefined || agent.toolChoice !== undefined || expected.aiSdkCalls !== undefined,

@@ -108,6 +108,12 @@ function expectedNames(): Record<string, unknown> {
     describe: ['toolCallLimit'],
     explain: ['stage "executeTool"', '└─ wrap    1. toolCallLimit  [bundle toolCallLimit:search]', '   └─ terminal'].join('\n'),
   };
+  // pii (MW-273): one bundle, its handler on each place named pii.
+  expected.pii = {
+    name: 'pii',
+    describe: ['pii', 'pii'],
+    explain: ['stage "invokeModel"', '├─ input   1. pii  [bundle pii]', '└─ wrap    1. pii  [bundle pii]', '   └─ terminal'].join('\n'),
+  };
   expected.afterToolCall = {
     name: 'afterToolCall',
     describe: ['afterToolCall'],
@@ -136,6 +142,7 @@ function factoryNames(): Record<string, unknown> {
     './agent errorsAsAnswers': handler('errorsAsAnswers'),
     './agent subagent': { bundle: 'subagent:helper', describe: { executeTool: ['subagent'] } },
     './agent todoList': { bundle: 'todoList', describe: { invokeModel: ['todoList'] } },
+    './agent pii': { bundle: 'pii', describe: { invokeModel: ['pii', 'pii'], executeTool: ['pii'] } },
     './agent modelCallLimit': { bundle: 'modelCallLimit', describe: { invokeModel: ['modelCallLimit'], turn: ['modelCallLimit'] } },
     './agent toolCallLimit': {
       bundle: 'toolCallLimit:search',
@@ -172,7 +179,7 @@ describe('built-in handlers of the installed package', () => {
         .filter((item) => isValue(item.kind))
         .map((item) => item.name);
       expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([
-        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'modelCallLimit', 'subagent', 'todoList', 'toolCallLimit'],
+        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'modelCallLimit', 'pii', 'subagent', 'todoList', 'toolCallLimit'],
         [],
       ]);
     });

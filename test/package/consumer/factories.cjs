@@ -54,6 +54,7 @@ function factoryCalls(kit) {
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
       modelCallLimit: () => ({ bundle: agent.modelCallLimit({ runLimit: 3 }) }),
       toolCallLimit: () => ({ bundle: agent.toolCallLimit({ tool: 'search', runLimit: 3 }) }),
+      pii: () => ({ bundle: agent.pii({ input: 'redact', output: 'redact', toolResults: 'redact' }) }),
     },
     './testing': {
       scriptedTerminal: () => ({ terminal: testing.scriptedTerminal([['done']]) }),

@@ -89,6 +89,7 @@ function agentHandlerNames(kit) {
     subagent: [agent.subagent({ name: 'helper', description: 'Helps.', model: { stream() {} } }), agent.ExecuteToolStage],
     modelCallLimit: [agent.modelCallLimit({ runLimit: 3 }), agent.InvokeModelStage],
     toolCallLimit: [agent.toolCallLimit({ tool: 'search', runLimit: 3 }), agent.ExecuteToolStage],
+    pii: [agent.pii({ input: 'redact', output: 'redact' }), agent.InvokeModelStage],
   };
   const observed = {};
   for (const [factory, [bundle, stage]] of Object.entries(bundles)) {
