@@ -203,3 +203,14 @@ export function invalidMiddlewareCall(call: unknown): MiddlewareError {
     message: `invokeModel(call): a middleware model call needs { caller: non-empty string, messages: Message[], systemPrompt?, toolSpecs?, model? }, got ${describeValue(call)}.`,
   });
 }
+
+/** The error of a `defineMiddleware` definition it cannot compile (MW-316); `path` locates the value in the definition. */
+export function invalidDefinition(name: unknown, path: string, problem: string, value: unknown): MiddlewareError {
+  const of = typeof name === 'string' ? ` "${name}"` : '';
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    phase: 'register',
+    handler: 'defineMiddleware',
+    message: `defineMiddleware()${of}: ${path} ${problem}, got ${describeValue(value)}.`,
+  });
+}

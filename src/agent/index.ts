@@ -47,6 +47,8 @@ export { todoList } from './middleware/todo-list';
 export type { Todo, TodoListOptions } from './middleware/todo-list';
 export { subagent } from './middleware/subagent';
 export type { SubagentOptions } from './middleware/subagent';
+export { defineMiddleware } from './middleware/define-middleware';
+export type { Hook, HookOptions, MiddlewareDefinition, StageHooks } from './types/middleware-definition';
 export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
