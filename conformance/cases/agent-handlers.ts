@@ -95,12 +95,25 @@ export const handler = z
   })
   .describe('A handler; see the runner for what each "do" means');
 
+/** A hook of a `defined` bundle: the handler a handler of the vocabulary registers, with ordering options. */
+export const hook = handler
+  .extend({
+    order: z.number().optional().describe('The hook option order'),
+    before: z.array(z.string()).optional().describe('The hook option before'),
+    after: z.array(z.string()).optional().describe('The hook option after'),
+  })
+  .describe(
+    'A hook of a defined bundle (MW-315): the handler { stage, phase, do, ... } registers, with the options id, order, before, after',
+  );
+
 /** A bundle of the agent middleware (section 5c) or of scripted tools. */
 export const bundle = z
   .strictObject({
-    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing']),
-    name: z.string().optional().describe("tools: the bundle's name; subagent: the tool's and child's name"),
-    tools: z.array(tool).optional().describe("tools: the scripted tools it contributes; subagent: the child's tools"),
+    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing', 'defined']),
+    name: z.string().optional().describe("tools, defined: the bundle's name; subagent: the tool's and child's name"),
+    tools: z.array(tool).optional().describe("tools, defined: the scripted tools it contributes; subagent: the child's tools"),
+    hooks: z.array(hook).optional().describe('defined: the hooks of the definition, each under the key of its stage and its phase'),
+    unknownKey: z.string().optional().describe('defined: a key of that name, holding {}, added to the definition'),
     maxTokens: z.number().optional().describe('compaction, budget: the budget'),
     keepRecent: z.number().int().nonnegative().optional().describe('compaction'),
     countMessages: z.boolean().optional().describe('compaction, budget: count one token per message instead of estimateTokens'),
