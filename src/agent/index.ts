@@ -48,7 +48,7 @@ export type { Todo, TodoListOptions } from './middleware/todo-list';
 export { subagent } from './middleware/subagent';
 export type { SubagentOptions } from './middleware/subagent';
 export { defineMiddleware } from './middleware/define-middleware';
-export type { Hook, HookOptions, MiddlewareDefinition, StageHooks } from './types/middleware-definition';
+export type { MiddlewareDefinition } from './types/middleware-definition';
 export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
