@@ -57,6 +57,7 @@ export const handler = z
       'observeModelState',
       'convertToLlm',
       'observeCompressed',
+      'countWithKey',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -92,6 +93,7 @@ export const handler = z
         'executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"',
       ),
     nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
+    checked: z.boolean().optional().describe('invokeModel.input.countWithKey: the key has a schema of counts'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

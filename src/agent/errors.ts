@@ -34,6 +34,10 @@ export const AGENT_ERROR_CODES = {
     rule: 'MW-185',
     meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result',
   },
+  ERR_RUN_STATE_INVALID: {
+    rule: 'MW-318',
+    meaning: "a value read or written through a state key of `createStateKey` was rejected by the key's schema",
+  },
 } as const satisfies ErrorTable;
 
 /** A code the agent kit adds (its table, not the core's codes it raises too). */
@@ -212,5 +216,26 @@ export function invalidDefinition(name: unknown, path: string, problem: string, 
     phase: 'register',
     handler: 'defineMiddleware',
     message: `defineMiddleware()${of}: ${path} ${problem}, got ${describeValue(value)}.`,
+  });
+}
+
+/** The error of `createStateKey` given a bad name or schema, or of a key given no context (MW-317). */
+export function invalidStateKey(problem: string, value: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    phase: 'register',
+    handler: 'createStateKey',
+    message: `createStateKey(): ${problem}, got ${describeValue(value)}.`,
+  });
+}
+
+/** The error of a value a state key's schema rejected (MW-318). */
+export function stateValueRejected(name: string, access: 'read' | 'written', issues: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_RUN_STATE_INVALID',
+    message: `The value ${access} under the state key "${name}" does not fit its schema (see cause); ${
+      access === 'read' ? 'whoever stored it there should write it through the key' : "pass a value of the key's type"
+    }.`,
+    cause: issues,
   });
 }

@@ -48,6 +48,8 @@ export type { Todo, TodoListOptions } from './middleware/todo-list';
 export { subagent } from './middleware/subagent';
 export type { SubagentOptions } from './middleware/subagent';
 export { defineMiddleware } from './middleware/define-middleware';
+export { createStateKey } from './values/state-key';
+export type { StateKey } from './types/state-key';
 export type { MiddlewareDefinition } from './types/middleware-definition';
 export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
