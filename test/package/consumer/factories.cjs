@@ -52,6 +52,7 @@ function factoryCalls(kit) {
       compaction: () => ({ bundle: agent.compaction({ maxTokens: 10 }) }),
       todoList: () => ({ bundle: agent.todoList() }),
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
+      defineMiddleware: () => ({ bundle: agent.defineMiddleware({ name: 'defined', model: { input: (context) => context } }) }),
     },
     './testing': {
       scriptedTerminal: () => ({ terminal: testing.scriptedTerminal([['done']]) }),
@@ -79,6 +80,7 @@ const NOT_FACTORIES = {
     'turnTerminal',
     'createInterrupt',
     'createModelContext',
+    'createStateKey',
     'defineTool',
     'errorResult',
     'estimateTokens',
