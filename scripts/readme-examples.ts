@@ -39,6 +39,7 @@ const SHOWN: readonly ShownExample[] = [
   { page: 'docs/agent-kit.md', heading: '## Durable runs', file: 'examples/durable-runs.ts', from: 'import ' },
   { page: 'docs/agent-kit.md', heading: '## What handlers see of the agent', file: 'examples/agent-view.ts', from: 'import ' },
   { page: 'docs/agent-kit.md', heading: '## Agent middleware', file: 'examples/agent-middleware.ts', from: 'import ' },
+  { page: 'docs/agent-kit.md', heading: '## One object per concern', file: 'examples/call-limit.ts', from: 'import ' },
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

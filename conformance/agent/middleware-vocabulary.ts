@@ -32,8 +32,11 @@ type ToolResultPatch = ReturnType<Parameters<typeof afterToolCall>[0]>;
 /** One token per message: a counter whose counts a case can state by looking at the history. */
 const countMessages = (messages: readonly Message[]): number => messages.length;
 
-/** The bundle a case bundle describes. */
-export function buildBundle(world: World, spec: AgentCaseBundle): Middleware {
+/** The bundle a case bundle describes (a `defined` one is built by `defined-bundle.ts`, which needs the whole vocabulary). */
+export function buildBundle(
+  world: World,
+  spec: AgentCaseBundle & { readonly kind: Exclude<AgentCaseBundle['kind'], 'defined'> },
+): Middleware {
   switch (spec.kind) {
     case 'tools': {
       const tools = (spec.tools ?? []).map((tool) => buildTool(world, tool));

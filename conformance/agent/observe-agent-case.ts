@@ -24,7 +24,7 @@ import type { AgentObservation, AgentRunObservation } from '../protocol/agent-ob
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
 import { aiSdkCallObservation, buildAiSdkModel } from './ai-sdk-double';
 import { buildModel, buildTool, type World } from './doubles';
-import { buildBundle } from './middleware-vocabulary';
+import { buildCaseBundle } from './defined-bundle';
 import { TurnResultWatch } from './turn-results';
 import { register, stages } from './vocabulary';
 
@@ -45,7 +45,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   const turnResults = new TurnResultWatch(registry);
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
   for (const bundle of testCase.agent.bundles ?? [])
-    (bundle.scope === 'parent' ? parentRegistry : registry).use(buildBundle(world, bundle));
+    (bundle.scope === 'parent' ? parentRegistry : registry).use(buildCaseBundle(world, bundle));
   const aiSdk = testCase.agent.aiSdk === undefined ? undefined : buildAiSdkModel(world, testCase.agent.aiSdk);
   const { model, scripted } =
     aiSdk === undefined
@@ -97,7 +97,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
         session = await restored(adapter, setup, session, run.restore, run.snapshotPatch);
         world.session = session;
       }
-      const use = run.use?.map((bundle) => buildBundle(world, bundle));
+      const use = run.use?.map((bundle) => buildCaseBundle(world, bundle));
       for await (const event of session.run({
         input: input as string | Message[] | undefined,
         resume: run.resume,

@@ -113,10 +113,10 @@ export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
   rules: z
-    .array(z.string().regex(/^MW-(1[0-9]|21|2[7-9])\d$/))
+    .array(z.string().regex(/^MW-(1[0-9]|21|2[7-9]|3[0-2])\d$/))
     .min(1)
     .describe(
-      'Rules of sections 5, 5b, 5c and 5d (MW-100 – MW-179, MW-270 – MW-299), the providers and observability rules (MW-180 – MW-199) and MW-210',
+      'Rules of sections 5, 5b, 5c and 5d (MW-100 – MW-179, MW-270 – MW-299), the providers and observability rules (MW-180 – MW-199), MW-210 and the rules of providers and own loops (MW-300 – MW-329)',
     ),
   kind: z.literal('agent'),
   needs: z

@@ -58,6 +58,7 @@ export const handler = z
       'convertToLlm',
       'observeCompressed',
       'observeText',
+      'countWithKey',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -93,15 +94,40 @@ export const handler = z
         'executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"',
       ),
     nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
+    checked: z.boolean().optional().describe('invokeModel.input.countWithKey: the key has a schema of counts'),
   })
   .describe('A handler; see the runner for what each "do" means');
+
+/** A hook of a `defined` bundle: the handler a handler of the vocabulary registers, with ordering options. */
+export const hook = handler
+  .extend({
+    order: z.number().optional().describe('The hook option order'),
+    before: z.array(z.string()).optional().describe('The hook option before'),
+    after: z.array(z.string()).optional().describe('The hook option after'),
+  })
+  .describe(
+    'A hook of a defined bundle (MW-315): the handler { stage, phase, do, ... } registers, with the options id, order, before, after',
+  );
 
 /** A bundle of the agent middleware (section 5c) or of scripted tools. */
 export const bundle = z
   .strictObject({
-    kind: z.enum(['tools', 'todoList', 'compaction', 'subagent', 'budget', 'throwing', 'modelCallLimit', 'toolCallLimit', 'pii']),
-    name: z.string().optional().describe("tools: the bundle's name; subagent: the tool's and child's name"),
-    tools: z.array(tool).optional().describe("tools: the scripted tools it contributes; subagent: the child's tools"),
+    kind: z.enum([
+      'tools',
+      'todoList',
+      'compaction',
+      'subagent',
+      'budget',
+      'throwing',
+      'modelCallLimit',
+      'toolCallLimit',
+      'pii',
+      'defined',
+    ]),
+    name: z.string().optional().describe("tools, defined: the bundle's name; subagent: the tool's and child's name"),
+    tools: z.array(tool).optional().describe("tools, defined: the scripted tools it contributes; subagent: the child's tools"),
+    hooks: z.array(hook).optional().describe('defined: the hooks of the definition, each under the key of its stage and its phase'),
+    unknownKey: z.string().optional().describe('defined: a key of that name, holding {}, added to the definition'),
     maxTokens: z.number().optional().describe('compaction, budget: the budget'),
     keepRecent: z.number().int().nonnegative().optional().describe('compaction'),
     countMessages: z.boolean().optional().describe('compaction, budget: count one token per message instead of estimateTokens'),

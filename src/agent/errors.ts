@@ -38,6 +38,10 @@ export const AGENT_ERROR_CODES = {
     rule: 'MW-275',
     meaning: 'the `pii` middleware found personal data where its strategy is `block` (user input, model output or a tool result)',
   },
+  ERR_RUN_STATE_INVALID: {
+    rule: 'MW-318',
+    meaning: "a value read or written through a state key of `createStateKey` was rejected by the key's schema",
+  },
 } as const satisfies ErrorTable;
 
 /** A code the agent kit adds (its table, not the core's codes it raises too). */
@@ -215,5 +219,37 @@ export function piiDetected(stage: string, where: string, type: string): Middlew
     stage,
     handler: 'pii',
     message: `pii: found ${type} data in ${where}, where the strategy is block. Remove it, or choose redact, mask or hash for ${where}.`,
+  });
+}
+
+/** The error of a `defineMiddleware` definition it cannot compile (MW-316); `path` locates the value in the definition. */
+export function invalidDefinition(name: unknown, path: string, problem: string, value: unknown): MiddlewareError {
+  const of = typeof name === 'string' ? ` "${name}"` : '';
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    phase: 'register',
+    handler: 'defineMiddleware',
+    message: `defineMiddleware()${of}: ${path} ${problem}, got ${describeValue(value)}.`,
+  });
+}
+
+/** The error of `createStateKey` given a bad name or schema, or of a key given no context (MW-317). */
+export function invalidStateKey(problem: string, value: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    phase: 'register',
+    handler: 'createStateKey',
+    message: `createStateKey(): ${problem}, got ${describeValue(value)}.`,
+  });
+}
+
+/** The error of a value a state key's schema rejected (MW-318). */
+export function stateValueRejected(name: string, access: 'read' | 'written', issues: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_RUN_STATE_INVALID',
+    message: `The value ${access} under the state key "${name}" does not fit its schema (see cause); ${
+      access === 'read' ? 'whoever stored it there should write it through the key' : "pass a value of the key's type"
+    }.`,
+    cause: issues,
   });
 }

@@ -10,15 +10,24 @@ import type { AgentCase } from '../../conformance/cases/agent-case';
 const REFUSALS = ['ERR_INVALID_OPTIONS', 'ERR_AGENT_BUSY', 'ERR_INTERRUPT_PENDING'];
 
 /** Whether the error is a run refusing to start: one of the refusals, raised for the run itself rather than by one of its stages' handlers. */
-function refused(error: { readonly code?: string | undefined; readonly stage?: string | undefined } | undefined): boolean {
-  return error !== undefined && REFUSALS.includes(error.code ?? '') && (error.stage === undefined || error.stage === 'agentStream');
+function refused(
+  error: { readonly code?: string | undefined; readonly stage?: string | undefined; readonly handler?: string | undefined } | undefined,
+): boolean {
+  return (
+    error !== undefined &&
+    REFUSALS.includes(error.code ?? '') &&
+    (error.stage === undefined || error.stage === 'agentStream') &&
+    error.handler === undefined
+  );
 }
 
 /** What `testCase` uses beyond the base loop, in the order of `AGENT_CAPABILITIES`. */
 export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
   const { agent, runs } = testCase;
   const turns = agent.model ?? [];
-  const handlers = testCase.handlers ?? [];
+  // The hooks of defined bundles are handlers of the vocabulary too.
+  const bundles = [...(agent.bundles ?? []), ...runs.flatMap((run) => run.use ?? [])];
+  const handlers = [...(testCase.handlers ?? []), ...bundles.flatMap((bundle) => bundle.hooks ?? [])];
   const tools = agent.tools ?? [];
   const expected = testCase.expect ?? {};
   const handles = (...names: string[]): boolean => handlers.some((handler) => names.includes(handler.do));
@@ -33,7 +42,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       handles('setModelState'),
     invocationState:
       runs.some((run) => run.invocationState !== undefined || run.expect?.invocationState !== undefined) ||
-      handles('countInvocationState', 'observeState') ||
+      handles('countInvocationState', 'observeState', 'countWithKey') ||
       handlers.some((handler) => handler.presupplied !== undefined),
     // A failed run whose conversation is read afterwards, by the checks or by the runs after it.
     rollback: runs.some((run) => run.expect?.error !== undefined),

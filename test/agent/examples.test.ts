@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, ExecuteToolStage, type Message } from '../../src/agent/index';
+import { Agent, ExecuteToolStage, InvokeModelStage, type Message } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { approveRuns, geolocate, runToTheEnd } from '../../examples/agent-interrupts';
 import { auditTools } from '../../examples/agent-view';
@@ -15,6 +15,7 @@ import { answerPending, openSession, textSessions } from '../../examples/durable
 import { AccountFrozen, answerErrors } from '../../examples/errors-as-answers';
 import { turnControls } from '../../examples/turn-control';
 import { researchAgent } from '../../examples/agent-middleware';
+import { callLimit, CallLimitExceeded } from '../../examples/call-limit';
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-examples-'));
 afterAll(() => {
@@ -231,5 +232,48 @@ describe('examples/agent-middleware.ts', () => {
       feedback.startsWith('Your answer was rejected: '),
       feedback.endsWith('. Answer again.'),
     ]).toEqual(['endTurn', ['When did it launch? Answer in JSON.', '{"launched":"2026-05-03"}'], 3, true, true]);
+  });
+});
+
+describe('examples/call-limit.ts', () => {
+  const looping = (): ScriptedModel => new ScriptedModel(Array.from({ length: 5 }, () => toolUseTurn([{ name: 'lookup', input: {} }])));
+
+  it('ends a run at its limit with a note, and counts each run apart', async () => {
+    const registry = new MiddlewareRegistry();
+    registry.use(callLimit({ runLimit: 2 }));
+    const model = looping();
+    const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup' })] });
+    const first = await agent.invoke('Look it up.');
+    const second = await agent.invoke('Again.');
+    expect([first.stopReason, textOf(first.message), second.stopReason, model.calls.length]).toEqual([
+      'endTurn',
+      'Model call limit reached: 2 per run.',
+      'endTurn',
+      4,
+    ]);
+  });
+
+  it("fails the run with its own error when exitBehavior is 'error'", async () => {
+    const registry = new MiddlewareRegistry();
+    registry.use(callLimit({ runLimit: 1, exitBehavior: 'error' }));
+    const agent = new Agent({ model: looping(), registry, tools: [new ScriptedTool({ name: 'lookup' })] });
+    const error = await agent.invoke('Look it up.').catch((caught: unknown) => caught);
+    expect([error instanceof CallLimitExceeded, (error as Error).message]).toEqual([true, 'Model call limit reached: 1 per run.']);
+  });
+
+  it('shows its hook in explain() under its id, outside the other model handlers', () => {
+    const registry = new MiddlewareRegistry();
+    registry.add(InvokeModelStage.Wrap, async function* audit(_context, next) {
+      yield* next();
+    });
+    registry.use(callLimit({ runLimit: 2 }));
+    expect(registry.explain(InvokeModelStage)).toEqual(
+      [
+        'stage "invokeModel"',
+        '└─ wrap    1. callLimit.model.wrap  [order -100; bundle callLimit]',
+        '   └─ wrap    2. audit',
+        '      └─ terminal',
+      ].join('\n'),
+    );
   });
 });

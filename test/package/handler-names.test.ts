@@ -139,6 +139,7 @@ function factoryNames(): Record<string, unknown> {
     './agent afterToolCall': handler('afterToolCall'),
     './agent checkFinalAnswer': handler('checkFinalAnswer'),
     './agent compaction': { bundle: 'compaction', describe: { compressContext: ['compaction'] } },
+    './agent defineMiddleware': { bundle: 'defined', describe: { invokeModel: ['defined.model.input'] } },
     './agent errorsAsAnswers': handler('errorsAsAnswers'),
     './agent subagent': { bundle: 'subagent:helper', describe: { executeTool: ['subagent'] } },
     './agent todoList': { bundle: 'todoList', describe: { invokeModel: ['todoList'] } },

@@ -55,6 +55,7 @@ function factoryCalls(kit) {
       modelCallLimit: () => ({ bundle: agent.modelCallLimit({ runLimit: 3 }) }),
       toolCallLimit: () => ({ bundle: agent.toolCallLimit({ tool: 'search', runLimit: 3 }) }),
       pii: () => ({ bundle: agent.pii({ input: 'redact', output: 'redact', toolResults: 'redact' }) }),
+      defineMiddleware: () => ({ bundle: agent.defineMiddleware({ name: 'defined', model: { input: (context) => context } }) }),
     },
     './testing': {
       scriptedTerminal: () => ({ terminal: testing.scriptedTerminal([['done']]) }),
@@ -82,6 +83,7 @@ const NOT_FACTORIES = {
     'turnTerminal',
     'createInterrupt',
     'createModelContext',
+    'createStateKey',
     'defineTool',
     'errorResult',
     'estimateTokens',
