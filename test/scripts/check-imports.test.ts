@@ -84,7 +84,8 @@ describe('check-imports', () => {
     const root = tree('durable-sibling', {
       ...layered,
       'src/ai-sdk/adapter.ts': 'export const adapter = 1;\n',
-      'src/durable/steps.ts': "import { agent } from '../agent/agent';\nimport { adapter } from '../ai-sdk/adapter';\nexport const steps = [agent, adapter];\n",
+      'src/durable/steps.ts':
+        "import { agent } from '../agent/agent';\nimport { adapter } from '../ai-sdk/adapter';\nexport const steps = [agent, adapter];\n",
     });
     expect(check(root)).toEqual({
       status: 1,
