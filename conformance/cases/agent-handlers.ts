@@ -59,6 +59,7 @@ export const handler = z
       'observeCompressed',
       'observeText',
       'countWithKey',
+      'stopInProcess',
     ]),
     text: z.string().optional(),
     value: json.optional(),

@@ -57,6 +57,9 @@ function factoryCalls(kit) {
       pii: () => ({ bundle: agent.pii({ input: 'redact', output: 'redact', toolResults: 'redact' }) }),
       defineMiddleware: () => ({ bundle: agent.defineMiddleware({ name: 'defined', model: { input: (context) => context } }) }),
     },
+    './durable': {
+      durableSteps: () => ({ bundle: kit['./durable'].durableSteps({ runId: 'run-1', run() {}, wait() {} }) }),
+    },
     './testing': {
       scriptedTerminal: () => ({ terminal: testing.scriptedTerminal([['done']]) }),
     },
@@ -103,6 +106,8 @@ const NOT_FACTORIES = {
     'toolErrorAnswer',
   ],
   './ai-sdk': ['fromAiSdk', 'providerCachePoint'],
+  // A run's driver and its waits, which register nothing under a name of their own.
+  './durable': ['awaitInterrupts', 'durableAgent'],
   './middleware': ['isRetryableError'],
   './testing': ['failingTurn', 'runStage', 'textTurn', 'throws', 'toolUseTurn', 'updatesState', 'waits'],
   './conformance': ['agentLoopTarget', 'formatReport', 'libraryTarget', 'protocolTarget', 'runConformance', 'serveProtocol'],
