@@ -83,7 +83,16 @@ async function* run(
       ? undefined
       : async (conversation: Conversation): Promise<void> => {
           saved = conversation;
-          await session.store.save(session.id, toSnapshot(conversation, `the session "${session.id}"`));
+          const snapshot = toSnapshot(conversation, `the session "${session.id}"`);
+          // A checked save expects the revision the put-back of an earlier run writes (MW-254).
+          if (agent.sessionRevision !== undefined && agent.puttingBack !== undefined) await agent.puttingBack;
+          const expected = agent.sessionRevision;
+          const revision = await session.store.save(
+            session.id,
+            snapshot,
+            expected === undefined ? undefined : { expectedRevision: expected },
+          );
+          if (typeof revision === 'string') agent.sessionRevision = revision;
         };
   const loop: LoopRun = { agent, scope, start, begin, store, tally, persist };
   let committed = false;
@@ -92,7 +101,11 @@ async function* run(
   /** Saves `start` again when the session got turns of a run that does not commit, without waiting for it. */
   const putBack = (): void => {
     if (committed || saved === undefined || saved === start || session === undefined) return;
-    saveBack((persist as NonNullable<typeof persist>)(start), session.id);
+    const putting = saveBack((persist as NonNullable<typeof persist>)(start), session.id);
+    agent.puttingBack = putting;
+    void putting.then(() => {
+      if (agent.puttingBack === putting) agent.puttingBack = undefined;
+    });
   };
   try {
     const context: AgentStreamContext = Object.freeze({
