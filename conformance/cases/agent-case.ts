@@ -113,9 +113,11 @@ export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
   rules: z
-    .array(z.string().regex(/^MW-(1[0-9]|21)\d$/))
+    .array(z.string().regex(/^MW-(1[0-9]|2[1-6])\d$/))
     .min(1)
-    .describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
+    .describe(
+      'Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199), MW-210 and the session-store rules of section 7 (MW-253 – MW-256)',
+    ),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
@@ -138,7 +140,16 @@ export const agentCase = z.strictObject({
           z.strictObject({
             hangs: z
               .array(z.number().int().positive())
+              .optional()
               .describe('The numbers (from 1) of the saves that return a promise that never settles, after observing them'),
+            overwrittenBefore: z
+              .array(z.number().int().positive())
+              .optional()
+              .describe('The numbers (from 1) of the saves before which another writer saves the session again (what it holds)'),
+            deletedBefore: z
+              .array(z.number().int().positive())
+              .optional()
+              .describe('The numbers (from 1) of the saves before which another writer deletes the session'),
           }),
         ])
         .optional()

@@ -31,12 +31,12 @@ export const AGENT_ERROR_CODES = {
     meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)',
   },
   ERR_SESSION_CONFLICT: {
-    rule: 'MW-256',
+    rule: 'MW-255',
     meaning:
       'a session store save or delete expected a revision (or no snapshot) but another save or delete of the same session got there first; nothing was written',
   },
   ERR_SESSION_RECORD: {
-    rule: 'MW-258',
+    rule: 'MW-256',
     meaning: 'a session store read back a record that is not a revision with a snapshot (a row or key another program wrote, say)',
   },
   ERR_TOOL_INPUT_INVALID: {
@@ -148,7 +148,7 @@ export function invalidSessionStore(problem: string, store = 'new FileSessionSto
   });
 }
 
-/** The error of a save or delete whose expected revision another writer replaced first (MW-256). */
+/** The error of a save or delete whose expected revision another writer replaced first (MW-255). */
 export function sessionConflict(store: string, operation: 'save' | 'delete', sessionId: string, expected: string | null): MiddlewareError {
   const wanted = expected === null ? 'no snapshot' : `revision "${expected}"`;
   return new MiddlewareError({
@@ -157,7 +157,7 @@ export function sessionConflict(store: string, operation: 'save' | 'delete', ses
   });
 }
 
-/** The error of a record a session store read back that is not `{ revision, snapshot }` (MW-258). */
+/** The error of a record a session store read back that is not `{ revision, snapshot }` (MW-256). */
 export function malformedSessionRecord(store: string, sessionId: string, problem: string): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_SESSION_RECORD',

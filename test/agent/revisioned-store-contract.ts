@@ -28,7 +28,7 @@ export async function failureOf(action: () => unknown): Promise<unknown> {
   return 'no failure';
 }
 
-/** The message of `ERR_SESSION_CONFLICT` as MW-256 words it. */
+/** The message of `ERR_SESSION_CONFLICT` as MW-255 words it. */
 export function conflictMessage(store: string, operation: 'save' | 'delete', id: string, expected: string | null): string {
   const wanted = expected === null ? 'no snapshot' : `revision "${expected}"`;
   return `[ERR_SESSION_CONFLICT] ${store}: the ${operation} of session "${id}" expected ${wanted}, but another save or delete of the session came first; nothing was written. Load the session again (Agent.fromSession) and go on from what it holds, or leave the session to the worker that saved it.`;

@@ -1,5 +1,5 @@
 /**
- * Generated records for `decodeSessionRecord` (MW-258): whatever a file, a
+ * Generated records for `decodeSessionRecord` (MW-256): whatever a file, a
  * row or a hash holds, the decoding either gives a frozen record of plain
  * data whose keys (`__proto__` included) are those of the input, or refuses
  * it with `ERR_SESSION_RECORD`; nothing else escapes.

@@ -1,5 +1,5 @@
 /**
- * Revisions of the memory and file stores (MW-253 – MW-257): the contract
+ * Revisions of the memory and file stores (MW-253 – MW-256): the contract
  * every such store meets, and what is particular to each.
  */
 import { promises as fs } from 'node:fs';
@@ -18,7 +18,7 @@ afterAll(() => {
 let directories = 0;
 
 describeRevisionedStore('MemorySessionStore', (sameAs) => sameAs ?? new MemorySessionStore());
-// One store object per directory: the file store checks the saves that go through it (MW-257).
+// One store object per directory: the file store checks the saves that go through it (MW-256).
 describeRevisionedStore(
   'FileSessionStore',
   (sameAs) => sameAs ?? new FileSessionStore({ directory: join(scratch, String(++directories)), fs }),

@@ -1,6 +1,6 @@
 /**
  * `PostgresSessionStore` and `RedisSessionStore` on a real PostgreSQL and a
- * real Redis server (MW-253 – MW-259): the contract of a store that keeps
+ * real Redis server (MW-253 – MW-256): the contract of a store that keeps
  * revisions, each worker with its own pool or client (its own connections),
  * so two saves over one revision race in the server itself.
  */

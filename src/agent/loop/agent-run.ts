@@ -84,8 +84,6 @@ async function* run(
       : async (conversation: Conversation): Promise<void> => {
           saved = conversation;
           const snapshot = toSnapshot(conversation, `the session "${session.id}"`);
-          // A checked save expects the revision the put-back of an earlier run writes (MW-254).
-          if (agent.sessionRevision !== undefined && agent.puttingBack !== undefined) await agent.puttingBack;
           const expected = agent.sessionRevision;
           const revision = await session.store.save(
             session.id,
@@ -101,11 +99,7 @@ async function* run(
   /** Saves `start` again when the session got turns of a run that does not commit, without waiting for it. */
   const putBack = (): void => {
     if (committed || saved === undefined || saved === start || session === undefined) return;
-    const putting = saveBack((persist as NonNullable<typeof persist>)(start), session.id);
-    agent.puttingBack = putting;
-    void putting.then(() => {
-      if (agent.puttingBack === putting) agent.puttingBack = undefined;
-    });
+    saveBack((persist as NonNullable<typeof persist>)(start), session.id);
   };
   try {
     const context: AgentStreamContext = Object.freeze({

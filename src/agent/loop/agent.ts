@@ -74,7 +74,6 @@ export class Agent {
       toolListCache: undefined,
       session,
       sessionRevision: undefined,
-      puttingBack: undefined,
       history: restored?.history ?? new History(setup.messages),
       modelState: restored?.modelState ?? setup.modelState,
       halt: restored?.halt,

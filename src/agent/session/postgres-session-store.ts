@@ -1,5 +1,5 @@
 /**
- * A session store on PostgreSQL (MW-258) that several workers share: one
+ * A session store on PostgreSQL (MW-256) that several workers share: one
  * table, created when missing, one row per session, each save a single
  * statement that checks the revision in its `WHERE` clause, so PostgreSQL's
  * row lock decides between two workers saving at once. It takes the caller's
@@ -34,7 +34,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * Keeps each session in one row of a PostgreSQL table (`session_id` text
  * primary key, `revision` text, `snapshot` json, `updated_at`), created with
  * `CREATE TABLE IF NOT EXISTS` before the first statement of the store.
- * Rows are read as untrusted data (MW-258).
+ * Rows are read as untrusted data (MW-256).
  *
  * @example
  * ```ts nocheck

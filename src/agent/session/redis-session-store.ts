@@ -1,5 +1,5 @@
 /**
- * A session store on Redis (MW-259) that several workers share: one hash per
+ * A session store on Redis (MW-256) that several workers share: one hash per
  * session (`revision`, `snapshot`), each save and delete a Lua script that
  * checks the revision and writes in one step, which Redis runs without
  * interleaving another command. It takes the caller's client (node-redis's,
@@ -47,7 +47,7 @@ function expectation(expected: string | null | undefined): string[] {
 
 /**
  * Keeps each session in a Redis hash under `<prefix><session id>`. What a
- * load reads back is untrusted (MW-258).
+ * load reads back is untrusted (MW-256).
  *
  * @example
  * ```ts nocheck

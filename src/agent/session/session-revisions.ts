@@ -1,5 +1,5 @@
 /**
- * What every store that keeps revisions shares (MW-253, MW-258): new
+ * What every store that keeps revisions shares (MW-253, MW-256): new
  * revisions, the check of a save's options, and the decoding of a record read
  * back from outside (a file, a row, a Redis hash), which is untrusted.
  *

@@ -23,11 +23,10 @@ export async function saveRacing(saving: Promise<void>, signal: AbortSignal): Pr
 /**
  * Handles the save that puts session `id` back after a run that did not
  * commit: the run settles without waiting for it, so a failure, whenever it
- * comes, can reach no caller and goes to the standard warning channel. The
- * promise returned settles with the save and never rejects.
+ * comes, can reach no caller and goes to the standard warning channel.
  */
-export function saveBack(saving: Promise<void>, id: string): Promise<void> {
-  return saving.then(undefined, (error: unknown) => {
+export function saveBack(saving: Promise<void>, id: string): void {
+  saving.then(undefined, (error: unknown) => {
     console.warn(
       `[staged-middleware] Agent: saving session "${id}" back to the agent's state after a run that did not commit failed: ${thrownText(error)}. The session may hold turns of that run until the agent saves again; a store that handles its own failures catches them in save().`,
     );

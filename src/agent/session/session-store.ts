@@ -1,5 +1,5 @@
 /**
- * Session stores (MW-137, MW-253, MW-257): where an agent keeps its snapshot between
+ * Session stores (MW-137, MW-253, MW-256): where an agent keeps its snapshot between
  * processes. The file store takes its file functions from the caller, so the
  * agent kit loads in browsers and edge runtimes with no Node.js module.
  */
@@ -92,7 +92,7 @@ export interface FileSessionStoreOptions {
  * Keeps each session's snapshot in a JSON file, `<directory>/<encoded session
  * id>.json` (`{ "revision": ..., "snapshot": ... }`), written to a temporary
  * file first and renamed over the old one, so a crash while saving leaves the
- * previous snapshot whole. Revisions are checked (MW-257) between the saves
+ * previous snapshot whole. Revisions are checked (MW-256) between the saves
  * and deletes of one store object, which it runs one at a time per session:
  * share one store object among the agents of a process; processes that share
  * a directory are not checked against each other (use `PostgresSessionStore`

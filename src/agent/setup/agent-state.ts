@@ -44,8 +44,6 @@ export interface AgentState {
    * while it knows none, and its saves are not checked.
    */
   sessionRevision: string | null | undefined;
-  /** The save that puts the session back after a run that did not commit, while it has not settled. */
-  puttingBack: Promise<void> | undefined;
   /** The committed history. */
   history: History;
   /** The committed model state (frozen); `agent.modelState = value` replaces it. */
