@@ -37,7 +37,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * Rows are read as untrusted data (MW-256).
  *
  * @example
- * ```ts nocheck
+ * ```ts
  * import pg from 'pg';
  * const store = new PostgresSessionStore({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) });
  * const agent = await Agent.fromSession({ model, tools, session: { store, id: 'chat-1' } });

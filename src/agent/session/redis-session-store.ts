@@ -50,9 +50,9 @@ function expectation(expected: string | null | undefined): string[] {
  * load reads back is untrusted (MW-256).
  *
  * @example
- * ```ts nocheck
- * import { createClient } from 'redis';
- * const client = await createClient({ url: process.env.REDIS_URL }).connect();
+ * ```ts
+ * import { createClient } from '@keyv/redis';
+ * const client = await createClient({ url: 'redis://127.0.0.1:6379' }).connect();
  * const store = new RedisSessionStore({ client });
  * const agent = await Agent.fromSession({ model, tools, session: { store, id: 'chat-1' } });
  * ```
