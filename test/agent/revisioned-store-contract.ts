@@ -3,7 +3,7 @@
  * tests any such store runs: the memory and file stores in the unit tests,
  * the PostgreSQL and Redis stores in the integration tier.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MiddlewareError } from '../../src/core/index';
 import { Agent, type AgentSnapshot, type RevisionedSessionStore } from '../../src/agent/index';
 import { ScriptedModel, textTurn } from '../../src/testing/index';
@@ -142,6 +142,8 @@ export function describeRevisionedStore(
 
     describe('shared by two agents resuming one session', () => {
       it("rejects the later agent's run with ERR_SESSION_CONFLICT and keeps the earlier agent's save", async () => {
+        // The later agent's save that puts the session back after its failed run conflicts too, on the warning channel.
+        const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
         const store = await open();
         const other = await open(store);
         await store.save('chat', snapshotSaying('hello'));
@@ -152,12 +154,23 @@ export function describeRevisionedStore(
         });
         await first.invoke('go on');
         const failure = (await failureOf(() => second.invoke('go on'))) as { code: string };
+        // Lets the put-back save settle.
+        await vi.waitFor(() => {
+          expect(warn).toHaveBeenCalledTimes(1);
+        });
         const saved = await store.load('chat');
-        expect([failure.code, second.messages, saved?.messages.map((message) => message.content)]).toEqual([
+        expect([
+          failure.code,
+          second.messages,
+          saved?.messages.map((message) => message.content),
+          String(warn.mock.calls[0]?.[0]).includes('[ERR_SESSION_CONFLICT]'),
+        ]).toEqual([
           'ERR_SESSION_CONFLICT',
           [user('hello')],
           [[{ type: 'text', text: 'hello' }], [{ type: 'text', text: 'go on' }], [{ type: 'text', text: 'from the first' }]],
+          true,
         ]);
+        warn.mockRestore();
       });
     });
   });
