@@ -142,7 +142,7 @@ export function describeRevisionedStore(
 
     describe('shared by two agents resuming one session', () => {
       it("rejects the later agent's run with ERR_SESSION_CONFLICT and keeps the earlier agent's save", async () => {
-        // The later agent's save that puts the session back after its failed run conflicts too, on the warning channel.
+        // A put-back save after the lost run would warn: the agent makes none (MW-254).
         const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
         const store = await open();
         const other = await open(store);
@@ -154,21 +154,14 @@ export function describeRevisionedStore(
         });
         await first.invoke('go on');
         const failure = (await failureOf(() => second.invoke('go on'))) as { code: string };
-        // Lets the put-back save settle.
-        await vi.waitFor(() => {
-          expect(warn).toHaveBeenCalledTimes(1);
-        });
+        // A put-back save, were there one, would settle now.
+        await new Promise((resolve) => setTimeout(resolve, 10));
         const saved = await store.load('chat');
-        expect([
-          failure.code,
-          second.messages,
-          saved?.messages.map((message) => message.content),
-          String(warn.mock.calls[0]?.[0]).includes('[ERR_SESSION_CONFLICT]'),
-        ]).toEqual([
+        expect([failure.code, second.messages, saved?.messages.map((message) => message.content), warn.mock.calls]).toEqual([
           'ERR_SESSION_CONFLICT',
           [user('hello')],
           [[{ type: 'text', text: 'hello' }], [{ type: 'text', text: 'go on' }], [{ type: 'text', text: 'from the first' }]],
-          true,
+          [],
         ]);
         warn.mockRestore();
       });
