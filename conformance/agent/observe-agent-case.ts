@@ -6,11 +6,11 @@
 import { MiddlewareRegistry } from '../../src/core/index';
 import {
   MemorySessionStore,
+  type RevisionedSessionStore,
   type AgentEvent,
   type AgentSession,
   type AgentSnapshot,
   type Message,
-  type SessionStore,
   type ToolChoice,
   genAiSpans,
 } from '../../src/agent/index';
@@ -198,23 +198,36 @@ function modelCallsOf(scripted: ScriptedModel): AgentObservation['modelCalls'] {
 /** The session a case's `agent.session` asks for, if any. */
 function sessionOf(world: World, session: AgentCase['agent']['session']): AgentSession | undefined {
   if (session === undefined || session === false) return undefined;
-  return { store: recordingStore(world, session === true ? [] : session.hangs), id: 'case' };
+  return { store: recordingStore(world, session === true ? {} : session), id: 'case' };
 }
 
 /**
- * A session store in memory that observes `save <messages> messages[ halted]` for each snapshot saved; the saves
- * whose numbers (from 1) `hangs` lists return a promise that never settles instead of keeping the snapshot.
+ * A session store in memory, keeping revisions (MW-253), that observes `save <messages> messages[ halted]` for
+ * each snapshot saved; the saves whose numbers (from 1) `hangs` lists return a promise that never settles instead
+ * of keeping the snapshot, and before those `overwrittenBefore` (`deletedBefore`) lists another writer saves the
+ * session again (deletes it).
  */
-function recordingStore(world: World, hangs: readonly number[]): SessionStore {
+function recordingStore(
+  world: World,
+  script: {
+    readonly hangs?: readonly number[] | undefined;
+    readonly overwrittenBefore?: readonly number[] | undefined;
+    readonly deletedBefore?: readonly number[] | undefined;
+  },
+): RevisionedSessionStore {
   const store = new MemorySessionStore();
   let saves = 0;
   return {
     load: (id) => store.load(id),
-    save: (id, snapshot) => {
+    loadRecord: (id) => store.loadRecord(id),
+    delete: (id, options) => store.delete(id, options),
+    save: (id, snapshot, options) => {
       world.observations.push(`save ${snapshot.messages.length} messages${snapshot.halted === null ? '' : ' halted'}`);
-      if (hangs.includes(++saves)) return new Promise<void>(() => undefined);
-      store.save(id, snapshot);
-      return undefined;
+      const save = ++saves;
+      if (script.hangs?.includes(save) === true) return new Promise<string>(() => undefined);
+      if (script.overwrittenBefore?.includes(save) === true) store.save(id, store.load(id) ?? snapshot);
+      if (script.deletedBefore?.includes(save) === true) store.delete(id);
+      return store.save(id, snapshot, options);
     },
   };
 }

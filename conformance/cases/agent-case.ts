@@ -166,7 +166,16 @@ export const agentCase = z.strictObject({
           z.strictObject({
             hangs: z
               .array(z.number().int().positive())
+              .optional()
               .describe('The numbers (from 1) of the saves that return a promise that never settles, after observing them'),
+            overwrittenBefore: z
+              .array(z.number().int().positive())
+              .optional()
+              .describe('The numbers (from 1) of the saves before which another writer saves the session again (what it holds)'),
+            deletedBefore: z
+              .array(z.number().int().positive())
+              .optional()
+              .describe('The numbers (from 1) of the saves before which another writer deletes the session'),
           }),
         ])
         .optional()

@@ -30,6 +30,15 @@ export const AGENT_ERROR_CODES = {
     rule: 'MW-136',
     meaning: 'an agent snapshot is of a format version this copy of the library does not read (a newer one, say)',
   },
+  ERR_SESSION_CONFLICT: {
+    rule: 'MW-255',
+    meaning:
+      'a session store save or delete expected a revision (or no snapshot) but another save or delete of the same session got there first; nothing was written',
+  },
+  ERR_SESSION_RECORD: {
+    rule: 'MW-256',
+    meaning: 'a session store read back a record that is not a revision with a snapshot (a row or key another program wrote, say)',
+  },
   ERR_TOOL_INPUT_INVALID: {
     rule: 'MW-185',
     meaning: 'a tool made by `defineTool` was called with input its schema rejects; the agent sends it back as an error result',
@@ -138,12 +147,29 @@ export function snapshotTooNew(path: string, version: number, supported: number)
   });
 }
 
-/** The error of a file session store built with options it cannot use (MW-137). */
-export function invalidSessionStore(problem: string): MiddlewareError {
+/** The error of a session store built, or called, with options it cannot use (MW-137, MW-253). */
+export function invalidSessionStore(problem: string, store = 'new FileSessionStore(options)'): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_INVALID_OPTIONS',
     stage: AgentStreamStage.name,
-    message: `new FileSessionStore(options): ${problem}.`,
+    message: `${store}: ${problem}.`,
+  });
+}
+
+/** The error of a save or delete whose expected revision another writer replaced first (MW-255). */
+export function sessionConflict(store: string, operation: 'save' | 'delete', sessionId: string, expected: string | null): MiddlewareError {
+  const wanted = expected === null ? 'no snapshot' : `revision "${expected}"`;
+  return new MiddlewareError({
+    code: 'ERR_SESSION_CONFLICT',
+    message: `${store}: the ${operation} of session "${sessionId}" expected ${wanted}, but another save or delete of the session came first; nothing was written. Load the session again (Agent.fromSession) and go on from what it holds, or leave the session to the worker that saved it.`,
+  });
+}
+
+/** The error of a record a session store read back that is not `{ revision, snapshot }` (MW-256). */
+export function malformedSessionRecord(store: string, sessionId: string, problem: string): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_SESSION_RECORD',
+    message: `${store}: what the store holds for session "${sessionId}" is not a session record: ${problem}. Give the store a table or key prefix of its own, or delete the record.`,
   });
 }
 

@@ -65,7 +65,18 @@ export { mergeTurnAction, readTurnResult, turnAction, turnTerminal } from './loo
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './tools/errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session/session-store';
 export type { FileSessionStoreOptions, SessionFiles } from './session/session-store';
-export type { AgentSession, AgentSnapshot, SessionStore } from './types/snapshot';
+export { PostgresSessionStore } from './session/postgres-session-store';
+export type { PostgresQueryable, PostgresSessionStoreOptions } from './session/postgres-session-store';
+export { RedisSessionStore } from './session/redis-session-store';
+export type { RedisScripting, RedisSessionStoreOptions } from './session/redis-session-store';
+export type {
+  AgentSession,
+  AgentSnapshot,
+  RevisionedSessionStore,
+  SessionRecord,
+  SessionSaveOptions,
+  SessionStore,
+} from './types/snapshot';
 export type { ErrorsAsAnswersOptions } from './tools/errors-as-answers';
 export type { TurnDecider } from './loop/turn-action';
 export type { TurnAction, TurnContext, TurnResultEvent } from './types/stages';

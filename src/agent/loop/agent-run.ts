@@ -5,7 +5,7 @@
  * whole run, and the commit.
  */
 import { OwnedAbortController } from '../../core/internal';
-import type { StateBinding, TerminalCall } from '../../core/index';
+import { MiddlewareError, type StateBinding, type TerminalCall } from '../../core/index';
 import type { AgentState } from '../setup/agent-state';
 import { readRunOptions, type AgentInput, type AgentRunOptions } from '../setup/agent-options';
 import { readInput } from '../setup/agent-setup';
@@ -78,12 +78,24 @@ async function* run(
   const { session } = agent;
   // The conversation state last saved to the session during this run, if any.
   let saved: Conversation | undefined;
+  // Set when a save of this run found that another writer saved the session first.
+  let lost = false;
   const persist =
     session === undefined
       ? undefined
       : async (conversation: Conversation): Promise<void> => {
           saved = conversation;
-          await session.store.save(session.id, toSnapshot(conversation, `the session "${session.id}"`));
+          const snapshot = toSnapshot(conversation, `the session "${session.id}"`);
+          const expected = agent.sessionRevision;
+          let revision: unknown;
+          try {
+            revision = await session.store.save(session.id, snapshot, expected === undefined ? undefined : { expectedRevision: expected });
+          } catch (error) {
+            // The session belongs to the writer that came first: nothing of this run is in it to put back (MW-254).
+            if (MiddlewareError.isInstance(error) && error.code === 'ERR_SESSION_CONFLICT') lost = true;
+            throw error;
+          }
+          if (typeof revision === 'string') agent.sessionRevision = revision;
         };
   const loop: LoopRun = { agent, scope, start, begin, store, tally, persist };
   let committed = false;
@@ -91,7 +103,7 @@ async function* run(
   let unsaved = false;
   /** Saves `start` again when the session got turns of a run that does not commit, without waiting for it. */
   const putBack = (): void => {
-    if (committed || saved === undefined || saved === start || session === undefined) return;
+    if (committed || lost || saved === undefined || saved === start || session === undefined) return;
     saveBack((persist as NonNullable<typeof persist>)(start), session.id);
   };
   try {

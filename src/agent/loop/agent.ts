@@ -11,7 +11,7 @@ import type { Usage } from '../types/model';
 import type { AgentEvent, AgentResultEvent } from '../types/stages';
 import type { Interrupt } from '../types/tool';
 import { toSnapshot } from '../session/snapshot';
-import type { AgentSession, AgentSnapshot } from '../types/snapshot';
+import type { AgentSession, AgentSnapshot, RevisionedSessionStore } from '../types/snapshot';
 import { NO_INTERRUPTS } from './turn-loop';
 import { ZERO_USAGE } from '../setup/usage';
 
@@ -73,6 +73,7 @@ export class Agent {
       maxTurns: setup.maxTurns,
       toolListCache: undefined,
       session,
+      sessionRevision: undefined,
       history: restored?.history ?? new History(setup.messages),
       modelState: restored?.modelState ?? setup.modelState,
       halt: restored?.halt,
@@ -85,7 +86,10 @@ export class Agent {
 
   /**
    * Creates an agent that goes on from the snapshot its session's store holds
-   * (a new agent when it holds none) and saves to it.
+   * (a new agent when it holds none) and saves to it. From a store that keeps
+   * revisions (`loadRecord`), the agent keeps the revision it read and every
+   * save it makes expects it, so another worker's save in between fails the
+   * next save with `ERR_SESSION_CONFLICT` (MW-254).
    *
    * @throws MiddlewareError As `new Agent()`; `ERR_SNAPSHOT_VERSION` when the stored snapshot is of a newer format.
    *   The store's own errors pass through unchanged.
@@ -97,7 +101,14 @@ export class Agent {
    */
   static async fromSession(options: AgentOptions & { readonly session: AgentSession }): Promise<Agent> {
     const session = readSession((options as { readonly session?: AgentSession } | null | undefined)?.session);
-    const snapshot = await session.store.load(session.id);
+    const { store } = session;
+    if (typeof (store as Partial<RevisionedSessionStore>).loadRecord === 'function') {
+      const record = await (store as RevisionedSessionStore).loadRecord(session.id);
+      const agent = new Agent({ ...options, session, ...(record === undefined ? {} : { snapshot: record.snapshot }) });
+      agent.state.sessionRevision = record === undefined ? null : record.revision;
+      return agent;
+    }
+    const snapshot = await store.load(session.id);
     return new Agent({ ...options, session, ...(snapshot === undefined ? {} : { snapshot }) });
   }
 

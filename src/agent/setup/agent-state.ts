@@ -39,6 +39,11 @@ export interface AgentState {
   toolListCache: ToolListCache | undefined;
   /** Where the agent saves its snapshot, if it has a session. */
   readonly session: AgentSession | undefined;
+  /**
+   * The revision of the session the agent last loaded or saved (MW-254), `null` when it loaded none; `undefined`
+   * while it knows none, and its saves are not checked.
+   */
+  sessionRevision: string | null | undefined;
   /** The committed history. */
   history: History;
   /** The committed model state (frozen); `agent.modelState = value` replaces it. */

@@ -53,12 +53,60 @@ export interface HaltedTurnSnapshot {
   readonly terminating?: readonly string[];
 }
 
-/** Where snapshots are kept by session id: an agent with a session saves one after every completed turn. */
+/**
+ * Where snapshots are kept by session id: an agent with a session saves one after every completed turn. A store
+ * that also has `loadRecord` keeps revisions ({@link RevisionedSessionStore}).
+ */
 export interface SessionStore {
   /** The snapshot last saved under `sessionId`, or `undefined` when there is none. */
   load(sessionId: string): AgentSnapshot | undefined | PromiseLike<AgentSnapshot | undefined>;
-  /** Keeps `snapshot` under `sessionId`, replacing what was there. */
-  save(sessionId: string, snapshot: AgentSnapshot): void | PromiseLike<void>;
+  /**
+   * Keeps `snapshot` under `sessionId`, replacing what was there. A store that keeps revisions checks
+   * `options.expectedRevision` first and returns the new revision; others may ignore `options`.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a store without revisions returns nothing, as it always could
+  save(sessionId: string, snapshot: AgentSnapshot, options?: SessionSaveOptions): void | string | PromiseLike<void | string>;
+}
+
+/**
+ * The revision a save or delete expects the store to hold (MW-253): the one the caller loaded or last wrote,
+ * `null` when it loaded no snapshot. Absent, the store writes whatever it holds.
+ */
+export interface SessionSaveOptions {
+  /** The revision expected, `null` for "no snapshot"; another one fails with `ERR_SESSION_CONFLICT`. */
+  readonly expectedRevision?: string | null | undefined;
+}
+
+/** A snapshot together with the revision it was saved as. */
+export interface SessionRecord {
+  /** The snapshot. */
+  readonly snapshot: AgentSnapshot;
+  /** The revision: a string the store never gave before for this session id. */
+  readonly revision: string;
+}
+
+/**
+ * A session store several workers can share (MW-253): every save writes a new revision, and a save or delete
+ * that names the revision it expects fails with `ERR_SESSION_CONFLICT`, writing nothing, when another save or
+ * delete got there first. `Agent.fromSession` reads the revision with `loadRecord` and every save of the agent
+ * passes the revision it knows, so two workers resuming one halted session cannot both win.
+ */
+export interface RevisionedSessionStore extends SessionStore {
+  /** The snapshot last saved under `sessionId` with its revision, or `undefined` when there is none. */
+  loadRecord(sessionId: string): SessionRecord | undefined | PromiseLike<SessionRecord | undefined>;
+  /**
+   * Keeps `snapshot` under `sessionId` as a new revision, and returns that revision.
+   *
+   * @throws MiddlewareError `ERR_SESSION_CONFLICT` when `options.expectedRevision` is given and the store holds
+   *   another revision (or a snapshot where `null` was expected, or none where a revision was).
+   */
+  save(sessionId: string, snapshot: AgentSnapshot, options?: SessionSaveOptions): string | PromiseLike<string>;
+  /**
+   * Removes the session's snapshot; returns whether there was one.
+   *
+   * @throws MiddlewareError `ERR_SESSION_CONFLICT` as `save` does.
+   */
+  delete(sessionId: string, options?: SessionSaveOptions): boolean | PromiseLike<boolean>;
 }
 
 /** An agent's session: the store it saves to, and the id it saves under. */
