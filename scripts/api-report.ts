@@ -20,6 +20,7 @@ export const ENTRY_POINTS = [
   { specifier: 'staged-middleware/middleware', report: 'middleware' },
   { specifier: 'staged-middleware/testing', report: 'testing' },
   { specifier: 'staged-middleware/conformance', report: 'conformance' },
+  { specifier: 'staged-middleware/durable/restate', report: 'durable-restate' },
 ] as const;
 
 /** What an export is; the first four exist at run time. */
