@@ -156,7 +156,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   mkdirSync(REPORTS, { recursive: true });
   const dist = join(ROOT, 'dist');
   for (const { specifier, report } of ENTRY_POINTS) {
-    const file = join(dist, report === 'index' ? '' : report, 'index.d.ts');
+    const file = join(dist, specifier.slice('staged-middleware'.length), 'index.d.ts');
     writeFileSync(join(REPORTS, `${report}.api.md`), apiReport(specifier, readSurface(file, dist)));
   }
   process.stdout.write(`api/: ${ENTRY_POINTS.length} reports written from dist/.\n`);

@@ -5,6 +5,7 @@ import * as aiSdk from 'staged-middleware/ai-sdk';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
 import * as conformance from 'staged-middleware/conformance';
+import * as durableRestate from 'staged-middleware/durable/restate';
 import { observe } from './observe.cjs';
 
 console.log(
@@ -16,6 +17,7 @@ console.log(
       './middleware': middleware,
       './testing': testing,
       './conformance': conformance,
+      './durable/restate': durableRestate,
     }),
   ),
 );
