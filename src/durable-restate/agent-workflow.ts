@@ -41,6 +41,8 @@ export interface RestateAgentRun {
  *   the invocation on them, as its retry policy says.
  * @example
  * ```ts
+ * import * as restate from '@restatedev/restate-sdk';
+ *
  * const support = restate.workflow({
  *   name: 'support',
  *   handlers: { run: (ctx: restate.WorkflowContext, input: string) => runAgentInRestate(ctx, new Agent({ model, tools }), input) },
@@ -96,6 +98,8 @@ export interface AgentWorkflowHandlers {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `options.agent` is not a function.
  * @example
  * ```ts
+ * import * as restate from '@restatedev/restate-sdk';
+ *
  * const support = restate.workflow({ name: 'support', handlers: agentWorkflowHandlers({ agent: () => new Agent({ model, tools }) }) });
  * ```
  */
