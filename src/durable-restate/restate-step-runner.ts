@@ -33,10 +33,11 @@ export interface AwakeableWait {
 /** Options of {@link restateStepRunner}. */
 export interface RestateStepRunnerOptions {
   /**
-   * Tells the outside world the awakeable that answers a wait, for a context
-   * without durable promises (a service or a virtual object): store it where
-   * your approval UI reads it. Runs as a journaled step, once per wait.
-   * Ignored in a workflow, whose waits are durable promises named by the interrupt id.
+   * Makes each wait an awakeable and tells the outside world its id: store
+   * it where your approval UI reads it. Runs as a journaled step, once per
+   * wait. Required outside a workflow (a service or a virtual object, which
+   * have no durable promises); without it, waits are the workflow's durable
+   * promises named by the interrupt id.
    */
   readonly publishWait?: (wait: AwakeableWait) => Promise<void>;
 }
@@ -49,14 +50,14 @@ function isWorkflowContext(context: RestateContext): context is RestateWorkflowC
 /**
  * A {@link StepRunner} over a Restate handler's context, for one invocation:
  * its `runId` is the invocation id (`ctx.request().id`), `run(name, fn)` is
- * `ctx.run(name, ...)`, and `wait(name, request)` is, in a workflow's `run`
- * handler, the durable promise `name` (the request listed in the workflow's
- * state under {@link WAITS_STATE_KEY} while it waits), elsewhere an awakeable
- * published with `options.publishWait`. Restate cannot tell a step's
+ * `ctx.run(name, ...)`, and `wait(name, request)` is the workflow's durable
+ * promise `name` (the request listed in the workflow's state under
+ * {@link WAITS_STATE_KEY} while it waits), or, given `options.publishWait`
+ * (in a service or a virtual object), an awakeable published with it. Restate cannot tell a step's
  * function how many starts died with their process, so `attempt` is always 1.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `context` is not a Restate context, or a context without durable
- *   promises comes without `publishWait`.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `context` is not a Restate context, when `publishWait` is given but
+ *   not a function, or when a context without durable promises and state comes without `publishWait`.
  * @example
  * ```ts
  * const runner = restateStepRunner(ctx); // in a Restate workflow's run handler
@@ -68,8 +69,10 @@ export function restateStepRunner(context: RestateContext, options: RestateStepR
   if (typeof parts.run !== 'function' || typeof parts.request !== 'function' || typeof parts.awakeable !== 'function')
     throw invalidRestateOption('restateStepRunner', 'context must be the context of a Restate handler (ctx)', context);
   const publishWait = (isObject(options) ? options : {}).publishWait;
-  const workflow = isWorkflowContext(context);
-  if (!workflow && typeof publishWait !== 'function')
+  // The SDK's contexts share one implementation, so a service's context has `promise` too (failing when called):
+  // publishWait is what says that waits are awakeables.
+  const workflow = publishWait === undefined;
+  if (workflow ? !isWorkflowContext(context) : typeof publishWait !== 'function')
     throw invalidRestateOption(
       'restateStepRunner',
       'outside a workflow, options.publishWait must be a function that tells the outside world the awakeable of each wait',
