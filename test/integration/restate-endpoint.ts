@@ -3,9 +3,10 @@
  * `node --import tsx --import ./test/integration/with-resolvers.ts
  * test/integration/restate-endpoint.ts <JSON options>`: it serves the
  * workflow `agentRun` (the reference agent, a scripted model and two tools)
- * on `options.port`. Every side effect appends a line to `options.effects`
+ * and the same agent in the service `agentService` on `options.port`. Every side effect appends a line to `options.effects`
  * (`<pid> model <turn>`, `<pid> charge <idempotency key>`, `<pid> refund
- * <idempotency key> <answer>`), so counts survive a SIGKILL. With
+ * <idempotency key> <answer>`, and the service's `<pid> awakeable <wait> <id>`),
+ * so counts survive a SIGKILL. With
  * `options.stopAt`, the first run to reach that point prints `reached
  * <point>` and never goes on, for the test to kill the process there:
  *
@@ -17,7 +18,7 @@ import { appendFileSync } from 'node:fs';
 import * as restate from '@restatedev/restate-sdk';
 import type { Middleware } from '../../src/core/index';
 import { Agent, ExecuteToolStage, type Model, type ModelRequest, type ModelStreamEvent, type ToolRunContext } from '../../src/agent/index';
-import { agentWorkflowHandlers } from '../../src/durable-restate/index';
+import { agentWorkflowHandlers, runAgentInRestate } from '../../src/durable-restate/index';
 import { ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';
 
 interface EndpointOptions {
@@ -96,5 +97,19 @@ const agentRun = restate.workflow({
   }),
 });
 
-await restate.serve({ services: [agentRun], port: options.port });
+/** The same agent in a service: its approval is an awakeable, whose id it writes to the effects file. */
+const agentService = restate.service({
+  name: 'agentService',
+  handlers: {
+    run: (ctx: restate.Context, input: string) =>
+      runAgentInRestate(ctx, new Agent({ model, tools: [charge, refund], systemPrompt: 'Handle payments.' }), input, {
+        publishWait: ({ name, awakeableId }) => {
+          effect(`awakeable ${name} ${awakeableId}`);
+          return Promise.resolve();
+        },
+      }),
+  },
+});
+
+await restate.serve({ services: [agentRun, agentService], port: options.port });
 process.stdout.write('listening\n');

@@ -18,6 +18,13 @@ export interface Endpoint {
   readonly kill: () => Promise<void>;
 }
 
+const running = new Set<Endpoint>();
+
+/** Kills every endpoint still running (after a test that failed half-way, so the next one finds the port free). */
+export async function killEndpoints(): Promise<void> {
+  await Promise.all([...running].map((endpoint) => endpoint.kill()));
+}
+
 /** Starts `restate-endpoint.ts` with `options` (port, effects file, stopAt). */
 export function startEndpoint(options: { readonly port: number; readonly effects: string; readonly stopAt?: string }): Endpoint {
   const child = spawn(
@@ -52,16 +59,19 @@ export function startEndpoint(options: { readonly port: number; readonly effects
     if (line === 'listening') onListening();
     if (line.startsWith('reached ')) onReached(line.slice('reached '.length));
   });
-  return {
+  const endpoint: Endpoint = {
     listening,
     reached,
     async kill() {
+      running.delete(endpoint);
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGKILL');
         await exited;
       }
     },
   };
+  running.add(endpoint);
+  return endpoint;
 }
 
 /**

@@ -10,10 +10,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { restateWaitSender } from '../../src/durable-restate/index';
 import type { RestateAgentRun } from '../../src/durable-restate/index';
-import { effectsOf, startEndpoint, type Endpoint } from './restate-endpoints';
+import { effectsOf, killEndpoints, startEndpoint, type Endpoint } from './restate-endpoints';
 import { freePort, startRestate, type RestateServer } from './restate-server';
 
 const WORKFLOW = 'agentRun';
@@ -34,6 +34,7 @@ beforeAll(async () => {
   await server.register(`http://127.0.0.1:${String(port)}`);
   await endpoint.kill();
 });
+afterEach(killEndpoints);
 afterAll(async () => {
   // Not started when beforeAll failed.
   await (server as RestateServer | undefined)?.stop();
@@ -153,6 +154,51 @@ describe('agentWorkflowHandlers on a real Restate server', () => {
       const { run, effects } = await killedAt('approval', 'approval');
       expect(effects).toEqual(effectsOfOneRun(run.runId, (effect) => (effect.startsWith('refund') || effect === 'model 2' ? 2 : 1)));
       expect({ result: run.result, messages: run.messages }).toEqual({ result: baseline.result, messages: baseline.messages });
+    });
+  });
+
+  describe('in a service, the approval an awakeable', () => {
+    it('publishes its id, holds it across a killed endpoint, and goes on when it is resolved', async () => {
+      const effects = join(directory, 'service.log');
+      const first = startEndpoint({ port, effects });
+      await first.listening;
+      const response = await fetch(`${server.ingress}/agentService/run/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(INPUT),
+      });
+      const { invocationId } = (await response.json()) as { invocationId: string };
+      let published: string | undefined;
+      for (let tries = 0; published === undefined; tries += 1) {
+        if (tries === 200) throw new Error(`no awakeable published in 20 s; effects: ${JSON.stringify(effectsOf(effects))}`);
+        published = effectsOf(effects).find((effect) => effect.startsWith('1 awakeable '));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await first.kill();
+      const second = startEndpoint({ port, effects });
+      await second.listening;
+      const awakeableId = published.split(' ').at(-1) ?? '';
+      const resolved = await fetch(`${server.ingress}/restate/awakeables/${awakeableId}/resolve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify('yes'),
+      });
+      expect(resolved.status).toBe(202);
+      const run = (await (await fetch(`${server.ingress}/restate/invocation/${invocationId}/attach`)).json()) as RestateAgentRun;
+      await second.kill();
+      expect(effectsOf(effects)).toEqual([
+        '1 model 0',
+        `1 charge ${invocationId}:use-charge`,
+        '1 model 1',
+        `1 awakeable ${APPROVAL} ${awakeableId}`,
+        `2 refund ${invocationId}:use-refund "yes"`,
+        '2 model 2',
+      ]);
+      expect({ runId: run.runId, result: run.result, messages: run.messages }).toEqual({
+        runId: invocationId,
+        result: baseline.result,
+        messages: baseline.messages,
+      });
     });
   });
 
