@@ -1,9 +1,8 @@
 // `npm run lint` runs this after ESLint: the layers of the package, one direction, and no import cycle, types included.
 //
-//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, testing  <-  conformance
-//                                       agent  <-  durable  <-  durable-restate
+//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, durable, testing  <-  conformance, durable-restate
 //
-// A file may import from its own layer and the layers below it, never above, and never a sibling (ai-sdk and testing
+// A file may import from its own layer and the layers below it, never above, and never a sibling (ai-sdk, durable and testing
 // know nothing of each other). Above the core, a file imports the core through two modules only: its public list
 // (`src/core/index.ts`) and its one internal door (`src/core/internal.ts`); the core's other files are its own.
 // Imports are read with TypeScript's own pre-processor (`import type` and `export ... from` included); only relative
@@ -21,6 +20,7 @@ const LAYERS = [
   { name: 'middleware', folder: 'src/middleware', rank: 2 },
   { name: 'agent', folder: 'src/agent', rank: 3 },
   { name: 'ai-sdk', folder: 'src/ai-sdk', rank: 4 },
+  { name: 'durable', folder: 'src/durable', rank: 4 },
   { name: 'testing', folder: 'src/testing', rank: 4 },
   { name: 'conformance', folder: 'conformance', rank: 5 },
   { name: 'durable-restate', folder: 'src/durable-restate', rank: 5 },
