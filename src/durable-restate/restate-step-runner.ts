@@ -71,8 +71,8 @@ export function restateStepRunner(context: RestateContext, options: RestateStepR
   const publishWait = (isObject(options) ? options : {}).publishWait;
   // The SDK's contexts share one implementation, so a service's context has `promise` too (failing when called):
   // publishWait is what says that waits are awakeables.
-  const workflow = publishWait === undefined;
-  if (workflow ? !isWorkflowContext(context) : typeof publishWait !== 'function')
+  const workflow = publishWait === undefined && isWorkflowContext(context) ? context : undefined;
+  if (workflow === undefined && typeof publishWait !== 'function')
     throw invalidRestateOption(
       'restateStepRunner',
       'outside a workflow, options.publishWait must be a function that tells the outside world the awakeable of each wait',
@@ -88,12 +88,12 @@ export function restateStepRunner(context: RestateContext, options: RestateStepR
       return await context.run(name, () => fn(Object.freeze({ attempt: 1 })));
     },
     async wait(name: string, request: JsonValue): Promise<JsonValue> {
-      if (workflow) {
+      if (workflow !== undefined) {
         Object.defineProperty(open, name, { value: request, enumerable: true, writable: true, configurable: true });
-        context.set(WAITS_STATE_KEY, open);
-        const value = await context.promise<JsonValue>(name).get();
+        workflow.set(WAITS_STATE_KEY, open);
+        const value = await workflow.promise<JsonValue>(name).get();
         delete open[name];
-        context.set(WAITS_STATE_KEY, open);
+        workflow.set(WAITS_STATE_KEY, open);
         return value;
       }
       const { id, promise } = context.awakeable<JsonValue>();
