@@ -1,5 +1,6 @@
 /**
- * The shared handlers of agentWorkflowHandlers over a context whose durable
+ * runAgentInRestate over a workflow context whose steps run at once, and
+ * the shared handlers of agentWorkflowHandlers over a context whose durable
  * promises settle as Restate's do (a second resolution refused with 409);
  * the whole workflow runs against a real server in test/integration/restate.test.ts.
  */
@@ -7,11 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/index';
 import {
   agentWorkflowHandlers,
+  runAgentInRestate,
   WAITS_STATE_KEY,
   type AgentWorkflowOptions,
+  type RestateWorkflowContext,
   type RestateWorkflowSharedContext,
 } from '../../src/durable-restate/index';
-import { ScriptedModel } from '../../src/testing/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { caught, failure, fields } from '../assertions';
 
 /** A shared context whose durable promises take one value each, as Restate's do, and whose state holds `state`. */
@@ -34,6 +37,62 @@ function sharedContext(state: Readonly<Record<string, unknown>>): { context: Res
 }
 
 const handlers = agentWorkflowHandlers({ agent: () => new Agent({ model: new ScriptedModel([]) }) });
+
+describe('runAgentInRestate', () => {
+  describe('in a workflow whose steps run at once', () => {
+    it("runs every model and tool call as a ctx.run step, gives tools the invocation's idempotency key, and returns JSON", async () => {
+      const steps: string[] = [];
+      const context: RestateWorkflowContext = {
+        request: () => ({ id: 'inv_7' }),
+        async run<T>(name: string, action: () => Promise<T>) {
+          steps.push(name);
+          return await action();
+        },
+        awakeable: () => {
+          throw new Error('no awakeable in a workflow');
+        },
+        promise: () => {
+          throw new Error('no wait in this run');
+        },
+        get: () => Promise.resolve(null),
+        set: () => undefined,
+      };
+      const keys: unknown[] = [];
+      const clock = new ScriptedTool({
+        name: 'clock',
+        respond: (_input, toolContext) => {
+          keys.push(toolContext.idempotencyKey);
+          return 'noon';
+        },
+      });
+      const model = new ScriptedModel([toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'use-1' }]), textTurn('It is noon.')]);
+      const run = await runAgentInRestate(context, new Agent({ model, tools: [clock] }), 'What time is it?');
+      expect({
+        steps,
+        keys,
+        runId: run.runId,
+        stopReason: run.result.stopReason,
+        messages: JSON.parse(JSON.stringify(run.messages)) as unknown,
+      }).toEqual({
+        steps: ['invokeModel:1', 'executeTool:1:use-1', 'invokeModel:2', 'agentStream:end'],
+        keys: ['inv_7:use-1'],
+        runId: 'inv_7',
+        stopReason: 'endTurn',
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'What time is it?' }] },
+          { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'use-1', name: 'clock', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'toolResult', toolUseId: 'use-1', name: 'clock', status: 'success', content: [{ type: 'text', text: 'noon' }] },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'text', text: 'It is noon.' }] },
+        ],
+      });
+    });
+  });
+});
 
 describe('agentWorkflowHandlers', () => {
   describe('answer', () => {
