@@ -10,6 +10,7 @@ const entryPoints = {
   'middleware/index': 'src/middleware/index.ts',
   'testing/index': 'src/testing/index.ts',
   'conformance/index': 'conformance/index.ts',
+  'durable/restate/index': 'src/durable-restate/index.ts',
 };
 
 export default defineConfig({
@@ -30,7 +31,7 @@ export default defineConfig({
     if (format === 'cjs') options.entryPoints = entryPoints;
   },
   // Only the command line imports Node.js modules (`process` included, so the shim below leaves it alone).
-  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', /^node:/],
+  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', '@restatedev/restate-sdk', /^node:/],
   // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
   noExternal: ['immer'],
   inject: [processShim],

@@ -21,6 +21,7 @@ export const ENTRY_POINTS = [
   { specifier: 'staged-middleware/middleware', report: 'middleware' },
   { specifier: 'staged-middleware/testing', report: 'testing' },
   { specifier: 'staged-middleware/conformance', report: 'conformance' },
+  { specifier: 'staged-middleware/durable/restate', report: 'durable-restate' },
 ] as const;
 
 /** What an export is; the first four exist at run time. */
@@ -156,7 +157,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   mkdirSync(REPORTS, { recursive: true });
   const dist = join(ROOT, 'dist');
   for (const { specifier, report } of ENTRY_POINTS) {
-    const file = join(dist, report === 'index' ? '' : report, 'index.d.ts');
+    const file = join(dist, specifier.slice('staged-middleware'.length), 'index.d.ts');
     writeFileSync(join(REPORTS, `${report}.api.md`), apiReport(specifier, readSurface(file, dist)));
   }
   process.stdout.write(`api/: ${ENTRY_POINTS.length} reports written from dist/.\n`);

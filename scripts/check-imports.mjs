@@ -1,6 +1,6 @@
 // `npm run lint` runs this after ESLint: the layers of the package, one direction, and no import cycle, types included.
 //
-//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, durable, testing  <-  conformance
+//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, durable, testing  <-  conformance, durable-restate
 //
 // A file may import from its own layer and the layers below it, never above, and never a sibling (ai-sdk, durable and testing
 // know nothing of each other). Above the core, a file imports the core through two modules only: its public list
@@ -23,6 +23,7 @@ const LAYERS = [
   { name: 'durable', folder: 'src/durable', rank: 4 },
   { name: 'testing', folder: 'src/testing', rank: 4 },
   { name: 'conformance', folder: 'conformance', rank: 5 },
+  { name: 'durable-restate', folder: 'src/durable-restate', rank: 5 },
 ];
 /** The core's modules that the layers above it may import. */
 const CORE_DOORS = new Set(['src/core/index.ts', 'src/core/internal.ts']);

@@ -14,6 +14,7 @@ const entryPoints = [
   ['staged-middleware/middleware', 'src/middleware/index.ts'],
   ['staged-middleware/testing', 'src/testing/index.ts'],
   ['staged-middleware/conformance', 'conformance/index.ts'],
+  ['staged-middleware/durable/restate', 'src/durable-restate/index.ts'],
 ] as const;
 
 /** The names an entry point exports, read from its export list. */

@@ -106,3 +106,7 @@ declare module '@ai-sdk/anthropic' {
 declare module '@ai-sdk/openai' {
   export function openai(modelId: string): import('staged-middleware/ai-sdk').AiSdkLanguageModel;
 }
+/** The context of the reader's Restate workflow handler (staged-middleware/durable/restate). */
+declare const ctx: import('staged-middleware/durable/restate').RestateWorkflowContext;
+/** The reader's approval queue, where a durable run publishes what it waits for. */
+declare const approvals: { save(wait: import('staged-middleware/durable/restate').AwakeableWait): Promise<void> };

@@ -3,8 +3,8 @@
  * compiles them: every entry point, under `node10` (through `typesVersions`),
  * `node16` (from ESM and from CommonJS) and `bundler` module resolution, with
  * `skipLibCheck: false`, so the declarations themselves are checked, and
- * without the optional peers `@opentelemetry/api` and `@ai-sdk/provider`
- * installed (the informative note of MW-204).
+ * without the optional peers `@opentelemetry/api`, `@ai-sdk/provider` and
+ * `@restatedev/restate-sdk` installed (the informative note of MW-204).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { fromAiSdk, type AiSdkLanguageModel } from 'staged-middleware/ai-sdk';
 import { cache, isRetryableError, rateLimit, retry, tracing, type CacheStore, type SharedLimiter, type TracingOptions } from 'staged-middleware/middleware';
 import { runStage, ScriptedModel, scriptedTerminal, textTurn } from 'staged-middleware/testing';
 import { formatReport, libraryTarget, referenceAgentAdapter, runConformance, type AgentLoopAdapter } from 'staged-middleware/conformance';
+import { restateWaitSender, type RestateAgentRun } from 'staged-middleware/durable/restate';
 
 const AskStage = createStage<{ question: string }, string>('ask');
 const shout: WrapHandler<{ question: string }, string> = async function* shout(context, next) {
@@ -38,7 +39,9 @@ const history: readonly Message[] = new Agent({ model: new ScriptedModel([textTu
 const adapter: AgentLoopAdapter = { ...referenceAgentAdapter, name: 'mine', capabilities: ['systemPrompt', 'snapshots'] };
 const report: Promise<string> = runConformance([], libraryTarget({ agentLoop: adapter })).then(formatReport);
 const languageModel: AiSdkLanguageModel = { specificationVersion: 'v3', provider: 'p', modelId: 'm', doStream: () => { throw new Error('not here'); } };
-export const checked = [runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, report, new Agent({ model: fromAiSdk(languageModel) })];
+const answered: Promise<void> = restateWaitSender({ ingress: 'http://127.0.0.1:8080', workflow: 'support' }).send('ticket-7', 'executeTool:t1:approve', 'yes');
+const run: RestateAgentRun | undefined = undefined;
+export const checked = [answered, run, runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, report, new Agent({ model: fromAiSdk(languageModel) })];
 `;
 
 /** One TypeScript configuration per module resolution, with the files it compiles. */
@@ -54,7 +57,7 @@ const resolutions = {
 };
 
 describe('type declarations of the installed package', () => {
-  it.each(['@opentelemetry/api', '@ai-sdk/provider', 'ai'])('has no %s installed beside it', (name) => {
+  it.each(['@opentelemetry/api', '@ai-sdk/provider', 'ai', '@restatedev/restate-sdk'])('has no %s installed beside it', (name) => {
     expect(existsSync(join(consumer, 'node_modules', ...name.split('/')))).toBe(false);
   });
 

@@ -80,6 +80,17 @@ describe('check-imports', () => {
     );
   });
 
+  it('fails on an import of an engine adapter from the agent kit, which the adapter itself may import', () => {
+    const root = tree('engine-adapter', {
+      ...layered,
+      'src/durable-restate/runner.ts': "import { agent } from '../agent/agent';\nexport const runner = agent;\n",
+      'src/agent/durable.ts': "import { runner } from '../durable-restate/runner';\nexport const durable = runner;\n",
+    });
+    expect(check(root).stderr).toEqual(
+      '1 import problem(s) (see CONTRIBUTING.md, Layers):\n  src/agent/durable.ts imports src/durable-restate/runner.ts: the agent layer may not import the durable-restate layer\n',
+    );
+  });
+
   it('fails on an import of the AI SDK adapter from the durable layer, its sibling', () => {
     const root = tree('durable-sibling', {
       ...layered,

@@ -6,6 +6,7 @@ import * as durable from 'staged-middleware/durable';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
 import * as conformance from 'staged-middleware/conformance';
+import * as durableRestate from 'staged-middleware/durable/restate';
 import { observe } from './observe.cjs';
 
 console.log(
@@ -18,6 +19,7 @@ console.log(
       './middleware': middleware,
       './testing': testing,
       './conformance': conformance,
+      './durable/restate': durableRestate,
     }),
   ),
 );

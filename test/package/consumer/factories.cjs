@@ -111,6 +111,7 @@ const NOT_FACTORIES = {
   './middleware': ['isRetryableError'],
   './testing': ['failingTurn', 'runStage', 'textTurn', 'throws', 'toolUseTurn', 'updatesState', 'waits'],
   './conformance': ['agentLoopTarget', 'formatReport', 'libraryTarget', 'protocolTarget', 'runConformance', 'serveProtocol'],
+  './durable/restate': ['agentWorkflowHandlers', 'restateStepRunner', 'restateWaitSender', 'runAgentInRestate'],
 };
 
 /** Whether `value` is a class (a constructor, not a factory). */
