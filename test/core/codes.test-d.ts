@@ -1,13 +1,14 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AGENT_ERROR_CODES } from '../../src/agent/errors';
 import type { CORE_ERROR_CODES, CoreErrorCode } from '../../src/core/errors';
+import type { DURABLE_ERROR_CODES } from '../../src/durable/errors';
 import type { MiddlewareError, MiddlewareErrorCode } from '../../src/core/index';
 import type { MIDDLEWARE_ERROR_CODES } from '../../src/middleware/errors';
 import type { TESTING_ERROR_CODES } from '../../src/testing/errors';
 
 describe('MiddlewareErrorCode', () => {
   it('is the codes of every table of a program that imports every subsystem', () => {
-    type Tables = typeof CORE_ERROR_CODES & typeof MIDDLEWARE_ERROR_CODES & typeof AGENT_ERROR_CODES & typeof TESTING_ERROR_CODES;
+    type Tables = typeof CORE_ERROR_CODES & typeof MIDDLEWARE_ERROR_CODES & typeof AGENT_ERROR_CODES & typeof TESTING_ERROR_CODES & typeof DURABLE_ERROR_CODES;
     expectTypeOf<MiddlewareErrorCode>().toEqualTypeOf<keyof Tables>();
     expectTypeOf<MiddlewareError['code']>().toEqualTypeOf<keyof Tables>();
   });

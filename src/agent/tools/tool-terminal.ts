@@ -133,6 +133,7 @@ export async function* toolTerminal(
       signal,
       invocationState: context.invocationState,
       interrupt: context.interrupt,
+      ...(typeof context.idempotencyKey === 'string' ? { idempotencyKey: context.idempotencyKey } : {}),
     });
     value = await race.wait(Promise.resolve((runTool as Tool['run'] & {}).call(tool, toolUse.input, runContext)));
   } catch (error) {

@@ -71,6 +71,8 @@ export interface ExecuteToolContext {
   readonly agent?: AgentView;
   /** A new child of the registry the run invokes its stages on (a sub-agent runs on one); absent when a framework's own loop gives none. */
   readonly childRegistry?: () => MiddlewareRegistry;
+  /** The same key every time this call runs, in any process (`<runId>:<tool-use id>` in a durable run, MW-249); absent when no layer gives one. */
+  readonly idempotencyKey?: string;
 }
 
 /** The result of ExecuteToolStage. */

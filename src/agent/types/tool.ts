@@ -32,6 +32,13 @@ export interface ToolRunContext {
   readonly invocationState: Record<string, unknown>;
   /** Asks a human; see {@link InterruptFunction}. */
   readonly interrupt: InterruptFunction;
+  /**
+   * The same key every time this call runs, in any process: give it to the
+   * outside world a tool changes (a payment API's idempotency key, a unique
+   * row id) so a call run again after a crash changes it once (MW-249).
+   * `<runId>:<tool-use id>` in a durable run; absent when the ExecuteToolStage context has none.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** A tool the agent can run, or (without `run`) one the caller runs itself. */
