@@ -8,6 +8,7 @@ const entryPoints = {
   'ai-sdk/index': 'src/ai-sdk/index.ts',
   'middleware/index': 'src/middleware/index.ts',
   'testing/index': 'src/testing/index.ts',
+  'durable/dbos/index': 'src/durable-dbos/index.ts',
   'conformance/index': 'conformance/index.ts',
 };
 
@@ -29,7 +30,7 @@ export default defineConfig({
     if (format === 'cjs') options.entryPoints = entryPoints;
   },
   // Only the command line imports Node.js modules (`process` included, so the shim below leaves it alone).
-  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', /^node:/],
+  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', '@dbos-inc/dbos-sdk', /^node:/],
   // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
   noExternal: ['immer'],
   inject: [processShim],

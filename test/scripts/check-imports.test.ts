@@ -80,6 +80,17 @@ describe('check-imports', () => {
     );
   });
 
+  it('fails on an import of an engine adapter from the durable layer it builds on', () => {
+    const root = tree('engine-adapter', {
+      ...layered,
+      'src/durable-dbos/runner.ts': "import { agent } from '../agent/agent';\nexport const runner = agent;\n",
+      'src/durable/steps.ts': "import { runner } from '../durable-dbos/runner';\nexport const steps = runner;\n",
+    });
+    expect(check(root).stderr).toContain(
+      'src/durable/steps.ts imports src/durable-dbos/runner.ts: the durable layer may not import the durable-dbos layer\n',
+    );
+  });
+
   it('fails on an import of a core file other than its two doors from above the core', () => {
     const root = tree('core-internals', {
       ...layered,
