@@ -6,9 +6,10 @@ const entryPoints = {
   index: 'src/core/index.ts',
   'agent/index': 'src/agent/index.ts',
   'ai-sdk/index': 'src/ai-sdk/index.ts',
+  'durable/index': 'src/durable/index.ts',
+  'durable/dbos/index': 'src/durable-dbos/index.ts',
   'middleware/index': 'src/middleware/index.ts',
   'testing/index': 'src/testing/index.ts',
-  'durable/dbos/index': 'src/durable-dbos/index.ts',
   'conformance/index': 'conformance/index.ts',
 };
 

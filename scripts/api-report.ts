@@ -17,6 +17,7 @@ export const ENTRY_POINTS = [
   { specifier: 'staged-middleware', report: 'index' },
   { specifier: 'staged-middleware/agent', report: 'agent' },
   { specifier: 'staged-middleware/ai-sdk', report: 'ai-sdk' },
+  { specifier: 'staged-middleware/durable', report: 'durable' },
   { specifier: 'staged-middleware/middleware', report: 'middleware' },
   { specifier: 'staged-middleware/testing', report: 'testing' },
   { specifier: 'staged-middleware/conformance', report: 'conformance' },

@@ -1,5 +1,6 @@
 import type { Middleware, MiddlewareRegistry, SystemPrompt } from '../../src/core/index';
 import type { AgentEvent, AgentSession, AgentSnapshot, Interrupt, Message, Model, Tool, ToolChoice, Usage } from '../../src/agent/index';
+import type { StepRunner } from '../../src/durable/index';
 import type { AgentCapability } from '../cases/agent-capabilities';
 
 /**
@@ -75,6 +76,8 @@ export interface AgentLoopRun {
   readonly signal?: AbortSignal | undefined;
   /** The run's own bundles, registered for this run alone as the reference agent's `options.use` (capability `agentMiddleware`). */
   readonly use?: readonly Middleware[] | undefined;
+  /** Runs the run as a durable run over this runner, as `durableAgent(agent, runner)` does (capability `durable`); never given with `resume`. */
+  readonly durable?: StepRunner | undefined;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface World {
   abortRun: (() => void) | undefined;
   /** The scripted models of the sub-agents, by name. */
   readonly childModels: Map<string, ScriptedModel>;
+  /** The process the current durable run runs in (0 before any durable run). */
+  process: number;
 }
 
 /** Runs `cancelLater` once the run waits on the call: a macrotask later, after every pending promise job. */
@@ -173,6 +175,8 @@ function oddThrown(kind: string): unknown {
       return 'boom';
     case 'number':
       return 42;
+    case 'bigint':
+      return 1n;
     default:
       return undefined;
   }
@@ -206,6 +210,7 @@ function scriptedTool(world: World, spec: AgentCaseTool): ScriptedTool {
       if (spec.cancelAgent === true) world.session?.cancel?.();
       if (spec.cancelLater !== undefined) later(world, spec.cancelLater);
       if (spec.observeSignal === true) world.observations.push(`tool ${spec.name} signal aborted=${context.signal.aborted}`);
+      if (spec.observeKey === true) world.observations.push(`tool ${spec.name} key ${context.idempotencyKey ?? 'none'}`);
       if (spec.hang === true) return new Promise(() => undefined);
       if (spec.interrupt !== undefined) return context.interrupt({ name: spec.interrupt.name, reason: spec.interrupt.reason }).response;
       if (spec.interruptMany !== undefined) return context.interrupt(spec.interruptMany).map((answer) => answer.response);

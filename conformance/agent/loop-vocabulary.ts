@@ -45,6 +45,12 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
       registry.add(TurnStage.Wrap, turnAction(Object.defineProperty(acts, 'name', { value: spec.name ?? 'action' })));
       return true;
     }
+    case 'turn.wrap.stopInProcess': {
+      // A decision read from the process (its environment, say), not from the run: what MW-251 forbids.
+      const decide = (): TurnAction | undefined => (world.process === spec.value ? { decision: 'stop', reason: 'process' } : undefined);
+      registry.add(TurnStage.Wrap, turnAction(Object.defineProperty(decide, 'name', { value: 'stopInProcess' })));
+      return true;
+    }
     case 'turn.wrap.badResult':
       registry.add(TurnStage.Wrap, async function* badResult() {
         yield { type: 'turnResult', decision: spec.value, inject: [], onRunEnd: [] } as unknown as TurnResultEvent;

@@ -24,6 +24,7 @@ import type { AgentObservation, AgentRunObservation } from '../protocol/agent-ob
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
 import { aiSdkCallObservation, buildAiSdkModel } from './ai-sdk-double';
 import { buildModel, buildTool, type World } from './doubles';
+import { CaseJournal } from './durable-double';
 import { buildBundle } from './middleware-vocabulary';
 import { TurnResultWatch } from './turn-results';
 import { register, stages } from './vocabulary';
@@ -38,7 +39,9 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     pending: [],
     abortRun: undefined,
     childModels: new Map(),
+    process: 0,
   };
+  const journal = testCase.runs.some((run) => run.durable !== undefined) ? new CaseJournal() : undefined;
   // The loop's registry is a child, so a case can register bundles on a registry it inherits from.
   const parentRegistry = new MiddlewareRegistry();
   const registry = parentRegistry.child();
@@ -98,7 +101,14 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
         world.session = session;
       }
       const use = run.use?.map((bundle) => buildBundle(world, bundle));
+      // A durable run in a new process: the loop starts again from the setup and replays the journal.
+      if (run.durable !== undefined && journal !== undefined && world.process !== 0 && journal.isNewProcess(world, run.durable)) {
+        session = adapter.start({ ...setup, messages, modelState });
+        world.session = session;
+      }
+      const durable = run.durable === undefined || journal === undefined ? undefined : journal.runnerFor(world, run.durable);
       for await (const event of session.run({
+        ...(durable === undefined ? {} : { durable }),
         input: input as string | Message[] | undefined,
         resume: run.resume,
         invocationState,
@@ -144,6 +154,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
         }),
     ...(spans === undefined ? {} : { spans: spans.map(spanObservation) }),
     ...(aiSdk === undefined ? {} : { aiSdkCalls: aiSdk.calls.map(aiSdkCallObservation) }),
+    ...(journal === undefined ? {} : { journal: journal.entries() }),
   };
 }
 

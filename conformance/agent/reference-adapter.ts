@@ -1,4 +1,5 @@
 import { Agent, type AgentEvent, type AgentOptions, type AgentSession } from '../../src/agent/index';
+import { durableAgent } from '../../src/durable/index';
 import { AGENT_CAPABILITIES, type AgentCapability } from '../cases/agent-capabilities';
 import type { AgentLoopAdapter, AgentLoopRun, AgentLoopSession, AgentLoopSetup } from './adapter';
 
@@ -45,7 +46,7 @@ function sessionOf(agent: Agent): AgentLoopSession {
         ...(run.resume === undefined ? {} : { interruptResponses: run.resume }),
         ...(run.use === undefined ? {} : { use: run.use }),
       };
-      return agent.stream(run.input, options);
+      return run.durable === undefined ? agent.stream(run.input, options) : durableAgent(agent, run.durable).stream(run.input, options);
     },
     get messages() {
       return agent.messages;

@@ -52,6 +52,32 @@ const run = z.strictObject({
     ),
   snapshotPatch: z.record(z.string(), json).optional().describe("restore 'snapshot': keys replaced in the snapshot before it is restored"),
   use: z.array(bundle).optional().describe("The run's own bundles (options.use)"),
+  durable: z
+    .strictObject({
+      process: z
+        .number()
+        .int()
+        .positive()
+        .describe(
+          "The process the run runs in: a run whose process differs from the last durable run's kills that process's runner and starts the loop again, fresh from the setup, with a new runner on the case's journal (run id 'case')",
+        ),
+      killIn: z
+        .string()
+        .optional()
+        .describe(
+          "The process dies in this step (its function runs to its end, but nothing is recorded) or at this wait (before any answer); the run rejects with Error('process killed')",
+        ),
+      answers: z
+        .record(z.string(), json)
+        .optional()
+        .describe('Values sent to the waits of these names when the run reaches them (observed as "wait <name>")'),
+      corrupt: z
+        .string()
+        .optional()
+        .describe('When the journal gives back the recorded value of this step, the runner resolves to { "step": <name> } instead'),
+    })
+    .optional()
+    .describe('The run is a durable run over an in-memory step runner (MW-240 – MW-252); input and use as for any run, no resume'),
   inputDefect: z
     .enum(['cycle', 'throwingGetter'])
     .optional()
@@ -113,9 +139,11 @@ export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
   rules: z
-    .array(z.string().regex(/^MW-(1[0-9]|21)\d$/))
+    .array(z.string().regex(/^MW-(1[0-9]|21|2[4-6])\d$/))
     .min(1)
-    .describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
+    .describe(
+      'Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199), MW-210 and the durable runs of section 7 (MW-240 – MW-269)',
+    ),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
@@ -180,6 +208,12 @@ export const agentCase = z.strictObject({
         .optional()
         .describe("By sub-agent name: what its child's scripted model received, as modelCalls"),
       spans: z.array(span).optional().describe('Every span of every run (agent.tracing), in the order they end'),
+      journal: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "The durable runs' journal after the runs: 'step <name>' (with ' (attempts <k>)' when its function started k > 1 times), 'wait <name> = <JSON of its value>' or 'wait <name> (unanswered)'",
+        ),
     })
     .optional(),
 });

@@ -126,7 +126,7 @@ export const tool = z.strictObject({
           .strictObject({ returns: z.enum(['cycle', 'bigint', 'symbol', 'function', 'throwingGetter', 'throwingToJSON', 'tooDeep']) })
           .describe('Returns a value JSON cannot carry; see the runner'),
         z
-          .strictObject({ throws: z.enum(['nullPrototype', 'messageGetterThrows', 'string', 'number', 'undefined']) })
+          .strictObject({ throws: z.enum(['nullPrototype', 'messageGetterThrows', 'string', 'number', 'undefined', 'bigint']) })
           .describe('Throws a value that is no plain Error; see the runner'),
       ]),
     )
@@ -141,6 +141,7 @@ export const tool = z.strictObject({
     .optional()
     .describe('The tool asks these questions at once with interrupt([...]) and returns the array of responses'),
   observeSignal: z.boolean().optional().describe('Observes "tool <name> signal aborted=<bool>"'),
+  observeKey: z.boolean().optional().describe('Observes "tool <name> key <idempotencyKey>" ("none" when its run context has none), MW-249'),
   cancelAgent: z.boolean().optional().describe('The tool calls agent.cancel() first'),
   cancelLater: cancelLater.optional(),
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),

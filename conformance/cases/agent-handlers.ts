@@ -57,6 +57,7 @@ export const handler = z
       'observeModelState',
       'convertToLlm',
       'observeCompressed',
+      'stopInProcess',
     ]),
     text: z.string().optional(),
     value: json.optional(),

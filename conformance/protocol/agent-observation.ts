@@ -81,6 +81,10 @@ export const agentObservation = z.strictObject({
     .array(observedSpan)
     .optional()
     .describe('Only when the case traces (agent.tracing): every span of every run, in the order they end'),
+  journal: z
+    .array(z.string())
+    .optional()
+    .describe("Only for a case with durable runs: the journal after the runs, as the case's expect.journal states it"),
   aiSdkCalls: z
     .array(
       z.strictObject({

@@ -36,6 +36,7 @@ const CASE_KEYS = [
   'callerObjectsUnfrozen',
   'explain',
   'spans',
+  'journal',
 ] as const;
 
 /** Runs one agent case against `target` and returns what differed from its expectations. */

@@ -89,6 +89,11 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       (expected.modelCalls ?? []).some((call) => call.toolNames !== undefined),
     aiSdk: agent.aiSdk !== undefined || agent.toolChoice !== undefined || expected.aiSdkCalls !== undefined,
     tracing: agent.tracing !== undefined || expected.spans !== undefined,
+    durable:
+      runs.some((run) => run.durable !== undefined) ||
+      expected.journal !== undefined ||
+      handles('stopInProcess') ||
+      tools.some((tool) => tool.observeKey === true),
   };
   return (Object.keys(uses) as AgentCapability[]).filter((capability) => uses[capability]);
 }

@@ -135,6 +135,7 @@ function factoryNames(): Record<string, unknown> {
     './middleware timeout': handler('timeout'),
     './middleware tracing': { instrumentation: 'tracing' },
     './middleware validate': { bundle: 'validate', describe: { probe: ['validateContext', 'validateResult'] } },
+    './durable durableSteps': { bundle: 'durableSteps', describe: { invokeModel: ['durableModelStep'], executeTool: ['durableToolStep'] } },
     './testing scriptedTerminal': { terminal: 'scriptedTerminal' },
   };
 }

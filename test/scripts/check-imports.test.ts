@@ -91,6 +91,30 @@ describe('check-imports', () => {
     );
   });
 
+  it('fails on an import of the AI SDK adapter from the durable layer, its sibling', () => {
+    const root = tree('durable-sibling', {
+      ...layered,
+      'src/ai-sdk/adapter.ts': 'export const adapter = 1;\n',
+      'src/durable/steps.ts':
+        "import { agent } from '../agent/agent';\nimport { adapter } from '../ai-sdk/adapter';\nexport const steps = [agent, adapter];\n",
+    });
+    expect(check(root)).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        '1 import problem(s) (see CONTRIBUTING.md, Layers):\n  src/durable/steps.ts imports src/ai-sdk/adapter.ts: the durable layer may not import the ai-sdk layer\n',
+    });
+  });
+
+  it('passes a conformance file importing the durable layer, which sits below it', () => {
+    const root = tree('durable-below-conformance', {
+      ...layered,
+      'src/durable/steps.ts': "import { agent } from '../agent/agent';\nexport const steps = agent;\n",
+      'conformance/durable.ts': "import { steps } from '../src/durable/steps';\nexport const durable = steps;\n",
+    });
+    expect(check(root)).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+
   it('fails on an import of a core file other than its two doors from above the core', () => {
     const root = tree('core-internals', {
       ...layered,

@@ -2,6 +2,7 @@
 import * as core from 'staged-middleware';
 import * as agent from 'staged-middleware/agent';
 import * as aiSdk from 'staged-middleware/ai-sdk';
+import * as durable from 'staged-middleware/durable';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
 import * as conformance from 'staged-middleware/conformance';
@@ -13,6 +14,7 @@ console.log(
       '.': core,
       './agent': agent,
       './ai-sdk': aiSdk,
+      './durable': durable,
       './middleware': middleware,
       './testing': testing,
       './conformance': conformance,

@@ -53,6 +53,9 @@ function factoryCalls(kit) {
       todoList: () => ({ bundle: agent.todoList() }),
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
     },
+    './durable': {
+      durableSteps: () => ({ bundle: kit['./durable'].durableSteps({ runId: 'run-1', run() {}, wait() {} }) }),
+    },
     './testing': {
       scriptedTerminal: () => ({ terminal: testing.scriptedTerminal([['done']]) }),
     },
@@ -98,6 +101,8 @@ const NOT_FACTORIES = {
     'toolErrorAnswer',
   ],
   './ai-sdk': ['fromAiSdk', 'providerCachePoint'],
+  // A run's driver and its waits, which register nothing under a name of their own.
+  './durable': ['awaitInterrupts', 'durableAgent'],
   './middleware': ['isRetryableError'],
   './testing': ['failingTurn', 'runStage', 'textTurn', 'throws', 'toolUseTurn', 'updatesState', 'waits'],
   './conformance': ['agentLoopTarget', 'formatReport', 'libraryTarget', 'protocolTarget', 'runConformance', 'serveProtocol'],

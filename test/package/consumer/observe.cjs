@@ -15,7 +15,7 @@
 const { anything, factoryNames, silentTracer } = require('./factories.cjs');
 
 /** The package's entry points, as `exports` lists them. */
-const ENTRY_POINTS = ['.', './agent', './ai-sdk', './middleware', './testing', './conformance'];
+const ENTRY_POINTS = ['.', './agent', './ai-sdk', './durable', './middleware', './testing', './conformance'];
 
 /** The export names of each entry point, sorted. */
 function exportNames(kit) {
