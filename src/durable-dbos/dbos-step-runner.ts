@@ -43,7 +43,7 @@ export interface DbosStepRunnerOptions {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` outside a DBOS workflow, or for a `receiveSeconds` that is not a positive number.
  * @example
  * ```ts
- * const steps = DBOS.registerWorkflow(async (input: string) => durableAgent(makeAgent(), dbosStepRunner()).invoke(input), { name: 'support' });
+ * const support = DBOS.registerWorkflow((question: string) => durableAgent(agent, dbosStepRunner()).invoke(question), { name: 'support' });
  * ```
  */
 export function dbosStepRunner(options: DbosStepRunnerOptions = {}): StepRunner {

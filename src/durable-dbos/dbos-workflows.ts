@@ -37,9 +37,9 @@ export interface DurableWorkflow<TInput, TOutput> {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a `name` that is not a non-empty string or a `body` that is not a function.
  * @example
  * ```ts
- * const loop = registerDurableWorkflow('my-loop', async (runner, task: string) => runMyLoop(task, durableSteps(runner)));
+ * const shout = registerDurableWorkflow('shout', async (runner, text: string) => runner.run('upper-case', () => Promise.resolve(text.toUpperCase())));
  * await DBOS.launch();
- * const answer = await loop.run('task-7', 'Summarise the report');
+ * const loud = await shout.run('shout-7', 'hello');
  * ```
  */
 export function registerDurableWorkflow<TInput, TOutput>(

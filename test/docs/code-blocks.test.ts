@@ -12,6 +12,8 @@ const entryPoints = [
   ['staged-middleware/ai-sdk', 'src/ai-sdk/index.ts'],
   ['staged-middleware/middleware', 'src/middleware/index.ts'],
   ['staged-middleware/testing', 'src/testing/index.ts'],
+  ['staged-middleware/durable', 'src/durable/index.ts'],
+  ['staged-middleware/durable/dbos', 'src/durable-dbos/index.ts'],
   ['staged-middleware/conformance', 'conformance/index.ts'],
 ] as const;
 
