@@ -23,6 +23,7 @@ import {
 } from './fixtures';
 import { agentFigures } from './agent-figures';
 import { contextFigures } from './context-figures';
+import { durableFigures } from './durable-figures';
 import { invokeFigures } from './invoke-figures';
 import { CLOSING_FLOOR, type Shell } from './floor';
 import { core } from './library';
@@ -274,4 +275,5 @@ export const FIGURES: readonly Figure[] = [
   ...invokeFigures.slice(3),
   ...contextFigures,
   ...agentFigures,
+  ...durableFigures,
 ];

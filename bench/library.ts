@@ -18,6 +18,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as AgentKit from '../src/agent/index';
 import type * as Core from '../src/core/index';
+import type * as Durable from '../src/durable/index';
 
 const given = process.env.BENCH_DIST;
 const DIST = given === undefined || given === '' ? new URL('../dist/', import.meta.url) : pathToFileURL(`${resolve(given)}/`);
@@ -52,3 +53,6 @@ export const core = await load<typeof Core>('index.js');
 
 /** `staged-middleware/agent`, as built. */
 export const agentKit = await load<typeof AgentKit>('agent/index.js');
+
+/** `staged-middleware/durable`, as built. */
+export const durableKit = await load<typeof Durable>('durable/index.js');

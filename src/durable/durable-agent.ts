@@ -37,7 +37,13 @@ export interface DurableAgent {
  * @throws MiddlewareError `ERR_NOT_JOURNALABLE` when an interrupt's reason is not JSON; `ERR_INVALID_OPTIONS` for a runner that is not one.
  * @example
  * ```ts
- * const responses = await awaitInterrupts(runner, signal.interrupts); // in a framework's own loop, on an InterruptSignal
+ * const runner = new InMemoryJournal().runner('run-1');
+ * try {
+ *   for await (const event of registry.invoke(ExecuteToolStage, toolContext, toolTerminal)) render(event);
+ * } catch (error) {
+ *   if (!InterruptSignal.isInstance(error)) throw error;
+ *   const responses = await awaitInterrupts(runner, error.interrupts); // then call the tool again with them
+ * }
  * ```
  */
 export async function awaitInterrupts(runner: StepRunner, interrupts: readonly Interrupt[]): Promise<Readonly<Record<string, JsonValue>>> {
