@@ -119,11 +119,13 @@ const runs = registerDurableWorkflow('durable-dbos-test', async (runner, input: 
   return { result, messages: agent.messages };
 });
 
-// DBOS recovers, when it launches, the runs its executor left pending: one executor per run keeps the tests' runs apart.
+// A pending run goes back on DBOS's queue of its application, which any process of that application takes work
+// from: an application (with its own version name, as DBOS asks) and an executor per run keep the tests' runs,
+// which go at once, apart.
 DBOS.setConfig({
-  name: 'durable-dbos-test',
+  name: `durable-dbos-test-${options.runId}`,
   systemDatabaseUrl: options.url,
-  applicationVersion: 'test',
+  applicationVersion: `test-${options.runId}`,
   executorID: `executor-${options.runId}`,
   logLevel: 'error',
 });

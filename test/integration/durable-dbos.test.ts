@@ -133,7 +133,7 @@ const ONCE_EACH = {
   'model:3:end': 1,
 };
 
-// The runs are apart (a run id and an executor each), so they run at once; a worker process takes seconds to launch DBOS.
+// The runs are apart (a run id, a DBOS application and an executor each), so they run at once; a worker process takes seconds to launch DBOS.
 describe.concurrent('registerDurableWorkflow on DBOS', { timeout: 120_000 }, () => {
   describe('a run killed with SIGKILL and resumed in a new process', () => {
     it.each([

@@ -2,20 +2,24 @@
  * The DBOS adapter of the installed package (`staged-middleware/durable/dbos`)
  * loads its engine, the optional peer `@dbos-inc/dbos-sdk`, and nothing else
  * does: in an app beside the consumer project that has the SDK (linked from
- * the repository's `node_modules`, its pinned version), both builds export
+ * the repository's `node_modules`, its pinned version) and its own copy of
+ * the package, both builds export
  * the names of the entry point's API report and refuse a step runner made
  * outside a workflow with a coded error; in the consumer project, which has
  * no SDK, only this entry point fails to load, naming the package to install.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isValue, listedExports, REPORTS } from '../../scripts/api-report';
 import { root } from '../readme-blocks';
 import { consumer } from './consumer';
 
-/** The app's directory: `staged-middleware` resolves from the consumer project around it. */
+/**
+ * The app's directory, inside the consumer project: it has its own copy of the installed package, since a package
+ * resolves its peers from where it lies, and the consumer project's copy must stay without DBOS.
+ */
 const app = join(consumer, 'dbos-app');
 
 /** Prints the entry point's run-time export names and what `dbosStepRunner()` throws outside a workflow. */
@@ -48,6 +52,7 @@ const expectedNames = listedExports(readFileSync(join(REPORTS, 'durable/dbos.api
 describe('staged-middleware/durable/dbos, installed', () => {
   beforeAll(() => {
     mkdirSync(join(app, 'node_modules', '@dbos-inc'), { recursive: true });
+    cpSync(join(consumer, 'node_modules', 'staged-middleware'), join(app, 'node_modules', 'staged-middleware'), { recursive: true });
     symlinkSync(join(root, 'node_modules', '@dbos-inc', 'dbos-sdk'), join(app, 'node_modules', '@dbos-inc', 'dbos-sdk'), 'junction');
     writeFileSync(join(app, 'observe.mjs'), observe("import * as dbos from 'staged-middleware/durable/dbos';"));
     writeFileSync(join(app, 'observe.cjs'), observe("const dbos = require('staged-middleware/durable/dbos');"));
@@ -63,7 +68,7 @@ describe('staged-middleware/durable/dbos, installed', () => {
         refused: {
           code: 'ERR_INVALID_OPTIONS',
           message:
-            'dbosStepRunner(): call it inside a DBOS workflow (a function registered with DBOS.registerWorkflow), whose id is the run id, got undefined.',
+            '[ERR_INVALID_OPTIONS] dbosStepRunner(): call it inside a DBOS workflow (a function registered with DBOS.registerWorkflow), whose id is the run id, got undefined.',
         },
       });
     });
