@@ -8,7 +8,11 @@ import type { TESTING_ERROR_CODES } from '../../src/testing/errors';
 
 describe('MiddlewareErrorCode', () => {
   it('is the codes of every table of a program that imports every subsystem', () => {
-    type Tables = typeof CORE_ERROR_CODES & typeof MIDDLEWARE_ERROR_CODES & typeof AGENT_ERROR_CODES & typeof TESTING_ERROR_CODES & typeof DURABLE_ERROR_CODES;
+    type Tables = typeof CORE_ERROR_CODES &
+      typeof MIDDLEWARE_ERROR_CODES &
+      typeof AGENT_ERROR_CODES &
+      typeof TESTING_ERROR_CODES &
+      typeof DURABLE_ERROR_CODES;
     expectTypeOf<MiddlewareErrorCode>().toEqualTypeOf<keyof Tables>();
     expectTypeOf<MiddlewareError['code']>().toEqualTypeOf<keyof Tables>();
   });
