@@ -7,6 +7,7 @@ const entryPoints = {
   'agent/index': 'src/agent/index.ts',
   'ai-sdk/index': 'src/ai-sdk/index.ts',
   'durable/index': 'src/durable/index.ts',
+  'durable/dbos/index': 'src/durable-dbos/index.ts',
   'middleware/index': 'src/middleware/index.ts',
   'testing/index': 'src/testing/index.ts',
   'conformance/index': 'conformance/index.ts',
@@ -31,7 +32,7 @@ export default defineConfig({
     if (format === 'cjs') options.entryPoints = entryPoints;
   },
   // Only the command line imports Node.js modules (`process` included, so the shim below leaves it alone).
-  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', '@restatedev/restate-sdk', /^node:/],
+  external: ['zod', '@opentelemetry/api', '@ai-sdk/provider', 'ai', '@dbos-inc/dbos-sdk', '@restatedev/restate-sdk', /^node:/],
   // immer is built in so the package loads where there is no `process` (see build/immer-without-process.ts).
   noExternal: ['immer'],
   inject: [processShim],

@@ -7,6 +7,7 @@
  *   npm run demo -- --explain    the resolved chain of each stage
  *   npm run demo -- --hitl       a human approval across two processes (examples/hitl.ts)
  *   npm run demo -- --long       a conversation compacted mid-run and a sub-agent's answer (examples/long-run.ts)
+ *   npm run demo -- --durable    a run on DBOS and Postgres that survives a killed process (examples/durable-dbos.ts)
  *
  * In your own code, import from 'staged-middleware' and 'staged-middleware/agent';
  * the demo imports the sources so it runs without a build.
@@ -164,6 +165,12 @@ export async function main(
 ): Promise<DemoOutcome | undefined> {
   if (argv.includes('--hitl')) {
     await runHitl({ write });
+    return undefined;
+  }
+  if (argv.includes('--durable')) {
+    // Loaded only here: the other modes never load DBOS.
+    const { runDurableDemo } = await import('./durable-dbos');
+    await runDurableDemo({ write, environment });
     return undefined;
   }
   const color = isTTY && (environment.NO_COLOR === undefined || environment.NO_COLOR === '');

@@ -12,12 +12,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-/** The package's entry points: the specifier users import, and the name of its report. */
+/**
+ * The package's entry points: the specifier users import, the name of its report, and the optional peer dependency
+ * it loads, if any (an engine adapter: the packed-package tier loads it beside that peer).
+ */
 export const ENTRY_POINTS = [
   { specifier: 'staged-middleware', report: 'index' },
   { specifier: 'staged-middleware/agent', report: 'agent' },
   { specifier: 'staged-middleware/ai-sdk', report: 'ai-sdk' },
   { specifier: 'staged-middleware/durable', report: 'durable' },
+  { specifier: 'staged-middleware/durable/dbos', report: 'durable-dbos', peer: '@dbos-inc/dbos-sdk' },
   { specifier: 'staged-middleware/middleware', report: 'middleware' },
   { specifier: 'staged-middleware/testing', report: 'testing' },
   { specifier: 'staged-middleware/conformance', report: 'conformance' },

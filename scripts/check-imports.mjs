@@ -1,9 +1,10 @@
 // `npm run lint` runs this after ESLint: the layers of the package, one direction, and no import cycle, types included.
 //
-//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, durable, testing  <-  conformance, durable-restate
+//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, durable, testing  <-  conformance, durable-dbos, durable-restate
 //
 // A file may import from its own layer and the layers below it, never above, and never a sibling (ai-sdk, durable and testing
-// know nothing of each other). Above the core, a file imports the core through two modules only: its public list
+// know nothing of each other; durable-dbos, an engine adapter, builds on durable and is the only layer that loads its
+// engine). Above the core, a file imports the core through two modules only: its public list
 // (`src/core/index.ts`) and its one internal door (`src/core/internal.ts`); the core's other files are its own.
 // Imports are read with TypeScript's own pre-processor (`import type` and `export ... from` included); only relative
 // imports between the package's files are checked. `node scripts/check-imports.mjs [root]` checks the tree at `root`.
@@ -23,6 +24,7 @@ const LAYERS = [
   { name: 'durable', folder: 'src/durable', rank: 4 },
   { name: 'testing', folder: 'src/testing', rank: 4 },
   { name: 'conformance', folder: 'conformance', rank: 5 },
+  { name: 'durable-dbos', folder: 'src/durable-dbos', rank: 5 },
   { name: 'durable-restate', folder: 'src/durable-restate', rank: 5 },
 ];
 /** The core's modules that the layers above it may import. */

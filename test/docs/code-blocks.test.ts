@@ -13,6 +13,8 @@ const entryPoints = [
   ['staged-middleware/durable', 'src/durable/index.ts'],
   ['staged-middleware/middleware', 'src/middleware/index.ts'],
   ['staged-middleware/testing', 'src/testing/index.ts'],
+  ['staged-middleware/durable', 'src/durable/index.ts'],
+  ['staged-middleware/durable/dbos', 'src/durable-dbos/index.ts'],
   ['staged-middleware/conformance', 'conformance/index.ts'],
   ['staged-middleware/durable/restate', 'src/durable-restate/index.ts'],
 ] as const;

@@ -2,8 +2,8 @@
  * What a TypeScript block of the documentation may use without declaring it
  * (checked by test/docs/code-blocks.test.ts). Each block is its own module:
  *
- * - names exported by `staged-middleware`, `/agent`, `/middleware` and
- *   `/testing` are imported for it when it uses them without importing them;
+ * - names exported by `staged-middleware`, `/agent`, `/middleware`,
+ *   `/testing`, `/durable` and `/durable/dbos` are imported for it when it uses them without importing them;
  * - the names below stand for the reader's own objects (a registry, a model
  *   stage and its context, a terminal...); a block that declares a name
  *   itself uses its own;
@@ -58,6 +58,9 @@ declare const store: import('staged-middleware/agent').SessionStore;
 
 declare const systemPrompt: string;
 declare const toolSpecs: readonly import('staged-middleware/agent').ToolSpec[];
+
+/** DBOS Transact (`@dbos-inc/dbos-sdk`), for the examples of staged-middleware/durable/dbos. */
+declare const DBOS: typeof import('@dbos-inc/dbos-sdk').DBOS;
 
 /** vitest's `expect`, for the examples of the test kit. */
 declare const expect: typeof import('vitest').expect;

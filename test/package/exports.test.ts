@@ -61,8 +61,9 @@ describe('entry points of the installed package', () => {
     });
 
     it('export exactly the names their API reports list as values', () => {
+      // An engine adapter loads its engine, which the consumer project does not have: durable-dbos.test.ts loads it beside DBOS.
       const expected = Object.fromEntries(
-        ENTRY_POINTS.map(({ specifier, report }) => [
+        ENTRY_POINTS.filter((entry) => !('peer' in entry)).map(({ specifier, report }) => [
           `.${specifier.slice('staged-middleware'.length)}`,
           listedExports(checkedIn[report] as string)
             .filter((item) => isValue(item.kind))

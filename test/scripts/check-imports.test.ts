@@ -91,6 +91,17 @@ describe('check-imports', () => {
     );
   });
 
+  it('fails on an import of an engine adapter from the durable layer it builds on', () => {
+    const root = tree('engine-adapter-dbos', {
+      ...layered,
+      'src/durable-dbos/runner.ts': "import { agent } from '../agent/agent';\nexport const runner = agent;\n",
+      'src/durable/steps.ts': "import { runner } from '../durable-dbos/runner';\nexport const steps = runner;\n",
+    });
+    expect(check(root).stderr).toContain(
+      'src/durable/steps.ts imports src/durable-dbos/runner.ts: the durable layer may not import the durable-dbos layer\n',
+    );
+  });
+
   it('fails on an import of the AI SDK adapter from the durable layer, its sibling', () => {
     const root = tree('durable-sibling', {
       ...layered,
