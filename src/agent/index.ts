@@ -47,6 +47,13 @@ export { todoList } from './middleware/todo-list';
 export type { Todo, TodoListOptions } from './middleware/todo-list';
 export { subagent } from './middleware/subagent';
 export type { SubagentOptions } from './middleware/subagent';
+export { approvalPolicy } from './middleware/approval-policy';
+export type { ApprovalPolicy, ApprovalPolicyRule } from './middleware/approval-policy';
+export { TOOL_APPROVAL } from './tools/approval';
+export { maxTurns, stopAfterTool, stopWhen } from './middleware/stop-conditions';
+export type { StopCondition } from './middleware/stop-conditions';
+export { prepareTurn } from './middleware/prepare-turn';
+export type { PrepareTurn, TurnPreparation } from './middleware/prepare-turn';
 export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
@@ -96,10 +103,15 @@ export type {
   UsageEvent,
 } from './types/model';
 export type {
+  ApprovalCheckContext,
+  ApprovalDecision,
+  ApprovalDecisionType,
+  ApprovalRequest,
   Interrupt,
   InterruptAnswer,
   InterruptFunction,
   InterruptRequest,
+  NeedsApproval,
   Tool,
   ToolChoice,
   ToolRunContext,
