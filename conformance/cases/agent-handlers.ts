@@ -57,6 +57,11 @@ export const handler = z
       'observeModelState',
       'convertToLlm',
       'observeCompressed',
+      'approvalPolicy',
+      'stopWhen',
+      'maxTurns',
+      'stopAfterTool',
+      'prepareTurn',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -92,6 +97,15 @@ export const handler = z
         'executeTool.output.afterToolCall: the patch its hook (named name) returns for the tool use whose id is tool (every one when absent); it observes "<name> <toolUseId>"',
       ),
     nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
+    policy: z
+      .record(z.string(), json)
+      .optional()
+      .describe('executeTool.wrap.approvalPolicy: the policy, by tool name (true, false or a rule { when?, decisions?, description? })'),
+    limit: z.number().optional().describe('turn.wrap.maxTurns: n'),
+    preparation: z
+      .record(z.string(), json)
+      .optional()
+      .describe('invokeModel.input.prepareTurn: what prepare returns at the turns listed in turns (undefined at the others)'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

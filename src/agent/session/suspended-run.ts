@@ -52,7 +52,12 @@ export interface RunStart {
 function checkApprovalAnswer(interrupt: Interrupt | undefined, response: unknown): void {
   if (interrupt?.name !== TOOL_APPROVAL || !interrupt.id.startsWith(`${ExecuteToolStage.name}:`)) return;
   const decisions = isObject(interrupt.reason) ? (interrupt.reason as { decisions?: unknown }).decisions : undefined;
-  readApprovalDecision(response, Array.isArray(decisions) ? decisions : ALL_DECISIONS, `the response to "${interrupt.id}"`);
+  readApprovalDecision(
+    response,
+    Array.isArray(decisions) ? decisions : ALL_DECISIONS,
+    `the response to "${interrupt.id}"`,
+    AgentStreamStage.name,
+  );
 }
 
 /** Responses given in advance may name questions about the whole run, whose ids do not depend on the run. */

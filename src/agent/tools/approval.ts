@@ -83,32 +83,43 @@ async function needsApproval(context: ExecuteToolContext, when: NeedsApproval): 
 /**
  * Reads an answer to an approval question: a frozen copy of the decision.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `executeTool`) unless it is `{ decision: 'approve' }`,
+ * @param stage - The stage the error names: `executeTool` for the call, `agentStream` for a resume refused at its start.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (on `stage`) unless it is `{ decision: 'approve' }`,
  *   `{ decision: 'edit', input }` (input JSON) or `{ decision: 'reject', message? }` (message a string), with a
  *   decision in `allowed`.
  */
-export function readApprovalDecision(response: unknown, allowed: readonly unknown[], what: string): ApprovalDecision {
+export function readApprovalDecision(
+  response: unknown,
+  allowed: readonly unknown[],
+  what: string,
+  stage: string = ExecuteToolStage.name,
+): ApprovalDecision {
   const kind = isObject(response) ? (response as { decision?: unknown }).decision : undefined;
   const expected = allowed
     .map((decision) => `{ decision: '${String(decision)}'${decision === 'edit' ? ', input' : decision === 'reject' ? ', message?' : ''} }`)
     .join(' or ');
   if (typeof kind !== 'string' || !allowed.includes(kind))
-    throw invalidApproval(`${what} must be ${expected}, got ${describeValue(response)}`);
+    throw invalidApproval(`${what} must be ${expected}, got ${describeValue(response)}`, undefined, stage);
   const copy: object = frozenCopy(response as object, 'the approval answer', (problem, cause) =>
-    invalidApproval(`${what} must be plain data, but ${problem}`, cause),
+    invalidApproval(`${what} must be plain data, but ${problem}`, cause, stage),
   );
-  if (kind === 'edit' && !('input' in copy)) throw invalidApproval(`${what} decides 'edit' and must give the tool's new input as input`);
+  if (kind === 'edit' && !('input' in copy))
+    throw invalidApproval(`${what} decides 'edit' and must give the tool's new input as input`, undefined, stage);
   const message = (copy as { message?: unknown }).message;
   if (kind === 'reject' && message !== undefined && typeof message !== 'string')
-    throw invalidApproval(`${what} decides 'reject'; its message, when given, must be a string, got ${describeValue(message)}`);
+    throw invalidApproval(
+      `${what} decides 'reject'; its message, when given, must be a string, got ${describeValue(message)}`,
+      undefined,
+      stage,
+    );
   return copy as ApprovalDecision;
 }
 
 /** The error of a malformed approval setting or answer. */
-function invalidApproval(problem: string, cause?: unknown): MiddlewareError {
+function invalidApproval(problem: string, cause?: unknown, stage: string = ExecuteToolStage.name): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_INVALID_OPTIONS',
-    stage: ExecuteToolStage.name,
+    stage,
     message: `Approval: ${problem}.`,
     ...(cause === undefined ? {} : { cause }),
   });
