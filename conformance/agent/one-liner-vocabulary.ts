@@ -16,7 +16,6 @@ import {
   stopWhen,
   type ApprovalPolicy,
   type TurnContext,
-  type TurnPreparation,
 } from '../../src/agent/index';
 import type { AgentCaseHandler } from '../cases/agent-handlers';
 import type { World } from './doubles';
@@ -44,7 +43,7 @@ export function registerOneLinerHandler(world: World, registry: MiddlewareRegist
         InvokeModelStage.Input,
         prepareTurn((_context, turn) => {
           world.observations.push(`prepare turn ${turn}`);
-          return spec.turns === undefined || spec.turns.includes(turn) ? (spec.preparation as TurnPreparation | undefined) : undefined;
+          return spec.turns === undefined || spec.turns.includes(turn) ? spec.preparation : undefined;
         }),
       );
       return true;
