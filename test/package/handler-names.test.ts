@@ -120,9 +120,14 @@ function factoryNames(): Record<string, unknown> {
   const handler = (name: string): Record<string, unknown> => ({ function: name, describe: [name] });
   return {
     './agent afterToolCall': handler('afterToolCall'),
+    './agent approvalPolicy': handler('approvalPolicy'),
     './agent checkFinalAnswer': handler('checkFinalAnswer'),
     './agent compaction': { bundle: 'compaction', describe: { compressContext: ['compaction'] } },
     './agent errorsAsAnswers': handler('errorsAsAnswers'),
+    './agent maxTurns': handler('maxTurns'),
+    './agent prepareTurn': handler('prepareTurn'),
+    './agent stopAfterTool': handler('stopAfterTool'),
+    './agent stopWhen': handler('stopWhen'),
     './agent subagent': { bundle: 'subagent:helper', describe: { executeTool: ['subagent'] } },
     './agent todoList': { bundle: 'todoList', describe: { invokeModel: ['todoList'] } },
     './agent turnAction': handler('turnAction'),
@@ -156,7 +161,18 @@ describe('built-in handlers of the installed package', () => {
         .filter((item) => isValue(item.kind))
         .map((item) => item.name);
       expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([
-        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'subagent', 'todoList'],
+        [
+          'afterToolCall',
+          'approvalPolicy',
+          'checkFinalAnswer',
+          'compaction',
+          'maxTurns',
+          'prepareTurn',
+          'stopAfterTool',
+          'stopWhen',
+          'subagent',
+          'todoList',
+        ],
         [],
       ]);
     });
