@@ -47,7 +47,7 @@ const FACTORY = 'approvalPolicy';
  */
 export function approvalPolicy(policy: ApprovalPolicy): WrapHandler<ExecuteToolContext, ExecuteToolEvent> {
   const rules = readPolicy(policy);
-  return async function* approvalPolicy(context, next) {
+  const handler: WrapHandler<ExecuteToolContext, ExecuteToolEvent> = async function* (context, next) {
     const rule = rules.get(context.toolUse.name);
     if (rule === undefined) return yield* next();
     const approval = await decideApproval(context, rule);
@@ -58,6 +58,8 @@ export function approvalPolicy(policy: ApprovalPolicy): WrapHandler<ExecuteToolC
     if (approval.input === context.toolUse.input) return yield* next();
     yield* next(Object.freeze({ ...context, toolUse: Object.freeze({ ...context.toolUse, input: approval.input }) }));
   };
+  // Named explicitly: a bundler renames a function whose name the module's scope already takes.
+  return Object.defineProperty(handler, 'name', { value: FACTORY });
 }
 
 /** The policy's rules by tool name, each checked once. */

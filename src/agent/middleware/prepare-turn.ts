@@ -50,7 +50,7 @@ export type PrepareTurn = (
 export function prepareTurn(prepare: PrepareTurn): InputHandler<InvokeModelContext> {
   if (typeof prepare !== 'function')
     throw invalidOption('prepareTurn', 'prepare must be a function (context, turn) => { model?, activeTools?, toolChoice? }', prepare);
-  return async function prepareTurn(context) {
+  const handler: InputHandler<InvokeModelContext> = async function (context) {
     if (context.caller !== undefined) return context;
     const preparation: unknown = await prepare(context, turnOf(context.messages));
     if (preparation === undefined) return context;
@@ -61,6 +61,8 @@ export function prepareTurn(prepare: PrepareTurn): InputHandler<InvokeModelConte
     if (toolChoice !== undefined) next.toolChoice = toolChoice;
     return next;
   };
+  // Named explicitly: a bundler renames a function whose name the module's scope already takes.
+  return Object.defineProperty(handler, 'name', { value: 'prepareTurn' });
 }
 
 /** The turn a model call makes: 1 plus the assistant messages since the last message a user wrote. */

@@ -36,7 +36,7 @@ export function stopWhen(...conditions: readonly StopCondition[]): WrapHandler<T
     if (typeof condition !== 'function')
       throw invalidOption('stopWhen', 'every condition must be a function (context) => boolean', condition);
   const checked = Object.freeze([...conditions]);
-  return turnAction(async function stopWhen(context: TurnContext, decided: TurnResultEvent): Promise<TurnAction | undefined> {
+  const decide = async (context: TurnContext, decided: TurnResultEvent): Promise<TurnAction | undefined> => {
     const goesOn = decided.decision === 'loopToModel' || (decided.decision === 'natural' && !context.ending);
     if (!goesOn) return undefined;
     for (const condition of checked) {
@@ -44,7 +44,9 @@ export function stopWhen(...conditions: readonly StopCondition[]): WrapHandler<T
       if (holds === true) return condition.name.length > 0 ? { decision: 'stop', reason: condition.name } : { decision: 'stop' };
     }
     return undefined;
-  });
+  };
+  // Named explicitly: a bundler renames a function whose name the module's scope already takes.
+  return named(turnAction(decide), 'stopWhen');
 }
 
 /**
