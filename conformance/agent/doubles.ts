@@ -188,15 +188,19 @@ function oddThrown(kind: string): unknown {
  * so the scripted tool sees only validated input.
  */
 export function buildTool(world: World, spec: AgentCaseTool): Tool {
+  const approval = spec.needsApproval === undefined ? {} : { needsApproval: spec.needsApproval };
   if (spec.external === true)
-    return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } } };
+    return { spec: { name: spec.name, description: `External tool ${spec.name}.`, inputSchema: { type: 'object' } }, ...approval };
   const scripted = scriptedTool(world, spec);
+  if (spec.needsApproval !== undefined && spec.inputSchema === undefined)
+    return { spec: scripted.spec, run: (input, context) => scripted.run(input, context), ...approval };
   if (spec.inputSchema === undefined) return scripted;
   return defineTool({
     name: spec.name,
     description: scripted.spec.description,
     input: z.fromJSONSchema(spec.inputSchema as never),
     run: (input, context) => scripted.run(input, context),
+    ...approval,
   });
 }
 

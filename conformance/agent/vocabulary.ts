@@ -23,6 +23,7 @@ import { userError, type World } from './doubles';
 import { registerLoopHandler } from './loop-vocabulary';
 import { registerMiddlewareHandler } from './middleware-vocabulary';
 import { registerStateKeyHandler } from './state-key-vocabulary';
+import { registerOneLinerHandler } from './one-liner-vocabulary';
 
 /** How an observation shows a tool result's error: none, its message, or its type when it has no readable message. */
 function errorText(event: { readonly error?: unknown }): string {
@@ -98,6 +99,7 @@ export function register(world: World, registry: MiddlewareRegistry, spec: Agent
   if (registerLoopHandler(world, registry, spec)) return;
   if (registerMiddlewareHandler(world, registry, spec)) return;
   if (registerStateKeyHandler(world, registry, spec)) return;
+  if (registerOneLinerHandler(world, registry, spec)) return;
   const key = `${spec.stage}.${spec.phase}.${spec.do}`;
   switch (key) {
     case 'invokeModel.input.appendSystemText':

@@ -146,6 +146,7 @@ export const tool = z.strictObject({
   cancelLater: cancelLater.optional(),
   hang: z.boolean().optional().describe('The call returns a promise that never settles, whatever the signal does'),
   external: z.boolean().optional().describe('An external tool: { spec } without run (the case resumes the run with its results)'),
+  needsApproval: z.boolean().optional().describe("The tool's needsApproval (MW-287)"),
   inputSchema: z
     .record(z.string(), json)
     .optional()

@@ -60,6 +60,11 @@ export const handler = z
       'observeText',
       'countWithKey',
       'stopInProcess',
+      'approvalPolicy',
+      'stopWhen',
+      'maxTurns',
+      'stopAfterTool',
+      'prepareTurn',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -96,6 +101,15 @@ export const handler = z
       ),
     nonCritical: z.boolean().optional().describe('invokeModel.wrap.checkFinalAnswer: critical false'),
     checked: z.boolean().optional().describe('invokeModel.input.countWithKey: the key has a schema of counts'),
+    policy: z
+      .record(z.string(), json)
+      .optional()
+      .describe('executeTool.wrap.approvalPolicy: the policy, by tool name (true, false or a rule { when?, decisions?, description? })'),
+    limit: z.number().optional().describe('turn.wrap.maxTurns: n'),
+    preparation: z
+      .record(z.string(), json)
+      .optional()
+      .describe('invokeModel.input.prepareTurn: what prepare returns at the turns listed in turns (undefined at the others)'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

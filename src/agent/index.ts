@@ -55,6 +55,13 @@ export { defineMiddleware } from './middleware/define-middleware';
 export { createStateKey } from './values/state-key';
 export type { StateKey } from './types/state-key';
 export type { MiddlewareDefinition } from './types/middleware-definition';
+export { approvalPolicy } from './middleware/approval-policy';
+export type { ApprovalPolicy, ApprovalPolicyRule } from './middleware/approval-policy';
+export { TOOL_APPROVAL } from './tools/approval';
+export { maxTurns, stopAfterTool, stopWhen } from './middleware/stop-conditions';
+export type { StopCondition } from './middleware/stop-conditions';
+export { prepareTurn } from './middleware/prepare-turn';
+export type { PrepareTurn, TurnPreparation } from './middleware/prepare-turn';
 export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
@@ -115,10 +122,15 @@ export type {
   UsageEvent,
 } from './types/model';
 export type {
+  ApprovalCheckContext,
+  ApprovalDecision,
+  ApprovalDecisionType,
+  ApprovalRequest,
   Interrupt,
   InterruptAnswer,
   InterruptFunction,
   InterruptRequest,
+  NeedsApproval,
   Tool,
   ToolChoice,
   ToolRunContext,

@@ -144,7 +144,7 @@ describe('Agent', () => {
       expect([third.stopReason, answers]).toEqual(['endTurn', ['yes', 'yes']]);
     });
 
-    it('leaves the halted turn pending when a resume fails', async () => {
+    it('ends the halt and closes its turn when a resume fails, so new input is taken', async () => {
       const failure = new Error('tool crashed');
       const registry = new MiddlewareRegistry();
       registry.add(ExecuteToolStage.Wrap, async function* ask(context, next) {
@@ -156,8 +156,11 @@ describe('Agent', () => {
       const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'a' })] });
       await agent.invoke('go');
       await expect(agent.resume({ 'executeTool:a1:go': 'crash' })).rejects.toBe(failure);
-      expect(agent.pendingInterrupts.map((interrupt) => interrupt.id)).toEqual(['executeTool:a1:go']);
-      expect((await agent.resume({ 'executeTool:a1:go': 'fine' })).stopReason).toEqual('endTurn');
+      expect([agent.pendingInterrupts, agent.messages[2]?.content.map((block) => block.type === 'toolResult' && block.status)]).toEqual([
+        [],
+        ['error'],
+      ]);
+      expect((await agent.invoke('go on')).stopReason).toEqual('endTurn');
     });
   });
 

@@ -137,10 +137,15 @@ function factoryNames(): Record<string, unknown> {
   const handler = (name: string): Record<string, unknown> => ({ function: name, describe: [name] });
   return {
     './agent afterToolCall': handler('afterToolCall'),
+    './agent approvalPolicy': handler('approvalPolicy'),
     './agent checkFinalAnswer': handler('checkFinalAnswer'),
     './agent compaction': { bundle: 'compaction', describe: { compressContext: ['compaction'] } },
     './agent defineMiddleware': { bundle: 'defined', describe: { invokeModel: ['defined.model.input'] } },
     './agent errorsAsAnswers': handler('errorsAsAnswers'),
+    './agent maxTurns': handler('maxTurns'),
+    './agent prepareTurn': handler('prepareTurn'),
+    './agent stopAfterTool': handler('stopAfterTool'),
+    './agent stopWhen': handler('stopWhen'),
     './agent subagent': { bundle: 'subagent:helper', describe: { executeTool: ['subagent'] } },
     './agent todoList': { bundle: 'todoList', describe: { invokeModel: ['todoList'] } },
     './agent pii': { bundle: 'pii', describe: { invokeModel: ['pii', 'pii'], executeTool: ['pii'] } },
@@ -181,7 +186,21 @@ describe('built-in handlers of the installed package', () => {
         .filter((item) => isValue(item.kind))
         .map((item) => item.name);
       expect([[...documentedAgent].sort(), documentedAgent.filter((name) => !exported.includes(name))]).toEqual([
-        ['afterToolCall', 'checkFinalAnswer', 'compaction', 'modelCallLimit', 'pii', 'subagent', 'todoList', 'toolCallLimit'],
+        [
+          'afterToolCall',
+          'approvalPolicy',
+          'checkFinalAnswer',
+          'compaction',
+          'maxTurns',
+          'modelCallLimit',
+          'pii',
+          'prepareTurn',
+          'stopAfterTool',
+          'stopWhen',
+          'subagent',
+          'todoList',
+          'toolCallLimit',
+        ],
         [],
       ]);
     });

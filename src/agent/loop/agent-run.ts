@@ -11,7 +11,9 @@ import { readRunOptions, type AgentInput, type AgentRunOptions } from '../setup/
 import { readInput } from '../setup/agent-setup';
 import { saveBack, saveRacing } from '../session/session-saves';
 import { agentBusy } from '../errors';
-import { startOrResume, type RunStart } from '../session/suspended-run';
+import { startOrResume, type RunStart, type SuspendedRun } from '../session/suspended-run';
+import { History } from '../session/history';
+import type { ToolResultBlock } from '../types/message';
 import { interruptFor, InterruptSignal, type ResponseStore } from '../session/interrupts';
 import { NO_MIDDLEWARE_USAGE } from '../model/middleware-call';
 import { linkCallerSignal } from '../setup/run-signal';
@@ -68,6 +70,7 @@ async function* run(
     completed: false,
     produced: false,
     ended: false,
+    shown: [],
   };
   const store: ResponseStore = { responses: begin.responses, late: () => (tally.ended ? 'its run ended' : undefined) };
   const runStore: ResponseStore = {
@@ -99,6 +102,8 @@ async function* run(
         };
   const loop: LoopRun = { agent, scope, start, begin, store, tally, persist };
   let committed = false;
+  // Set when the run ends with an error of its own (not when it is refused at its start, nor cancelled).
+  const ending = { failed: false };
   // Set when a commit is to be saved before the next event reaches the caller.
   let unsaved = false;
   /** Saves `start` again when the session got turns of a run that does not commit, without waiting for it. */
@@ -149,11 +154,16 @@ async function* run(
       committed = false;
       // Read anew at each use: the run may be cancelled while the halt is being saved.
       const cancelled = (): boolean => controller.signal.aborted;
-      if (!cancelled() && !(InterruptSignal.isInstance(error) && raised.has(error))) throw error;
+      if (!cancelled() && !(InterruptSignal.isInstance(error) && raised.has(error))) {
+        ending.failed = true;
+        throw error;
+      }
       if (!cancelled()) {
-        // A question about the whole run: nothing of the run is kept but what its resume needs to replay it.
+        // A question about the whole run: nothing of the run is kept but what its resume needs to replay it,
+        // and every question the caller has been shown stays answerable (MW-290).
         const interrupts = (error as InterruptSignal).interrupts;
-        const halted: Conversation = { ...start, halt: haltedRun(begin, interrupts) };
+        const pending = stillUnanswered([...(start.halt?.interrupts ?? NO_INTERRUPTS), ...tally.shown, ...interrupts], begin.responses);
+        const halted: Conversation = { ...start, halt: haltedRun(begin, pending) };
         commit(agent, halted);
         committed = true;
         try {
@@ -161,11 +171,14 @@ async function* run(
         } catch (saveError) {
           // The halt is not kept when it cannot be saved: the run fails as a whole (or, cancelled meanwhile, ends so).
           committed = false;
-          if (!cancelled()) throw saveError;
+          if (!cancelled()) {
+            ending.failed = true;
+            throw saveError;
+          }
         }
         if (committed) {
           for (const interrupt of interrupts) yield interruptEvent(interrupt);
-          yield agentResult('interrupt', undefined, interrupts, tally.usage, undefined, tally.middlewareUsage);
+          yield agentResult('interrupt', undefined, pending, tally.usage, undefined, tally.middlewareUsage);
           return;
         }
       }
@@ -178,6 +191,13 @@ async function* run(
     tally.ended = true;
     // A run that committed nothing (it failed, was cancelled or closed, or no terminal call completed)
     // leaves the conversation as it started, dropping whatever was assigned to agent.modelState meanwhile.
+    if (!committed && ending.failed && start.halt !== undefined) {
+      // A resume that failed answered its questions all the same: the halt is over, and its turn closed (MW-291).
+      const abandoned = abandonHalt(start, start.halt);
+      commit(agent, abandoned);
+      committed = true;
+      if (persist !== undefined) saveBack(persist(abandoned), (session as NonNullable<typeof session>).id);
+    }
     if (!committed) commit(agent, start);
     agent.running = undefined;
     unlink();
@@ -200,6 +220,40 @@ function haltedRun(begin: RunStart, interrupts: readonly Interrupt[]): Conversat
     turn: begin.turn,
     invocationState: begin.invocationState,
   });
+}
+
+/** The interrupts without a response, each id once, in order. */
+function stillUnanswered(interrupts: readonly Interrupt[], responses: ReadonlyMap<string, unknown>): readonly Interrupt[] {
+  const seen = new Set<string>();
+  return Object.freeze(
+    interrupts.filter((interrupt) => {
+      if (responses.has(interrupt.id) || seen.has(interrupt.id)) return false;
+      seen.add(interrupt.id);
+      return true;
+    }),
+  );
+}
+
+/**
+ * The conversation after a resume of `halt` failed: no halt, and the halted turn, if any, closed with the
+ * results it had and, for each tool use without one, an error result saying so (the call may have run in the failed run).
+ */
+function abandonHalt(start: Conversation, halt: SuspendedRun): Conversation {
+  const { turn } = halt;
+  if (turn === undefined) return { ...start, halt: undefined };
+  const history = new History(start.history.messages);
+  const results = turn.toolUses.map(
+    (toolUse): ToolResultBlock =>
+      turn.results.get(toolUse.toolUseId) ?? {
+        type: 'toolResult',
+        toolUseId: toolUse.toolUseId,
+        name: toolUse.name,
+        status: 'error',
+        content: [{ type: 'text', text: `No result for tool "${toolUse.name}": the run that resumed this call failed.` }],
+      },
+  );
+  history.append({ role: 'user', content: results });
+  return { ...start, history, halt: undefined };
 }
 
 /** Makes `conversation` the agent's conversation state. */

@@ -28,7 +28,8 @@ import { ZERO_USAGE } from '../setup/usage';
  * as a whole: each AgentStreamStage terminal call works on its own copy, and
  * the copy of the last one that completed is committed when the run
  * succeeds; a run that a Wrap handler ends early keeps its input and
- * completed turns; a run that fails or is cancelled changes none of them. A
+ * completed turns; a run that fails or is cancelled changes none of them,
+ * except that a resume that fails ends its halt and closes the halted turn. A
  * session, when given, keeps the state across processes.
  *
  * @example
@@ -210,7 +211,8 @@ export class Agent {
    *   read or copied (a cycle, a getter that throws; the message names the part). A run refused
    *   when it starts changes nothing and leaves the agent free for the next run. Errors of models,
    *   tools and handlers pass through unchanged (the history, model state and pending interrupts stay as
-   *   they were); `ERR_INVALID_HANDLER` when the model's `stream()` or a tool's `run` cannot be called.
+   *   they were, except that a failed resume ends its halt, its turn closed with error results for the
+   *   calls without one); `ERR_INVALID_HANDLER` when the model's `stream()` or a tool's `run` cannot be called.
    */
   stream(input: AgentInput, options: AgentRunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
     return runAgent(this.state, input, options, undefined);

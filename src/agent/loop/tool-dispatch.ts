@@ -27,7 +27,7 @@ export interface WorkingTurn extends PendingTurn {
 
 /**
  * ExecuteToolStage for each tool use of the turn that has no result yet,
- * yielding an interrupt event for each interrupt as it is raised; returns the interrupts raised.
+ * yielding an interrupt event for each interrupt as it is raised (and adding it to `shown`); returns the interrupts raised.
  */
 export async function* callTools(
   scope: RunScope,
@@ -36,6 +36,7 @@ export async function* callTools(
   invocationState: Record<string, unknown>,
   signal: AbortSignal,
   report: (who: string, usage: Usage) => void,
+  shown: Interrupt[],
 ): AsyncGenerator<AgentEvent, readonly Interrupt[], undefined> {
   const interrupts: Interrupt[] = [];
   const childRegistry = () => scope.registry.child();
@@ -71,6 +72,7 @@ export async function* callTools(
     }
     for (const interrupt of raised) {
       interrupts.push(interrupt);
+      shown.push(interrupt);
       yield interruptEvent(interrupt);
     }
   }

@@ -175,7 +175,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
         }
         turn = { message, toolUses, results: new Map(), terminating: new Set() };
       }
-      const interrupts = yield* callTools(scope, turn, store, invocationState, signal, report);
+      const interrupts = yield* callTools(scope, turn, store, invocationState, signal, report, tally.shown);
       if (interrupts.length > 0) {
         const pending = {
           message: turn.message,

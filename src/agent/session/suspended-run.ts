@@ -5,7 +5,9 @@
  */
 import type { Message, ToolResultBlock, ToolUseBlock } from '../types/message';
 import { interruptPending } from '../errors';
-import { AgentStreamStage } from '../stages';
+import { AgentStreamStage, ExecuteToolStage } from '../stages';
+import { ALL_DECISIONS, readApprovalDecision, TOOL_APPROVAL } from '../tools/approval';
+import { isObject } from '../../util/is-object';
 import type { Interrupt } from '../types/tool';
 
 /** A turn halted on interrupts, kept until a resume finishes it. */
@@ -46,6 +48,18 @@ export interface RunStart {
   readonly invocationState: Record<string, unknown>;
 }
 
+/** Refuses, before the run starts, an answer to an approval question that the tool call would refuse (MW-289). */
+function checkApprovalAnswer(interrupt: Interrupt | undefined, response: unknown): void {
+  if (interrupt?.name !== TOOL_APPROVAL || !interrupt.id.startsWith(`${ExecuteToolStage.name}:`)) return;
+  const decisions = isObject(interrupt.reason) ? (interrupt.reason as { decisions?: unknown }).decisions : undefined;
+  readApprovalDecision(
+    response,
+    Array.isArray(decisions) ? decisions : ALL_DECISIONS,
+    `the response to "${interrupt.id}"`,
+    AgentStreamStage.name,
+  );
+}
+
 /** Responses given in advance may name questions about the whole run, whose ids do not depend on the run. */
 const RUN_PREFIX = `${AgentStreamStage.name}:`;
 
@@ -55,7 +69,8 @@ const RUN_PREFIX = `${AgentStreamStage.name}:`;
  *
  * @param invocationState - The run's own, when given.
  * @throws MiddlewareError `ERR_INTERRUPT_PENDING` for new input while interrupts are pending, no responses to a halted
- *   run, or a response whose id is neither pending nor an `agentStream:` one.
+ *   run, or a response whose id is neither pending nor an `agentStream:` one; `ERR_INVALID_OPTIONS` for an answer
+ *   to a pending approval question that is no decision it allows.
  */
 export function startOrResume(
   halt: SuspendedRun | undefined,
@@ -83,6 +98,10 @@ export function startOrResume(
   for (const [id, response] of given) {
     if (!ids.includes(id) && !id.startsWith(RUN_PREFIX))
       throw interruptPending(`"${id}" is not a pending interrupt; the pending ones are ${pending}`);
+    checkApprovalAnswer(
+      halt.interrupts.find((interrupt) => interrupt.id === id),
+      response,
+    );
     responses.set(id, response);
   }
   return { messages: halt.input, turn: halt.turn, responses, invocationState: invocationState ?? halt.invocationState };

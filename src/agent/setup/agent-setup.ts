@@ -184,7 +184,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
   for (let index = 0; index < length; index++) {
     const tool = readPart(tools, index, 'options.tools', [index]);
     const root = `options.tools[${index}]`;
-    const parts = isObject(tool) ? readFields(tool, ['spec', 'run'], root) : undefined;
+    const parts = isObject(tool) ? readFields(tool, ['spec', 'run', 'needsApproval'], root) : undefined;
     const spec = parts === undefined ? undefined : frozenCopy(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
     if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
@@ -192,6 +192,11 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
         `every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${describeValue(tool)}`,
       );
     }
+    const { needsApproval } = parts;
+    if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function')
+      throw invalid(
+        `${root}.needsApproval must be a boolean or a function (input, context) => boolean, got ${describeValue(needsApproval)}`,
+      );
     if (byName.has(name)) throw invalid(`two tools are named "${name}"; tool names must be unique because the model calls tools by name`);
     byName.set(name, tool as Tool);
     specs.push(spec as ToolSpec);

@@ -9,6 +9,7 @@ import type { MiddlewareUsage } from '../types/stages';
 import type { History } from '../session/history';
 import type { Usage } from '../types/model';
 import type { SuspendedRun } from '../session/suspended-run';
+import type { Interrupt } from '../types/tool';
 
 /** What a run accumulates over all its terminal calls, readable even when the run is cancelled. */
 export interface RunTally {
@@ -24,6 +25,8 @@ export interface RunTally {
   produced: boolean;
   /** Whether the run ended: no interrupt of it can halt anything any more. */
   ended: boolean;
+  /** The questions of its tool calls it has yielded interrupt events for, in order (MW-290). */
+  readonly shown: Interrupt[];
 }
 
 /** The conversation state a run starts from and, when it succeeds, leaves behind. */

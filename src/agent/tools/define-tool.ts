@@ -14,7 +14,7 @@ import { describeValue } from '../../util/describe-value';
 import { isObject } from '../../util/is-object';
 import { invalidToolDefinition, invalidToolInput } from './call-errors';
 import { frozenCopy } from '../values/freeze';
-import type { JsonSchema, Tool, ToolRunContext, ToolSpec } from '../types/tool';
+import type { ApprovalCheckContext, JsonSchema, NeedsApproval, Tool, ToolRunContext, ToolSpec } from '../types/tool';
 import { thrownText } from '../values/value-walk';
 
 /** One issue of a schema's error: where in the input, and what is wrong. */
@@ -56,6 +56,12 @@ export interface ToolDefinition<TInput> {
    * an error result. Leave it out for an external tool, run by the caller.
    */
   run?(input: TInput, context: ToolRunContext): unknown;
+  /**
+   * Whether a human approves each call first (MW-287): `true` always, a
+   * predicate over the validated input when it returns `true` (input the
+   * schema rejects asks nothing: the call fails with the schema's error).
+   */
+  readonly needsApproval?: boolean | ((input: TInput, context: ApprovalCheckContext) => boolean | PromiseLike<boolean>);
 }
 
 /**
@@ -84,11 +90,19 @@ export interface ToolDefinition<TInput> {
  * ```
  */
 export function defineTool<TInput>(definition: ToolDefinition<TInput>): Tool {
-  const { name, description, input, run } = readDefinition(definition);
+  const { name, description, input, run, needsApproval } = readDefinition(definition);
   const spec: ToolSpec = Object.freeze({ name, description, inputSchema: inputSchemaOf(name, input) });
-  if (run === undefined) return Object.freeze({ spec });
+  const approval: { needsApproval?: NeedsApproval } = {};
+  if (typeof needsApproval === 'function')
+    approval.needsApproval = async function needsApprovalOf(value: unknown, context: ApprovalCheckContext): Promise<boolean> {
+      const parsed = await input.safeParseAsync(value);
+      return parsed.success && (await needsApproval.call(definition, parsed.data, context));
+    };
+  else if (needsApproval !== undefined) approval.needsApproval = needsApproval;
+  if (run === undefined) return Object.freeze({ spec, ...approval });
   return Object.freeze({
     spec,
+    ...approval,
     async run(value: unknown, context: ToolRunContext): Promise<unknown> {
       const parsed = await input.safeParseAsync(value);
       if (!parsed.success) throw invalidToolInput(name, parsed.error);
@@ -103,10 +117,11 @@ function readDefinition<TInput>(definition: ToolDefinition<TInput>): {
   description: string;
   input: ToolInputSchema<TInput>;
   run: ToolDefinition<TInput>['run'];
+  needsApproval: ToolDefinition<TInput>['needsApproval'];
 } {
   if (!isObject(definition))
     throw invalidToolDefinition(undefined, `the definition must be { name, description, input, run? }, got ${describeValue(definition)}`);
-  const { name, description, input, run } = definition as Partial<ToolDefinition<TInput>>;
+  const { name, description, input, run, needsApproval } = definition as Partial<ToolDefinition<TInput>>;
   if (typeof name !== 'string' || name.length === 0)
     throw invalidToolDefinition(undefined, `name must be a non-empty string, got ${describeValue(name)}`);
   if (typeof description !== 'string') throw invalidToolDefinition(name, `description must be a string, got ${describeValue(description)}`);
@@ -119,7 +134,12 @@ function readDefinition<TInput>(definition: ToolDefinition<TInput>): {
   }
   if (run !== undefined && typeof run !== 'function')
     throw invalidToolDefinition(name, `run must be a function (or left out for a tool the caller runs), got ${describeValue(run)}`);
-  return { name, description, input: methods as ToolInputSchema<TInput>, run };
+  if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function')
+    throw invalidToolDefinition(
+      name,
+      `needsApproval must be a boolean or a function (input, context) => boolean, got ${describeValue(needsApproval)}`,
+    );
+  return { name, description, input: methods as ToolInputSchema<TInput>, run, needsApproval };
 }
 
 /** The frozen JSON Schema of what the model must send. */

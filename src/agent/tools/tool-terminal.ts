@@ -9,6 +9,7 @@ import type { ExecuteToolContext, ToolResultEvent } from '../types/stages';
 import type { Tool } from '../types/tool';
 import { thrownText } from '../values/value-walk';
 import { isObject } from '../../util/is-object';
+import { ALL_DECISIONS, decideApproval } from './approval';
 
 /** The tool use a result answers, as the ExecuteToolStage context's `toolUse` gives it. */
 export interface ToolUseReference {
@@ -95,7 +96,8 @@ function resultContent(value: unknown): readonly (TextBlock | JsonBlock)[] | str
  * middleware can inspect it. An {@link InterruptSignal} is not a failure: it
  * passes through to halt the agent. An external tool (no `run`) asks
  * `interrupt({ name: EXTERNAL_TOOL })` and answers with the response the
- * caller resumes with. When the signal aborts while the tool's promise is
+ * caller resumes with. A tool with `needsApproval` asks first (MW-287) and
+ * runs with the input the answer gives, or answers with the rejection. When the signal aborts while the tool's promise is
  * pending, the terminal stops waiting at once and throws the signal's
  * reason; whatever the tool does afterwards is ignored.
  *
@@ -115,11 +117,21 @@ export async function* toolTerminal(
     yield errorResult(toolUse, `Unknown tool "${toolUse.name}": the agent has no tool by that name.`);
     return;
   }
+  const needsApproval = (tool as { needsApproval?: unknown }).needsApproval;
+  let input = toolUse.input;
+  if (needsApproval !== undefined) {
+    const approval = await decideApproval(context, { when: needsApproval as Tool['needsApproval'] & {}, decisions: ALL_DECISIONS });
+    if (!approval.run) {
+      yield errorResult(toolUse, approval.message);
+      return;
+    }
+    input = approval.input;
+  }
   const runTool = (tool as { run?: unknown }).run;
   if (runTool === undefined) {
     yield answer(
       toolUse,
-      context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse } as const) }).response,
+      context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse, input } as const) }).response,
     );
     return;
   }
@@ -129,13 +141,13 @@ export async function* toolTerminal(
   let value: unknown;
   try {
     const runContext = Object.freeze({
-      toolUse: Object.freeze({ type: 'toolUse', ...toolUse } as const),
+      toolUse: Object.freeze({ type: 'toolUse', ...toolUse, input } as const),
       signal,
       invocationState: context.invocationState,
       interrupt: context.interrupt,
       ...(typeof context.idempotencyKey === 'string' ? { idempotencyKey: context.idempotencyKey } : {}),
     });
-    value = await race.wait(Promise.resolve((runTool as Tool['run'] & {}).call(tool, toolUse.input, runContext)));
+    value = await race.wait(Promise.resolve((runTool as Tool['run'] & {}).call(tool, input, runContext)));
   } catch (error) {
     // A cancelled call has no result: what the tool threw then is not an answer for the model.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see

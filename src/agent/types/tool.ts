@@ -51,6 +51,56 @@ export interface Tool {
    * tool: the run halts with the call, and the caller resumes it with the result.
    */
   run?(input: unknown, context: ToolRunContext): unknown;
+  /**
+   * Whether a human approves each call before it runs (MW-287): `true` asks
+   * every time, a predicate asks when it returns `true`. The run halts on the
+   * question `toolApproval`, answered through `resume` with an {@link ApprovalDecision}.
+   */
+  readonly needsApproval?: NeedsApproval;
+}
+
+/** How a human answers the approval question of a tool call (MW-287). */
+export type ApprovalDecision =
+  | { readonly decision: 'approve' }
+  | {
+      readonly decision: 'edit';
+      /** The input the tool runs with instead of the model's (JSON). */
+      readonly input: unknown;
+    }
+  | {
+      readonly decision: 'reject';
+      /** What the model reads as the call's error result (a default text when absent). */
+      readonly message?: string;
+    };
+
+/** The kinds of {@link ApprovalDecision}. */
+export type ApprovalDecisionType = ApprovalDecision['decision'];
+
+/** What a `needsApproval` predicate learns about the call. */
+export interface ApprovalCheckContext {
+  /** The call: the tool's name, the tool-use id and the model's input. */
+  readonly toolUse: { readonly name: string; readonly toolUseId: string; readonly input: unknown };
+  /** The run's invocation state (shared by reference). */
+  readonly invocationState: Record<string, unknown>;
+}
+
+/** Whether a call needs a human's approval: always, never, or when the predicate returns `true`. */
+export type NeedsApproval = boolean | ((input: unknown, context: ApprovalCheckContext) => boolean | PromiseLike<boolean>);
+
+/** The `reason` of an approval question (frozen; JSON, so it survives a snapshot). */
+export interface ApprovalRequest {
+  /** Marks the question. */
+  readonly type: 'toolApproval';
+  /** The tool use asked about. */
+  readonly toolUseId: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The model's input. */
+  readonly input: unknown;
+  /** The decisions the answer may take. */
+  readonly decisions: readonly ApprovalDecisionType[];
+  /** What the policy says about the tool, for the human, when it says something. */
+  readonly description?: string;
 }
 
 /** A pending question to a human, raised by `interrupt()` in ExecuteToolStage or AgentStreamStage. */

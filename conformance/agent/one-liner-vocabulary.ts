@@ -1,0 +1,53 @@
+/**
+ * The handlers of the agent case vocabulary for the one-liners of spec
+ * section 5d: the approval policy, stop conditions and the turn's
+ * preparation. Registered by `register` in `vocabulary.ts`; `spec/README.md`
+ * says what each one does.
+ */
+import type { MiddlewareRegistry } from '../../src/core/index';
+import {
+  ExecuteToolStage,
+  InvokeModelStage,
+  TurnStage,
+  approvalPolicy,
+  maxTurns,
+  prepareTurn,
+  stopAfterTool,
+  stopWhen,
+  type ApprovalPolicy,
+  type TurnContext,
+} from '../../src/agent/index';
+import type { AgentCaseHandler } from '../cases/agent-handlers';
+import type { World } from './doubles';
+
+/** Registers one one-liner of the vocabulary; false when `spec` names none of them. */
+export function registerOneLinerHandler(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): boolean {
+  switch (`${spec.stage}.${spec.phase}.${spec.do}`) {
+    case 'executeTool.wrap.approvalPolicy':
+      registry.add(ExecuteToolStage.Wrap, approvalPolicy((spec.policy ?? {}) as ApprovalPolicy));
+      return true;
+    case 'turn.wrap.stopWhen': {
+      const name = spec.name ?? 'atTurn';
+      const condition = { [name]: (context: TurnContext): boolean => spec.turns?.includes(context.turn.index) ?? true }[name];
+      registry.add(TurnStage.Wrap, stopWhen(condition as (context: TurnContext) => boolean));
+      return true;
+    }
+    case 'turn.wrap.maxTurns':
+      registry.add(TurnStage.Wrap, maxTurns(spec.limit as number));
+      return true;
+    case 'turn.wrap.stopAfterTool':
+      registry.add(TurnStage.Wrap, stopAfterTool(spec.tool as string));
+      return true;
+    case 'invokeModel.input.prepareTurn':
+      registry.add(
+        InvokeModelStage.Input,
+        prepareTurn((_context, turn) => {
+          world.observations.push(`prepare turn ${turn}`);
+          return spec.turns === undefined || spec.turns.includes(turn) ? spec.preparation : undefined;
+        }),
+      );
+      return true;
+    default:
+      return false;
+  }
+}
