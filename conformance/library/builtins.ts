@@ -58,7 +58,13 @@ export const builtins: ReadonlyMap<string, BuiltinFactory> = new Map<string, Bui
         'rateLimit',
         stage,
         options,
-        rateLimit((options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment)) as never),
+        rateLimit(
+          keyFunction(
+            options.limiter === undefined ? withoutName(options) : sharedLimitOptions(options, environment),
+            options,
+            environment,
+          ) as never,
+        ),
       ),
   ],
   ['cache', (options, { stage, environment }) => wrapBundle('cache', stage, options, cache(cacheOptions(options, environment)))],
@@ -152,6 +158,29 @@ function retryOptions(options: Record<string, unknown>, environment: Environment
       ? { timers: immediate, onRetry: (info: RetryInfo) => void environment.trace.push(`retry ${info.attempt} wait ${info.delayMs}`) }
       : {}),
   };
+}
+
+/**
+ * `"keyFrom": "<field>"` becomes the key function `(context) => context[<field>]` (whatever the field holds),
+ * `"keyThrows": "m"` the key function that throws the user error `Error("m")`.
+ */
+function keyFunction(
+  rateLimitOptions: Record<string, unknown>,
+  options: Record<string, unknown>,
+  environment: Environment,
+): Record<string, unknown> {
+  const { keyFrom: _keyFrom, keyThrows: _keyThrows, ...rest } = rateLimitOptions;
+  const { keyFrom, keyThrows } = options;
+  if (typeof keyThrows === 'string') {
+    return {
+      ...rest,
+      key: () => {
+        throw userError(environment, keyThrows);
+      },
+    };
+  }
+  if (typeof keyFrom === 'string') return { ...rest, key: (context: Record<string, unknown>) => context[keyFrom] };
+  return rest;
 }
 
 /** One answer of a scripted shared limiter (see {@link sharedLimitOptions}). */

@@ -125,3 +125,14 @@ export function notACacheEntry(answer: unknown, run: HandlerCall): MiddlewareErr
     message: `options.store.get() of Wrap handler "${run.handler}" of stage "${run.stage.name}" answered ${Array.isArray(answer) ? 'an array' : `a value of type ${typeof answer}`}, which is not a cache entry { events: [...], expiresAt?: number }; a store shared with other programs may hold other values under the same key, so give the cache its own namespace or key prefix`,
   });
 }
+
+/** The error of a `rateLimit` key function that returned something other than a string (MW-278). */
+export function keyNotAString(run: HandlerCall, value: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: run.stage.name,
+    phase: 'wrap',
+    handler: run.handler,
+    message: `options.key() of Wrap handler "${run.handler}" of stage "${run.stage.name}" returned ${describeValue(value)}; it must return a string (the user or tenant the call counts against), synchronously.`,
+  });
+}

@@ -29,6 +29,7 @@ export type { TimeoutOptions } from './timeout';
 export { rateLimit } from './rate-limit';
 export type { RateLimitOptions } from './rate-limit';
 export type { SharedLimiter } from './shared-limit';
+export type { RateLimitKey } from './rate-limit-key';
 export { cache } from './cache';
 export type { CacheErrorInfo, CacheOptions } from './cache';
 export type { CacheEntry, CacheStore } from './cache-store';

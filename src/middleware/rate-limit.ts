@@ -1,11 +1,13 @@
 import type { HandlerCall } from '../core/index';
-import type { AnyStageWrap } from './wrap-types';
-import { checkOptionsObject, optionalTimers, positiveNumber } from './options';
+import type { AnyStageWrap, ContextWrap } from './wrap-types';
+import { checkOptionsObject, optionalTimers, positiveInteger, positiveNumber } from './options';
 import { named } from './named';
-import { schedule, systemTimers, type Timers } from '../util/timers';
+import { systemTimers, type Timers } from '../util/timers';
 import { sharedRateLimit, type SharedLimit } from './shared-limit';
-import { throwIfAborted, untilAborted } from './sleep';
-import type { Waiter } from './errors';
+import { throwIfAborted } from './sleep';
+import { invalidOption } from './errors';
+import { createTokenBucket, type TokenBucket } from './token-bucket';
+import { keyValueOf, type RateLimitKey } from './rate-limit-key';
 
 /** `rateLimit` by spacing: at least `minIntervalMs` between two starts. */
 export interface MinIntervalLimit {
@@ -21,23 +23,21 @@ export interface TokenBucketLimit {
   readonly intervalMs: number;
 }
 
-/** Options of {@link rateLimit}. */
-export type RateLimitOptions = (MinIntervalLimit | TokenBucketLimit | SharedLimit) & {
+/** A local `rateLimit` per key value: one bucket for each user or tenant. */
+export interface KeyedLimit<TContext> {
+  /** The key value of a context (the user, the tenant): each key value has its own bucket. Default: one bucket for all. */
+  readonly key?: RateLimitKey<TContext>;
+  /** Most buckets kept with no activation waiting; the least recently used beyond it are dropped. Default 1000; only with `key`. */
+  readonly maxKeys?: number;
+}
+
+/** Options of {@link rateLimit}; `TContext` is the context the `key` function reads. */
+export type RateLimitOptions<TContext = never> = (
+  ((MinIntervalLimit | TokenBucketLimit) & KeyedLimit<TContext>) | SharedLimit<TContext>
+) & {
   /** Clock for the bucket (`now()`) and its waits (`setTimeout` / `clearTimeout`; a shared limiter needs only these two). Default: the runtime's timers. */
   readonly timers?: Pick<Timers, 'now' | 'setTimeout' | 'clearTimeout'>;
 };
-
-/**
- * Token shortfall treated as none, so a timer computed to fire exactly when
- * the token is due is not re-armed over a rounding error of the refill.
- */
-const ROUNDING = 1e-9;
-
-/** An activation waiting for its token. */
-interface Queued {
-  /** Ends the wait: the activation has been given its token. */
-  readonly start: () => void;
-}
 
 /**
  * Delays calls of the inner chain so they keep to a rate. The limit is shared
@@ -57,8 +57,14 @@ interface Queued {
  * each activation consumes `points` under `key` before it starts and waits
  * out every "quota spent" answer (`msBeforeNext`), signal-aware.
  *
+ * With a `key` function the limit holds per key value (per user, per
+ * tenant): locally one bucket per key value, at most `maxKeys` of them kept
+ * idle; in a shared limiter one quota per key value, under
+ * `staged-middleware.rateLimit:` and the escaped value.
+ *
  * @throws MiddlewareError `ERR_ABORTED` when aborted before it starts.
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once for bad options.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` at once for bad options, and when `key` returns anything but a string.
+ * @throws What `key` throws, unchanged.
  * @throws What a shared limiter's `consume` fails with (not a "quota spent" answer), unchanged.
  * @example
  * ```ts
@@ -66,6 +72,10 @@ interface Queued {
  * registry.add(ModelStage.Wrap, providerQuota);
  * ```
  */
+export function rateLimit<TContext>(
+  options: RateLimitOptions<TContext> & { readonly key: RateLimitKey<TContext> },
+): ContextWrap<TContext, never>;
+export function rateLimit(options: RateLimitOptions): AnyStageWrap<never>;
 export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
   checkOptionsObject('rateLimit', options, '{ minIntervalMs }, { tokensPerInterval, intervalMs } or { limiter, key?, points? }');
   if ('limiter' in options) {
@@ -83,72 +93,70 @@ export function rateLimit(options: RateLimitOptions): AnyStageWrap<never> {
     capacity = positiveNumber('rateLimit', 'options.tokensPerInterval', (options as TokenBucketLimit).tokensPerInterval);
     intervalMs = positiveNumber('rateLimit', 'options.intervalMs', (options as TokenBucketLimit).intervalMs);
   }
-  const refillPerMs = capacity / intervalMs;
-  let tokens = capacity;
-  let updatedAt = timers.now();
-  // A Set keeps insertion order and deletes in O(1): the queue, head first.
-  const queue = new Set<Queued>();
-  let cancelTimer: (() => void) | undefined;
-
-  const refill = (): void => {
-    const now = timers.now();
-    tokens = Math.min(capacity, tokens + (now - updatedAt) * refillPerMs);
-    updatedAt = now;
-  };
-  /** Starts queued activations from the head while tokens are there, then arms the one timer for the next head. */
-  const serve = (): void => {
-    cancelTimer?.();
-    cancelTimer = undefined;
-    if (queue.size === 0) return;
-    refill();
-    for (const queued of queue) {
-      if (tokens < 1 - ROUNDING) {
-        cancelTimer = schedule(serve, (1 - tokens) / refillPerMs, timers);
-        return;
-      }
-      tokens -= 1;
-      queue.delete(queued);
-      queued.start();
+  if (options.key === undefined) {
+    if (options.maxKeys !== undefined)
+      throw invalidOption('rateLimit', 'options.maxKeys needs options.key, a function of the context', options.maxKeys);
+    const bucket = createTokenBucket(capacity, intervalMs, timers);
+    return named(
+      'rateLimit',
+      takingFrom(() => bucket),
+    );
+  }
+  const key = options.key;
+  if (typeof key !== 'function') throw invalidOption('rateLimit', 'options.key must be a function (context) => string', key);
+  const maxKeys = positiveInteger('rateLimit', 'options.maxKeys', options.maxKeys ?? DEFAULT_MAX_KEYS);
+  // A Map keeps insertion order: re-inserting a used bucket makes its first entries the least recently used.
+  const buckets = new Map<string, TokenBucket>();
+  const bucketOf = (context: unknown, run: HandlerCall): TokenBucket => {
+    const value = keyValueOf(key as RateLimitKey<unknown>, context, run);
+    let bucket = buckets.get(value);
+    if (bucket !== undefined) {
+      buckets.delete(value);
+      buckets.set(value, bucket);
+      return bucket;
     }
+    bucket = createTokenBucket(capacity, intervalMs, timers);
+    buckets.set(value, bucket);
+    if (buckets.size > maxKeys) dropIdle(buckets, maxKeys, bucket);
+    return bucket;
   };
-  /** Puts back the token of an activation aborted between being given it and starting. */
-  const giveBack = (): void => {
-    refill();
-    tokens = Math.min(capacity, tokens + 1);
-    serve();
-  };
-  /** Waits in the queue until given a token; an abort leaves the queue (or gives the token back) at once. */
-  const wait = (signal: AbortSignal, waiter: Waiter): Promise<void> => {
-    let queued: Queued | undefined;
-    const given = new Promise<void>((resolve) => {
-      queued = { start: resolve };
-    });
-    queue.add(queued as Queued);
-    if (queue.size === 1) serve();
-    return untilAborted(given, signal, waiter, () => {
-      if (queue.delete(queued as Queued)) serve();
-      else giveBack();
-    });
-  };
+  return named('rateLimit', takingFrom(bucketOf));
+}
 
-  const handler = async function* rateLimit<TContext, TEvent>(
+/** Most idle buckets a keyed `rateLimit` keeps when `maxKeys` is left out. */
+const DEFAULT_MAX_KEYS = 1000;
+
+/** Drops the least recently used idle buckets, never `kept`, until at most `maxKeys` idle ones remain (MW-277). */
+function dropIdle(buckets: Map<string, TokenBucket>, maxKeys: number, kept: TokenBucket): void {
+  let idle = 0;
+  for (const bucket of buckets.values()) if (!bucket.busy) idle += 1;
+  for (const [value, bucket] of buckets) {
+    if (idle <= maxKeys) return;
+    if (bucket.busy || bucket === kept) continue;
+    buckets.delete(value);
+    idle -= 1;
+  }
+}
+
+/** The handler of a local `rateLimit`: each activation takes a token from the bucket of its context before it starts. */
+function takingFrom(bucketOf: (context: unknown, run: HandlerCall) => TokenBucket): AnyStageWrap<never> {
+  return async function* rateLimit<TContext, TEvent>(
     context: TContext,
     next: (context?: TContext) => AsyncGenerator<TEvent, void, undefined>,
     run: HandlerCall,
   ) {
     const waiter = { stage: run.stage.name, handler: run.handler };
     throwIfAborted(run.signal, waiter);
-    refill();
-    if (queue.size === 0 && tokens >= 1 - ROUNDING) tokens -= 1;
-    else {
-      await wait(run.signal, waiter);
+    const bucket = bucketOf(context, run);
+    const waiting = bucket.take(run.signal, waiter);
+    if (waiting !== undefined) {
+      await waiting;
       // Aborted after the token was given, before this activation resumed to start: the token goes back.
       if (run.signal.aborted) {
-        giveBack();
+        bucket.giveBack();
         throwIfAborted(run.signal, waiter);
       }
     }
     yield* next(context);
   };
-  return named('rateLimit', handler);
 }

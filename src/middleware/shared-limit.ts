@@ -7,6 +7,7 @@ import { named } from './named';
 import { positiveInteger } from './options';
 import { sleep, throwIfAborted, untilAborted } from './sleep';
 import { isObject } from '../util/is-object';
+import { keyValueOf, sharedStoreKey, type RateLimitKey } from './rate-limit-key';
 
 /**
  * A rate limiter whose quota lives outside this process (in Redis, say), so
@@ -25,11 +26,11 @@ export interface SharedLimiter {
 }
 
 /** `rateLimit` by a shared limiter: the rate is the limiter's, held across every process that uses its quota. */
-export interface SharedLimit {
+export interface SharedLimit<TContext = never> {
   /** The limiter, e.g. `new RateLimiterRedis({ storeClient, points: 60, duration: 60 })`. */
   readonly limiter: SharedLimiter;
-  /** The quota's key in the limiter. Default `'staged-middleware.rateLimit'`. */
-  readonly key?: string;
+  /** The quota's key in the limiter, or a function of the context giving one quota per key value (per user, per tenant). Default `'staged-middleware.rateLimit'`. */
+  readonly key?: string | RateLimitKey<TContext>;
   /** Points one call takes. Default 1. */
   readonly points?: number;
 }
@@ -64,11 +65,22 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
     throw invalidOption('rateLimit', 'options.limiter must have consume(key, points) and optionally reward(key, points)', limiter);
   }
   const key = options.key ?? DEFAULT_LIMITER_KEY;
-  if (typeof key !== 'string' || key === '') throw invalidOption('rateLimit', 'options.key must be a non-empty string', key);
+  if (typeof key !== 'function' && (typeof key !== 'string' || key === ''))
+    throw invalidOption('rateLimit', 'options.key must be a non-empty string or a function (context) => string', key);
   const points = positiveInteger('rateLimit', 'options.points', options.points ?? 1);
+  if ((options as { readonly maxKeys?: unknown }).maxKeys !== undefined)
+    throw invalidOption(
+      'rateLimit',
+      'options.maxKeys is for a local limit; a shared limiter keeps its quotas in its store',
+      (options as { readonly maxKeys?: unknown }).maxKeys,
+    );
+  const storeKeyOf =
+    typeof key === 'string'
+      ? () => key
+      : (context: unknown, run: HandlerCall) => sharedStoreKey(keyValueOf(key as RateLimitKey<unknown>, context, run));
 
   /** Gives back points granted to an activation that will not start; the limiter's answer is of no use to anyone. */
-  const giveBack = (): void => {
+  const giveBack = (key: string): void => {
     if (limiter.reward === undefined) return;
     try {
       const returned = limiter.reward(key, points);
@@ -79,7 +91,7 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
   };
 
   /** One consume, settled into an answer; an abort ends the wait at once and gives back a grant that arrives later. */
-  const consume = (signal: AbortSignal, waiter: Waiter): Promise<Answer> => {
+  const consume = (key: string, signal: AbortSignal, waiter: Waiter): Promise<Answer> => {
     let abandoned = false;
     let granted = false;
     let pending: PromiseLike<unknown>;
@@ -91,7 +103,7 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
     const answered = Promise.resolve(pending).then(
       (): Answer => {
         granted = true;
-        if (abandoned) giveBack();
+        if (abandoned) giveBack(key);
         return { granted: true };
       },
       (rejection: unknown): Answer => {
@@ -102,7 +114,7 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
     return untilAborted(answered, signal, waiter, () => {
       abandoned = true;
       // Granted a moment ago, but the wait ends here: nobody else will give the points back.
-      if (granted) giveBack();
+      if (granted) giveBack(key);
     });
   };
 
@@ -113,15 +125,16 @@ export function sharedRateLimit(options: SharedLimit, timers: Pick<Timers, 'setT
   ) {
     const waiter = { stage: run.stage.name, handler: run.handler };
     throwIfAborted(run.signal, waiter);
+    const storeKey = storeKeyOf(context, run);
     for (;;) {
-      const answer = await consume(run.signal, waiter);
+      const answer = await consume(storeKey, run.signal, waiter);
       if ('failed' in answer) throw answer.failed;
       if (answer.granted) break;
       await sleep(answer.waitMs, run.signal, waiter, timers);
     }
     // Aborted after the grant, before this activation resumed to start: the points go back.
     if (run.signal.aborted) {
-      giveBack();
+      giveBack(storeKey);
       throwIfAborted(run.signal, waiter);
     }
     yield* next(context);

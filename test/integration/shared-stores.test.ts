@@ -1,7 +1,7 @@
 /**
  * `cache` and `rateLimit` over a real Redis server shared by separate
  * Node.js processes, as agent processes behind a load balancer share them
- * (MW-091, MW-180, MW-181): Keyv with `@keyv/redis` as the cache store,
+ * (MW-091, MW-180, MW-181, MW-279): Keyv with `@keyv/redis` as the cache store,
  * `rate-limiter-flexible`'s `RateLimiterRedis` as the limiter, and
  * `examples/shared-stores.ts` as docs/middleware.md shows it.
  */
@@ -176,6 +176,46 @@ describe('rateLimit with a RateLimiterRedis', () => {
       await client.close();
       // The waiting call consumed once, was refused, and never started: 2 points counted, 1 call made.
       expect([MiddlewareError.isInstance(error) && error.code, terminalCalls, consumed?.consumedPoints]).toEqual(['ERR_ABORTED', 1, 2]);
+    });
+  });
+});
+
+describe('rateLimit with a RateLimiterRedis and a key function', () => {
+  describe('one quota per tenant', () => {
+    it('keeps each key value under its own escaped store key, so one tenant spending its quota leaves the others theirs', async () => {
+      const client = createClient({ url: redis.url });
+      await client.connect();
+      const limiter = new RateLimiterRedis({ storeClient: client, useRedisPackage: true, keyPrefix: 'tenants', points: 1, duration: 60 });
+      const Stage = createStage<{ readonly tenant: string }, string>('reply');
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, rateLimit({ limiter, key: (context) => context.tenant }));
+      const terminal = async function* terminal(context: { readonly tenant: string }): AsyncGenerator<string> {
+        yield `ok ${context.tenant}`;
+      };
+      // "a:b" would read as tenant "a", quota "b" if it were not escaped; a lone surrogate would become U+FFFD in Redis.
+      const tenants = ['acme', 'globex', 'a:b', 'a%3Ab', '\uD800', '\uDBFF'];
+      const started = await Promise.all(tenants.map((tenant) => registry.run(Stage, { tenant }, terminal)));
+      const controller = new AbortController();
+      const waiting = registry.run(Stage, { tenant: 'acme' }, terminal, { signal: controller.signal }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      controller.abort('user left');
+      const error = await waiting;
+      const keys = (await client.keys('tenants:*')).sort();
+      const acme = await limiter.get('staged-middleware.rateLimit:acme');
+      await client.close();
+      expect([started, MiddlewareError.isInstance(error) && error.code, acme?.consumedPoints, keys]).toEqual([
+        tenants.map((tenant) => `ok ${tenant}`),
+        'ERR_ABORTED',
+        2,
+        [
+          'tenants:staged-middleware.rateLimit:a%253Ab',
+          'tenants:staged-middleware.rateLimit:a%3Ab',
+          'tenants:staged-middleware.rateLimit:acme',
+          'tenants:staged-middleware.rateLimit:globex',
+          'tenants:staged-middleware.rateLimit:%uD800',
+          'tenants:staged-middleware.rateLimit:%uDBFF',
+        ].sort(),
+      ]);
     });
   });
 });

@@ -117,6 +117,33 @@ describe('cache, timeout and rateLimit', () => {
   });
 });
 
+describe('rateLimit with a key function', () => {
+  it('types the key from the stage context, locally and with a shared limiter', () => {
+    registry.add(
+      ModelStage.Wrap,
+      rateLimit({
+        tokensPerInterval: 5,
+        intervalMs: 1_000,
+        maxKeys: 100,
+        key: (context) => {
+          expectTypeOf(context).toEqualTypeOf<ModelContext>();
+          return context.prompt;
+        },
+      }),
+    );
+    const limiter = { consume: () => Promise.resolve({}) };
+    registry.add(ModelStage.Wrap, rateLimit({ limiter, key: (context) => context.prompt }));
+    registry.add(ModelStage.Wrap, rateLimit({ limiter, key: 'provider' }));
+  });
+
+  it('refuses a key that is not a string, and a string key without a limiter', () => {
+    // @ts-expect-error: the key function must return a string
+    registry.add(ModelStage.Wrap, rateLimit({ minIntervalMs: 10, key: () => 42 }));
+    // @ts-expect-error: locally the key is a function of the context
+    registry.add(ModelStage.Wrap, rateLimit({ minIntervalMs: 10, key: 'provider' }));
+  });
+});
+
 describe('tracing', () => {
   it('takes a tracer, the API, or both', () => {
     const tracer = otel.trace.getTracer('types');
