@@ -1,6 +1,7 @@
 /**
  * The AI SDK model of an agent case (`agent.aiSdk`, MW-186 – MW-188): a
- * scripted language model of the AI SDK's `LanguageModelV3` shape, built as a
+ * scripted language model of the AI SDK's `LanguageModelV3` shape (or
+ * `LanguageModelV4`'s, with `specificationVersion: 'v4'`), built as a
  * plain object so the kit loads nothing of the AI SDK, answering each
  * `doStream` call with the case's stream parts or provider error, and given
  * to the loop through `fromAiSdk`. It records what each call received, as
@@ -66,7 +67,7 @@ function streamOf(world: World, response: StreamingResponse): ReadableStream<unk
 function scriptedLanguageModel(world: World, spec: AgentCaseAiSdk, calls: AiSdkCallOptions[]): AiSdkLanguageModel {
   let call = 0;
   return {
-    specificationVersion: 'v3',
+    specificationVersion: spec.specificationVersion ?? 'v3',
     provider: 'case-provider',
     modelId: 'case-model',
     supportedUrls: {},
@@ -82,11 +83,25 @@ function scriptedLanguageModel(world: World, spec: AgentCaseAiSdk, calls: AiSdkC
   } as AiSdkLanguageModel;
 }
 
-/** The case's AI SDK model as the loop's model (through `fromAiSdk`), and the calls it receives. */
+/**
+ * The case's AI SDK model as the loop's model (through `fromAiSdk`), and the
+ * calls it receives. A language model `fromAiSdk` refuses (MW-301) gives a
+ * model whose every call throws the refusal, so the case sees it as the run's error.
+ */
 export function buildAiSdkModel(world: World, spec: AgentCaseAiSdk): { model: Model; calls: AiSdkCallOptions[] } {
   const calls: AiSdkCallOptions[] = [];
   const languageModel = scriptedLanguageModel(world, spec, calls);
-  return { model: fromAiSdk(languageModel, spec.settings === undefined ? {} : { settings: spec.settings }), calls };
+  try {
+    return { model: fromAiSdk(languageModel, spec.settings === undefined ? {} : { settings: spec.settings }), calls };
+  } catch (refusal) {
+    return { model: { stream: () => refused(refusal) }, calls };
+  }
+}
+
+/** A model call that throws `refusal`. */
+// eslint-disable-next-line require-yield -- the call fails before its first event
+async function* refused(refusal: unknown): AsyncGenerator<never, void, undefined> {
+  throw refusal;
 }
 
 /** What one call received: `prompt`, `tools`, `toolChoice`, `settings` (every other key but `abortSignal`) and `aborted`, as JSON. */

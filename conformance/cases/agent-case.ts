@@ -113,9 +113,11 @@ export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
   rules: z
-    .array(z.string().regex(/^MW-(1[0-9]|21)\d$/))
+    .array(z.string().regex(/^MW-(1[0-9]|21|3[0-2])\d$/))
     .min(1)
-    .describe('Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199) and MW-210'),
+    .describe(
+      'Rules of sections 5, 5b and 5c (MW-100 – MW-179), the providers and observability rules (MW-180 – MW-199), MW-210 and the providers and own loops rules (MW-300 – MW-329)',
+    ),
   kind: z.literal('agent'),
   needs: z
     .array(capability)
