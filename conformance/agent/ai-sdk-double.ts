@@ -8,7 +8,8 @@
  * the case's `aiSdkCalls` shows it.
  */
 import type { Model } from '../../src/agent/index';
-import { fromAiSdk, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
+import type { MiddlewareRegistry } from '../../src/core/index';
+import { fromAiSdk, languageModelMiddleware, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
 import type { AiSdkCallOptions, AiSdkStreamResult } from '../../src/ai-sdk/ai-sdk-types';
 import type { AgentCaseAiSdk } from '../cases/agent-doubles';
 import type { AgentObservation } from '../protocol/agent-observation';
@@ -88,14 +89,34 @@ function scriptedLanguageModel(world: World, spec: AgentCaseAiSdk, calls: AiSdkC
  * calls it receives. A language model `fromAiSdk` refuses (MW-301) gives a
  * model whose every call throws the refusal, so the case sees it as the run's error.
  */
-export function buildAiSdkModel(world: World, spec: AgentCaseAiSdk): { model: Model; calls: AiSdkCallOptions[] } {
+export function buildAiSdkModel(
+  world: World,
+  spec: AgentCaseAiSdk,
+  middleware?: MiddlewareRegistry,
+): { model: Model; calls: AiSdkCallOptions[] } {
   const calls: AiSdkCallOptions[] = [];
-  const languageModel = scriptedLanguageModel(world, spec, calls);
+  const scripted = scriptedLanguageModel(world, spec, calls);
+  const languageModel = middleware === undefined ? scripted : wrapped(scripted, middleware);
   try {
     return { model: fromAiSdk(languageModel, spec.settings === undefined ? {} : { settings: spec.settings }), calls };
   } catch (refusal) {
     return { model: { stream: () => refused(refusal) }, calls };
   }
+}
+
+/**
+ * The scripted model with `languageModelMiddleware(registry)` around its
+ * `doStream`, as the AI SDK's `wrapLanguageModel` puts a middleware's
+ * `wrapStream` around it (MW-302).
+ */
+function wrapped(languageModel: AiSdkLanguageModel, registry: MiddlewareRegistry): AiSdkLanguageModel {
+  const middleware = languageModelMiddleware(registry);
+  return {
+    ...languageModel,
+    doStream: (params: AiSdkCallOptions) =>
+      // The scripted model's options are an interface of the adapter's own; the middleware reads them as outside data.
+      middleware.wrapStream({ doStream: () => languageModel.doStream(params), params: { ...params }, model: languageModel }),
+  };
 }
 
 /** A model call that throws `refusal`. */

@@ -32,6 +32,11 @@ export function unsupportedSpecification(version: unknown): MiddlewareError {
   );
 }
 
+/** The error of a `languageModelMiddleware` or `wrapAiSdkTools` argument it cannot use (MW-302, MW-305). */
+export function invalidMiddlewareOptions(problem: string, handler = 'languageModelMiddleware'): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler, message: `${handler}(): ${problem}.` });
+}
+
 /** The error of a tool result no name can be found for, which no AI SDK provider can send (MW-187). */
 export function namelessToolResult(toolUseId: string): MiddlewareError {
   return new MiddlewareError({

@@ -1,7 +1,7 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/types/model';
-import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader } from './ai-sdk-types';
+import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader, AiSdkStreamResult } from './ai-sdk-types';
 import { invalidAdapterOptions, unsupportedSpecification } from './errors';
 import { providerCachePoint, toCallOptions, type CachePointOptions } from './prompt';
 import { ResponseParts } from './stream-parts';
@@ -75,21 +75,22 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       request: ModelRequest,
       callOptions: ModelCallOptions<Record<string, unknown>>,
     ): AsyncGenerator<ModelStreamEvent, void, undefined> {
-      return streamResponse(model, request, callOptions.signal, settings, cachePoint);
+      const { signal } = callOptions;
+      return streamResponse(() => model.doStream(toCallOptions(request, signal, settings, cachePoint)), signal);
     },
   });
 }
 
-/** One call: the request sent, the response's parts turned into events, the stream released however the call ends. */
-async function* streamResponse(
-  model: AiSdkLanguageModel,
-  request: ModelRequest,
+/**
+ * One call: the request sent (by `call`), the response's parts turned into
+ * events, the stream released however the call ends.
+ */
+export async function* streamResponse(
+  call: () => PromiseLike<AiSdkStreamResult>,
   signal: AbortSignal,
-  settings: AiSdkCallSettings | undefined,
-  cachePoint: CachePointOptions,
 ): AsyncGenerator<ModelStreamEvent, void, undefined> {
   if (signal.aborted) throw signal.reason;
-  const result = await model.doStream(toCallOptions(request, signal, settings, cachePoint));
+  const result = await call();
   const reader = result.stream.getReader();
   // A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it.
   const cancel = (): void => {
