@@ -53,7 +53,8 @@ describe('README', { timeout: 60_000 }, () => {
 
   describe("The registry inside the AI SDK's own loop", () => {
     it('is the type-checked and tested examples/ai-sdk-stream-text.ts', () => {
-      const [code] = blocks("The registry inside the AI SDK's own loop").filter((block) => block.lang === 'ts');
+      // The subsection's block is the second of its section.
+      const [, code] = blocks('Running on the Vercel AI SDK').filter((block) => block.lang === 'ts');
       const example = readFileSync(join(root, 'examples/ai-sdk-stream-text.ts'), 'utf8');
       const body = example
         .slice(example.indexOf('import '))
