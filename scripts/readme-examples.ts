@@ -25,6 +25,7 @@ const SHOWN: readonly ShownExample[] = [
   { page: 'README.md', heading: '## Quick start', file: 'examples/quick-start.ts' },
   { page: 'README.md', heading: '## Embedding stages in your own loop', file: 'examples/own-loop.ts', from: 'import ' },
   { page: 'README.md', heading: '## Running on the Vercel AI SDK', file: 'examples/ai-sdk.ts', from: 'import ' },
+  { page: 'README.md', heading: "### The registry inside the AI SDK's own loop", file: 'examples/ai-sdk-stream-text.ts', from: 'import ' },
   { page: 'README.md', heading: '## Testing middleware', file: 'test/testing/readme-example.test.ts', from: 'import { describe' },
   { page: 'docs/middleware.md', heading: '## Shared stores for many processes', file: 'examples/shared-stores.ts', from: 'import ' },
   { page: 'docs/middleware.md', heading: '## Tracing with OpenTelemetry', file: 'examples/tracing.ts', from: 'import ' },

@@ -51,6 +51,21 @@ describe('README', { timeout: 60_000 }, () => {
     });
   });
 
+  describe("The registry inside the AI SDK's own loop", () => {
+    it('is the type-checked and tested examples/ai-sdk-stream-text.ts', () => {
+      // The subsection's block is the second of its section.
+      const [, code] = blocks('Running on the Vercel AI SDK').filter((block) => block.lang === 'ts');
+      const example = readFileSync(join(root, 'examples/ai-sdk-stream-text.ts'), 'utf8');
+      const body = example
+        .slice(example.indexOf('import '))
+        .replace("from '../src/core/index'", "from 'staged-middleware'")
+        .replace("from '../src/agent/index'", "from 'staged-middleware/agent'")
+        .replace("from '../src/ai-sdk/index'", "from 'staged-middleware/ai-sdk'")
+        .replace("from '../src/middleware/index'", "from 'staged-middleware/middleware'");
+      expect(code?.body).toBe(body);
+    });
+  });
+
   describe('Running on the Vercel AI SDK', () => {
     it('is the type-checked and tested examples/ai-sdk.ts', () => {
       const [code] = blocks('Running on the Vercel AI SDK').filter((block) => block.lang === 'ts');

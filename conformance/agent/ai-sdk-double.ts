@@ -1,13 +1,15 @@
 /**
  * The AI SDK model of an agent case (`agent.aiSdk`, MW-186 – MW-188): a
- * scripted language model of the AI SDK's `LanguageModelV3` shape, built as a
+ * scripted language model of the AI SDK's `LanguageModelV3` shape (or
+ * `LanguageModelV4`'s, with `specificationVersion: 'v4'`), built as a
  * plain object so the kit loads nothing of the AI SDK, answering each
  * `doStream` call with the case's stream parts or provider error, and given
  * to the loop through `fromAiSdk`. It records what each call received, as
  * the case's `aiSdkCalls` shows it.
  */
 import type { Model } from '../../src/agent/index';
-import { fromAiSdk, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
+import type { MiddlewareRegistry } from '../../src/core/index';
+import { fromAiSdk, languageModelMiddleware, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
 import type { AiSdkCallOptions, AiSdkStreamResult } from '../../src/ai-sdk/ai-sdk-types';
 import type { AgentCaseAiSdk } from '../cases/agent-doubles';
 import type { AgentObservation } from '../protocol/agent-observation';
@@ -66,7 +68,7 @@ function streamOf(world: World, response: StreamingResponse): ReadableStream<unk
 function scriptedLanguageModel(world: World, spec: AgentCaseAiSdk, calls: AiSdkCallOptions[]): AiSdkLanguageModel {
   let call = 0;
   return {
-    specificationVersion: 'v3',
+    specificationVersion: spec.specificationVersion ?? 'v3',
     provider: 'case-provider',
     modelId: 'case-model',
     supportedUrls: {},
@@ -82,11 +84,45 @@ function scriptedLanguageModel(world: World, spec: AgentCaseAiSdk, calls: AiSdkC
   } as AiSdkLanguageModel;
 }
 
-/** The case's AI SDK model as the loop's model (through `fromAiSdk`), and the calls it receives. */
-export function buildAiSdkModel(world: World, spec: AgentCaseAiSdk): { model: Model; calls: AiSdkCallOptions[] } {
+/**
+ * The case's AI SDK model as the loop's model (through `fromAiSdk`), and the
+ * calls it receives. A language model `fromAiSdk` refuses (MW-301) gives a
+ * model whose every call throws the refusal, so the case sees it as the run's error.
+ */
+export function buildAiSdkModel(
+  world: World,
+  spec: AgentCaseAiSdk,
+  middleware?: MiddlewareRegistry,
+): { model: Model; calls: AiSdkCallOptions[] } {
   const calls: AiSdkCallOptions[] = [];
-  const languageModel = scriptedLanguageModel(world, spec, calls);
-  return { model: fromAiSdk(languageModel, spec.settings === undefined ? {} : { settings: spec.settings }), calls };
+  const scripted = scriptedLanguageModel(world, spec, calls);
+  const languageModel = middleware === undefined ? scripted : wrapped(scripted, middleware);
+  try {
+    return { model: fromAiSdk(languageModel, spec.settings === undefined ? {} : { settings: spec.settings }), calls };
+  } catch (refusal) {
+    return { model: { stream: () => refused(refusal) }, calls };
+  }
+}
+
+/**
+ * The scripted model with `languageModelMiddleware(registry)` around its
+ * `doStream`, as the AI SDK's `wrapLanguageModel` puts a middleware's
+ * `wrapStream` around it (MW-302).
+ */
+function wrapped(languageModel: AiSdkLanguageModel, registry: MiddlewareRegistry): AiSdkLanguageModel {
+  const middleware = languageModelMiddleware(registry);
+  return {
+    ...languageModel,
+    doStream: (params: AiSdkCallOptions) =>
+      // The scripted model's options are an interface of the adapter's own; the middleware reads them as outside data.
+      middleware.wrapStream({ doStream: () => languageModel.doStream(params), params: { ...params }, model: languageModel }),
+  };
+}
+
+/** A model call that throws `refusal`. */
+// eslint-disable-next-line require-yield -- the call fails before its first event
+async function* refused(refusal: unknown): AsyncGenerator<never, void, undefined> {
+  throw refusal;
 }
 
 /** What one call received: `prompt`, `tools`, `toolChoice`, `settings` (every other key but `abortSignal`) and `aborted`, as JSON. */

@@ -49,7 +49,12 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
   for (const bundle of testCase.agent.bundles ?? [])
     (bundle.scope === 'parent' ? parentRegistry : registry).use(buildCaseBundle(world, bundle));
-  const aiSdk = testCase.agent.aiSdk === undefined ? undefined : buildAiSdkModel(world, testCase.agent.aiSdk);
+  let middleware: MiddlewareRegistry | undefined;
+  if (testCase.agent.aiSdkMiddleware !== undefined) {
+    middleware = new MiddlewareRegistry();
+    for (const handler of testCase.agent.aiSdkMiddleware) register(world, middleware, handler);
+  }
+  const aiSdk = testCase.agent.aiSdk === undefined ? undefined : buildAiSdkModel(world, testCase.agent.aiSdk, middleware);
   const { model, scripted } =
     aiSdk === undefined
       ? buildModel(world, testCase.agent.model ?? [], testCase.agent.modelId)

@@ -190,6 +190,12 @@ export const agentCase = z.strictObject({
       toolChoice: z.record(z.string(), json).optional().describe('options.toolChoice'),
       model: z.array(turn).optional().describe('The scripted model turns; exactly one of model and aiSdk'),
       aiSdk: aiSdkModel.optional(),
+      aiSdkMiddleware: z
+        .array(handler)
+        .optional()
+        .describe(
+          "Only with aiSdk: handlers registered on a registry of their own, run inside the AI SDK model by languageModelMiddleware(registry) around its doStream, as wrapLanguageModel runs it (MW-302, MW-303)",
+        ),
       inheritTools: z.boolean().optional().describe('options.inheritTools'),
       bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
     })

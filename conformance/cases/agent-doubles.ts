@@ -98,11 +98,15 @@ const aiSdkResponse = z.union([
 /** The agent's model as an AI SDK language model through fromAiSdk (MW-186 - MW-188). */
 export const aiSdkModel = z
   .strictObject({
+    specificationVersion: z
+      .string()
+      .optional()
+      .describe("The language model's specificationVersion: 'v3' (default) or 'v4' (MW-300); any other is refused by fromAiSdk (MW-301)"),
     responses: z.array(aiSdkResponse).describe('The doStream calls in order'),
     settings: z.record(z.string(), json).optional().describe('fromAiSdk options.settings'),
   })
   .describe(
-    "Instead of model: the kit's scripted AI SDK language model (LanguageModelV3) answering doStream calls in order, given to the loop as fromAiSdk(languageModel, { settings })",
+    "Instead of model: the kit's scripted AI SDK language model (LanguageModelV3, or LanguageModelV4) answering doStream calls in order, given to the loop as fromAiSdk(languageModel, { settings })",
   );
 
 /** What one doStream call received: only the listed keys are compared. */

@@ -1,13 +1,14 @@
 /**
- * The parts of the Vercel AI SDK's language model interface, version 3
- * (`LanguageModelV3` of `@ai-sdk/provider` 3, used by `ai` 6), that the
- * adapter takes and sends. Pure types.
+ * The parts of the Vercel AI SDK's language model interface, versions 3
+ * (`LanguageModelV3` of `@ai-sdk/provider` 3, used by `ai` 6) and 4
+ * (`LanguageModelV4` of `@ai-sdk/provider` 4, used by `ai` 7), that the
+ * adapter takes and sends: what it sends is valid in both. Pure types.
  *
  * Why declared here rather than imported: the declarations of this entry
  * point must compile where `@ai-sdk/provider` is not installed (it is an
  * optional peer, and the adapter needs none of its code). Every
- * `LanguageModelV3` (a provider's model, `MockLanguageModelV3` of `ai/test`)
- * fits {@link AiSdkLanguageModel}, which the package's type tests check.
+ * `LanguageModelV3` and `LanguageModelV4` (a provider's model, the mocks of
+ * `ai/test`) fits {@link AiSdkLanguageModel}, which the package's type tests check.
  *
  * @packageDocumentation
  */
@@ -96,7 +97,7 @@ export interface AiSdkFunctionTool {
 /** How the model may use the tools. */
 export type AiSdkToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; toolName: string };
 
-/** Call settings the adapter passes on every call (the ones of `LanguageModelV3CallOptions` it does not set itself). */
+/** Call settings the adapter passes on every call (the ones of `LanguageModelV3CallOptions` and `LanguageModelV4CallOptions` it does not set itself). */
 export interface AiSdkCallSettings {
   /** Most tokens to generate. */
   maxOutputTokens?: number;
@@ -114,6 +115,8 @@ export interface AiSdkCallSettings {
   frequencyPenalty?: number;
   /** Seed for deterministic sampling, where supported. */
   seed?: number;
+  /** Reasoning effort (specification v4 only; a v3 model ignores it). */
+  reasoning?: 'provider-default' | 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   /** Extra HTTP headers. */
   headers?: Record<string, string | undefined>;
   /** Options for providers, by provider name. */
@@ -148,10 +151,10 @@ export interface AiSdkStreamResult {
   readonly stream: { getReader(): AiSdkStreamReader };
 }
 
-/** A Vercel AI SDK language model of specification version 3 (`LanguageModelV3`), as the adapter uses it. */
+/** A Vercel AI SDK language model of specification version 3 or 4 (`LanguageModelV3`, `LanguageModelV4`), as the adapter uses it. */
 export interface AiSdkLanguageModel {
-  /** Always `'v3'`. */
-  readonly specificationVersion: 'v3';
+  /** `'v3'` (the providers of ai 6) or `'v4'` (the providers of ai 7). */
+  readonly specificationVersion: 'v3' | 'v4';
   /** The provider's id (`anthropic.messages`, `openai.chat`, ...). */
   readonly provider: string;
   /** The provider's model id. */

@@ -6,10 +6,35 @@
  * @packageDocumentation
  */
 import { MiddlewareError } from '../core/index';
+import { describeValue } from '../util/describe-value';
 
 /** The error of a `fromAiSdk` argument the adapter cannot use (MW-188). */
 export function invalidAdapterOptions(problem: string): MiddlewareError {
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler: 'fromAiSdk', message: `fromAiSdk(): ${problem}.` });
+}
+
+/**
+ * The error of a model of a specification version the adapter does not take
+ * (MW-301): what to install depends on whether the model is older or newer
+ * than the adapter's versions.
+ */
+export function unsupportedSpecification(version: unknown): MiddlewareError {
+  const shown = typeof version === 'string' ? `"${version}"` : describeValue(version);
+  const number = typeof version === 'string' && /^v[0-9]+$/.test(version) ? Number(version.slice(1)) : undefined;
+  const advice =
+    number === undefined
+      ? "pass a model of a provider package for ai 6 or ai 7 (openai('gpt-4.1') of @ai-sdk/openai, say)"
+      : number < 3
+        ? 'it comes from a provider package for an older ai: upgrade ai and the provider package together (npm i ai@latest @ai-sdk/openai@latest, say)'
+        : `it comes from a provider package newer than ai 7: use the provider package's release for ai 7 (npm i ai@7 @ai-sdk/openai@4, say), or a release of staged-middleware that takes ${shown}`;
+  return invalidAdapterOptions(
+    `model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6) and "v4" (the providers of ai 7); ${advice}`,
+  );
+}
+
+/** The error of a `languageModelMiddleware` or `wrapAiSdkTools` argument it cannot use (MW-302, MW-305). */
+export function invalidMiddlewareOptions(problem: string, handler = 'languageModelMiddleware'): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler, message: `${handler}(): ${problem}.` });
 }
 
 /** The error of a tool result no name can be found for, which no AI SDK provider can send (MW-187). */

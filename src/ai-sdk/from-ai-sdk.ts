@@ -1,8 +1,8 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/types/model';
-import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader } from './ai-sdk-types';
-import { invalidAdapterOptions } from './errors';
+import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader, AiSdkStreamResult } from './ai-sdk-types';
+import { invalidAdapterOptions, unsupportedSpecification } from './errors';
 import { providerCachePoint, toCallOptions, type CachePointOptions } from './prompt';
 import { ResponseParts } from './stream-parts';
 
@@ -30,10 +30,11 @@ export interface AiSdkModel extends Model {
 
 /**
  * Turns a Vercel AI SDK language model (`LanguageModelV3`: any provider of
- * `ai` 6, or `MockLanguageModelV3` of `ai/test`) into a model of the agent
- * kit, for the reference `Agent` and for a framework's own loop alike
- * (MW-186 – MW-188). The adapter loads nothing of the AI SDK: it calls the
- * model's `doStream`.
+ * `ai` 6, or `LanguageModelV4`: any provider of `ai` 7; the mocks of
+ * `ai/test` included) into a model of the agent kit, for the reference
+ * `Agent` and for a framework's own loop alike (MW-186 – MW-188, MW-300,
+ * MW-301). The adapter loads nothing of the AI SDK: it calls the model's
+ * `doStream`, the same way for both specifications.
  *
  * What it maps. The request: the system prompt's text blocks as system
  * messages, the conversation (text, reasoning, tool calls; a user message's
@@ -46,12 +47,17 @@ export interface AiSdkModel extends Model {
  * so `retry` classifies it). What it drops: reasoning signatures, system
  * blocks that are neither text nor cache points, tool calls the provider
  * executes itself, response parts the kit has no event for (sources,
- * files, metadata, warnings), and parts whose fields do not have the types
+ * files, metadata, warnings, citations, custom and reasoning-file parts,
+ * pings), and parts whose fields do not have the types
  * of the specification (a delta or tool input that is not a string, a tool
  * call without a string id or name): provider output is outside data.
  *
+ * A finish with reason `'interrupted'` (v4: the provider's stream ended
+ * without a completion signal) ends the answer as a stream without a
+ * finish part does, after its usage.
+ *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `model` is not a language model of specification
- *   version 3 with `doStream`, or for options it cannot use.
+ *   version 3 or 4 with `doStream` (the message says which provider packages fit), or for options it cannot use.
  * @example
  * ```ts
  * import { anthropic } from '@ai-sdk/anthropic';
@@ -69,21 +75,22 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       request: ModelRequest,
       callOptions: ModelCallOptions<Record<string, unknown>>,
     ): AsyncGenerator<ModelStreamEvent, void, undefined> {
-      return streamResponse(model, request, callOptions.signal, settings, cachePoint);
+      const { signal } = callOptions;
+      return streamResponse(() => model.doStream(toCallOptions(request, signal, settings, cachePoint)), signal);
     },
   });
 }
 
-/** One call: the request sent, the response's parts turned into events, the stream released however the call ends. */
-async function* streamResponse(
-  model: AiSdkLanguageModel,
-  request: ModelRequest,
+/**
+ * One call: the request sent (by `call`), the response's parts turned into
+ * events, the stream released however the call ends.
+ */
+export async function* streamResponse(
+  call: () => PromiseLike<AiSdkStreamResult>,
   signal: AbortSignal,
-  settings: AiSdkCallSettings | undefined,
-  cachePoint: CachePointOptions,
 ): AsyncGenerator<ModelStreamEvent, void, undefined> {
   if (signal.aborted) throw signal.reason;
-  const result = await model.doStream(toCallOptions(request, signal, settings, cachePoint));
+  const result = await call();
   const reader = result.stream.getReader();
   // A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it.
   const cancel = (): void => {
@@ -123,10 +130,13 @@ function release(reader: AiSdkStreamReader, reason: unknown): void {
   }
 }
 
+/** The specification versions the adapter takes, and the `ai` major whose providers implement each (MW-300). */
+const SPECIFICATIONS: Readonly<Record<string, number>> = { v3: 6, v4: 7 };
+
 /**
- * Checks that `model` is an AI SDK language model of specification version 3.
+ * Checks that `model` is an AI SDK language model of specification version 3 or 4.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` otherwise, saying what it got.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` otherwise, saying what it got and what to install (MW-301).
  */
 function checkModel(model: unknown): void {
   const candidate = model as Partial<AiSdkLanguageModel> | null | undefined;
@@ -136,14 +146,8 @@ function checkModel(model: unknown): void {
     );
   }
   const version = candidate.specificationVersion as unknown;
-  if (version !== 'v3') {
-    const shown = typeof version === 'string' ? `"${version}"` : describeValue(version);
-    throw invalidAdapterOptions(
-      `model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package`,
-    );
-  }
+  if (typeof version !== 'string' || !Object.hasOwn(SPECIFICATIONS, version)) throw unsupportedSpecification(version);
 }
-
 /** The options, checked. */
 function readOptions(options: FromAiSdkOptions): { settings: AiSdkCallSettings | undefined; cachePoint: CachePointOptions } {
   if (!isObject(options)) throw invalidAdapterOptions(`options must be { settings?, cachePoint? }, got ${describeValue(options)}`);

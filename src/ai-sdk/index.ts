@@ -19,4 +19,13 @@
 export { fromAiSdk } from './from-ai-sdk';
 export type { AiSdkModel, FromAiSdkOptions } from './from-ai-sdk';
 export { providerCachePoint } from './prompt';
+export { languageModelMiddleware } from './language-model-middleware';
+export type {
+  AiSdkGenerateResult,
+  AiSdkLanguageModelMiddleware,
+  AiSdkWrapOptions,
+  AiSdkWrapParams,
+  LanguageModelMiddlewareOptions,
+} from './language-model-middleware';
+export type { AiSdkFinishReason, AiSdkStreamPart, AiSdkUsage } from './to-stream-parts';
 export type { AiSdkLanguageModel } from './ai-sdk-types';

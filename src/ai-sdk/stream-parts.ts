@@ -1,6 +1,7 @@
 /**
  * The response side of the AI SDK adapter: the stream parts of
- * `LanguageModelV3.doStream` as the agent kit's model stream events (MW-186).
+ * `LanguageModelV3.doStream` and `LanguageModelV4.doStream` as the agent
+ * kit's model stream events (MW-186, MW-300).
  */
 import type { ModelStreamEvent, StopReason, Usage } from '../agent/types/model';
 import { isObject } from '../util/is-object';
@@ -153,7 +154,7 @@ export class ResponseParts {
     }
   }
 
-  /** Usage, then the stop reason. */
+  /** Usage, then the stop reason (none for an interrupted response, MW-300). */
   private *finish(part: Extract<StreamPart, { type: 'finish' }>): Generator<ModelStreamEvent, void, undefined> {
     this.finished = true;
     const { unified, raw } = finishReason(part.finishReason);
@@ -168,6 +169,8 @@ export class ResponseParts {
     const outputTokens = tokens(isObject(counts) ? counts.outputTokens : undefined);
     const usage: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
     yield { type: 'usage', usage };
+    // The provider's stream ended without a completion signal: the answer is as incomplete as a stream without finish part.
+    if (unified === 'interrupted') return;
     yield { type: 'messageStop', stopReason: this.stopReason(unified, raw) };
   }
 

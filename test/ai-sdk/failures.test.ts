@@ -252,8 +252,11 @@ describe('fromAiSdk', () => {
   describe('a value that is no AI SDK model', () => {
     const noModel = (got: string): string =>
       `[ERR_INVALID_OPTIONS] fromAiSdk(): model must be an AI SDK language model with doStream() (openai('gpt-4.1'), say), got ${got}.`;
-    const version = (shown: string): string =>
-      `[ERR_INVALID_OPTIONS] fromAiSdk(): model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6): upgrade the provider package.`;
+    const version = (shown: string, advice: string): string =>
+      `[ERR_INVALID_OPTIONS] fromAiSdk(): model implements the AI SDK's language model specification ${shown}, but the adapter takes "v3" (the providers of ai 6) and "v4" (the providers of ai 7); ${advice}.`;
+    const older =
+      'it comes from a provider package for an older ai: upgrade ai and the provider package together (npm i ai@latest @ai-sdk/openai@latest, say)';
+    const unknown = "pass a model of a provider package for ai 6 or ai 7 (openai('gpt-4.1') of @ai-sdk/openai, say)";
 
     it.each<[string, unknown, string]>([
       ['undefined', undefined, noModel('undefined')],
@@ -265,15 +268,50 @@ describe('fromAiSdk', () => {
         noModel('a plain object'),
       ],
       [
-        'a model of specification v2',
+        'a model of specification v2 (ai 5), saying to upgrade',
         { specificationVersion: 'v2', provider: 'p', modelId: 'm', doStream: () => undefined },
-        version('"v2"'),
+        version('"v2"', older),
       ],
-      ['a model without a specification version', { provider: 'p', modelId: 'm', doStream: () => undefined }, version('undefined')],
+      [
+        'a model of specification v1, saying to upgrade',
+        { specificationVersion: 'v1', provider: 'p', modelId: 'm', doStream: () => undefined },
+        version('"v1"', older),
+      ],
+      [
+        'a model of a later specification, saying which release to use',
+        { specificationVersion: 'v5', provider: 'p', modelId: 'm', doStream: () => undefined },
+        version(
+          '"v5"',
+          'it comes from a provider package newer than ai 7: use the provider package\'s release for ai 7 (npm i ai@7 @ai-sdk/openai@4, say), or a release of staged-middleware that takes "v5"',
+        ),
+      ],
+      [
+        'a model of specification v10, as a later one',
+        { specificationVersion: 'v10', provider: 'p', modelId: 'm', doStream: () => undefined },
+        version(
+          '"v10"',
+          'it comes from a provider package newer than ai 7: use the provider package\'s release for ai 7 (npm i ai@7 @ai-sdk/openai@4, say), or a release of staged-middleware that takes "v10"',
+        ),
+      ],
+      [
+        'a model without a specification version',
+        { provider: 'p', modelId: 'm', doStream: () => undefined },
+        version('undefined', unknown),
+      ],
       [
         'a model whose version is a number',
         { specificationVersion: 3, provider: 'p', modelId: 'm', doStream: () => undefined },
-        version('number 3'),
+        version('number 3', unknown),
+      ],
+      [
+        'a model whose version is an unknown string',
+        { specificationVersion: 'v3-beta', provider: 'p', modelId: 'm', doStream: () => undefined },
+        version('"v3-beta"', unknown),
+      ],
+      [
+        'a model whose version is an inherited key',
+        { specificationVersion: 'toString', provider: 'p', modelId: 'm', doStream: () => undefined },
+        version('"toString"', unknown),
       ],
     ])('refuses %s with ERR_INVALID_OPTIONS', (_name, model, message) => {
       let thrown: unknown;
