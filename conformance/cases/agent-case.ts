@@ -194,7 +194,7 @@ export const agentCase = z.strictObject({
         .array(handler)
         .optional()
         .describe(
-          "Only with aiSdk: handlers registered on a registry of their own, run inside the AI SDK model by languageModelMiddleware(registry) around its doStream, as wrapLanguageModel runs it (MW-302, MW-303)",
+          'Only with aiSdk: handlers registered on a registry of their own, run inside the AI SDK model by languageModelMiddleware(registry) around its doStream, as wrapLanguageModel runs it (MW-302, MW-303)',
         ),
       inheritTools: z.boolean().optional().describe('options.inheritTools'),
       bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),

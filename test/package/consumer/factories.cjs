@@ -110,7 +110,8 @@ const NOT_FACTORIES = {
     'toResultContent',
     'toolErrorAnswer',
   ],
-  './ai-sdk': ['fromAiSdk', 'providerCachePoint'],
+  // A model's adapter and a middleware of the AI SDK's own kind, which register nothing under a name of their own.
+  './ai-sdk': ['fromAiSdk', 'languageModelMiddleware', 'providerCachePoint'],
   // A run's driver and its waits, which register nothing under a name of their own.
   './durable': ['awaitInterrupts', 'durableAgent'],
   './middleware': ['isRetryableError'],
