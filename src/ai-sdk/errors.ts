@@ -32,7 +32,7 @@ export function unsupportedSpecification(version: unknown): MiddlewareError {
   );
 }
 
-/** The error of a `languageModelMiddleware` or `wrapAiSdkTools` argument it cannot use (MW-302, MW-305). */
+/** The error of a `languageModelMiddleware` argument it cannot use (MW-302). */
 export function invalidMiddlewareOptions(problem: string, handler = 'languageModelMiddleware'): MiddlewareError {
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler, message: `${handler}(): ${problem}.` });
 }

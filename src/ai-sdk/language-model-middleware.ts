@@ -90,14 +90,14 @@ export interface AiSdkLanguageModelMiddleware<TVersion extends 'v3' | 'v4' = 'v3
  * agent, in the registry's order. The stream gives the chain's events as
  * stream parts; the tool calls and the finish come from the chain's result,
  * so an Output handler decides them. Nothing of TurnStage, ExecuteToolStage
- * or the model state has a place in the AI SDK's middleware: see
- * `wrapAiSdkTools` for tools.
+ * or the model state has a place in the AI SDK's middleware.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `registry` is no registry or an option is invalid.
  * @example
  * ```ts
  * import { streamText, wrapLanguageModel } from 'ai';
- * const model = wrapLanguageModel({ model: openai('gpt-4.1'), middleware: languageModelMiddleware(registry) });
+ * declare const providerModel: Parameters<typeof wrapLanguageModel>[0]['model']; // openai('gpt-4.1'), say
+ * const model = wrapLanguageModel({ model: providerModel, middleware: languageModelMiddleware(registry) });
  * const result = streamText({ model, prompt: 'Hi' });
  * ```
  */

@@ -43,8 +43,11 @@ describe('agent cases against the reference agent', () => {
 
 describe('spec sections 5, 5b, 5c and 5d', () => {
   it('has at least one agent case for every rule MW-100 to MW-179 and MW-270 to MW-299 it defines', () => {
-    const spec = readFileSync(join(specDirectory, 'SPEC.md'), 'utf8');
-    const defined = [...spec.matchAll(/^### (MW-(?:1[0-7]|2[7-9])\d) /gm)].map((match) => match[1] as string);
+    // The rules under the headings of sections 5 to 5d (rateLimit's MW-277 – MW-279 sit with the built-in middleware).
+    const sections = readFileSync(join(specDirectory, 'SPEC.md'), 'utf8')
+      .split(/^(?=## )/m)
+      .filter((section) => /^## 5[a-z]?\. /.test(section));
+    const defined = sections.flatMap((section) => [...section.matchAll(/^### (MW-\d{3}) /gm)].map((match) => match[1] as string));
     const covered = new Set(files.flatMap(({ raw }) => raw.rules as string[]));
     expect(defined.length).toBeGreaterThan(0);
     expect(defined.filter((rule) => !covered.has(rule))).toEqual([]);
