@@ -15,10 +15,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port';
 
 /** Which PostgreSQL binaries run the server. */
 export type PostgresFlavour = 'embedded' | 'debian';
@@ -33,21 +33,6 @@ export interface PostgresServer {
   readonly createDatabase: (name: string) => Promise<string>;
   /** Stops the server and removes its data directory. */
   readonly stop: () => Promise<void>;
-}
-
-/** A loopback port no one listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
 }
 
 /** The directory of Debian's newest installed PostgreSQL binaries, if any. */

@@ -5,9 +5,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 /** A running server. */
 export interface RedisServer {
@@ -15,21 +15,6 @@ export interface RedisServer {
   readonly url: string;
   /** Stops the server and removes its directory. */
   readonly stop: () => Promise<void>;
-}
-
-/** A loopback port no one listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
 }
 
 /** Resolves once the server says it accepts connections; rejects when it exits or stays silent for 15 s. */

@@ -7,9 +7,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { freePort } from './free-port';
 
 /** A running server. */
 export interface RestateServer {
@@ -21,21 +21,6 @@ export interface RestateServer {
   readonly register: (url: string) => Promise<void>;
   /** Stops the server and removes its directory. */
   readonly stop: () => Promise<void>;
-}
-
-/** A loopback port no one listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
 }
 
 /** The binary inside the platform package the server's package depends on. */

@@ -14,7 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { restateWaitSender } from '../../src/durable-restate/index';
 import type { RestateAgentRun } from '../../src/durable-restate/index';
 import { effectsOf, killEndpoints, startEndpoint, type Endpoint } from './restate-endpoints';
-import { freePort, startRestate, type RestateServer } from './restate-server';
+import { freePort } from './free-port';
+import { startRestate, type RestateServer } from './restate-server';
 
 const WORKFLOW = 'agentRun';
 const APPROVAL = 'executeTool:use-refund:approve';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
 import { Agent, compaction, modelCallLimit, toolCallLimit, type AgentResultEvent, type Message, type Tool } from '../../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn, type ScriptedTurn } from '../../../src/testing/index';
+import { caught } from '../../assertions';
 
 /** A tool that records its inputs and answers `done <n>`. */
 function recordingTool(name: string, calls: unknown[]): Tool {
@@ -24,15 +25,6 @@ function askingModel(tool: string, count: number): ScriptedModel {
 const textOf = (message: Message | undefined): string =>
   (message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
 
-function thrown(make: () => unknown): unknown {
-  try {
-    make();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
-
 describe('modelCallLimit', () => {
   describe('with options it cannot use', () => {
     it.each<[string, unknown]>([
@@ -43,7 +35,7 @@ describe('modelCallLimit', () => {
       ['an unknown option', { runLimit: 2, exitBehavior: 'end' }],
       ['a tool option, which only toolCallLimit has', { runLimit: 2, tool: 'search' }],
     ])('throws ERR_INVALID_OPTIONS at once for %s', (_label, options) => {
-      const error = thrown(() => modelCallLimit(options as never)) as MiddlewareError;
+      const error = caught(() => modelCallLimit(options as never));
       expect([MiddlewareError.isInstance(error), error.code, error.handler, error.phase]).toEqual([
         true,
         'ERR_INVALID_OPTIONS',
@@ -131,7 +123,7 @@ describe('toolCallLimit', () => {
       ['an onLimit it does not know', { runLimit: 1, onLimit: 'error' }],
       ['an unknown option', { runLimit: 1, toolName: 'search' }],
     ])('throws ERR_INVALID_OPTIONS at once for %s', (_label, options) => {
-      const error = thrown(() => toolCallLimit(options as never)) as MiddlewareError;
+      const error = caught(() => toolCallLimit(options as never));
       expect([error.code, error.handler]).toEqual(['ERR_INVALID_OPTIONS', 'toolCallLimit']);
     });
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareError } from '../../../src/core/index';
 import { Agent, pii, type AgentEvent, type Message, type ModelStreamEvent, type PiiOptions, type Tool } from '../../../src/agent/index';
 import { ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
+import { caught } from '../../assertions';
 
 /** The text the model received in its first call's last user message. */
 async function modelSees(options: PiiOptions, input: string): Promise<string> {
@@ -39,15 +40,6 @@ async function streamed(
   return { streamed: text, kept: textOf(agent.messages[1]) };
 }
 
-function thrown(make: () => unknown): unknown {
-  try {
-    make();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
-
 describe('pii', () => {
   describe('with options it cannot use', () => {
     it.each<[string, unknown]>([
@@ -60,7 +52,7 @@ describe('pii', () => {
       ['a pattern named like a built-in type', { input: 'redact', patterns: [{ name: 'email', pattern: /x/ }] }],
       ['a pattern maxLength of 0', { input: 'redact', patterns: [{ name: 'id', pattern: /x/, maxLength: 0 }] }],
     ])('throws ERR_INVALID_OPTIONS at once for %s', (_label, options) => {
-      const error = thrown(() => pii(options as never)) as MiddlewareError;
+      const error = caught(() => pii(options as never));
       expect([MiddlewareError.isInstance(error), error.code, error.handler]).toEqual([true, 'ERR_INVALID_OPTIONS', 'pii']);
     });
   });
@@ -122,7 +114,7 @@ describe('pii', () => {
       const model = new ScriptedModel([textTurn('ok')]);
       const agent = new Agent({ model });
       agent.registry.use(pii({ input: 'block' }));
-      const error = (await agent.invoke('I am jane@example.com').catch((caught: unknown) => caught)) as MiddlewareError;
+      const error = (await agent.invoke('I am jane@example.com').catch((reason: unknown) => reason)) as MiddlewareError;
       expect({
         code: error.code,
         stage: error.stage,
