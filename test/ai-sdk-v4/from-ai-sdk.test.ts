@@ -4,6 +4,7 @@ import { Agent, type Message, type ModelRequest, type ModelStreamEvent } from '.
 import { ScriptedTool } from '../../src/testing/index';
 import { fromAiSdk } from '../../src/ai-sdk/index';
 import { finishPart, mockModelV4, textParts, type V4StreamPart } from './fixtures';
+import { collect } from '../assertions';
 
 const request: ModelRequest = {
   messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
@@ -14,11 +15,8 @@ const request: ModelRequest = {
 };
 
 /** The events the adapter makes of one v4 response's parts. */
-async function eventsOf(parts: readonly V4StreamPart[]): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const event of fromAiSdk(mockModelV4(parts)).stream(request, { signal: new AbortController().signal, state: {} }))
-    events.push(event);
-  return events;
+function eventsOf(parts: readonly V4StreamPart[]): Promise<ModelStreamEvent[]> {
+  return collect(fromAiSdk(mockModelV4(parts)).stream(request, { signal: new AbortController().signal, state: {} }));
 }
 
 describe('fromAiSdk', () => {
