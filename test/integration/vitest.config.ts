@@ -13,7 +13,6 @@ export default defineConfig({
     include: ['test/integration/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     // One server and one browser at a time on a small machine.
-    fileParallelism: false,
     hookTimeout: 120_000,
     testTimeout: 60_000,
   },
