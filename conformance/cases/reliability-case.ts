@@ -9,6 +9,7 @@
  * the runner never fills in is rejected instead of silently ignored.
  */
 import { z } from 'zod';
+import { namedDefinitions } from './schema-names';
 
 /** Any JSON value (an event, a state, a thrown-on value). */
 const json = z.json();
@@ -293,7 +294,7 @@ export type ReliabilityScenario = ReliabilityCase['scenario'];
 /** The JSON Schema committed as `spec/reliability-case.schema.json`. */
 export function reliabilityCaseJsonSchema(): unknown {
   return {
-    ...(z.toJSONSchema(ReliabilityCaseSchema, { io: 'input', unrepresentable: 'any' }) as object),
+    ...(z.toJSONSchema(ReliabilityCaseSchema, { io: 'input', unrepresentable: 'any', metadata: namedDefinitions() }) as object),
     title: 'staged-middleware reliability conformance case',
   };
 }

@@ -2,7 +2,8 @@
  * The messages of the conformance protocol, as zod schemas: every request the
  * runner sends and the reply each one gets. `spec/protocol.schema.json` is
  * generated from them (see `spec/README.md`, "The protocol"); the runner
- * checks every reply of a port against them.
+ * checks every reply of a port against them; `protocol-schema.ts` makes
+ * the committed JSON Schema and the README's table of messages from them.
  *
  * Why chain cases go step by step while reliability and agent cases go whole:
  * the runner does all the bookkeeping of a chain case (options, the order of
@@ -158,18 +159,3 @@ export type BuiltinClaim = z.infer<typeof builtinClaim>;
 
 /** Omit over each member of a union. */
 type DistributiveOmit<T, TKey extends PropertyKey> = T extends unknown ? Omit<T, TKey> : never;
-
-/** The JSON Schema committed as `spec/protocol.schema.json`: one object whose properties are the request line and the reply of each op. */
-export function protocolJsonSchema(): unknown {
-  const catalogue = z.strictObject({
-    request: protocolRequest.describe('A request line'),
-    failure: failureReply,
-    replies: z.strictObject(protocolReplies).describe("The reply line of each op (with the request's id added)"),
-  });
-  return {
-    ...(z.toJSONSchema(catalogue, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as object),
-    title: 'staged-middleware conformance protocol',
-    description:
-      'Not a message itself: #/properties/request describes every request line, #/properties/replies/properties/<op> the reply to a request of that op, and #/properties/failure the reply of a request a port could not carry out. Lines are JSON objects, one per line, UTF-8.',
-  };
-}
