@@ -16,12 +16,15 @@ import { errorExpectation } from './chain-operations';
 import { inputStep, outputStep, terminalStep, wrapStep } from './chain-steps';
 
 /** zod's metadata of each schema (its descriptions), with the `id` of the schemas named here. */
-class NamedDefinitions extends z.core.$ZodRegistry<z.core.GlobalMeta> {
-  constructor(private readonly names: ReadonlyMap<z.core.$ZodType, string>) {
+class NamedDefinitions extends z.core.$ZodRegistry<z.GlobalMeta> {
+  private readonly names: ReadonlyMap<z.core.$ZodType, string>;
+
+  constructor(names: ReadonlyMap<z.core.$ZodType, string>) {
     super();
+    this.names = names;
   }
 
-  override get<S extends z.core.$ZodType>(schema: S): z.core.GlobalMeta | undefined {
+  override get<S extends z.core.$ZodType>(schema: S): z.GlobalMeta | undefined {
     const meta = z.globalRegistry.get(schema);
     const id = this.names.get(schema);
     if (id === undefined) return meta;
@@ -43,6 +46,6 @@ const SHARED: ReadonlyMap<z.core.$ZodType, string> = new Map<z.core.$ZodType, st
  * The metadata registry to give `z.toJSONSchema` (`metadata`): the shared
  * names, and `more` of the caller's own.
  */
-export function namedDefinitions(more: ReadonlyMap<z.core.$ZodType, string> = new Map()): z.core.$ZodRegistry<z.core.GlobalMeta> {
+export function namedDefinitions(more: ReadonlyMap<z.core.$ZodType, string> = new Map()): z.core.$ZodRegistry<z.GlobalMeta> {
   return new NamedDefinitions(new Map([...SHARED, ...more]));
 }

@@ -80,8 +80,8 @@ function typeOf(node: JsonSchemaNode): string {
   if (node.const !== undefined) return JSON.stringify(node.const);
   if (node.enum !== undefined) return node.enum.map((value) => JSON.stringify(value)).join(' \\| ');
   if (node.anyOf !== undefined) {
-    // z.json() described anew inlines its union: JSON, whatever its branches.
-    if (node.anyOf.some((branch) => branch.$ref?.endsWith('/JsonValue') === true)) return 'JSON';
+    // A described copy of z.json() inlines its union, whose arrays hold JSON values.
+    if (node.anyOf.some((branch) => branch.items?.$ref?.endsWith('/JsonValue') === true)) return 'JSON';
     return [...new Set(node.anyOf.map(typeOf))].join(' \\| ');
   }
   if (node.type === 'array') return node.items === undefined ? 'array' : `array of ${typeOf(node.items)}`;
