@@ -9,10 +9,8 @@
  * the runner never fills in is rejected instead of silently ignored.
  */
 import { z } from 'zod';
+import { json } from './case-base';
 import { namedDefinitions } from './schema-names';
-
-/** Any JSON value (an event, a state, a thrown-on value). */
-const json = z.json();
 
 /** Rule ids as they appear in `spec/SPEC.md`. */
 const ruleId = z.string().regex(/^MW-\d{3}$/);
@@ -245,7 +243,7 @@ const bareRealm = z
       globalProcess: z.string().describe('typeof globalThis.process inside the realm'),
       invoke: z
         .strictObject({
-          events: z.array(z.json()).describe('Events delivered'),
+          events: z.array(json).describe('Events delivered'),
           terminalCalls: z.number().int().nonnegative().describe('Calls of the scripted terminal'),
         })
         .describe(
