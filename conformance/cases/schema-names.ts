@@ -11,6 +11,8 @@
  * @packageDocumentation
  */
 import { z } from 'zod';
+import { tool, turn } from './agent-doubles';
+import { bundle, handler, hook } from './agent-handlers';
 import { json } from './case-base';
 import { errorExpectation } from './chain-operations';
 import { inputStep, outputStep, terminalStep, wrapStep } from './chain-steps';
@@ -40,6 +42,11 @@ const SHARED: ReadonlyMap<z.core.$ZodType, string> = new Map<z.core.$ZodType, st
   [outputStep, 'OutputStep'],
   [terminalStep, 'TerminalStep'],
   [errorExpectation, 'ErrorExpectation'],
+  [turn, 'AgentCaseTurn'],
+  [tool, 'AgentCaseTool'],
+  [handler, 'AgentCaseHandler'],
+  [hook, 'AgentCaseHook'],
+  [bundle, 'AgentCaseBundle'],
 ]);
 
 /**

@@ -10,9 +10,11 @@
  */
 import { z } from 'zod';
 import { agentCase } from '../cases/agent-case';
+import { signalSpec, stageSpec, stateSpec, terminalSpec } from '../cases/chain-case';
 import { ReliabilityCaseSchema } from '../cases/reliability-case';
 import { namedDefinitions } from '../cases/schema-names';
 import { agentObservation } from './agent-observation';
+import { handlerSpec } from './chain-requests';
 import { errorReport } from './error-report';
 import { builtinClaim, failureReply, protocolReplies, protocolRequest, requestOfOp } from './messages';
 
@@ -32,6 +34,11 @@ function sharedNames(): Map<z.core.$ZodType, string> {
     [ReliabilityCaseSchema, 'ReliabilityCase'],
     [agentObservation, 'AgentObservation'],
     [builtinClaim, 'BuiltinClaim'],
+    [stageSpec, 'Stage'],
+    [signalSpec, 'Signal'],
+    [stateSpec, 'State'],
+    [terminalSpec, 'Terminal'],
+    [handlerSpec, 'Handler'],
   ]);
 }
 

@@ -14,7 +14,7 @@ describe('runConformance', () => {
         {
           id: 'middleware-cache-store-fails',
           status: 'not-claimed',
-          reason: 'claims only part of the built-in cache: needs the options onError, store=rejects',
+          reason: 'claims only part of the built-in cache: needs the options store=rejects, onError',
         },
       ]);
     });
