@@ -26,6 +26,7 @@ class NamedDefinitions extends z.core.$ZodRegistry<z.GlobalMeta> {
     this.names = names;
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- an override keeps the generic signature of the registry's get
   override get<S extends z.core.$ZodType>(schema: S): z.GlobalMeta | undefined {
     const meta = z.globalRegistry.get(schema);
     const id = this.names.get(schema);

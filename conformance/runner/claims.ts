@@ -59,7 +59,9 @@ function uncoveredPart(id: string, use: Extract<Operation, { op: 'use' }>, part:
   if (part.options === undefined) return undefined;
   const allowed = part.options;
   const outside = Object.entries(use.options)
-    .filter(([key, value]) => key !== 'name' && !allowed.includes(key) && !(typeof value === 'string' && allowed.includes(`${key}=${value}`)))
+    .filter(
+      ([key, value]) => key !== 'name' && !allowed.includes(key) && !(typeof value === 'string' && allowed.includes(`${key}=${value}`)),
+    )
     .map(([key, value]) => (typeof value === 'string' && allowed.some((entry) => entry.startsWith(`${key}=`)) ? `${key}=${value}` : key));
   return outside.length === 0 ? undefined : `needs the option${outside.length === 1 ? '' : 's'} ${outside.join(', ')}`;
 }

@@ -21,6 +21,7 @@ export function messageTableIn(readme: string): string | undefined {
 export function withMessageTable(readme: string, table: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
-  if (start === -1 || end < start) throw new Error(`spec/README.md needs the comments ${TABLE_START} and ${TABLE_END} around the table of messages.`);
+  if (start === -1 || end < start)
+    throw new Error(`spec/README.md needs the comments ${TABLE_START} and ${TABLE_END} around the table of messages.`);
   return `${readme.slice(0, start + TABLE_START.length)}\n\n${table}\n\n${readme.slice(end)}`;
 }

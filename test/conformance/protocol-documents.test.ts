@@ -27,9 +27,15 @@ describe('the committed JSON Schemas', () => {
   it('name the request and the reply of each op of the protocol after the op', () => {
     const names = definitions('protocol.schema.json');
     expect(
-      ['HelloRequest', 'HelloReply', 'ChainAddRequest', 'ChainAsyncDisposeReply', 'AgentRunRequest', 'ReliabilityRunReply', 'FailureReply'].filter(
-        (name) => !names.includes(name),
-      ),
+      [
+        'HelloRequest',
+        'HelloReply',
+        'ChainAddRequest',
+        'ChainAsyncDisposeReply',
+        'AgentRunRequest',
+        'ReliabilityRunReply',
+        'FailureReply',
+      ].filter((name) => !names.includes(name)),
     ).toEqual([]);
   });
 });
