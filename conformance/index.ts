@@ -21,7 +21,7 @@
 export { runConformance } from './runner/run-conformance';
 export type { RunOptions } from './runner/run-conformance';
 export { formatReport } from './runner/format-report';
-export type { CaseOutcome, CaseStatus, ConformanceReport, Difference, RuleOutcome } from './runner/report-types';
+export type { AgentLoopVerdict, CaseOutcome, CaseStatus, ConformanceReport, Difference, RuleOutcome } from './runner/report-types';
 export type { ConformanceTarget } from './runner/target';
 export { agentLoopTarget, libraryTarget } from './library/library-target';
 export type { LibraryTargetOptions } from './library/library-target';
@@ -34,6 +34,6 @@ export type { AgentCapability } from './cases/agent-capabilities';
 export { protocolTarget, serveProtocol } from './protocol/connection';
 export type { LineConnection } from './protocol/connection';
 export { PROTOCOL_VERSION } from './protocol/messages';
-export type { CaseKind, Claims, ProtocolOp, ProtocolRequest, ReplyOf, RequestOf } from './protocol/messages';
+export type { BuiltinClaim, CaseKind, Claims, ProtocolOp, ProtocolRequest, ReplyOf, RequestOf } from './protocol/messages';
 export type { AgentObservation } from './protocol/agent-observation';
 export type { ErrorReport } from './protocol/error-report';

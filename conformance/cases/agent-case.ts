@@ -13,6 +13,7 @@ import { AGENT_CAPABILITIES, type AgentCapability } from './agent-capabilities';
 import { aiSdkCall, aiSdkModel, stopReason, tool, turn, usage } from './agent-doubles';
 import { bundle, handler, stageName } from './agent-handlers';
 import { json } from './case-base';
+import { namedDefinitions } from './schema-names';
 
 const capability = z.enum(Object.keys(AGENT_CAPABILITIES) as [AgentCapability, ...AgentCapability[]]);
 const systemBlocks = z.array(z.record(z.string(), json));
@@ -239,7 +240,7 @@ export type AgentCase = z.infer<typeof agentCase>;
 /** The JSON Schema committed as `spec/agent-case.schema.json`, for implementations in other languages. */
 export function agentCaseJsonSchema(): unknown {
   return {
-    ...(z.toJSONSchema(agentCase, { io: 'input', unrepresentable: 'any' }) as object),
+    ...(z.toJSONSchema(agentCase, { io: 'input', unrepresentable: 'any', metadata: namedDefinitions() }) as object),
     title: 'staged-middleware agent conformance case',
   };
 }

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { caseBase, json, ruleId } from './case-base';
 import { errorExpectation, keySpec, operation } from './chain-operations';
 import { returns, terminalStep } from './chain-steps';
+import { namedDefinitions } from './schema-names';
 
 /** Declarative object schema for a stage's context or result. */
 export const objectSchema = z
@@ -164,7 +165,7 @@ export const CaseSchema = z.union([
 /** The JSON Schema committed as `spec/case.schema.json`. */
 export function caseJsonSchema(): unknown {
   return {
-    ...(z.toJSONSchema(CaseSchema, { io: 'input', unrepresentable: 'any' }) as object),
+    ...(z.toJSONSchema(CaseSchema, { io: 'input', unrepresentable: 'any', metadata: namedDefinitions() }) as object),
     title: 'staged-middleware conformance case',
   };
 }

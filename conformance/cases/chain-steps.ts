@@ -16,7 +16,7 @@ const throwStep = z
   .strictObject({
     throw: z.string(),
     with: z
-      .record(z.string(), z.json())
+      .record(z.string(), json)
       .optional()
       .describe('Properties assigned to the error before it is thrown (status, headers, isRetryable, ...)'),
     interruptSignal: z

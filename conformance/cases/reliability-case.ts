@@ -9,9 +9,8 @@
  * the runner never fills in is rejected instead of silently ignored.
  */
 import { z } from 'zod';
-
-/** Any JSON value (an event, a state, a thrown-on value). */
-const json = z.json();
+import { json } from './case-base';
+import { namedDefinitions } from './schema-names';
 
 /** Rule ids as they appear in `spec/SPEC.md`. */
 const ruleId = z.string().regex(/^MW-\d{3}$/);
@@ -244,7 +243,7 @@ const bareRealm = z
       globalProcess: z.string().describe('typeof globalThis.process inside the realm'),
       invoke: z
         .strictObject({
-          events: z.array(z.json()).describe('Events delivered'),
+          events: z.array(json).describe('Events delivered'),
           terminalCalls: z.number().int().nonnegative().describe('Calls of the scripted terminal'),
         })
         .describe(
@@ -293,7 +292,7 @@ export type ReliabilityScenario = ReliabilityCase['scenario'];
 /** The JSON Schema committed as `spec/reliability-case.schema.json`. */
 export function reliabilityCaseJsonSchema(): unknown {
   return {
-    ...(z.toJSONSchema(ReliabilityCaseSchema, { io: 'input', unrepresentable: 'any' }) as object),
+    ...(z.toJSONSchema(ReliabilityCaseSchema, { io: 'input', unrepresentable: 'any', metadata: namedDefinitions() }) as object),
     title: 'staged-middleware reliability conformance case',
   };
 }

@@ -25,7 +25,7 @@ const placement = {
 };
 
 /** The function a registration registers: a script, a value that is no function, or the function of an earlier registration. */
-const handlerSpec = z
+export const handlerSpec = z
   .union([
     z.strictObject({
       steps: z.array(z.union([inputStep, outputStep, wrapStep])).describe("The script, in the step vocabulary of the request's phase"),

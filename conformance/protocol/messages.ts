@@ -2,7 +2,8 @@
  * The messages of the conformance protocol, as zod schemas: every request the
  * runner sends and the reply each one gets. `spec/protocol.schema.json` is
  * generated from them (see `spec/README.md`, "The protocol"); the runner
- * checks every reply of a port against them.
+ * checks every reply of a port against them; `protocol-schema.ts` makes
+ * the committed JSON Schema and the README's table of messages from them.
  *
  * Why chain cases go step by step while reliability and agent cases go whole:
  * the runner does all the bookkeeping of a chain case (options, the order of
@@ -24,6 +25,20 @@ import { errorReport } from './error-report';
 export const PROTOCOL_VERSION = 1;
 
 const kind = z.enum(['chain', 'reliability', 'agent']);
+
+/** Part of a built-in claimed: the chain cases using it only with these options, or only these cases. */
+export const builtinClaim = z
+  .strictObject({
+    name: z.string().describe('The built-in, as chain.use names it'),
+    options: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'The options of chain.use it takes ("store": any value; "store=json": only that string value); a case giving another is not claimed. name is always taken',
+      ),
+    cases: z.array(z.string()).optional().describe('Only the cases whose ids match one of these patterns (* matches any text)'),
+  })
+  .describe('Part of a built-in: the cases it does not cover are reported as not claimed');
 
 const helloRequest = z
   .strictObject({ op: z.literal('hello'), protocol: z.number().int().describe('The protocol version the runner speaks (1)') })
@@ -54,7 +69,10 @@ export const protocolReplies = {
       protocol: z.number().int().describe('The protocol version the port speaks'),
       name: z.string().describe('The implementation, for reports'),
       kinds: z.array(kind).describe('The kinds of case it runs'),
-      builtins: z.array(z.string()).optional().describe('The built-in middleware chain.use provides (section 4)'),
+      builtins: z
+        .array(z.union([z.string(), builtinClaim]))
+        .optional()
+        .describe('The built-in middleware chain.use provides (section 4): a name claims it whole, an object part of it'),
       scenarios: z.array(z.string()).optional().describe('The reliability scenarios it provides'),
       capabilities: z.array(z.string()).optional().describe('The agent loop capabilities it has'),
     })
@@ -136,21 +154,8 @@ export type ReplyOf<TOp extends ProtocolOp> = z.infer<(typeof protocolReplies)[T
 export type Claims = ReplyOf<'hello'>;
 /** A kind of case. */
 export type CaseKind = z.infer<typeof kind>;
+/** Part of a built-in an implementation claims. */
+export type BuiltinClaim = z.infer<typeof builtinClaim>;
 
 /** Omit over each member of a union. */
 type DistributiveOmit<T, TKey extends PropertyKey> = T extends unknown ? Omit<T, TKey> : never;
-
-/** The JSON Schema committed as `spec/protocol.schema.json`: one object whose properties are the request line and the reply of each op. */
-export function protocolJsonSchema(): unknown {
-  const catalogue = z.strictObject({
-    request: protocolRequest.describe('A request line'),
-    failure: failureReply,
-    replies: z.strictObject(protocolReplies).describe("The reply line of each op (with the request's id added)"),
-  });
-  return {
-    ...(z.toJSONSchema(catalogue, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as object),
-    title: 'staged-middleware conformance protocol',
-    description:
-      'Not a message itself: #/properties/request describes every request line, #/properties/replies/properties/<op> the reply to a request of that op, and #/properties/failure the reply of a request a port could not carry out. Lines are JSON objects, one per line, UTF-8.',
-  };
-}

@@ -61,4 +61,28 @@ export interface ConformanceReport {
    * reliability case naming only rules of sections 1 to 3 passed; `full`, every case passed.
    */
   readonly conformance: { readonly core: boolean; readonly full: boolean } | null;
+  /**
+   * What keeps conformance from holding, for a run of every case (null when
+   * filters left some out): the ids of the cases that failed or were not
+   * claimed, in order, among those core conformance needs and among all.
+   */
+  readonly blockedBy: { readonly core: readonly string[]; readonly full: readonly string[] } | null;
+  /**
+   * How the agent loop did, for a run of every agent case (an adapter's run
+   * included; null when a rule or case filter left some out, or the run had
+   * no agent kind).
+   */
+  readonly agentLoop: AgentLoopVerdict | null;
+}
+
+/** How an agent loop did over every agent case. */
+export interface AgentLoopVerdict {
+  /** Every agent case the loop claims passed. */
+  readonly passed: boolean;
+  /** How many agent cases there were. */
+  readonly cases: number;
+  /** The agent cases that failed, in order. */
+  readonly failed: readonly string[];
+  /** The agent cases not claimed (each one's reason names the capabilities it needs), in order. */
+  readonly notClaimed: readonly string[];
 }

@@ -1,14 +1,15 @@
-import { agentCase, type AgentCase } from '../cases/agent-case';
+import { agentCase } from '../cases/agent-case';
 import { caseBase } from '../cases/case-base';
-import { ChainCaseSchema, type ChainCase } from '../cases/chain-case';
-import type { Operation } from '../cases/chain-operations';
-import { ReliabilityCaseSchema, type ReliabilityCase } from '../cases/reliability-case';
+import { ChainCaseSchema } from '../cases/chain-case';
+import { ReliabilityCaseSchema } from '../cases/reliability-case';
 import { PROTOCOL_VERSION, type CaseKind, type Claims } from '../protocol/messages';
 import { runAgentCase } from './agent-runner';
 import { runChainCase } from './chain-runner';
+import { matchesPattern, unclaimed, type ParsedCase } from './claims';
 import { jsonEqual } from './json-equal';
 import type { CaseOutcome, ConformanceReport, Difference, RuleOutcome } from './report-types';
 import { call, TargetFailure, type ConformanceTarget } from './target';
+import { agentLoopOf, conformanceOf } from './verdicts';
 
 /** Which cases a run selects, and how long it waits. */
 export interface RunOptions {
@@ -23,12 +24,6 @@ export interface RunOptions {
   /** Called with each outcome as soon as it is known (for progress). */
   readonly onCase?: ((outcome: CaseOutcome) => void) | undefined;
 }
-
-/** A case of a known kind, parsed. */
-type ParsedCase =
-  | { readonly kind: 'chain'; readonly value: ChainCase }
-  | { readonly kind: 'reliability'; readonly value: ReliabilityCase }
-  | { readonly kind: 'agent'; readonly value: AgentCase };
 
 /**
  * Runs the conformance cases against a target: asks it what it claims,
@@ -80,13 +75,8 @@ export async function runConformance(
     cases: outcomes,
     rules: ruleOutcomes(outcomes),
     summary: { passed: count('passed'), failed: count('failed'), notClaimed: count('not-claimed') },
-    conformance:
-      Object.keys(filters).length > 0
-        ? null
-        : {
-            core: outcomes.filter(isCore).every((outcome) => outcome.status === 'passed'),
-            full: outcomes.every((outcome) => outcome.status === 'passed'),
-          },
+    ...conformanceOf(outcomes, filters),
+    agentLoop: agentLoopOf(outcomes, filters, claims.kinds.includes('agent')),
   };
 }
 
@@ -94,13 +84,7 @@ export async function runConformance(
 function selected(testCase: { id: string; kind: string; rules: string[] }, options: RunOptions): boolean {
   if (options.kinds !== undefined && !options.kinds.includes(testCase.kind as CaseKind)) return false;
   if (options.rules !== undefined && !testCase.rules.some((rule) => options.rules?.includes(rule))) return false;
-  return options.cases === undefined || options.cases.some((pattern) => matches(pattern, testCase.id));
-}
-
-/** `*` in the pattern matches any text. */
-function matches(pattern: string, id: string): boolean {
-  const parts = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('.*')}$`).test(id);
+  return options.cases === undefined || options.cases.some((pattern) => matchesPattern(pattern, testCase.id));
 }
 
 /** Parses, checks the claims for, and runs one case. */
@@ -141,27 +125,6 @@ function parse(raw: unknown, kind: string): ParsedCase | string {
   return { kind, value: parsed.data } as ParsedCase;
 }
 
-/** Why the implementation does not claim the case, or undefined when it does. */
-function unclaimed(testCase: ParsedCase, claims: Claims): string | undefined {
-  if (!claims.kinds.includes(testCase.kind)) return `the implementation does not run ${testCase.kind} cases`;
-  if (testCase.kind === 'chain') {
-    const missing = builtinsOf(testCase.value).filter((name) => !(claims.builtins ?? []).includes(name));
-    return missing.length === 0 ? undefined : `needs the built-in middleware ${missing.join(', ')}`;
-  }
-  if (testCase.kind === 'reliability')
-    return (claims.scenarios ?? []).includes(testCase.value.scenario)
-      ? undefined
-      : `needs the reliability scenario ${testCase.value.scenario}`;
-  const missing = testCase.value.needs.filter((capability) => !(claims.capabilities ?? []).includes(capability));
-  return missing.length === 0 ? undefined : `needs the agent loop capabilities ${missing.join(', ')}`;
-}
-
-/** The built-in middleware a chain case registers. */
-function builtinsOf(testCase: ChainCase): string[] {
-  const operations: Operation[] = [...testCase.registry, ...(testCase.consumer.afterInvoke ?? [])];
-  return [...new Set(operations.flatMap((operation) => (operation.op === 'use' ? [operation.builtin] : [])))];
-}
-
 /** Runs a claimed case and returns what differed. */
 async function run(testCase: ParsedCase, target: ConformanceTarget, timeoutMs: number): Promise<Difference[]> {
   if (testCase.kind === 'agent') return runAgentCase(testCase.value, target, timeoutMs);
@@ -180,11 +143,6 @@ function differencesOf(expected: Record<string, unknown>, observed: Record<strin
   return keys
     .filter((key) => !jsonEqual(expected[key], observed[key]))
     .map((key) => ({ key, expected: expected[key], observed: observed[key] }));
-}
-
-/** A chain or reliability case naming only rules of sections 1 to 3 (MW-001 – MW-079): what core conformance needs. */
-function isCore(outcome: CaseOutcome): boolean {
-  return (outcome.kind === 'chain' || outcome.kind === 'reliability') && outcome.rules.every((rule) => Number(rule.slice(3)) < 80);
 }
 
 /** Per rule, how the cases naming it went. */

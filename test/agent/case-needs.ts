@@ -68,9 +68,11 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
         (response) => 'parts' in response && (response.cancelLater !== undefined || response.hang === true),
       ) ||
       tools.some((tool) => tool.cancelAgent === true || tool.cancelLater !== undefined || tool.hang === true),
-    // The refusals of a run itself (MW-106, MW-117), not errors of the model, a tool or a handler.
+    // The refusals of a run itself (MW-106, MW-117), not errors of the model, a tool or a handler, and what
+    // MW-117 does not refuse: a run with no input that resumes nothing.
     runChecks:
       runs.some((run) => run.inputDefect !== undefined || refused(run.expect?.error)) ||
+      runs.some((run) => run.input === undefined && run.resume === undefined) ||
       turns.some((turn) => turn.startAnotherRun === true) ||
       expected.callerObjectsUnfrozen !== undefined,
     turnControl:

@@ -88,14 +88,20 @@ describe('staged-middleware conformance', () => {
   });
 
   describe('against examples/own-loop.ts through its adapter', () => {
-    it('passes every agent case its capabilities cover and reports the others as not claimed', async () => {
+    it('passes every agent case its capabilities cover, reports the others as not claimed, and says how the loop did', async () => {
       const { code, stdout } = await command(['--adapter', 'examples/own-loop-adapter.ts', '--json']);
       const agentCases = caseFiles.filter(({ raw }) => raw.kind === 'agent');
       const covered = ({ raw }: (typeof agentCases)[number]): boolean =>
         (raw.needs as string[]).every((need) => (ownLoopAdapter.capabilities as readonly string[]).includes(need));
-      expect({ code, statuses: verdict(stdout).statuses }).toEqual({
+      expect({ code, statuses: verdict(stdout).statuses, agentLoop: (JSON.parse(stdout) as ConformanceReport).agentLoop }).toEqual({
         code: 0,
         statuses: Object.fromEntries(agentCases.map((file) => [file.raw.id, covered(file) ? 'passed' : 'not-claimed'])),
+        agentLoop: {
+          passed: true,
+          cases: agentCases.length,
+          failed: [],
+          notClaimed: agentCases.filter((file) => !covered(file)).map(({ raw }) => raw.id),
+        },
       });
       expect(agentCases.filter(covered).length).toBeGreaterThanOrEqual(20);
     });

@@ -27,8 +27,8 @@ describe('formatReport', () => {
         '',
         'rules: 1 passed, 1 failed (MW-014), 1 not fully claimed (MW-117)',
         'cases: 1 passed, 1 failed, 1 not claimed',
-        'core conformance (sections 1 to 3): no',
-        'full conformance: no',
+        'core conformance (sections 1 to 3): no, blocked by 1 case: core-short-circuit (FAIL)',
+        'full conformance: no, blocked by 2 cases: core-short-circuit (FAIL), agent-busy (not claimed)',
         '',
       ].join('\n'),
     );

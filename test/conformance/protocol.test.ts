@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { protocolTarget, runConformance, type LineConnection } from '../../conformance/index';
-import { protocolJsonSchema } from '../../conformance/protocol/messages';
+import { protocolJsonSchema } from '../../conformance/protocol/protocol-schema';
 import { call, TargetFailure } from '../../conformance/runner/target';
 import { caseFiles, specDirectory } from './case-files';
 import { fakePort, servedLibrary } from './lines';

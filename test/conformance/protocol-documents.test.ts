@@ -1,0 +1,59 @@
+/**
+ * The protocol's documents made from its zod schemas: the definitions of the
+ * committed JSON Schemas are named for what they are, and the table of
+ * messages in `spec/README.md` is the one the schemas give.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { protocolMessageTable } from '../../conformance/protocol/protocol-schema';
+import { specDirectory } from './case-files';
+import { messageTableIn } from './message-table-block';
+
+/** The definition names of a committed schema. */
+function definitions(file: string): string[] {
+  const schema = JSON.parse(readFileSync(join(specDirectory, file), 'utf8')) as { $defs?: Record<string, unknown> };
+  return Object.keys(schema.$defs ?? {});
+}
+
+describe('the committed JSON Schemas', () => {
+  it.each(['case.schema.json', 'reliability-case.schema.json', 'agent-case.schema.json', 'protocol.schema.json'])(
+    'name every definition of %s',
+    (file) => {
+      expect(definitions(file).filter((name) => /^__schema\d+$/.test(name))).toEqual([]);
+    },
+  );
+
+  it('name the request and the reply of each op of the protocol after the op', () => {
+    const names = definitions('protocol.schema.json');
+    expect(
+      [
+        'HelloRequest',
+        'HelloReply',
+        'ChainAddRequest',
+        'ChainAsyncDisposeReply',
+        'AgentRunRequest',
+        'ReliabilityRunReply',
+        'FailureReply',
+      ].filter((name) => !names.includes(name)),
+    ).toEqual([]);
+  });
+});
+
+describe('spec/README.md', () => {
+  describe('the table of messages', () => {
+    it('is the table the zod schemas of the protocol give', () => {
+      // Regenerate with: npx tsx test/conformance/export-schema.ts
+      expect(messageTableIn(readFileSync(join(specDirectory, 'README.md'), 'utf8'))).toEqual(protocolMessageTable());
+    });
+
+    it('has a row for every op, with the fields of its request and its reply', () => {
+      const table = protocolMessageTable().split('\n');
+      expect({ rows: table.length, hello: table.find((row) => row.startsWith('| `hello` |')) }).toEqual({
+        rows: 2 + 20 + 1,
+        hello:
+          '| `hello` | `protocol`: integer | `protocol`: integer, `name`: string, `kinds`: array of "chain" \\| "reliability" \\| "agent", `builtins`?: array of string \\| BuiltinClaim, `scenarios`?: array of string, `capabilities`?: array of string |',
+      });
+    });
+  });
+});
