@@ -182,11 +182,17 @@ export class SentPrompts {
     const first = messages[0];
     if (first === undefined) return [];
     const last = this.byFirstMessage.get(first);
-    const kept = last === undefined ? 0 : sharedPrefix(last.messages, messages);
-    const prompt = last === undefined ? [] : last.prompt.slice(0, last.starts[kept] as number);
-    const starts = last === undefined ? [] : last.starts.slice(0, kept);
+    const kept = last === undefined ? 0 : sharedPrefix(last, messages);
+    // The arrays are the adapter's own (a call is sent a copy), so the last call's are cut back and extended in place.
+    const prompt = last === undefined ? [] : last.prompt;
+    const starts = last === undefined ? [] : last.starts;
+    prompt.length = starts[kept] ?? 0;
+    starts.length = kept;
     convertInto(prompt, starts, messages, kept, cachePoint);
-    this.byFirstMessage.set(first, { messages, prompt, starts });
+    // The messages kept were frozen when first sent, and a frozen object stays frozen: only the new ones are looked at.
+    let frozen = kept;
+    while (frozen < messages.length && Object.isFrozen(messages[frozen])) frozen++;
+    this.byFirstMessage.set(first, { messages, prompt, starts, frozen });
     return prompt;
   }
 }
@@ -194,17 +200,22 @@ export class SentPrompts {
 /** One call's conversation: its messages, its prompt messages, and where each message's prompt messages begin. */
 interface SentConversation {
   readonly messages: readonly Message[];
-  readonly prompt: readonly AiSdkMessage[];
+  readonly prompt: AiSdkMessage[];
   /** `starts[i]`: the index in `prompt` of message i's first prompt message; `starts[messages.length]` is `prompt.length`. */
-  readonly starts: readonly number[];
+  readonly starts: number[];
+  /** How many messages at the start were frozen when sent. */
+  readonly frozen: number;
 }
 
-/** How many messages at the start of `next` are the very messages at the start of `sent`. */
-function sharedPrefix(sent: readonly Message[], next: readonly Message[]): number {
-  const length = Math.min(sent.length, next.length);
+/**
+ * How many messages at the start of `next` are the very messages at the start of what was sent, frozen. Only
+ * frozen ones, which the kit takes to be frozen all the way down: a message changed since would send its old form.
+ */
+function sharedPrefix(sent: SentConversation, next: readonly Message[]): number {
+  const length = Math.min(sent.frozen, next.length);
+  const { messages } = sent;
   let index = 0;
-  // Only frozen messages, which the kit takes to be frozen all the way down: a message changed since would send its old form.
-  while (index < length && sent[index] === next[index] && Object.isFrozen(next[index])) index++;
+  while (index < length && messages[index] === next[index]) index++;
   return index;
 }
 
