@@ -106,7 +106,9 @@ describe('History', () => {
       history.append(user('b'));
       const cyclic: Record<string, unknown> = { role: 'user', content: [] };
       cyclic.self = cyclic;
-      expect(() => history.append(user('c'), cyclic as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }));
+      expect(() => {
+        history.append(user('c'), cyclic as never);
+      }).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }));
       expect(history.messages).toEqual([user('a'), user('b')]);
     });
 

@@ -11,7 +11,9 @@ async function* generatorResponse(
 ): AsyncGenerator<ModelStreamEvent, void, undefined> {
   if (signal.aborted) throw signal.reason;
   const reader = (await call()).stream.getReader();
-  const cancel = (): void => release(reader, signal.reason);
+  const cancel = (): void => {
+    release(reader, signal.reason);
+  };
   signal.addEventListener('abort', cancel, { once: true });
   let ended = false;
   try {
@@ -19,6 +21,7 @@ async function* generatorResponse(
     const parts = new ResponseParts();
     for (;;) {
       const read = await reader.read();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort while the read is pending
       if (signal.aborted) throw signal.reason;
       if (read.done) break;
       const events: ModelStreamEvent[] = [];
