@@ -22,8 +22,10 @@ import {
   type ResultEvent,
 } from './fixtures';
 import { agentFigures } from './agent-figures';
+import { aiSdkFigures } from './ai-sdk-figures';
 import { contextFigures } from './context-figures';
 import { durableFigures } from './durable-figures';
+import { historyFigures } from './history-figures';
 import { invokeFigures } from './invoke-figures';
 import { CLOSING_FLOOR, type Shell } from './floor';
 import { core } from './library';
@@ -50,6 +52,8 @@ export interface FigurePair {
   readonly checkedFloorIs?: string;
   /** Untimed work before every timed batch of both sides (see `MeasureOptions.beforeBatch`). */
   readonly beforeBatch?: () => void;
+  /** How many items (stream parts) one operation handles: the detail then gives ours minus the baseline per item. */
+  readonly perItem?: number;
 }
 
 /** One figure of the benchmark. */
@@ -275,5 +279,7 @@ export const FIGURES: readonly Figure[] = [
   ...invokeFigures.slice(3),
   ...contextFigures,
   ...agentFigures,
+  ...historyFigures,
+  ...aiSdkFigures,
   ...durableFigures,
 ];

@@ -17,8 +17,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as AgentKit from '../src/agent/index';
+import type * as AiSdk from '../src/ai-sdk/index';
 import type * as Core from '../src/core/index';
 import type * as Durable from '../src/durable/index';
+import type * as Testing from '../src/testing/index';
 
 const given = process.env.BENCH_DIST;
 const DIST = given === undefined || given === '' ? new URL('../dist/', import.meta.url) : pathToFileURL(`${resolve(given)}/`);
@@ -56,3 +58,9 @@ export const agentKit = await load<typeof AgentKit>('agent/index.js');
 
 /** `staged-middleware/durable`, as built. */
 export const durableKit = await load<typeof Durable>('durable/index.js');
+
+/** `staged-middleware/ai-sdk`, as built. */
+export const aiSdk = await load<typeof AiSdk>('ai-sdk/index.js');
+
+/** `staged-middleware/testing`, as built. */
+export const testingKit = await load<typeof Testing>('testing/index.js');

@@ -80,6 +80,7 @@ export async function runFigures(
         quartiles: comparison.quartiles.map(round),
         rounds: comparison.rounds,
         ...pair.detail,
+        ...(pair.perItem === undefined ? {} : { extraNsPerItem: Math.round((comparison.oursNs - comparison.baselineNs) / pair.perItem) }),
         ...(floor === undefined || checked === undefined
           ? {}
           : {

@@ -1,10 +1,10 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/types/model';
-import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamReader, AiSdkStreamResult } from './ai-sdk-types';
+import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamResult } from './ai-sdk-types';
 import { invalidAdapterOptions, unsupportedSpecification } from './errors';
-import { providerCachePoint, toCallOptions, type CachePointOptions } from './prompt';
-import { ResponseParts } from './stream-parts';
+import { providerCachePoint, SentPrompts, toCallOptions, type CachePointOptions } from './prompt';
+import { ResponseStream } from './response-stream';
 
 /** Options of {@link fromAiSdk}. */
 export interface FromAiSdkOptions {
@@ -68,6 +68,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   checkModel(model);
   const { settings, cachePoint } = readOptions(options);
   const { provider, modelId } = model;
+  const sent = new SentPrompts();
   return Object.freeze({
     provider,
     modelId,
@@ -76,58 +77,20 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       callOptions: ModelCallOptions<Record<string, unknown>>,
     ): AsyncGenerator<ModelStreamEvent, void, undefined> {
       const { signal } = callOptions;
-      return streamResponse(() => model.doStream(toCallOptions(request, signal, settings, cachePoint)), signal);
+      return streamResponse(() => model.doStream(toCallOptions(request, signal, settings, cachePoint, sent)), signal);
     },
   });
 }
 
 /**
  * One call: the request sent (by `call`), the response's parts turned into
- * events, the stream released however the call ends.
+ * events, the stream released however the call ends (see {@link ResponseStream}).
  */
-export async function* streamResponse(
+export function streamResponse(
   call: () => PromiseLike<AiSdkStreamResult>,
   signal: AbortSignal,
 ): AsyncGenerator<ModelStreamEvent, void, undefined> {
-  if (signal.aborted) throw signal.reason;
-  const result = await call();
-  const reader = result.stream.getReader();
-  // A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it.
-  const cancel = (): void => {
-    release(reader, signal.reason);
-  };
-  signal.addEventListener('abort', cancel, { once: true });
-  let ended = false;
-  try {
-    yield { type: 'messageStart', role: 'assistant' };
-    const parts = new ResponseParts();
-    for (;;) {
-      const read = await reader.read();
-      // A cancelled read ends the stream early: that is no answer, whatever arrived.
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal.aborted changes while this awaits, which TypeScript's narrowing from before the await does not see
-      if (signal.aborted) throw signal.reason;
-      if (read.done) break;
-      yield* parts.events(read.value);
-    }
-    ended = true;
-  } finally {
-    signal.removeEventListener('abort', cancel);
-    if (!ended) release(reader, undefined);
-    try {
-      reader.releaseLock();
-    } catch {
-      // A reader whose stream failed may refuse; there is nothing left to release.
-    }
-  }
-}
-
-/** Cancels the provider's stream without waiting for it; a failure to cancel changes nothing. */
-function release(reader: AiSdkStreamReader, reason: unknown): void {
-  try {
-    Promise.resolve(reader.cancel(reason)).catch(() => undefined);
-  } catch {
-    // A stream that cannot be cancelled is dropped all the same.
-  }
+  return new ResponseStream(call, signal);
 }
 
 /** The specification versions the adapter takes, and the `ai` major whose providers implement each (MW-300). */

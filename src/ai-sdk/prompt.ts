@@ -85,33 +85,39 @@ function outputOf(block: ToolResultBlock): AiSdkToolResultOutput {
 }
 
 /**
- * The name a tool result is sent with: its own, else that of the tool use
- * with its id earlier in the conversation (a result from before results
+ * The name a tool result is sent with: its own, else that of the last tool use
+ * with its id in an assistant message before it (a result from before results
  * carried names).
  *
+ * @param before - The messages before the result's own.
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when neither exists: the provider could not match the result.
  */
-function toolNameOf(block: ToolResultBlock, names: ReadonlyMap<string, string>): string {
+function toolNameOf(block: ToolResultBlock, before: readonly Message[], count: number): string {
   if (typeof block.name === 'string' && block.name.length > 0) return block.name;
-  const name = names.get(block.toolUseId);
-  if (name !== undefined) return name;
+  // Searched only for a result without a name, which the kit's own results never are.
+  for (let index = count - 1; index >= 0; index--) {
+    const message = before[index] as Message;
+    if (message.role !== 'assistant') continue;
+    for (let blockIndex = message.content.length - 1; blockIndex >= 0; blockIndex--) {
+      const candidate = message.content[blockIndex] as ContentBlock;
+      if (candidate.type === 'toolUse' && candidate.toolUseId === block.toolUseId) return candidate.name;
+    }
+  }
   throw namelessToolResult(block.toolUseId);
 }
 
 /** The parts of an assistant message; a cache point marks the part before it, tool results are dropped. */
 function assistantParts(
   content: readonly ContentBlock[],
-  names: Map<string, string>,
   cachePoint: CachePointOptions,
 ): (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] {
   const parts: (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] = [];
   for (const block of content) {
     if (block.type === 'text') parts.push({ type: 'text', text: block.text });
     else if (block.type === 'reasoning') parts.push({ type: 'reasoning', text: block.text });
-    else if (block.type === 'toolUse') {
-      names.set(block.toolUseId, block.name);
+    else if (block.type === 'toolUse')
       parts.push({ type: 'tool-call', toolCallId: block.toolUseId, toolName: block.name, input: block.input });
-    } else if (block.type === 'cachePoint') annotate(parts.at(-1), cachePoint(block.cacheType));
+    else if (block.type === 'cachePoint') annotate(parts.at(-1), cachePoint(block.cacheType));
   }
   return parts;
 }
@@ -121,7 +127,12 @@ function assistantParts(
  * tool results as tool messages, in order (a run of blocks of one kind is one
  * message); a cache point marks the part before it.
  */
-function userMessages(content: readonly ContentBlock[], names: ReadonlyMap<string, string>, cachePoint: CachePointOptions): AiSdkMessage[] {
+function userMessages(
+  content: readonly ContentBlock[],
+  before: readonly Message[],
+  count: number,
+  cachePoint: CachePointOptions,
+): AiSdkMessage[] {
   const messages: AiSdkMessage[] = [];
   let text: AiSdkTextPart[] | undefined;
   let results: AiSdkToolResultPart[] | undefined;
@@ -145,7 +156,7 @@ function userMessages(content: readonly ContentBlock[], names: ReadonlyMap<strin
       const part: AiSdkToolResultPart = {
         type: 'tool-result',
         toolCallId: block.toolUseId,
-        toolName: toolNameOf(block, names),
+        toolName: toolNameOf(block, before, count),
         output: outputOf(block),
       };
       results.push(part);
@@ -155,18 +166,84 @@ function userMessages(content: readonly ContentBlock[], names: ReadonlyMap<strin
   return messages;
 }
 
+/**
+ * What the last call of each conversation sent, so that the next call of it
+ * converts only the messages added since (MW-145): keyed weakly by the
+ * conversation's first message, so a conversation no one holds is forgotten.
+ * The prompt messages of the part already sent are handed to the next call as
+ * they are, not made again: a provider reads the prompt it is given, it does
+ * not change it.
+ */
+export class SentPrompts {
+  private readonly byFirstMessage = new WeakMap<Message, SentConversation>();
+
+  /** The prompt messages for `messages`, reusing those of the same conversation's last call for the messages it shares. */
+  conversation(messages: readonly Message[], cachePoint: CachePointOptions): readonly AiSdkMessage[] {
+    const first = messages[0];
+    if (first === undefined) return [];
+    const last = this.byFirstMessage.get(first);
+    const kept = last === undefined ? 0 : sharedPrefix(last, messages);
+    // The arrays are the adapter's own (a call is sent a copy), so the last call's are cut back and extended in place.
+    const prompt = last === undefined ? [] : last.prompt;
+    const starts = last === undefined ? [] : last.starts;
+    prompt.length = starts[kept] ?? 0;
+    starts.length = kept;
+    convertInto(prompt, starts, messages, kept, cachePoint);
+    // The messages kept were frozen when first sent, and a frozen object stays frozen: only the new ones are looked at.
+    let frozen = kept;
+    while (frozen < messages.length && Object.isFrozen(messages[frozen])) frozen++;
+    this.byFirstMessage.set(first, { messages, prompt, starts, frozen });
+    return prompt;
+  }
+}
+
+/** One call's conversation: its messages, its prompt messages, and where each message's prompt messages begin. */
+interface SentConversation {
+  readonly messages: readonly Message[];
+  readonly prompt: AiSdkMessage[];
+  /** `starts[i]`: the index in `prompt` of message i's first prompt message; `starts[messages.length]` is `prompt.length`. */
+  readonly starts: number[];
+  /** How many messages at the start were frozen when sent. */
+  readonly frozen: number;
+}
+
+/**
+ * How many messages at the start of `next` are the very messages at the start of what was sent, frozen. Only
+ * frozen ones, which the kit takes to be frozen all the way down: a message changed since would send its old form.
+ */
+function sharedPrefix(sent: SentConversation, next: readonly Message[]): number {
+  const length = Math.min(sent.frozen, next.length);
+  const { messages } = sent;
+  let index = 0;
+  while (index < length && messages[index] === next[index]) index++;
+  return index;
+}
+
+/** Converts `messages` from index `from` on, appending to `prompt` and recording where each message begins in `starts`. */
+function convertInto(
+  prompt: AiSdkMessage[],
+  starts: number[],
+  messages: readonly Message[],
+  from: number,
+  cachePoint: CachePointOptions,
+): void {
+  for (let index = from; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    starts.push(prompt.length);
+    if (message.role === 'assistant') {
+      const content = assistantParts(message.content, cachePoint);
+      if (content.length > 0) prompt.push({ role: 'assistant', content });
+    } else {
+      prompt.push(...userMessages(message.content, messages, index, cachePoint));
+    }
+  }
+  starts.push(prompt.length);
+}
+
 /** The conversation as AI SDK prompt messages; messages left with no part are dropped. */
 function conversation(messages: readonly Message[], cachePoint: CachePointOptions): AiSdkMessage[] {
   const prompt: AiSdkMessage[] = [];
-  const names = new Map<string, string>();
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      const content = assistantParts(message.content, names, cachePoint);
-      if (content.length > 0) prompt.push({ role: 'assistant', content });
-    } else {
-      prompt.push(...userMessages(message.content, names, cachePoint));
-    }
-  }
+  convertInto(prompt, [], messages, 0, cachePoint);
   return prompt;
 }
 
@@ -181,16 +258,20 @@ function toolChoiceOf(choice: ToolChoice): AiSdkToolChoice {
  * The call options for one `doStream` call: the settings, then the system
  * prompt and the conversation, the tools (when there are any), the tool
  * choice (when constrained) and the run's signal.
+ *
+ * @param sent - Where the adapter keeps what each conversation's last call sent, if it does.
  */
 export function toCallOptions(
   request: ModelRequest,
   signal: AbortSignal,
   settings: AiSdkCallSettings | undefined,
   cachePoint: CachePointOptions,
+  sent?: SentPrompts,
 ): AiSdkCallOptions {
+  const messages = sent === undefined ? conversation(request.messages, cachePoint) : sent.conversation(request.messages, cachePoint);
   const options: AiSdkCallOptions = {
     ...settings,
-    prompt: [...systemMessages(request.systemBlocks, cachePoint), ...conversation(request.messages, cachePoint)],
+    prompt: [...systemMessages(request.systemBlocks, cachePoint), ...messages],
     abortSignal: signal,
   };
   if (request.toolSpecs.length > 0) {

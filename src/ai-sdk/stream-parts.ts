@@ -93,40 +93,41 @@ export class ResponseParts {
   private finished = false;
 
   /**
-   * The events one part becomes (none for most parts, and none after the
+   * Adds to `out` the events one part becomes (none for most parts, and none after the
    * finish part: the response is complete, and no event may follow its `messageStop`).
+   * A part that fails adds none.
    *
    * @throws The error of an `error` part, as it is: the provider failed mid-response.
    * @throws Error for a finish with reason `'error'` that no error part explained.
    */
-  *events(value: unknown): Generator<ModelStreamEvent, void, undefined> {
+  read(value: unknown, out: ModelStreamEvent[]): void {
     if (this.finished || typeof value !== 'object' || value === null) return;
     const part = value as StreamPart;
     // A provider's part is outside data: one whose fields lack the specification's types is dropped like an unknown part.
     if (!wellTyped(part)) return;
     switch (part.type) {
       case 'text-delta':
-        if (part.delta !== '') yield { type: 'textDelta', text: part.delta };
+        if (part.delta !== '') out.push({ type: 'textDelta', text: part.delta });
         return;
       case 'reasoning-delta':
-        if (part.delta !== '') yield { type: 'reasoningDelta', text: part.delta };
+        if (part.delta !== '') out.push({ type: 'reasoningDelta', text: part.delta });
         return;
       case 'tool-input-start':
         if (part.providerExecuted === true) this.providerExecuted.add(part.id);
-        else if (!this.toolUses.has(part.id)) yield this.start(part.id, part.toolName, part.inputEncoding === 'text');
+        else if (!this.toolUses.has(part.id)) out.push(this.start(part.id, part.toolName, part.inputEncoding === 'text'));
         return;
       case 'tool-input-delta': {
         const toolUse = this.toolUses.get(part.id);
         if (toolUse === undefined || toolUse.raw || toolUse.called || part.delta === '') return;
         toolUse.streamed = true;
-        yield { type: 'toolUseDelta', toolUseId: part.id, index: toolUse.index, input: part.delta };
+        out.push({ type: 'toolUseDelta', toolUseId: part.id, index: toolUse.index, input: part.delta });
         return;
       }
       case 'tool-call':
-        yield* this.call(part);
+        this.call(part, out);
         return;
       case 'finish':
-        yield* this.finish(part);
+        this.finish(part, out);
         return;
       case 'error':
         throw part.error;
@@ -143,19 +144,19 @@ export class ResponseParts {
    * A tool call: its whole input, passed on as one delta unless JSON deltas
    * of it already were (a provider that streams no input deltas, or raw text ones).
    */
-  private *call(part: Extract<StreamPart, { type: 'tool-call' }>): Generator<ModelStreamEvent, void, undefined> {
+  private call(part: Extract<StreamPart, { type: 'tool-call' }>, out: ModelStreamEvent[]): void {
     if (part.providerExecuted === true || this.providerExecuted.has(part.toolCallId)) return;
-    if (!this.toolUses.has(part.toolCallId)) yield this.start(part.toolCallId, part.toolName, false);
+    if (!this.toolUses.has(part.toolCallId)) out.push(this.start(part.toolCallId, part.toolName, false));
     const toolUse = this.toolUses.get(part.toolCallId) as StreamingToolUse;
     if (toolUse.called) return;
     toolUse.called = true;
     if (!toolUse.streamed && part.input !== '') {
-      yield { type: 'toolUseDelta', toolUseId: part.toolCallId, index: toolUse.index, input: part.input };
+      out.push({ type: 'toolUseDelta', toolUseId: part.toolCallId, index: toolUse.index, input: part.input });
     }
   }
 
   /** Usage, then the stop reason (none for an interrupted response, MW-300). */
-  private *finish(part: Extract<StreamPart, { type: 'finish' }>): Generator<ModelStreamEvent, void, undefined> {
+  private finish(part: Extract<StreamPart, { type: 'finish' }>, out: ModelStreamEvent[]): void {
     this.finished = true;
     const { unified, raw } = finishReason(part.finishReason);
     if (unified === 'error') {
@@ -168,10 +169,10 @@ export class ResponseParts {
     const inputTokens = tokens(isObject(counts) ? counts.inputTokens : undefined);
     const outputTokens = tokens(isObject(counts) ? counts.outputTokens : undefined);
     const usage: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
-    yield { type: 'usage', usage };
+    out.push({ type: 'usage', usage });
     // The provider's stream ended without a completion signal: the answer is as incomplete as a stream without finish part.
     if (unified === 'interrupted') return;
-    yield { type: 'messageStop', stopReason: this.stopReason(unified, raw) };
+    out.push({ type: 'messageStop', stopReason: this.stopReason(unified, raw) });
   }
 
   /**

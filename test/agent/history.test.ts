@@ -87,6 +87,42 @@ describe('History', () => {
       expect(history.messages[0]).toBe(before[0]);
     });
 
+    it('makes one frozen array for the appends between two reads, and leaves every array read before as it was (MW-145)', () => {
+      const history = new History([user('a')]);
+      const before = history.messages;
+      history.append(user('b'));
+      history.append(user('c'), user('d'));
+      const after = history.messages;
+      expect([after === history.messages, Object.isFrozen(after), before, after]).toEqual([
+        true,
+        true,
+        [user('a')],
+        [user('a'), user('b'), user('c'), user('d')],
+      ]);
+    });
+
+    it('leaves the history as it was when a message cannot be copied, even with appends waiting', () => {
+      const history = new History([user('a')]);
+      history.append(user('b'));
+      const cyclic: Record<string, unknown> = { role: 'user', content: [] };
+      cyclic.self = cyclic;
+      expect(() => {
+        history.append(user('c'), cyclic as never);
+      }).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }));
+      expect(history.messages).toEqual([user('a'), user('b')]);
+    });
+
+    it('drops the appends waiting when the history is replaced or restored', () => {
+      const history = new History([user('a')]);
+      const before = history.messages;
+      history.append(user('b'));
+      history.restore(before);
+      const restored = history.messages;
+      history.append(user('c'));
+      history.replace([user('z')]);
+      expect([restored, history.messages]).toEqual([[user('a')], [user('z')]]);
+    });
+
     it('keeps the same array when nothing is appended', () => {
       const history = new History();
       const before = history.messages;

@@ -12,7 +12,7 @@ import type { AgentState } from '../setup/agent-state';
 import { compressIfOver } from './context-budget';
 import { History } from '../session/history';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../types/message';
-import { freezeResultEvent } from '../values/freeze';
+import { freezeResultEvent, frozenCopy } from '../values/freeze';
 import { nextMacrotask } from './macrotask';
 import { ModelCall } from './model-call';
 import type { StopReason, Usage } from '../types/model';
@@ -161,10 +161,11 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
           call.end();
         }
         const result = last as ModelResultEvent;
-        attempt.history.append(result.message);
+        // The copy the history keeps (the history takes a frozen message as it is), without making its array yet.
+        const message = frozenCopy(result.message, 'message');
+        attempt.history.append(message);
         attempt.usage = addUsage(attempt.usage, result.usage);
         tally.usage = addUsage(tally.usage, result.usage);
-        const message = attempt.history.messages[attempt.history.messages.length - 1] as Message;
         const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
         if (result.stopReason !== 'toolUse' || toolUses.length === 0) {
           const ended = await settle({ index, message, toolResults: NO_RESULTS, stopReason: result.stopReason });

@@ -2,6 +2,7 @@ import { describeValue } from '../../util/describe-value';
 import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../../core/index';
 import { invalidParts } from '../errors';
 import { frozenCopy } from '../values/freeze';
+import { appendedMessages } from '../values/checked-messages';
 import type { Message } from '../types/message';
 import type { Model } from '../types/model';
 import type { ToolChoice, ToolSpec } from '../types/tool';
@@ -13,12 +14,16 @@ import { isObject } from '../../util/is-object';
  * The agent's conversation: a frozen array of frozen messages, replaced (never
  * changed) on every append.
  *
- * Why a plain copy per append rather than an immer recipe over the array: an
- * immer push re-freezes the whole array (about 10 ms per append at 100,000
- * messages, against about 1 ms for a copy), while each message needs
- * freezing only once, when it enters. Why replace rather than push: every
- * context handed out keeps the array it was given, so a context is a snapshot
- * for free, and undoing a run is putting the old array back.
+ * Why a plain copy rather than an immer recipe over the array: an immer push
+ * re-freezes the whole array (about 10 ms per append at 100,000 messages,
+ * against about 1 ms for a copy), while each message needs freezing only
+ * once, when it enters. Why replace rather than push: every context handed
+ * out keeps the array it was given, so a context is a snapshot for free, and
+ * undoing a run is putting the old array back. Why the copy waits for the
+ * next read (MW-145): the appends of a turn (the model's answer, the tool
+ * results, a decision's messages) then cost one copy between them, not one
+ * each, and a message appended is still copied and frozen at once, so an
+ * append that throws leaves the history as it was.
  *
  * @example
  * ```ts
@@ -29,6 +34,8 @@ import { isObject } from '../../util/is-object';
  */
 export class History {
   private current: readonly Message[];
+  /** Messages appended since `current` was made (each a frozen copy), in order; undefined when there are none. */
+  private added: Message[] | undefined;
 
   /**
    * Starts from `messages`, copied and frozen once; a frozen array (such as
@@ -41,24 +48,30 @@ export class History {
     if (!Array.isArray(messages))
       throw invalidParts('new History(messages)', `messages must be an array of messages, got ${describeValue(messages)}`);
     this.current = frozenCopy(messages, 'messages');
+    this.added = undefined;
   }
 
-  /** The messages: a frozen array, shared with every context built from it. */
+  /** The messages: a frozen array, shared with every context built from it; the same array until the next change. */
   get messages(): readonly Message[] {
+    const { added } = this;
+    if (added !== undefined) {
+      this.current = appendedMessages(this.current, added);
+      this.added = undefined;
+    }
     return this.current;
   }
 
   /**
    * Appends messages, each copied and frozen once as it enters.
    *
-   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link frozenCopy}).
+   * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a message that cannot be copied (see {@link frozenCopy}); the
+   *   history is then as it was.
    */
   append(...messages: readonly Message[]): void {
     if (messages.length === 0) return;
-    // Spread, not slice(): V8 copies a frozen array several times faster by spreading it.
-    const next = [...this.current];
-    for (const message of messages) next.push(frozenCopy(message, 'message'));
-    this.current = Object.freeze(next);
+    const copies = messages.map((message) => frozenCopy(message, 'message'));
+    if (this.added === undefined) this.added = copies;
+    else this.added.push(...copies);
   }
 
   /**
@@ -70,11 +83,13 @@ export class History {
   replace(messages: readonly Message[]): void {
     // Each message on its own: a frozen array may hold a new message that is not frozen yet.
     this.current = Object.freeze(messages.map((message) => frozenCopy(message, 'message')));
+    this.added = undefined;
   }
 
   /** Puts back an array this history returned earlier (undoing what came after it). */
   restore(messages: readonly Message[]): void {
     this.current = messages;
+    this.added = undefined;
   }
 }
 

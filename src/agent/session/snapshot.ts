@@ -4,7 +4,7 @@
  */
 import { describeValue } from '../../util/describe-value';
 import { setOwnEntry } from '../../util/own-entry';
-import { checkMessages } from '../setup/agent-options';
+import { checkMessages, checkQuietly, isCheckedArray } from '../values/checked-messages';
 import { checkRecordedResult } from '../values/block-check';
 import { invalid, snapshotTooNew } from '../errors';
 import { frozenCopy, frozenRecordCopy } from '../values/freeze';
@@ -31,9 +31,13 @@ export const SNAPSHOT_VERSION = 1;
  */
 export function toSnapshot(conversation: Conversation, path: string): AgentSnapshot {
   const { halt } = conversation;
+  const source = conversation.history.messages;
+  const messages = wholeJson(source, 'messages', path) as readonly Message[];
+  // The JSON form of checked messages is checked as it is written, so going on from the snapshot need not (MW-144).
+  if (isCheckedArray(source)) checkQuietly(messages);
   return Object.freeze({
     version: SNAPSHOT_VERSION,
-    messages: wholeJson(conversation.history.messages, 'messages', path) as readonly Message[],
+    messages,
     modelState: wholeJson(conversation.modelState, 'modelState', path) as Record<string, unknown>,
     usage: conversation.usage,
     halted: halt === undefined ? null : haltedSnapshot(halt, path),

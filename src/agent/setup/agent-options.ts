@@ -3,7 +3,6 @@ import type { MiddlewareRegistry } from '../../core/index';
 import type { SystemPrompt } from '../../core/index';
 import { hasSignalMembers, SIGNAL_MEMBERS } from '../../util/abort-signal';
 import { describeValue } from '../../util/describe-value';
-import { checkBlocks } from '../values/block-check';
 import { cannotCopy, invalid } from '../errors';
 import type { Message } from '../types/message';
 import type { AgentSession, AgentSnapshot } from '../types/snapshot';
@@ -12,9 +11,6 @@ import type { Model } from '../types/model';
 import type { Tool, ToolChoice } from '../types/tool';
 import { readProblem, type PathStep } from '../values/value-walk';
 import { isObject } from '../../util/is-object';
-
-/** The roles a message may have; a JavaScript caller may give any value. */
-const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -164,29 +160,4 @@ function readResponses(responses: object, root: string): ReadonlyMap<string, unk
     throw cannotCopy(readProblem(root, [], error), error);
   }
   return new Map(ids.map((id) => [id, readPart(responses, id, root, [id])]));
-}
-
-/**
- * Checks that each message has a known role and a content array, and each block its fields (MW-106, MW-136).
- *
- * @param pathOf - The path of the message at an index, for the error (`input[0]`, `options.messages[2]`).
- * @param expected - What the caller may pass there, for the error message.
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message, or one whose reading throws.
- */
-export function checkMessages(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
-  messages.forEach((message, index) => {
-    let ok: boolean;
-    try {
-      ok = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
-    } catch (error) {
-      throw cannotCopy(readProblem(pathOf(index), [], error), error);
-    }
-    if (!ok)
-      throw invalid(
-        `${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`,
-      );
-  });
-  // Block by block too, as a snapshot's messages are when restored: a run never takes what its snapshot would refuse.
-  checkBlocks(messages, pathOf);
-  return messages;
 }

@@ -8,10 +8,10 @@ import { invalid } from '../errors';
 import type { Message } from '../types/message';
 
 /** A field's check, given its value and whether the block has it, and what it expects, in words. */
-type FieldCheck = readonly [check: (value: unknown, present: boolean) => boolean, expected: string];
+type FieldCheck = readonly [field: string, check: (value: unknown, present: boolean) => boolean, expected: string];
 
-/** The checks of a block type's fields, by field name. */
-type FieldChecks = Readonly<Record<string, FieldCheck>>;
+/** The checks of a block type's fields, in the order they are checked. */
+type FieldChecks = readonly FieldCheck[];
 
 /** The checks of a block type's fields, or undefined for a type whose block is kept as it is. */
 type FieldsOf = (type: string) => FieldChecks | undefined;
@@ -32,23 +32,44 @@ function isStatus(value: unknown): boolean {
   return value === 'success' || value === 'error';
 }
 
+// Made once: every message checked reads them.
+const TEXT_FIELDS: FieldChecks = [['text', isString, 'a string']];
+const REASONING_FIELDS: FieldChecks = [
+  ['text', isString, 'a string'],
+  ['signature', isOptionalString, 'a string when present'],
+];
+const TOOL_USE_FIELDS: FieldChecks = [
+  ['toolUseId', isString, 'a string'],
+  ['name', isString, 'a string'],
+  ['input', isPresent, 'present (any JSON value)'],
+];
+const TOOL_RESULT_FIELDS: FieldChecks = [
+  ['toolUseId', isString, 'a string'],
+  ['name', isOptionalString, 'a string when present'],
+  ['status', isStatus, "'success' or 'error'"],
+];
+const CACHE_POINT_FIELDS: FieldChecks = [['cacheType', isString, 'a string']];
+const JSON_FIELDS: FieldChecks = [['json', isPresent, 'present (any JSON value)']];
+/** How a tool result of a halted turn must be (its type is checked first): a `name` too, which every recorded result has (MW-183). */
+const RECORDED_RESULT_FIELDS: FieldChecks = [
+  ['toolUseId', isString, 'a string'],
+  ['name', isString, 'a string'],
+  ['status', isStatus, "'success' or 'error'"],
+];
+
 /** The fields of the block types the kit reads; a block of another type is kept as it is (MW-187 drops it from requests). */
 function blockFields(type: string): FieldChecks | undefined {
   switch (type) {
     case 'text':
-      return { text: [isString, 'a string'] };
+      return TEXT_FIELDS;
     case 'reasoning':
-      return { text: [isString, 'a string'], signature: [isOptionalString, 'a string when present'] };
+      return REASONING_FIELDS;
     case 'toolUse':
-      return { toolUseId: [isString, 'a string'], name: [isString, 'a string'], input: [isPresent, 'present (any JSON value)'] };
+      return TOOL_USE_FIELDS;
     case 'toolResult':
-      return {
-        toolUseId: [isString, 'a string'],
-        name: [isOptionalString, 'a string when present'],
-        status: [isStatus, "'success' or 'error'"],
-      };
+      return TOOL_RESULT_FIELDS;
     case 'cachePoint':
-      return { cacheType: [isString, 'a string'] };
+      return CACHE_POINT_FIELDS;
   }
   return undefined;
 }
@@ -57,16 +78,25 @@ function blockFields(type: string): FieldChecks | undefined {
 function resultContentFields(type: string): FieldChecks | undefined {
   switch (type) {
     case 'text':
-      return { text: [isString, 'a string'] };
+      return TEXT_FIELDS;
     case 'json':
-      return { json: [isPresent, 'present (any JSON value)'] };
+      return JSON_FIELDS;
   }
   return undefined;
 }
 
-/** How a tool result of a halted turn must be (its type is checked first): a `name` too, which every recorded result has (MW-183). */
 function recordedResultFields(): FieldChecks {
-  return { ...blockFields('toolResult'), name: [isString, 'a string'] };
+  return RECORDED_RESULT_FIELDS;
+}
+
+/**
+ * Whether reading `key` of a frozen object gives the same answer forever: the key is absent (a frozen object gets
+ * no new keys) or a data property. A getter stays a getter when its object is frozen, and may answer differently
+ * on every read, so a verdict over a value read through one cannot be kept (MW-144).
+ */
+export function isFixed(record: object, key: string | number): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(record, key);
+  return descriptor === undefined || 'value' in descriptor;
 }
 
 /**
@@ -79,10 +109,25 @@ function recordedResultFields(): FieldChecks {
  */
 export function checkBlocks(messages: readonly Message[], pathOf: (index: number) => string): void {
   messages.forEach((message, index) => {
-    message.content.forEach((block, blockIndex) => {
-      checkBlock(block, `${pathOf(index)}.content[${blockIndex}]`, blockFields);
-    });
+    checkMessageBlocks(message, index, pathOf);
   });
+}
+
+/**
+ * Checks every block of one message, as {@link checkBlocks} does; whether every part the check read is fixed
+ * (the content array and each block frozen, each part read a data property: {@link isFixed}), so that the
+ * message passes the same check whenever it is checked again.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the first field at fault.
+ */
+export function checkMessageBlocks(message: Message, index: number, pathOf: (index: number) => string): boolean {
+  const { content } = message;
+  let fixed = Object.isFrozen(content);
+  content.forEach((block, blockIndex) => {
+    if (!checkBlock(block, `${pathOf(index)}.content[${blockIndex}]`, blockFields)) fixed = false;
+    else if (fixed && !isFixed(content, blockIndex)) fixed = false;
+  });
+  return fixed;
 }
 
 /**
@@ -95,7 +140,7 @@ export function checkRecordedResult(block: unknown, path: string): void {
   checkBlock(block, path, recordedResultFields, 'toolResult');
 }
 
-/** Checks a block's fields as `fieldsOf` gives them for its type; whether its type has fields to check. */
+/** Checks a block's fields as `fieldsOf` gives them for its type; whether every part it read is fixed ({@link isFixed}). */
 function checkBlock(block: unknown, path: string, fieldsOf: FieldsOf, only?: string): boolean {
   if (typeof block !== 'object' || block === null || Array.isArray(block))
     throw invalid(`${path} must be a content block { type, ... }, got ${describeValue(block)}`);
@@ -103,25 +148,33 @@ function checkBlock(block: unknown, path: string, fieldsOf: FieldsOf, only?: str
   const { type } = record;
   if (only !== undefined && type !== only) throw invalid(`${path}.type must be '${only}', got ${describeValue(type)}`);
   if (typeof type !== 'string') throw invalid(`${path}.type must be a string, got ${describeValue(type)}`);
+  let fixed = Object.isFrozen(record) && isFixed(record, 'type');
   const fields = fieldsOf(type);
-  if (fields === undefined) return false;
-  for (const [field, [check, expected]] of Object.entries(fields)) {
+  if (fields === undefined) return fixed;
+  for (const [field, check, expected] of fields) {
     const present = Object.hasOwn(record, field);
     const value = present ? record[field] : undefined;
     if (!check(value, present)) throw invalid(`${path}.${field} of a ${type} block must be ${expected}, got ${describeValue(value)}`);
+    if (fixed && !isFixed(record, field)) fixed = false;
   }
-  if (type === 'toolResult') checkResultContent(record.content, `${path}.content`);
-  return true;
+  if (type === 'toolResult' && !checkResultContent(record.content, `${path}.content`)) fixed = false;
+  if (type === 'toolResult' && fixed && !isFixed(record, 'content')) fixed = false;
+  return fixed;
 }
 
-function checkResultContent(content: unknown, path: string): void {
+/** Checks a tool result's content; whether every part it read is fixed. */
+function checkResultContent(content: unknown, path: string): boolean {
   if (!Array.isArray(content))
     throw invalid(`${path} of a toolResult block must be an array of text and json blocks, got ${describeValue(content)}`);
+  let fixed = Object.isFrozen(content);
   content.forEach((block: unknown, index) => {
     const at = `${path}[${index}]`;
-    if (!checkBlock(block, at, resultContentFields))
+    if (!checkBlock(block, at, resultContentFields)) fixed = false;
+    else if (fixed && !isFixed(content, index)) fixed = false;
+    if (resultContentFields((block as { type: string }).type) === undefined)
       throw invalid(
         `${at}.type of a tool result's content must be 'text' or 'json', got ${describeValue((block as { type: string }).type)}`,
       );
   });
+  return fixed;
 }

@@ -4,7 +4,7 @@
  * is pending starts only once that one is answered, whatever the calls are
  * (`next`, `return`, `throw`). A subclass supplies what one pull and one stop
  * do (the invoke's iterator, `invocation.ts`; the pass-through generator; the
- * agent's model stream), and may offer the direct pull ({@link
+ * agent's model stream; the AI SDK adapter's response stream), and may offer the direct pull ({@link
  * SerialAsyncGenerator.nextInto}) that lets a stack of them cost one promise
  * reaction per event.
  *

@@ -1,0 +1,101 @@
+/**
+ * The message checks of MW-106 and MW-136, and what the agent kit trusts
+ * without checking again (MW-144): a message, or an array of messages, that
+ * passed the checks once and whose every part the checks read is fixed (frozen,
+ * read from data properties), so a second check could only give the same
+ * answer. A conversation the kit keeps (an agent's `messages`, a `History`
+ * the agent was built from) is therefore checked once, when it first enters,
+ * and not again each time an agent is built from it.
+ *
+ * The record is two weak sets private to this module: nothing outside can add
+ * to them, a second copy of the package keeps its own (and checks again), and
+ * a value nothing else holds is collected as if the record did not exist.
+ */
+import { describeValue } from '../../util/describe-value';
+import { isObject } from '../../util/is-object';
+import { cannotCopy, invalid } from '../errors';
+import type { Message } from '../types/message';
+import { checkMessageBlocks, isFixed } from './block-check';
+import { readProblem } from './value-walk';
+
+/** The roles a message may have; a JavaScript caller may give any value. */
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
+
+/** Frozen arrays every message of which is in {@link checkedMessages}. */
+const checkedArrays = new WeakSet<readonly Message[]>();
+
+/** Messages that passed the checks, with every part the checks read fixed. */
+const checkedMessages = new WeakSet<Message>();
+
+/**
+ * Checks that each message has a known role and a content array, and each block its fields (MW-106, MW-136);
+ * an array or message that passed before with every part fixed is taken without reading it again (MW-144).
+ *
+ * @param pathOf - The path of the message at an index, for the error (`input[0]`, `options.messages[2]`).
+ * @param expected - What the caller may pass there, for the error message.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message, or one whose reading throws.
+ */
+export function checkMessages(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
+  if (checkedArrays.has(messages)) return messages;
+  messages.forEach((message, index) => {
+    if (checkedMessages.has(message)) return;
+    let ok: boolean;
+    try {
+      ok = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
+    } catch (error) {
+      throw cannotCopy(readProblem(pathOf(index), [], error), error);
+    }
+    if (!ok)
+      throw invalid(
+        `${expected}, where a message is { role: 'user' | 'assistant', content: ContentBlock[] }; got ${describeValue(message)}`,
+      );
+  });
+  // Block by block too, as a snapshot's messages are when restored: a run never takes what its snapshot would refuse.
+  let fixed = Object.isFrozen(messages);
+  messages.forEach((message, index) => {
+    if (fixed && !isFixed(messages, index)) fixed = false;
+    if (checkedMessages.has(message)) return;
+    const blocksFixed = checkMessageBlocks(message, index, pathOf);
+    if (blocksFixed && Object.isFrozen(message) && isFixed(message, 'role') && isFixed(message, 'content')) checkedMessages.add(message);
+    else fixed = false;
+  });
+  if (fixed) checkedArrays.add(messages);
+  return messages;
+}
+
+/** Whether a message passes the checks of {@link checkMessages} with every part fixed; it is remembered if it does. */
+export function isCheckedMessage(message: Message): boolean {
+  if (checkedMessages.has(message)) return true;
+  try {
+    checkMessages([message], () => 'message', 'a message');
+  } catch {
+    // Not trusted: whoever takes the array that holds it checks it, and reports what is wrong.
+    return false;
+  }
+  return checkedMessages.has(message);
+}
+
+/**
+ * The frozen array of `base` followed by `added` (each already a frozen copy), trusted when `base` is and every
+ * added message passes the checks: appending the kit's own messages to a checked conversation keeps it checked.
+ */
+export function appendedMessages(base: readonly Message[], added: readonly Message[]): readonly Message[] {
+  // Spread, not slice() or concat(): V8 copies a frozen array several times faster by spreading it.
+  const next = Object.freeze([...base, ...added]);
+  if (checkedArrays.has(base) && added.every(isCheckedMessage)) checkedArrays.add(next);
+  return next;
+}
+
+/** Whether `messages` is an array the kit checked, with every part fixed (MW-144). */
+export function isCheckedArray(messages: readonly Message[]): boolean {
+  return checkedArrays.has(messages);
+}
+
+/** Checks `messages` as {@link checkMessages} does, without throwing; remembered when they pass with every part fixed. */
+export function checkQuietly(messages: readonly Message[]): void {
+  try {
+    checkMessages(messages, (index) => `messages[${index}]`, 'messages');
+  } catch {
+    // Not trusted: whoever takes them checks them, and reports what is wrong.
+  }
+}

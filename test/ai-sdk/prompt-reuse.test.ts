@@ -1,0 +1,90 @@
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/agent/index';
+import { frozenCopy } from '../../src/agent/values/freeze';
+import { fromAiSdk } from '../../src/ai-sdk/index';
+import { mockModel, textParts } from './fixtures';
+import { requestOf, result, user } from './prompt-requests';
+
+/** The prompts one adapter sends for these conversations, one call each, in order. */
+async function prompts(conversations: readonly (readonly Message[])[]): Promise<unknown[]> {
+  const model = mockModel(...conversations.map(() => textParts(['ok'])));
+  const adapter = fromAiSdk(model);
+  for (const messages of conversations) {
+    for await (const _event of adapter.stream(requestOf({ messages, system: [{ text: 'Be brief.' }] }), {
+      signal: new AbortController().signal,
+      state: {},
+    }));
+  }
+  return model.doStreamCalls.map((call: LanguageModelV3CallOptions) => call.prompt);
+}
+
+const toolUse = (toolUseId: string, name: string): Message => ({
+  role: 'assistant',
+  content: [{ type: 'toolUse', toolUseId, name, input: { city: 'Oslo' } }],
+});
+
+/** A tool result without a name, as results stored before results carried names are. */
+const namelessResult = (toolUseId: string): Message => ({
+  role: 'user',
+  // A nameless result is not what the types promise today, but what a stored conversation may hold.
+  content: [{ type: 'toolResult', toolUseId, status: 'success', content: [{ type: 'text', text: 'sunny' }] } as never],
+});
+
+describe('fromAiSdk', () => {
+  describe('a conversation that grows from call to call (MW-145)', () => {
+    it('sends each call the prompt a fresh adapter sends for the same messages', async () => {
+      const first = frozenCopy([user('Hi'), toolUse('t1', 'weather')]);
+      const second = Object.freeze([...first, namelessResult('t1'), toolUse('t2', 'news')]);
+      const third = Object.freeze([
+        ...second,
+        { role: 'user', content: [result('t2', 'news', [{ type: 'json', json: { n: 1 } }])] },
+      ] as Message[]);
+      const reused = await prompts([first, second, third]);
+      const fresh = [...(await prompts([first])), ...(await prompts([second])), ...(await prompts([third]))];
+      expect(reused).toEqual(fresh);
+      expect(reused[2]).toEqual([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'weather', input: { city: 'Oslo' } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'weather', output: { type: 'text', value: 'sunny' } }],
+        },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't2', toolName: 'news', input: { city: 'Oslo' } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 't2', toolName: 'news', output: { type: 'json', value: { n: 1 } } }] },
+      ]);
+    });
+
+    it('sends a message that is not frozen as it is now, even when an earlier call sent it otherwise', async () => {
+      const greeting = user('Hi');
+      const messages = [greeting, user('Again')];
+      const model = mockModel(textParts(['ok']), textParts(['ok']));
+      const adapter = fromAiSdk(model);
+      const call = async (): Promise<void> => {
+        for await (const _event of adapter.stream(requestOf({ messages: [...messages] }), {
+          signal: new AbortController().signal,
+          state: {},
+        }));
+      };
+      await call();
+      (greeting.content as unknown[])[0] = { type: 'text', text: 'Hello' };
+      await call();
+      expect(model.doStreamCalls.map((sent: LanguageModelV3CallOptions) => sent.prompt[0])).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Hello' }] },
+      ]);
+    });
+
+    it('sends a conversation that changed an earlier message with that message as it is now', async () => {
+      const first = frozenCopy([user('Hi'), user('Again')]);
+      const edited = Object.freeze([first[0] as Message, frozenCopy(user('Instead')), frozenCopy(user('More'))]);
+      expect((await prompts([first, edited]))[1]).toEqual([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Instead' }] },
+        { role: 'user', content: [{ type: 'text', text: 'More' }] },
+      ]);
+    });
+  });
+});
