@@ -4,6 +4,7 @@
  */
 import { isSystemTextBlock, type SystemContentBlock } from '../core/index';
 import { isObject } from '../util/is-object';
+import { deepFreeze } from '../util/deep-freeze';
 import { ownEntry, setOwnEntry } from '../util/own-entry';
 import type { ContentBlock, Message, ToolResultBlock } from '../agent/types/message';
 import type { ModelRequest } from '../agent/types/model';
@@ -171,8 +172,8 @@ function userMessages(
  * converts only the messages added since (MW-145): keyed weakly by the
  * conversation's first message, so a conversation no one holds is forgotten.
  * The prompt messages of the part already sent are handed to the next call as
- * they are, not made again: a provider reads the prompt it is given, it does
- * not change it.
+ * they are, not made again, and frozen when made: a provider reads the
+ * prompt it is given, it does not change it.
  */
 export class SentPrompts {
   private readonly byFirstMessage = new WeakMap<Message, SentConversation>();
@@ -188,7 +189,11 @@ export class SentPrompts {
     const starts = last === undefined ? [] : last.starts;
     prompt.length = starts[kept] ?? 0;
     starts.length = kept;
+    const added = prompt.length;
     convertInto(prompt, starts, messages, kept, cachePoint);
+    // Later calls hand these very objects on again: frozen, so a provider or an AI SDK middleware that changes a
+    // prompt in place fails loudly instead of changing what every later call sends.
+    for (let index = added; index < prompt.length; index++) deepFreeze(prompt[index]);
     // The messages kept were frozen when first sent, and a frozen object stays frozen: only the new ones are looked at.
     let frozen = kept;
     while (frozen < messages.length && Object.isFrozen(messages[frozen])) frozen++;

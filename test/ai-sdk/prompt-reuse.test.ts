@@ -86,5 +86,18 @@ describe('fromAiSdk', () => {
         { role: 'user', content: [{ type: 'text', text: 'More' }] },
       ]);
     });
+
+    it('hands on frozen prompt messages, so a provider that changes its prompt fails instead of changing later calls', async () => {
+      const first = frozenCopy([user('Hi'), toolUse('t1', 'weather')]);
+      const second = Object.freeze([...first, namelessResult('t1')]);
+      const model = mockModel(textParts(['ok']), textParts(['ok']));
+      const adapter = fromAiSdk(model);
+      const options = { signal: new AbortController().signal, state: {} };
+      for (const messages of [first, second]) for await (const _event of adapter.stream(requestOf({ messages }), options));
+      const [greeting] = model.doStreamCalls[1]?.prompt ?? [];
+      expect(greeting).toEqual({ role: 'user', content: [{ type: 'text', text: 'Hi' }] });
+      expect(() => (greeting?.content as unknown[]).push({ type: 'text', text: 'changed' })).toThrow(TypeError);
+      expect(() => Object.assign(greeting ?? {}, { role: 'system' })).toThrow(TypeError);
+    });
   });
 });
