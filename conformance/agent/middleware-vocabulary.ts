@@ -11,6 +11,7 @@ import {
   ExecuteToolStage,
   InvokeModelStage,
   ToolsKey,
+  TurnStage,
   afterToolCall,
   checkFinalAnswer,
   compaction,
@@ -31,6 +32,15 @@ type ToolResultPatch = ReturnType<Parameters<typeof afterToolCall>[0]>;
 
 /** One token per message: a counter whose counts a case can state by looking at the history. */
 const countMessages = (messages: readonly Message[]): number => messages.length;
+
+/** JSON text with the keys of every object in code-unit order, so an observation does not depend on the order keys were written in. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([first], [second]) => (first < second ? -1 : first > second ? 1 : 0)))
+      : inner,
+  );
+}
 
 /** The bundle a case bundle describes (a `defined` one is built by `defined-bundle.ts`, which needs the whole vocabulary). */
 export function buildBundle(
@@ -55,6 +65,14 @@ export function buildBundle(
         ...(spec.keepRecent === undefined ? {} : { keepRecent: spec.keepRecent }),
         ...(spec.countMessages === true ? { countTokens: countMessages } : {}),
         ...(spec.instructions === undefined ? {} : { summarize: { instructions: spec.instructions } }),
+        ...(spec.keepRecentTokens === undefined ? {} : { keepRecentTokens: spec.keepRecentTokens }),
+        ...(spec.minMessages === undefined ? {} : { minMessages: spec.minMessages }),
+        ...(spec.maxSummaryTokens === undefined ? {} : { maxSummaryTokens: spec.maxSummaryTokens }),
+        ...(spec.pruneToolOutputs === undefined ? {} : { pruneToolOutputs: spec.pruneToolOutputs }),
+        ...(spec.carrySummary === undefined ? {} : { carrySummary: spec.carrySummary }),
+        ...(spec.fallback === undefined ? {} : { fallback: spec.fallback }),
+        ...(spec.maxFailures === undefined ? {} : { maxFailures: spec.maxFailures }),
+        ...(spec.minSavings === undefined ? {} : { minSavings: spec.minSavings }),
       });
     case 'budget':
       return {
@@ -188,6 +206,14 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
             world.observations.push(`compressed replaced=${event.replaced.length} messages=${event.messages.length}`);
           yield event;
         }
+      });
+      return true;
+    case 'turn.input.observeStateKey':
+      registry.add(TurnStage.Input, (context) => {
+        const key = spec.name ?? '';
+        const value = Object.hasOwn(context.invocationState, key) ? context.invocationState[key] : undefined;
+        world.observations.push(`key ${key} ${value === undefined ? 'none' : sortedJson(value)}`);
+        return context;
       });
       return true;
     case 'agentStream.wrap.observeText':

@@ -43,6 +43,8 @@ export type { ResolvedTools, ResolveToolsOptions } from './tools/agent-tools';
 export { compressTerminal, ContextBudgetKey, estimateTokens } from './loop/context-budget';
 export { compaction } from './middleware/compaction';
 export type { CompactionOptions } from './middleware/compaction';
+export { CompactionStateKey } from './middleware/compaction-state';
+export type { CompactionState } from './middleware/compaction-state';
 export { todoList } from './middleware/todo-list';
 export type { Todo, TodoListOptions } from './middleware/todo-list';
 export { subagent } from './middleware/subagent';
