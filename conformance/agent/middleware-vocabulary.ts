@@ -58,7 +58,12 @@ export function buildBundle(
       };
     }
     case 'todoList':
-      return todoList();
+      return todoList({
+        ...(spec.instructions === undefined ? {} : { instructions: spec.instructions }),
+        ...(spec.staleAfter === undefined ? {} : { staleAfter: spec.staleAfter }),
+        ...(spec.finishGuard === undefined ? {} : { finishGuard: spec.finishGuard }),
+        ...(spec.escalateAfter === undefined ? {} : { escalateAfter: spec.escalateAfter }),
+      });
     case 'compaction':
       return compaction({
         maxTokens: spec.maxTokens ?? 0,

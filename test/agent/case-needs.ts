@@ -75,6 +75,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       expected.callerObjectsUnfrozen !== undefined,
     turnControl:
       handlers.some((handler) => handler.stage === 'turn') ||
+      bundles.some((bundle) => bundle.staleAfter !== undefined || bundle.finishGuard !== undefined || bundle.escalateAfter !== undefined) ||
       handles('stopAfter') ||
       runs.some(
         (run) => (run.expect?.stoppedBy !== undefined && run.expect.stopReason !== 'maxTurns') || run.expect?.stopReason === 'stopped',

@@ -7,6 +7,7 @@ import { MiddlewareRegistry } from '../../../src/core/index';
 import {
   Agent,
   CompactionStateKey,
+  TodoStateKey,
   TurnStage,
   compaction,
     subagent,
@@ -159,6 +160,31 @@ describe('CubePi TodoListMiddleware, ported as todoList', () => {
       ['You are an assistant.', 'You are an assistant.\nCurrent todo list:\n- [x] Draft the email\n- [~] Send it'],
       'Saved 2 todos.',
       todos,
+    ]);
+  });
+});
+
+describe("CubePi TodoListMiddleware's guards, ported", () => {
+  it('sends the model back while todos are open at the end, and a turn handler reads the list of the run', async () => {
+    // TodoListMiddleware's finalization hard guard: loop_to_model with a correction message while items are open.
+    const registry = new MiddlewareRegistry();
+    registry.use(todoList({ instructions: true, finishGuard: 1 }));
+    const seen: unknown[] = [];
+    registry.add(TurnStage.Input, (context) => {
+      seen.push(TodoStateKey.get(context)?.todos?.map((todo) => todo.status));
+      return context;
+    });
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'write_todos', input: { todos: [{ content: 'Send it', status: 'inProgress' }] } }]),
+      textTurn('Done, I think.'),
+      toolUseTurn([{ name: 'write_todos', input: { todos: [{ content: 'Send it', status: 'done' }] } }]),
+      textTurn('Sent.'),
+    ]);
+    const agent = new Agent({ model, registry });
+    await agent.invoke('Email Sam.');
+    expect([seen, textOf(agent.messages[4])]).toEqual([
+      [['inProgress'], ['inProgress'], ['done'], ['done']],
+      'You have unfinished todos:\n- [~] Send it\nFinish them, or update the list with write_todos (mark items done, or remove the ones that no longer apply), before you end.',
     ]);
   });
 });
