@@ -24,6 +24,7 @@ import {
   type Message,
   type PiiType,
 } from '../../src/agent/index';
+import { z } from 'zod';
 import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-handlers';
 import { buildModel, buildTool, userError, type World } from './doubles';
 
@@ -92,13 +93,15 @@ export function buildBundle(
       const name = spec.name ?? 'helper';
       const { model, scripted } = buildModel(world, spec.model ?? []);
       world.childModels.set(name, scripted);
-      return subagent({
+      return subagent<unknown>({
         name,
         description: spec.description ?? 'Delegates a task.',
         model,
         tools: (spec.tools ?? []).map((tool) => buildTool(world, tool)),
         ...(spec.inherit === undefined ? {} : { inherit: spec.inherit }),
         ...(spec.systemPrompt === undefined ? {} : { systemPrompt: spec.systemPrompt }),
+        ...(spec.inputSchema === undefined ? {} : { input: z.fromJSONSchema(spec.inputSchema as never) }),
+        ...(spec.result === undefined ? {} : { result: spec.result }),
       });
     }
     case 'modelCallLimit':

@@ -163,6 +163,8 @@ export const bundle = z
     systemPrompt: z.string().optional().describe("subagent: the child's system prompt"),
     model: z.array(turn).optional().describe("subagent: the child's scripted model turns"),
     inherit: z.enum(['handlers', 'none']).optional().describe('subagent'),
+    inputSchema: z.record(z.string(), json).optional().describe('subagent: input, the zod schema z.fromJSONSchema makes of this JSON Schema'),
+    result: z.enum(['text', 'details']).optional().describe('subagent'),
     runLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),
     sessionLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),
     tool: z.string().optional().describe('toolCallLimit: the tool whose calls count (every tool when absent)'),

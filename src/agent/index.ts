@@ -50,7 +50,7 @@ export type { Todo, TodoListOptions, TodoStatus } from './middleware/todo-list';
 export { TodoStateKey } from './middleware/todo-state';
 export type { TodoState } from './middleware/todo-state';
 export { subagent } from './middleware/subagent';
-export type { SubagentOptions } from './middleware/subagent';
+export type { SubagentDetails, SubagentOptions, SubagentResultShape } from './middleware/subagent';
 export { modelCallLimit, toolCallLimit } from './middleware/call-limits';
 export type { ModelCallLimitOptions, ToolCallLimitAction, ToolCallLimitOptions } from './middleware/call-limits';
 export { pii } from './middleware/pii';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../../src/core/index';
 import { Agent, InvokeModelStage, ToolsKey, subagent, type SubagentOptions, type Tool } from '../../../src/agent/index';
 import { SUBAGENT_STATE_KEY } from '../../../src/agent/middleware/subagent';
@@ -21,6 +22,10 @@ describe('subagent', () => {
       ['tools that are not an array', { name: 'r', description: 'd', model: childModel(), tools: 'search' }],
       ['an unknown inherit', { name: 'r', description: 'd', model: childModel(), inherit: 'all' }],
       ['middleware that is not an array', { name: 'r', description: 'd', model: childModel(), middleware: {} }],
+      ['an input that is no zod schema', { name: 'r', description: 'd', model: childModel(), input: { type: 'object' } }],
+      ['a prompt that is not a function', { name: 'r', description: 'd', model: childModel(), prompt: 'Do it.' }],
+      ['an unknown result', { name: 'r', description: 'd', model: childModel(), result: 'json' }],
+      ['an unknown option', { name: 'r', description: 'd', model: childModel(), subagentType: 'general' }],
     ])('throws ERR_INVALID_OPTIONS at once for %s', (_label, options) => {
       let error: unknown;
       try {
@@ -221,5 +226,61 @@ describe('subagent', () => {
         [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'fresh' }] }],
       ]);
     });
+  });
+});
+
+describe('subagent with a typed input', () => {
+  const forecaster = (model: ScriptedModel) =>
+    subagent({
+      name: 'researcher',
+      description: 'Forecasts.',
+      model,
+      input: z.object({ city: z.string(), days: z.number().int().min(1) }),
+      prompt: ({ city, days }) => `${days} days in ${city}`,
+    });
+
+  it('shows the schema to the model and gives the child what prompt makes of the parsed input', async () => {
+    const child = new ScriptedModel([textTurn('Sun.')]);
+    const registry = new MiddlewareRegistry();
+    registry.use(forecaster(child));
+    const parent = delegating({ city: 'Oslo', days: 2 });
+    await new Agent({ model: parent, registry }).invoke('Weather?');
+    expect([parent.calls[0]?.request.toolSpecs[0]?.inputSchema, child.calls[0]?.request.messages]).toEqual([
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 9007199254740991 } },
+        required: ['city', 'days'],
+      },
+      [{ role: 'user', content: [{ type: 'text', text: '2 days in Oslo' }] }],
+    ]);
+  });
+
+  it('answers input the schema rejects with its issues and runs no child', async () => {
+    const child = new ScriptedModel([textTurn('Sun.')]);
+    const registry = new MiddlewareRegistry();
+    registry.use(forecaster(child));
+    const agent = new Agent({ model: delegating({ city: 'Oslo', days: 0 }), registry });
+    await agent.invoke('Weather?');
+    const block = agent.messages[2]?.content[0];
+    expect([
+      child.calls.length,
+      block?.type === 'toolResult' && block.status,
+      block?.type === 'toolResult' && block.content[0]?.type === 'text' && block.content[0].text.includes('ERR_TOOL_INPUT_INVALID'),
+    ]).toEqual([0, 'error', true]);
+  });
+});
+
+describe('subagent with result details', () => {
+  it.each<[string, string, Record<string, unknown>]>([
+    ['JSON text', '{"files":42}', { agent: 'researcher', text: '{"files":42}', stopReason: 'endTurn', output: { files: 42 } }],
+    ['plain text', 'forty-two', { agent: 'researcher', text: 'forty-two', stopReason: 'endTurn' }],
+  ])('answers with the name, the text, the stop reason and the output of %s', async (_label, text, expected) => {
+    const registry = new MiddlewareRegistry();
+    registry.use(subagent({ name: 'researcher', description: 'Counts.', model: new ScriptedModel([textTurn(text)]), result: 'details' }));
+    const agent = new Agent({ model: delegating({ task: 'count' }), registry });
+    await agent.invoke('How many?');
+    const block = agent.messages[2]?.content[0];
+    expect(block?.type === 'toolResult' ? block.content : undefined).toEqual([{ type: 'json', json: expected }]);
   });
 });
