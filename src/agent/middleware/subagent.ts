@@ -24,6 +24,7 @@ import type { StopReason } from '../types/model';
 import { defineTool, type ToolInputSchema } from '../tools/define-tool';
 import { invalidToolInput } from '../tools/call-errors';
 import { refuseUnknownOptions } from './known-options';
+import { nestUnderToolCall } from '../tracing/agent-runs';
 import { parseWithZod } from './lazy-zod';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 import { isObject } from '../../util/is-object';
@@ -187,7 +188,10 @@ export function subagent<TInput = { task: string }>(options: SubagentOptions<TIn
     let result: AgentResultEvent;
     if (saved === undefined) {
       child = new Agent(agentOptions);
-      result = await child.invoke(task, { signal: run.signal });
+      // Linked to the parent's tool call, so tracing nests the child's run under it without a context manager.
+      const childState: Record<string, unknown> = {};
+      nestUnderToolCall(childState, context.toolUse);
+      result = await child.invoke(task, { signal: run.signal, invocationState: childState });
     } else {
       child = new Agent({ ...agentOptions, snapshot: saved.snapshot });
       result = await child.resume(answers(run, child.pendingInterrupts), { signal: run.signal });
