@@ -102,6 +102,7 @@ export function buildBundle(
         ...(spec.systemPrompt === undefined ? {} : { systemPrompt: spec.systemPrompt }),
         ...(spec.inputSchema === undefined ? {} : { input: z.fromJSONSchema(spec.inputSchema as never) }),
         ...(spec.result === undefined ? {} : { result: spec.result }),
+        ...(spec.events === undefined ? {} : { events: spec.events }),
       });
     }
     case 'modelCallLimit':

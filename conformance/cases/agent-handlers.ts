@@ -165,6 +165,7 @@ export const bundle = z
     inherit: z.enum(['handlers', 'none']).optional().describe('subagent'),
     inputSchema: z.record(z.string(), json).optional().describe('subagent: input, the zod schema z.fromJSONSchema makes of this JSON Schema'),
     result: z.enum(['text', 'details']).optional().describe('subagent'),
+    events: z.boolean().optional().describe('subagent'),
     runLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),
     sessionLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),
     tool: z.string().optional().describe('toolCallLimit: the tool whose calls count (every tool when absent)'),

@@ -150,6 +150,7 @@ export type {
   InvokeModelContext,
   InvokeModelEvent,
   ModelResultEvent,
+  SubagentEvent,
   ToolResultEvent,
 } from './types/stages';
 export type { AgentView } from './types/view';

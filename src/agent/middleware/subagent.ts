@@ -17,7 +17,8 @@ import type { AgentOptions } from '../setup/agent-options';
 import { ToolsKey } from '../tools/agent-tools';
 import type { Model, Usage } from '../types/model';
 import type { AgentSnapshot } from '../types/snapshot';
-import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent } from '../types/stages';
+import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent, SubagentEvent } from '../types/stages';
+import { EventRelay, relayRun } from './subagent-events';
 import { ExecuteToolStage, isToolResult } from '../stages';
 import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../types/tool';
 import type { StopReason } from '../types/model';
@@ -74,10 +75,12 @@ export interface SubagentOptions<TInput = { task: string }> {
   readonly prompt?: (input: TInput) => string;
   /** What a call answers with. Default `'text'`. */
   readonly result?: SubagentResultShape;
+  /** The child's events on the parent's stream, each as a `subagentEvent`, before the call's result. Default false. */
+  readonly events?: boolean;
 }
 
-const KNOWN_OPTIONS = ['name', 'description', 'model', 'systemPrompt', 'tools', 'inherit', 'middleware', 'input', 'prompt', 'result'];
-const SHAPE = '{ name, description, model, systemPrompt?, tools?, inherit?, middleware?, input?, prompt?, result? }';
+const KNOWN_OPTIONS = ['name', 'description', 'model', 'systemPrompt', 'tools', 'inherit', 'middleware', 'input', 'prompt', 'result', 'events'];
+const SHAPE = '{ name, description, model, systemPrompt?, tools?, inherit?, middleware?, input?, prompt?, result?, events? }';
 
 /** The invocation-state key under which halted children wait for their answers, by parent tool-use id. */
 export const SUBAGENT_STATE_KEY = 'staged-middleware.subagents';
@@ -124,7 +127,7 @@ interface ChildOutcome {
 export function subagent<TInput = { task: string }>(options: SubagentOptions<TInput>): Middleware {
   checkOptionsObject('subagent', options, SHAPE);
   refuseUnknownOptions('subagent', options, KNOWN_OPTIONS, SHAPE);
-  const { name, description, model, systemPrompt, tools = [], inherit = 'handlers', middleware = [], input, prompt, result: resultShape = 'text' } = options;
+  const { name, description, model, systemPrompt, tools = [], inherit = 'handlers', middleware = [], input, prompt, result: resultShape = 'text', events = false } = options;
   if (typeof name !== 'string' || name.length === 0) throw invalidOption('subagent', 'options.name must be a non-empty string', name);
   if (typeof description !== 'string') throw invalidOption('subagent', 'options.description must be a string', description);
   if (!isObject(model) || typeof model.stream !== 'function')
@@ -139,6 +142,7 @@ export function subagent<TInput = { task: string }>(options: SubagentOptions<TIn
   if (prompt !== undefined && typeof prompt !== 'function') throw invalidOption('subagent', 'options.prompt must be a function', prompt);
   if (!(['text', 'details'] as unknown[]).includes(resultShape))
     throw invalidOption('subagent', "options.result must be 'text' or 'details'", resultShape);
+  if (typeof events !== 'boolean') throw invalidOption('subagent', 'options.events must be a boolean', events);
 
   const unreachable = (): never => {
     throw new Error(`tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`);
@@ -166,7 +170,7 @@ export function subagent<TInput = { task: string }>(options: SubagentOptions<TIn
   }
 
   /** Runs the child for one call, through its halts, and returns its answer; an unanswered question halts the parent. */
-  async function delegate(value: unknown, run: ToolRunContext, context: ExecuteToolContext): Promise<ChildOutcome> {
+  async function delegate(value: unknown, run: ToolRunContext, context: ExecuteToolContext, relay: EventRelay | undefined): Promise<ChildOutcome> {
     const task = await childInput(value);
     const waiting = waitingChildren(run.invocationState);
     const key = run.toolUse.toolUseId;
@@ -191,7 +195,8 @@ export function subagent<TInput = { task: string }>(options: SubagentOptions<TIn
       // Linked to the parent's tool call, so tracing nests the child's run under it without a context manager.
       const childState: Record<string, unknown> = {};
       nestUnderToolCall(childState, context.toolUse);
-      result = await child.invoke(task, { signal: run.signal, invocationState: childState });
+      const options = { signal: run.signal, invocationState: childState };
+      result = relay === undefined ? await child.invoke(task, options) : await relayRun(child.stream(task, options), relay);
     } else {
       child = new Agent({ ...agentOptions, snapshot: saved.snapshot });
       result = await child.resume(answers(run, child.pendingInterrupts), { signal: run.signal });
@@ -226,16 +231,30 @@ export function subagent<TInput = { task: string }>(options: SubagentOptions<TIn
       return;
     }
     let usage: Usage | undefined;
+    const relay = events ? new EventRelay() : undefined;
     const bound: Tool = {
       spec: tool.spec,
       run: async (value, run) => {
-        const outcome = await delegate(value, run, context);
+        const outcome = await delegate(value, run, context, relay);
         usage = outcome.usage;
         return resultShape === 'text' ? outcome.text : details(name, outcome);
       },
     };
+    const inner = next({ ...context, tool: bound });
+    const { toolUseId } = context.toolUse;
+    const merged =
+      relay === undefined
+        ? inner
+        : relay.merge(inner, (event): SubagentEvent => Object.freeze({ type: 'subagentEvent', agent: name, toolUseId, event }));
     let last: ExecuteToolEvent | undefined;
-    for await (const event of next({ ...context, tool: bound })) {
+    for await (const event of merged) {
+      if (event.type === 'subagentEvent') {
+        // Never the last event: passed on at once, so the caller sees the child's events while it runs.
+        if (last !== undefined) yield last;
+        last = undefined;
+        yield event;
+        continue;
+      }
       if (last !== undefined) yield last;
       last = event;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../../src/core/index';
-import { Agent, InvokeModelStage, ToolsKey, subagent, type SubagentOptions, type Tool } from '../../../src/agent/index';
+import { Agent, InvokeModelStage, ToolsKey, subagent, type AgentEvent, type SubagentOptions, type Tool } from '../../../src/agent/index';
 import { SUBAGENT_STATE_KEY } from '../../../src/agent/middleware/subagent';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
@@ -26,6 +26,7 @@ describe('subagent', () => {
       ['a prompt that is not a function', { name: 'r', description: 'd', model: childModel(), prompt: 'Do it.' }],
       ['an unknown result', { name: 'r', description: 'd', model: childModel(), result: 'json' }],
       ['an unknown option', { name: 'r', description: 'd', model: childModel(), subagentType: 'general' }],
+      ['an events that is not a boolean', { name: 'r', description: 'd', model: childModel(), events: 'all' }],
     ])('throws ERR_INVALID_OPTIONS at once for %s', (_label, options) => {
       let error: unknown;
       try {
@@ -282,5 +283,52 @@ describe('subagent with result details', () => {
     await agent.invoke('How many?');
     const block = agent.messages[2]?.content[0];
     expect(block?.type === 'toolResult' ? block.content : undefined).toEqual([{ type: 'json', json: expected }]);
+  });
+});
+
+describe('subagent with events', () => {
+  it("puts the child's events on the parent's stream, marked as the child's, before the call's result", async () => {
+    const registry = new MiddlewareRegistry();
+    registry.use(subagent({ name: 'researcher', description: 'Finds.', model: new ScriptedModel([textTurn('Oslo.')]), events: true }));
+    const seen: string[] = [];
+    for await (const event of new Agent({ model: delegating({ task: 'capital?' }), registry }).stream('Ask.')) {
+      const shown: AgentEvent = event;
+      if (shown.type === 'subagentEvent') seen.push(`${shown.agent}/${shown.toolUseId}: ${shown.event.type}`);
+      else if (shown.type === 'toolResult') seen.push(`toolResult ${shown.toolResult.toolUseId}`);
+    }
+    expect(seen).toEqual([
+      'researcher/t1: messageStart',
+      'researcher/t1: textDelta',
+      'researcher/t1: messageStop',
+      'researcher/t1: modelResult',
+      'researcher/t1: agentResult',
+      'toolResult t1',
+    ]);
+  });
+
+  it('forwards each event while the child is still running', async () => {
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const child = {
+      async *stream() {
+        yield { type: 'messageStart', role: 'assistant' } as const;
+        await gate;
+        yield { type: 'textDelta', text: 'late' } as const;
+        yield { type: 'messageStop', stopReason: 'endTurn' } as const;
+      },
+    };
+    const registry = new MiddlewareRegistry();
+    registry.use(subagent({ name: 'researcher', description: 'Finds.', model: child, events: true }));
+    const stream = new Agent({ model: delegating({ task: 'capital?' }), registry }).stream('Ask.');
+    let first: AgentEvent | undefined;
+    for await (const event of stream) {
+      if (event.type === 'subagentEvent') {
+        // Reached while the child waits at the gate: the event was forwarded before the child went on.
+        first = event.event;
+        release?.();
+        break;
+      }
+    }
+    expect(first).toEqual({ type: 'messageStart', role: 'assistant' });
   });
 });
