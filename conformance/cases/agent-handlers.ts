@@ -163,7 +163,10 @@ export const bundle = z
     systemPrompt: z.string().optional().describe("subagent: the child's system prompt"),
     model: z.array(turn).optional().describe("subagent: the child's scripted model turns"),
     inherit: z.enum(['handlers', 'none']).optional().describe('subagent'),
-    inputSchema: z.record(z.string(), json).optional().describe('subagent: input, the zod schema z.fromJSONSchema makes of this JSON Schema'),
+    inputSchema: z
+      .record(z.string(), json)
+      .optional()
+      .describe('subagent: input, the zod schema z.fromJSONSchema makes of this JSON Schema'),
     result: z.enum(['text', 'details']).optional().describe('subagent'),
     events: z.boolean().optional().describe('subagent'),
     runLimit: z.number().int().positive().optional().describe('modelCallLimit, toolCallLimit'),

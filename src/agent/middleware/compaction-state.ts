@@ -53,7 +53,8 @@ export function readCompactionState(carrier: StateCarrier): CompactionState | un
   const fallback = field('fallback');
   const [compactions, failures, saved, length] = ['compactions', 'failures', 'saved', 'length'].map(field);
   if (typeof summary !== 'string' || typeof fallback !== 'boolean') return undefined;
-  if (![compactions, failures, length].every((count) => typeof count === 'number' && Number.isInteger(count) && count >= 0)) return undefined;
+  if (![compactions, failures, length].every((count) => typeof count === 'number' && Number.isInteger(count) && count >= 0))
+    return undefined;
   if (typeof saved !== 'number' || !Number.isFinite(saved)) return undefined;
   return Object.freeze({ summary, fallback, compactions, failures, saved, length } as CompactionState);
 }

@@ -40,8 +40,7 @@ export interface TailOptions {
  */
 export function splitPoint(messages: readonly Message[], { keepRecent, keepRecentTokens, countTokens }: TailOptions): number {
   let split = Math.max(0, messages.length - keepRecent);
-  if (keepRecentTokens !== undefined)
-    while (split > 0 && countTokens(messages.slice(split - 1)) <= keepRecentTokens) split--;
+  if (keepRecentTokens !== undefined) while (split > 0 && countTokens(messages.slice(split - 1)) <= keepRecentTokens) split--;
   while (split > 0 && messages[split]?.content.some((block) => block.type === 'toolResult') === true) split--;
   return split;
 }
@@ -108,7 +107,11 @@ export function capSummary(summary: string, maxTokens: number | undefined): stri
  * `pruneToolOutputs`, default 200 code units) that fits `maxSummaryTokens`
  * (default 1000) tokens of the estimate.
  */
-export function fallbackSummary(messages: readonly Message[], pruneToolOutputs: number | undefined, maxSummaryTokens: number | undefined): string {
+export function fallbackSummary(
+  messages: readonly Message[],
+  pruneToolOutputs: number | undefined,
+  maxSummaryTokens: number | undefined,
+): string {
   const text = transcript(messages, pruneToolOutputs ?? FALLBACK_TOOL_OUTPUT);
   const units = (maxSummaryTokens ?? FALLBACK_TOKENS) * UNITS_PER_TOKEN;
   return `${FALLBACK_HEADING}\n${text.length <= units ? text : tail(text, units)}`;

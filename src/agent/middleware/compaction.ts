@@ -142,7 +142,11 @@ export function compaction(options: CompactionOptions): Middleware {
 }
 
 /** Checks every option, in the order of {@link CompactionOptions}, and fills in the defaults. */
-function readOptions(options: CompactionOptions): { maxTokens: number; countTokens: TokenCounter | undefined; settings: CompactionSettings } {
+function readOptions(options: CompactionOptions): {
+  maxTokens: number;
+  countTokens: TokenCounter | undefined;
+  settings: CompactionSettings;
+} {
   checkOptionsObject('compaction', options, SHAPE);
   refuseUnknownOptions('compaction', options, KNOWN_OPTIONS, SHAPE);
   const { maxTokens, summarize } = options;
@@ -166,7 +170,8 @@ function readOptions(options: CompactionOptions): { maxTokens: number; countToke
   const countTokens = optionalFunction('compaction', 'countTokens', options.countTokens);
   if (summarize !== undefined && !isObject(summarize))
     throw invalidOption('compaction', 'options.summarize must be { instructions?, model? }', summarize);
-  if (summarize !== undefined) refuseUnknownOptions('compaction', summarize, ['instructions', 'model'], '{ instructions?, model? } in options.summarize');
+  if (summarize !== undefined)
+    refuseUnknownOptions('compaction', summarize, ['instructions', 'model'], '{ instructions?, model? } in options.summarize');
   const instructions = summarize?.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS;
   if (typeof instructions !== 'string') throw invalidOption('compaction', 'options.summarize.instructions must be a string', instructions);
   const model = summarize?.model;
@@ -208,7 +213,11 @@ async function compact(
   const { messages } = result;
   const carried = settings.carrySummary ? previousSummary(messages) : undefined;
   const start = carried === undefined ? 0 : 1;
-  const split = splitPoint(messages, { keepRecent: settings.keepRecent, keepRecentTokens: settings.keepRecentTokens, countTokens: settings.count });
+  const split = splitPoint(messages, {
+    keepRecent: settings.keepRecent,
+    keepRecentTokens: settings.keepRecentTokens,
+    countTokens: settings.count,
+  });
   const older = messages.slice(start, Math.max(start, split));
   if (older.length === 0 || older.length < settings.minMessages) return result;
   const state = readCompactionState(context);
@@ -259,7 +268,9 @@ async function writeSummary(
   try {
     const result = await context.invokeModel({
       caller: run.handler,
-      messages: [{ role: 'user', content: [{ type: 'text', text: `${TRANSCRIPT_HEADING}\n\n${transcript(older, settings.pruneToolOutputs)}` }] }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: `${TRANSCRIPT_HEADING}\n\n${transcript(older, settings.pruneToolOutputs)}` }] },
+      ],
       systemPrompt: settings.instructions,
       ...(settings.model === undefined ? {} : { model: settings.model }),
     });

@@ -79,7 +79,19 @@ export interface SubagentOptions<TInput = { task: string }> {
   readonly events?: boolean;
 }
 
-const KNOWN_OPTIONS = ['name', 'description', 'model', 'systemPrompt', 'tools', 'inherit', 'middleware', 'input', 'prompt', 'result', 'events'];
+const KNOWN_OPTIONS = [
+  'name',
+  'description',
+  'model',
+  'systemPrompt',
+  'tools',
+  'inherit',
+  'middleware',
+  'input',
+  'prompt',
+  'result',
+  'events',
+];
 const SHAPE = '{ name, description, model, systemPrompt?, tools?, inherit?, middleware?, input?, prompt?, result?, events? }';
 
 /** The invocation-state key under which halted children wait for their answers, by parent tool-use id. */
@@ -127,7 +139,19 @@ interface ChildOutcome {
 export function subagent<TInput = { task: string }>(options: SubagentOptions<TInput>): Middleware {
   checkOptionsObject('subagent', options, SHAPE);
   refuseUnknownOptions('subagent', options, KNOWN_OPTIONS, SHAPE);
-  const { name, description, model, systemPrompt, tools = [], inherit = 'handlers', middleware = [], input, prompt, result: resultShape = 'text', events = false } = options;
+  const {
+    name,
+    description,
+    model,
+    systemPrompt,
+    tools = [],
+    inherit = 'handlers',
+    middleware = [],
+    input,
+    prompt,
+    result: resultShape = 'text',
+    events = false,
+  } = options;
   if (typeof name !== 'string' || name.length === 0) throw invalidOption('subagent', 'options.name must be a non-empty string', name);
   if (typeof description !== 'string') throw invalidOption('subagent', 'options.description must be a string', description);
   if (!isObject(model) || typeof model.stream !== 'function')
@@ -145,7 +169,9 @@ export function subagent<TInput = { task: string }>(options: SubagentOptions<TIn
   if (typeof events !== 'boolean') throw invalidOption('subagent', 'options.events must be a boolean', events);
 
   const unreachable = (): never => {
-    throw new Error(`tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`);
+    throw new Error(
+      `tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`,
+    );
   };
   const tool: Tool =
     input === undefined
@@ -170,7 +196,12 @@ export function subagent<TInput = { task: string }>(options: SubagentOptions<TIn
   }
 
   /** Runs the child for one call, through its halts, and returns its answer; an unanswered question halts the parent. */
-  async function delegate(value: unknown, run: ToolRunContext, context: ExecuteToolContext, relay: EventRelay | undefined): Promise<ChildOutcome> {
+  async function delegate(
+    value: unknown,
+    run: ToolRunContext,
+    context: ExecuteToolContext,
+    relay: EventRelay | undefined,
+  ): Promise<ChildOutcome> {
     const task = await childInput(value);
     const waiting = waitingChildren(run.invocationState);
     const key = run.toolUse.toolUseId;

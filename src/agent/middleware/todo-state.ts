@@ -108,12 +108,7 @@ export function isTodoList(value: unknown): value is readonly Todo[] {
       const keys = Object.keys(todo);
       const content = ownEntry(todo, 'content');
       const status = ownEntry(todo, 'status');
-      return (
-        keys.length === 2 &&
-        typeof content === 'string' &&
-        content.length > 0 &&
-        STATUSES.includes(status as TodoStatus)
-      );
+      return keys.length === 2 && typeof content === 'string' && content.length > 0 && STATUSES.includes(status as TodoStatus);
     })
   );
 }

@@ -76,7 +76,11 @@ describe('compaction', () => {
 
     it('throws ERR_INVALID_OPTIONS naming an unknown key of summarize', () => {
       const error = caught(() => compaction({ maxTokens: 10, summarize: { prompt: 'Sum up.' } as never }));
-      expect([error.code, error.handler, error.message.includes('unknown option prompt')]).toEqual(['ERR_INVALID_OPTIONS', 'compaction', true]);
+      expect([error.code, error.handler, error.message.includes('unknown option prompt')]).toEqual([
+        'ERR_INVALID_OPTIONS',
+        'compaction',
+        true,
+      ]);
     });
   });
 
@@ -195,7 +199,10 @@ describe('fallbackSummary', () => {
     const output = 'x'.repeat(250);
     const messages: Message[] = [
       user('q'),
-      { role: 'user', content: [{ type: 'toolResult', toolUseId: 't', name: 'f', status: 'success', content: [{ type: 'text', text: output }] }] },
+      {
+        role: 'user',
+        content: [{ type: 'toolResult', toolUseId: 't', name: 'f', status: 'success', content: [{ type: 'text', text: output }] }],
+      },
     ];
     expect(fallbackSummary(messages, undefined, undefined)).toEqual(
       `The summary could not be written; the earlier messages follow, shortened:\nuser: q\nuser: [tool result success: ${'x'.repeat(200)} … (250 characters)]`,
@@ -242,7 +249,9 @@ describe('readCompactionState', () => {
   it('never throws on outside data and answers a well-formed state or nothing', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        const read = readCompactionState({ invocationState: JSON.parse(`{"staged-middleware.compaction":${JSON.stringify(value)}}`) as Record<string, unknown> });
+        const read = readCompactionState({
+          invocationState: JSON.parse(`{"staged-middleware.compaction":${JSON.stringify(value)}}`) as Record<string, unknown>,
+        });
         return read === undefined || (typeof read.summary === 'string' && Object.isFrozen(read));
       }),
       { numRuns: 100 },
@@ -315,7 +324,13 @@ describe('compaction in a run', () => {
       const failure = new Error('summariser down');
       const registry = new MiddlewareRegistry();
       registry.use(
-        compaction({ maxTokens: 2, keepRecent: 1, countTokens: countMessages, fallback: false, summarize: { model: new ScriptedModel([failingTurn(failure)]) } }),
+        compaction({
+          maxTokens: 2,
+          keepRecent: 1,
+          countTokens: countMessages,
+          fallback: false,
+          summarize: { model: new ScriptedModel([failingTurn(failure)]) },
+        }),
       );
       const agent = new Agent({ model: new ScriptedModel([textTurn('answer')]), registry, messages: [user('q1'), assistant('a1')] });
       const error = await agent.invoke('q2').then(
@@ -347,7 +362,13 @@ describe('compaction in a run', () => {
       const summarizer = new ScriptedModel([textTurn('abcdefghijkl')]);
       const registry = new MiddlewareRegistry();
       registry.use(
-        compaction({ maxTokens: 3, keepRecent: 1, maxSummaryTokens: 2, countTokens: countMessages, summarize: { model: summarizer, instructions: 'Sum up.' } }),
+        compaction({
+          maxTokens: 3,
+          keepRecent: 1,
+          maxSummaryTokens: 2,
+          countTokens: countMessages,
+          summarize: { model: summarizer, instructions: 'Sum up.' },
+        }),
       );
       const agent = new Agent({ model: new ScriptedModel([textTurn('answer')]), registry, messages: longHistory() });
       await agent.invoke('q3');
@@ -362,7 +383,9 @@ describe('compaction in a run', () => {
     it('summarises the previous summary with the rest', async () => {
       const summarizer = new ScriptedModel([textTurn('NEW')]);
       const registry = new MiddlewareRegistry();
-      registry.use(compaction({ maxTokens: 3, keepRecent: 2, carrySummary: false, countTokens: countMessages, summarize: { model: summarizer } }));
+      registry.use(
+        compaction({ maxTokens: 3, keepRecent: 2, carrySummary: false, countTokens: countMessages, summarize: { model: summarizer } }),
+      );
       const messages = [user('Summary of the earlier conversation:\nOLD'), assistant('a1'), user('q2'), assistant('a2')];
       const agent = new Agent({ model: new ScriptedModel([textTurn('answer')]), registry, messages });
       await agent.invoke('q3');

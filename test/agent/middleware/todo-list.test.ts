@@ -133,7 +133,14 @@ describe('todoList', () => {
       expect([first, second, TodoStateKey.get({ invocationState })]).toEqual([
         'Saved 1 todo.',
         'write_todos was called more than once in one turn; only the first call (w1) was applied. Pass the whole list in one call.',
-        { todos: [{ content: 'a', status: 'pending' }], applied: 'w1', wrote: true, unchangedTurns: 0, blockedTurns: 0, finishReminders: 0 },
+        {
+          todos: [{ content: 'a', status: 'pending' }],
+          applied: 'w1',
+          wrote: true,
+          unchangedTurns: 0,
+          blockedTurns: 0,
+          finishReminders: 0,
+        },
       ]);
     });
   });
@@ -197,7 +204,11 @@ describe('todoList', () => {
         textTurn('unreached'),
       ]);
       const result = await new Agent({ model, registry }).invoke('go');
-      expect([result.stopReason, result.stoppedBy, model.calls.length]).toEqual(['stopped', { handler: 'todoList', reason: 'blocked: pay' }, 1]);
+      expect([result.stopReason, result.stoppedBy, model.calls.length]).toEqual([
+        'stopped',
+        { handler: 'todoList', reason: 'blocked: pay' },
+        1,
+      ]);
     });
   });
 

@@ -10,7 +10,7 @@ import {
   TodoStateKey,
   TurnStage,
   compaction,
-    subagent,
+  subagent,
   todoList,
   type ToolResultBlock,
 } from '../../../src/agent/index';
@@ -74,7 +74,12 @@ describe("CubePi CompactionMiddleware's options, ported", () => {
       messages: [
         say('user', 'fetch the log'),
         { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'f', name: 'fetch', input: {} }] },
-        { role: 'user', content: [{ type: 'toolResult', toolUseId: 'f', name: 'fetch', status: 'success', content: [{ type: 'text', text: '0123456789' }] }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'toolResult', toolUseId: 'f', name: 'fetch', status: 'success', content: [{ type: 'text', text: '0123456789' }] },
+          ],
+        },
         say('assistant', 'welcome'),
       ],
     });
