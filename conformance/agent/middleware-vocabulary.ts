@@ -100,7 +100,7 @@ export function buildBundle(
         tools: (spec.tools ?? []).map((tool) => buildTool(world, tool)),
         ...(spec.inherit === undefined ? {} : { inherit: spec.inherit }),
         ...(spec.systemPrompt === undefined ? {} : { systemPrompt: spec.systemPrompt }),
-        ...(spec.inputSchema === undefined ? {} : { input: z.fromJSONSchema(spec.inputSchema as never) }),
+        ...(spec.inputSchema === undefined ? {} : { input: z.fromJSONSchema(spec.inputSchema) }),
         ...(spec.result === undefined ? {} : { result: spec.result }),
         ...(spec.events === undefined ? {} : { events: spec.events }),
       });

@@ -200,7 +200,7 @@ function readOptions(options: CompactionOptions): {
 /** A boolean option, or undefined when not given. */
 function optionalBoolean(name: string, value: unknown): boolean | undefined {
   if (value !== undefined && typeof value !== 'boolean') throw invalidOption('compaction', `options.${name} must be a boolean`, value);
-  return value as boolean | undefined;
+  return value;
 }
 
 /** The history one activation goes on with: `result` itself when it leaves it as it is (MW-167, MW-175, MW-178). */

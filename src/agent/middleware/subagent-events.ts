@@ -36,7 +36,9 @@ export class EventRelay {
           this.queued.length > 0
             ? Promise.resolve(undefined)
             : new Promise<undefined>((resolve) => {
-                this.wake = () => resolve(undefined);
+                this.wake = () => {
+                  resolve(undefined);
+                };
               });
         const step = await Promise.race([pull, arrived]);
         this.wake = undefined;

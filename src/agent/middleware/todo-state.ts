@@ -73,7 +73,7 @@ export function readTodoState(carrier: StateCarrier): TodoState {
   if (![unchangedTurns, blockedTurns, finishReminders].every((count) => typeof count === 'number' && Number.isInteger(count) && count >= 0))
     return EMPTY;
   return Object.freeze({
-    ...(todos === undefined ? {} : { todos: copyTodos(todos as readonly Todo[]) }),
+    ...(todos === undefined ? {} : { todos: copyTodos(todos) }),
     ...(applied === undefined ? {} : { applied }),
     wrote,
     unchangedTurns,
