@@ -11,6 +11,7 @@ import {
   ExecuteToolStage,
   InvokeModelStage,
   ToolsKey,
+  TurnStage,
   afterToolCall,
   checkFinalAnswer,
   compaction,
@@ -23,6 +24,7 @@ import {
   type Message,
   type PiiType,
 } from '../../src/agent/index';
+import { z } from 'zod';
 import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-handlers';
 import { buildModel, buildTool, userError, type World } from './doubles';
 
@@ -31,6 +33,15 @@ type ToolResultPatch = ReturnType<Parameters<typeof afterToolCall>[0]>;
 
 /** One token per message: a counter whose counts a case can state by looking at the history. */
 const countMessages = (messages: readonly Message[]): number => messages.length;
+
+/** JSON text with the keys of every object in code-unit order, so an observation does not depend on the order keys were written in. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([first], [second]) => (first < second ? -1 : first > second ? 1 : 0)))
+      : inner,
+  );
+}
 
 /** The bundle a case bundle describes (a `defined` one is built by `defined-bundle.ts`, which needs the whole vocabulary). */
 export function buildBundle(
@@ -48,13 +59,26 @@ export function buildBundle(
       };
     }
     case 'todoList':
-      return todoList();
+      return todoList({
+        ...(spec.instructions === undefined ? {} : { instructions: spec.instructions }),
+        ...(spec.staleAfter === undefined ? {} : { staleAfter: spec.staleAfter }),
+        ...(spec.finishGuard === undefined ? {} : { finishGuard: spec.finishGuard }),
+        ...(spec.escalateAfter === undefined ? {} : { escalateAfter: spec.escalateAfter }),
+      });
     case 'compaction':
       return compaction({
         maxTokens: spec.maxTokens ?? 0,
         ...(spec.keepRecent === undefined ? {} : { keepRecent: spec.keepRecent }),
         ...(spec.countMessages === true ? { countTokens: countMessages } : {}),
         ...(spec.instructions === undefined ? {} : { summarize: { instructions: spec.instructions } }),
+        ...(spec.keepRecentTokens === undefined ? {} : { keepRecentTokens: spec.keepRecentTokens }),
+        ...(spec.minMessages === undefined ? {} : { minMessages: spec.minMessages }),
+        ...(spec.maxSummaryTokens === undefined ? {} : { maxSummaryTokens: spec.maxSummaryTokens }),
+        ...(spec.pruneToolOutputs === undefined ? {} : { pruneToolOutputs: spec.pruneToolOutputs }),
+        ...(spec.carrySummary === undefined ? {} : { carrySummary: spec.carrySummary }),
+        ...(spec.fallback === undefined ? {} : { fallback: spec.fallback }),
+        ...(spec.maxFailures === undefined ? {} : { maxFailures: spec.maxFailures }),
+        ...(spec.minSavings === undefined ? {} : { minSavings: spec.minSavings }),
       });
     case 'budget':
       return {
@@ -69,13 +93,16 @@ export function buildBundle(
       const name = spec.name ?? 'helper';
       const { model, scripted } = buildModel(world, spec.model ?? []);
       world.childModels.set(name, scripted);
-      return subagent({
+      return subagent<unknown>({
         name,
         description: spec.description ?? 'Delegates a task.',
         model,
         tools: (spec.tools ?? []).map((tool) => buildTool(world, tool)),
         ...(spec.inherit === undefined ? {} : { inherit: spec.inherit }),
         ...(spec.systemPrompt === undefined ? {} : { systemPrompt: spec.systemPrompt }),
+        ...(spec.inputSchema === undefined ? {} : { input: z.fromJSONSchema(spec.inputSchema) }),
+        ...(spec.result === undefined ? {} : { result: spec.result }),
+        ...(spec.events === undefined ? {} : { events: spec.events }),
       });
     }
     case 'modelCallLimit':
@@ -188,6 +215,14 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
             world.observations.push(`compressed replaced=${event.replaced.length} messages=${event.messages.length}`);
           yield event;
         }
+      });
+      return true;
+    case 'turn.input.observeStateKey':
+      registry.add(TurnStage.Input, (context) => {
+        const key = spec.name ?? '';
+        const value = Object.hasOwn(context.invocationState, key) ? context.invocationState[key] : undefined;
+        world.observations.push(`key ${key} ${value === undefined ? 'none' : sortedJson(value)}`);
+        return context;
       });
       return true;
     case 'agentStream.wrap.observeText':

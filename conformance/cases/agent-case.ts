@@ -140,10 +140,10 @@ export const agentCase = z.strictObject({
   id: z.string(),
   description: z.string(),
   rules: z
-    .array(z.string().regex(/^MW-(1[0-9]|21|2[4-9]|3[0-2])\d$/))
+    .array(z.string().regex(/^MW-(1[0-9]|21|2[4-9]|3[0-5])\d$/))
     .min(1)
     .describe(
-      'Rules of sections 5, 5b, 5c and 5d (MW-100 – MW-179, MW-270 – MW-299), the providers and observability rules (MW-180 – MW-199), MW-210, the durable runs of section 7 (MW-240 – MW-269) and the rules of providers and own loops (MW-300 – MW-329)',
+      'Rules of sections 5, 5b, 5c, 5d and 5e (MW-100 – MW-179, MW-270 – MW-299, MW-330 – MW-359), the providers and observability rules (MW-180 – MW-199), MW-210, the durable runs of section 7 (MW-240 – MW-269) and the rules of providers and own loops (MW-300 – MW-329)',
     ),
   kind: z.literal('agent'),
   needs: z

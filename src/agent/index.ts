@@ -43,10 +43,14 @@ export type { ResolvedTools, ResolveToolsOptions } from './tools/agent-tools';
 export { compressTerminal, ContextBudgetKey, estimateTokens } from './loop/context-budget';
 export { compaction } from './middleware/compaction';
 export type { CompactionOptions } from './middleware/compaction';
+export { CompactionStateKey } from './middleware/compaction-state';
+export type { CompactionState } from './middleware/compaction-state';
 export { todoList } from './middleware/todo-list';
-export type { Todo, TodoListOptions } from './middleware/todo-list';
+export type { Todo, TodoListOptions, TodoStatus } from './middleware/todo-list';
+export { TodoStateKey } from './middleware/todo-state';
+export type { TodoState } from './middleware/todo-state';
 export { subagent } from './middleware/subagent';
-export type { SubagentOptions } from './middleware/subagent';
+export type { SubagentDetails, SubagentOptions, SubagentResultShape } from './middleware/subagent';
 export { modelCallLimit, toolCallLimit } from './middleware/call-limits';
 export type { ModelCallLimitOptions, ToolCallLimitAction, ToolCallLimitOptions } from './middleware/call-limits';
 export { pii } from './middleware/pii';
@@ -146,6 +150,7 @@ export type {
   InvokeModelContext,
   InvokeModelEvent,
   ModelResultEvent,
+  SubagentEvent,
   ToolResultEvent,
 } from './types/stages';
 export type { AgentView } from './types/view';

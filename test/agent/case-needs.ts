@@ -42,7 +42,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       handles('setModelState'),
     invocationState:
       runs.some((run) => run.invocationState !== undefined || run.expect?.invocationState !== undefined) ||
-      handles('countInvocationState', 'observeState', 'countWithKey') ||
+      handles('countInvocationState', 'observeState', 'countWithKey', 'observeStateKey') ||
       handlers.some((handler) => handler.presupplied !== undefined),
     // A failed run whose conversation is read afterwards, by the checks or by the runs after it.
     rollback: runs.some((run) => run.expect?.error !== undefined),
@@ -77,6 +77,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       expected.callerObjectsUnfrozen !== undefined,
     turnControl:
       handlers.some((handler) => handler.stage === 'turn') ||
+      bundles.some((bundle) => bundle.staleAfter !== undefined || bundle.finishGuard !== undefined || bundle.escalateAfter !== undefined) ||
       handles('stopAfter') ||
       runs.some(
         (run) => (run.expect?.stoppedBy !== undefined && run.expect.stopReason !== 'maxTurns') || run.expect?.stopReason === 'stopped',

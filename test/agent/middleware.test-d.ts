@@ -1,4 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
 import { MiddlewareRegistry, type Middleware } from '../../src/core/index';
 import {
   CompressContextStage,
@@ -41,6 +42,27 @@ describe('the agent middleware', () => {
     expectTypeOf(subagent({ name: 'r', description: 'd', model: new ScriptedModel([]) })).toEqualTypeOf<Middleware>();
     // @ts-expect-error: a sub-agent needs a model
     subagent({ name: 'r', description: 'd' });
+  });
+
+  it("types a sub-agent's prompt by its input schema", () => {
+    subagent({
+      name: 'forecaster',
+      description: 'd',
+      model: new ScriptedModel([]),
+      input: z.object({ city: z.string(), days: z.number() }),
+      prompt: (input) => {
+        expectTypeOf(input).toEqualTypeOf<{ city: string; days: number }>();
+        return `${input.city} for ${input.days} days`;
+      },
+    });
+    subagent({
+      name: 'forecaster',
+      description: 'd',
+      model: new ScriptedModel([]),
+      input: z.object({ city: z.string() }),
+      // @ts-expect-error: the input has no days
+      prompt: (input) => `${input.days}`,
+    });
   });
 
   it('registers afterToolCall on ExecuteToolStage outputs only', () => {

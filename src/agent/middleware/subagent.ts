@@ -17,9 +17,15 @@ import type { AgentOptions } from '../setup/agent-options';
 import { ToolsKey } from '../tools/agent-tools';
 import type { Model, Usage } from '../types/model';
 import type { AgentSnapshot } from '../types/snapshot';
-import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent } from '../types/stages';
+import type { AgentResultEvent, ExecuteToolContext, ExecuteToolEvent, SubagentEvent } from '../types/stages';
+import { EventRelay, relayRun } from './subagent-events';
 import { ExecuteToolStage, isToolResult } from '../stages';
 import type { Interrupt, JsonSchema, Tool, ToolRunContext } from '../types/tool';
+import type { StopReason } from '../types/model';
+import { defineTool, type ToolInputSchema } from '../tools/define-tool';
+import { invalidToolInput } from '../tools/call-errors';
+import { refuseUnknownOptions } from './known-options';
+import { nestUnderToolCall } from '../tracing/agent-runs';
 import { parseWithZod } from './lazy-zod';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 import { isObject } from '../../util/is-object';
@@ -32,8 +38,23 @@ export type SubagentInheritance =
   /** None: the child runs on a registry of its own, with `middleware` only. */
   | 'none';
 
+/** What a call of the tool answers with: the child's final text, or {@link SubagentDetails} as a JSON block. */
+export type SubagentResultShape = 'text' | 'details';
+
+/** The answer of a call with `result: 'details'`. */
+export interface SubagentDetails {
+  /** The sub-agent's name. */
+  readonly agent: string;
+  /** The text of the child's final message (its text blocks joined). */
+  readonly text: string;
+  /** Why the child's run ended. */
+  readonly stopReason: StopReason;
+  /** The text read as JSON, when it is JSON text: the child's structured output. */
+  readonly output?: unknown;
+}
+
 /** Options of {@link subagent}. */
-export interface SubagentOptions {
+export interface SubagentOptions<TInput = { task: string }> {
   /** The tool's name, and the child agent's. */
   readonly name: string;
   /** What the tool does, for the parent's model. */
@@ -48,7 +69,30 @@ export interface SubagentOptions {
   readonly inherit?: SubagentInheritance;
   /** Bundles registered on the child's registry only (their tools are the child's). */
   readonly middleware?: readonly Middleware[];
+  /** The zod schema (zod 4.2 or later) of the tool's input, instead of `{ task }`; the model sees its JSON Schema. */
+  readonly input?: ToolInputSchema<TInput>;
+  /** The child's input made of the parsed input. Default: its `task` when it is a string, else its JSON text. */
+  readonly prompt?: (input: TInput) => string;
+  /** What a call answers with. Default `'text'`. */
+  readonly result?: SubagentResultShape;
+  /** The child's events on the parent's stream, each as a `subagentEvent`, before the call's result. Default false. */
+  readonly events?: boolean;
 }
+
+const KNOWN_OPTIONS = [
+  'name',
+  'description',
+  'model',
+  'systemPrompt',
+  'tools',
+  'inherit',
+  'middleware',
+  'input',
+  'prompt',
+  'result',
+  'events',
+];
+const SHAPE = '{ name, description, model, systemPrompt?, tools?, inherit?, middleware?, input?, prompt?, result?, events? }';
 
 /** The invocation-state key under which halted children wait for their answers, by parent tool-use id. */
 export const SUBAGENT_STATE_KEY = 'staged-middleware.subagents';
@@ -69,29 +113,45 @@ interface WaitingChild {
   readonly usage: Usage;
 }
 
-/** The answer of a child run: its final text, and every token it spent. */
+/** The answer of a child run: its final text and stop reason, and every token it spent. */
 interface ChildOutcome {
   readonly text: string;
+  readonly stopReason: StopReason;
   readonly usage: Usage;
 }
 
 /**
  * A bundle named `subagent:<name>` contributing the tool `name` (input `{
- * task }`) and an ExecuteToolStage Wrap handler `subagent` that runs each of
- * its calls as a run of a child `Agent` (named `name`, its view's `parent`
- * naming the parent agent and the tool call). The tool result is the text of
- * the child's last message and carries the child's usage (its `usage` plus
- * its `middlewareUsage`), which the parent reports under the tool's name.
+ * task }`, or what `input` describes) and an ExecuteToolStage Wrap handler
+ * `subagent` that runs each of its calls as a run of a child `Agent` (named
+ * `name`, its view's `parent` naming the parent agent and the tool call).
+ * The tool result is the text of the child's last message (with `result:
+ * 'details'`, a JSON block with the text, the child's stop reason and its
+ * structured output) and carries the child's usage (its `usage` plus its
+ * `middlewareUsage`), which the parent reports under the tool's name.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'subagent'`) at once for bad options.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`handler: 'subagent'`) at once for bad or unknown options.
  * @example
  * ```ts
  * registry.use(subagent({ name: 'forecaster', description: 'Answers questions about the weather.', model, tools: [weather] }));
  * ```
  */
-export function subagent(options: SubagentOptions): Middleware {
-  checkOptionsObject('subagent', options, '{ name, description, model, systemPrompt?, tools?, inherit?, middleware? }');
-  const { name, description, model, systemPrompt, tools = [], inherit = 'handlers', middleware = [] } = options;
+export function subagent<TInput = { task: string }>(options: SubagentOptions<TInput>): Middleware {
+  checkOptionsObject('subagent', options, SHAPE);
+  refuseUnknownOptions('subagent', options, KNOWN_OPTIONS, SHAPE);
+  const {
+    name,
+    description,
+    model,
+    systemPrompt,
+    tools = [],
+    inherit = 'handlers',
+    middleware = [],
+    input,
+    prompt,
+    result: resultShape = 'text',
+    events = false,
+  } = options;
   if (typeof name !== 'string' || name.length === 0) throw invalidOption('subagent', 'options.name must be a non-empty string', name);
   if (typeof description !== 'string') throw invalidOption('subagent', 'options.description must be a string', description);
   if (!isObject(model) || typeof model.stream !== 'function')
@@ -100,23 +160,49 @@ export function subagent(options: SubagentOptions): Middleware {
   if (!(['handlers', 'none'] as unknown[]).includes(inherit))
     throw invalidOption('subagent', "options.inherit must be 'handlers' or 'none'", inherit);
   if (!Array.isArray(middleware)) throw invalidOption('subagent', 'options.middleware must be an array of bundles', middleware);
+  const schema = input as Partial<ToolInputSchema<TInput>> | undefined;
+  if (schema !== undefined && (typeof schema.toJSONSchema !== 'function' || typeof schema.safeParseAsync !== 'function'))
+    throw invalidOption('subagent', 'options.input must be a zod 4 schema with toJSONSchema() and safeParseAsync()', input);
+  if (prompt !== undefined && typeof prompt !== 'function') throw invalidOption('subagent', 'options.prompt must be a function', prompt);
+  if (!(['text', 'details'] as unknown[]).includes(resultShape))
+    throw invalidOption('subagent', "options.result must be 'text' or 'details'", resultShape);
+  if (typeof events !== 'boolean') throw invalidOption('subagent', 'options.events must be a boolean', events);
 
-  const tool: Tool = {
-    spec: { name, description, inputSchema: INPUT_SCHEMA },
-    run() {
-      throw new Error(
-        `tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`,
-      );
-    },
+  const unreachable = (): never => {
+    throw new Error(
+      `tool "${name}" runs a sub-agent through the "subagent" handler of its bundle, which was not in the chain of this call`,
+    );
   };
+  const tool: Tool =
+    input === undefined
+      ? { spec: { name, description, inputSchema: INPUT_SCHEMA }, run: unreachable }
+      : { spec: defineTool({ name, description, input, run: unreachable }).spec, run: unreachable };
+
+  /** The child's input: the task, or what `prompt` makes of the input `input` parsed. */
+  async function childInput(value: unknown): Promise<string> {
+    if (input === undefined) {
+      const { task } = await parseWithZod<{ task: string }>(
+        value,
+        (z) => z.strictObject({ task: z.string().min(1) }),
+        'the input must be { task: non-empty string }',
+      );
+      return prompt === undefined ? task : promptText(prompt({ task } as TInput));
+    }
+    const parsed = await input.safeParseAsync(value);
+    if (!parsed.success) throw invalidToolInput(name, parsed.error);
+    if (prompt !== undefined) return promptText(prompt(parsed.data));
+    const task = isObject(parsed.data) ? ownEntry(parsed.data, 'task') : undefined;
+    return typeof task === 'string' ? task : JSON.stringify(parsed.data);
+  }
 
   /** Runs the child for one call, through its halts, and returns its answer; an unanswered question halts the parent. */
-  async function delegate(input: unknown, run: ToolRunContext, context: ExecuteToolContext): Promise<ChildOutcome> {
-    const { task } = await parseWithZod<{ task: string }>(
-      input,
-      (z) => z.strictObject({ task: z.string().min(1) }),
-      'the input must be { task: non-empty string }',
-    );
+  async function delegate(
+    value: unknown,
+    run: ToolRunContext,
+    context: ExecuteToolContext,
+    relay: EventRelay | undefined,
+  ): Promise<ChildOutcome> {
+    const task = await childInput(value);
     const waiting = waitingChildren(run.invocationState);
     const key = run.toolUse.toolUseId;
     const registry = inherit === 'handlers' && context.childRegistry !== undefined ? context.childRegistry() : new MiddlewareRegistry();
@@ -137,7 +223,11 @@ export function subagent(options: SubagentOptions): Middleware {
     let result: AgentResultEvent;
     if (saved === undefined) {
       child = new Agent(agentOptions);
-      result = await child.invoke(task, { signal: run.signal });
+      // Linked to the parent's tool call, so tracing nests the child's run under it without a context manager.
+      const childState: Record<string, unknown> = {};
+      nestUnderToolCall(childState, context.toolUse);
+      const options = { signal: run.signal, invocationState: childState };
+      result = relay === undefined ? await child.invoke(task, options) : await relayRun(child.stream(task, options), relay);
     } else {
       child = new Agent({ ...agentOptions, snapshot: saved.snapshot });
       result = await child.resume(answers(run, child.pendingInterrupts), { signal: run.signal });
@@ -153,7 +243,7 @@ export function subagent(options: SubagentOptions): Middleware {
     }
     delete waiting[key];
     const text = (result.message?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
-    return { text, usage };
+    return { text, stopReason: result.stopReason, usage };
   }
 
   /** The parent's answers to the child's questions: each asked as `<name>:<child id>`; one without an answer halts the parent. */
@@ -172,16 +262,30 @@ export function subagent(options: SubagentOptions): Middleware {
       return;
     }
     let usage: Usage | undefined;
+    const relay = events ? new EventRelay() : undefined;
     const bound: Tool = {
       spec: tool.spec,
-      run: async (input, run) => {
-        const outcome = await delegate(input, run, context);
+      run: async (value, run) => {
+        const outcome = await delegate(value, run, context, relay);
         usage = outcome.usage;
-        return outcome.text;
+        return resultShape === 'text' ? outcome.text : details(name, outcome);
       },
     };
+    const inner = next({ ...context, tool: bound });
+    const { toolUseId } = context.toolUse;
+    const merged =
+      relay === undefined
+        ? inner
+        : relay.merge(inner, (event): SubagentEvent => Object.freeze({ type: 'subagentEvent', agent: name, toolUseId, event }));
     let last: ExecuteToolEvent | undefined;
-    for await (const event of next({ ...context, tool: bound })) {
+    for await (const event of merged) {
+      if (event.type === 'subagentEvent') {
+        // Never the last event: passed on at once, so the caller sees the child's events while it runs.
+        if (last !== undefined) yield last;
+        last = undefined;
+        yield event;
+        continue;
+      }
       if (last !== undefined) yield last;
       last = event;
     }
@@ -196,6 +300,24 @@ export function subagent(options: SubagentOptions): Middleware {
       registrar.add(ExecuteToolStage.Wrap, named('subagent', handler));
     },
   };
+}
+
+/** What `prompt` returned, checked: the child's input is a string. */
+function promptText(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw new Error('options.prompt of the sub-agent must return a non-empty string');
+  return value;
+}
+
+/** The answer of a call with `result: 'details'` (MW-337). */
+function details(agent: string, outcome: ChildOutcome): SubagentDetails {
+  let output: unknown;
+  try {
+    // Model output: JSON.parse keeps a `__proto__` key as an own property, and the loop copies the result as outside data.
+    output = JSON.parse(outcome.text);
+  } catch {
+    return { agent, text: outcome.text, stopReason: outcome.stopReason };
+  }
+  return { agent, text: outcome.text, stopReason: outcome.stopReason, output };
 }
 
 /** The children waiting for answers, in the invocation state (created on first use). */

@@ -18,14 +18,51 @@ import { isObject } from '../../util/is-object';
 /** The stages whose invokes happen inside an agent run's terminal. */
 const NESTED: ReadonlySet<AnyStage> = new Set<AnyStage>([InvokeModelStage, ExecuteToolStage, TurnStage]);
 
-/** The run an AgentStreamStage terminal entry opens: its invocation state; undefined for any other layer entry. */
-export function opensAgentRun(layer: LayerInfo): object | undefined {
-  return layer.stage === AgentStreamStage && layer.kind === 'terminal' ? invocationState(layer.context) : undefined;
+/** The tool calls sub-agent runs work for: a child run's invocation state, and the `toolUse` of the parent's call (MW-338). */
+const toolCallOf = new WeakMap<object, object>();
+
+/**
+ * Makes the run whose invocation state is `childState` a child of the tool
+ * call whose context holds `toolUse`: its AgentStreamStage invoke joins the
+ * run that call's ExecuteToolStage terminal entry opens, so the sub-agent's
+ * spans nest under the parent's tool call without a context manager.
+ */
+export function nestUnderToolCall(childState: object, toolUse: object): void {
+  toolCallOf.set(childState, toolUse);
 }
 
-/** The run a model, tool or turn invoke joins: its invocation state; undefined for an invoke of any other stage. */
+/**
+ * The run a layer entry opens: an AgentStreamStage terminal entry, its
+ * invocation state; an ExecuteToolStage terminal entry, its context's
+ * `toolUse` (the sub-agents the call runs join it); undefined for any other.
+ */
+export function opensAgentRun(layer: LayerInfo): object | undefined {
+  if (layer.kind !== 'terminal') return undefined;
+  if (layer.stage === AgentStreamStage) return invocationState(layer.context);
+  return layer.stage === ExecuteToolStage ? toolUseOf(layer.context) : undefined;
+}
+
+/**
+ * The run an invoke joins: for a model, tool or turn invoke its invocation
+ * state; for the AgentStreamStage invoke of a sub-agent's run, the tool
+ * call it works for; undefined for any other.
+ */
 export function joinsAgentRun(info: InvokeInfo): object | undefined {
-  return NESTED.has(info.stage) ? invocationState(info.context) : undefined;
+  if (NESTED.has(info.stage)) return invocationState(info.context);
+  if (info.stage !== AgentStreamStage) return undefined;
+  const state = invocationState(info.context);
+  return state === undefined ? undefined : toolCallOf.get(state);
+}
+
+/** The context's `toolUse` when it is an object; a getter that throws counts as none. */
+function toolUseOf(context: unknown): object | undefined {
+  if (!isObject(context)) return undefined;
+  try {
+    const toolUse = (context as { readonly toolUse?: unknown }).toolUse;
+    return isObject(toolUse) ? toolUse : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The context's invocation state when it is an object; a getter that throws counts as none. */

@@ -89,8 +89,20 @@ export interface ToolResultEvent {
   readonly terminate?: boolean;
 }
 
-/** Everything ExecuteToolStage yields: its result, and the boundaries of live attempts (MW-184). */
-export type ExecuteToolEvent = ToolResultEvent | AttemptBoundaryEvent;
+/** An event of a sub-agent's run, on its parent's stream before the result of the tool call that ran it (MW-339). */
+export interface SubagentEvent {
+  /** Event kind. */
+  readonly type: 'subagentEvent';
+  /** The sub-agent's name. */
+  readonly agent: string;
+  /** The parent's tool call the sub-agent works for. */
+  readonly toolUseId: string;
+  /** The child's event, as its stream yielded it. */
+  readonly event: AgentEvent;
+}
+
+/** Everything ExecuteToolStage yields: its result, the boundaries of live attempts (MW-184), and a sub-agent's events (MW-339). */
+export type ExecuteToolEvent = ToolResultEvent | AttemptBoundaryEvent | SubagentEvent;
 
 // TurnStage: the decision after each turn (one model call and the tool calls it asked for).
 
@@ -285,5 +297,5 @@ export interface InterruptEvent {
   readonly interrupt: Interrupt;
 }
 
-/** Everything AgentStreamStage (and so `agent.stream()`) yields, the boundaries of live attempts included (MW-184). */
-export type AgentEvent = InvokeModelEvent | ToolResultEvent | InterruptEvent | ContextCompressedEvent | AgentResultEvent;
+/** Everything AgentStreamStage (and so `agent.stream()`) yields, the boundaries of live attempts (MW-184) and sub-agents' events (MW-339) included. */
+export type AgentEvent = InvokeModelEvent | ToolResultEvent | InterruptEvent | ContextCompressedEvent | AgentResultEvent | SubagentEvent;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../../src/core/index';
-import { Agent, InvokeModelStage, ToolsKey, subagent, type SubagentOptions, type Tool } from '../../../src/agent/index';
+import { Agent, InvokeModelStage, ToolsKey, subagent, type AgentEvent, type SubagentOptions, type Tool } from '../../../src/agent/index';
 import { SUBAGENT_STATE_KEY } from '../../../src/agent/middleware/subagent';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 
@@ -21,6 +22,11 @@ describe('subagent', () => {
       ['tools that are not an array', { name: 'r', description: 'd', model: childModel(), tools: 'search' }],
       ['an unknown inherit', { name: 'r', description: 'd', model: childModel(), inherit: 'all' }],
       ['middleware that is not an array', { name: 'r', description: 'd', model: childModel(), middleware: {} }],
+      ['an input that is no zod schema', { name: 'r', description: 'd', model: childModel(), input: { type: 'object' } }],
+      ['a prompt that is not a function', { name: 'r', description: 'd', model: childModel(), prompt: 'Do it.' }],
+      ['an unknown result', { name: 'r', description: 'd', model: childModel(), result: 'json' }],
+      ['an unknown option', { name: 'r', description: 'd', model: childModel(), subagentType: 'general' }],
+      ['an events that is not a boolean', { name: 'r', description: 'd', model: childModel(), events: 'all' }],
     ])('throws ERR_INVALID_OPTIONS at once for %s', (_label, options) => {
       let error: unknown;
       try {
@@ -221,5 +227,108 @@ describe('subagent', () => {
         [{ type: 'toolResult', toolUseId: 't1', name: 'researcher', status: 'success', content: [{ type: 'text', text: 'fresh' }] }],
       ]);
     });
+  });
+});
+
+describe('subagent with a typed input', () => {
+  const forecaster = (model: ScriptedModel) =>
+    subagent({
+      name: 'researcher',
+      description: 'Forecasts.',
+      model,
+      input: z.object({ city: z.string(), days: z.number().int().min(1) }),
+      prompt: ({ city, days }) => `${days} days in ${city}`,
+    });
+
+  it('shows the schema to the model and gives the child what prompt makes of the parsed input', async () => {
+    const child = new ScriptedModel([textTurn('Sun.')]);
+    const registry = new MiddlewareRegistry();
+    registry.use(forecaster(child));
+    const parent = delegating({ city: 'Oslo', days: 2 });
+    await new Agent({ model: parent, registry }).invoke('Weather?');
+    expect([parent.calls[0]?.request.toolSpecs[0]?.inputSchema, child.calls[0]?.request.messages]).toEqual([
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 9007199254740991 } },
+        required: ['city', 'days'],
+      },
+      [{ role: 'user', content: [{ type: 'text', text: '2 days in Oslo' }] }],
+    ]);
+  });
+
+  it('answers input the schema rejects with its issues and runs no child', async () => {
+    const child = new ScriptedModel([textTurn('Sun.')]);
+    const registry = new MiddlewareRegistry();
+    registry.use(forecaster(child));
+    const agent = new Agent({ model: delegating({ city: 'Oslo', days: 0 }), registry });
+    await agent.invoke('Weather?');
+    const block = agent.messages[2]?.content[0];
+    expect([
+      child.calls.length,
+      block?.type === 'toolResult' && block.status,
+      block?.type === 'toolResult' && block.content[0]?.type === 'text' && block.content[0].text.includes('ERR_TOOL_INPUT_INVALID'),
+    ]).toEqual([0, 'error', true]);
+  });
+});
+
+describe('subagent with result details', () => {
+  it.each<[string, string, Record<string, unknown>]>([
+    ['JSON text', '{"files":42}', { agent: 'researcher', text: '{"files":42}', stopReason: 'endTurn', output: { files: 42 } }],
+    ['plain text', 'forty-two', { agent: 'researcher', text: 'forty-two', stopReason: 'endTurn' }],
+  ])('answers with the name, the text, the stop reason and the output of %s', async (_label, text, expected) => {
+    const registry = new MiddlewareRegistry();
+    registry.use(subagent({ name: 'researcher', description: 'Counts.', model: new ScriptedModel([textTurn(text)]), result: 'details' }));
+    const agent = new Agent({ model: delegating({ task: 'count' }), registry });
+    await agent.invoke('How many?');
+    const block = agent.messages[2]?.content[0];
+    expect(block?.type === 'toolResult' ? block.content : undefined).toEqual([{ type: 'json', json: expected }]);
+  });
+});
+
+describe('subagent with events', () => {
+  it("puts the child's events on the parent's stream, marked as the child's, before the call's result", async () => {
+    const registry = new MiddlewareRegistry();
+    registry.use(subagent({ name: 'researcher', description: 'Finds.', model: new ScriptedModel([textTurn('Oslo.')]), events: true }));
+    const seen: string[] = [];
+    for await (const event of new Agent({ model: delegating({ task: 'capital?' }), registry }).stream('Ask.')) {
+      const shown: AgentEvent = event;
+      if (shown.type === 'subagentEvent') seen.push(`${shown.agent}/${shown.toolUseId}: ${shown.event.type}`);
+      else if (shown.type === 'toolResult') seen.push(`toolResult ${shown.toolResult.toolUseId}`);
+    }
+    expect(seen).toEqual([
+      'researcher/t1: messageStart',
+      'researcher/t1: textDelta',
+      'researcher/t1: messageStop',
+      'researcher/t1: modelResult',
+      'researcher/t1: agentResult',
+      'toolResult t1',
+    ]);
+  });
+
+  it('forwards each event while the child is still running', async () => {
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const child = {
+      async *stream() {
+        yield { type: 'messageStart', role: 'assistant' } as const;
+        await gate;
+        yield { type: 'textDelta', text: 'late' } as const;
+        yield { type: 'messageStop', stopReason: 'endTurn' } as const;
+      },
+    };
+    const registry = new MiddlewareRegistry();
+    registry.use(subagent({ name: 'researcher', description: 'Finds.', model: child, events: true }));
+    const stream = new Agent({ model: delegating({ task: 'capital?' }), registry }).stream('Ask.');
+    let first: AgentEvent | undefined;
+    for await (const event of stream) {
+      if (event.type === 'subagentEvent') {
+        // Reached while the child waits at the gate: the event was forwarded before the child went on.
+        first = event.event;
+        release?.();
+        break;
+      }
+    }
+    expect(first).toEqual({ type: 'messageStart', role: 'assistant' });
   });
 });

@@ -4,9 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../../src/core/index';
-import { Agent, compaction, subagent, todoList, type ToolResultBlock } from '../../../src/agent/index';
+import {
+  Agent,
+  CompactionStateKey,
+  TodoStateKey,
+  TurnStage,
+  compaction,
+  subagent,
+  todoList,
+  type ToolResultBlock,
+} from '../../../src/agent/index';
 import { TODO_STATE_KEY } from '../../../src/agent/middleware/todo-list';
-import { ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
+import { failingTurn, ScriptedModel, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { resultText, say, textOf } from './cubepi-messages';
 
 describe('CubePi CompactionMiddleware, ported as compaction', () => {
@@ -31,6 +40,59 @@ describe('CubePi CompactionMiddleware, ported as compaction', () => {
       2,
       { inputTokens: 10, outputTokens: 3, totalTokens: 13 },
       { compaction: { inputTokens: 30, outputTokens: 6, totalTokens: 36 } },
+    ]);
+  });
+});
+
+describe("CubePi CompactionMiddleware's options, ported", () => {
+  it('keeps a token-sized tail, prunes old tool outputs, caps the summary and falls back when the summariser fails', async () => {
+    // CompactionMiddleware(summary_model=broken, max_tokens_before_compact=4, keep_tail_tokens=2, min_compact_messages=2,
+    // max_summary_tokens=50, prune_tool_outputs=True): here counted in messages, a broken summariser never fails the run.
+    const registry = new MiddlewareRegistry();
+    const broken = new ScriptedModel([failingTurn(new Error('rate limited'))]);
+    registry.use(
+      compaction({
+        maxTokens: 4,
+        keepRecent: 1,
+        keepRecentTokens: 2,
+        minMessages: 2,
+        maxSummaryTokens: 50,
+        pruneToolOutputs: 5,
+        countTokens: (messages) => messages.length,
+        summarize: { model: broken },
+      }),
+    );
+    const states: unknown[] = [];
+    registry.add(TurnStage.Input, (context) => {
+      states.push(CompactionStateKey.get(context)?.fallback);
+      return context;
+    });
+    const model = new ScriptedModel([textTurn('Here is the report.')]);
+    const agent = new Agent({
+      model,
+      registry,
+      messages: [
+        say('user', 'fetch the log'),
+        { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'f', name: 'fetch', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'toolResult', toolUseId: 'f', name: 'fetch', status: 'success', content: [{ type: 'text', text: '0123456789' }] },
+          ],
+        },
+        say('assistant', 'welcome'),
+      ],
+    });
+    const result = await agent.invoke('now the report');
+    expect([result.stopReason, agent.messages.map(textOf), states]).toEqual([
+      'endTurn',
+      [
+        'Summary of the earlier conversation:\nThe summary could not be written; the earlier messages follow, shortened:\nuser: fetch the log\nassistant: [tool call fetch {}]\nuser: [tool result success: 01234 … (10 characters)]',
+        'welcome',
+        'now the report',
+        'Here is the report.',
+      ],
+      [true],
     ]);
   });
 });
@@ -103,6 +165,31 @@ describe('CubePi TodoListMiddleware, ported as todoList', () => {
       ['You are an assistant.', 'You are an assistant.\nCurrent todo list:\n- [x] Draft the email\n- [~] Send it'],
       'Saved 2 todos.',
       todos,
+    ]);
+  });
+});
+
+describe("CubePi TodoListMiddleware's guards, ported", () => {
+  it('sends the model back while todos are open at the end, and a turn handler reads the list of the run', async () => {
+    // TodoListMiddleware's finalization hard guard: loop_to_model with a correction message while items are open.
+    const registry = new MiddlewareRegistry();
+    registry.use(todoList({ instructions: true, finishGuard: 1 }));
+    const seen: unknown[] = [];
+    registry.add(TurnStage.Input, (context) => {
+      seen.push(TodoStateKey.get(context)?.todos?.map((todo) => todo.status));
+      return context;
+    });
+    const model = new ScriptedModel([
+      toolUseTurn([{ name: 'write_todos', input: { todos: [{ content: 'Send it', status: 'inProgress' }] } }]),
+      textTurn('Done, I think.'),
+      toolUseTurn([{ name: 'write_todos', input: { todos: [{ content: 'Send it', status: 'done' }] } }]),
+      textTurn('Sent.'),
+    ]);
+    const agent = new Agent({ model, registry });
+    await agent.invoke('Email Sam.');
+    expect([seen, textOf(agent.messages[4])]).toEqual([
+      [['inProgress'], ['inProgress'], ['done'], ['done']],
+      'You have unfinished todos:\n- [~] Send it\nFinish them, or update the list with write_todos (mark items done, or remove the ones that no longer apply), before you end.',
     ]);
   });
 });

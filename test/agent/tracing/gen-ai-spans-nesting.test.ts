@@ -3,9 +3,9 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { afterEach, describe, expect, it } from 'vitest';
 import { hedging } from '../fixtures';
 import { MiddlewareRegistry } from '../../../src/core/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, genAiSpans, type Tool } from '../../../src/agent/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, genAiSpans, subagent, type Tool } from '../../../src/agent/index';
 import { tracing, type TracingOptions } from '../../../src/middleware/index';
-import { ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
 import { NamedModel, recording, tree, setups, useContextManager, drain } from './gen-ai-recording';
 
 afterEach(() => {
@@ -49,6 +49,37 @@ describe('genAiSpans', () => {
         ['invoke_agent first', 'invoke_agent first', 'invoke_agent second', 'invoke_agent second'],
         ['invoke_agent first', 'invoke_agent second'],
         ['invoke_agent first', 'invoke_agent first', 'invoke_agent second', 'invoke_agent second'],
+      ]);
+    });
+  });
+
+  describe('a run that delegates to a sub-agent', () => {
+    it.each(setups)("nests the sub-agent's run under the parent's tool call ($setup)", async ({ contextManager, options }) => {
+      if (contextManager) useContextManager();
+      const { exporter, tracer } = recording();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing(options(tracer)));
+      registry.use(subagent({ name: 'helper', description: 'Helps.', model: new ScriptedModel([textTurn('ok')]) }));
+      const model = new NamedModel([toolUseTurn([{ name: 'helper', input: { task: 'go' }, toolUseId: 'h1' }]), textTurn('Done.')]);
+      await new Agent({ name: 'boss', model, registry }).invoke('Go');
+      const spans = exporter.getFinishedSpans();
+      const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+      /** The names from a span up to its root. */
+      const path = (name: string): string[] => {
+        const names: string[] = [];
+        for (let span = spans.find((each) => each.name === name); span !== undefined; span = byId.get(span.parentSpanContext?.spanId ?? ''))
+          names.push(span.name);
+        return names;
+      };
+      expect(path('chat')).toEqual([
+        'chat',
+        'agentStream terminal',
+        'invoke_agent helper',
+        'executeTool terminal',
+        'executeTool subagent',
+        'execute_tool helper',
+        'agentStream terminal',
+        'invoke_agent boss',
       ]);
     });
   });
