@@ -10,11 +10,13 @@ import {
   InvokeModelStage,
   TurnStage,
   approvalPolicy,
+  clearToolResults,
   maxTurns,
   prepareTurn,
   stopAfterTool,
   stopWhen,
   type ApprovalPolicy,
+  type Message,
   type TurnContext,
 } from '../../src/agent/index';
 import type { AgentCaseHandler } from '../cases/agent-handlers';
@@ -44,6 +46,18 @@ export function registerOneLinerHandler(world: World, registry: MiddlewareRegist
         prepareTurn((_context, turn) => {
           world.observations.push(`prepare turn ${turn}`);
           return spec.turns === undefined || spec.turns.includes(turn) ? spec.preparation : undefined;
+        }),
+      );
+      return true;
+    case 'invokeModel.input.clearToolResults':
+      registry.add(
+        InvokeModelStage.Input,
+        clearToolResults({
+          ...(spec.keep === undefined ? {} : { keep: spec.keep }),
+          ...(spec.triggerTokens === undefined ? {} : { triggerTokens: spec.triggerTokens }),
+          ...(spec.placeholder === undefined ? {} : { placeholder: spec.placeholder }),
+          ...(spec.excludeTools === undefined ? {} : { excludeTools: spec.excludeTools }),
+          ...(spec.countMessages === true ? { countTokens: (messages: readonly Message[]) => messages.length } : {}),
         }),
       );
       return true;

@@ -65,6 +65,7 @@ export const handler = z
       'maxTurns',
       'stopAfterTool',
       'prepareTurn',
+      'clearToolResults',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -110,6 +111,14 @@ export const handler = z
       .record(z.string(), json)
       .optional()
       .describe('invokeModel.input.prepareTurn: what prepare returns at the turns listed in turns (undefined at the others)'),
+    keep: z.number().int().nonnegative().optional().describe('invokeModel.input.clearToolResults: keep'),
+    triggerTokens: z.number().optional().describe('invokeModel.input.clearToolResults: triggerTokens'),
+    placeholder: z.string().optional().describe('invokeModel.input.clearToolResults: placeholder'),
+    excludeTools: z.array(z.string()).optional().describe('invokeModel.input.clearToolResults: excludeTools'),
+    countMessages: z
+      .boolean()
+      .optional()
+      .describe('invokeModel.input.clearToolResults: countTokens counts one token per message instead of estimateTokens'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

@@ -60,6 +60,8 @@ export type { ApprovalPolicy, ApprovalPolicyRule } from './middleware/approval-p
 export { TOOL_APPROVAL } from './tools/approval';
 export { maxTurns, stopAfterTool, stopWhen } from './middleware/stop-conditions';
 export type { StopCondition } from './middleware/stop-conditions';
+export { clearToolResults } from './middleware/clear-tool-results';
+export type { ClearToolResultsOptions } from './middleware/clear-tool-results';
 export { prepareTurn } from './middleware/prepare-turn';
 export type { PrepareTurn, TurnPreparation } from './middleware/prepare-turn';
 export { afterToolCall } from './middleware/after-tool-call';

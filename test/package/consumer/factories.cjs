@@ -54,6 +54,7 @@ function factoryCalls(kit) {
       maxTurns: () => ({ wrap: agent.maxTurns(5), stage: agent.TurnStage }),
       stopAfterTool: () => ({ wrap: agent.stopAfterTool('final_answer'), stage: agent.TurnStage }),
       prepareTurn: () => ({ input: agent.prepareTurn(() => undefined), stage: agent.InvokeModelStage }),
+      clearToolResults: () => ({ input: agent.clearToolResults(), stage: agent.InvokeModelStage }),
       compaction: () => ({ bundle: agent.compaction({ maxTokens: 10 }) }),
       todoList: () => ({ bundle: agent.todoList() }),
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
