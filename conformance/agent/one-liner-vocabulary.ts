@@ -15,12 +15,13 @@ import {
   prepareTurn,
   stopAfterTool,
   stopWhen,
+  toolEmulator,
   type ApprovalPolicy,
   type Message,
   type TurnContext,
 } from '../../src/agent/index';
 import type { AgentCaseHandler } from '../cases/agent-handlers';
-import type { World } from './doubles';
+import { buildModel, type World } from './doubles';
 
 /** Registers one one-liner of the vocabulary; false when `spec` names none of them. */
 export function registerOneLinerHandler(world: World, registry: MiddlewareRegistry, spec: AgentCaseHandler): boolean {
@@ -61,6 +62,12 @@ export function registerOneLinerHandler(world: World, registry: MiddlewareRegist
         }),
       );
       return true;
+    case 'executeTool.wrap.toolEmulator': {
+      const { model, scripted } = buildModel(world, spec.model ?? []);
+      world.childModels.set('toolEmulator', scripted);
+      registry.add(ExecuteToolStage.Wrap, toolEmulator({ model, ...(spec.emulate === undefined ? {} : { tools: spec.emulate }) }));
+      return true;
+    }
     default:
       return false;
   }

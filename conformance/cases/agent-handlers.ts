@@ -66,6 +66,7 @@ export const handler = z
       'stopAfterTool',
       'prepareTurn',
       'clearToolResults',
+      'toolEmulator',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -119,6 +120,11 @@ export const handler = z
       .boolean()
       .optional()
       .describe('invokeModel.input.clearToolResults: countTokens counts one token per message instead of estimateTokens'),
+    emulate: z.array(z.string()).optional().describe('executeTool.wrap.toolEmulator: the tools it plays (every tool when absent)'),
+    model: z
+      .array(turn)
+      .optional()
+      .describe('executeTool.wrap.toolEmulator: its scripted model turns, recorded as childModelCalls under toolEmulator'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

@@ -62,6 +62,8 @@ export { maxTurns, stopAfterTool, stopWhen } from './middleware/stop-conditions'
 export type { StopCondition } from './middleware/stop-conditions';
 export { clearToolResults } from './middleware/clear-tool-results';
 export type { ClearToolResultsOptions } from './middleware/clear-tool-results';
+export { toolEmulator } from './middleware/tool-emulator';
+export type { ToolEmulatorOptions } from './middleware/tool-emulator';
 export { prepareTurn } from './middleware/prepare-turn';
 export type { PrepareTurn, TurnPreparation } from './middleware/prepare-turn';
 export { afterToolCall } from './middleware/after-tool-call';

@@ -155,6 +155,7 @@ function factoryNames(): Record<string, unknown> {
       bundle: 'toolCallLimit:search',
       describe: { invokeModel: ['toolCallLimit'], executeTool: ['toolCallLimit'], turn: ['toolCallLimit'] },
     },
+    './agent toolEmulator': handler('toolEmulator'),
     './agent turnAction': handler('turnAction'),
     './middleware cache': handler('cache'),
     './middleware fallback': handler('fallback'),
@@ -202,6 +203,7 @@ describe('built-in handlers of the installed package', () => {
           'subagent',
           'todoList',
           'toolCallLimit',
+          'toolEmulator',
         ],
         [],
       ]);

@@ -55,6 +55,7 @@ function factoryCalls(kit) {
       stopAfterTool: () => ({ wrap: agent.stopAfterTool('final_answer'), stage: agent.TurnStage }),
       prepareTurn: () => ({ input: agent.prepareTurn(() => undefined), stage: agent.InvokeModelStage }),
       clearToolResults: () => ({ input: agent.clearToolResults(), stage: agent.InvokeModelStage }),
+      toolEmulator: () => ({ wrap: agent.toolEmulator({ model }), stage: agent.ExecuteToolStage }),
       compaction: () => ({ bundle: agent.compaction({ maxTokens: 10 }) }),
       todoList: () => ({ bundle: agent.todoList() }),
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
