@@ -1,7 +1,7 @@
 /**
  * The handlers of the agent case vocabulary for the one-liners of spec
- * section 5d: the approval policy, stop conditions and the turn's
- * preparation. Registered by `register` in `vocabulary.ts`; `spec/README.md`
+ * section 5d: context editing, tool emulation and selection, the approval
+ * policy, stop conditions and the turn's preparation. Registered by `register` in `vocabulary.ts`; `spec/README.md`
  * says what each one does.
  */
 import type { MiddlewareRegistry } from '../../src/core/index';
@@ -16,6 +16,7 @@ import {
   stopAfterTool,
   stopWhen,
   toolEmulator,
+  toolSelector,
   type ApprovalPolicy,
   type Message,
   type TurnContext,
@@ -68,6 +69,15 @@ export function registerOneLinerHandler(world: World, registry: MiddlewareRegist
       registry.add(ExecuteToolStage.Wrap, toolEmulator({ model, ...(spec.emulate === undefined ? {} : { tools: spec.emulate }) }));
       return true;
     }
+    case 'invokeModel.input.toolSelector':
+      registry.add(
+        InvokeModelStage.Input,
+        toolSelector({
+          ...(spec.maxTools === undefined ? {} : { maxTools: spec.maxTools }),
+          ...(spec.alwaysInclude === undefined ? {} : { alwaysInclude: spec.alwaysInclude }),
+        }),
+      );
+      return true;
     default:
       return false;
   }

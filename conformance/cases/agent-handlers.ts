@@ -67,6 +67,7 @@ export const handler = z
       'prepareTurn',
       'clearToolResults',
       'toolEmulator',
+      'toolSelector',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -125,6 +126,8 @@ export const handler = z
       .array(turn)
       .optional()
       .describe('executeTool.wrap.toolEmulator: its scripted model turns, recorded as childModelCalls under toolEmulator'),
+    maxTools: z.number().int().positive().optional().describe('invokeModel.input.toolSelector: maxTools'),
+    alwaysInclude: z.array(z.string()).optional().describe('invokeModel.input.toolSelector: alwaysInclude'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

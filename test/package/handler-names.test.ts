@@ -156,6 +156,7 @@ function factoryNames(): Record<string, unknown> {
       describe: { invokeModel: ['toolCallLimit'], executeTool: ['toolCallLimit'], turn: ['toolCallLimit'] },
     },
     './agent toolEmulator': handler('toolEmulator'),
+    './agent toolSelector': handler('toolSelector'),
     './agent turnAction': handler('turnAction'),
     './middleware cache': handler('cache'),
     './middleware fallback': handler('fallback'),
@@ -204,6 +205,7 @@ describe('built-in handlers of the installed package', () => {
           'todoList',
           'toolCallLimit',
           'toolEmulator',
+          'toolSelector',
         ],
         [],
       ]);

@@ -56,6 +56,7 @@ function factoryCalls(kit) {
       prepareTurn: () => ({ input: agent.prepareTurn(() => undefined), stage: agent.InvokeModelStage }),
       clearToolResults: () => ({ input: agent.clearToolResults(), stage: agent.InvokeModelStage }),
       toolEmulator: () => ({ wrap: agent.toolEmulator({ model }), stage: agent.ExecuteToolStage }),
+      toolSelector: () => ({ input: agent.toolSelector(), stage: agent.InvokeModelStage }),
       compaction: () => ({ bundle: agent.compaction({ maxTokens: 10 }) }),
       todoList: () => ({ bundle: agent.todoList() }),
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
