@@ -1,7 +1,8 @@
 /**
  * The handlers of the agent case vocabulary for the one-liners of spec
  * section 5d: context editing, tool emulation and selection, the approval
- * policy, stop conditions and the turn's preparation. Registered by `register` in `vocabulary.ts`; `spec/README.md`
+ * policy, stop conditions, the turn's preparation, the dynamic system
+ * prompt and prompt caching. Registered by `register` in `vocabulary.ts`; `spec/README.md`
  * says what each one does.
  */
 import type { MiddlewareRegistry } from '../../src/core/index';
@@ -11,8 +12,10 @@ import {
   TurnStage,
   approvalPolicy,
   clearToolResults,
+  dynamicSystemPrompt,
   maxTurns,
   prepareTurn,
+  promptCaching,
   stopAfterTool,
   stopWhen,
   toolEmulator,
@@ -77,6 +80,15 @@ export function registerOneLinerHandler(world: World, registry: MiddlewareRegist
           ...(spec.alwaysInclude === undefined ? {} : { alwaysInclude: spec.alwaysInclude }),
         }),
       );
+      return true;
+    case 'invokeModel.input.dynamicSystemPrompt':
+      registry.add(
+        InvokeModelStage.Input,
+        dynamicSystemPrompt((context) => `${spec.text ?? ''} ${context.messages.length}`),
+      );
+      return true;
+    case 'invokeModel.input.promptCaching':
+      registry.add(InvokeModelStage.Input, promptCaching(spec.cacheType === undefined ? {} : { cacheType: spec.cacheType }));
       return true;
     default:
       return false;

@@ -68,6 +68,8 @@ export const handler = z
       'clearToolResults',
       'toolEmulator',
       'toolSelector',
+      'dynamicSystemPrompt',
+      'promptCaching',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -128,6 +130,7 @@ export const handler = z
       .describe('executeTool.wrap.toolEmulator: its scripted model turns, recorded as childModelCalls under toolEmulator'),
     maxTools: z.number().int().positive().optional().describe('invokeModel.input.toolSelector: maxTools'),
     alwaysInclude: z.array(z.string()).optional().describe('invokeModel.input.toolSelector: alwaysInclude'),
+    cacheType: z.string().optional().describe('invokeModel.input.promptCaching: cacheType'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

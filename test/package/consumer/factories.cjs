@@ -57,6 +57,8 @@ function factoryCalls(kit) {
       clearToolResults: () => ({ input: agent.clearToolResults(), stage: agent.InvokeModelStage }),
       toolEmulator: () => ({ wrap: agent.toolEmulator({ model }), stage: agent.ExecuteToolStage }),
       toolSelector: () => ({ input: agent.toolSelector(), stage: agent.InvokeModelStage }),
+      dynamicSystemPrompt: () => ({ input: agent.dynamicSystemPrompt(() => undefined), stage: agent.InvokeModelStage }),
+      promptCaching: () => ({ input: agent.promptCaching(), stage: agent.InvokeModelStage }),
       compaction: () => ({ bundle: agent.compaction({ maxTokens: 10 }) }),
       todoList: () => ({ bundle: agent.todoList() }),
       subagent: () => ({ bundle: agent.subagent({ name: 'helper', description: 'Helps.', model }) }),
