@@ -109,13 +109,14 @@ function clearOlder(
   for (let index = 0; index < messages.length && older > 0; index++) {
     const message = messages[index] as Message;
     let blocks: ContentBlock[] | undefined;
-    message.content.forEach((block, position) => {
-      if (block.type !== 'toolResult' || older <= 0) return;
+    for (let position = 0; position < message.content.length && older > 0; position++) {
+      const block = message.content[position] as ContentBlock;
+      if (block.type !== 'toolResult') continue;
       older--;
-      if (!clears(block)) return;
+      if (!clears(block)) continue;
       blocks ??= [...message.content];
       blocks[position] = Object.freeze({ ...block, content });
-    });
+    }
     if (blocks === undefined) continue;
     edited ??= [...messages];
     edited[index] = Object.freeze({ ...message, content: Object.freeze(blocks) });

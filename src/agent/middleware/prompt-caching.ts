@@ -7,7 +7,7 @@ import type { InputHandler, SystemContentBlock } from '../../core/index';
 import { isObject } from '../../util/is-object';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
-import type { ContentBlock, Message } from '../types/message';
+import type { CachePointBlock, Message } from '../types/message';
 import type { InvokeModelContext } from '../types/stages';
 
 /** Options of {@link promptCaching}. */
@@ -49,7 +49,7 @@ export function promptCaching(options: PromptCachingOptions = {}): InputHandler<
   if (typeof cacheType !== 'string' || cacheType.length === 0)
     throw invalidOption('promptCaching', 'options.cacheType must be a non-empty string', cacheType);
   const systemPoint: SystemContentBlock = Object.freeze({ cachePoint: Object.freeze({ type: cacheType }) });
-  const messagePoint: ContentBlock = Object.freeze({ type: 'cachePoint', cacheType });
+  const messagePoint: CachePointBlock = Object.freeze<CachePointBlock>({ type: 'cachePoint', cacheType });
 
   const handler: InputHandler<InvokeModelContext> = function (context) {
     if (context.caller !== undefined) return context;

@@ -9,6 +9,7 @@ import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
 import { createModelContext } from '../session/history';
 import { modelTerminal } from '../model/model-terminal';
+import type { ToolResultBlock } from '../types/message';
 import type { Model } from '../types/model';
 import type { ExecuteToolContext, ExecuteToolEvent, ModelResultEvent, ToolResultEvent } from '../types/stages';
 import { InvokeModelStage } from '../stages';
@@ -78,17 +79,14 @@ export function toolEmulator(options: ToolEmulatorOptions): WrapHandler<ExecuteT
     for await (const event of new MiddlewareRegistry().invoke(InvokeModelStage, request, modelTerminal, { signal: context.signal })) last = event;
     const result = last as ModelResultEvent;
     const text = result.message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-    const event: ToolResultEvent = {
+    const toolResult: ToolResultBlock = {
       type: 'toolResult',
-      toolResult: Object.freeze({
-        type: 'toolResult',
-        toolUseId: toolUse.toolUseId,
-        name: toolUse.name,
-        status: 'success',
-        content: Object.freeze([Object.freeze({ type: 'text', text } as const)]),
-      }),
-      usage: result.usage,
+      toolUseId: toolUse.toolUseId,
+      name: toolUse.name,
+      status: 'success',
+      content: Object.freeze([Object.freeze({ type: 'text', text } as const)]),
     };
+    const event: ToolResultEvent = { type: 'toolResult', toolResult: Object.freeze(toolResult), usage: result.usage };
     yield Object.freeze(event);
   };
   // Named explicitly: a bundler renames a function whose name the module's scope already takes.
