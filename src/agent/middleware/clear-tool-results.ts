@@ -55,12 +55,17 @@ const SHAPE = '{ keep?, triggerTokens?, placeholder?, excludeTools?, countTokens
 export function clearToolResults(options: ClearToolResultsOptions = {}): InputHandler<InvokeModelContext> {
   checkOptionsObject('clearToolResults', options, SHAPE);
   const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.includes(key));
-  if (unknown.length > 0) throw invalidOption('clearToolResults', `options must be ${SHAPE}; unknown option ${unknown.join(', ')}`, options);
+  if (unknown.length > 0)
+    throw invalidOption('clearToolResults', `options must be ${SHAPE}; unknown option ${unknown.join(', ')}`, options);
   const { keep = 3, triggerTokens, placeholder = DEFAULT_CLEARED_PLACEHOLDER, excludeTools = [] } = options;
   if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 0)
     throw invalidOption('clearToolResults', 'options.keep must be an integer >= 0', keep);
   if (triggerTokens !== undefined && (typeof triggerTokens !== 'number' || !(triggerTokens >= 0)))
-    throw invalidOption('clearToolResults', 'options.triggerTokens must be a number >= 0, or absent to clear before every call', triggerTokens);
+    throw invalidOption(
+      'clearToolResults',
+      'options.triggerTokens must be a number >= 0, or absent to clear before every call',
+      triggerTokens,
+    );
   if (typeof placeholder !== 'string' || placeholder.length === 0)
     throw invalidOption('clearToolResults', 'options.placeholder must be a non-empty string', placeholder);
   if (!Array.isArray(excludeTools) || !excludeTools.every((name) => typeof name === 'string'))

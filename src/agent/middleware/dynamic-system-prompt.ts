@@ -36,7 +36,9 @@ export function dynamicSystemPrompt(prompt: SystemPromptFunction): InputHandler<
     if (context.caller !== undefined) return context;
     const computed: unknown = await prompt(context);
     if (computed === undefined) return context;
-    const valid = typeof computed === 'string' || (Array.isArray(computed) && (computed as unknown[]).every((block: unknown) => typeof block === 'object' && block !== null));
+    const valid =
+      typeof computed === 'string' ||
+      (Array.isArray(computed) && (computed as unknown[]).every((block: unknown) => typeof block === 'object' && block !== null));
     if (!valid)
       throw new MiddlewareError({
         code: 'ERR_INVALID_OPTIONS',

@@ -56,7 +56,8 @@ export function promptCaching(options: PromptCachingOptions = {}): InputHandler<
     const { systemPrompt } = context;
     const markSystem = system && systemPrompt.length > 0 && !isSystemCachePoint(systemPrompt[systemPrompt.length - 1]);
     const last = context.messages[context.messages.length - 1];
-    const markLast = messages && last !== undefined && last.content.length > 0 && last.content[last.content.length - 1]?.type !== 'cachePoint';
+    const markLast =
+      messages && last !== undefined && last.content.length > 0 && last.content[last.content.length - 1]?.type !== 'cachePoint';
     if (!markSystem && !markLast) return context;
     const next: { -readonly [K in keyof InvokeModelContext]: InvokeModelContext[K] } = { ...context };
     if (markSystem) next.systemPrompt = Object.freeze([...systemPrompt, systemPoint]);

@@ -54,7 +54,10 @@ export function toolEmulator(options: ToolEmulatorOptions): WrapHandler<ExecuteT
   const { model, tools, instructions = DEFAULT_EMULATOR_INSTRUCTIONS } = options;
   if (!isObject(model) || typeof (model as { stream?: unknown }).stream !== 'function')
     throw invalidOption('toolEmulator', 'options.model must be a model with stream()', model);
-  if (tools !== undefined && !(Array.isArray(tools) && tools.length > 0 && tools.every((name) => typeof name === 'string' && name.length > 0)))
+  if (
+    tools !== undefined &&
+    !(Array.isArray(tools) && tools.length > 0 && tools.every((name) => typeof name === 'string' && name.length > 0))
+  )
     throw invalidOption('toolEmulator', 'options.tools must be a non-empty array of tool names, or absent for every tool', tools);
   if (typeof instructions !== 'string') throw invalidOption('toolEmulator', 'options.instructions must be a string', instructions);
   const emulated = tools === undefined ? undefined : new Set(tools);
@@ -76,7 +79,8 @@ export function toolEmulator(options: ToolEmulatorOptions): WrapHandler<ExecuteT
     });
     // A registry of its own: the call stands in for the tool, which the ExecuteToolStage handlers around this one wrap.
     let last: unknown;
-    for await (const event of new MiddlewareRegistry().invoke(InvokeModelStage, request, modelTerminal, { signal: context.signal })) last = event;
+    for await (const event of new MiddlewareRegistry().invoke(InvokeModelStage, request, modelTerminal, { signal: context.signal }))
+      last = event;
     const result = last as ModelResultEvent;
     const text = result.message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     const toolResult: ToolResultBlock = {
@@ -98,7 +102,10 @@ export function toolEmulator(options: ToolEmulatorOptions): WrapHandler<ExecuteT
  * `Description: <description>`, `Input schema: <JSON>` and `Input: <JSON>`,
  * one a line.
  */
-function describeCall(spec: { readonly name: string; readonly description: string; readonly inputSchema: unknown }, input: unknown): string {
+function describeCall(
+  spec: { readonly name: string; readonly description: string; readonly inputSchema: unknown },
+  input: unknown,
+): string {
   return [
     `Tool: ${spec.name}`,
     `Description: ${spec.description}`,

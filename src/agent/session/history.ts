@@ -141,7 +141,10 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
   if (parts.caller !== undefined) context.caller = parts.caller;
   if (parts.invokeModel !== undefined) {
     if (typeof parts.invokeModel !== 'function')
-      throw invalidParts('createModelContext(parts)', `parts.invokeModel must be a function (call) => Promise<ModelResultEvent>, got ${describeValue(parts.invokeModel)}`);
+      throw invalidParts(
+        'createModelContext(parts)',
+        `parts.invokeModel must be a function (call) => Promise<ModelResultEvent>, got ${describeValue(parts.invokeModel)}`,
+      );
     context.invokeModel = parts.invokeModel;
   }
   return Object.freeze(context);

@@ -136,7 +136,13 @@ describe('clearToolResults', () => {
     });
 
     it('returns the context itself when nothing is cleared, and the messages without a cleared result as they were', () => {
-      const context = createModelContext({ model: new ScriptedModel([]), messages, systemPrompt: undefined, toolSpecs: [], invocationState: {} });
+      const context = createModelContext({
+        model: new ScriptedModel([]),
+        messages,
+        systemPrompt: undefined,
+        toolSpecs: [],
+        invocationState: {},
+      });
       const handler = clearToolResults({ keep: 3 });
       const edited = edit({ keep: 2 }, messages);
       expect([

@@ -45,7 +45,12 @@ function selectionContext(reply: string): InvokeModelContext {
 /** Replies mixing tool names, near misses and noise. */
 const replies = fc
   .array(fc.oneof(fc.constantFrom(...NAMES, 'search_', 'calcs', 'proto', '-calc', 'mail'), fc.string({ maxLength: 6 })), { maxLength: 8 })
-  .chain((words) => fc.tuple(fc.constant(words), fc.array(fc.constantFrom(' ', '\n', ', ', '`', '- ', '.'), { minLength: words.length, maxLength: words.length })))
+  .chain((words) =>
+    fc.tuple(
+      fc.constant(words),
+      fc.array(fc.constantFrom(' ', '\n', ', ', '`', '- ', '.'), { minLength: words.length, maxLength: words.length }),
+    ),
+  )
   .map(([words, separators]) => words.map((word, index) => `${word}${separators[index] ?? ''}`).join(''));
 
 describe('toolSelector', () => {
@@ -75,7 +80,10 @@ const histories = fc.array(fc.tuple(fc.constantFrom(...NAMES), fc.string({ maxLe
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Go' }] }];
   calls.forEach(([name, text], index) => {
     messages.push({ role: 'assistant', content: [{ type: 'toolUse', toolUseId: `t${index}`, name, input: {} }] });
-    messages.push({ role: 'user', content: [{ type: 'toolResult', toolUseId: `t${index}`, name, status: 'success', content: [{ type: 'text', text }] }] });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'toolResult', toolUseId: `t${index}`, name, status: 'success', content: [{ type: 'text', text }] }],
+    });
   });
   return messages;
 });
@@ -85,16 +93,25 @@ describe('clearToolResults', () => {
     it('clears exactly the results before the last keep of the tools not excluded, once, and changes nothing else', () => {
       fc.assert(
         fc.property(histories, fc.integer({ min: 0, max: 4 }), fc.subarray(NAMES), (messages, keep, excludeTools) => {
-          const context = createModelContext({ model: new ScriptedModel([]), messages, systemPrompt: undefined, toolSpecs: [], invocationState: {} });
+          const context = createModelContext({
+            model: new ScriptedModel([]),
+            messages,
+            systemPrompt: undefined,
+            toolSpecs: [],
+            invocationState: {},
+          });
           const handler = clearToolResults({ keep, excludeTools, placeholder: '[cleared]' });
           const edited = handler(context, { handler: 'clearToolResults' } as never) as InvokeModelContext;
           const again = handler(edited, { handler: 'clearToolResults' } as never) as InvokeModelContext;
           const results = messages.flatMap((message) => message.content.flatMap((block) => (block.type === 'toolResult' ? [block] : [])));
           const expected = results.map((block, index) =>
-            index < results.length - keep && !excludeTools.includes(block.name) ? { ...block, content: [{ type: 'text', text: '[cleared]' }] } : block,
+            index < results.length - keep && !excludeTools.includes(block.name)
+              ? { ...block, content: [{ type: 'text', text: '[cleared]' }] }
+              : block,
           );
           const editedResults = edited.messages.flatMap((message) => message.content.filter((block) => block.type === 'toolResult'));
-          const others = (list: readonly Message[]) => list.map((message) => message.content.filter((block) => block.type !== 'toolResult'));
+          const others = (list: readonly Message[]) =>
+            list.map((message) => message.content.filter((block) => block.type !== 'toolResult'));
           expect([editedResults, others(edited.messages), again.messages === edited.messages]).toEqual([expected, others(messages), true]);
         }),
         RUNS,

@@ -64,8 +64,13 @@ describe('dynamicSystemPrompt', () => {
     it('keeps the prompt it was given', async () => {
       const model = new ScriptedModel([textTurn('One.'), textTurn('Summary.'), textTurn('Two.')]);
       const registry = new MiddlewareRegistry();
-      registry.use(compaction({ maxTokens: 2, keepRecent: 1, countTokens: (messages) => messages.length, summarize: { instructions: 'Summarise.' } }));
-      registry.add(InvokeModelStage.Input, dynamicSystemPrompt(() => 'Dynamic.'));
+      registry.use(
+        compaction({ maxTokens: 2, keepRecent: 1, countTokens: (messages) => messages.length, summarize: { instructions: 'Summarise.' } }),
+      );
+      registry.add(
+        InvokeModelStage.Input,
+        dynamicSystemPrompt(() => 'Dynamic.'),
+      );
       const agent = new Agent({ model, registry });
       await agent.invoke('one');
       await agent.invoke('two');
@@ -75,7 +80,12 @@ describe('dynamicSystemPrompt', () => {
 
   describe('a prompt of the wrong shape', () => {
     it('fails the call with ERR_INVALID_OPTIONS', async () => {
-      const { agent } = agentWith((registry) => registry.add(InvokeModelStage.Input, dynamicSystemPrompt(() => 42 as never)));
+      const { agent } = agentWith((registry) =>
+        registry.add(
+          InvokeModelStage.Input,
+          dynamicSystemPrompt(() => 42 as never),
+        ),
+      );
       const error = (await agent.invoke('go').catch((thrown: unknown) => thrown)) as MiddlewareError;
       expect([MiddlewareError.isInstance(error), error.code, error.stage, error.phase, error.handler]).toEqual([
         true,
@@ -96,24 +106,26 @@ describe('dynamicSystemPrompt', () => {
 describe('promptCaching', () => {
   describe("the agent's calls", () => {
     it('get a cache point after the system prompt and at the end of the last message', async () => {
-      const { agent, model } = agentWith((registry) => registry.add(InvokeModelStage.Input, promptCaching({ cacheType: 'long' })), 'Be brief.');
+      const { agent, model } = agentWith(
+        (registry) => registry.add(InvokeModelStage.Input, promptCaching({ cacheType: 'long' })),
+        'Be brief.',
+      );
       await agent.invoke('go');
       expect(model.calls.map((call) => [call.request.systemBlocks, call.request.messages.at(-1)?.content.at(-1)])).toEqual([
-        [
-          [{ text: 'Be brief.' }, { cachePoint: { type: 'long' } }],
-          { type: 'cachePoint', cacheType: 'long' },
-        ],
-        [
-          [{ text: 'Be brief.' }, { cachePoint: { type: 'long' } }],
-          { type: 'cachePoint', cacheType: 'long' },
-        ],
+        [[{ text: 'Be brief.' }, { cachePoint: { type: 'long' } }], { type: 'cachePoint', cacheType: 'long' }],
+        [[{ text: 'Be brief.' }, { cachePoint: { type: 'long' } }], { type: 'cachePoint', cacheType: 'long' }],
       ]);
     });
 
     it('leave the history without cache points', async () => {
       const { agent } = agentWith((registry) => registry.add(InvokeModelStage.Input, promptCaching()), 'Be brief.');
       await agent.invoke('go');
-      expect(agent.messages.flatMap((message) => message.content.map((block) => block.type))).toEqual(['text', 'toolUse', 'toolResult', 'text']);
+      expect(agent.messages.flatMap((message) => message.content.map((block) => block.type))).toEqual([
+        'text',
+        'toolUse',
+        'toolResult',
+        'text',
+      ]);
     });
 
     it('add no second cache point where one is already, nor one to an empty system prompt', async () => {

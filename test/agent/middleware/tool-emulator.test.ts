@@ -19,7 +19,9 @@ const bookFlight: Tool = {
 const resultTexts = (messages: readonly Message[]): string[] =>
   messages.flatMap((message) =>
     message.content.flatMap((block) =>
-      block.type === 'toolResult' ? [`${block.name} ${block.status}: ${block.content.map((part) => (part.type === 'text' ? part.text : '')).join('')}`] : [],
+      block.type === 'toolResult'
+        ? [`${block.name} ${block.status}: ${block.content.map((part) => (part.type === 'text' ? part.text : '')).join('')}`]
+        : [],
     ),
   );
 
@@ -116,11 +118,9 @@ describe('toolEmulator', () => {
       registry.add(ExecuteToolStage.Wrap, toolEmulator({ model: emulator }));
       const agent = new Agent({ model, registry, tools: [bookFlight, search] });
       await agent.invoke('Go');
-      expect([resultTexts(agent.messages).slice(0, 2), resultTexts(agent.messages)[2]?.startsWith('missing error:'), search.calls]).toEqual([
-        ['book_flight success: Emulated.', 'search success: Emulated.'],
-        true,
-        [],
-      ]);
+      expect([resultTexts(agent.messages).slice(0, 2), resultTexts(agent.messages)[2]?.startsWith('missing error:'), search.calls]).toEqual(
+        [['book_flight success: Emulated.', 'search success: Emulated.'], true, []],
+      );
     });
   });
 

@@ -76,7 +76,11 @@ describe('toolSelector', () => {
       registry.use(modelCallLimit({ runLimit: 1 }));
       const { agent } = selectingAgent({ maxTools: 1 }, 'calc', registry);
       const result = await agent.invoke('6 * 7?');
-      expect([result.stopReason, result.usage, result.middlewareUsage]).toEqual(['endTurn', ANSWER_USAGE, { toolSelector: SELECTION_USAGE }]);
+      expect([result.stopReason, result.usage, result.middlewareUsage]).toEqual([
+        'endTurn',
+        ANSWER_USAGE,
+        { toolSelector: SELECTION_USAGE },
+      ]);
     });
 
     it('is made once per model call, not again when a retry inside it calls the model again', async () => {
@@ -171,7 +175,10 @@ describe('createModelContext', () => {
       };
       const parts = { model: new ScriptedModel([]), messages: [], systemPrompt: undefined, toolSpecs: [], invocationState: {} };
       const error = caught(() => createModelContext({ ...parts, invokeModel: 'call' as never }));
-      expect([createModelContext({ ...parts, invokeModel }).invokeModel === invokeModel, error.code]).toEqual([true, 'ERR_INVALID_OPTIONS']);
+      expect([createModelContext({ ...parts, invokeModel }).invokeModel === invokeModel, error.code]).toEqual([
+        true,
+        'ERR_INVALID_OPTIONS',
+      ]);
     });
   });
 });
