@@ -61,7 +61,7 @@ export function promptCaching(options: PromptCachingOptions = {}): InputHandler<
     if (!markSystem && !markLast) return context;
     const next: { -readonly [K in keyof InvokeModelContext]: InvokeModelContext[K] } = { ...context };
     if (markSystem) next.systemPrompt = Object.freeze([...systemPrompt, systemPoint]);
-    if (markLast && last !== undefined) {
+    if (markLast) {
       const marked: Message = Object.freeze({ ...last, content: Object.freeze([...last.content, messagePoint]) });
       next.messages = Object.freeze([...context.messages.slice(0, -1), marked]);
     }

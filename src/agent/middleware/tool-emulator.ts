@@ -109,12 +109,7 @@ function describeCall(
   return [
     `Tool: ${spec.name}`,
     `Description: ${spec.description}`,
-    `Input schema: ${json(spec.inputSchema)}`,
-    `Input: ${json(input)}`,
+    `Input schema: ${(JSON.stringify(spec.inputSchema) as string | undefined) ?? 'null'}`,
+    `Input: ${(JSON.stringify(input) as string | undefined) ?? 'null'}`,
   ].join('\n');
-}
-
-/** JSON text of a value, `null` for one JSON has no text for. */
-function json(value: unknown): string {
-  return (JSON.stringify(value) as string | undefined) ?? 'null';
 }

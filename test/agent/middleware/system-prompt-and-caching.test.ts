@@ -21,7 +21,7 @@ function agentWith(register: (registry: MiddlewareRegistry) => void, systemPromp
     model,
     registry,
     tools: [new ScriptedTool({ name: 'lookup' })],
-    ...(systemPrompt === undefined ? {} : { systemPrompt: systemPrompt as never }),
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
   });
   return { agent, model };
 }
