@@ -66,6 +66,11 @@ export const handler = z
       'stopAfterTool',
       'prepareTurn',
       'observeStateKey',
+      'clearToolResults',
+      'toolEmulator',
+      'toolSelector',
+      'dynamicSystemPrompt',
+      'promptCaching',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -111,6 +116,22 @@ export const handler = z
       .record(z.string(), json)
       .optional()
       .describe('invokeModel.input.prepareTurn: what prepare returns at the turns listed in turns (undefined at the others)'),
+    keep: z.number().int().nonnegative().optional().describe('invokeModel.input.clearToolResults: keep'),
+    triggerTokens: z.number().optional().describe('invokeModel.input.clearToolResults: triggerTokens'),
+    placeholder: z.string().optional().describe('invokeModel.input.clearToolResults: placeholder'),
+    excludeTools: z.array(z.string()).optional().describe('invokeModel.input.clearToolResults: excludeTools'),
+    countMessages: z
+      .boolean()
+      .optional()
+      .describe('invokeModel.input.clearToolResults: countTokens counts one token per message instead of estimateTokens'),
+    emulate: z.array(z.string()).optional().describe('executeTool.wrap.toolEmulator: the tools it plays (every tool when absent)'),
+    model: z
+      .array(turn)
+      .optional()
+      .describe('executeTool.wrap.toolEmulator: its scripted model turns, recorded as childModelCalls under toolEmulator'),
+    maxTools: z.number().int().positive().optional().describe('invokeModel.input.toolSelector: maxTools'),
+    alwaysInclude: z.array(z.string()).optional().describe('invokeModel.input.toolSelector: alwaysInclude'),
+    cacheType: z.string().optional().describe('invokeModel.input.promptCaching: cacheType'),
   })
   .describe('A handler; see the runner for what each "do" means');
 

@@ -64,6 +64,16 @@ export type { ApprovalPolicy, ApprovalPolicyRule } from './middleware/approval-p
 export { TOOL_APPROVAL } from './tools/approval';
 export { maxTurns, stopAfterTool, stopWhen } from './middleware/stop-conditions';
 export type { StopCondition } from './middleware/stop-conditions';
+export { clearToolResults } from './middleware/clear-tool-results';
+export type { ClearToolResultsOptions } from './middleware/clear-tool-results';
+export { toolEmulator } from './middleware/tool-emulator';
+export type { ToolEmulatorOptions } from './middleware/tool-emulator';
+export { toolSelector } from './middleware/tool-selector';
+export type { ToolSelectorOptions } from './middleware/tool-selector';
+export { dynamicSystemPrompt } from './middleware/dynamic-system-prompt';
+export type { SystemPromptFunction } from './middleware/dynamic-system-prompt';
+export { promptCaching } from './middleware/prompt-caching';
+export type { PromptCachingOptions } from './middleware/prompt-caching';
 export { prepareTurn } from './middleware/prepare-turn';
 export type { PrepareTurn, TurnPreparation } from './middleware/prepare-turn';
 export { afterToolCall } from './middleware/after-tool-call';
@@ -71,7 +81,14 @@ export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
 export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
 export { genAiSpans } from './tracing/gen-ai-spans';
-export type { CompressContextContext, ContextBudget, ContextCompressedEvent, ContextResultEvent } from './types/stages';
+export type {
+  CompressContextContext,
+  ContextBudget,
+  ContextCompressedEvent,
+  ContextResultEvent,
+  MiddlewareModelCall,
+  MiddlewareModelCaller,
+} from './types/stages';
 export { mergeTurnAction, readTurnResult, turnAction, turnTerminal } from './loop/turn-action';
 export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './tools/errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session/session-store';

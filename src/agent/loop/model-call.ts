@@ -9,7 +9,7 @@ import { createModelContext } from '../session/history';
 import { modelTerminal } from '../model/model-terminal';
 import type { Attempt } from '../setup/run-state';
 import type { RunScope } from '../setup/run-scope';
-import type { InvokeModelEvent } from '../types/stages';
+import type { InvokeModelEvent, MiddlewareModelCaller } from '../types/stages';
 import { InvokeModelStage } from '../stages';
 
 /**
@@ -29,6 +29,7 @@ export class ModelCall {
     private readonly attempt: Attempt,
     private readonly invocationState: Record<string, unknown>,
     private readonly signal: AbortSignal,
+    private readonly invokeModel: MiddlewareModelCaller,
   ) {
     this.before = attempt.modelState;
     this.assigned = agent.modelState;
@@ -46,6 +47,7 @@ export class ModelCall {
       invocationState: this.invocationState,
       agent: scope.view,
       modelState: before,
+      invokeModel: this.invokeModel,
     });
     return scope.registry.invoke(InvokeModelStage, context, modelTerminal, {
       signal: this.signal,

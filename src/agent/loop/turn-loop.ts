@@ -148,7 +148,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       await nextMacrotask();
       if (turn === undefined) {
         yield* compressIfOver(compression);
-        const call = new ModelCall(agent, scope, attempt, invocationState, signal);
+        const call = new ModelCall(agent, scope, attempt, invocationState, signal, invokeModel);
         let last: AgentEvent | undefined;
         try {
           // Passed on by the relay, without a generator of its own or this one on every model event.

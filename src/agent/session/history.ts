@@ -6,7 +6,7 @@ import { appendedMessages } from '../values/checked-messages';
 import type { Message } from '../types/message';
 import type { Model } from '../types/model';
 import type { ToolChoice, ToolSpec } from '../types/tool';
-import type { InvokeModelContext } from '../types/stages';
+import type { InvokeModelContext, MiddlewareModelCaller } from '../types/stages';
 import type { AgentView } from '../types/view';
 import { isObject } from '../../util/is-object';
 
@@ -113,6 +113,8 @@ export interface ModelContextParts {
   readonly modelState?: Readonly<Record<string, unknown>> | undefined;
   /** Who makes the call when it is not the agent itself (a middleware's name), if anyone. */
   readonly caller?: string | undefined;
+  /** Makes model calls on the run's behalf from this call's handlers (MW-282), if the loop gives one. */
+  readonly invokeModel?: MiddlewareModelCaller | undefined;
 }
 
 /** Shared by every context built without a system prompt. */
@@ -152,5 +154,13 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
   if (parts.agent !== undefined) context.agent = frozenCopy(parts.agent, 'parts.agent');
   if (parts.modelState !== undefined) context.modelState = frozenCopy(parts.modelState, 'parts.modelState');
   if (parts.caller !== undefined) context.caller = parts.caller;
+  if (parts.invokeModel !== undefined) {
+    if (typeof parts.invokeModel !== 'function')
+      throw invalidParts(
+        'createModelContext(parts)',
+        `parts.invokeModel must be a function (call) => Promise<ModelResultEvent>, got ${describeValue(parts.invokeModel)}`,
+      );
+    context.invokeModel = parts.invokeModel;
+  }
   return Object.freeze(context);
 }

@@ -36,6 +36,12 @@ export interface InvokeModelContext<TModelState = Record<string, unknown>> {
   readonly modelState?: Readonly<Record<string, unknown>>;
   /** Who makes the call when it is not the agent's own: the middleware's name (`'compaction'`, say); absent for the agent's calls. */
   readonly caller?: string;
+  /**
+   * Makes a model call on the run's behalf before this one (a tool selection, say), as CompressContextStage's
+   * `invokeModel` does (MW-282): in the reference agent's own calls; absent in a call middleware makes and when a
+   * framework's own loop gives none.
+   */
+  readonly invokeModel?: MiddlewareModelCaller;
 }
 
 /** The result of InvokeModelStage: the assembled message. */
