@@ -5,11 +5,22 @@
  * plain object so the kit loads nothing of the AI SDK, answering each
  * `doStream` call with the case's stream parts or provider error, and given
  * to the loop through `fromAiSdk`. It records what each call received, as
- * the case's `aiSdkCalls` shows it.
+ * the case's `aiSdkCalls` shows it. With `agent.aiSdkTools`, the loop's tools
+ * are AI SDK tools wrapped by `wrapAiSdkTools`, called as the AI SDK's loop
+ * calls them.
  */
-import type { Model } from '../../src/agent/index';
+import type { Model, NeedsApproval, Tool, ToolRunContext } from '../../src/agent/index';
 import type { MiddlewareRegistry } from '../../src/core/index';
-import { fromAiSdk, languageModelMiddleware, type AiSdkLanguageModel } from '../../src/ai-sdk/index';
+import {
+  fromAiSdk,
+  languageModelMiddleware,
+  wrapAiSdkTools,
+  type AiSdkLanguageModel,
+  type AiSdkNeedsApproval,
+  type AiSdkTool,
+  type AiSdkToolApproval,
+  type AiSdkToolExecutionOptions,
+} from '../../src/ai-sdk/index';
 import type { AiSdkCallOptions, AiSdkStreamResult } from '../../src/ai-sdk/ai-sdk-types';
 import type { AgentCaseAiSdk } from '../cases/agent-doubles';
 import type { AgentObservation } from '../protocol/agent-observation';
@@ -130,4 +141,61 @@ export function aiSdkCallObservation(call: AiSdkCallOptions): NonNullable<AgentO
   const { prompt, tools, toolChoice, abortSignal, ...settings } = call;
   const seen = { prompt, tools, toolChoice, settings, aborted: abortSignal?.aborted };
   return JSON.parse(JSON.stringify(seen)) as NonNullable<AgentObservation['aiSdkCalls']>[number];
+}
+
+/**
+ * The case's tools as the AI SDK's loop runs them through `wrapAiSdkTools`
+ * (MW-304 – MW-308): each becomes an AI SDK tool (`description`, a
+ * `jsonSchema()`-like input schema, `execute` running the case tool), the set
+ * is wrapped around `registry`, and each wrapped tool is given back to the
+ * loop as the AI SDK's loop uses it: its `needsApproval` asked before the call
+ * (the loop's approval question standing in for the AI SDK's approval
+ * request), and `execute` called with the tool-use id as `toolCallId`, no
+ * messages and the run's signal; a rejection is the call's failure.
+ */
+export function aiSdkLoopTools(
+  tools: readonly Tool[],
+  registry: MiddlewareRegistry,
+  approval: Record<string, unknown> | undefined,
+): Tool[] {
+  const set: Record<string, AiSdkTool> = {};
+  for (const tool of tools) set[tool.spec.name] = aiSdkToolOf(tool);
+  const wrapped = wrapAiSdkTools(registry, set, approval === undefined ? {} : { approval: approval as AiSdkToolApproval });
+  return tools.map((tool) => loopToolOf(tool, wrapped[tool.spec.name] as AiSdkTool));
+}
+
+/** A case tool as an AI SDK tool; its run context has no interrupt, as an AI SDK tool has none. */
+function aiSdkToolOf(tool: Tool): AiSdkTool {
+  if (tool.run === undefined) return { description: tool.spec.description, inputSchema: { jsonSchema: tool.spec.inputSchema } };
+  return {
+    description: tool.spec.description,
+    inputSchema: { jsonSchema: tool.spec.inputSchema },
+    execute: (input: unknown, options: AiSdkToolExecutionOptions) =>
+      tool.run?.(input, {
+        toolUse: { type: 'toolUse', name: tool.spec.name, toolUseId: options.toolCallId, input },
+        signal: options.abortSignal ?? new AbortController().signal,
+        invocationState: {},
+        interrupt: () => {
+          throw new Error('An AI SDK tool has no interrupt().');
+        },
+      }),
+  };
+}
+
+/** A wrapped AI SDK tool as the loop's tool, called as the AI SDK's loop calls it. */
+function loopToolOf(tool: Tool, wrapped: AiSdkTool): Tool {
+  const execute = wrapped.execute as ((input: unknown, options: AiSdkToolExecutionOptions) => Promise<unknown>) | undefined;
+  const asks = wrapped.needsApproval as AiSdkNeedsApproval | undefined;
+  const needsApproval: NeedsApproval | undefined =
+    typeof asks === 'function' ? (input, check) => asks(input, { toolCallId: check.toolUse.toolUseId }) : asks;
+  return {
+    spec: tool.spec,
+    ...(execute === undefined
+      ? {}
+      : {
+          run: (input: unknown, context: ToolRunContext) =>
+            execute(input, { toolCallId: context.toolUse.toolUseId, messages: [], abortSignal: context.signal }),
+        }),
+    ...(needsApproval === undefined ? {} : { needsApproval }),
+  };
 }

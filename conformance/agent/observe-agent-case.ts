@@ -22,7 +22,7 @@ import { reportError } from '../library/chain-values';
 import { recordingTracing, type RecordedSpan } from '../library/recording-tracer';
 import type { AgentObservation, AgentRunObservation } from '../protocol/agent-observation';
 import type { AgentLoopAdapter, AgentLoopSession, AgentLoopSetup } from './adapter';
-import { aiSdkCallObservation, buildAiSdkModel } from './ai-sdk-double';
+import { aiSdkCallObservation, aiSdkLoopTools, buildAiSdkModel } from './ai-sdk-double';
 import { buildModel, buildTool, type World } from './doubles';
 import { CaseJournal } from './durable-double';
 import { buildCaseBundle } from './defined-bundle';
@@ -59,6 +59,14 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
     aiSdk === undefined
       ? buildModel(world, testCase.agent.model ?? [], testCase.agent.modelId)
       : { model: aiSdk.model, scripted: undefined };
+  const caseTools = (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool));
+  const { aiSdkTools } = testCase.agent;
+  let tools = caseTools;
+  if (aiSdkTools !== undefined) {
+    const toolRegistry = new MiddlewareRegistry();
+    for (const handler of aiSdkTools.handlers ?? []) register(world, toolRegistry, handler);
+    tools = aiSdkLoopTools(caseTools, toolRegistry, aiSdkTools.approval);
+  }
   const spans = testCase.agent.tracing === undefined ? undefined : traced(registry, testCase.agent.tracing);
   const callerObjects: object[] = [];
   const systemPrompt = testCase.agent.systemPrompt === undefined ? undefined : structuredClone(testCase.agent.systemPrompt);
@@ -70,7 +78,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   const setup: AgentLoopSetup = {
     registry,
     model,
-    tools: (testCase.agent.tools ?? []).map((tool) => buildTool(world, tool)),
+    tools,
     systemPrompt: systemPrompt,
     name: testCase.agent.name,
     session: sessionOf(world, testCase.agent.session),

@@ -36,7 +36,7 @@ export const AGENT_CAPABILITIES = {
   agentMiddleware:
     "the loop runs the agent middleware of section 5c: it offers the model the tools bundles contribute under ToolsKey (a run's own bundles and inheritTools included), compresses its context through CompressContextStage when it exceeds the ContextBudgetKey budget and emits contextCompressed, and reports the model calls middleware made as the agentResult's middlewareUsage (MW-160 – MW-174)",
   aiSdk:
-    "the implementation has the AI SDK adapter (MW-186 – MW-188): the loop runs on a model fromAiSdk made of the kit's scripted AI SDK language model, and gives the setup's toolChoice to every model call",
+    "the implementation has the AI SDK adapter (MW-186 – MW-188): the loop runs on a model fromAiSdk made of the kit's scripted AI SDK language model, and gives the setup's toolChoice to every model call; its tools can be AI SDK tools wrapped by wrapAiSdkTools (MW-304 – MW-308)",
   tracing:
     "the loop's runs, model calls and tool calls are the AgentStreamStage, InvokeModelStage and ExecuteToolStage invokes whose contexts carry what the GenAI spans name (the agent view, the model, the tool use), so tracing its registry gives one span tree per run (MW-190 – MW-192)",
   durable:

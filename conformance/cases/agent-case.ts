@@ -197,6 +197,15 @@ export const agentCase = z.strictObject({
         .describe(
           'Only with aiSdk: handlers registered on a registry of their own, run inside the AI SDK model by languageModelMiddleware(registry) around its doStream, as wrapLanguageModel runs it (MW-302, MW-303)',
         ),
+      aiSdkTools: z
+        .strictObject({
+          handlers: z.array(handler).optional().describe('Registered on a registry of their own, in order'),
+          approval: z.record(z.string(), json).optional().describe('options.approval, by tool name (true, false or a rule)'),
+        })
+        .optional()
+        .describe(
+          "The loop's tools as AI SDK tools wrapped by wrapAiSdkTools(registry of the handlers, tools, { approval }), called as the AI SDK's loop calls them (MW-304 – MW-308)",
+        ),
       inheritTools: z.boolean().optional().describe('options.inheritTools'),
       bundles: z.array(bundle).optional().describe('Registered after the handlers, in order'),
     })

@@ -1,12 +1,30 @@
 /**
- * The errors of the AI SDK adapter: every message builder of the entry
- * point. It adds no code of its own; the codes it raises
- * (`ERR_INVALID_OPTIONS`) are in the core's table, `core/errors.ts`.
+ * The errors of the AI SDK adapter: the table of the code the entry point
+ * adds (code → rule of `spec/SPEC.md` → meaning) and every message builder of
+ * the entry point. The core's `ERR_INVALID_OPTIONS` it raises too is in the
+ * core's table, `core/errors.ts`.
  *
  * @packageDocumentation
  */
+import type { ErrorCodeEntry, ErrorTable } from '../core/internal';
 import { MiddlewareError } from '../core/index';
 import { describeValue } from '../util/describe-value';
+
+/** The codes the AI SDK adapter adds. */
+export const AI_SDK_ERROR_CODES = {
+  ERR_AI_SDK_CANNOT_HALT: {
+    rule: 'MW-308',
+    meaning:
+      "`interrupt()` was asked, without a response, inside a tool call of the AI SDK's own loop (`wrapAiSdkTools`), which cannot halt on a question",
+  },
+} as const satisfies ErrorTable;
+
+/** A code the AI SDK adapter adds (its table, not the core's codes it raises too). */
+export type AiSdkErrorCode = keyof typeof AI_SDK_ERROR_CODES;
+
+declare global {
+  interface StagedMiddlewareErrorCodes extends Record<AiSdkErrorCode, ErrorCodeEntry> {}
+}
 
 /** The error of a `fromAiSdk` argument the adapter cannot use (MW-188). */
 export function invalidAdapterOptions(problem: string): MiddlewareError {
@@ -44,5 +62,17 @@ export function namelessToolResult(toolUseId: string): MiddlewareError {
     stage: 'invokeModel',
     phase: 'terminal',
     message: `fromAiSdk: the tool result for tool use "${toolUseId}" has no name, and no earlier message has a tool use with that id. AI SDK providers send a tool result with its tool's name: give the result the name of the tool called.`,
+  });
+}
+
+/**
+ * The error of a question asked inside a tool call of the AI SDK's loop with
+ * no response (MW-308): the loop has no halt and resume, so the call fails.
+ */
+export function cannotHalt(ids: readonly string[]): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_AI_SDK_CANNOT_HALT',
+    stage: 'executeTool',
+    message: `interrupt() asked ${ids.map((id) => `"${id}"`).join(', ')} inside a tool call of the AI SDK's own loop, which cannot halt on a question and resume. Ask for a tool's approval through wrapAiSdkTools(registry, tools, { approval: { [toolName]: true } }): the AI SDK asks before execute, and its answer approves or denies (an edit of the input cannot be expressed). Give any other question its response in advance (interrupt({ name, response })), or run the tools in the agent kit's Agent, which halts and resumes.`,
   });
 }

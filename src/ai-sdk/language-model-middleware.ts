@@ -1,5 +1,5 @@
 /**
- * The registry inside the AI SDK's own loop (MW-302 – MW-304): the
+ * The registry inside the AI SDK's own loop (MW-302, MW-303): the
  * InvokeModelStage handlers of a registry as one `LanguageModelMiddleware`
  * for `wrapLanguageModel`, so `streamText`, `generateText` and
  * `ToolLoopAgent` run them on every model call.
@@ -80,7 +80,7 @@ export interface AiSdkLanguageModelMiddleware<TVersion extends 'v3' | 'v4' = 'v3
 
 /**
  * The InvokeModelStage handlers of `registry` as a middleware of the AI SDK's
- * `wrapLanguageModel` (MW-302 – MW-304): each call of the wrapped model is one
+ * `wrapLanguageModel` (MW-302, MW-303): each call of the wrapped model is one
  * invoke of InvokeModelStage, whose context holds the call's prompt, tools
  * and tool choice as the agent kit's messages (tool results as user
  * messages), system prompt and tool specs, and whose terminal calls the
@@ -90,7 +90,8 @@ export interface AiSdkLanguageModelMiddleware<TVersion extends 'v3' | 'v4' = 'v3
  * agent, in the registry's order. The stream gives the chain's events as
  * stream parts; the tool calls and the finish come from the chain's result,
  * so an Output handler decides them. Nothing of TurnStage, ExecuteToolStage
- * or the model state has a place in the AI SDK's middleware.
+ * or the model state has a place in the AI SDK's middleware;
+ * `wrapAiSdkTools` runs ExecuteToolStage around the AI SDK's tools.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when `registry` is no registry or an option is invalid.
  * @example

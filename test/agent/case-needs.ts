@@ -99,7 +99,8 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       handles('afterToolCall', 'checkFinalAnswer', 'observeCaller', 'observeCompressed', 'observeText') ||
       expected.childModelCalls !== undefined ||
       (expected.modelCalls ?? []).some((call) => call.toolNames !== undefined),
-    aiSdk: agent.aiSdk !== undefined || agent.toolChoice !== undefined || expected.aiSdkCalls !== undefined,
+    aiSdk:
+      agent.aiSdk !== undefined || agent.aiSdkTools !== undefined || agent.toolChoice !== undefined || expected.aiSdkCalls !== undefined,
     tracing: agent.tracing !== undefined || expected.spans !== undefined,
     durable:
       runs.some((run) => run.durable !== undefined) ||

@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AGENT_ERROR_CODES } from '../../src/agent/errors';
+import type { AI_SDK_ERROR_CODES } from '../../src/ai-sdk/errors';
 import type { CORE_ERROR_CODES, CoreErrorCode } from '../../src/core/errors';
 import type { DURABLE_ERROR_CODES } from '../../src/durable/errors';
 import type { MiddlewareError, MiddlewareErrorCode } from '../../src/core/index';
@@ -12,7 +13,8 @@ describe('MiddlewareErrorCode', () => {
       typeof MIDDLEWARE_ERROR_CODES &
       typeof AGENT_ERROR_CODES &
       typeof TESTING_ERROR_CODES &
-      typeof DURABLE_ERROR_CODES;
+      typeof DURABLE_ERROR_CODES &
+      typeof AI_SDK_ERROR_CODES;
     expectTypeOf<MiddlewareErrorCode>().toEqualTypeOf<keyof Tables>();
     expectTypeOf<MiddlewareError['code']>().toEqualTypeOf<keyof Tables>();
   });
