@@ -13,9 +13,9 @@ import { ownLoop, type Conversation } from './own-loop';
 
 export const adapter: AgentLoopAdapter = {
   name: 'examples/own-loop.ts',
-  // Its run is an AgentStreamStage invoke and it decides through TurnStage, but a run a Wrap handler of AgentStreamStage
-  // stops early keeps nothing (MW-128), and it has no interrupts, cancel or run checks: cases needing them are not claimed.
-  capabilities: ['systemPrompt', 'initialMessages', 'modelState', 'invocationState', 'rollback', 'turnControl'],
+  // Its run is an AgentStreamStage invoke and it decides through TurnStage; it has no interrupts, cancel, run checks,
+  // snapshots or agent view: cases needing them are not claimed.
+  capabilities: ['systemPrompt', 'initialMessages', 'modelState', 'invocationState', 'rollback', 'agentStream', 'turnControl'],
   start(setup) {
     const conversation: Conversation = {
       messages: new History(setup.messages).messages, // copied and frozen once

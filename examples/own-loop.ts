@@ -39,8 +39,8 @@ export interface Conversation {
   readonly systemPrompt?: SystemPrompt | undefined;
 }
 
-/** One run for `prompt`, yielding every event; the conversation changes only if the run succeeds. */
-export function ownLoop(
+/** One run for `prompt`, yielding every event; the conversation takes what the run completed when its agentResult comes. */
+export async function* ownLoop(
   registry: MiddlewareRegistry,
   model: Model,
   tools: readonly Tool[],
@@ -49,12 +49,14 @@ export function ownLoop(
   invocationState: Record<string, unknown> = {}, // shared by reference with every handler
 ): AsyncGenerator<AgentEvent> {
   const userTurn: Message[] = [{ role: 'user', content: [{ type: 'text', text: prompt }] }];
-  const [toolSpecs, systemPrompt] = [tools.map((tool) => tool.spec), conversation.systemPrompt];
-  return runOwnLoop(registry, { messages: userTurn, invocationState }, async function* (run, signal) {
-    const history = new History([...conversation.messages, ...run.messages]); // the input after AgentStreamStage's Input handlers
-    let [modelState, usage] = [conversation.modelState, ZERO_USAGE];
+  const [toolSpecs, systemPrompt, start] = [tools.map((tool) => tool.spec), conversation.systemPrompt, { ...conversation }];
+  let completed = start; // a run that throws, or whose consumer stops early, changes nothing
+  const run = runOwnLoop(registry, { messages: userTurn, invocationState }, async function* (stream, signal) {
+    const history = new History([...start.messages, ...stream.messages]); // the input after AgentStreamStage's Input handlers
+    let [modelState, usage] = [start.modelState, ZERO_USAGE];
     const state = { get: () => modelState, set: (next: Record<string, unknown>) => void (modelState = next) }; // set if the chain succeeds
     for (let index = 1; ; index++) {
+      completed = { ...start, messages: history.messages, modelState }; // what an AgentStreamStage handler stopping the run keeps
       const context = createModelContext({ model, messages: history.messages, systemPrompt, toolSpecs, invocationState });
       let result: ModelResultEvent | undefined; // the invoke's last event: the result after the Output handlers
       for await (const event of registry.invoke(InvokeModelStage, context, modelTerminal, { signal, state }))
@@ -78,9 +80,13 @@ export function ownLoop(
       history.append(...decided.inject);
       if (!endsRun(decided, turnContext)) continue;
       history.append(...decided.onRunEnd);
-      [conversation.messages, conversation.modelState] = [history.messages, modelState]; // a run that throws changes neither
+      completed = { ...start, messages: history.messages, modelState };
       const { stoppedBy } = decided;
       return { stopReason: stoppedBy === undefined ? result.stopReason : 'stopped', message: result.message, usage, stoppedBy };
     }
   });
+  for await (const event of run) {
+    if (event.type === 'agentResult') Object.assign(conversation, completed);
+    yield event;
+  }
 }
