@@ -37,7 +37,7 @@ describe('examples/own-loop-halting.ts', () => {
       const history = new History([user('Tidy up.'), message]);
       const halted = await drain(callTools(registry, [ls, rm], toolUses, new Map(), {}));
       const store = new MemorySessionStore();
-      await store.save('tidy', halt(history, message, halted.value));
+      store.save('tidy', halt(history, message, halted.value));
       const snapshot = store.load('tidy');
       if (snapshot === undefined) throw new Error('the store lost the snapshot');
       const resumed = await drain(resume(registry, [ls, rm], snapshot, { [approve.id]: true }));

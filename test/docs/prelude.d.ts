@@ -120,4 +120,4 @@ declare const result: import('staged-middleware/agent').ModelResultEvent;
 declare const usage: import('staged-middleware/agent').Usage;
 declare const invocationState: Record<string, unknown>;
 declare const modelState: Record<string, unknown>;
-declare const halted: import('staged-middleware/agent').HaltedTurn | undefined;
+declare const halted: import('staged-middleware/agent').HaltedTurn;

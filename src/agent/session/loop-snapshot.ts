@@ -103,7 +103,7 @@ function checkHalted(halted: HaltedTurn): void {
     throw invalid(`${PATH}: state.halted.responses must be an object of answers by interrupt id, got ${describeValue(responses)}`);
   if (!Array.isArray(results) || results.some((result) => !isObject(result)))
     throw invalid(`${PATH}: state.halted.results must be an array of toolResult blocks, got ${describeValue(results)}`);
-  const ids = results.map((result) => result.toolUseId);
+  const ids = (results as readonly ToolResultBlock[]).map((result) => result.toolUseId);
   const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
   if (repeated !== undefined)
     throw invalid(
