@@ -114,8 +114,7 @@ declare const ctx: import('staged-middleware/durable/restate').RestateWorkflowCo
 /** The reader's approval queue, where a durable run publishes what it waits for. */
 declare const approvals: { save(wait: import('staged-middleware/durable/restate').AwakeableWait): Promise<void> };
 
-/** An own loop's history, its last model result, usage so far, invocation state, model state and halted turn. */
-declare const history: import('staged-middleware/agent').History;
+/** An own loop's last model result, usage so far, invocation state, model state and halted turn. */
 declare const result: import('staged-middleware/agent').ModelResultEvent;
 declare const usage: import('staged-middleware/agent').Usage;
 declare const invocationState: Record<string, unknown>;

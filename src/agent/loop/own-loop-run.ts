@@ -67,14 +67,15 @@ export type OwnLoopBody = (context: AgentStreamContext, signal: AbortSignal) => 
  * @example
  * ```ts
  * const input = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Hi' }] }];
- * for await (const event of runOwnLoop(registry, { messages: input, invocationState: {} }, async function* (context, signal) {
+ * const run = runOwnLoop(registry, { messages: input, invocationState: {} }, async function* (context, signal) {
  *   const modelContext = createModelContext({ model, messages: context.messages, systemPrompt: undefined, toolSpecs: [], invocationState: context.invocationState });
  *   let result: ModelResultEvent | undefined;
  *   for await (const event of registry.invoke(InvokeModelStage, modelContext, modelTerminal, { signal }))
  *     yield event.type === 'modelResult' ? (result = event) : event;
  *   if (result === undefined) throw new Error('every invoke ends with its result');
  *   return { stopReason: result.stopReason, message: result.message, usage: result.usage };
- * })) console.log(event.type);
+ * });
+ * for await (const event of run) console.log(event.type);
  * ```
  */
 export function runOwnLoop(

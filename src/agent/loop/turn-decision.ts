@@ -42,6 +42,7 @@ export interface TurnContextParts {
  *   `invocationState` is not an object, or `usage` is not three finite numbers.
  * @example
  * ```ts
+ * const history = new History([result.message]);
  * const turnContext = createTurnContext({
  *   messages: history.messages,
  *   turn: { index: 1, message: result.message, toolResults: [], stopReason: result.stopReason },
@@ -91,6 +92,7 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
  * @example
  * ```ts
  * const decided = await decideTurn(registry, turnContext, { signal });
+ * const history = new History(turnContext.messages);
  * history.append(...decided.inject);
  * if (endsRun(decided, turnContext)) history.append(...decided.onRunEnd);
  * ```

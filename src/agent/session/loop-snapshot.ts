@@ -51,6 +51,7 @@ const PATH = 'snapshotLoop(state)';
  *   answers none of them or one answered twice.
  * @example
  * ```ts
+ * const history = new History([halted.message]);
  * await store.save('ticket-4711', snapshotLoop({ messages: history.messages, modelState, usage, halted }));
  * ```
  */

@@ -20,6 +20,7 @@ import type { ToolUseReference } from './tool-terminal';
  * @example
  * ```ts
  * const answer = await registry.run(ExecuteToolStage, toolContext, toolTerminal);
+ * const history = new History();
  * history.append({ role: 'user', content: [namedToolResult(answer.toolResult, toolContext.toolUse)] });
  * ```
  */
