@@ -13,8 +13,9 @@ import { ownLoop, type Conversation } from './own-loop';
 
 export const adapter: AgentLoopAdapter = {
   name: 'examples/own-loop.ts',
-  // It runs no AgentStreamStage and has no interrupts, cancel or run checks: cases needing them are not claimed.
-  capabilities: ['systemPrompt', 'initialMessages', 'modelState', 'invocationState', 'rollback'],
+  // Its run is an AgentStreamStage invoke and it decides through TurnStage; it has no interrupts, cancel, run checks,
+  // snapshots or agent view: cases needing them are not claimed.
+  capabilities: ['systemPrompt', 'initialMessages', 'modelState', 'invocationState', 'rollback', 'agentStream', 'turnControl'],
   start(setup) {
     const conversation: Conversation = {
       messages: new History(setup.messages).messages, // copied and frozen once

@@ -199,6 +199,11 @@ export function invalidParts(call: string, problem: string): MiddlewareError {
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${call}: ${problem}.` });
 }
 
+/** The error of token counts that are not three finite numbers, given to `addUsage` (MW-310). */
+export function invalidUsage(problem: string): MiddlewareError {
+  return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', stage: InvokeModelStage.name, message: `${problem}.` });
+}
+
 /** The error of a value provided under `ToolsKey` that is not a tool (MW-160), failing its bundle's `setup`. */
 export function notATool(tool: unknown): MiddlewareError {
   return new MiddlewareError({

@@ -3,7 +3,8 @@
  * message, model and tool types, the standard agent stages, the reference
  * agent loop with its turn control, errors as answers and durable sessions,
  * and the pieces to embed the stages in a loop of your own (terminals,
- * history, interrupts). Its test doubles are in `staged-middleware/testing`;
+ * history, interrupts, the decision after a turn, usage sums, tool-result
+ * names, the run as one AgentStreamStage invoke, snapshots of a halted turn). Its test doubles are in `staged-middleware/testing`;
  * system prompts in `staged-middleware`.
  *
  * Every public name of this entry point is listed here. The kit reads in
@@ -107,8 +108,16 @@ export type {
 } from './types/snapshot';
 export type { ErrorsAsAnswersOptions } from './tools/errors-as-answers';
 export type { TurnDecider } from './loop/turn-action';
-export type { TurnAction, TurnContext, TurnResultEvent } from './types/stages';
+export type { StoppedBy, TurnAction, TurnContext, TurnInfo, TurnResultEvent } from './types/stages';
 export { createModelContext, History } from './session/history';
+export { addUsage, ZERO_USAGE } from './setup/usage';
+export { createTurnContext, decideTurn, endsRun } from './loop/turn-decision';
+export type { TurnContextParts } from './loop/turn-decision';
+export { namedToolResult } from './tools/named-tool-result';
+export { runOwnLoop } from './loop/own-loop-run';
+export { restoreLoop, snapshotLoop } from './session/loop-snapshot';
+export type { HaltedTurn, LoopState, RestoredLoop } from './session/loop-snapshot';
+export type { OwnLoopBody, OwnLoopInput, OwnLoopOutcome } from './loop/own-loop-run';
 export type { ModelContextParts } from './session/history';
 export { createInterrupt, InterruptSignal, interruptId } from './session/interrupts';
 export { modelTerminal } from './model/model-terminal';

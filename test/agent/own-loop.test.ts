@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { ExecuteToolStage, InvokeModelStage } from '../../src/agent/index';
+import { ExecuteToolStage, InvokeModelStage, TurnStage, genAiSpans, maxTurns } from '../../src/agent/index';
+import { tracing } from '../../src/middleware/index';
 import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import { ownLoop, type Conversation } from '../../examples/own-loop';
+import { recordingTracer, tree } from '../middleware/recording-tracer';
 import { collect } from './fixtures';
 
 describe('ownLoop', () => {
@@ -61,6 +63,67 @@ describe('ownLoop', () => {
         ['You are terse.', {}],
         ['You are terse.', { calls: 1 }],
       ]);
+    });
+  });
+
+  describe('with a TurnStage handler that stops it', () => {
+    it('stops after the turn the handler names, keeps that turn, and reports who stopped it and the summed usage', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(TurnStage.Wrap, maxTurns(2));
+      const usage = { inputTokens: 5, outputTokens: 1, totalTokens: 6 };
+      const model = new ScriptedModel([
+        toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'c1' }], { usage }),
+        toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'c2' }], { usage }),
+        textTurn('never reached'),
+      ]);
+      const conversation: Conversation = { messages: [], modelState: {} };
+      const events = await collect(
+        ownLoop(registry, model, [new ScriptedTool({ name: 'clock', outcomes: [{ value: 'noon' }] })], conversation, 'time?'),
+      );
+      expect({ result: events[events.length - 1], calls: model.calls.length, history: conversation.messages.length }).toEqual({
+        result: {
+          type: 'agentResult',
+          stopReason: 'stopped',
+          message: { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'c2', name: 'clock', input: {} }] },
+          interrupts: [],
+          usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
+          stoppedBy: { handler: 'maxTurns', reason: 'reached 2 turns' },
+        },
+        calls: 2,
+        history: 5,
+      });
+    });
+  });
+
+  describe("traced with the agent kit's span conventions", () => {
+    it('is one trace per run: every model, tool and turn span under the AgentStreamStage terminal of invoke_agent', async () => {
+      const { exporter, tracer } = recordingTracer();
+      const registry = new MiddlewareRegistry();
+      registry.instrument(tracing({ tracer, now: () => 0, conventions: [genAiSpans] }));
+      const model = new ScriptedModel([toolUseTurn([{ name: 'clock', input: {}, toolUseId: 'c1' }]), textTurn('noon')]);
+      const conversation: Conversation = { messages: [], modelState: {} };
+      await collect(ownLoop(registry, model, [new ScriptedTool({ name: 'clock' })], conversation, 'time?'));
+      const spans = exporter.getFinishedSpans();
+      expect({
+        traces: new Set(spans.map((span) => span.spanContext().traceId)).size,
+        parents: tree(spans).map(({ name, parent }) => `${name} <- ${parent ?? 'none'}`),
+      }).toEqual({
+        traces: 1,
+        parents: [
+          'invokeModel terminal <- chat',
+          'chat <- agentStream terminal',
+          'executeTool terminal <- execute_tool clock',
+          'execute_tool clock <- agentStream terminal',
+          'turn terminal <- turn',
+          'turn <- agentStream terminal',
+          'invokeModel terminal <- chat',
+          'chat <- agentStream terminal',
+          'turn terminal <- turn',
+          'turn <- agentStream terminal',
+          'agentStream terminal <- invoke_agent',
+          'invoke_agent <- none',
+        ],
+      });
     });
   });
 

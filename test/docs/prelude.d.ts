@@ -113,3 +113,10 @@ declare module '@ai-sdk/openai' {
 declare const ctx: import('staged-middleware/durable/restate').RestateWorkflowContext;
 /** The reader's approval queue, where a durable run publishes what it waits for. */
 declare const approvals: { save(wait: import('staged-middleware/durable/restate').AwakeableWait): Promise<void> };
+
+/** An own loop's last model result, usage so far, invocation state, model state and halted turn. */
+declare const result: import('staged-middleware/agent').ModelResultEvent;
+declare const usage: import('staged-middleware/agent').Usage;
+declare const invocationState: Record<string, unknown>;
+declare const modelState: Record<string, unknown>;
+declare const halted: import('staged-middleware/agent').HaltedTurn;

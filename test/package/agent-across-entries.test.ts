@@ -10,6 +10,9 @@
  *   every event instead of the signal's `aborted` (a cache miss per read on
  *   Node 20), which the invoke finds in the module that keeps the flags.
  *
+ * - a framework's own loop traced with the kit's span conventions is one
+ *   span tree only when the agent kit and `tracing` agree on the stages.
+ *
  * Run from the installed package in both formats (the consumer script runs
  * once per format): a Wrap handler's `next()` must hand out the terminal's own
  * iterator (no recorder around it), the state of the completed call must be
@@ -21,6 +24,7 @@ import { runScript } from './consumer';
 
 interface Observed {
   readonly modelTerminal: unknown;
+  readonly ownLoop: unknown;
   readonly runSignal: { readonly modelEvents: number; readonly reads: number; readonly stopReason: string };
 }
 
@@ -35,6 +39,20 @@ describe.each([
 
   it("hands its model terminal to a Wrap handler as it is, and the completed call's state is written back", () => {
     expect(observed.modelTerminal).toEqual({ handedOutAsReturned: true, written: { calls: 1 } });
+  });
+
+  it("gives a framework's own loop, traced, one span tree under its run's invoke_agent span", () => {
+    expect(observed.ownLoop).toEqual({
+      spans: [
+        'invokeModel terminal <- chat',
+        'chat <- agentStream terminal',
+        'turn terminal <- turn',
+        'turn <- agentStream terminal',
+        'agentStream terminal <- invoke_agent',
+        'invoke_agent <- none',
+      ],
+      result: { stopReason: 'endTurn', usage: { inputTokens: 2, outputTokens: 1, totalTokens: 3 } },
+    });
   });
 
   it("reads its run signal's aborted fewer times than the model streams events", () => {

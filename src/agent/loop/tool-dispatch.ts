@@ -16,6 +16,7 @@ import { ExecuteToolStage } from '../stages';
 import type { Interrupt } from '../types/tool';
 import { toolTerminal } from '../tools/tool-terminal';
 import { invalidToolUsage } from '../tools/call-errors';
+import { namedToolResult } from '../tools/named-tool-result';
 
 /** A turn being worked on: its pending part, with the results this terminal call found so far. */
 export interface WorkingTurn extends PendingTurn {
@@ -59,7 +60,7 @@ export async function* callTools(
         yield event;
       }
       const result = last as ToolResultEvent;
-      turn.results.set(toolUse.toolUseId, withName(result.toolResult, toolUse.name));
+      turn.results.set(toolUse.toolUseId, namedToolResult(result.toolResult, toolUse));
       if (result.usage !== undefined) report(toolUse.name, readUsage(result.usage, toolUse.name));
       if (result.terminate === true) turn.terminating.add(toolUse.toolUseId);
       continue;
@@ -77,15 +78,6 @@ export async function* callTools(
     }
   }
   return Object.freeze(interrupts);
-}
-
-/**
- * The result block as the history keeps it: with the tool's name (MW-183),
- * filled in from the tool use when a handler's result (of untyped code, or of
- * an older copy of the package) has none.
- */
-function withName(toolResult: ToolResultBlock, name: string): ToolResultBlock {
-  return typeof toolResult.name === 'string' ? toolResult : Object.freeze({ ...toolResult, name });
 }
 
 /**

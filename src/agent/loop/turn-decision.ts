@@ -1,35 +1,124 @@
 /**
- * The decision after a turn (MW-126): a TurnStage invoke whose delivered
- * result says whether the loop goes on, and which messages it adds.
+ * The decision after a turn (MW-126, MW-311): the TurnStage context of a
+ * completed turn, the TurnStage invoke whose delivered result says whether
+ * the loop goes on and which messages it adds, and whether that result ends
+ * the run. The reference agent and a framework's own loop use the same three.
  */
-import type { Attempt } from '../setup/run-state';
-import type { RunScope } from '../setup/run-scope';
+import type { MiddlewareRegistry } from '../../core/index';
+import { describeValue } from '../../util/describe-value';
+import { isObject } from '../../util/is-object';
+import { invalidTurn } from '../errors';
 import { TurnStage } from '../stages';
-import { readTurnResult, turnTerminal } from './turn-action';
+import { addUsage, isUsage, USAGE_EXPECTED, ZERO_USAGE } from '../setup/usage';
+import { frozenCopy } from '../values/freeze';
+import type { Message } from '../types/message';
+import type { Usage } from '../types/model';
 import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from '../types/stages';
+import type { AgentView } from '../types/view';
+import { readTurnResult, turnTerminal } from './turn-action';
+
+/** What {@link createTurnContext} builds a TurnStage context from. */
+export interface TurnContextParts {
+  /** The history after the turn: its assistant message and tool results appended (a frozen array, as `History.messages` returns). */
+  readonly messages: readonly Message[];
+  /** The turn just completed. */
+  readonly turn: TurnInfo;
+  /** Token counts of the loop's model calls so far (see `addUsage`). */
+  readonly usage: Usage;
+  /** The run's invocation state, shared by reference. */
+  readonly invocationState: Record<string, unknown>;
+  /** The agent view handlers may read, if any. */
+  readonly agent?: AgentView | undefined;
+}
 
 /**
- * Invokes TurnStage for a completed turn and returns its result, checked and
- * frozen. Its events are the loop's own business: none reaches the run's stream.
+ * Builds the TurnStage context of a completed turn (frozen): `messages`,
+ * `turn` and `agent` copied and frozen (a frozen value taken as it is),
+ * `usage` a frozen copy, `invocationState` shared by reference, and `ending`
+ * true exactly when the turn ran no tools.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for a result the loop cannot act on.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) when `parts` is not an object, `messages` or
+ *   `turn.toolResults` is not an array, `turn.index` is not a positive integer, `turn.message` is not an object,
+ *   `invocationState` is not an object, or `usage` is not three finite numbers.
+ * @example
+ * ```ts
+ * const history = new History([result.message]);
+ * const turnContext = createTurnContext({
+ *   messages: history.messages,
+ *   turn: { index: 1, message: result.message, toolResults: [], stopReason: result.stopReason },
+ *   usage,
+ *   invocationState,
+ * });
+ * ```
+ */
+export function createTurnContext(parts: TurnContextParts): TurnContext {
+  if (!isObject(parts))
+    throw invalidTurn(`createTurnContext(parts): parts must be { messages, turn, usage, invocationState }, got ${describeValue(parts)}`);
+  const { messages, turn, invocationState, agent } = parts;
+  if (!Array.isArray(messages))
+    throw invalidTurn(`createTurnContext(parts): messages must be an array of messages, got ${describeValue(messages)}`);
+  const info = turn as Partial<TurnInfo> | null;
+  if (
+    !isObject(info) ||
+    !Number.isInteger(info.index) ||
+    (info.index as number) < 1 ||
+    !isObject(info.message) ||
+    !Array.isArray(info.toolResults)
+  )
+    throw invalidTurn(
+      `createTurnContext(parts): turn must be { index: 1, 2, ..., message, toolResults: ToolResultBlock[], stopReason }, got ${describeValue(turn)}`,
+    );
+  if (!isObject(invocationState))
+    throw invalidTurn(`createTurnContext(parts): invocationState must be an object, got ${describeValue(invocationState)}`);
+  if (!isUsage(parts.usage)) throw invalidTurn(`createTurnContext(parts): usage ${USAGE_EXPECTED}, got ${describeValue(parts.usage)}`);
+  const context: { -readonly [K in keyof TurnContext]: TurnContext[K] } = {
+    messages: frozenCopy(messages, 'parts.messages'),
+    turn: frozenCopy(turn, 'parts.turn'),
+    ending: turn.toolResults.length === 0,
+    usage: addUsage(ZERO_USAGE, parts.usage),
+    invocationState,
+  };
+  if (agent !== undefined) context.agent = frozenCopy(agent, 'parts.agent');
+  return Object.freeze(context);
+}
+
+/**
+ * Invokes TurnStage for a completed turn with {@link turnTerminal} and
+ * returns what it delivered, checked by {@link readTurnResult} (a frozen
+ * copy). Its events are the loop's own business: a loop does not yield them.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) for a result no loop may act on; what a handler
+ *   throws, as it was thrown.
+ * @example
+ * ```ts
+ * const decided = await decideTurn(registry, turnContext, { signal });
+ * const history = new History(turnContext.messages);
+ * history.append(...decided.inject);
+ * if (endsRun(decided, turnContext)) history.append(...decided.onRunEnd);
+ * ```
  */
 export async function decideTurn(
-  scope: RunScope,
-  attempt: Attempt,
-  turn: TurnInfo,
-  invocationState: Record<string, unknown>,
-  signal: AbortSignal,
+  registry: MiddlewareRegistry,
+  context: TurnContext,
+  options: { readonly signal?: AbortSignal | undefined } = {},
 ): Promise<TurnResultEvent> {
-  const context: TurnContext = Object.freeze({
-    messages: attempt.history.messages,
-    turn: Object.freeze(turn),
-    ending: turn.toolResults.length === 0,
-    usage: attempt.usage,
-    invocationState,
-    agent: scope.view,
-  });
+  const { signal } = options;
   let last: TurnEvent | undefined;
-  for await (const event of scope.registry.invoke(TurnStage, context, turnTerminal, { signal })) last = event;
+  for await (const event of registry.invoke(TurnStage, context, turnTerminal, signal === undefined ? {} : { signal })) last = event;
   return readTurnResult(last);
+}
+
+/**
+ * Whether the run ends after the turn `decided` is about: on `'stop'`, and on
+ * `'natural'` when the turn ran no tools (`context.ending`); never on
+ * `'loopToModel'`. A run that ends appends `decided.onRunEnd` to its history.
+ *
+ * @example
+ * ```ts
+ * const decided = await decideTurn(registry, turnContext);
+ * const ends = endsRun(decided, turnContext); // then append decided.onRunEnd and end the run
+ * ```
+ */
+export function endsRun(decided: TurnResultEvent, context: TurnContext): boolean {
+  return decided.decision === 'stop' || (decided.decision === 'natural' && context.ending);
 }

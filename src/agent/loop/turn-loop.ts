@@ -34,7 +34,7 @@ import type {
 } from '../types/stages';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from '../types/tool';
-import { decideTurn } from './turn-decision';
+import { createTurnContext, decideTurn, endsRun } from './turn-decision';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 
 /** What every terminal call of one run shares. */
@@ -112,12 +112,19 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
   };
   /** Acts on the TurnStage decision for a completed turn; returns the agent result when it ends the call. */
   const settle = async (turn: TurnInfo): Promise<AgentResultEvent | undefined> => {
-    const decided = await decideTurn(scope, attempt, turn, invocationState, signal);
+    const turnContext = createTurnContext({
+      messages: attempt.history.messages,
+      turn,
+      usage: attempt.usage,
+      invocationState,
+      agent: scope.view,
+    });
+    const decided = await decideTurn(scope.registry, turnContext, { signal });
     attempt.history.append(...decided.inject);
     checkpoint = conversationOf();
     // Saved after every completed turn, so a crash loses at most the turn in progress.
     if (persist !== undefined) await saveRacing(persist(checkpoint), signal);
-    const ends = decided.decision === 'stop' || (decided.decision === 'natural' && turn.toolResults.length === 0);
+    const ends = endsRun(decided, turnContext);
     // A decision to go on past the turn limit ends the call instead (MW-143).
     const limited = !ends && turn.index >= agent.maxTurns;
     if (!ends && !limited) return undefined;

@@ -109,3 +109,12 @@ export function invalidToolUsage(tool: string, usage: unknown): MiddlewareError 
     message: `ExecuteToolStage: the result of tool "${tool}" reports usage ${describeValue(usage)}; usage must be { inputTokens, outputTokens, totalTokens } (numbers), or left out.`,
   });
 }
+
+/** The error of `namedToolResult` given something other than a result block and a tool use with a name (MW-312). */
+export function invalidNamedResult(problem: string, value: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `namedToolResult(toolResult, toolUse): ${problem}, got ${describeValue(value)}.`,
+  });
+}

@@ -114,6 +114,15 @@ const NOT_FACTORIES = {
     'toModelRequest',
     'toResultContent',
     'toolErrorAnswer',
+    // The pieces of a framework's own loop.
+    'addUsage',
+    'createTurnContext',
+    'decideTurn',
+    'endsRun',
+    'namedToolResult',
+    'restoreLoop',
+    'runOwnLoop',
+    'snapshotLoop',
   ],
   // A model's adapter and a middleware of the AI SDK's own kind, which register nothing under a name of their own.
   './ai-sdk': ['fromAiSdk', 'languageModelMiddleware', 'providerCachePoint'],

@@ -180,6 +180,68 @@ async function runSignalAcrossEntries(kit) {
   return { modelEvents, reads, stopReason: result.stopReason };
 }
 
+/**
+ * A framework's own loop (`runOwnLoop`, `createTurnContext`, `decideTurn` of `./agent`) under the core's registry
+ * (`.`), traced by `tracing` of `./middleware` with the agent kit's span conventions, into a tracer that notes each
+ * span with its parent as it ends: one tree per run needs the entry points to agree on the stage tokens and on what
+ * opens and joins a run.
+ */
+async function ownLoopAcrossEntries(kit) {
+  const core = kit['.'];
+  const agent = kit['./agent'];
+  const { tracing } = kit['./middleware'];
+  const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+  const ended = [];
+  const tracer = {
+    startSpan(name, _options, context) {
+      const parent = context?.getValue(SPAN_KEY);
+      const span = {
+        name,
+        isRecording: () => true,
+        setAttribute: () => span,
+        setAttributes: () => span,
+        addEvent: () => span,
+        recordException: () => span,
+        setStatus: () => span,
+        end: () => void ended.push(`${name} <- ${parent?.name ?? 'none'}`),
+      };
+      return span;
+    },
+  };
+  const registry = new core.MiddlewareRegistry();
+  registry.instrument(tracing({ tracer, now: () => 0, conventions: [agent.genAiSpans] }));
+  const usage = { inputTokens: 2, outputTokens: 1, totalTokens: 3 };
+  const model = {
+    async *stream() {
+      yield { type: 'textDelta', text: 'hi' };
+      yield { type: 'usage', usage };
+      yield { type: 'messageStop', stopReason: 'endTurn' };
+    },
+  };
+  const input = [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }];
+  const run = agent.runOwnLoop(registry, { messages: input, invocationState: {} }, async function* (context, signal) {
+    const { invocationState } = context;
+    const modelContext = agent.createModelContext({
+      model,
+      messages: context.messages,
+      systemPrompt: undefined,
+      toolSpecs: [],
+      invocationState,
+    });
+    let result;
+    for await (const event of registry.invoke(agent.InvokeModelStage, modelContext, agent.modelTerminal, { signal }))
+      yield (result = event);
+    const total = agent.addUsage(agent.ZERO_USAGE, result.usage);
+    const turn = { index: 1, message: result.message, toolResults: [], stopReason: result.stopReason };
+    const turnContext = agent.createTurnContext({ messages: context.messages, turn, usage: total, invocationState });
+    if (!agent.endsRun(await agent.decideTurn(registry, turnContext, { signal }), turnContext)) throw new Error('the run goes on');
+    return { stopReason: result.stopReason, message: result.message, usage: total };
+  });
+  let last;
+  for await (const event of run) last = event;
+  return { spans: ended, result: { stopReason: last.stopReason, usage: last.usage } };
+}
+
 /** Everything this file observes of one build. */
 async function observe(kit) {
   return {
@@ -187,6 +249,7 @@ async function observe(kit) {
     handlers: await handlerNames(kit),
     modelTerminal: await modelTerminalAcrossEntries(kit),
     runSignal: await runSignalAcrossEntries(kit),
+    ownLoop: await ownLoopAcrossEntries(kit),
     factories: factoryNames(kit, ENTRY_POINTS),
   };
 }
