@@ -1,7 +1,7 @@
 /**
  * `npm run docs:errors`: rewrites the table of `docs/errors.md` from the
  * error tables of the subsystems (the core's `src/core/errors.ts`, then the
- * built-in middleware's, the agent kit's, the test kit's and durable runs'). `test/docs/pages.test.ts`
+ * built-in middleware's, the agent kit's, the test kit's, durable runs' and MCP toolsets'). `test/docs/pages.test.ts`
  * fails while the page differs from what this generates.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AGENT_ERROR_CODES } from '../src/agent/errors';
 import { CORE_ERROR_CODES, type ErrorTable } from '../src/core/errors';
 import { DURABLE_ERROR_CODES } from '../src/durable/errors';
+import { MCP_ERROR_CODES } from '../src/mcp/errors';
 import { MIDDLEWARE_ERROR_CODES } from '../src/middleware/errors';
 import { TESTING_ERROR_CODES } from '../src/testing/errors';
 
@@ -28,6 +29,7 @@ export const ERROR_TABLES: readonly SubsystemErrors[] = [
   { subsystem: '`/agent`', codes: AGENT_ERROR_CODES },
   { subsystem: '`/testing`', codes: TESTING_ERROR_CODES },
   { subsystem: '`/durable`', codes: DURABLE_ERROR_CODES },
+  { subsystem: '`/mcp`', codes: MCP_ERROR_CODES },
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

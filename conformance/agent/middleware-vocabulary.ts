@@ -35,7 +35,7 @@ const countMessages = (messages: readonly Message[]): number => messages.length;
 /** The bundle a case bundle describes (a `defined` one is built by `defined-bundle.ts`, which needs the whole vocabulary). */
 export function buildBundle(
   world: World,
-  spec: AgentCaseBundle & { readonly kind: Exclude<AgentCaseBundle['kind'], 'defined'> },
+  spec: AgentCaseBundle & { readonly kind: Exclude<AgentCaseBundle['kind'], 'defined' | 'mcp'> },
 ): Middleware {
   switch (spec.kind) {
     case 'tools': {

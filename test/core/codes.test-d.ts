@@ -3,6 +3,7 @@ import type { AGENT_ERROR_CODES } from '../../src/agent/errors';
 import type { CORE_ERROR_CODES, CoreErrorCode } from '../../src/core/errors';
 import type { DURABLE_ERROR_CODES } from '../../src/durable/errors';
 import type { MiddlewareError, MiddlewareErrorCode } from '../../src/core/index';
+import type { MCP_ERROR_CODES } from '../../src/mcp/errors';
 import type { MIDDLEWARE_ERROR_CODES } from '../../src/middleware/errors';
 import type { TESTING_ERROR_CODES } from '../../src/testing/errors';
 
@@ -12,7 +13,8 @@ describe('MiddlewareErrorCode', () => {
       typeof MIDDLEWARE_ERROR_CODES &
       typeof AGENT_ERROR_CODES &
       typeof TESTING_ERROR_CODES &
-      typeof DURABLE_ERROR_CODES;
+      typeof DURABLE_ERROR_CODES &
+      typeof MCP_ERROR_CODES;
     expectTypeOf<MiddlewareErrorCode>().toEqualTypeOf<keyof Tables>();
     expectTypeOf<MiddlewareError['code']>().toEqualTypeOf<keyof Tables>();
   });

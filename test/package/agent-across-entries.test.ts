@@ -10,6 +10,9 @@
  *   every event instead of the signal's `aborted` (a cache miss per read on
  *   Node 20), which the invoke finds in the module that keeps the flags.
  *
+ * An MCP toolset's tools reach the agent only when the MCP entry point and
+ * the agent kit share the key tools are contributed under.
+ *
  * Run from the installed package in both formats (the consumer script runs
  * once per format): a Wrap handler's `next()` must hand out the terminal's own
  * iterator (no recorder around it), the state of the completed call must be
@@ -22,6 +25,7 @@ import { runScript } from './consumer';
 interface Observed {
   readonly modelTerminal: unknown;
   readonly runSignal: { readonly modelEvents: number; readonly reads: number; readonly stopReason: string };
+  readonly mcp: unknown;
 }
 
 describe.each([
@@ -35,6 +39,18 @@ describe.each([
 
   it("hands its model terminal to a Wrap handler as it is, and the completed call's state is written back", () => {
     expect(observed.modelTerminal).toEqual({ handedOutAsReturned: true, written: { calls: 1 } });
+  });
+
+  it('offers the tools of an MCP toolset of the same build and answers their calls', () => {
+    expect(observed.mcp).toEqual({
+      bundle: 'mcp:calc',
+      offered: ['calc_add', 'calc_quota'],
+      results: [
+        { name: 'calc_add', status: 'success', content: [{ type: 'json', json: { sum: 5 } }] },
+        { name: 'calc_quota', status: 'error', content: 'error' },
+      ],
+      codes: ['none', 'ERR_MCP_TOOL_ERROR'],
+    });
   });
 
   it("reads its run signal's aborted fewer times than the model streams events", () => {
