@@ -105,7 +105,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
         session = await restored(adapter, setup, session, run.restore, run.snapshotPatch);
         world.session = session;
       }
-      const use = run.use === undefined ? undefined : await Promise.all(run.use.map((bundle) => buildCaseBundle(world, bundle)));
+      const use = run.use === undefined ? undefined : await Promise.all(run.use.map(async (bundle) => buildCaseBundle(world, bundle)));
       // A durable run in a new process: the loop starts again from the setup and replays the journal.
       if (run.durable !== undefined && journal !== undefined && world.process !== 0 && journal.isNewProcess(world, run.durable)) {
         session = adapter.start({ ...setup, messages, modelState });

@@ -148,7 +148,10 @@ const mcpServer = z
     tools: z.array(json).describe('What tools/list lists, as JSON (so a malformed entry can be given)'),
     pageSize: z.number().int().positive().optional().describe('Lists this many tools per page, with nextCursor "<index of the next>"'),
     listError: mcpAnswer.optional().describe('tools/list rejects as this answer says (rpcError or disconnected)'),
-    answers: z.record(z.string(), z.array(mcpAnswer)).optional().describe('By tool name (as the server lists it): the answers of its calls'),
+    answers: z
+      .record(z.string(), z.array(mcpAnswer))
+      .optional()
+      .describe('By tool name (as the server lists it): the answers of its calls'),
     changeAfterCalls: z
       .number()
       .int()

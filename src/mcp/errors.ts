@@ -16,7 +16,7 @@ export const MCP_ERROR_CODES = {
   ERR_MCP_CONNECTION: {
     rule: 'MW-323',
     meaning:
-      'an MCP client could not reach its server: it is not connected, the connection closed or timed out, or the transport failed (the client\'s error is the `cause`)',
+      "an MCP client could not reach its server: it is not connected, the connection closed or timed out, or the transport failed (the client's error is the `cause`)",
   },
   ERR_MCP_PROTOCOL: {
     rule: 'MW-323',
@@ -51,7 +51,9 @@ function placeOf(request: McpRequest): { stage?: string; phase: 'register' | 'te
 
 /** What `request` is, for a message. */
 function requestText(server: string, request: McpRequest): string {
-  return request.kind === 'list' ? `listing the tools of MCP server "${server}"` : `calling tool "${request.tool}" of MCP server "${server}"`;
+  return request.kind === 'list'
+    ? `listing the tools of MCP server "${server}"`
+    : `calling tool "${request.tool}" of MCP server "${server}"`;
 }
 
 /** The error of a malformed `mcpTools` option, or of a closed toolset (MW-319, MW-324). */
@@ -89,7 +91,12 @@ export function malformedAnswer(server: string, request: McpRequest, problem: st
 }
 
 /** The error of a result with `isError: true` (MW-321): the model reads its text. */
-export function toolAnsweredError(server: string, request: McpRequest & { readonly kind: 'call' }, text: string, result: unknown): MiddlewareError {
+export function toolAnsweredError(
+  server: string,
+  request: McpRequest & { readonly kind: 'call' },
+  text: string,
+  result: unknown,
+): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_MCP_TOOL_ERROR',
     ...placeOf(request),

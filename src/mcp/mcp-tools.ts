@@ -5,7 +5,7 @@
  */
 import { createContributionKey, MiddlewareError, type Disposer, type Registrar } from '../core/index';
 import { ToolsKey } from '../agent/index';
-import type { NeedsApproval, Tool } from '../agent/types/tool';
+import type { Tool } from '../agent/types/tool';
 import { isObject } from '../util/is-object';
 import { invalidMcpOptions } from './errors';
 import type { McpClient, McpToolset, McpToolsOptions } from './mcp-types';
@@ -74,6 +74,8 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolset> {
   const { client } = settings;
   let current: readonly Tool[] = Object.freeze([]);
   let closed = false;
+  // Read through a call after an await: close() may run while a listing waits.
+  const isClosed = (): boolean => closed;
   const placements = new WeakMap<SetupMark, Placement>();
   // Weakly held, so a scope dropped without removing the bundle (a run's own `use`) takes its placement with it.
   const marks = new Set<WeakRef<SetupMark>>();
@@ -102,13 +104,15 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolset> {
   async function refresh(): Promise<void> {
     if (closed) throw closedError();
     const tools = await listTools(settings);
-    if (closed) throw closedError();
+    if (isClosed()) throw closedError();
     const [error] = apply(tools);
     if (error !== undefined) throw error;
   }
 
   let listing = false;
   let again = false;
+  // Set by a notification while a listing waits.
+  const notifiedMeanwhile = (): boolean => again;
   /** A notification: one listing at a time, and one more after it when notifications came meanwhile. */
   async function listAgain(): Promise<void> {
     if (listing) {
@@ -123,11 +127,11 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolset> {
         try {
           tools = await listTools(settings);
         } catch (error) {
-          if (!closed) report(error as Error);
+          if (!isClosed()) report(error as Error);
           continue;
         }
-        if (!closed) for (const error of apply(tools)) report(error);
-      } while (again && !closed);
+        if (!isClosed()) for (const error of apply(tools)) report(error);
+      } while (notifiedMeanwhile() && !isClosed());
     } finally {
       listing = false;
     }
@@ -235,7 +239,8 @@ async function readOptions(options: McpToolsOptions): Promise<Settings> {
       throw invalidMcpOptions(`options.${key} must be a non-empty string when given`);
     }
   }
-  if (listChanged !== undefined && typeof listChanged !== 'boolean') throw invalidMcpOptions('options.listChanged must be a boolean when given');
+  if (listChanged !== undefined && typeof listChanged !== 'boolean')
+    throw invalidMcpOptions('options.listChanged must be a boolean when given');
   if (onError !== undefined && typeof onError !== 'function') throw invalidMcpOptions('options.onError must be a function when given');
   if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
     throw invalidMcpOptions('options.needsApproval must be a boolean or a function when given');
@@ -246,7 +251,7 @@ async function readOptions(options: McpToolsOptions): Promise<Settings> {
     server,
     name: name ?? `mcp:${server}`,
     prefix: prefix ?? '',
-    needsApproval: needsApproval as NeedsApproval | undefined,
+    needsApproval,
     listChanged: listChanged ?? true,
     onError,
   };

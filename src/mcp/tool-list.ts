@@ -49,7 +49,8 @@ export async function listTools(source: ToolListSource): Promise<readonly Tool[]
       throw clientFailure(source.server, LISTING, error);
     }
     const listed = isObject(page) ? ownEntry(page, 'tools') : undefined;
-    if (!Array.isArray(listed)) throw malformedAnswer(source.server, LISTING, `the result is ${describeValue(page)}, without a tools array`);
+    if (!Array.isArray(listed))
+      throw malformedAnswer(source.server, LISTING, `the result is ${describeValue(page)}, without a tools array`);
     for (const entry of listed as unknown[]) {
       const tool = mcpTool(source, entry);
       if (names.has(tool.spec.name)) throw malformedAnswer(source.server, LISTING, `the tool "${tool.spec.name}" is listed twice`);

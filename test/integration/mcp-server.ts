@@ -48,7 +48,9 @@ function notesServer(): McpServer {
     text(JSON.stringify({ waiting, cancelled })),
   );
   server.registerTool('learn', { description: 'Adds the tool shout.' }, () => {
-    server.registerTool('shout', { description: 'Shouts.', inputSchema: { text: z.string() } }, ({ text: said }) => text(said.toUpperCase()));
+    server.registerTool('shout', { description: 'Shouts.', inputSchema: { text: z.string() } }, ({ text: said }) =>
+      text(said.toUpperCase()),
+    );
     return text('learned');
   });
   return server;

@@ -58,7 +58,7 @@ describe.each(['stdio', 'streamable HTTP'] as const)('mcpTools over %s', (transp
   afterAll(async () => {
     toolset.close();
     await client.close();
-    if (child !== undefined && child.exitCode === null) {
+    if (child?.exitCode === null) {
       child.kill();
       await once(child, 'exit');
     }

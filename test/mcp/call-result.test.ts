@@ -66,7 +66,14 @@ describe('answerOf', () => {
 
     it('throws ERR_MCP_TOOL_ERROR ending with the texts of an error result, the result as cause', () => {
       let thrown: unknown;
-      const result = { isError: true, content: [{ type: 'text', text: 'no quota' }, { type: 'image', data: 'x', mimeType: 'image/png' }, { type: 'text', text: 'try later' }] };
+      const result = {
+        isError: true,
+        content: [
+          { type: 'text', text: 'no quota' },
+          { type: 'image', data: 'x', mimeType: 'image/png' },
+          { type: 'text', text: 'try later' },
+        ],
+      };
       try {
         answerOf(call, result);
       } catch (error) {
@@ -80,7 +87,10 @@ describe('answerOf', () => {
         message: expect.stringMatching(/"search".*"docs".*: no quota\ntry later$/s) as unknown,
         cause: result,
       });
-      expect(outcome({ isError: true })).toMatchObject({ code: 'ERR_MCP_TOOL_ERROR', message: expect.stringMatching(/\(no text\)$/) as unknown });
+      expect(outcome({ isError: true })).toMatchObject({
+        code: 'ERR_MCP_TOOL_ERROR',
+        message: expect.stringMatching(/\(no text\)$/) as unknown,
+      });
     });
   });
 

@@ -92,7 +92,10 @@ describe('mcpTools', () => {
       const toolset = await mcpTools({ client: server.client, onError: (error) => errors.push(error) });
       const registry = new MiddlewareRegistry();
       registry.use(toolset);
-      registry.use({ name: 'mine', setup: (registrar) => void registrar.provide(ToolsKey, { spec: { name: 'b', description: '', inputSchema: {} } }) });
+      registry.use({
+        name: 'mine',
+        setup: (registrar) => void registrar.provide(ToolsKey, { spec: { name: 'b', description: '', inputSchema: {} } }),
+      });
       server.addB();
       await vi.waitFor(() => {
         expect(errors).toHaveLength(1);

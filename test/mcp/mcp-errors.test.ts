@@ -3,7 +3,7 @@
  * request, and a client that cannot reach its server or a server that
  * answers with a JSON-RPC error, listing and calling.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExecuteToolStage, type ToolResultEvent } from '../../src/agent/index';
@@ -36,7 +36,13 @@ async function callError(client: McpClient, name: string): Promise<unknown> {
   await callOnce(await mcpTools({ client }), name, {}, registry);
   const error = seen[0]?.error;
   return MiddlewareError.isInstance(error)
-    ? { code: error.code, stage: error.stage, phase: error.phase, handler: error.handler, cause: error.cause instanceof McpError || error.cause instanceof Error }
+    ? {
+        code: error.code,
+        stage: error.stage,
+        phase: error.phase,
+        handler: error.handler,
+        cause: error.cause instanceof McpError || error.cause instanceof Error,
+      }
     : error;
 }
 
@@ -47,7 +53,7 @@ describe('mcpTools', () => {
     it.each([
       ['no options', undefined],
       ['no client', {}],
-      ['a client without callTool', { client: { listTools: client.listTools } }],
+      ['a client without callTool', { client: { listTools: () => Promise.resolve({ tools: [] }) } }],
       ['an empty name', { client, name: '' }],
       ['a prefix that is no string', { client, prefix: 1 }],
       ['listChanged that is no boolean', { client, listChanged: 'yes' }],
@@ -78,11 +84,12 @@ describe('mcpTools', () => {
     });
 
     it('rejects with ERR_MCP_PROTOCOL when the server answers with a JSON-RPC error, and removes its handler again', async () => {
-      const server = new Server({ name: 'strict', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, () => {
+      // The low-level server under McpServer, answering with a JSON-RPC error where McpServer would answer isError.
+      const mcp = new McpServer({ name: 'strict', version: '1.0.0' }, { capabilities: { tools: {} } });
+      mcp.server.setRequestHandler(ListToolsRequestSchema, () => {
         throw new McpError(ErrorCode.InternalError, 'index unavailable');
       });
-      connected = await connectTo(server);
+      connected = await connectTo(mcp);
       const removal = vi.spyOn(connected.client, 'removeNotificationHandler');
       const rejected = await rejection(mcpTools({ client: connected.client }));
       expect({ rejected, removed: removal.mock.calls }).toEqual({
@@ -131,12 +138,12 @@ describe('mcpTools', () => {
 
   describe('a call that fails', () => {
     it('keeps ERR_MCP_PROTOCOL with the result when the server answers with a JSON-RPC error', async () => {
-      const server = new Server({ name: 'strict', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] }));
-      server.setRequestHandler(CallToolRequestSchema, () => {
+      const mcp = new McpServer({ name: 'strict', version: '1.0.0' }, { capabilities: { tools: {} } });
+      mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] }));
+      mcp.server.setRequestHandler(CallToolRequestSchema, () => {
         throw new McpError(ErrorCode.InvalidParams, 'id must be a number');
       });
-      connected = await connectTo(server);
+      connected = await connectTo(mcp);
       expect(await callError(connected.client, 'lookup')).toEqual({
         code: 'ERR_MCP_PROTOCOL',
         stage: 'executeTool',

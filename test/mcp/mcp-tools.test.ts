@@ -103,7 +103,14 @@ describe('mcpTools', () => {
         message: expect.stringMatching(/mcp:two[\s\S]*mcp:one|mcp:one[\s\S]*mcp:two/) as unknown,
       });
       registry.use(prefixed);
-      expect(registry.contributions(ToolsKey).map(({ id }) => id)).toEqual(['search', 'fetch', 'ping', 'three_search', 'three_fetch', 'three_ping']);
+      expect(registry.contributions(ToolsKey).map(({ id }) => id)).toEqual([
+        'search',
+        'fetch',
+        'ping',
+        'three_search',
+        'three_fetch',
+        'three_ping',
+      ]);
     });
   });
 

@@ -60,9 +60,12 @@ const resolutions = {
 };
 
 describe('type declarations of the installed package', () => {
-  it.each(['@opentelemetry/api', '@ai-sdk/provider', 'ai', '@restatedev/restate-sdk', '@modelcontextprotocol/sdk'])('has no %s installed beside it', (name) => {
-    expect(existsSync(join(consumer, 'node_modules', ...name.split('/')))).toBe(false);
-  });
+  it.each(['@opentelemetry/api', '@ai-sdk/provider', 'ai', '@restatedev/restate-sdk', '@modelcontextprotocol/sdk'])(
+    'has no %s installed beside it',
+    (name) => {
+      expect(existsSync(join(consumer, 'node_modules', ...name.split('/')))).toBe(false);
+    },
+  );
 
   it.each(Object.keys(resolutions) as (keyof typeof resolutions)[])(
     'compile under %s module resolution with skipLibCheck false',

@@ -121,12 +121,14 @@ describe('check-imports', () => {
     const root = tree('mcp-sibling', {
       ...layered,
       'src/ai-sdk/adapter.ts': 'export const adapter = 1;\n',
-      'src/mcp/tools.ts': "import { agent } from '../agent/agent';\nimport { adapter } from '../ai-sdk/adapter';\nexport const tools = [agent, adapter];\n",
+      'src/mcp/tools.ts':
+        "import { agent } from '../agent/agent';\nimport { adapter } from '../ai-sdk/adapter';\nexport const tools = [agent, adapter];\n",
     });
     expect(check(root)).toEqual({
       status: 1,
       stdout: '',
-      stderr: '1 import problem(s) (see CONTRIBUTING.md, Layers):\n  src/mcp/tools.ts imports src/ai-sdk/adapter.ts: the mcp layer may not import the ai-sdk layer\n',
+      stderr:
+        '1 import problem(s) (see CONTRIBUTING.md, Layers):\n  src/mcp/tools.ts imports src/ai-sdk/adapter.ts: the mcp layer may not import the ai-sdk layer\n',
     });
   });
 

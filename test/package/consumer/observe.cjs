@@ -217,7 +217,11 @@ async function mcpAcrossEntries(kit) {
   return {
     bundle: toolset.name,
     offered: model.calls[0].request.toolSpecs.map((spec) => spec.name),
-    results: results.map((result) => ({ name: result.name, status: result.status, content: result.status === 'error' ? 'error' : result.content })),
+    results: results.map((result) => ({
+      name: result.name,
+      status: result.status,
+      content: result.status === 'error' ? 'error' : result.content,
+    })),
     codes,
   };
 }
