@@ -6,6 +6,7 @@ const entryPoints = {
   index: 'src/core/index.ts',
   'agent/index': 'src/agent/index.ts',
   'ai-sdk/index': 'src/ai-sdk/index.ts',
+  'mcp/index': 'src/mcp/index.ts',
   'durable/index': 'src/durable/index.ts',
   'durable/dbos/index': 'src/durable-dbos/index.ts',
   'middleware/index': 'src/middleware/index.ts',

@@ -20,6 +20,7 @@ export const ENTRY_POINTS = [
   { specifier: 'staged-middleware', report: 'index' },
   { specifier: 'staged-middleware/agent', report: 'agent' },
   { specifier: 'staged-middleware/ai-sdk', report: 'ai-sdk' },
+  { specifier: 'staged-middleware/mcp', report: 'mcp' },
   { specifier: 'staged-middleware/durable', report: 'durable' },
   { specifier: 'staged-middleware/durable/dbos', report: 'durable-dbos', peer: '@dbos-inc/dbos-sdk' },
   { specifier: 'staged-middleware/middleware', report: 'middleware' },

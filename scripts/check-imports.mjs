@@ -1,9 +1,9 @@
 // `npm run lint` runs this after ESLint: the layers of the package, one direction, and no import cycle, types included.
 //
-//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, durable, testing  <-  conformance, durable-dbos, durable-restate
+//   util  <-  core  <-  middleware  <-  agent  <-  ai-sdk, mcp, durable, testing  <-  conformance, durable-dbos, durable-restate
 //
-// A file may import from its own layer and the layers below it, never above, and never a sibling (ai-sdk, durable and testing
-// know nothing of each other; durable-dbos, an engine adapter, builds on durable and is the only layer that loads its
+// A file may import from its own layer and the layers below it, never above, and never a sibling (ai-sdk, mcp, durable and
+// testing know nothing of each other; durable-dbos, an engine adapter, builds on durable and is the only layer that loads its
 // engine). Above the core, a file imports the core through two modules only: its public list
 // (`src/core/index.ts`) and its one internal door (`src/core/internal.ts`); the core's other files are its own.
 // Imports are read with TypeScript's own pre-processor (`import type` and `export ... from` included); only relative
@@ -21,6 +21,7 @@ const LAYERS = [
   { name: 'middleware', folder: 'src/middleware', rank: 2 },
   { name: 'agent', folder: 'src/agent', rank: 3 },
   { name: 'ai-sdk', folder: 'src/ai-sdk', rank: 4 },
+  { name: 'mcp', folder: 'src/mcp', rank: 4 },
   { name: 'durable', folder: 'src/durable', rank: 4 },
   { name: 'testing', folder: 'src/testing', rank: 4 },
   { name: 'conformance', folder: 'conformance', rank: 5 },

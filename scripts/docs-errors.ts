@@ -1,7 +1,7 @@
 /**
  * `npm run docs:errors`: rewrites the table of `docs/errors.md` from the
  * error tables of the subsystems (the core's `src/core/errors.ts`, then the
- * built-in middleware's, the agent kit's, the test kit's, durable runs' and the AI SDK adapter's). `test/docs/pages.test.ts`
+ * built-in middleware's, the agent kit's, the test kit's, durable runs', the AI SDK adapter's and MCP toolsets'). `test/docs/pages.test.ts`
  * fails while the page differs from what this generates.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { AGENT_ERROR_CODES } from '../src/agent/errors';
 import { AI_SDK_ERROR_CODES } from '../src/ai-sdk/errors';
 import { CORE_ERROR_CODES, type ErrorTable } from '../src/core/errors';
 import { DURABLE_ERROR_CODES } from '../src/durable/errors';
+import { MCP_ERROR_CODES } from '../src/mcp/errors';
 import { MIDDLEWARE_ERROR_CODES } from '../src/middleware/errors';
 import { TESTING_ERROR_CODES } from '../src/testing/errors';
 
@@ -30,6 +31,7 @@ export const ERROR_TABLES: readonly SubsystemErrors[] = [
   { subsystem: '`/testing`', codes: TESTING_ERROR_CODES },
   { subsystem: '`/durable`', codes: DURABLE_ERROR_CODES },
   { subsystem: '`/ai-sdk`', codes: AI_SDK_ERROR_CODES },
+  { subsystem: '`/mcp`', codes: MCP_ERROR_CODES },
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

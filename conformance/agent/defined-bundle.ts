@@ -9,6 +9,7 @@ import { defineMiddleware, type MiddlewareDefinition } from '../../src/agent/ind
 import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-handlers';
 import { buildTool, type World } from './doubles';
 import { buildBundle } from './middleware-vocabulary';
+import { buildMcpBundle } from './mcp-double';
 import { register } from './vocabulary';
 
 /** The key of a definition each standard stage's hooks go under. */
@@ -20,8 +21,9 @@ const DEFINITION_KEYS: Readonly<Record<AgentCaseHandler['stage'], string>> = {
   compressContext: 'compress',
 };
 
-/** The bundle a case bundle describes. */
-export function buildCaseBundle(world: World, spec: AgentCaseBundle): Middleware {
+/** The bundle a case bundle describes (an `mcp` one once its tools are listed). */
+export function buildCaseBundle(world: World, spec: AgentCaseBundle): Middleware | Promise<Middleware> {
+  if (spec.kind === 'mcp') return buildMcpBundle(world, spec);
   if (spec.kind !== 'defined') return buildBundle(world, { ...spec, kind: spec.kind });
   const definition: Record<string, unknown> = { name: spec.name ?? 'defined' };
   for (const hook of spec.hooks ?? []) {

@@ -46,7 +46,7 @@ function sortedJson(value: unknown): string {
 /** The bundle a case bundle describes (a `defined` one is built by `defined-bundle.ts`, which needs the whole vocabulary). */
 export function buildBundle(
   world: World,
-  spec: AgentCaseBundle & { readonly kind: Exclude<AgentCaseBundle['kind'], 'defined'> },
+  spec: AgentCaseBundle & { readonly kind: Exclude<AgentCaseBundle['kind'], 'defined' | 'mcp'> },
 ): Middleware {
   switch (spec.kind) {
     case 'tools': {

@@ -48,7 +48,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   const turnResults = new TurnResultWatch(registry);
   for (const handler of testCase.handlers ?? []) register(world, registry, handler);
   for (const bundle of testCase.agent.bundles ?? [])
-    (bundle.scope === 'parent' ? parentRegistry : registry).use(buildCaseBundle(world, bundle));
+    (bundle.scope === 'parent' ? parentRegistry : registry).use(await buildCaseBundle(world, bundle));
   let middleware: MiddlewareRegistry | undefined;
   if (testCase.agent.aiSdkMiddleware !== undefined) {
     middleware = new MiddlewareRegistry();
@@ -113,7 +113,7 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
         session = await restored(adapter, setup, session, run.restore, run.snapshotPatch);
         world.session = session;
       }
-      const use = run.use?.map((bundle) => buildCaseBundle(world, bundle));
+      const use = run.use === undefined ? undefined : await Promise.all(run.use.map(async (bundle) => buildCaseBundle(world, bundle)));
       // A durable run in a new process: the loop starts again from the setup and replays the journal.
       if (run.durable !== undefined && journal !== undefined && world.process !== 0 && journal.isNewProcess(world, run.durable)) {
         session = adapter.start({ ...setup, messages, modelState });

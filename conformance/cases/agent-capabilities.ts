@@ -41,6 +41,7 @@ export const AGENT_CAPABILITIES = {
     "the loop's runs, model calls and tool calls are the AgentStreamStage, InvokeModelStage and ExecuteToolStage invokes whose contexts carry what the GenAI spans name (the agent view, the model, the tool use), so tracing its registry gives one span tree per run (MW-190 – MW-192)",
   durable:
     "a run can be a durable run over a step runner (MW-240 – MW-252): every model call and tool call is a step of the durable layer, a replay yields what the steps recorded without calling the model or the tool, interrupts become the runner's durable waits, and the run ends with the step agentStream:end; the loop is started again, fresh from the setup, in each process of the case",
+  mcp: "the implementation has MCP toolsets (MW-319 – MW-324): a case's mcp bundles are toolsets over the kit's scripted MCP client, contributing the server's tools under ToolsKey as agentMiddleware's bundles do",
 } as const;
 
 /** One capability of an agent loop (see {@link AGENT_CAPABILITIES}). */

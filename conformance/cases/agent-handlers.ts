@@ -146,6 +146,44 @@ export const hook = handler
     'A hook of a defined bundle (MW-315): the handler { stage, phase, do, ... } registers, with the options id, order, before, after',
   );
 
+/** How the scripted MCP client answers one `tools/call` (MW-320 – MW-323). */
+const mcpAnswer = z
+  .strictObject({
+    result: json.optional().describe('The result of tools/call, as the client resolves it'),
+    rpcError: z
+      .strictObject({ code: z.number().int(), message: z.string() })
+      .optional()
+      .describe('Rejects with an Error named McpError carrying this JSON-RPC code, as the server answered with an error'),
+    disconnected: z.string().optional().describe('Rejects with Error(<this>) and no code, as a client that lost its server'),
+    hang: z
+      .boolean()
+      .optional()
+      .describe('Waits for the call signal; when it aborts, observes "mcp cancelled <name>" and rejects with an McpError of code -32001'),
+    cancelLater: z.enum(['agent', 'signal']).optional().describe('As for a model turn: cancels the run once the call waits'),
+  })
+  .describe('One answer of the scripted MCP client (the last repeating); none of result, rpcError, disconnected, hang: a text "ok"');
+
+/** The server behind the scripted MCP client of an `mcp` bundle. */
+const mcpServer = z
+  .strictObject({
+    name: z.string().optional().describe('The name getServerVersion() gives (absent: the client has no getServerVersion)'),
+    tools: z.array(json).describe('What tools/list lists, as JSON (so a malformed entry can be given)'),
+    pageSize: z.number().int().positive().optional().describe('Lists this many tools per page, with nextCursor "<index of the next>"'),
+    listError: mcpAnswer.optional().describe('tools/list rejects as this answer says (rpcError or disconnected)'),
+    answers: z
+      .record(z.string(), z.array(mcpAnswer))
+      .optional()
+      .describe('By tool name (as the server lists it): the answers of its calls'),
+    changeAfterCalls: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('After answering this many calls, the server lists nextTools and sends notifications/tools/list_changed'),
+    nextTools: z.array(json).optional().describe('What tools/list lists after the change'),
+  })
+  .describe('The scripted MCP client: observes "mcp list <cursor | first>" and "mcp call <name> <JSON of the arguments>"');
+
 /** A bundle of the agent middleware (section 5c) or of scripted tools. */
 export const bundle = z
   .strictObject({
@@ -160,8 +198,9 @@ export const bundle = z
       'toolCallLimit',
       'pii',
       'defined',
+      'mcp',
     ]),
-    name: z.string().optional().describe("tools, defined: the bundle's name; subagent: the tool's and child's name"),
+    name: z.string().optional().describe("tools, defined, mcp: the bundle's name; subagent: the tool's and child's name"),
     tools: z.array(tool).optional().describe("tools, defined: the scripted tools it contributes; subagent: the child's tools"),
     hooks: z.array(hook).optional().describe('defined: the hooks of the definition, each under the key of its stage and its phase'),
     unknownKey: z.string().optional().describe('defined: a key of that name, holding {}, added to the definition'),
@@ -202,6 +241,10 @@ export const bundle = z
     input: z.enum(['redact', 'mask', 'hash', 'block']).optional().describe('pii'),
     output: z.enum(['redact', 'mask', 'hash', 'block']).optional().describe('pii'),
     toolResults: z.enum(['redact', 'mask', 'hash', 'block']).optional().describe('pii'),
+    server: mcpServer.optional().describe('mcp: the server its scripted client talks to'),
+    prefix: z.string().optional().describe('mcp: the option prefix'),
+    needsApproval: z.boolean().optional().describe('mcp: the option needsApproval'),
+    closed: z.boolean().optional().describe('mcp: the toolset is closed (toolset.close()) as soon as it is made'),
     scope: z.enum(['agent', 'parent']).optional().describe("Where it is registered: the agent's registry (default) or its parent registry"),
   })
   .describe('A bundle registered with registry.use (throwing: its setup throws Error("setup failed"))');

@@ -67,7 +67,12 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       (agent.aiSdk?.responses ?? []).some(
         (response) => 'parts' in response && (response.cancelLater !== undefined || response.hang === true),
       ) ||
-      tools.some((tool) => tool.cancelAgent === true || tool.cancelLater !== undefined || tool.hang === true),
+      tools.some((tool) => tool.cancelAgent === true || tool.cancelLater !== undefined || tool.hang === true) ||
+      bundles.some((bundle) =>
+        Object.values(bundle.server?.answers ?? {}).some((answers) =>
+          answers.some((answer) => answer.cancelLater !== undefined || answer.hang === true),
+        ),
+      ),
     // The refusals of a run itself (MW-106, MW-117), not errors of the model, a tool or a handler, and what
     // MW-117 does not refuse: a run with no input that resumes nothing.
     runChecks:
@@ -107,6 +112,7 @@ export function derivedNeeds(testCase: AgentCase): AgentCapability[] {
       expected.journal !== undefined ||
       handles('stopInProcess') ||
       tools.some((tool) => tool.observeKey === true),
+    mcp: bundles.some((bundle) => bundle.kind === 'mcp'),
   };
   return (Object.keys(uses) as AgentCapability[]).filter((capability) => uses[capability]);
 }

@@ -4,6 +4,7 @@ import type { AI_SDK_ERROR_CODES } from '../../src/ai-sdk/errors';
 import type { CORE_ERROR_CODES, CoreErrorCode } from '../../src/core/errors';
 import type { DURABLE_ERROR_CODES } from '../../src/durable/errors';
 import type { MiddlewareError, MiddlewareErrorCode } from '../../src/core/index';
+import type { MCP_ERROR_CODES } from '../../src/mcp/errors';
 import type { MIDDLEWARE_ERROR_CODES } from '../../src/middleware/errors';
 import type { TESTING_ERROR_CODES } from '../../src/testing/errors';
 
@@ -14,7 +15,8 @@ describe('MiddlewareErrorCode', () => {
       typeof AGENT_ERROR_CODES &
       typeof TESTING_ERROR_CODES &
       typeof DURABLE_ERROR_CODES &
-      typeof AI_SDK_ERROR_CODES;
+      typeof AI_SDK_ERROR_CODES &
+      typeof MCP_ERROR_CODES;
     expectTypeOf<MiddlewareErrorCode>().toEqualTypeOf<keyof Tables>();
     expectTypeOf<MiddlewareError['code']>().toEqualTypeOf<keyof Tables>();
   });

@@ -10,6 +10,7 @@ const entryPoints = [
   ['staged-middleware', 'src/core/index.ts'],
   ['staged-middleware/agent', 'src/agent/index.ts'],
   ['staged-middleware/ai-sdk', 'src/ai-sdk/index.ts'],
+  ['staged-middleware/mcp', 'src/mcp/index.ts'],
   ['staged-middleware/durable', 'src/durable/index.ts'],
   ['staged-middleware/middleware', 'src/middleware/index.ts'],
   ['staged-middleware/testing', 'src/testing/index.ts'],

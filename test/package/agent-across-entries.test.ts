@@ -13,6 +13,9 @@
  * - a framework's own loop traced with the kit's span conventions is one
  *   span tree only when the agent kit and `tracing` agree on the stages.
  *
+ * An MCP toolset's tools reach the agent only when the MCP entry point and
+ * the agent kit share the key tools are contributed under.
+ *
  * Run from the installed package in both formats (the consumer script runs
  * once per format): a Wrap handler's `next()` must hand out the terminal's own
  * iterator (no recorder around it), the state of the completed call must be
@@ -26,6 +29,7 @@ interface Observed {
   readonly modelTerminal: unknown;
   readonly ownLoop: unknown;
   readonly runSignal: { readonly modelEvents: number; readonly reads: number; readonly stopReason: string };
+  readonly mcp: unknown;
 }
 
 describe.each([
@@ -52,6 +56,18 @@ describe.each([
         'invoke_agent <- none',
       ],
       result: { stopReason: 'endTurn', usage: { inputTokens: 2, outputTokens: 1, totalTokens: 3 } },
+    });
+  });
+
+  it('offers the tools of an MCP toolset of the same build and answers their calls', () => {
+    expect(observed.mcp).toEqual({
+      bundle: 'mcp:calc',
+      offered: ['calc_add', 'calc_quota'],
+      results: [
+        { name: 'calc_add', status: 'success', content: [{ type: 'json', json: { sum: 5 } }] },
+        { name: 'calc_quota', status: 'error', content: 'error' },
+      ],
+      codes: ['none', 'ERR_MCP_TOOL_ERROR'],
     });
   });
 

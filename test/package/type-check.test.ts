@@ -3,8 +3,8 @@
  * compiles them: every entry point, under `node10` (through `typesVersions`),
  * `node16` (from ESM and from CommonJS) and `bundler` module resolution, with
  * `skipLibCheck: false`, so the declarations themselves are checked, and
- * without the optional peers `@opentelemetry/api`, `@ai-sdk/provider` and
- * `@restatedev/restate-sdk` installed (the informative note of MW-204).
+ * without the optional peers `@opentelemetry/api`, `@ai-sdk/provider`,
+ * `@restatedev/restate-sdk` and `@modelcontextprotocol/sdk` installed (the informative note of MW-204).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { consumer } from './consumer';
 const source = `import { createStage, MiddlewareRegistry, type WrapHandler } from 'staged-middleware';
 import { Agent, InvokeModelStage, type Message } from 'staged-middleware/agent';
 import { fromAiSdk, type AiSdkLanguageModel } from 'staged-middleware/ai-sdk';
+import { mcpTools, type McpClient } from 'staged-middleware/mcp';
 import { cache, isRetryableError, rateLimit, retry, tracing, type CacheStore, type SharedLimiter, type TracingOptions } from 'staged-middleware/middleware';
 import { runStage, ScriptedModel, scriptedTerminal, textTurn } from 'staged-middleware/testing';
 import { formatReport, libraryTarget, referenceAgentAdapter, runConformance, type AgentLoopAdapter } from 'staged-middleware/conformance';
@@ -41,7 +42,9 @@ const report: Promise<string> = runConformance([], libraryTarget({ agentLoop: ad
 const languageModel: AiSdkLanguageModel = { specificationVersion: 'v3', provider: 'p', modelId: 'm', doStream: () => { throw new Error('not here'); } };
 const answered: Promise<void> = restateWaitSender({ ingress: 'http://127.0.0.1:8080', workflow: 'support' }).send('ticket-7', 'executeTool:t1:approve', 'yes');
 const run: RestateAgentRun | undefined = undefined;
-export const checked = [answered, run, runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, report, new Agent({ model: fromAiSdk(languageModel) })];
+const mcpClient: McpClient = { listTools: () => Promise.resolve({ tools: [] }), callTool: () => Promise.resolve({ content: [] }) };
+const toolset = mcpTools({ client: mcpClient });
+export const checked = [answered, run, toolset, runStage(AskStage, { context: { question: 'why?' }, terminal: scriptedTerminal([['because']]) }), history, report, new Agent({ model: fromAiSdk(languageModel) })];
 `;
 
 /** One TypeScript configuration per module resolution, with the files it compiles. */
@@ -57,9 +60,12 @@ const resolutions = {
 };
 
 describe('type declarations of the installed package', () => {
-  it.each(['@opentelemetry/api', '@ai-sdk/provider', 'ai', '@restatedev/restate-sdk'])('has no %s installed beside it', (name) => {
-    expect(existsSync(join(consumer, 'node_modules', ...name.split('/')))).toBe(false);
-  });
+  it.each(['@opentelemetry/api', '@ai-sdk/provider', 'ai', '@restatedev/restate-sdk', '@modelcontextprotocol/sdk'])(
+    'has no %s installed beside it',
+    (name) => {
+      expect(existsSync(join(consumer, 'node_modules', ...name.split('/')))).toBe(false);
+    },
+  );
 
   it.each(Object.keys(resolutions) as (keyof typeof resolutions)[])(
     'compile under %s module resolution with skipLibCheck false',

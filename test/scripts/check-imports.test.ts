@@ -117,6 +117,30 @@ describe('check-imports', () => {
     });
   });
 
+  it('fails on an import of the AI SDK adapter from the MCP layer, its sibling', () => {
+    const root = tree('mcp-sibling', {
+      ...layered,
+      'src/ai-sdk/adapter.ts': 'export const adapter = 1;\n',
+      'src/mcp/tools.ts':
+        "import { agent } from '../agent/agent';\nimport { adapter } from '../ai-sdk/adapter';\nexport const tools = [agent, adapter];\n",
+    });
+    expect(check(root)).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        '1 import problem(s) (see CONTRIBUTING.md, Layers):\n  src/mcp/tools.ts imports src/ai-sdk/adapter.ts: the mcp layer may not import the ai-sdk layer\n',
+    });
+  });
+
+  it('passes a conformance file importing the MCP layer, which sits below it', () => {
+    const root = tree('mcp-below-conformance', {
+      ...layered,
+      'src/mcp/tools.ts': "import { agent } from '../agent/agent';\nexport const tools = agent;\n",
+      'conformance/mcp.ts': "import { tools } from '../src/mcp/tools';\nexport const mcp = tools;\n",
+    });
+    expect(check(root)).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+
   it('passes a conformance file importing the durable layer, which sits below it', () => {
     const root = tree('durable-below-conformance', {
       ...layered,

@@ -55,8 +55,9 @@ const entry = new vm.SourceTextModule(
 import * as agent from 'staged-middleware/agent';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
-// Loaded, not run: loading the AI SDK adapter and the durable layer must need nothing of the host either.
+// Loaded, not run: loading the AI SDK adapter, MCP toolsets and the durable layer must need nothing of the host either.
 import 'staged-middleware/ai-sdk';
+import 'staged-middleware/mcp';
 import 'staged-middleware/durable';
 import { bareRealm } from './bare-realm.mjs';
 export const run = () => bareRealm({ core, agent, middleware, testing });`,

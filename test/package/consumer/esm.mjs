@@ -2,6 +2,7 @@
 import * as core from 'staged-middleware';
 import * as agent from 'staged-middleware/agent';
 import * as aiSdk from 'staged-middleware/ai-sdk';
+import * as mcp from 'staged-middleware/mcp';
 import * as durable from 'staged-middleware/durable';
 import * as middleware from 'staged-middleware/middleware';
 import * as testing from 'staged-middleware/testing';
@@ -15,6 +16,7 @@ console.log(
       '.': core,
       './agent': agent,
       './ai-sdk': aiSdk,
+      './mcp': mcp,
       './durable': durable,
       './middleware': middleware,
       './testing': testing,

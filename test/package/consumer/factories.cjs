@@ -126,6 +126,8 @@ const NOT_FACTORIES = {
   ],
   // A model's adapter and a middleware of the AI SDK's own kind, which register nothing under a name of their own.
   './ai-sdk': ['fromAiSdk', 'languageModelMiddleware', 'providerCachePoint'],
+  // A toolset needs a connected server, and goes by the server's name rather than a name of its own.
+  './mcp': ['mcpTools'],
   // A run's driver and its waits, which register nothing under a name of their own.
   './durable': ['awaitInterrupts', 'durableAgent'],
   './middleware': ['isRetryableError'],

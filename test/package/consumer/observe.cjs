@@ -15,7 +15,7 @@
 const { anything, factoryNames, silentTracer } = require('./factories.cjs');
 
 /** The package's entry points, as `exports` lists them. */
-const ENTRY_POINTS = ['.', './agent', './ai-sdk', './durable', './middleware', './testing', './conformance', './durable/restate'];
+const ENTRY_POINTS = ['.', './agent', './ai-sdk', './mcp', './durable', './middleware', './testing', './conformance', './durable/restate'];
 
 /** The export names of each entry point, sorted. */
 function exportNames(kit) {
@@ -242,6 +242,52 @@ async function ownLoopAcrossEntries(kit) {
   return { spans: ended, result: { stopReason: last.stopReason, usage: last.usage } };
 }
 
+/**
+ * An MCP toolset (`./mcp`) in an agent run (`./agent`) of the same build, over a client written here (the package
+ * has no MCP library beside it): the tools the model was offered, and the result of each call, the code of the error
+ * kept with a failed one included. The toolset's tools reach the agent only when both entry points share the key
+ * tools are contributed under.
+ */
+async function mcpAcrossEntries(kit) {
+  const agent = kit['./agent'];
+  const testing = kit['./testing'];
+  const client = {
+    listTools: async () => ({ tools: [{ name: 'add', description: 'Adds.', inputSchema: { type: 'object' } }, { name: 'quota' }] }),
+    callTool: async ({ name, arguments: input }) =>
+      name === 'add'
+        ? { content: [{ type: 'text', text: String(input.a + input.b) }], structuredContent: { sum: input.a + input.b } }
+        : { isError: true, content: [{ type: 'text', text: 'quota exceeded' }] },
+    getServerVersion: () => ({ name: 'calc', version: '1.0.0' }),
+  };
+  const toolset = await kit['./mcp'].mcpTools({ client, prefix: 'calc_' });
+  const model = new testing.ScriptedModel([
+    testing.toolUseTurn([
+      { name: 'calc_add', input: { a: 2, b: 3 }, toolUseId: 'add-1' },
+      { name: 'calc_quota', input: {}, toolUseId: 'quota-1' },
+    ]),
+    testing.textTurn('done'),
+  ]);
+  const registry = new kit['.'].MiddlewareRegistry();
+  const codes = [];
+  registry.add(agent.ExecuteToolStage.Output, function keepCode(result) {
+    codes.push(result.value.error === undefined ? 'none' : result.value.error.code);
+    return result;
+  });
+  const run = new agent.Agent({ model, registry });
+  await run.invoke('go', { use: [toolset] });
+  const results = run.messages.flatMap((message) => message.content.filter((block) => block.type === 'toolResult'));
+  return {
+    bundle: toolset.name,
+    offered: model.calls[0].request.toolSpecs.map((spec) => spec.name),
+    results: results.map((result) => ({
+      name: result.name,
+      status: result.status,
+      content: result.status === 'error' ? 'error' : result.content,
+    })),
+    codes,
+  };
+}
+
 /** Everything this file observes of one build. */
 async function observe(kit) {
   return {
@@ -250,6 +296,7 @@ async function observe(kit) {
     modelTerminal: await modelTerminalAcrossEntries(kit),
     runSignal: await runSignalAcrossEntries(kit),
     ownLoop: await ownLoopAcrossEntries(kit),
+    mcp: await mcpAcrossEntries(kit),
     factories: factoryNames(kit, ENTRY_POINTS),
   };
 }
