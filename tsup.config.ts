@@ -1,4 +1,7 @@
 import { defineConfig } from 'tsup';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CASES_FILE, writeCasesFile } from './build/cases-file';
 import { immerWithoutProcess, processShim } from './build/immer-without-process';
 
 /** The library's entry points: each gets both module formats and type declarations. */
@@ -19,7 +22,8 @@ export default defineConfig({
   // The command line (`bin`) shares the library's chunks, so it runs the very code the entry points export.
   entry: { ...entryPoints, cli: 'conformance/cli/main.ts' },
   format: ['esm', 'cjs'],
-  dts: { entry: entryPoints, compilerOptions: { types: [] } },
+  // immer is built in, so its types are too: the declarations must not need immer installed beside the package.
+  dts: { entry: entryPoints, resolve: ['immer'], compilerOptions: { types: [] } },
   tsconfig: 'tsconfig.src.json',
   // Not shipped: the maps would point at sources the package does not contain; the built code is readable as it is.
   sourcemap: false,
@@ -38,4 +42,10 @@ export default defineConfig({
   noExternal: ['immer'],
   inject: [processShim],
   esbuildPlugins: [immerWithoutProcess],
+  // The conformance cases, one file in the package (see build/cases-file.ts).
+  onSuccess: () => {
+    mkdirSync(dirname(CASES_FILE), { recursive: true });
+    writeCasesFile('spec/cases', CASES_FILE);
+    return Promise.resolve();
+  },
 });

@@ -11,12 +11,24 @@
  *   --out <path>     also writes the JSON to `path` (what the smoke test does)
  *   <name> ...       measures only the named figures; a recorded or written
  *                    file keeps the previous values of the others
+ *   startup          (as a name) the bundle sizes and cold imports of
+ *                    `startup-figures.ts`, which a run of every figure prints
+ *                    last; never recorded, since `test/package/budgets.json`
+ *                    holds their budgets
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { compare, type MeasureOptions } from './harness';
 import { FIGURES, type Figure } from './figures';
 import { CHECKED_FLOOR, checkedShell, minimalShell } from './floor';
 import { readRecord, writeRecord, type BenchResults, type FigureResult } from './record';
+import { startupReport } from './startup-figures';
+
+/** The name that asks for the bundle sizes and cold imports. */
+const STARTUP = 'startup';
+
+/** The rounds of cold imports per entry point in a bench run. */
+const STARTUP_ROUNDS = 7;
 
 interface Arguments {
   readonly quick: boolean;
@@ -41,7 +53,7 @@ function parseArguments(argv: readonly string[]): Arguments {
     else names.push(argument);
   }
   if (quick && record) throw new Error('A --quick run measures nothing worth keeping, so it cannot be recorded: drop --quick or --record.');
-  const known = new Set(FIGURES.map((figure) => figure.name));
+  const known = new Set([...FIGURES.map((figure) => figure.name), STARTUP]);
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) throw new Error(`Unknown figure ${unknown.join(', ')}. Known figures: ${[...known].join(', ')}.`);
   return { quick, record, out, names };
@@ -139,12 +151,22 @@ function merged(figures: Record<string, FigureResult>, previous: BenchResults | 
 async function main(): Promise<void> {
   const { quick, record, out, names } = parseArguments(process.argv.slice(2));
   const started = Date.now();
-  const figures = await runFigures(names, quick, (line) => process.stderr.write(`${line}\n`));
-  process.stdout.write(`${formatTable(figures)}\n\n`);
+  const figureNames = names.filter((name) => name !== STARTUP);
+  const startup = !quick && (names.length === 0 || names.includes(STARTUP));
+  const figures =
+    names.length > 0 && figureNames.length === 0 ? {} : await runFigures(figureNames, quick, (line) => process.stderr.write(`${line}\n`));
+  if (Object.keys(figures).length > 0) process.stdout.write(`${formatTable(figures)}\n\n`);
   for (const [name, figure] of Object.entries(figures)) {
     process.stdout.write(
       `${figure.detail.pass === true ? 'PASS' : 'FAIL'} ${name}: ${figure.ratio} (goal <= ${String(figure.detail.goal)})\n`,
     );
+  }
+  if (startup) {
+    process.stderr.write('measuring bundle sizes and cold imports...\n');
+    const budgets = JSON.parse(readFileSync(new URL('../test/package/budgets.json', import.meta.url), 'utf8')) as Parameters<
+      typeof startupReport
+    >[1];
+    process.stdout.write(`\n${await startupReport(fileURLToPath(new URL('..', import.meta.url)), budgets, STARTUP_ROUNDS)}\n`);
   }
   process.stdout.write(
     `\n${Object.keys(figures).length} figures in ${((Date.now() - started) / 1000).toFixed(1)} s on Node ${process.version}\n`,

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   agentLoopTarget,
@@ -41,7 +42,8 @@ What runs the cases (default: this library, every kind):
                        spoken to over the protocol on its stdin and stdout (spec/README.md)
 
 Which cases:
-  --cases <dir>        the case files (default: the spec/cases/ this package ships)
+  --cases <path>       a directory of case files, or one JSON file holding an array of cases
+                       (default: the cases this package ships)
   --kind <kinds>       chain, reliability, agent (comma-separated)
   --rules <ids>        cases naming any of these rules (MW-010,MW-011)
   --case <ids>         cases with these ids; * matches any text (core-abort-*)
@@ -95,7 +97,7 @@ export async function conformanceCommand(argv: readonly string[], io: CommandIo)
   let target: ConformanceTarget;
   let cases: unknown[];
   try {
-    cases = readCases(values.cases ?? SHIPPED_CASES);
+    cases = readCases(values.cases === undefined ? SHIPPED_CASES : resolve(io.cwd, values.cases));
     target =
       values.spawn !== undefined
         ? protocolTarget(() => childProcessConnection(values.spawn as string, io.cwd, io.stderr))

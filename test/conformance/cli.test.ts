@@ -128,6 +128,24 @@ describe('staged-middleware conformance', () => {
     });
   });
 
+  describe('with --cases naming one file holding an array of cases', () => {
+    it('runs the cases of the file, as it runs those of a directory', async () => {
+      const file = join(scratch, 'two-cases.json');
+      const chosen = caseFiles.filter(({ file: name }) => name === 'core-short-circuit.json' || name === 'registry-explain.json');
+      writeFileSync(file, JSON.stringify(chosen.map(({ raw }) => raw)));
+      const { code, stdout, stderr } = await command(['--cases', file, '--json']);
+      expect({ code, stderr, verdict: verdict(stdout) }).toEqual({
+        code: 0,
+        stderr: '',
+        verdict: {
+          summary: { passed: 2, failed: 0, notClaimed: 0 },
+          conformance: { core: true, full: true },
+          statuses: { 'core-short-circuit': 'passed', 'registry-explain': 'passed' },
+        },
+      });
+    });
+  });
+
   describe('with a case that fails', () => {
     it('exits with 1 and shows what differed', async () => {
       const directory = mkdtempSync(join(scratch, 'cases-'));
@@ -196,6 +214,7 @@ describe('staged-middleware conformance', () => {
       ['an unknown argument', ['run'], 'Unknown argument "run".'],
       ['filters no case matches', ['--case', 'no-such-case'], 'No case matches the filters.'],
       ['a directory without cases', ['--cases', 'no/such/directory'], 'ENOENT'],
+      ['a file holding no array of cases', ['--cases', 'package.json'], 'package.json holds no array of cases'],
       ['a module without an adapter', ['--adapter', 'examples/own-loop.ts'], 'examples/own-loop.ts must export `adapter`'],
     ])('exits with 2 on %s, saying what is wrong', async (_name, args, message) => {
       const { code, stdout, stderr } = await command(args);

@@ -6,7 +6,7 @@
  * Why the dependencies are linked from the repository's `node_modules`
  * before the install: `npm install --offline` can only resolve a dependency
  * whose registry metadata is in the npm cache, and `npm ci` caches tarballs,
- * not metadata. A dependency that is already present at the pinned version
+ * not metadata. A dependency that is already present at a version its range takes
  * needs no resolution, so the install works with no network at all.
  */
 import { execFileSync } from 'node:child_process';
@@ -63,19 +63,33 @@ function newest(directory: string): number {
   return latest;
 }
 
-/** Fails unless `dist/` exists and was built after the last change to `src/` or `conformance/`. */
+/** Fails unless `dist/` exists and was built after the last change to `src/`, `conformance/` or the cases of `spec/cases/`. */
 function checkBuild(): void {
   const built = join(root, 'dist', 'index.js');
   if (!existsSync(built))
     throw new Error('dist/ is missing: run `npm run build` first (`npm test` and `npm run test:package` build before this tier).');
-  if (Math.max(newest(join(root, 'src')), newest(join(root, 'conformance'))) > statSync(built).mtimeMs) {
+  if (
+    Math.max(newest(join(root, 'src')), newest(join(root, 'conformance')), newest(join(root, 'spec', 'cases'))) > statSync(built).mtimeMs
+  ) {
     throw new Error('dist/ is older than its sources: run `npm run build` first, or the tier would test a stale build.');
   }
 }
 
+/** Whether `version` is within `range`, a caret range (`^4.2.0`: 4.2.0 or later, before 5), the form the package's dependencies take. */
+function withinCaretRange(version: string, range: string): boolean {
+  const parse = (text: string): number[] => text.split('.').map(Number);
+  if (!/^\^\d+\.\d+\.\d+$/.test(range)) throw new Error(`The dependency range ${range} is no caret range (^major.minor.patch)`);
+  const [lowest, present] = [parse(range.slice(1)), parse(version)];
+  if (present.length !== 3 || present.some(Number.isNaN) || present[0] !== lowest[0]) return false;
+  for (let index = 1; index < 3; index++) {
+    if ((present[index] as number) !== (lowest[index] as number)) return (present[index] as number) > (lowest[index] as number);
+  }
+  return true;
+}
+
 /**
  * Links each dependency of the package from the repository's `node_modules`
- * into the project, after checking it is the version the package pins.
+ * into the project, after checking it is a version the package's range takes.
  */
 function linkDependencies(manifest: PackageJson, modules: string): void {
   for (const [name, wanted] of Object.entries(manifest.dependencies ?? {})) {
@@ -83,7 +97,7 @@ function linkDependencies(manifest: PackageJson, modules: string): void {
     const present = existsSync(join(source, 'package.json'))
       ? (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { version: string }).version
       : undefined;
-    if (present !== wanted) {
+    if (present === undefined || !withinCaretRange(present, wanted)) {
       throw new Error(
         `The package depends on ${name}@${wanted}, but node_modules/${name} is ${present ?? 'missing'}: run \`npm ci\` first.`,
       );

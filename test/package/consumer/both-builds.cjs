@@ -9,16 +9,13 @@
  * Shared by `esm-then-cjs.mjs` and `cjs-then-esm.cjs`, which load the builds
  * in the two orders and pass them in.
  */
-const { readdirSync, readFileSync } = require('node:fs');
-const { dirname, join } = require('node:path');
 const { secondCopy } = require('./second-copy.cjs');
 
-/** The `second-copy` reliability cases in the installed package's `spec/cases/`. */
+/** The `second-copy` reliability cases the installed package ships (`staged-middleware/conformance/cases.json`). */
 function secondCopyCases() {
-  const directory = join(dirname(require.resolve('staged-middleware/package.json')), 'spec', 'cases');
-  return readdirSync(directory)
-    .map((file) => JSON.parse(readFileSync(join(directory, file), 'utf8')))
-    .filter((testCase) => testCase.kind === 'reliability' && testCase.scenario === 'second-copy');
+  return require('staged-middleware/conformance/cases.json').filter(
+    (testCase) => testCase.kind === 'reliability' && testCase.scenario === 'second-copy',
+  );
 }
 
 /** A registry of `host` running `retry` and a script step of `guest`, and an Output handler returning `guest`'s result. */
