@@ -33,13 +33,23 @@ export const ENTRY_POINTS = [
   'staged-middleware/durable',
   'staged-middleware/durable/restate',
   'staged-middleware/durable/dbos',
+  'staged-middleware/mcp',
 ] as const;
 
 /** The entry points a cold import can load with no optional peer installed (the DBOS adapter loads its SDK). */
 export const IMPORTABLE_ENTRY_POINTS = ENTRY_POINTS.filter((entry) => entry !== 'staged-middleware/durable/dbos');
 
 /** What the bundles leave to the runtime: its own modules and the optional peers, which the user installs or not. */
-const EXTERNAL = ['node:*', '@ai-sdk/provider', 'ai', '@opentelemetry/api', '@dbos-inc/dbos-sdk', '@restatedev/restate-sdk', 'pg'];
+const EXTERNAL = [
+  'node:*',
+  '@ai-sdk/provider',
+  'ai',
+  '@opentelemetry/api',
+  '@dbos-inc/dbos-sdk',
+  '@restatedev/restate-sdk',
+  '@modelcontextprotocol/sdk',
+  'pg',
+];
 
 /** One bundle a user makes: its name, what it holds, and its source given the run-time export names of an entry point. */
 export interface BundleScenario {

@@ -45,7 +45,7 @@ describe('bundles of the installed package', () => {
     expect(over).toEqual([]);
   });
 
-  it('carry zod only where todoList, subagent or the conformance runner is', () => {
+  it('carry zod only where todoList, subagent, an MCP toolset or the conformance runner is', () => {
     expect(Object.fromEntries(Object.entries(sizes).map(([name, size]) => [name, size.zod]))).toEqual({
       registry: false,
       'agent with one middleware': false,
@@ -60,6 +60,7 @@ describe('bundles of the installed package', () => {
       'staged-middleware/durable': false,
       'staged-middleware/durable/restate': false,
       'staged-middleware/durable/dbos': false,
+      'staged-middleware/mcp': true,
     });
   });
 });

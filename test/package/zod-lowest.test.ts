@@ -2,10 +2,9 @@
  * The lowest zod the package's range takes (`dependencies.zod`), as a user
  * on that zod meets the package: the installed package copied into a project
  * whose `zod` is that version (the dev dependency `zod-lowest`, an alias of
- * it), where the conformance command passes every case (the runner checks
- * each case against its zod schemas; the agent cases run `todoList`,
- * `subagent` and tools defined by a JSON Schema, which load zod) and the
- * declarations compile with a tool defined by a schema of that zod.
+ * it), where the conformance command (which checks the cases with its zod
+ * schemas) passes the cases of `todoList`, `subagent` and tools defined by a
+ * JSON Schema, whose code loads zod, and the declarations compile with a tool defined by a schema of that zod.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -16,7 +15,15 @@ import { root } from '../readme-blocks';
 import { consumer } from './consumer';
 
 const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-const caseCount = readdirSync(join(root, 'spec', 'cases')).filter((file) => file.endsWith('.json')).length;
+/**
+ * The rules whose cases load zod at run time (`todoList` and its options, `subagent`, tools defined by a JSON Schema),
+ * run on that zod (with every case, the check takes a minute longer).
+ */
+const zodRules = ['MW-168', 'MW-169', 'MW-185', ...Array.from({ length: 10 }, (_, index) => `MW-${330 + index}`)];
+const zodCaseCount = readdirSync(join(root, 'spec', 'cases'))
+  .filter((file) => file.endsWith('.json'))
+  .map((file) => JSON.parse(readFileSync(join(root, 'spec', 'cases', file), 'utf8')) as { rules?: string[] })
+  .filter((raw) => (raw.rules ?? []).some((rule) => zodRules.includes(rule))).length;
 
 let project: string;
 beforeAll(() => {
@@ -38,14 +45,17 @@ describe('the installed package on the lowest zod of its range', () => {
     expect(`^${version}`).toBe(dependencies.zod);
   });
 
-  it('passes every conformance case', { timeout: 120_000 }, () => {
+  it('passes the conformance cases whose code loads zod', { timeout: 120_000 }, () => {
     const cli = join(project, 'node_modules', 'staged-middleware', 'dist', 'cli.js');
-    const { status, stdout, stderr } = spawnSync(process.execPath, [cli, 'conformance', '--json'], { cwd: project, encoding: 'utf8' });
+    const { status, stdout, stderr } = spawnSync(process.execPath, [cli, 'conformance', '--json', '--rules', zodRules.join(',')], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     const report = JSON.parse(stdout) as { summary: unknown; cases: { id: string; status: string }[] };
     expect({ status, stderr, summary: report.summary, notPassed: report.cases.filter((outcome) => outcome.status !== 'passed') }).toEqual({
       status: 0,
       stderr: '',
-      summary: { passed: caseCount, failed: 0, notClaimed: 0 },
+      summary: { passed: zodCaseCount, failed: 0, notClaimed: 0 },
       notPassed: [],
     });
   });

@@ -41,7 +41,7 @@ export function staleReminder(turns: number, todos: readonly Todo[]): Message {
 
 /** The TurnStage decider named `todoList` that counts and guards. */
 export function todoGuards(guards: TodoGuards): TurnDecider {
-  return function todoList(context: TurnContext): TurnAction | undefined {
+  const decide = (context: TurnContext): TurnAction | undefined => {
     const state = readTodoState(context);
     const todos = state.todos;
     if (todos === undefined) return undefined;
@@ -65,4 +65,7 @@ export function todoGuards(guards: TodoGuards): TurnDecider {
     updateTodoState(context, { unchangedTurns, blockedTurns });
     return undefined;
   };
+  // Named by a property, not by a function expression: a bundler may rename the expression's name beside the
+  // factory `todoList`, and the name is what `stoppedBy.handler` reports.
+  return Object.defineProperty(decide, 'name', { value: 'todoList' });
 }

@@ -125,7 +125,7 @@ const NOT_FACTORIES = {
     'snapshotLoop',
   ],
   // A model's adapter and a middleware of the AI SDK's own kind, which register nothing under a name of their own.
-  './ai-sdk': ['fromAiSdk', 'languageModelMiddleware', 'providerCachePoint'],
+  './ai-sdk': ['fromAiSdk', 'languageModelMiddleware', 'providerCachePoint', 'wrapAiSdkTools'],
   // A toolset needs a connected server, and goes by the server's name rather than a name of its own.
   './mcp': ['mcpTools'],
   // A run's driver and its waits, which register nothing under a name of their own.
