@@ -21,13 +21,12 @@ import {
   type InterruptRequest,
   type NeedsApproval,
   type Tool,
-  type ToolResultBlock,
   type ToolResultEvent,
   type ToolRunContext,
   type ToolSpec,
 } from '../agent/index';
 import { AbortRace } from '../agent/tools/abort-race';
-import { toJsonValue } from '../agent/values/json-value';
+import { valueResult } from '../agent/tools/tool-terminal';
 import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
@@ -334,24 +333,8 @@ async function lastValue(values: AsyncIterable<unknown>, race: AbortRace): Promi
 
 /** The result of a call whose tool returned `value` (frozen), the value kept with it; an error result when it is not JSON. */
 function answer(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
-  let content: ToolResultBlock['content'];
-  if (typeof value === 'string') content = [Object.freeze({ type: 'text', text: value } as const)];
-  else {
-    const conversion = toJsonValue(value);
-    if (!conversion.ok) return errorResult(toolUse, `Tool "${toolUse.name}" returned a value that is not JSON: ${conversion.problem}`);
-    content = [Object.freeze({ type: 'json', json: conversion.json } as const)];
-  }
-  const event: ToolResultEvent = Object.freeze({
-    type: 'toolResult',
-    toolResult: Object.freeze({
-      type: 'toolResult',
-      toolUseId: toolUse.toolUseId,
-      name: toolUse.name,
-      status: 'success',
-      content: Object.freeze(content),
-    } as const),
-  });
-  OUTPUTS.set(event, { value });
+  const event = valueResult(toolUse, value);
+  if (event.toolResult.status === 'success') OUTPUTS.set(event, { value });
   return event;
 }
 

@@ -129,7 +129,7 @@ export async function* toolTerminal(
   }
   const runTool = (tool as { run?: unknown }).run;
   if (runTool === undefined) {
-    yield answer(
+    yield valueResult(
       toolUse,
       context.interrupt({ name: EXTERNAL_TOOL, reason: Object.freeze({ type: 'toolUse', ...toolUse, input } as const) }).response,
     );
@@ -157,7 +157,7 @@ export async function* toolTerminal(
   } finally {
     race.dispose();
   }
-  yield answer(toolUse, value);
+  yield valueResult(toolUse, value);
 }
 
 /**
@@ -172,8 +172,11 @@ export async function* toolTerminal(
  */
 export const EXTERNAL_TOOL = 'externalTool';
 
-/** The result of a call whose tool returned `value` (frozen): its content, or an error result when it is not JSON. */
-function answer(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
+/**
+ * The result of a call whose tool returned `value` (frozen): its content, or an error result when it is not JSON.
+ * The AI SDK's tool wrapper answers its calls with it too.
+ */
+export function valueResult(toolUse: ExecuteToolContext['toolUse'], value: unknown): ToolResultEvent {
   const content = resultContent(value);
   if (typeof content === 'string')
     return failure(toolUse, `Tool "${toolUse.name}" returned a value that is not JSON: ${content}`, undefined);
