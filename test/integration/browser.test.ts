@@ -96,7 +96,6 @@ beforeAll(async () => {
   const modules = join(project.directory, 'node_modules');
   const imports = {
     ...browserExports(join(modules, 'staged-middleware'), 'staged-middleware'),
-    ...browserExports(join(modules, 'immer'), 'immer'),
     ...browserExports(join(modules, 'zod'), 'zod'),
   };
   const html = page(imports);
