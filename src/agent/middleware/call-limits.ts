@@ -63,7 +63,7 @@ export interface ToolCallLimitOptions {
 
 const MODEL_OPTIONS = ['runLimit', 'sessionLimit'] as const;
 const TOOL_OPTIONS = ['tool', 'runLimit', 'sessionLimit', 'onLimit'] as const;
-const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+const NO_USAGE = /*#__PURE__*/ Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
 /**
  * A bundle named `modelCallLimit`. Before each model call of the agent's own

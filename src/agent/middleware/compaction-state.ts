@@ -39,7 +39,7 @@ export interface CompactionState {
  * });
  * ```
  */
-export const CompactionStateKey: StateKey<CompactionState> = createStateKey<CompactionState>('staged-middleware.compaction');
+export const CompactionStateKey: StateKey<CompactionState> = /*#__PURE__*/ createStateKey<CompactionState>('staged-middleware.compaction');
 
 /**
  * The state of the run when the key holds a well-formed one (it may come

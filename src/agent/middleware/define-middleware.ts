@@ -22,7 +22,10 @@ const STAGE_KEYS: readonly (readonly [string, AnyStage])[] = [
 
 const PHASES = ['input', 'wrap', 'output'] as const;
 
-const DEFINITION_KEYS: readonly string[] = ['name', ...STAGE_KEYS.map(([key]) => key), 'tools', 'use', 'setup'];
+const DEFINITION_KEYS: readonly string[] = /*#__PURE__*/ ['name'].concat(
+  /*#__PURE__*/ STAGE_KEYS.map(([key]) => key),
+  ['tools', 'use', 'setup'],
+);
 
 const HOOK_KEYS: readonly string[] = ['handler', 'id', 'name', 'order', 'before', 'after', 'next', 'replace'];
 

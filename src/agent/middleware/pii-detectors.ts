@@ -66,10 +66,10 @@ const email: Detector = {
   starts: (char) => LOCAL.test(char),
   reach: 602,
   stops: (char) => !/[A-Za-z0-9._%+@-]/.test(char),
-  find: sticky(/[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/y, LOCAL),
+  find: /*#__PURE__*/ sticky(/[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/y, LOCAL),
 };
 
-const findCard = sticky(/\d(?:[ -]?\d){12,18}(?!\d)/y, DIGIT);
+const findCard = /*#__PURE__*/ sticky(/\d(?:[ -]?\d){12,18}(?!\d)/y, DIGIT);
 const card: Detector = {
   name: 'card',
   label: 'CARD',
@@ -93,8 +93,11 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-const findIpv4 = sticky(new RegExp(`(?:${OCTET}\\.){3}${OCTET}(?!\\.?\\d)`, 'y'), /[0-9.]/);
+// Written out (each octet 0 to 255) rather than built when the module loads, so a bundle that does not use it drops it.
+const findIpv4 = /*#__PURE__*/ sticky(
+  /(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\.?\d)/y,
+  /[0-9.]/,
+);
 
 /** An IPv6 address in its text form: eight groups, or fewer around one `::`; an embedded IPv4 tail is not read. */
 function isIpv6(candidate: string): boolean {
@@ -123,7 +126,7 @@ const ip: Detector = {
   },
 };
 
-const findUrl = sticky(/(?:https?:\/\/|www\.)[^\s<>"'`]{1,2040}/iy, /[A-Za-z0-9]/);
+const findUrl = /*#__PURE__*/ sticky(/(?:https?:\/\/|www\.)[^\s<>"'`]{1,2040}/iy, /[A-Za-z0-9]/);
 const url: Detector = {
   name: 'url',
   label: 'URL',
@@ -145,17 +148,17 @@ const apiKey: Detector = {
   starts: (char) => /[sAgx]/.test(char),
   reach: 262,
   stops: (char) => !KEY_CHAR.test(char),
-  find: sticky(
+  find: /*#__PURE__*/ sticky(
     /(?:sk-[A-Za-z0-9_-]{20,200}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,255}|xox[abprs]-[A-Za-z0-9-]{10,200}|AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])/y,
     KEY_CHAR,
   ),
 };
 
 /** The built-in detectors in the order they are tried at one position. */
-export const BUILT_IN_DETECTORS: readonly Detector[] = Object.freeze([url, email, apiKey, card, ip]);
+export const BUILT_IN_DETECTORS: readonly Detector[] = /*#__PURE__*/ Object.freeze([url, email, apiKey, card, ip]);
 
 /** The built-in type names, in the order they are tried. */
-export const PII_TYPES: readonly PiiType[] = Object.freeze(['url', 'email', 'apiKey', 'card', 'ip']);
+export const PII_TYPES: readonly PiiType[] = /*#__PURE__*/ Object.freeze(['url', 'email', 'apiKey', 'card', 'ip']);
 
 /** The detector of a custom pattern: tried at every position, reading `maxLength + 1` characters. */
 export function customDetector(pattern: PiiPattern, maxLength: number): Detector {

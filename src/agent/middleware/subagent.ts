@@ -98,7 +98,7 @@ const SHAPE = '{ name, description, model, systemPrompt?, tools?, inherit?, midd
 export const SUBAGENT_STATE_KEY = 'staged-middleware.subagents';
 
 /** The JSON Schema of the tool's input, as the model receives it. */
-const INPUT_SCHEMA: JsonSchema = Object.freeze({
+const INPUT_SCHEMA: JsonSchema = /*#__PURE__*/ Object.freeze({
   type: 'object',
   properties: { task: { type: 'string', minLength: 1, description: 'The task, with everything the sub-agent needs to know to do it.' } },
   required: ['task'],

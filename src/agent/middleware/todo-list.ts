@@ -52,7 +52,7 @@ export const WRITE_TODOS_DESCRIPTION =
   'Writes your todo list for this task: pass the whole list every time, each item with its status (pending, inProgress, blocked or done). Use it for work of three steps or more, and keep exactly one item inProgress while you work on it.';
 
 /** The instructions `instructions: true` puts in the system prompt. */
-export const WRITE_TODOS_INSTRUCTIONS = [
+export const WRITE_TODOS_INSTRUCTIONS = /*#__PURE__*/ [
   'You have a write_todos tool to keep a checklist of your work.',
   'Use it for any task of three steps or more: write the whole list before you start, keep exactly one item inProgress while you work on it, and mark each item done as soon as it is finished.',
   'Mark an item blocked when you cannot go on with it without help.',
@@ -66,7 +66,7 @@ export function repeatedCallMessage(applied: string): string {
 }
 
 /** The JSON Schema of the input of `write_todos`, as the model receives it. */
-const INPUT_SCHEMA: JsonSchema = Object.freeze({
+const INPUT_SCHEMA: JsonSchema = /*#__PURE__*/ Object.freeze({
   type: 'object',
   properties: {
     todos: {

@@ -52,9 +52,9 @@ export interface TodoState {
  * });
  * ```
  */
-export const TodoStateKey: StateKey<TodoState> = createStateKey<TodoState>('staged-middleware.todos');
+export const TodoStateKey: StateKey<TodoState> = /*#__PURE__*/ createStateKey<TodoState>('staged-middleware.todos');
 
-const EMPTY: TodoState = Object.freeze({ wrote: false, unchangedTurns: 0, blockedTurns: 0, finishReminders: 0 });
+const EMPTY: TodoState = /*#__PURE__*/ Object.freeze({ wrote: false, unchangedTurns: 0, blockedTurns: 0, finishReminders: 0 });
 
 /**
  * The state of the run when the key holds a well-formed one (it may come

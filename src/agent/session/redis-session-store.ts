@@ -32,11 +32,8 @@ const STORE = 'RedisSessionStore';
 // ARGV[1] says what the caller expects: 'any' (no check), 'absent' (no hash) or 'revision' (ARGV[2]).
 const CHECK = `local current = redis.call('HGET', KEYS[1], 'revision')
 if (ARGV[1] == 'revision' and current ~= ARGV[2]) or (ARGV[1] == 'absent' and current) then return -1 end`;
-const SAVE = `${CHECK}
-redis.call('HSET', KEYS[1], 'revision', ARGV[3], 'snapshot', ARGV[4])
-return 1`;
-const DELETE = `${CHECK}
-return redis.call('DEL', KEYS[1])`;
+const SAVE = /*#__PURE__*/ [CHECK, "redis.call('HSET', KEYS[1], 'revision', ARGV[3], 'snapshot', ARGV[4])", 'return 1'].join('\n');
+const DELETE = /*#__PURE__*/ [CHECK, "return redis.call('DEL', KEYS[1])"].join('\n');
 const LOAD = `return redis.call('HMGET', KEYS[1], 'revision', 'snapshot')`;
 
 /** The script arguments that say what a caller expects. */

@@ -31,7 +31,7 @@ import { joinsAgentRun, opensAgentRun } from './agent-runs';
  * const assistant = new Agent({ model, tools, registry });
  * ```
  */
-export const genAiSpans: TracingConventions = Object.freeze({
+export const genAiSpans: TracingConventions = /*#__PURE__*/ Object.freeze({
   invokeSpan: genAiSpan,
   opensRun: opensAgentRun,
   joinsRun: joinsAgentRun,
