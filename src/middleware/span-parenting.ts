@@ -44,7 +44,7 @@ export function spanOf(context: Context | undefined): unknown {
 }
 
 /** The empty context the invoke span's context is built on when no API is given. */
-const EMPTY_CONTEXT: Context = new SpanContext(new Map());
+const EMPTY_CONTEXT: Context = /*#__PURE__*/ new SpanContext(new Map());
 
 /** How one `tracing()` instance parents its spans. */
 export interface Parenting {
