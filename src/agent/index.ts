@@ -81,7 +81,7 @@ export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
 export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
-export { genAiSpans } from './tracing/gen-ai-spans';
+export { genAiReplySpans, genAiSpans } from './tracing/gen-ai-spans';
 export type {
   CompressContextContext,
   ContextBudget,
