@@ -10,6 +10,7 @@ import {
   ExecuteToolStage,
   InvokeModelStage,
   TurnStage,
+  agentErrorAnswer,
   errorsAsAnswers,
   modelErrorAnswer,
   toolErrorAnswer,
@@ -74,6 +75,12 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
         return result;
       });
       return true;
+    case 'agentStream.wrap.errorsAsAnswers':
+      registry.add(
+        AgentStreamStage.Wrap,
+        errorsAsAnswers({ toResult: agentErrorAnswer, critical: (error) => spec.critical?.includes((error as Error).message) === true }),
+      );
+      return true;
     case 'agentStream.wrap.stopAfter':
       registry.add(AgentStreamStage.Wrap, async function* stopAfter(_context, next) {
         let results = 0;
@@ -137,12 +144,16 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
         throw userError(world, spec.message ?? 'guard failed');
       });
       return true;
-    case 'invokeModel.wrap.fail':
-      // eslint-disable-next-line require-yield -- the case is a Wrap handler that fails before its first event
-      registry.add(InvokeModelStage.Wrap, async function* fail() {
+    case 'invokeModel.wrap.fail': {
+      const { pattern } = spec;
+      registry.add(InvokeModelStage.Wrap, async function* fail(context, next) {
+        const last = context.messages.at(-1)?.content ?? [];
+        const text = last.map((block) => (block.type === 'text' ? block.text : '')).join('');
+        if (pattern !== undefined && !new RegExp(pattern, 'u').test(text)) return yield* next();
         throw userError(world, spec.message ?? 'guard failed');
       });
       return true;
+    }
     case 'executeTool.wrap.dropResult':
       // eslint-disable-next-line require-yield -- the case is a Wrap handler that drops every event, its result included
       registry.add(ExecuteToolStage.Wrap, async function* dropResult(_context, next) {

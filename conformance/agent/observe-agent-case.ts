@@ -12,6 +12,7 @@ import {
   type AgentSnapshot,
   type Message,
   type ToolChoice,
+  genAiReplySpans,
   genAiSpans,
 } from '../../src/agent/index';
 import { tracing } from '../../src/middleware/index';
@@ -171,12 +172,48 @@ export async function observeAgentCase(testCase: AgentCase, adapter: AgentLoopAd
   };
 }
 
-/** Instruments the registry with tracing and the agent kit's span conventions into a recording tracer ('api': with the API stand-in too) and returns the spans as they end. */
-function traced(registry: MiddlewareRegistry, how: 'api' | 'tracer'): RecordedSpan[] {
+/**
+ * Instruments the registry with tracing and the agent kit's span conventions into a recording tracer ('api': with the
+ * API stand-in too; 'replies': the conventions with the reply's attributes) and returns the spans as they end.
+ */
+function traced(registry: MiddlewareRegistry, how: 'api' | 'tracer' | 'replies'): RecordedSpan[] {
   const spans: RecordedSpan[] = [];
   const { tracer, api } = recordingTracing((span) => spans.push(span));
-  registry.instrument(tracing(how === 'api' ? { api, tracer, conventions: [genAiSpans] } : { tracer, conventions: [genAiSpans] }));
+  const conventions = [how === 'replies' ? genAiReplySpans : genAiSpans];
+  registry.instrument(tracing(how === 'api' ? { api, tracer, conventions } : { tracer, conventions }));
   return spans;
+}
+
+/** The attributes the cases compare besides `gen_ai.*`. */
+const COMPARED = new Set(['error.type', 'staged.interrupted', 'staged.agent.pending_approvals', 'staged.agent.pending_external_calls']);
+/** The attributes whose values are JSON text (MW-347), compared as the values they hold: key order is no part of them. */
+const JSON_TEXT = new Set([
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'staged.agent.pending_approvals',
+  'staged.agent.pending_external_calls',
+]);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/u;
+
+/** A span's attributes as the case format compares them; a reply id is `'uuid'` when it is one. */
+function comparedAttributes(attributes: Readonly<Record<string, unknown>>): Record<string, Json> {
+  const compared: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === 'staged.agent.reply_id') compared[key] = typeof value === 'string' && UUID.test(value) ? 'uuid' : (value as Json);
+    else if (JSON_TEXT.has(key)) compared[key] = parsedText(value);
+    else if (key.startsWith('gen_ai.') || COMPARED.has(key)) compared[key] = value as Json;
+  }
+  return compared;
+}
+
+/** The value JSON text holds, or the value itself when it is no JSON text. */
+function parsedText(value: unknown): Json {
+  if (typeof value !== 'string') return value as Json;
+  try {
+    return JSON.parse(value) as Json;
+  } catch {
+    return value;
+  }
 }
 
 /** A span as the case format states it: only the attributes the cases compare, and a count when it has more than one exception event. */
@@ -189,9 +226,7 @@ function spanObservation(span: RecordedSpan): NonNullable<AgentObservation['span
     status: span.status,
     ...(exception === undefined ? {} : { exception }),
     ...(span.exceptions.length > 1 ? { exceptions: span.exceptions.length } : {}),
-    attributes: Object.fromEntries(
-      Object.entries(span.attributes).filter(([key]) => key.startsWith('gen_ai.') || key === 'error.type' || key === 'staged.interrupted'),
-    ) as Record<string, Json>,
+    attributes: comparedAttributes(span.attributes),
   };
 }
 

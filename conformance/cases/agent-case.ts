@@ -130,7 +130,7 @@ const span = z
     attributes: z
       .record(z.string(), json)
       .describe(
-        "The span's attributes whose names start with 'gen_ai.', and 'error.type' and 'staged.interrupted' (the staged.* attributes of MW-093 are not compared)",
+        "The span's attributes whose names start with 'gen_ai.', and 'error.type', 'staged.interrupted', 'staged.agent.pending_approvals' and 'staged.agent.pending_external_calls', and 'staged.agent.reply_id' as 'uuid' when it is a UUID; the values of 'gen_ai.input.messages', 'gen_ai.output.messages' and the two staged.agent.pending_* attributes as the JSON values their text holds (the staged.* attributes of MW-093 are not compared)",
       ),
   })
   .describe('One span, in the order spans end');
@@ -156,10 +156,10 @@ export const agentCase = z.strictObject({
       name: z.string().optional().describe("The agent's name (options.name)"),
       modelId: z.string().optional().describe("The model's modelId"),
       tracing: z
-        .enum(['api', 'tracer'])
+        .enum(['api', 'tracer', 'replies'])
         .optional()
         .describe(
-          "The registry traces with tracing() and the agent kit's span conventions (genAiSpans) into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone",
+          "The registry traces with tracing() and the agent kit's span conventions (genAiSpans) into a recording tracer: 'api' gives it the OpenTelemetry API too (no context manager registered), 'tracer' the tracer alone, 'replies' the tracer alone with genAiReplySpans instead",
         ),
       session: z
         .union([

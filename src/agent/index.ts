@@ -81,7 +81,7 @@ export { afterToolCall } from './middleware/after-tool-call';
 export type { AfterToolCallHook } from './middleware/after-tool-call';
 export { checkFinalAnswer, finalAnswerFeedback } from './middleware/final-answer-check';
 export type { FinalAnswerCheckOptions } from './middleware/final-answer-check';
-export { genAiSpans } from './tracing/gen-ai-spans';
+export { genAiReplySpans, genAiSpans } from './tracing/gen-ai-spans';
 export type {
   CompressContextContext,
   ContextBudget,
@@ -91,7 +91,7 @@ export type {
   MiddlewareModelCaller,
 } from './types/stages';
 export { mergeTurnAction, readTurnResult, turnAction, turnTerminal } from './loop/turn-action';
-export { errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './tools/errors-as-answers';
+export { agentErrorAnswer, errorsAsAnswers, modelErrorAnswer, toolErrorAnswer } from './tools/errors-as-answers';
 export { FileSessionStore, MemorySessionStore } from './session/session-store';
 export type { FileSessionStoreOptions, SessionFiles } from './session/session-store';
 export { PostgresSessionStore } from './session/postgres-session-store';

@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { createStage, MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import {
   Agent,
+  AgentStreamStage,
   ExecuteToolStage,
+  agentErrorAnswer,
   errorsAsAnswers,
   modelErrorAnswer,
   toolErrorAnswer,
+  type AgentStreamContext,
   type ExecuteToolContext,
   type InvokeModelContext,
 } from '../../src/agent/index';
-import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
+import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { ZERO } from './fixtures';
 
 type Answer = { readonly result: true; readonly text: string } | { readonly result: false; readonly text: string };
@@ -220,5 +223,43 @@ describe('modelErrorAnswer', () => {
       },
       true,
     ]);
+  });
+});
+
+describe('agentErrorAnswer', () => {
+  it("answers with the error's message as the run's reply, no interrupts, no tokens, frozen", () => {
+    const answer = agentErrorAnswer(new Error('I cannot help with passwords.'), {} as AgentStreamContext);
+    expect([answer, Object.isFrozen(answer.message?.content), Object.isFrozen(answer.interrupts)]).toEqual([
+      {
+        type: 'agentResult',
+        stopReason: 'endTurn',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'I cannot help with passwords.' }] },
+        interrupts: [],
+        usage: ZERO,
+      },
+      true,
+      true,
+    ]);
+  });
+
+  describe('on AgentStreamStage, for a run that fails after a tool call', () => {
+    it('keeps the history as it was before the run: no input, no tool call, no answer', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, errorsAsAnswers({ toResult: agentErrorAnswer }));
+      const model = new ScriptedModel([
+        textTurn('Hello.'),
+        toolUseTurn([{ name: 'lookup', input: {} }]),
+        failingTurn(new Error('overloaded')),
+      ]);
+      const agent = new Agent({ model, tools: [new ScriptedTool({ name: 'lookup' })], registry });
+      await agent.invoke('Hi.');
+      const result = await agent.invoke('Look it up.');
+      expect([result.stopReason, result.message, agent.messages.length, agent.messages.at(-1)]).toEqual([
+        'endTurn',
+        { role: 'assistant', content: [{ type: 'text', text: 'overloaded' }] },
+        2,
+        { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+      ]);
+    });
   });
 });

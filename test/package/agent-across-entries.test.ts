@@ -11,7 +11,10 @@
  *   Node 20), which the invoke finds in the module that keeps the flags.
  *
  * - a framework's own loop traced with the kit's span conventions is one
- *   span tree only when the agent kit and `tracing` agree on the stages.
+ *   span tree only when the agent kit and `tracing` agree on the stages, and
+ *   a run's span gets the reply's attributes only then too;
+ * - a run answered for by `agentErrorAnswer` leaves the history as it was
+ *   only when the run and the core's state writeback agree.
  *
  * An MCP toolset's tools reach the agent only when the MCP entry point and
  * the agent kit share the key tools are contributed under.
@@ -30,6 +33,7 @@ interface Observed {
   readonly ownLoop: unknown;
   readonly runSignal: { readonly modelEvents: number; readonly reads: number; readonly stopReason: string };
   readonly mcp: unknown;
+  readonly replies: unknown;
 }
 
 describe.each([
@@ -68,6 +72,16 @@ describe.each([
         { name: 'calc_quota', status: 'error', content: 'error' },
       ],
       codes: ['none', 'ERR_MCP_TOOL_ERROR'],
+    });
+  });
+
+  it("puts the reply's attributes on a traced run's span, and answers for a failed run keeping the history", () => {
+    expect(observed.replies).toEqual({
+      replyId: 'uuid',
+      input: [{ role: 'user', content: [{ type: 'text', text: 'Where am I?' }] }],
+      output: [{ role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'g1', name: 'geolocate', input: {} }] }],
+      external: [{ type: 'toolUse', name: 'geolocate', toolUseId: 'g1', input: {} }],
+      answer: ['endTurn', [{ type: 'text', text: 'Refused.' }], 0],
     });
   });
 

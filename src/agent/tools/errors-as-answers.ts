@@ -11,7 +11,14 @@ import type { Next, HandlerCall } from '../../core/index';
 import { droppedResult, invalidAnswerOption } from '../errors';
 import { frozenCopy } from '../values/freeze';
 import { InterruptSignal } from '../session/interrupts';
-import type { ExecuteToolContext, InvokeModelContext, ModelResultEvent, ToolResultEvent } from '../types/stages';
+import type {
+  AgentResultEvent,
+  AgentStreamContext,
+  ExecuteToolContext,
+  InvokeModelContext,
+  ModelResultEvent,
+  ToolResultEvent,
+} from '../types/stages';
 import { toolFailure } from './tool-terminal';
 import { ZERO_USAGE } from '../setup/usage';
 import { thrownText } from '../values/value-walk';
@@ -112,6 +119,29 @@ export function modelErrorAnswer(error: unknown, _context: InvokeModelContext): 
     type: 'modelResult',
     message: { role: 'assistant', content: [{ type: 'text', text: thrownText(error) }] },
     stopReason: 'endTurn',
+    usage: ZERO_USAGE,
+  } as const);
+}
+
+/**
+ * The answer of a run that failed (frozen): an agent result whose message is
+ * an assistant message with the error's message as its text, stop reason
+ * `endTurn`, no interrupts, no tokens. Registered on `AgentStreamStage.Wrap`
+ * inside `errorsAsAnswers`, it answers for the whole run, and the agent keeps
+ * its history as it was before the run: neither the input nor the answer is
+ * in it (Magma's failed pre-completion check).
+ *
+ * @example
+ * ```ts
+ * registry.add(AgentStreamStage.Wrap, errorsAsAnswers({ toResult: agentErrorAnswer }), { order: -100 });
+ * ```
+ */
+export function agentErrorAnswer(error: unknown, _context: AgentStreamContext): AgentResultEvent {
+  return frozenCopy({
+    type: 'agentResult',
+    stopReason: 'endTurn',
+    message: { role: 'assistant', content: [{ type: 'text', text: thrownText(error) }] },
+    interrupts: [],
     usage: ZERO_USAGE,
   } as const);
 }

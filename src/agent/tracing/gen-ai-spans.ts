@@ -15,6 +15,7 @@ import type { InvokeSpan, TracingConventions, TracingSpan } from '../../middlewa
 import type { AgentStreamContext, ExecuteToolContext, InvokeModelContext } from '../types/stages';
 import { AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../stages';
 import { InterruptSignal } from '../session/interrupts';
+import { EXTERNAL_TOOL } from '../tools/tool-terminal';
 import { joinsAgentRun, opensAgentRun } from './agent-runs';
 
 /**
@@ -33,6 +34,32 @@ import { joinsAgentRun, opensAgentRun } from './agent-runs';
  */
 export const genAiSpans: TracingConventions = /*#__PURE__*/ Object.freeze({
   invokeSpan: genAiSpan,
+  opensRun: opensAgentRun,
+  joinsRun: joinsAgentRun,
+});
+
+/**
+ * The agent kit's span conventions with the reply's attributes (AgentScope's
+ * `TracingMiddleware` on `on_reply`), for `tracing({ ..., conventions:
+ * [genAiReplySpans] })`: every span of {@link genAiSpans}, and on each
+ * `invoke_agent` span a reply id, the run's input messages, its output
+ * message, and the questions it halted on (approvals and other questions to
+ * a human, and calls of tools run outside the agent), MW-347. The messages are
+ * the conversation's content: trace with these conventions only where the
+ * spans may hold it.
+ *
+ * @example
+ * ```ts
+ * import * as otel from '@opentelemetry/api';
+ * import { tracing } from 'staged-middleware/middleware';
+ *
+ * registry.instrument(tracing({ api: otel, conventions: [genAiReplySpans] }));
+ * ```
+ */
+// Marked free of side effects so that a bundle which never names it leaves out its code.
+export const genAiReplySpans: TracingConventions = /* @__PURE__ */ Object.freeze({
+  invokeSpan: (info: InvokeInfo): InvokeSpan | undefined =>
+    info.stage === AgentStreamStage ? replySpan(info.context as Partial<AgentStreamContext>) : genAiSpan(info),
   opensRun: opensAgentRun,
   joinsRun: joinsAgentRun,
 });
@@ -59,6 +86,20 @@ const GEN_AI = {
   conversationId: 'gen_ai.conversation.id',
   /** A low-cardinality name of the error a span failed with. */
   errorType: 'error.type',
+} as const;
+
+/** The reply attributes of `invoke_agent` spans (MW-347), apart from `GEN_AI` so that a bundle without them leaves them out. */
+const REPLY = {
+  /** The run's input messages, as JSON text. */
+  inputMessages: 'gen_ai.input.messages',
+  /** The run's output message, as JSON text of a one-element array. */
+  outputMessages: 'gen_ai.output.messages',
+  /** A new UUID per run. */
+  replyId: 'staged.agent.reply_id',
+  /** The questions to a human the run halted on, as JSON text. */
+  pendingApprovals: 'staged.agent.pending_approvals',
+  /** The calls of tools run outside the agent the run halted on, as JSON text. */
+  pendingExternalCalls: 'staged.agent.pending_external_calls',
 } as const;
 
 /** `SpanKind` of `@opentelemetry/api` (a plain enum there; its values are part of its stable API). */
@@ -136,6 +177,56 @@ function agentSpan(context: Partial<AgentStreamContext>): InvokeSpan {
       setErrorType(span, outcome);
     },
   };
+}
+
+/** AgentStreamStage with the reply's attributes: the span of {@link agentSpan}, and what AgentScope records on a reply. */
+function replySpan(context: Partial<AgentStreamContext>): InvokeSpan {
+  const span = agentSpan(context);
+  const randomUUID = read(read(globalThis, 'crypto'), 'randomUUID');
+  return {
+    ...span,
+    attributes: {
+      ...span.attributes,
+      [REPLY.replyId]:
+        typeof randomUUID === 'function' ? text(Reflect.apply(randomUUID, (globalThis as { crypto?: unknown }).crypto, [])) : undefined,
+      [REPLY.inputMessages]: Array.isArray(read(context, 'messages')) ? jsonText(read(context, 'messages')) : undefined,
+    },
+    end: (endSpan, outcome, fail) => {
+      span.end?.(endSpan, outcome, fail);
+      // A question about the whole run ends the invoke with the signal; a halted turn ends it with its result.
+      const result = outcome.status === 'success' ? outcome.result : undefined;
+      const message = read(result, 'message');
+      const signal = outcome.status === 'error' && InterruptSignal.isInstance(outcome.error) ? outcome.error : undefined;
+      const interrupts = outcome.status === 'success' ? read(result, 'interrupts') : signal?.interrupts;
+      const asked = Array.isArray(interrupts) ? (interrupts as readonly unknown[]) : [];
+      const external = asked.filter((interrupt) => read(interrupt, 'name') === EXTERNAL_TOOL);
+      const approvals = asked.filter((interrupt) => read(interrupt, 'name') !== EXTERNAL_TOOL);
+      endSpan.setAttributes({
+        [REPLY.outputMessages]: message === undefined ? undefined : jsonText([message]),
+        [REPLY.pendingApprovals]:
+          approvals.length === 0
+            ? undefined
+            : jsonText(
+                approvals.map((interrupt) => ({
+                  id: read(interrupt, 'id'),
+                  name: read(interrupt, 'name'),
+                  reason: read(interrupt, 'reason'),
+                })),
+              ),
+        [REPLY.pendingExternalCalls]: external.length === 0 ? undefined : jsonText(external.map((interrupt) => read(interrupt, 'reason'))),
+      });
+    },
+  };
+}
+
+/** The JSON text of a value, or undefined when it has none (an instrumentation must not fail the invoke). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    const json: unknown = JSON.stringify(value);
+    return typeof json === 'string' ? json : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `error.type` for a failed invoke (`tracing` has marked the span failed); an interrupt is no failure, so it gets none. */

@@ -18,6 +18,7 @@ import {
   ExecuteToolStage,
   InvokeModelStage,
   ToolsKey,
+  compaction,
   resolveTools,
   type Tool,
 } from '../../../src/agent/index';
@@ -156,6 +157,91 @@ describe('AgentScope tool source and context compression, ported', () => {
     expect([toolkit.specs.map((spec) => spec.name), toolkit.byName.get('clock')?.spec.description]).toEqual([
       ['search', 'clock'],
       'The time.',
+    ]);
+  });
+});
+
+/**
+ * AgentScope's on_reasoning, on_system_prompt and on_model_call of one middleware, named `label`, as InvokeModelStage
+ * Wrap handlers whose orders nest them as AgentScope does: the reasoning step outermost, the system prompt assembled
+ * inside it, the model call innermost.
+ */
+function reasoningStep(label: string, log: string[]): Middleware {
+  return {
+    name: label,
+    setup(registrar) {
+      registrar.add(
+        InvokeModelStage.Wrap,
+        async function* onReasoning(context, next) {
+          log.push(`${label} [reasoning] start`);
+          // AgentScope's input_kwargs: on_reasoning may change the tool choice of its step.
+          yield* next(label === 'mw1' ? { ...context, toolChoice: { type: 'auto' } } : context);
+          log.push(`${label} [reasoning] end`);
+        },
+        { order: -10 },
+      );
+      registrar.add(InvokeModelStage.Wrap, async function* onSystemPrompt(context, next) {
+        log.push(
+          `${label} [system_prompt] length=${context.systemPrompt.map((block) => ('text' in block ? block.text : '')).join('\n').length}`,
+        );
+        yield* next({ ...context, systemPrompt: [...context.systemPrompt, { text: `(${label})` }] });
+      });
+      registrar.add(
+        InvokeModelStage.Wrap,
+        async function* onModelCall(context, next) {
+          log.push(`${label} [model_call] tool_choice=${JSON.stringify(context.toolChoice)}`);
+          yield* next();
+          log.push(`${label} [model_call] done`);
+        },
+        { order: 10 },
+      );
+    },
+  };
+}
+
+describe('AgentScope on_reasoning, ported', () => {
+  it('wraps the system prompt assembly and the model call of its step, mw1 outermost', async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    registry.use(reasoningStep('mw1', log));
+    registry.use(reasoningStep('mw2', log));
+    const model = new ScriptedModel([textTurn('Hello.')]);
+    await new Agent({ systemPrompt: 'Be kind.', model, registry }).invoke('Hi.');
+    expect([log, model.calls[0]?.request.systemPrompt, model.calls[0]?.request.toolChoice]).toEqual([
+      [
+        'mw1 [reasoning] start',
+        'mw2 [reasoning] start',
+        'mw1 [system_prompt] length=8',
+        'mw2 [system_prompt] length=14',
+        'mw1 [model_call] tool_choice={"type":"auto"}',
+        'mw2 [model_call] tool_choice={"type":"auto"}',
+        'mw2 [model_call] done',
+        'mw1 [model_call] done',
+        'mw2 [reasoning] end',
+        'mw1 [reasoning] end',
+      ],
+      'Be kind.\n(mw1)\n(mw2)',
+      { type: 'auto' },
+    ]);
+  });
+});
+
+describe('AgentScope on_system_prompt during context compression, ported', () => {
+  it("transforms the summariser's system prompt too, as every InvokeModelStage Input handler does", async () => {
+    const registry = new MiddlewareRegistry();
+    // DynamicContextMiddleware: on_system_prompt appends the current context to whatever prompt is assembled.
+    registry.add(InvokeModelStage.Input, function dynamicContext(context) {
+      return { ...context, systemPrompt: [...context.systemPrompt, { text: '## Current Context\nTime: noon' }] };
+    });
+    registry.use(compaction({ maxTokens: 1, keepRecent: 1, summarize: { instructions: 'Summarise the conversation.' } }));
+    const model = new ScriptedModel([textTurn('Hello.'), textTurn('They talked.'), textTurn('Fine.')]);
+    const agent = new Agent({ systemPrompt: 'Be kind.', model, registry });
+    await agent.invoke('Hi.');
+    await agent.invoke('How are you?');
+    expect(model.calls.map((call) => [call.request.systemPrompt, call.request.messages.length])).toEqual([
+      ['Be kind.\n## Current Context\nTime: noon', 1],
+      ['Summarise the conversation.\n## Current Context\nTime: noon', 1],
+      ['Be kind.\n## Current Context\nTime: noon', 2],
     ]);
   });
 });

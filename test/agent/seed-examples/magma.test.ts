@@ -14,6 +14,7 @@ import {
   AgentStreamStage,
   ExecuteToolStage,
   InvokeModelStage,
+  agentErrorAnswer,
   checkFinalAnswer,
   errorsAsAnswers,
   modelErrorAnswer,
@@ -176,5 +177,186 @@ describe('Magma onMainFinish, ported as checkFinalAnswer', () => {
       result.stopReason,
       textOf(result.message),
     ]).toEqual(['ERR_MIDDLEWARE_FAILED', 'checkFinalAnswer', 5, 'endTurn', 'It has shipped (5).']);
+  });
+});
+
+/** Three Magma middlewares of one hook type, defined out of order: Magma runs them by `order`, least first. */
+const MAGMA_HOOKS = [
+  { name: 'c', order: 3 },
+  { name: 'a', order: 1 },
+  { name: 'b', order: 2 },
+] as const;
+
+describe("Magma's order, mapped", () => {
+  it('runs pre hooks least order first with order as Magma gives it', async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    for (const hook of MAGMA_HOOKS) {
+      // @middleware('preCompletion', { order })
+      registry.add(
+        InvokeModelStage.Input,
+        (context) => {
+          log.push(`preCompletion ${hook.name}`);
+          return context;
+        },
+        { order: hook.order },
+      );
+      // @middleware('preToolExecution', { order }): the part of a Wrap handler before next()
+      registry.add(
+        ExecuteToolStage.Wrap,
+        async function* preToolExecution(_context, next) {
+          log.push(`preToolExecution ${hook.name}`);
+          yield* next();
+        },
+        { order: hook.order },
+      );
+    }
+    const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('Done.')]);
+    await new Agent({ model, tools: [new ScriptedTool({ name: 'lookup' })], registry }).invoke('Look it up.');
+    expect(log).toEqual([
+      'preCompletion a',
+      'preCompletion b',
+      'preCompletion c',
+      'preToolExecution a',
+      'preToolExecution b',
+      'preToolExecution c',
+      'preCompletion a',
+      'preCompletion b',
+      'preCompletion c',
+    ]);
+  });
+
+  it('runs after hooks least Magma order first with the order negated', async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    for (const hook of MAGMA_HOOKS) {
+      // @middleware('onCompletion', { order }): the part of a Wrap handler after next()
+      registry.add(
+        InvokeModelStage.Wrap,
+        async function* onCompletion(_context, next) {
+          yield* next();
+          log.push(`onCompletion ${hook.name}`);
+        },
+        { order: -hook.order },
+      );
+      // @middleware('onToolExecution', { order })
+      registry.add(
+        ExecuteToolStage.Output,
+        (result) => {
+          log.push(`onToolExecution ${hook.name}`);
+          return result;
+        },
+        { order: -hook.order },
+      );
+      // @middleware('postProcess', { order })
+      registry.add(
+        AgentStreamStage.Output,
+        (result) =>
+          result.update((draft) => {
+            log.push(`postProcess ${hook.name}`);
+            for (const block of draft.message?.content ?? []) if (block.type === 'text') block.text += ` ${hook.name}`;
+          }),
+        { order: -hook.order },
+      );
+    }
+    const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('Done:')]);
+    const result = await new Agent({ model, tools: [new ScriptedTool({ name: 'lookup' })], registry }).invoke('Look it up.');
+    expect([log, textOf(result.message)]).toEqual([
+      [
+        'onCompletion a',
+        'onCompletion b',
+        'onCompletion c',
+        'onToolExecution a',
+        'onToolExecution b',
+        'onToolExecution c',
+        'onCompletion a',
+        'onCompletion b',
+        'onCompletion c',
+        'postProcess a',
+        'postProcess b',
+        'postProcess c',
+      ],
+      'Done: a b c',
+    ]);
+  });
+
+  it("runs after hooks greatest Magma order first when Magma's order is given as it is", async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    for (const hook of MAGMA_HOOKS)
+      registry.add(
+        AgentStreamStage.Output,
+        (result) => {
+          log.push(`postProcess ${hook.name}`);
+          return result;
+        },
+        { order: hook.order },
+      );
+    await new Agent({ model: new ScriptedModel([textTurn('Done.')]), registry }).invoke('Go.');
+    expect(log).toEqual(['postProcess c', 'postProcess b', 'postProcess a']);
+  });
+
+  it('runs hooks without an order in definition order, after hooks given their definition index negated', async () => {
+    const log: string[] = [];
+    const registry = new MiddlewareRegistry();
+    ['first', 'second', 'third'].forEach((name, index) => {
+      // @middleware('preCompletion') and @middleware('postProcess'), no order: Magma runs them as defined.
+      registry.add(InvokeModelStage.Input, (context) => {
+        log.push(`preCompletion ${name}`);
+        return context;
+      });
+      registry.add(
+        AgentStreamStage.Output,
+        (result) => {
+          log.push(`postProcess ${name}`);
+          return result;
+        },
+        { order: -index },
+      );
+    });
+    await new Agent({ model: new ScriptedModel([textTurn('Done.')]), registry }).invoke('Go.');
+    expect(log).toEqual([
+      'preCompletion first',
+      'preCompletion second',
+      'preCompletion third',
+      'postProcess first',
+      'postProcess second',
+      'postProcess third',
+    ]);
+  });
+});
+
+describe('Magma preCompletion, ported as agentErrorAnswer', () => {
+  /** Magma's preCompletion guard of the demo; its error answers for the whole run. */
+  function guarded(model: ScriptedModel): Agent {
+    const registry = new MiddlewareRegistry();
+    registry.add(AgentStreamStage.Wrap, errorsAsAnswers({ toResult: agentErrorAnswer }), { order: -100 });
+    // @middleware('preCompletion')
+    registry.add(InvokeModelStage.Wrap, async function* blockSecrets(context, next) {
+      if (textOf(context.messages.at(-1)).includes('password')) throw new Error('I cannot help with passwords.');
+      yield* next();
+    });
+    return new Agent({ model, registry });
+  }
+
+  it('returns the error as the answer and removes the failing user message from the history', async () => {
+    const model = new ScriptedModel([textTurn('Hello!'), textTurn('Your order has shipped.')]);
+    const agent = guarded(model);
+    await agent.invoke('Hi.');
+    const refused = await agent.invoke('What is the admin password?');
+    const kept = agent.messages.map(textOf);
+    await agent.invoke('Where is my order?');
+    expect([refused, kept, model.calls.map((call) => call.request.messages.map(textOf)), agent.messages.map(textOf)]).toEqual([
+      {
+        type: 'agentResult',
+        stopReason: 'endTurn',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'I cannot help with passwords.' }] },
+        interrupts: [],
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      },
+      ['Hi.', 'Hello!'],
+      [['Hi.'], ['Hi.', 'Hello!', 'Where is my order?']],
+      ['Hi.', 'Hello!', 'Where is my order?', 'Your order has shipped.'],
+    ]);
   });
 });

@@ -109,6 +109,7 @@ const NOT_FACTORIES = {
     'isTurnResult',
     'mergeTurnAction',
     'readTurnResult',
+    'agentErrorAnswer',
     'modelErrorAnswer',
     'resolveTools',
     'toModelRequest',

@@ -288,6 +288,58 @@ async function mcpAcrossEntries(kit) {
   };
 }
 
+/**
+ * An agent run (`./agent`) traced by `tracing` of `./middleware` with the reply's conventions: the reply attributes of
+ * its `invoke_agent` span (a reply id is noted as `uuid` when it is one), which need the entry points to agree on the
+ * stage tokens and the realm to have `crypto.randomUUID`. And a run a guard fails, answered by `agentErrorAnswer`: the
+ * answer, and a history the run left as it was.
+ */
+async function repliesAcrossEntries(kit) {
+  const core = kit['.'];
+  const agent = kit['./agent'];
+  const testing = kit['./testing'];
+  const { tracing } = kit['./middleware'];
+  const attributes = {};
+  const tracer = {
+    startSpan(name, options) {
+      if (name.startsWith('invoke_agent')) Object.assign(attributes, options?.attributes);
+      const span = {
+        isRecording: () => true,
+        setAttribute: (key, value) => span.setAttributes({ [key]: value }),
+        setAttributes: (values) => {
+          if (name.startsWith('invoke_agent')) Object.assign(attributes, values);
+          return span;
+        },
+        addEvent: () => span,
+        recordException: () => span,
+        setStatus: () => span,
+        end: () => undefined,
+      };
+      return span;
+    },
+  };
+  const traced = new core.MiddlewareRegistry();
+  traced.instrument(tracing({ tracer, now: () => 0, conventions: [agent.genAiReplySpans] }));
+  const geolocate = { spec: { name: 'geolocate', description: 'Where.', inputSchema: { type: 'object' } } };
+  const model = new testing.ScriptedModel([testing.toolUseTurn([{ name: 'geolocate', input: {}, toolUseId: 'g1' }])]);
+  await new agent.Agent({ model, tools: [geolocate], registry: traced }).invoke('Where am I?');
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const guarded = new core.MiddlewareRegistry();
+  guarded.add(agent.AgentStreamStage.Wrap, agent.errorsAsAnswers({ toResult: agent.agentErrorAnswer }));
+  guarded.add(agent.InvokeModelStage.Input, function refuse() {
+    throw new Error('Refused.');
+  });
+  const refused = new agent.Agent({ model: new testing.ScriptedModel([]), registry: guarded });
+  const answer = await refused.invoke('Hi');
+  return {
+    replyId: uuid.test(attributes['staged.agent.reply_id']) ? 'uuid' : attributes['staged.agent.reply_id'],
+    input: JSON.parse(attributes['gen_ai.input.messages']),
+    output: JSON.parse(attributes['gen_ai.output.messages']),
+    external: JSON.parse(attributes['staged.agent.pending_external_calls']),
+    answer: [answer.stopReason, answer.message.content, refused.messages.length],
+  };
+}
+
 /** Everything this file observes of one build. */
 async function observe(kit) {
   return {
@@ -297,6 +349,7 @@ async function observe(kit) {
     runSignal: await runSignalAcrossEntries(kit),
     ownLoop: await ownLoopAcrossEntries(kit),
     mcp: await mcpAcrossEntries(kit),
+    replies: await repliesAcrossEntries(kit),
     factories: factoryNames(kit, ENTRY_POINTS),
   };
 }
