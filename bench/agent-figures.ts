@@ -9,7 +9,7 @@ import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock
 import type { Figure } from './figures';
 import { CHECKED_FLOOR, type Shell } from './floor';
 import { agentKit, core } from './library';
-import { racePulls } from './raced-pulls';
+import { nextMacrotask, raceAnswer, racePulls } from './raced-pulls';
 
 const { Agent, ExecuteToolStage, InvokeModelStage } = agentKit;
 const { MiddlewareRegistry, MiddlewareResult } = core;
@@ -94,13 +94,15 @@ function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
 /**
  * The same run written by hand: the model call and the tool calls with the five functions composed around them;
  * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke, and
- * with `raced`, each pull of the model's stream is raced against the run's signal, as MW-115 asks of the agent.
+ * with `raced`, it does what the agent's rules ask of every run: each pull of the model's stream and each tool
+ * call's answer is raced against the run's signal (MW-115), and each turn begins with a macrotask (MW-142).
  */
 async function* handWrittenRun(model: Model, shell: Shell, raced = false): AsyncGenerator<unknown, void, undefined> {
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
   const toolSpecs = TOOLS.map((tool) => tool.spec);
   const signal = new AbortController().signal;
   for (;;) {
+    if (raced) await nextMacrotask();
     timeline.invoke({ stage: InvokeModelStage } as never);
     const context = addDate({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_PROMPT, toolSpecs });
     const request = {
@@ -136,12 +138,13 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
       timeline.invoke({ stage: ExecuteToolStage } as never);
       const tool = TOOLS.find((candidate) => candidate.spec.name === toolUse.name) as Tool;
       const terminal = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
-        const value = await (tool.run as NonNullable<Tool['run']>)(toolUse.input, {
+        const answer = (tool.run as NonNullable<Tool['run']>)(toolUse.input, {
           toolUse,
           signal,
           invocationState: {},
           interrupt: undefined as never,
-        });
+        }) as Promise<unknown>;
+        const value = await (raced ? raceAnswer(answer, signal) : answer);
         yield {
           type: 'toolResult',
           toolResult: {
@@ -190,7 +193,7 @@ const agentTurn: Figure = {
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
-      checkedFloorIs: `${CHECKED_FLOOR}; and each pull of the model's stream raced against the run signal, as MW-115 asks of the agent`,
+      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), and a macrotask at the start of each turn (MW-142), as the agent's rules ask`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },

@@ -116,3 +116,41 @@ export class RacedPulls<TEvent> implements AsyncIterator<TEvent, void, undefined
 export function racePulls<TEvent>(events: AsyncIterable<TEvent>, signal: AbortSignal): AsyncIterable<TEvent> {
   return new RacedPulls(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>, signal);
 }
+
+/**
+ * One answer raced against `signal`, as MW-115 asks of the agent's tool calls: the answer, or a rejection with the
+ * signal's reason as soon as it aborts (at once when it has); one listener for the call, removed once it settles;
+ * a late answer or failure is ignored. The cheapest such race we know how to write, for the floor with the checks.
+ */
+export function raceAnswer<TValue>(pending: Promise<TValue>, signal: AbortSignal): Promise<TValue> {
+  if (signal.aborted) {
+    pending.then(undefined, () => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<TValue>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort);
+    pending.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * The macrotask MW-142 asks the agent to wait for at the start of every turn: `setImmediate`, as the agent's own
+ * scheduler takes in Node.js.
+ */
+export function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    setImmediate(resolve);
+  });
+}

@@ -69,8 +69,8 @@ export function closeStarted<TTarget, TResult>(
 ): Promise<TResult> | undefined {
   invoke.settled = true;
   const { started, open } = invoke;
-  if (started.length === 0) return undefined;
-  invoke.started = [];
+  if (started === undefined) return undefined;
+  invoke.started = undefined;
   invoke.open = undefined;
   return closeChains(open, started, after, target);
 }

@@ -102,7 +102,7 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
   observation: InvokeObservation | undefined = undefined;
   state: StateIsolation<unknown> | undefined = undefined;
   settled = false;
-  started: LayerGenerator[] = [];
+  started: LayerGenerator[] | undefined = undefined;
   open: Set<TrackedChain> | undefined = undefined;
   owner: ChainOwner | undefined = undefined;
   links: Link[] | undefined = undefined;
@@ -300,11 +300,11 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
 
   // ---- The ends.
 
-  /** Ends the pull in progress with the invoke's failure. */
-  private readonly failPull = (error: unknown): Promise<never> => {
+  /** Ends the pull in progress with the invoke's failure (a method: only ever called, so no invoke makes a closure for it). */
+  private failPull(error: unknown): Promise<never> {
     const rethrow = this.rethrow();
     return this.fail(error).then(rethrow, rethrow);
-  };
+  }
 
   /**
    * The chain completed: the inner chains left open are closed (MW-016), then the result goes out (`finish`).

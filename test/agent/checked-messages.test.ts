@@ -41,6 +41,23 @@ describe('new Agent({ messages })', () => {
       expect(outcome[1]).toMatch(/options\.messages\[2\]\.content\[0\]\.text of a text block must be a string, got number 7/);
     });
 
+    it('decides each array of a history read between appends when it is first asked about, whatever the order', () => {
+      const history = new History([user('a')]);
+      new Agent({ model: new ScriptedModel([]), messages: history.messages });
+      history.append(assistant('b'));
+      const first = history.messages;
+      history.append({ role: 'user', content: [{ type: 'text', text: 7 }] } as never);
+      const second = history.messages;
+      history.append(assistant('c'));
+      const third = history.messages;
+      expect([isCheckedArray(third), isCheckedArray(second), isCheckedArray(first), isCheckedArray(third)]).toEqual([
+        false,
+        false,
+        true,
+        false,
+      ]);
+    });
+
     it('takes the snapshot an agent wrote as checked, and checks one changed after it was written', async () => {
       const earlier = new Agent({ model: new ScriptedModel([textTurn('fine')]) });
       await earlier.invoke('hi');

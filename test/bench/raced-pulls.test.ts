@@ -5,7 +5,7 @@
  * to that here.
  */
 import { describe, expect, it } from 'vitest';
-import { racePulls } from '../../bench/raced-pulls';
+import { nextMacrotask, raceAnswer, racePulls } from '../../bench/raced-pulls';
 
 async function* events<TEvent>(...values: TEvent[]): AsyncGenerator<TEvent, void, undefined> {
   yield* values;
@@ -98,5 +98,59 @@ describe('racePulls', () => {
     settle('reject');
     await expect(pull).rejects.toThrow('late failure');
     expect({ log, listeners: listeners() }).toEqual({ log: [], listeners: 0 });
+  });
+});
+
+describe('raceAnswer', () => {
+  describe('an answer that comes first', () => {
+    it('answers with it and leaves no listener on the signal', async () => {
+      const { controller, listeners } = countedSignal();
+      const answer = await raceAnswer(Promise.resolve('found'), controller.signal);
+      expect([answer, listeners()]).toEqual(['found', 0]);
+    });
+
+    it('fails with its failure and leaves no listener on the signal', async () => {
+      const { controller, listeners } = countedSignal();
+      const failure = new Error('tool failed');
+      const outcome = await raceAnswer(Promise.reject(failure), controller.signal).catch((error: unknown) => error);
+      expect([outcome, listeners()]).toEqual([failure, 0]);
+    });
+  });
+
+  describe('a signal that aborts first', () => {
+    it('fails with its reason at once, ignores the late answer and leaves no listener once that comes', async () => {
+      const { controller, listeners } = countedSignal();
+      let settle: (value: string) => void = () => undefined;
+      const raced = raceAnswer(new Promise<string>((resolve) => (settle = resolve)), controller.signal);
+      const reason = new Error('cancelled');
+      controller.abort(reason);
+      const outcome = await raced.catch((error: unknown) => error);
+      settle('late');
+      await Promise.resolve();
+      expect([outcome, listeners()]).toEqual([reason, 0]);
+    });
+
+    it('fails with the reason of a signal aborted before the call', async () => {
+      const { controller, listeners } = countedSignal();
+      const reason = new Error('cancelled before');
+      controller.abort(reason);
+      const outcome = await raceAnswer(Promise.reject(new Error('ignored')), controller.signal).catch((error: unknown) => error);
+      expect([outcome, listeners()]).toEqual([reason, 0]);
+    });
+  });
+});
+
+describe('nextMacrotask', () => {
+  describe('promise jobs queued after it', () => {
+    it('resolves only once they have all run, as a macrotask does', async () => {
+      let steps = 0;
+      const waited = nextMacrotask().then(() => steps);
+      let chain = Promise.resolve();
+      for (let index = 0; index < 1000; index++)
+        chain = chain.then(() => {
+          steps++;
+        });
+      expect(await waited).toEqual(1000);
+    });
   });
 });

@@ -10,6 +10,14 @@
  * The record is two weak sets private to this module: nothing outside can add
  * to them, a second copy of the package keeps its own (and checks again), and
  * a value nothing else holds is collected as if the record did not exist.
+ *
+ * An array a history makes by appending to a recorded one is recorded when it
+ * is first asked about, not when it is made: every run of an agent makes a few
+ * of them, and most are never taken by another agent or written to a snapshot,
+ * so checking their new messages at once cost every run the checks (path texts,
+ * a property descriptor per field read) for nothing. Asked later, the answer is
+ * the same: the new messages are frozen copies the kit made, so every part the
+ * checks read is fixed, and a message whose parts are not fails both times.
  */
 import { describeValue } from '../../util/describe-value';
 import { isObject } from '../../util/is-object';
@@ -28,6 +36,14 @@ const checkedArrays = new WeakSet<readonly Message[]>();
 const checkedMessages = new WeakSet<Message>();
 
 /**
+ * Frozen arrays {@link appendedMessages} made from a recorded array (or from one of these), each with the length of
+ * the recorded array it extends: its messages before that index are recorded; those from it on are checked when the
+ * array is first asked about ({@link isCheckedArray}). A number rather than the array it extends, so that no earlier
+ * array is kept alive by a later one.
+ */
+const pendingArrays = new WeakMap<readonly Message[], number>();
+
+/**
  * Checks that each message has a known role and a content array, and each block its fields (MW-106, MW-136);
  * an array or message that passed before with every part fixed is taken without reading it again (MW-144).
  *
@@ -36,7 +52,7 @@ const checkedMessages = new WeakSet<Message>();
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message, or one whose reading throws.
  */
 export function checkMessages(messages: readonly Message[], pathOf: (index: number) => string, expected: string): readonly Message[] {
-  if (checkedArrays.has(messages)) return messages;
+  if (isCheckedArray(messages)) return messages;
   messages.forEach((message, index) => {
     if (checkedMessages.has(message)) return;
     let ok: boolean;
@@ -78,17 +94,25 @@ export function isCheckedMessage(message: Message): boolean {
 /**
  * The frozen array of `base` followed by `added` (each already a frozen copy), trusted when `base` is and every
  * added message passes the checks: appending the kit's own messages to a checked conversation keeps it checked.
+ * The added messages are checked when the array is first asked about (see the file's comment).
  */
 export function appendedMessages(base: readonly Message[], added: readonly Message[]): readonly Message[] {
   // Spread, not slice() or concat(): V8 copies a frozen array several times faster by spreading it.
   const next = Object.freeze([...base, ...added]);
-  if (checkedArrays.has(base) && added.every(isCheckedMessage)) checkedArrays.add(next);
+  const recordedUpTo = checkedArrays.has(base) ? base.length : pendingArrays.get(base);
+  if (recordedUpTo !== undefined) pendingArrays.set(next, recordedUpTo);
   return next;
 }
 
-/** Whether `messages` is an array the kit checked, with every part fixed (MW-144). */
+/** Whether `messages` is an array the kit checked, with every part fixed (MW-144); an appended array is decided here, once. */
 export function isCheckedArray(messages: readonly Message[]): boolean {
-  return checkedArrays.has(messages);
+  if (checkedArrays.has(messages)) return true;
+  const recordedUpTo = pendingArrays.get(messages);
+  if (recordedUpTo === undefined) return false;
+  pendingArrays.delete(messages);
+  for (let index = recordedUpTo; index < messages.length; index++) if (!isCheckedMessage(messages[index] as Message)) return false;
+  checkedArrays.add(messages);
+  return true;
 }
 
 /** Checks `messages` as {@link checkMessages} does, without throwing; remembered when they pass with every part fixed. */

@@ -22,8 +22,8 @@ export interface ChainOwner {
 
 /** Where an invoke keeps the inner chains `next()` started until it settles (the invoke's own fields). */
 export interface HeldChains {
-  /** The first inner chains `next()` started, held as they are until the invoke settles. */
-  started: LayerGenerator[];
+  /** The first inner chains `next()` started, held as they are until the invoke settles; undefined before the first. */
+  started: LayerGenerator[] | undefined;
   /** Later inner chains that have not ended yet; each removes itself when it ends. */
   open: Set<TrackedChain> | undefined;
   /** What the later inner chains report their end to (created with the first of them). */
@@ -49,8 +49,10 @@ const HELD_CHAINS = 32;
  * wrapper that forgets it when it ends.
  */
 export function track(held: HeldChains, generator: LayerGenerator, link: ChainLink | undefined): LayerGenerator {
-  if (held.started.length < HELD_CHAINS) {
-    held.started.push(generator);
+  // Made with the first chain: an invoke without Wrap handlers, or whose handlers never call next(), has none.
+  const started = (held.started ??= []);
+  if (started.length < HELD_CHAINS) {
+    started.push(generator);
     if (link !== undefined) (held.links ??= []).push(link);
     return generator;
   }
