@@ -81,7 +81,11 @@ export async function* dispatchTools(
       }
       const result = last as ToolResultEvent;
       turn.results.set(toolUse.toolUseId, namedToolResult(result.toolResult, toolUse));
-      if (result.usage !== undefined) report?.(toolUse.name, readUsage(result.usage, toolUse.name));
+      if (result.usage !== undefined) {
+        // Checked whether or not anyone counts it: a result reporting malformed usage fails every loop alike.
+        const usage = readUsage(result.usage, toolUse.name);
+        report?.(toolUse.name, usage);
+      }
       if (result.terminate === true) turn.terminating.add(toolUse.toolUseId);
       continue;
     } catch (error) {
