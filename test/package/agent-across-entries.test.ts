@@ -11,7 +11,9 @@
  *   Node 20), which the invoke finds in the module that keeps the flags.
  *
  * - a framework's own loop traced with the kit's span conventions is one
- *   span tree only when the agent kit and `tracing` agree on the stages.
+ *   span tree only when the agent kit and `tracing` agree on the stages;
+ *   its model and tool calls (`callModel`, `callTools`) run on the core's
+ *   registry.
  *
  * An MCP toolset's tools reach the agent only when the MCP entry point and
  * the agent kit share the key tools are contributed under.
@@ -28,6 +30,7 @@ import { runScript } from './consumer';
 interface Observed {
   readonly modelTerminal: unknown;
   readonly ownLoop: unknown;
+  readonly ownLoopCalls: unknown;
   readonly runSignal: { readonly modelEvents: number; readonly reads: number; readonly stopReason: string };
   readonly mcp: unknown;
 }
@@ -68,6 +71,14 @@ describe.each([
         { name: 'calc_quota', status: 'error', content: 'error' },
       ],
       codes: ['none', 'ERR_MCP_TOOL_ERROR'],
+    });
+  });
+
+  it("runs a framework's own turn with callModel and callTools: every event, the model result, the written state, the question", () => {
+    expect(observed.ownLoopCalls).toEqual({
+      events: ['toolUseStart', 'toolUseDelta', 'toolUseStart', 'toolUseDelta', 'messageStop', 'modelResult', 'interrupt', 'toolResult'],
+      model: { stopReason: 'toolUse', toolUses: 2, modelState: { turn: 1 } },
+      tools: { results: ['l1'], interrupts: ['executeTool:q1:sure'] },
     });
   });
 
