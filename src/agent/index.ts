@@ -4,7 +4,7 @@
  * agent loop with its turn control, errors as answers and durable sessions,
  * and the pieces to embed the stages in a loop of your own (terminals,
  * history, interrupts, the decision after a turn, usage sums, tool-result
- * names, the run as one AgentStreamStage invoke, snapshots of a halted turn). Its test doubles are in `staged-middleware/testing`;
+ * names, one model call, one turn's tool calls, the run as one AgentStreamStage invoke, snapshots of a halted turn). Its test doubles are in `staged-middleware/testing`;
  * system prompts in `staged-middleware`.
  *
  * Every public name of this entry point is listed here. The kit reads in
@@ -115,6 +115,10 @@ export { createTurnContext, decideTurn, endsRun } from './loop/turn-decision';
 export type { TurnContextParts } from './loop/turn-decision';
 export { namedToolResult } from './tools/named-tool-result';
 export { runOwnLoop } from './loop/own-loop-run';
+export { callModel } from './loop/model-call';
+export type { CallModelOptions, ModelCallParts, ModelCallResult } from './loop/model-call';
+export { callTools } from './loop/tool-dispatch';
+export type { ToolCallParts, ToolCallsResult } from './loop/tool-dispatch';
 export { restoreLoop, snapshotLoop } from './session/loop-snapshot';
 export type { HaltedTurn, LoopState, RestoredLoop } from './session/loop-snapshot';
 export type { OwnLoopBody, OwnLoopInput, OwnLoopOutcome } from './loop/own-loop-run';

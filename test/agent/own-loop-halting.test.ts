@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { ExecuteToolStage, History, MemorySessionStore, type Message, type ToolUseBlock } from '../../src/agent/index';
+import { ExecuteToolStage, History, MemorySessionStore, callTools, type Message, type ToolUseBlock } from '../../src/agent/index';
 import { ScriptedTool } from '../../src/testing/index';
-import { callTools, halt, resume } from '../../examples/own-loop-halting';
+import { halt, resume } from '../../examples/own-loop-halting';
 import { user } from './fixtures';
 
 /** The events a generator yields and the value it returns. */
@@ -35,7 +35,7 @@ describe('examples/own-loop-halting.ts', () => {
         respond: (_input, context) => (context.interrupt({ name: 'approve', reason: 'Deletes a.txt' }).response === true ? 'gone' : 'kept'),
       });
       const history = new History([user('Tidy up.'), message]);
-      const halted = await drain(callTools(registry, [ls, rm], toolUses, new Map(), {}));
+      const halted = await drain(callTools(registry, { toolUses, tools: [ls, rm], invocationState: {} }));
       const store = new MemorySessionStore();
       store.save('tidy', halt(history, message, halted.value));
       const snapshot = store.load('tidy');

@@ -127,6 +127,47 @@ describe('ownLoop', () => {
     });
   });
 
+  describe('with a tool call that asks a question nobody answered', () => {
+    it("runs the turn's other calls, halts the run with the question and keeps the halted turn for snapshotLoop", async () => {
+      const ask = new ScriptedTool({
+        name: 'rm',
+        respond: (_input, context) => (context.interrupt({ name: 'approve' }).response === true ? 'gone' : 'kept'),
+      });
+      const toolUses = [
+        { name: 'rm', input: {}, toolUseId: 'r1' },
+        { name: 'clock', input: {}, toolUseId: 'c1' },
+      ];
+      const model = new ScriptedModel([toolUseTurn(toolUses), textTurn('never reached')]);
+      const conversation: Conversation = { messages: [], modelState: {} };
+      const clock = new ScriptedTool({ name: 'clock', outcomes: [{ value: 'noon' }] });
+      const events = await collect(ownLoop(new MiddlewareRegistry(), model, [ask, clock], conversation, 'tidy'));
+      const message = { role: 'assistant', content: toolUses.map((toolUse) => ({ type: 'toolUse', ...toolUse })) };
+      const question = { id: 'executeTool:r1:approve', name: 'approve' };
+      const noon = { type: 'toolResult', toolUseId: 'c1', name: 'clock', status: 'success', content: [{ type: 'text', text: 'noon' }] };
+      expect({
+        types: events.map((event) => event.type).filter((type) => type === 'interrupt' || type === 'toolResult' || type === 'agentResult'),
+        result: events[events.length - 1],
+        calls: model.calls.length,
+        conversation,
+      }).toEqual({
+        types: ['interrupt', 'toolResult', 'agentResult'],
+        result: {
+          type: 'agentResult',
+          stopReason: 'interrupt',
+          message,
+          interrupts: [question],
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        },
+        calls: 1,
+        conversation: {
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'tidy' }] }, message],
+          modelState: {},
+          halted: { interrupts: [question], message, results: [noon] },
+        },
+      });
+    });
+  });
+
   describe('with a model that fails', () => {
     it('leaves the conversation as it was and rejects with the very error', async () => {
       const failure = new Error('model down');

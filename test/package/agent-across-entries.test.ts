@@ -12,7 +12,8 @@
  *
  * - a framework's own loop traced with the kit's span conventions is one
  *   span tree only when the agent kit and `tracing` agree on the stages, and
- *   a run's span gets the reply's attributes only then too;
+ *   a run's span gets the reply's attributes only then too; its model and
+ *   tool calls (`callModel`, `callTools`) run on the core's registry;
  * - a run answered for by `agentErrorAnswer` leaves the history as it was
  *   only when the run and the core's state writeback agree.
  *
@@ -31,6 +32,7 @@ import { runScript } from './consumer';
 interface Observed {
   readonly modelTerminal: unknown;
   readonly ownLoop: unknown;
+  readonly ownLoopCalls: unknown;
   readonly runSignal: { readonly modelEvents: number; readonly reads: number; readonly stopReason: string };
   readonly mcp: unknown;
   readonly replies: unknown;
@@ -82,6 +84,14 @@ describe.each([
       output: [{ role: 'assistant', content: [{ type: 'toolUse', toolUseId: 'g1', name: 'geolocate', input: {} }] }],
       external: [{ type: 'toolUse', name: 'geolocate', toolUseId: 'g1', input: {} }],
       answer: ['endTurn', [{ type: 'text', text: 'Refused.' }], 0],
+    });
+  });
+
+  it("runs a framework's own turn with callModel and callTools: every event, the model result, the written state, the question", () => {
+    expect(observed.ownLoopCalls).toEqual({
+      events: ['toolUseStart', 'toolUseDelta', 'toolUseStart', 'toolUseDelta', 'messageStop', 'modelResult', 'interrupt', 'toolResult'],
+      model: { stopReason: 'toolUse', toolUses: 2, modelState: { turn: 1 } },
+      tools: { results: ['l1'], interrupts: ['executeTool:q1:sure'] },
     });
   });
 

@@ -11,8 +11,7 @@ import type { TerminalCall } from '../../core/index';
 import type { AgentState } from '../setup/agent-state';
 import { compressIfOver } from './context-budget';
 import { History } from '../session/history';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../types/message';
-import { freezeResultEvent, frozenCopy } from '../values/freeze';
+import type { Message, ToolResultBlock } from '../types/message';
 import { nextMacrotask } from './macrotask';
 import { ModelCall } from './model-call';
 import type { StopReason, Usage } from '../types/model';
@@ -23,16 +22,8 @@ import type { Attempt, Conversation, RunState, RunTally } from '../setup/run-sta
 import { Delegation, PassThroughGenerator, type DelegatingGenerator } from '../../core/internal';
 import type { RunScope } from '../setup/run-scope';
 import { saveRacing } from '../session/session-saves';
-import type {
-  AgentEvent,
-  AgentResultEvent,
-  AgentStreamContext,
-  MiddlewareUsage,
-  ModelResultEvent,
-  StoppedBy,
-  TurnInfo,
-} from '../types/stages';
-import { callTools, type WorkingTurn } from './tool-dispatch';
+import type { AgentEvent, AgentResultEvent, AgentStreamContext, MiddlewareUsage, StoppedBy, TurnInfo } from '../types/stages';
+import { dispatchTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from '../types/tool';
 import { createTurnContext, decideTurn, endsRun } from './turn-decision';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
@@ -155,26 +146,36 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       await nextMacrotask();
       if (turn === undefined) {
         yield* compressIfOver(compression);
-        const call = new ModelCall(agent, scope, attempt, invocationState, signal, invokeModel);
-        let last: AgentEvent | undefined;
+        // Whatever a handler assigns to agent.modelState during the call is dropped with it.
+        const assigned = agent.modelState;
+        const call = new ModelCall(
+          scope.registry,
+          {
+            model: agent.model,
+            messages: attempt.history.messages,
+            systemPrompt: agent.systemPrompt,
+            toolSpecs: scope.toolSpecs,
+            toolChoice: agent.toolChoice,
+            invocationState,
+            agent: scope.view,
+            modelState: attempt.modelState,
+            invokeModel,
+          },
+          { signal },
+        );
         try {
           // Passed on by the relay, without a generator of its own or this one on every model event.
-          yield new Delegation<AgentEvent>(call.events(), (event) => {
-            // Copied before the consumer sees the event, which it could change otherwise.
-            last = freezeResultEvent(event);
-            return event;
-          });
+          yield new Delegation<AgentEvent>(call.events, call.observe as (event: AgentEvent) => AgentEvent);
         } finally {
-          call.end();
+          attempt.modelState = call.modelState;
+          agent.modelState = assigned;
         }
-        const result = last as ModelResultEvent;
-        // The copy the history keeps (the history takes a frozen message as it is), without making its array yet.
-        const message = frozenCopy(result.message, 'message');
+        const result = call.result();
+        const { message, toolUses } = result;
         attempt.history.append(message);
         attempt.usage = addUsage(attempt.usage, result.usage);
         tally.usage = addUsage(tally.usage, result.usage);
-        const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'toolUse');
-        if (result.stopReason !== 'toolUse' || toolUses.length === 0) {
+        if (toolUses.length === 0) {
           const ended = await settle({ index, message, toolResults: NO_RESULTS, stopReason: result.stopReason });
           if (ended === undefined) continue;
           yield ended;
@@ -183,7 +184,10 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
         }
         turn = { message, toolUses, results: new Map(), terminating: new Set() };
       }
-      const interrupts = yield* callTools(scope, turn, store, invocationState, signal, report, tally.shown);
+      const interrupts = yield* dispatchTools(
+        { registry: scope.registry, tools: scope.tools, store, invocationState, signal, agent: scope.view, report, shown: tally.shown },
+        turn,
+      );
       if (interrupts.length > 0) {
         const pending = {
           message: turn.message,

@@ -118,3 +118,12 @@ export function invalidNamedResult(problem: string, value: unknown): MiddlewareE
     message: `namedToolResult(toolResult, toolUse): ${problem}, got ${describeValue(value)}.`,
   });
 }
+
+/** The error of parts `callTools` cannot run (MW-326). */
+export function invalidToolCalls(problem: string, value: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: ExecuteToolStage.name,
+    message: `callTools(registry, parts): ${problem}, got ${describeValue(value)}.`,
+  });
+}

@@ -117,6 +117,8 @@ const NOT_FACTORIES = {
     'toolErrorAnswer',
     // The pieces of a framework's own loop.
     'addUsage',
+    'callModel',
+    'callTools',
     'createTurnContext',
     'decideTurn',
     'endsRun',

@@ -340,6 +340,46 @@ async function repliesAcrossEntries(kit) {
   };
 }
 
+/**
+ * One turn of a framework's own loop made of `callModel` and `callTools` (`./agent`) on the core's registry (`.`),
+ * with a tool that answers and one that asks a question: the packed build's pieces must stream every event, hand back
+ * the model result and the written model state, run the call after the question and return the questions.
+ */
+async function ownLoopCallsAcrossEntries(kit) {
+  const core = kit['.'];
+  const agent = kit['./agent'];
+  const registry = new core.MiddlewareRegistry();
+  const model = {
+    async *stream(_request, options) {
+      options.state.turn = 1;
+      yield { type: 'toolUseStart', toolUseId: 'q1', name: 'ask' };
+      yield { type: 'toolUseDelta', input: '{}' };
+      yield { type: 'toolUseStart', toolUseId: 'l1', name: 'ls' };
+      yield { type: 'toolUseDelta', input: '{}' };
+      yield { type: 'messageStop', stopReason: 'toolUse' };
+    },
+  };
+  const spec = (name) => ({ name, description: name, inputSchema: { type: 'object' } });
+  const tools = [
+    { spec: spec('ask'), run: (_input, context) => context.interrupt({ name: 'sure' }).response },
+    { spec: spec('ls'), run: () => 'a.txt' },
+  ];
+  const events = [];
+  const parts = { model, messages: [], systemPrompt: undefined, toolSpecs: [], modelState: { turn: 0 }, invocationState: {} };
+  const calls = agent.callModel(registry, parts);
+  let step = await calls.next();
+  for (; step.done !== true; step = await calls.next()) events.push(step.value.type);
+  const result = step.value;
+  const dispatch = agent.callTools(registry, { toolUses: result.toolUses, tools, invocationState: {} });
+  step = await dispatch.next();
+  for (; step.done !== true; step = await dispatch.next()) events.push(step.value.type);
+  return {
+    events,
+    model: { stopReason: result.stopReason, toolUses: result.toolUses.length, modelState: result.modelState },
+    tools: { results: step.value.results.map((block) => block.toolUseId), interrupts: step.value.interrupts.map((asked) => asked.id) },
+  };
+}
+
 /** Everything this file observes of one build. */
 async function observe(kit) {
   return {
@@ -348,6 +388,7 @@ async function observe(kit) {
     modelTerminal: await modelTerminalAcrossEntries(kit),
     runSignal: await runSignalAcrossEntries(kit),
     ownLoop: await ownLoopAcrossEntries(kit),
+    ownLoopCalls: await ownLoopCallsAcrossEntries(kit),
     mcp: await mcpAcrossEntries(kit),
     replies: await repliesAcrossEntries(kit),
     factories: factoryNames(kit, ENTRY_POINTS),
