@@ -39,7 +39,7 @@
 import { SerialAsyncGenerator, type Answer } from '../core/internal';
 import type { ModelStreamEvent } from '../agent/types/model';
 import type { AiSdkStreamReader, AiSdkStreamResult } from './ai-sdk-types';
-import { ResponseParts } from './stream-parts';
+import { ResponseParts, type EventSink } from './stream-parts';
 
 /** Nothing ran yet. */
 const IDLE = 0;
@@ -59,14 +59,37 @@ export function release(reader: AiSdkStreamReader, reason: unknown): void {
   }
 }
 
+/**
+ * The events of one part as {@link ResponseParts.read} adds them: the first, answered at once, and the others (a
+ * tool call's start and input, a finish's usage and stop) for the pulls after it. Why not an array emptied per
+ * part: setting an array's length is a runtime call, paid on nearly every part.
+ */
+class PartEvents implements EventSink {
+  first: ModelStreamEvent | undefined = undefined;
+  /** The events after the first, from `next` on still to go out; undefined when there are none. */
+  rest: ModelStreamEvent[] | undefined = undefined;
+  next = 0;
+
+  /** Ready for the next part. */
+  clear(): void {
+    this.first = undefined;
+    this.next = 0;
+  }
+
+  push(event: ModelStreamEvent): void {
+    if (this.first === undefined) this.first = event;
+    else if (this.rest === undefined) this.rest = [event];
+    else this.rest.push(event);
+  }
+}
+
 /** One call's events (see the module's header for the generator it behaves as). */
 export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
   private status = IDLE;
   private reader: AiSdkStreamReader | undefined;
   private readonly parts = new ResponseParts();
-  /** The events of the last part read; those from `delivered` on are still to go out. */
-  private readonly events: ModelStreamEvent[] = [];
-  private delivered = 0;
+  /** The events of the last part read. */
+  private readonly events = new PartEvents();
   // Per-iterator callbacks that only call methods: methods keep their optimised code across collections (see Invocation).
   private readonly onOpened = (result: AiSdkStreamResult): Answer<ModelStreamEvent> => this.opened(result);
   private readonly onRead = (read: {
@@ -88,10 +111,12 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
 
   protected pull(): Promise<Answer<ModelStreamEvent>> {
     if (this.status === OPEN) {
-      const { events } = this;
-      if (this.delivered < events.length) {
+      const { rest } = this.events;
+      if (rest !== undefined) {
+        const event = rest[this.events.next++] as ModelStreamEvent;
+        if (this.events.next === rest.length) this.events.rest = undefined;
         this.outstanding--;
-        return Promise.resolve({ value: events[this.delivered++] as ModelStreamEvent, done: false });
+        return Promise.resolve({ value: event, done: false });
       }
       return this.read();
     }
@@ -153,18 +178,18 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
       return END;
     }
     const { events } = this;
-    events.length = 0;
-    this.delivered = 0;
+    events.clear();
     try {
       this.parts.read(read.value, events);
     } catch (error) {
+      events.rest = undefined;
       this.fail(error);
     }
+    const { first } = events;
     // Most parts become no event (a stream's start, a text's start and end): read on.
-    if (events.length === 0) return this.read();
-    this.delivered = 1;
+    if (first === undefined) return this.read();
     this.outstanding--;
-    return { value: events[0] as ModelStreamEvent, done: false };
+    return { value: first, done: false };
   }
 
   /** Ends the stream with `error`: released, then thrown. */
