@@ -50,6 +50,12 @@ const DONE = 2;
 
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
+/** What a read of the provider's stream answers. */
+interface PartRead {
+  readonly done: boolean;
+  readonly value?: unknown;
+}
+
 /** Cancels the provider's stream without waiting for it; a failure to cancel changes nothing. */
 export function release(reader: AiSdkStreamReader, reason: unknown): void {
   try {
@@ -92,10 +98,7 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
   private readonly events = new PartEvents();
   // Per-iterator callbacks that only call methods: methods keep their optimised code across collections (see Invocation).
   private readonly onOpened = (result: AiSdkStreamResult): Answer<ModelStreamEvent> => this.opened(result);
-  private readonly onRead = (read: {
-    readonly done: boolean;
-    readonly value?: unknown;
-  }): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> => this.stepped(read);
+  private readonly onRead = (read: PartRead): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> => this.stepped(read);
   private readonly onReadFailed = (error: unknown): never => this.fail(error);
   /** A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it. */
   private readonly cancel = (): void => {
@@ -154,7 +157,7 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
 
   /** Reads the next part. */
   private read(): Promise<Answer<ModelStreamEvent>> {
-    let pending: PromiseLike<{ readonly done: boolean; readonly value?: unknown }>;
+    let pending: PromiseLike<PartRead>;
     try {
       pending = (this.reader as AiSdkStreamReader).read();
     } catch (error) {
@@ -164,11 +167,48 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
     return Promise.resolve(pending).then(this.onRead, this.onReadFailed);
   }
 
+  /**
+   * A read, for an iterator of ours pulling this one (`nextInto`: an invoke whose terminal returns this stream):
+   * the answer goes on to the puller's callbacks in the reaction of the provider's read, so the adapter adds no
+   * reaction of its own per part there.
+   */
+  protected override tryDirectPull(): Promise<unknown> | undefined {
+    // Only a read: the call's start and the events a part left for later pulls answer through pull().
+    if (this.status !== OPEN || this.events.rest !== undefined) return undefined;
+    let pending: PromiseLike<PartRead>;
+    try {
+      pending = (this.reader as AiSdkStreamReader).read();
+    } catch (error) {
+      this.ended();
+      return this.deliverDirect(Promise.reject(error)) as Promise<unknown>;
+    }
+    return Promise.resolve(pending).then(
+      (this.onReadDirect ??= (read) => this.deliverDirect(this.steppedOrFailed(read), read)),
+      (this.onReadFailedDirect ??= (error) => this.deliverDirect(this.failed(error))),
+    );
+  }
+
+  // Made on the first direct pull (see onRead for why they only call methods).
+  private onReadDirect: ((read: PartRead) => unknown) | undefined;
+  private onReadFailedDirect: ((error: unknown) => unknown) | undefined;
+
+  /** What {@link ResponseStream.stepped} answers, a failure as a rejected promise. */
+  private steppedOrFailed(read: PartRead): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> {
+    try {
+      return this.stepped(read);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** What a failed read answers: the stream ended, the failure as a rejected promise. */
+  private failed(error: unknown): Promise<never> {
+    this.ended();
+    return Promise.reject(error);
+  }
+
   /** A part arrived (or the end): its first event goes out, the others wait for their pulls. */
-  private stepped(read: {
-    readonly done: boolean;
-    readonly value?: unknown;
-  }): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> {
+  private stepped(read: PartRead): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> {
     // A cancelled read ends the stream early: that is no answer, whatever arrived.
     if (this.signal.aborted) this.fail(this.signal.reason);
     if (read.done) {
