@@ -39,7 +39,7 @@
 import { SerialAsyncGenerator, type Answer } from '../core/internal';
 import type { ModelStreamEvent } from '../agent/types/model';
 import type { AiSdkStreamReader, AiSdkStreamResult } from './ai-sdk-types';
-import { ResponseParts } from './stream-parts';
+import { ResponseParts, type EventSink } from './stream-parts';
 
 /** Nothing ran yet. */
 const IDLE = 0;
@@ -50,6 +50,12 @@ const DONE = 2;
 
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
+/** What a read of the provider's stream answers. */
+interface PartRead {
+  readonly done: boolean;
+  readonly value?: unknown;
+}
+
 /** Cancels the provider's stream without waiting for it; a failure to cancel changes nothing. */
 export function release(reader: AiSdkStreamReader, reason: unknown): void {
   try {
@@ -59,20 +65,40 @@ export function release(reader: AiSdkStreamReader, reason: unknown): void {
   }
 }
 
+/**
+ * The events of one part as {@link ResponseParts.read} adds them: the first, answered at once, and the others (a
+ * tool call's start and input, a finish's usage and stop) for the pulls after it. Why not an array emptied per
+ * part: setting an array's length is a runtime call, paid on nearly every part.
+ */
+class PartEvents implements EventSink {
+  first: ModelStreamEvent | undefined = undefined;
+  /** The events after the first, from `next` on still to go out; undefined when there are none. */
+  rest: ModelStreamEvent[] | undefined = undefined;
+  next = 0;
+
+  /** Ready for the next part. */
+  clear(): void {
+    this.first = undefined;
+    this.next = 0;
+  }
+
+  push(event: ModelStreamEvent): void {
+    if (this.first === undefined) this.first = event;
+    else if (this.rest === undefined) this.rest = [event];
+    else this.rest.push(event);
+  }
+}
+
 /** One call's events (see the module's header for the generator it behaves as). */
 export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
   private status = IDLE;
   private reader: AiSdkStreamReader | undefined;
   private readonly parts = new ResponseParts();
-  /** The events of the last part read; those from `delivered` on are still to go out. */
-  private readonly events: ModelStreamEvent[] = [];
-  private delivered = 0;
+  /** The events of the last part read. */
+  private readonly events = new PartEvents();
   // Per-iterator callbacks that only call methods: methods keep their optimised code across collections (see Invocation).
   private readonly onOpened = (result: AiSdkStreamResult): Answer<ModelStreamEvent> => this.opened(result);
-  private readonly onRead = (read: {
-    readonly done: boolean;
-    readonly value?: unknown;
-  }): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> => this.stepped(read);
+  private readonly onRead = (read: PartRead): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> => this.stepped(read);
   private readonly onReadFailed = (error: unknown): never => this.fail(error);
   /** A read the provider never answers ends when the run is cancelled, and the provider's stream is cancelled with it. */
   private readonly cancel = (): void => {
@@ -88,10 +114,12 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
 
   protected pull(): Promise<Answer<ModelStreamEvent>> {
     if (this.status === OPEN) {
-      const { events } = this;
-      if (this.delivered < events.length) {
+      const { rest } = this.events;
+      if (rest !== undefined) {
+        const event = rest[this.events.next++] as ModelStreamEvent;
+        if (this.events.next === rest.length) this.events.rest = undefined;
         this.outstanding--;
-        return Promise.resolve({ value: events[this.delivered++] as ModelStreamEvent, done: false });
+        return Promise.resolve({ value: event, done: false });
       }
       return this.read();
     }
@@ -129,7 +157,7 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
 
   /** Reads the next part. */
   private read(): Promise<Answer<ModelStreamEvent>> {
-    let pending: PromiseLike<{ readonly done: boolean; readonly value?: unknown }>;
+    let pending: PromiseLike<PartRead>;
     try {
       pending = (this.reader as AiSdkStreamReader).read();
     } catch (error) {
@@ -139,11 +167,48 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
     return Promise.resolve(pending).then(this.onRead, this.onReadFailed);
   }
 
+  /**
+   * A read, for an iterator of ours pulling this one (`nextInto`: an invoke whose terminal returns this stream):
+   * the answer goes on to the puller's callbacks in the reaction of the provider's read, so the adapter adds no
+   * reaction of its own per part there.
+   */
+  protected override tryDirectPull(): Promise<unknown> | undefined {
+    // Only a read: the call's start and the events a part left for later pulls answer through pull().
+    if (this.status !== OPEN || this.events.rest !== undefined) return undefined;
+    let pending: PromiseLike<PartRead>;
+    try {
+      pending = (this.reader as AiSdkStreamReader).read();
+    } catch (error) {
+      this.ended();
+      return this.deliverDirect(Promise.reject(error)) as Promise<unknown>;
+    }
+    return Promise.resolve(pending).then(
+      (this.onReadDirect ??= (read) => this.deliverDirect(this.steppedOrFailed(read), read)),
+      (this.onReadFailedDirect ??= (error) => this.deliverDirect(this.failed(error))),
+    );
+  }
+
+  // Made on the first direct pull (see onRead for why they only call methods).
+  private onReadDirect: ((read: PartRead) => unknown) | undefined;
+  private onReadFailedDirect: ((error: unknown) => unknown) | undefined;
+
+  /** What {@link ResponseStream.stepped} answers, a failure as a rejected promise. */
+  private steppedOrFailed(read: PartRead): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> {
+    try {
+      return this.stepped(read);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** What a failed read answers: the stream ended, the failure as a rejected promise. */
+  private failed(error: unknown): Promise<never> {
+    this.ended();
+    return Promise.reject(error);
+  }
+
   /** A part arrived (or the end): its first event goes out, the others wait for their pulls. */
-  private stepped(read: {
-    readonly done: boolean;
-    readonly value?: unknown;
-  }): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> {
+  private stepped(read: PartRead): Answer<ModelStreamEvent> | Promise<Answer<ModelStreamEvent>> {
     // A cancelled read ends the stream early: that is no answer, whatever arrived.
     if (this.signal.aborted) this.fail(this.signal.reason);
     if (read.done) {
@@ -153,18 +218,18 @@ export class ResponseStream extends SerialAsyncGenerator<ModelStreamEvent> {
       return END;
     }
     const { events } = this;
-    events.length = 0;
-    this.delivered = 0;
+    events.clear();
     try {
       this.parts.read(read.value, events);
     } catch (error) {
+      events.rest = undefined;
       this.fail(error);
     }
+    const { first } = events;
     // Most parts become no event (a stream's start, a text's start and end): read on.
-    if (events.length === 0) return this.read();
-    this.delivered = 1;
+    if (first === undefined) return this.read();
     this.outstanding--;
-    return { value: events[0] as ModelStreamEvent, done: false };
+    return { value: first, done: false };
   }
 
   /** Ends the stream with `error`: released, then thrown. */

@@ -63,19 +63,9 @@ function finishReason(reason: unknown): { readonly unified?: unknown; readonly r
   return typeof raw === 'string' ? { unified, raw } : { unified };
 }
 
-/** The fields of each part type the adapter reads that must be strings. */
-const STRING_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  'text-delta': ['delta'],
-  'reasoning-delta': ['delta'],
-  'tool-input-start': ['id', 'toolName'],
-  'tool-input-delta': ['id', 'delta'],
-  'tool-call': ['toolCallId', 'toolName', 'input'],
-};
-
-/** Whether the part's string fields (those of its type the adapter reads) are strings. */
-function wellTyped(part: StreamPart): boolean {
-  const fields = Object.hasOwn(STRING_FIELDS, part.type) ? STRING_FIELDS[part.type] : undefined;
-  return fields === undefined || fields.every((field) => typeof (part as unknown as Record<string, unknown>)[field] === 'string');
+/** Where {@link ResponseParts.read} puts the events of a part: an array, or a sink of the response stream's own. */
+export interface EventSink {
+  push(event: ModelStreamEvent): unknown;
 }
 
 /**
@@ -100,23 +90,25 @@ export class ResponseParts {
    * @throws The error of an `error` part, as it is: the provider failed mid-response.
    * @throws Error for a finish with reason `'error'` that no error part explained.
    */
-  read(value: unknown, out: ModelStreamEvent[]): void {
+  read(value: unknown, out: EventSink): void {
     if (this.finished || typeof value !== 'object' || value === null) return;
     const part = value as StreamPart;
-    // A provider's part is outside data: one whose fields lack the specification's types is dropped like an unknown part.
-    if (!wellTyped(part)) return;
+    // A provider's part is outside data: one whose fields the adapter reads lack the specification's types is
+    // dropped like an unknown part (checked case by case: a lookup of the fields per part cost more than the mapping).
     switch (part.type) {
       case 'text-delta':
-        if (part.delta !== '') out.push({ type: 'textDelta', text: part.delta });
+        if (typeof part.delta === 'string' && part.delta !== '') out.push({ type: 'textDelta', text: part.delta });
         return;
       case 'reasoning-delta':
-        if (part.delta !== '') out.push({ type: 'reasoningDelta', text: part.delta });
+        if (typeof part.delta === 'string' && part.delta !== '') out.push({ type: 'reasoningDelta', text: part.delta });
         return;
       case 'tool-input-start':
+        if (typeof part.id !== 'string' || typeof part.toolName !== 'string') return;
         if (part.providerExecuted === true) this.providerExecuted.add(part.id);
         else if (!this.toolUses.has(part.id)) out.push(this.start(part.id, part.toolName, part.inputEncoding === 'text'));
         return;
       case 'tool-input-delta': {
+        if (typeof part.id !== 'string' || typeof part.delta !== 'string') return;
         const toolUse = this.toolUses.get(part.id);
         if (toolUse === undefined || toolUse.raw || toolUse.called || part.delta === '') return;
         toolUse.streamed = true;
@@ -124,7 +116,8 @@ export class ResponseParts {
         return;
       }
       case 'tool-call':
-        this.call(part, out);
+        if (typeof part.toolCallId === 'string' && typeof part.toolName === 'string' && typeof part.input === 'string')
+          this.call(part, out);
         return;
       case 'finish':
         this.finish(part, out);
@@ -144,7 +137,7 @@ export class ResponseParts {
    * A tool call: its whole input, passed on as one delta unless JSON deltas
    * of it already were (a provider that streams no input deltas, or raw text ones).
    */
-  private call(part: Extract<StreamPart, { type: 'tool-call' }>, out: ModelStreamEvent[]): void {
+  private call(part: Extract<StreamPart, { type: 'tool-call' }>, out: EventSink): void {
     if (part.providerExecuted === true || this.providerExecuted.has(part.toolCallId)) return;
     if (!this.toolUses.has(part.toolCallId)) out.push(this.start(part.toolCallId, part.toolName, false));
     const toolUse = this.toolUses.get(part.toolCallId) as StreamingToolUse;
@@ -156,7 +149,7 @@ export class ResponseParts {
   }
 
   /** Usage, then the stop reason (none for an interrupted response, MW-300). */
-  private finish(part: Extract<StreamPart, { type: 'finish' }>, out: ModelStreamEvent[]): void {
+  private finish(part: Extract<StreamPart, { type: 'finish' }>, out: EventSink): void {
     this.finished = true;
     const { unified, raw } = finishReason(part.finishReason);
     if (unified === 'error') {

@@ -87,6 +87,26 @@ describe('fromAiSdk', () => {
       ]);
     });
 
+    it('gives each call a prompt array of its own, so a provider that changes the array changes no later call', async () => {
+      const first = frozenCopy([user('Hi'), toolUse('t1', 'weather')]);
+      const second = Object.freeze([...first, namelessResult('t1')]);
+      const model = mockModel(textParts(['ok']), textParts(['ok']));
+      const adapter = fromAiSdk(model);
+      const options = { signal: new AbortController().signal, state: {} };
+      for await (const _event of adapter.stream(requestOf({ messages: first }), options));
+      const sent = model.doStreamCalls[0]?.prompt ?? [];
+      sent.splice(0, sent.length, { role: 'user', content: [{ type: 'text', text: 'changed' }] });
+      for await (const _event of adapter.stream(requestOf({ messages: second }), options));
+      expect(model.doStreamCalls[1]?.prompt).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'weather', input: { city: 'Oslo' } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'weather', output: { type: 'text', value: 'sunny' } }],
+        },
+      ]);
+    });
+
     it('hands on frozen prompt messages, so a provider that changes its prompt fails instead of changing later calls', async () => {
       const first = frozenCopy([user('Hi'), toolUse('t1', 'weather')]);
       const second = Object.freeze([...first, namelessResult('t1')]);

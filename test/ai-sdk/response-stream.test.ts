@@ -3,6 +3,7 @@ import type { ModelStreamEvent } from '../../src/agent/index';
 import type { AiSdkStreamReader, AiSdkStreamResult } from '../../src/ai-sdk/ai-sdk-types';
 import { release, ResponseStream } from '../../src/ai-sdk/response-stream';
 import { ResponseParts } from '../../src/ai-sdk/stream-parts';
+import type { SerialAsyncGenerator } from '../../src/core/internal';
 
 /** The generator the hand-written iterator replaces, as its header gives it: the oracle. */
 async function* generatorResponse(
@@ -58,10 +59,14 @@ const FINISH: Step = {
   part: { type: 'finish', finishReason: { unified: 'stop', raw: 'end_turn' }, usage: { inputTokens: 1, outputTokens: 2 } },
 };
 
-/** Runs a scenario on one implementation; everything observable, in order. */
+/**
+ * Runs a scenario on one implementation; everything observable, in order. `direct`: each pull is made as an iterator
+ * of ours makes it (`nextInto`, an invoke pulling its terminal), which behaves as `next().then(...)`.
+ */
 async function observe(
   make: (call: () => PromiseLike<AiSdkStreamResult>, signal: AbortSignal) => AsyncGenerator<ModelStreamEvent, void, undefined>,
   scenario: Scenario,
+  direct = false,
 ): Promise<unknown[]> {
   const log: unknown[] = [];
   const controller = new AbortController();
@@ -100,16 +105,25 @@ async function observe(
       log.push(['rejected', (error as Error).message]);
     }
   };
-  for (let pull = 0; pull < scenario.pulls; pull++) await settle(stream.next());
+  const next = (): Promise<IteratorResult<ModelStreamEvent, void>> =>
+    direct
+      ? (stream as unknown as SerialAsyncGenerator<ModelStreamEvent>).nextInto(
+          (answer) => answer,
+          (error: unknown) => {
+            throw error;
+          },
+        )
+      : stream.next();
+  for (let pull = 0; pull < scenario.pulls; pull++) await settle(next());
   if (scenario.then === 'return') await settle(stream.return());
   if (scenario.then === 'throw') await settle(stream.throw(new Error('stopped')));
   if (scenario.then === 'abort') {
-    const pending = stream.next();
+    const pending = next();
     await new Promise((resolve) => setTimeout(resolve, 0));
     controller.abort(new Error('cancelled'));
     await settle(pending);
   }
-  await settle(stream.next());
+  await settle(next());
   return log;
 }
 
@@ -145,6 +159,11 @@ describe('ResponseStream', () => {
   describe('against the generator it replaces', () => {
     it.each(SCENARIOS)('behaves as the generator for %s', async (_name, scenario) => {
       const ours = await observe((call, signal) => new ResponseStream(call, signal), scenario);
+      expect(ours).toEqual(await observe(generatorResponse, scenario));
+    });
+
+    it.each(SCENARIOS)('behaves as the generator for %s, pulled by an iterator of ours (nextInto)', async (_name, scenario) => {
+      const ours = await observe((call, signal) => new ResponseStream(call, signal), scenario, true);
       expect(ours).toEqual(await observe(generatorResponse, scenario));
     });
 
