@@ -20,6 +20,29 @@ describe('MiddlewareRegistry.run', () => {
     });
   });
 
+  describe('Input and Output handlers that each answer with a promise, one after another', () => {
+    it('hands the next handler, the terminal and the caller what the promises resolved to', async () => {
+      const stage = createStage<{ words: string[] }, string>('spelled');
+      const registry = new MiddlewareRegistry();
+      registry.add(stage.Input, async function first(context) {
+        return { words: [...context.words, 'one'] };
+      });
+      registry.add(stage.Input, async function second(context) {
+        return { words: [...context.words, 'two'] };
+      });
+      registry.add(stage.Output, async function upper(result) {
+        return result.replace(result.value.toUpperCase());
+      });
+      registry.add(stage.Output, async function exclaim(result) {
+        return result.replace(`${result.value}!`);
+      });
+      const result = await registry.run(stage, { words: ['zero'] }, async function* terminal(given) {
+        yield given.words.join(' ');
+      });
+      expect(result).toBe('ZERO ONE TWO!');
+    });
+  });
+
   describe('a context that fails the context schema', () => {
     it('fails with ERR_CONTEXT_INVALID naming the context schema', async () => {
       const stage = createStage<{ topic: string }, string>('checked', { context: z.object({ topic: z.string().min(5) }) });
