@@ -148,8 +148,15 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
   const options = { ...(spec.id === undefined ? {} : { id: spec.id }), ...(spec.replace === undefined ? {} : { replace: spec.replace }) };
   switch (`${spec.stage}.${spec.phase}.${spec.do}`) {
     case 'executeTool.output.afterToolCall': {
-      const hook = (result: { readonly toolResult: { readonly toolUseId: string } }): ToolResultPatch | undefined => {
+      const hook = (
+        result: { readonly toolResult: { readonly toolUseId: string } },
+        call: { readonly signal: AbortSignal },
+      ): ToolResultPatch | undefined => {
         world.observations.push(`${spec.name ?? 'afterToolCall'} ${result.toolResult.toolUseId}`);
+        if (spec.observeSignal === true)
+          world.observations.push(
+            `${spec.name ?? 'afterToolCall'} signal=${call.signal instanceof AbortSignal} aborted=${call.signal.aborted}`,
+          );
         return spec.tool === undefined || result.toolResult.toolUseId === spec.tool ? (spec.patch as ToolResultPatch) : undefined;
       };
       registry.add(ExecuteToolStage.Output, afterToolCall(Object.defineProperty(hook, 'name', { value: spec.name ?? '' })), options);

@@ -105,7 +105,46 @@ export async function decideTurn(
   const { signal } = options;
   let last: TurnEvent | undefined;
   for await (const event of registry.invoke(TurnStage, context, turnTerminal, signal === undefined ? {} : { signal })) last = event;
-  return readTurnResult(last);
+  const decided = readTurnResult(last);
+  if (decided.response !== undefined) {
+    // The turn's tool results answer its tool uses: a replacement that drops or adds one would leave them unanswered.
+    const asked = toolUseIds(context.turn.message);
+    const kept = toolUseIds(decided.response);
+    if (asked.length !== kept.length || asked.some((id, index) => id !== kept[index]))
+      throw invalidTurn(
+        `response must keep the turn's tool uses, in order (${asked.join(', ') || 'none'}), got ${kept.join(', ') || 'none'}; change the other blocks only`,
+      );
+  }
+  return decided;
+}
+
+/**
+ * The history after a turn whose decision replaced its assistant message
+ * (`decided.response`, MW-340): `messages` with that message in the place of
+ * the turn's, which is the last message, or the one before the tool results
+ * when the turn ran tools. Without a replacement, `messages` itself.
+ *
+ * @example
+ * ```ts
+ * const decided = await decideTurn(registry, turnContext);
+ * const messages = withResponse(turnContext.messages, turnContext, decided); // then append decided.inject
+ * ```
+ */
+export function withResponse(messages: readonly Message[], context: TurnContext, decided: TurnResultEvent): readonly Message[] {
+  if (decided.response === undefined) return messages;
+  const at = messages.length - (context.ending ? 1 : 2);
+  return Object.freeze([...messages.slice(0, at), decided.response, ...messages.slice(at + 1)]);
+}
+
+/** The ids of a message's tool uses, in order. */
+function toolUseIds(message: Message): readonly string[] {
+  const content = (message as { readonly content?: unknown }).content;
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: unknown) =>
+    isObject(block) && (block as { readonly type?: unknown }).type === 'toolUse'
+      ? [String((block as { readonly toolUseId?: unknown }).toolUseId)]
+      : [],
+  );
 }
 
 /**

@@ -34,7 +34,7 @@ import type {
 } from '../types/stages';
 import { callTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from '../types/tool';
-import { createTurnContext, decideTurn, endsRun } from './turn-decision';
+import { createTurnContext, decideTurn, endsRun, withResponse } from './turn-decision';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 
 /** What every terminal call of one run shares. */
@@ -120,6 +120,8 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       agent: scope.view,
     });
     const decided = await decideTurn(scope.registry, turnContext, { signal });
+    if (decided.response !== undefined) attempt.history.replace(withResponse(attempt.history.messages, turnContext, decided));
+    const message = decided.response ?? turn.message;
     attempt.history.append(...decided.inject);
     checkpoint = conversationOf();
     // Saved after every completed turn, so a crash loses at most the turn in progress.
@@ -130,12 +132,10 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
     if (!ends && !limited) return undefined;
     attempt.history.append(...decided.onRunEnd);
     if (limited)
-      return finish(
-        agentResult('maxTurns', turn.message, NO_INTERRUPTS, attempt.usage, turnLimit(agent.maxTurns), attempt.middlewareUsage),
-      );
+      return finish(agentResult('maxTurns', message, NO_INTERRUPTS, attempt.usage, turnLimit(agent.maxTurns), attempt.middlewareUsage));
     if (decided.stoppedBy !== undefined)
-      return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
-    return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
+      return finish(agentResult('stopped', message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
+    return finish(agentResult(turn.stopReason, message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
   };
   try {
     // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.

@@ -169,6 +169,8 @@ export interface TurnResultEvent {
   readonly onRunEnd: readonly Message[];
   /** Who asked to stop; present exactly when `decision` is `'stop'`. */
   readonly stoppedBy?: StoppedBy;
+  /** The assistant message that takes the place of the turn's in the history and the agent result, when a handler replaced it. */
+  readonly response?: Message;
 }
 
 /** Everything TurnStage yields: its result, and the boundaries of live attempts (MW-184). */
@@ -184,6 +186,11 @@ export interface TurnAction {
   readonly onRunEnd?: readonly Message[];
   /** Why it stops (kept in `stoppedBy`). */
   readonly reason?: string;
+  /**
+   * An assistant message to put in the place of the turn's (CubePi's `TurnAction.response`), keeping its tool uses;
+   * one a handler registered later (inner) gave wins.
+   */
+  readonly response?: Message;
 }
 
 // CompressContextStage: what the agent does when the history outgrows a budget (MW-163 – MW-166).

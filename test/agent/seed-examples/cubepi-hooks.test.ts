@@ -1,0 +1,202 @@
+/**
+ * CubePi's hook details, ported: `TurnAction.response` replacing the
+ * model's response, and the `signal` its hooks stop on, written the way a
+ * CubePi user writes them (a middleware list in list order).
+ */
+import { describe, expect, it } from 'vitest';
+import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
+import {
+  Agent,
+  ExecuteToolStage,
+  TurnStage,
+  afterToolCall,
+  mergeTurnAction,
+  turnAction,
+  turnTerminal,
+  type Message,
+  type TurnResultEvent,
+} from '../../../src/agent/index';
+import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../../src/testing/index';
+import { say, textOf } from './cubepi-messages';
+
+const ZERO = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+const natural: TurnResultEvent = { type: 'turnResult', decision: 'natural', inject: [], onRunEnd: [] };
+
+/** Resolves after `ms`, or rejects with the abort reason as soon as `signal` aborts: I/O a hook awaits. */
+function io(signal: AbortSignal, log: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, 60_000);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        log.push(`aborted: ${String(signal.reason)}`);
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
+  });
+}
+
+describe('turnAction', () => {
+  describe("CubePi's TurnAction.response, in list order", () => {
+    it('puts the response of the handler registered last in the history and the result', async () => {
+      const seen: string[] = [];
+      const registry = new MiddlewareRegistry();
+      // Agent(middleware=[ProfanityRedactor(), Signature()]): the later one's response wins.
+      registry.add(
+        TurnStage.Wrap,
+        turnAction(function profanityRedactor(context, decided) {
+          seen.push(`redactor sees ${textOf(decided.response ?? context.turn.message)}`);
+          return { response: say('assistant', textOf(context.turn.message).replace('darn', '[redacted]')) };
+        }),
+      );
+      registry.add(
+        TurnStage.Wrap,
+        turnAction(function signature(context) {
+          seen.push(`signature sees ${textOf(context.turn.message)}`);
+          return { response: say('assistant', `${textOf(context.turn.message).replace('darn', '****')} -- bot`) };
+        }),
+      );
+      const agent = new Agent({ model: new ScriptedModel([textTurn('darn, the answer')]), registry });
+      const result = await agent.invoke('go');
+      expect([seen, result.message, agent.messages]).toEqual([
+        ['signature sees darn, the answer', 'redactor sees ****, the answer -- bot'],
+        say('assistant', '****, the answer -- bot'),
+        [say('user', 'go'), say('assistant', '****, the answer -- bot')],
+      ]);
+    });
+
+    it('gives the next model call the replaced message of a turn that ran tools', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(
+        TurnStage.Wrap,
+        turnAction(function narrator(context) {
+          if (context.ending) return undefined;
+          return { response: { role: 'assistant', content: [{ type: 'text', text: 'Looking it up.' }, ...context.turn.message.content] } };
+        }),
+      );
+      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {}, toolUseId: 'l1' }]), textTurn('found')]);
+      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'raw' })] });
+      await agent.invoke('go');
+      const replaced: Message = {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Looking it up.' },
+          { type: 'toolUse', toolUseId: 'l1', name: 'lookup', input: {} },
+        ],
+      };
+      expect([model.calls[1]?.request.messages[1], agent.messages[1]]).toEqual([replaced, replaced]);
+    });
+
+    it('refuses a response that drops a tool use of the turn, and keeps the history as it was', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(
+        TurnStage.Wrap,
+        turnAction(function rewriter() {
+          return { response: say('assistant', 'No tools.') };
+        }),
+      );
+      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {}, toolUseId: 'l1' }]), textTurn('found')]);
+      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'raw' })] });
+      const error = await agent.invoke('go').catch((caught: unknown) => caught);
+      expect([MiddlewareError.isInstance(error) && [error.code, error.stage, error.message], agent.messages]).toEqual([
+        [
+          'ERR_INVALID_OPTIONS',
+          'turn',
+          "[ERR_INVALID_OPTIONS] TurnStage: response must keep the turn's tool uses, in order (l1), got none; change the other blocks only.",
+        ],
+        [],
+      ]);
+    });
+  });
+
+  describe('mergeTurnAction with a response', () => {
+    it('keeps the response the result carries over the action’s', () => {
+      const inner = mergeTurnAction(natural, { response: say('assistant', 'inner') }, 'inner');
+      expect([inner, mergeTurnAction(inner, { response: say('assistant', 'outer') }, 'outer')]).toEqual([
+        { ...natural, response: say('assistant', 'inner') },
+        { ...natural, response: say('assistant', 'inner') },
+      ]);
+    });
+
+    it.each([
+      ['a user message', say('user', 'hi')],
+      ['null', null],
+      ['a message without content', { role: 'assistant' }],
+    ])('refuses %s as the response', (_label, response) => {
+      const thrown = (() => {
+        try {
+          return mergeTurnAction(natural, { response: response as unknown as Message }, 'bad');
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(
+        MiddlewareError.isInstance(thrown) && [thrown.code, thrown.stage, thrown.message.includes('response must be an assistant message')],
+      ).toEqual(['ERR_INVALID_OPTIONS', 'turn', true]);
+    });
+  });
+
+  describe('the signal a decider receives', () => {
+    it('aborts when the run is cancelled, so a decider waiting on I/O stops', async () => {
+      const log: string[] = [];
+      let waiting!: () => void;
+      const started = new Promise<void>((resolve) => (waiting = resolve));
+      const registry = new MiddlewareRegistry();
+      registry.add(
+        TurnStage.Wrap,
+        turnAction(async function auditor(_context, _decided, { signal }) {
+          const pending = io(signal, log);
+          waiting();
+          await pending;
+          return undefined;
+        }),
+      );
+      const agent = new Agent({ model: new ScriptedModel([textTurn('answer')]), registry });
+      const run = agent.invoke('go');
+      await started;
+      agent.cancel();
+      expect([await run, log, agent.messages]).toEqual([
+        { type: 'agentResult', stopReason: 'cancelled', message: undefined, interrupts: [], usage: ZERO },
+        ['aborted: Error: The agent run was cancelled.'],
+        [],
+      ]);
+    });
+  });
+});
+
+describe('afterToolCall', () => {
+  describe('the signal a hook receives', () => {
+    it('aborts when the run is cancelled, so a hook waiting on I/O stops', async () => {
+      const log: string[] = [];
+      let waiting!: () => void;
+      const started = new Promise<void>((resolve) => (waiting = resolve));
+      const registry = new MiddlewareRegistry();
+      registry.add(
+        ExecuteToolStage.Output,
+        afterToolCall(async function auditLog(result, { signal }) {
+          const pending = io(signal, log);
+          waiting();
+          await pending;
+          return { content: [{ type: 'text', text: `${result.toolResult.name} audited` }] };
+        }),
+      );
+      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('found')]);
+      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'raw' })] });
+      const run = agent.invoke('go');
+      await started;
+      agent.cancel();
+      expect([(await run).stopReason, log.length, model.calls.length, agent.messages]).toEqual(['cancelled', 1, 1, []]);
+    });
+  });
+});
+
+describe('TurnStage terminal', () => {
+  it('carries no response of its own', async () => {
+    let last: unknown;
+    const registry = new MiddlewareRegistry();
+    for await (const event of registry.invoke(TurnStage, {} as never, turnTerminal)) last = event;
+    expect(last).toEqual(natural);
+  });
+});
