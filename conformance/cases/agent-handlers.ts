@@ -71,6 +71,7 @@ export const handler = z
       'toolSelector',
       'dynamicSystemPrompt',
       'promptCaching',
+      'extraCall',
     ]),
     text: z.string().optional(),
     value: json.optional(),

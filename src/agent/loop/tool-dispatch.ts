@@ -11,7 +11,7 @@ import { freezeResultEvent } from '../values/freeze';
 import type { ToolResultBlock } from '../types/message';
 import type { Usage } from '../types/model';
 import type { RunScope } from '../setup/run-scope';
-import type { AgentEvent, ExecuteToolContext, InterruptEvent, ToolResultEvent } from '../types/stages';
+import type { AgentEvent, ExecuteToolContext, InterruptEvent, MiddlewareModelCaller, ToolResultEvent } from '../types/stages';
 import { ExecuteToolStage } from '../stages';
 import type { Interrupt } from '../types/tool';
 import { toolTerminal } from '../tools/tool-terminal';
@@ -38,6 +38,7 @@ export async function* callTools(
   signal: AbortSignal,
   report: (who: string, usage: Usage) => void,
   shown: Interrupt[],
+  invokeModel: MiddlewareModelCaller,
 ): AsyncGenerator<AgentEvent, readonly Interrupt[], undefined> {
   const interrupts: Interrupt[] = [];
   const childRegistry = () => scope.registry.child();
@@ -51,6 +52,7 @@ export async function* callTools(
       interrupt: interruptFor(ExecuteToolStage.name, toolUse.toolUseId, store),
       agent: scope.view,
       childRegistry,
+      invokeModel,
     });
     let raised: readonly Interrupt[];
     try {

@@ -13,7 +13,7 @@ import { addUsage, isUsage, USAGE_EXPECTED, ZERO_USAGE } from '../setup/usage';
 import { frozenCopy } from '../values/freeze';
 import type { Message } from '../types/message';
 import type { Usage } from '../types/model';
-import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from '../types/stages';
+import type { MiddlewareModelCaller, TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from '../types/stages';
 import type { AgentView } from '../types/view';
 import { readTurnResult, turnTerminal } from './turn-action';
 
@@ -29,6 +29,8 @@ export interface TurnContextParts {
   readonly invocationState: Record<string, unknown>;
   /** The agent view handlers may read, if any. */
   readonly agent?: AgentView | undefined;
+  /** Makes model calls on the run's behalf (MW-342), if the loop gives handlers one. */
+  readonly invokeModel?: MiddlewareModelCaller | undefined;
 }
 
 /**
@@ -39,7 +41,8 @@ export interface TurnContextParts {
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) when `parts` is not an object, `messages` or
  *   `turn.toolResults` is not an array, `turn.index` is not a positive integer, `turn.message` is not an object,
- *   `invocationState` is not an object, or `usage` is not three finite numbers.
+ *   `invocationState` is not an object, `usage` is not three finite numbers, or `invokeModel` is given and is not a
+ *   function.
  * @example
  * ```ts
  * const history = new History([result.message]);
@@ -79,6 +82,13 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     invocationState,
   };
   if (agent !== undefined) context.agent = frozenCopy(agent, 'parts.agent');
+  if (parts.invokeModel !== undefined) {
+    if (typeof parts.invokeModel !== 'function')
+      throw invalidTurn(
+        `createTurnContext(parts): invokeModel must be a function (call) => Promise<ModelResultEvent>, got ${describeValue(parts.invokeModel)}`,
+      );
+    context.invokeModel = parts.invokeModel;
+  }
   return Object.freeze(context);
 }
 

@@ -118,6 +118,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       usage: attempt.usage,
       invocationState,
       agent: scope.view,
+      invokeModel,
     });
     const decided = await decideTurn(scope.registry, turnContext, { signal });
     if (decided.response !== undefined) attempt.history.replace(withResponse(attempt.history.messages, turnContext, decided));
@@ -183,7 +184,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
         }
         turn = { message, toolUses, results: new Map(), terminating: new Set() };
       }
-      const interrupts = yield* callTools(scope, turn, store, invocationState, signal, report, tally.shown);
+      const interrupts = yield* callTools(scope, turn, store, invocationState, signal, report, tally.shown, invokeModel);
       if (interrupts.length > 0) {
         const pending = {
           message: turn.message,

@@ -78,7 +78,11 @@ export interface ExecuteToolContext {
   /** A new child of the registry the run invokes its stages on (a sub-agent runs on one); absent when a framework's own loop gives none. */
   readonly childRegistry?: () => MiddlewareRegistry;
   /** The same key every time this call runs, in any process (`<runId>:<tool-use id>` in a durable run, MW-249); absent when no layer gives one. */
-  readonly idempotencyKey?: string;
+  readonly idempotencyKey?: string; /**
+   * Makes a model call on the run's behalf through InvokeModelStage, its usage counted apart under its `caller`
+   * (CubePi's `extra_llm_calls`, MW-342); absent when a framework's own loop gives none.
+   */
+  readonly invokeModel?: MiddlewareModelCaller;
 }
 
 /** The result of ExecuteToolStage. */
@@ -155,6 +159,11 @@ export interface TurnContext {
   readonly invocationState: Record<string, unknown>;
   /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
   readonly agent?: AgentView;
+  /**
+   * Makes a model call on the run's behalf through InvokeModelStage, its usage counted apart under its `caller`
+   * (CubePi's `extra_llm_calls`, MW-342); absent when a framework's own loop gives none.
+   */
+  readonly invokeModel?: MiddlewareModelCaller;
 }
 
 /** The result of TurnStage: the decision and the messages to add. */

@@ -8,9 +8,12 @@ import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
 import {
   Agent,
   ExecuteToolStage,
+  InvokeModelStage,
   TurnStage,
   afterToolCall,
   mergeTurnAction,
+  toolEmulator,
+  toolSelector,
   turnAction,
   turnTerminal,
   type Message,
@@ -188,6 +191,53 @@ describe('afterToolCall', () => {
       await started;
       agent.cancel();
       expect([(await run).stopReason, log.length, model.calls.length, agent.messages]).toEqual(['cancelled', 1, 1, []]);
+    });
+  });
+});
+
+describe('invokeModel on the contexts of every hook', () => {
+  describe("CubePi's extra_llm_calls: a middleware list whose hooks call models of their own", () => {
+    it('counts each call apart under its caller, the agent usage only its own calls', async () => {
+      const usage = (tokens: number) => ({ usage: { inputTokens: tokens, outputTokens: 1, totalTokens: tokens + 1 } });
+      const judge = new ScriptedModel([textTurn('ok', usage(7)), textTurn('ok', usage(7))]);
+      const registry = new MiddlewareRegistry();
+      // transform_context calling a model: the tool selection.
+      registry.add(InvokeModelStage.Input, toolSelector({ maxTools: 1 }));
+      // before_tool_call calling a model: a safety classifier on the agent's model.
+      registry.add(ExecuteToolStage.Wrap, async function* safetyClassifier(context, next) {
+        const verdict = await context.invokeModel?.({ caller: 'safetyClassifier', messages: [say('user', 'Safe?')] });
+        yield* textOf(verdict?.message) === 'safe' ? next() : [];
+      });
+      // after_model_response calling a model of its own: a judge.
+      registry.add(
+        TurnStage.Wrap,
+        turnAction(async function judgeAnswer(context) {
+          await context.invokeModel?.({ caller: 'judge', model: judge, messages: [say('user', textOf(context.turn.message))] });
+          return undefined;
+        }),
+      );
+      // A tool a model plays, counted under the tool it stands in for.
+      registry.add(ExecuteToolStage.Wrap, toolEmulator({ model: new ScriptedModel([textTurn('emulated', usage(5))]) }));
+      const model = new ScriptedModel([
+        textTurn('lookup', usage(3)),
+        toolUseTurn([{ name: 'lookup', input: {} }], usage(10)),
+        textTurn('safe', usage(2)),
+        textTurn('lookup', usage(3)),
+        textTurn('done', usage(10)),
+      ]);
+      const tools = [new ScriptedTool({ name: 'lookup', respond: () => 'raw' }), new ScriptedTool({ name: 'notes', respond: () => 'n' })];
+      const agent = new Agent({ model, registry, tools });
+      const result = await agent.invoke('go');
+      expect([result.stopReason, result.usage, result.middlewareUsage]).toEqual([
+        'endTurn',
+        { inputTokens: 20, outputTokens: 2, totalTokens: 22 },
+        {
+          toolSelector: { inputTokens: 6, outputTokens: 2, totalTokens: 8 },
+          safetyClassifier: { inputTokens: 2, outputTokens: 1, totalTokens: 3 },
+          lookup: { inputTokens: 5, outputTokens: 1, totalTokens: 6 },
+          judge: { inputTokens: 14, outputTokens: 2, totalTokens: 16 },
+        },
+      ]);
     });
   });
 });
