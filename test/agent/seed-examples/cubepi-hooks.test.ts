@@ -4,7 +4,8 @@
  * CubePi user writes them (a middleware list in list order).
  */
 import { describe, expect, it } from 'vitest';
-import { MiddlewareError, MiddlewareRegistry } from '../../../src/core/index';
+import { MiddlewareError, MiddlewareRegistry, type Middleware } from '../../../src/core/index';
+import { caught } from '../../assertions';
 import {
   Agent,
   ExecuteToolStage,
@@ -237,6 +238,64 @@ describe('invokeModel on the contexts of every hook', () => {
           lookup: { inputTokens: 5, outputTokens: 1, totalTokens: 6 },
           judge: { inputTokens: 14, outputTokens: 2, totalTokens: 16 },
         },
+      ]);
+    });
+  });
+});
+
+describe('registry.add with replace: true and no id', () => {
+  describe("CubePi's explicit hook overriding a middleware's hook of that name", () => {
+    /** A CubePi middleware class whose before_tool_call logs and lets the call run. */
+    const logging = (log: string[]): Middleware => ({
+      name: 'LoggingMiddleware',
+      setup(registrar) {
+        registrar.add(ExecuteToolStage.Wrap, async function* beforeToolCall(context, next) {
+          log.push(`logged ${context.toolUse.name}`);
+          yield* next();
+        });
+      },
+    });
+
+    it("runs the explicit hook in the middleware's place, and the middleware's not at all", async () => {
+      const log: string[] = [];
+      const registry = new MiddlewareRegistry();
+      // Agent(middleware=[LoggingMiddleware()], before_tool_call=my_explicit_hook)
+      registry.use(logging(log));
+      registry.add(
+        ExecuteToolStage.Wrap,
+        async function* beforeToolCall(context, next) {
+          log.push(`explicit ${context.toolUse.name}`);
+          yield* next();
+        },
+        { replace: true },
+      );
+      const model = new ScriptedModel([toolUseTurn([{ name: 'lookup', input: {} }]), textTurn('found')]);
+      const agent = new Agent({ model, registry, tools: [new ScriptedTool({ name: 'lookup', respond: () => 'raw' })] });
+      await agent.invoke('go');
+      expect([log, registry.describe(ExecuteToolStage).map(({ name, source }) => `${source} ${name}`)]).toEqual([
+        ['explicit lookup'],
+        ['registry beforeToolCall'],
+      ]);
+    });
+
+    it('refuses to choose between two middlewares with a hook of that name', () => {
+      const registry = new MiddlewareRegistry();
+      registry.use(logging([]));
+      registry.use({ ...logging([]), name: 'AuditMiddleware' });
+      const error = caught(() =>
+        registry.add(
+          ExecuteToolStage.Wrap,
+          async function* beforeToolCall(_context, next) {
+            yield* next();
+          },
+          { replace: true },
+        ),
+      );
+      expect(MiddlewareError.isInstance(error) && [error.code, error.stage, error.phase, error.handler]).toEqual([
+        'ERR_AMBIGUOUS_NAME',
+        'executeTool',
+        'wrap',
+        'beforeToolCall',
       ]);
     });
   });
