@@ -19,6 +19,8 @@ export interface ToolResultPatch {
   readonly status?: 'success' | 'error' | undefined;
   /** True ends the run after this turn (MW-171). */
   readonly terminate?: boolean | undefined;
+  /** Data for the application beside the content (CubePi's `details`), kept in the history, never sent to the model (MW-344). */
+  readonly details?: unknown;
 }
 
 /**
@@ -33,7 +35,7 @@ export type AfterToolCallHook = (
 /** Which patch fields handlers transforming earlier (registered later) set, carried on the result they made. */
 const PATCHED: unique symbol = Symbol.for('staged-middleware.agent.patched-fields') as never;
 
-const FIELDS = ['content', 'status', 'terminate'] as const;
+const FIELDS = ['content', 'status', 'terminate', 'details'] as const;
 
 /**
  * An ExecuteToolStage Output handler, named after `hook`, that applies the
@@ -51,7 +53,11 @@ const FIELDS = ['content', 'status', 'terminate'] as const;
  */
 export function afterToolCall(hook: AfterToolCallHook): OutputHandler<ToolResultEvent> {
   if (typeof hook !== 'function')
-    throw invalidOption('afterToolCall', 'the hook must be a function (result) => { content?, status?, terminate? } | undefined', hook);
+    throw invalidOption(
+      'afterToolCall',
+      'the hook must be a function (result) => { content?, status?, terminate?, details? } | undefined',
+      hook,
+    );
   const handler = async (result: MiddlewareResult<ToolResultEvent>, run: HandlerCall): Promise<MiddlewareResult<ToolResultEvent>> => {
     const patch = await hook(result.value, run);
     if (patch === undefined) return result;
@@ -64,6 +70,7 @@ export function afterToolCall(hook: AfterToolCallHook): OutputHandler<ToolResult
         ...toolResult,
         ...(applied.includes('content') ? { content: patch.content } : {}),
         ...(applied.includes('status') ? { status: patch.status } : {}),
+        ...(applied.includes('details') ? { details: patch.details } : {}),
       },
       ...(applied.includes('terminate') ? { terminate: patch.terminate } : {}),
     };
