@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
 import { caught, fields } from '../assertions';
 import { ModelStage as Stage, OtherStage as Other } from '../fixtures';
-import { shape } from './registry-fixtures';
+import { pass, shape } from './registry-fixtures';
 
 describe('MiddlewareRegistry.add', () => {
   describe('with replace: true and no id', () => {
@@ -53,6 +53,16 @@ describe('MiddlewareRegistry.add', () => {
         { code: 'ERR_AMBIGUOUS_NAME', stage: 'model', phase: 'output', handler: 'redact' },
         '[ERR_AMBIGUOUS_NAME] registry.add: 2 output handlers of stage "model" are named "redact", so { replace: true } without an id cannot tell which one to replace. Give the one to replace an id and replace it by id.',
         ['output:redact', 'output:redact'],
+      ]);
+    });
+
+    it('refuses a per-invoke handler with ERR_INVALID_OPTIONS, which replaces by id only', () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(Stage.Wrap, pass(), { name: 'audit' });
+      const error = caught(() => registry.describe(Stage, { use: [[Stage.Wrap, pass(), { name: 'audit', replace: true }]] }));
+      expect([fields(error), error.message.includes('a per-invoke handler replaces by id only')]).toEqual([
+        { code: 'ERR_INVALID_OPTIONS', stage: 'model', phase: 'wrap', handler: 'audit' },
+        true,
       ]);
     });
 
