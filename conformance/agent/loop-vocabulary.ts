@@ -41,8 +41,11 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
   switch (`${spec.stage}.${spec.phase}.${spec.do}`) {
     case 'turn.wrap.action': {
       const action = spec.action as unknown as TurnAction;
-      const acts = (context: TurnContext): TurnAction | undefined =>
-        spec.turns === undefined || spec.turns.includes(context.turn.index) ? action : undefined;
+      const acts = (context: TurnContext, _decided: unknown, call: { readonly signal: AbortSignal }): TurnAction | undefined => {
+        if (spec.observeSignal === true)
+          world.observations.push(`${spec.name ?? 'action'} signal=${call.signal instanceof AbortSignal} aborted=${call.signal.aborted}`);
+        return spec.turns === undefined || spec.turns.includes(context.turn.index) ? action : undefined;
+      };
       registry.add(TurnStage.Wrap, turnAction(Object.defineProperty(acts, 'name', { value: spec.name ?? 'action' })));
       return true;
     }

@@ -22,6 +22,7 @@ import {
   todoList,
   type InvokeModelContext,
   type Message,
+  type MiddlewareModelCaller,
   type PiiType,
 } from '../../src/agent/index';
 import { z } from 'zod';
@@ -148,8 +149,15 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
   const options = { ...(spec.id === undefined ? {} : { id: spec.id }), ...(spec.replace === undefined ? {} : { replace: spec.replace }) };
   switch (`${spec.stage}.${spec.phase}.${spec.do}`) {
     case 'executeTool.output.afterToolCall': {
-      const hook = (result: { readonly toolResult: { readonly toolUseId: string } }): ToolResultPatch | undefined => {
+      const hook = (
+        result: { readonly toolResult: { readonly toolUseId: string } },
+        call: { readonly signal: AbortSignal },
+      ): ToolResultPatch | undefined => {
         world.observations.push(`${spec.name ?? 'afterToolCall'} ${result.toolResult.toolUseId}`);
+        if (spec.observeSignal === true)
+          world.observations.push(
+            `${spec.name ?? 'afterToolCall'} signal=${call.signal instanceof AbortSignal} aborted=${call.signal.aborted}`,
+          );
         return spec.tool === undefined || result.toolResult.toolUseId === spec.tool ? (spec.patch as ToolResultPatch) : undefined;
       };
       registry.add(ExecuteToolStage.Output, afterToolCall(Object.defineProperty(hook, 'name', { value: spec.name ?? '' })), options);
@@ -184,6 +192,26 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
         return context;
       });
       return true;
+    case 'turn.wrap.extraCall':
+    case 'executeTool.wrap.extraCall': {
+      const caller = spec.name ?? 'extraCall';
+      const extraCall = async function* (
+        context: { readonly invokeModel?: MiddlewareModelCaller },
+        next: () => AsyncGenerator<never, void, undefined>,
+      ): AsyncGenerator<never, void, undefined> {
+        if (context.invokeModel === undefined) world.observations.push(`${caller} none`);
+        else {
+          const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: spec.text ?? '' }] }];
+          const result = await context.invokeModel({ caller, messages });
+          world.observations.push(`${caller} ${textOfMessage(result.message)}`);
+        }
+        yield* next();
+      };
+      Object.defineProperty(extraCall, 'name', { value: 'extraCall' });
+      if (spec.stage === 'turn') registry.add(TurnStage.Wrap, extraCall as never);
+      else registry.add(ExecuteToolStage.Wrap, extraCall as never);
+      return true;
+    }
     case 'invokeModel.input.observeCaller':
       registry.add(InvokeModelStage.Input, (context) => {
         world.observations.push(
@@ -236,4 +264,9 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
     default:
       return false;
   }
+}
+
+/** The text blocks of a message, joined. */
+function textOfMessage(message: Message): string {
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }

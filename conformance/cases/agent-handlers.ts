@@ -71,6 +71,7 @@ export const handler = z
       'toolSelector',
       'dynamicSystemPrompt',
       'promptCaching',
+      'extraCall',
     ]),
     text: z.string().optional(),
     value: json.optional(),
@@ -89,9 +90,16 @@ export const handler = z
         inject: z.array(json).optional(),
         onRunEnd: z.array(json).optional(),
         reason: z.string().optional(),
+        response: json.optional().describe('An assistant message to put in the place of the message of the turn (MW-340), given as it is'),
       })
       .optional()
       .describe('turn.wrap.action: the turn action its decide function (named name) returns'),
+    observeSignal: z
+      .boolean()
+      .optional()
+      .describe(
+        'turn.wrap.action and executeTool.output.afterToolCall: the decide function or hook also observes "<name> signal=<bool> aborted=<bool>": whether the call it receives carries a cancellation signal, and whether it is aborted (MW-341)',
+      ),
     turns: z
       .array(z.number().int().positive())
       .optional()

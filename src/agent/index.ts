@@ -111,7 +111,7 @@ export type { TurnDecider } from './loop/turn-action';
 export type { StoppedBy, TurnAction, TurnContext, TurnInfo, TurnResultEvent } from './types/stages';
 export { createModelContext, History } from './session/history';
 export { addUsage, ZERO_USAGE } from './setup/usage';
-export { createTurnContext, decideTurn, endsRun } from './loop/turn-decision';
+export { createTurnContext, decideTurn, endsRun, withResponse } from './loop/turn-decision';
 export type { TurnContextParts } from './loop/turn-decision';
 export { namedToolResult } from './tools/named-tool-result';
 export { runOwnLoop } from './loop/own-loop-run';

@@ -58,6 +58,10 @@ export const CORE_ERROR_CODES = {
       '`add`, `invoke`, `next()`, or a factory or constructor of any entry point (a built-in middleware, `new Agent()`, an agent run, a test double) got options of the wrong shape',
   },
   ERR_DUPLICATE_ID: { rule: 'MW-044', meaning: 'an id was registered twice without `replace: true`' },
+  ERR_AMBIGUOUS_NAME: {
+    rule: 'MW-343',
+    meaning: '`replace: true` without an id found several handlers of that name on the stage and phase in the registry',
+  },
   ERR_ORDER_CYCLE: { rule: 'MW-042', meaning: 'ordering constraints form a cycle (the message lists it)' },
   ERR_ORDER_CONFLICT: { rule: 'MW-046', meaning: 'an ordering constraint contradicts the nesting of scopes' },
   ERR_NEXT_POLICY: { rule: 'MW-049', meaning: "a Wrap handler broke its `next: 'once' | 'at-most-once'` policy" },

@@ -63,6 +63,15 @@ export function duplicateId(site: ErrorSite, id: string | undefined, call: strin
   );
 }
 
+/** `replace: true` without an id, by name, where several handlers of one stage and phase have that name. */
+export function ambiguousName(site: ErrorSite, count: number, call: string): MiddlewareError {
+  return codedError(
+    'ERR_AMBIGUOUS_NAME',
+    site,
+    `${call}: ${count} ${site.phase} handlers of stage "${site.stage}" are named "${site.handler}", so { replace: true } without an id cannot tell which one to replace. Give the one to replace an id and replace it by id.`,
+  );
+}
+
 /** `createContributionKey` got a name or options it cannot use. */
 export function invalidContributionKey(problem: string): MiddlewareError {
   return codedError('ERR_INVALID_OPTIONS', { phase: 'register' }, `createContributionKey(name, options?): ${problem}.`);

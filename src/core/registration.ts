@@ -112,7 +112,7 @@ export function createRegistration(
   const given = options ?? {};
   const name = handlerName(handler, phase, given.name);
   if (typeof handler !== 'function') throw notAFunction({ stage: stage.name, phase, handler: name }, handler);
-  const problem = invalidOption(given, phase);
+  const problem = invalidOption(given, phase) ?? invalidByName(given, handler, where);
   if (problem !== undefined) throw invalidRegistration(where, { stage: stage.name, phase, handler: name }, problem);
   return {
     seq: tick(),
@@ -153,7 +153,15 @@ function invalidOption(given: AddOptions, phase: Phase): string | undefined {
     return `options.next must be 'many', 'once' or 'at-most-once', got ${describeValue(given.next)}`;
   if (given.next !== undefined && given.next !== 'many' && phase !== 'wrap') return 'options.next applies to Wrap handlers only';
   if (given.replace !== undefined && typeof given.replace !== 'boolean') return 'options.replace must be a boolean';
-  if (given.replace === true && given.id === undefined) return 'options.replace needs an id to replace';
+  return undefined;
+}
+
+/** What is wrong with `replace: true` without an id (a replacement by name, MW-343), or undefined. */
+function invalidByName(given: AddOptions, handler: unknown, where: string): string | undefined {
+  if (given.replace !== true || given.id !== undefined) return undefined;
+  if (where === 'invoke options.use') return 'options.replace needs an id to replace: a per-invoke handler replaces by id only';
+  if (given.name === undefined && functionName(handler) === undefined)
+    return 'options.replace needs an id, or a name (options.name or the function name) to replace by';
   return undefined;
 }
 

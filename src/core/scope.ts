@@ -73,10 +73,12 @@ export class RegistryScope implements Scope {
    */
   register(registration: StoredRegistration, where: string): Disposer {
     let stored = registration;
-    const existing = registration.id === undefined ? undefined : this.ids.get(registration.id);
+    const existing = registration.id === undefined ? this.namedPeer(registration, where) : this.ids.get(registration.id);
     if (existing !== undefined) {
       if (!registration.replace) throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
       stored = takePlace(registration, existing);
+      // Replaced by name: the id others' constraints name now names the replacement.
+      if (registration.id === undefined && existing.id !== undefined) stored = { ...stored, id: existing.id };
     } else {
       if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id))
         throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
@@ -106,6 +108,21 @@ export class RegistryScope implements Scope {
     return () => {
       this.unregister(stored);
     };
+  }
+
+  /**
+   * The registration a replacement without an id takes the place of (MW-343): the one of its stage and phase in
+   * this registry with its name; undefined for any other registration, or when none has that name.
+   *
+   * @throws MiddlewareError `ERR_AMBIGUOUS_NAME` when several have it.
+   */
+  private namedPeer(registration: StoredRegistration, where: string): StoredRegistration | undefined {
+    if (!registration.replace) return undefined;
+    const named = (this.byStage.get(registration.stage) ?? []).filter(
+      (other) => other.phase === registration.phase && other.name === registration.name,
+    );
+    if (named.length > 1) throw messages.ambiguousName(errorSiteOf(registration), named.length, where);
+    return named[0];
   }
 
   /** Removes the registration with `id`; false when there is none. */

@@ -95,7 +95,6 @@ describe('MiddlewareRegistry', () => {
         ['an after with an empty id', { after: [''] }, 'options.after must be an array of ids (non-empty strings)'],
         ['an unknown next policy', { next: 'twice' }, `options.next must be 'many', 'once' or 'at-most-once', got the string "twice"`],
         ['a non-boolean replace', { id: 'x', replace: 'yes' }, 'options.replace must be a boolean'],
-        ['replace without an id', { replace: true }, 'options.replace needs an id to replace'],
       ])('rejects %s with ERR_INVALID_OPTIONS', (_label, options, problem) => {
         const registry = new MiddlewareRegistry();
         const error = caught(() => registry.add(Stage.Wrap, async function* guarded() {}, options as never));

@@ -55,9 +55,13 @@ const rows: Row[] = [
     expected: { code: 'ERR_INVALID_OPTIONS', handler: 'policed' },
   },
   {
-    label: 'replace without an id',
+    label: 'replace without an id, by a name two handlers have',
+    setup: ({ registry, stage }) => {
+      registry.add(stage.Wrap, pass as never, { name: 'replacing' });
+      registry.add(stage.Wrap, pass as never, { name: 'replacing' });
+    },
     attempt: ({ registry, stage }) => registry.add(stage.Wrap, pass as never, { name: 'replacing', replace: true }),
-    expected: { code: 'ERR_INVALID_OPTIONS', handler: 'replacing' },
+    expected: { code: 'ERR_AMBIGUOUS_NAME', handler: 'replacing' },
   },
   {
     label: 'a duplicate id',

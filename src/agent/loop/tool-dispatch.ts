@@ -14,7 +14,7 @@ import { interruptFor, InterruptSignal, type ResponseStore } from '../session/in
 import { freezeResultEvent, frozenCopy } from '../values/freeze';
 import type { ToolResultBlock, ToolUseBlock } from '../types/message';
 import type { Usage } from '../types/model';
-import type { AgentEvent, ExecuteToolContext, InterruptEvent, ToolResultEvent } from '../types/stages';
+import type { AgentEvent, ExecuteToolContext, InterruptEvent, MiddlewareModelCaller, ToolResultEvent } from '../types/stages';
 import { ExecuteToolStage } from '../stages';
 import type { Interrupt, Tool } from '../types/tool';
 import type { AgentView } from '../types/view';
@@ -48,6 +48,8 @@ export interface ToolDispatch {
   readonly report?: ((who: string, usage: Usage) => void) | undefined;
   /** Learns of every interrupt raised, if anyone does. */
   readonly shown?: Interrupt[] | undefined;
+  /** The model calls a tool call's handlers make, counted under their caller (MW-342), if the run offers them. */
+  readonly invokeModel?: MiddlewareModelCaller | undefined;
 }
 
 /**
@@ -58,7 +60,7 @@ export async function* dispatchTools(
   dispatch: ToolDispatch,
   turn: WorkingTurn,
 ): AsyncGenerator<AgentEvent, readonly Interrupt[], undefined> {
-  const { registry, tools, store, invocationState, signal, agent, report, shown } = dispatch;
+  const { registry, tools, store, invocationState, signal, agent, report, shown, invokeModel } = dispatch;
   const interrupts: Interrupt[] = [];
   const childRegistry = () => registry.child();
   for (const toolUse of turn.toolUses) {
@@ -72,6 +74,7 @@ export async function* dispatchTools(
       childRegistry,
     };
     if (agent !== undefined) context.agent = agent;
+    if (invokeModel !== undefined) context.invokeModel = invokeModel;
     let raised: readonly Interrupt[];
     try {
       let last: AgentEvent | undefined;

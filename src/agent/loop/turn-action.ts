@@ -4,7 +4,7 @@
  * compose without one undoing another (MW-127).
  */
 import { MiddlewareError } from '../../core/index';
-import type { WrapHandler } from '../../core/index';
+import type { HandlerCall, WrapHandler } from '../../core/index';
 import type { TerminalCall } from '../../core/index';
 import { describeValue } from '../../util/describe-value';
 import { invalidTurn, invalidTurnDecider } from '../errors';
@@ -51,7 +51,9 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalCall<unk
 /**
  * Merges one handler's action into the decision reached so far: `'stop'`
  * wins over `'loopToModel'`, which wins over `'natural'`; message lists
- * concatenate, earlier first; `stoppedBy` names the first handler to stop.
+ * concatenate, earlier first; `stoppedBy` names the first handler to stop;
+ * `response` is the one `result` carries, else the action's (so, in list
+ * order, the handler registered last wins, as CubePi's merge has it).
  * An undefined action returns `result` itself.
  *
  * @param handler - The name `stoppedBy` gives when this action stops the run.
@@ -68,7 +70,9 @@ export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | un
   if (action === undefined) return result;
   const decided = readTurnResult(result);
   if (!isObject(action))
-    throw invalidTurn(`a turn action must be { decision?, inject?, onRunEnd?, reason? } or undefined, got ${describeValue(action)}`);
+    throw invalidTurn(
+      `a turn action must be { decision?, inject?, onRunEnd?, reason?, response? } or undefined, got ${describeValue(action)}`,
+    );
   // Defaults apply to undefined keys only: null is a value like any other, and is checked.
   const { decision = 'natural', inject: injected = NO_MESSAGES, onRunEnd: ending = NO_MESSAGES } = action;
   if (!DECISIONS.includes(decision))
@@ -77,6 +81,7 @@ export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | un
     throw invalidTurn(`reason must be a string, got ${describeValue(action.reason)}`);
   const inject = turnMessages(injected, 'inject');
   const onRunEnd = turnMessages(ending, 'onRunEnd');
+  const response = decided.response ?? (action.response === undefined ? undefined : turnResponse(action.response));
   const merged: TurnDecision = RANK[decision] > RANK[decided.decision] ? decision : decided.decision;
   let stoppedBy = decided.stoppedBy;
   if (stoppedBy === undefined && decision === 'stop')
@@ -87,11 +92,20 @@ export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | un
     inject: concat(decided.inject, inject),
     onRunEnd: concat(decided.onRunEnd, onRunEnd),
     ...(stoppedBy === undefined ? {} : { stoppedBy }),
+    ...(response === undefined ? {} : { response }),
   });
 }
 
-/** How a handler decides with {@link turnAction}: from the turn and the decision the layers inside it reached. */
-export type TurnDecider = (context: TurnContext, decided: TurnResultEvent) => TurnAction | undefined | PromiseLike<TurnAction | undefined>;
+/**
+ * How a handler decides with {@link turnAction}: from the turn, the decision the layers inside it reached (with the
+ * `response` one of them put in the turn's place, if any), and its call, whose `signal` aborts when the run is
+ * cancelled, so a decider that waits on I/O can stop.
+ */
+export type TurnDecider = (
+  context: TurnContext,
+  decided: TurnResultEvent,
+  call: HandlerCall,
+) => TurnAction | undefined | PromiseLike<TurnAction | undefined>;
 
 /**
  * A TurnStage Wrap handler, named after `decide`, that merges what `decide`
@@ -111,7 +125,7 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEv
   const handler = async function* (
     context: TurnContext,
     next: () => AsyncGenerator<TurnEvent, void, undefined>,
-    run: { readonly handler: string },
+    run: HandlerCall,
   ): AsyncGenerator<TurnEvent, void, undefined> {
     let last: TurnEvent | undefined;
     let pulled = false;
@@ -126,7 +140,7 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEv
       yield last as TurnEvent;
       return;
     }
-    yield mergeTurnAction(last, await decide(context, last), run.handler);
+    yield mergeTurnAction(last, await decide(context, last, run), run.handler);
   };
   Object.defineProperty(handler, 'name', { value: decide.name.length > 0 ? decide.name : 'turnAction' });
   return handler;
@@ -160,13 +174,23 @@ export function readTurnResult(result: unknown): TurnResultEvent {
   const inject = turnMessages(event.inject, 'inject');
   const onRunEnd = turnMessages(event.onRunEnd, 'onRunEnd');
   const stoppedBy = readStoppedBy(event);
+  const response = event.response === undefined ? undefined : turnResponse(event.response);
   return Object.freeze({
     type: 'turnResult',
     decision: event.decision,
     inject,
     onRunEnd,
     ...(stoppedBy === undefined ? {} : { stoppedBy }),
+    ...(response === undefined ? {} : { response }),
   });
+}
+
+/** A replacement of the turn's assistant message, copied and frozen. */
+function turnResponse(value: unknown): Message {
+  const message = value as Partial<Message> | null;
+  if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.content))
+    throw invalidTurn(`response must be an assistant message { role: 'assistant', content: ContentBlock[] }, got ${describeValue(value)}`);
+  return turnMessages([value], 'response')[0] as Message;
 }
 
 /** The `stoppedBy` of a result: required on a stop, absent otherwise. */

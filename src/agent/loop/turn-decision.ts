@@ -13,7 +13,7 @@ import { addUsage, isUsage, USAGE_EXPECTED, ZERO_USAGE } from '../setup/usage';
 import { frozenCopy } from '../values/freeze';
 import type { Message } from '../types/message';
 import type { Usage } from '../types/model';
-import type { TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from '../types/stages';
+import type { MiddlewareModelCaller, TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from '../types/stages';
 import type { AgentView } from '../types/view';
 import { readTurnResult, turnTerminal } from './turn-action';
 
@@ -29,6 +29,8 @@ export interface TurnContextParts {
   readonly invocationState: Record<string, unknown>;
   /** The agent view handlers may read, if any. */
   readonly agent?: AgentView | undefined;
+  /** Makes model calls on the run's behalf (MW-342), if the loop gives handlers one. */
+  readonly invokeModel?: MiddlewareModelCaller | undefined;
 }
 
 /**
@@ -39,7 +41,8 @@ export interface TurnContextParts {
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`) when `parts` is not an object, `messages` or
  *   `turn.toolResults` is not an array, `turn.index` is not a positive integer, `turn.message` is not an object,
- *   `invocationState` is not an object, or `usage` is not three finite numbers.
+ *   `invocationState` is not an object, `usage` is not three finite numbers, or `invokeModel` is given and is not a
+ *   function.
  * @example
  * ```ts
  * const history = new History([result.message]);
@@ -79,6 +82,13 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     invocationState,
   };
   if (agent !== undefined) context.agent = frozenCopy(agent, 'parts.agent');
+  if (parts.invokeModel !== undefined) {
+    if (typeof parts.invokeModel !== 'function')
+      throw invalidTurn(
+        `createTurnContext(parts): invokeModel must be a function (call) => Promise<ModelResultEvent>, got ${describeValue(parts.invokeModel)}`,
+      );
+    context.invokeModel = parts.invokeModel;
+  }
   return Object.freeze(context);
 }
 
@@ -105,7 +115,46 @@ export async function decideTurn(
   const { signal } = options;
   let last: TurnEvent | undefined;
   for await (const event of registry.invoke(TurnStage, context, turnTerminal, signal === undefined ? {} : { signal })) last = event;
-  return readTurnResult(last);
+  const decided = readTurnResult(last);
+  if (decided.response !== undefined) {
+    // The turn's tool results answer its tool uses: a replacement that drops or adds one would leave them unanswered.
+    const asked = toolUseIds(context.turn.message);
+    const kept = toolUseIds(decided.response);
+    if (asked.length !== kept.length || asked.some((id, index) => id !== kept[index]))
+      throw invalidTurn(
+        `response must keep the turn's tool uses, in order (${asked.join(', ') || 'none'}), got ${kept.join(', ') || 'none'}; change the other blocks only`,
+      );
+  }
+  return decided;
+}
+
+/**
+ * The history after a turn whose decision replaced its assistant message
+ * (`decided.response`, MW-340): `messages` with that message in the place of
+ * the turn's, which is the last message, or the one before the tool results
+ * when the turn ran tools. Without a replacement, `messages` itself.
+ *
+ * @example
+ * ```ts
+ * const decided = await decideTurn(registry, turnContext);
+ * const messages = withResponse(turnContext.messages, turnContext, decided); // then append decided.inject
+ * ```
+ */
+export function withResponse(messages: readonly Message[], context: TurnContext, decided: TurnResultEvent): readonly Message[] {
+  if (decided.response === undefined) return messages;
+  const at = messages.length - (context.ending ? 1 : 2);
+  return Object.freeze([...messages.slice(0, at), decided.response, ...messages.slice(at + 1)]);
+}
+
+/** The ids of a message's tool uses, in order. */
+function toolUseIds(message: Message): readonly string[] {
+  const content = (message as { readonly content?: unknown }).content;
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: unknown) =>
+    isObject(block) && (block as { readonly type?: unknown }).type === 'toolUse'
+      ? [String((block as { readonly toolUseId?: unknown }).toolUseId)]
+      : [],
+  );
 }
 
 /**

@@ -25,7 +25,7 @@ import { saveRacing } from '../session/session-saves';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, MiddlewareUsage, StoppedBy, TurnInfo } from '../types/stages';
 import { dispatchTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from '../types/tool';
-import { createTurnContext, decideTurn, endsRun } from './turn-decision';
+import { createTurnContext, decideTurn, endsRun, withResponse } from './turn-decision';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 
 /** What every terminal call of one run shares. */
@@ -109,8 +109,11 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       usage: attempt.usage,
       invocationState,
       agent: scope.view,
+      invokeModel,
     });
     const decided = await decideTurn(scope.registry, turnContext, { signal });
+    if (decided.response !== undefined) attempt.history.replace(withResponse(attempt.history.messages, turnContext, decided));
+    const message = decided.response ?? turn.message;
     attempt.history.append(...decided.inject);
     checkpoint = conversationOf();
     // Saved after every completed turn, so a crash loses at most the turn in progress.
@@ -121,12 +124,10 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
     if (!ends && !limited) return undefined;
     attempt.history.append(...decided.onRunEnd);
     if (limited)
-      return finish(
-        agentResult('maxTurns', turn.message, NO_INTERRUPTS, attempt.usage, turnLimit(agent.maxTurns), attempt.middlewareUsage),
-      );
+      return finish(agentResult('maxTurns', message, NO_INTERRUPTS, attempt.usage, turnLimit(agent.maxTurns), attempt.middlewareUsage));
     if (decided.stoppedBy !== undefined)
-      return finish(agentResult('stopped', turn.message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
-    return finish(agentResult(turn.stopReason, turn.message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
+      return finish(agentResult('stopped', message, NO_INTERRUPTS, attempt.usage, decided.stoppedBy, attempt.middlewareUsage));
+    return finish(agentResult(turn.stopReason, message, NO_INTERRUPTS, attempt.usage, undefined, attempt.middlewareUsage));
   };
   try {
     // Its own copy of the resumed turn: the results an earlier call of this run found are not this call's.
@@ -185,7 +186,17 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
         turn = { message, toolUses, results: new Map(), terminating: new Set() };
       }
       const interrupts = yield* dispatchTools(
-        { registry: scope.registry, tools: scope.tools, store, invocationState, signal, agent: scope.view, report, shown: tally.shown },
+        {
+          registry: scope.registry,
+          tools: scope.tools,
+          store,
+          invocationState,
+          signal,
+          agent: scope.view,
+          report,
+          shown: tally.shown,
+          invokeModel,
+        },
         turn,
       );
       if (interrupts.length > 0) {

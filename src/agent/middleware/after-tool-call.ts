@@ -6,7 +6,7 @@
  * handler registered after it already set.
  */
 import { MiddlewareResult } from '../../core/index';
-import type { OutputHandler } from '../../core/index';
+import type { HandlerCall, OutputHandler } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import type { JsonBlock, TextBlock } from '../types/message';
 import type { ToolResultEvent } from '../types/stages';
@@ -19,15 +19,23 @@ export interface ToolResultPatch {
   readonly status?: 'success' | 'error' | undefined;
   /** True ends the run after this turn (MW-171). */
   readonly terminate?: boolean | undefined;
+  /** Data for the application beside the content (CubePi's `details`), kept in the history, never sent to the model (MW-344). */
+  readonly details?: unknown;
 }
 
-/** What an `afterToolCall` hook sees (the tool's name is `result.toolResult.name`) and returns. */
-export type AfterToolCallHook = (result: ToolResultEvent) => ToolResultPatch | undefined | PromiseLike<ToolResultPatch | undefined>;
+/**
+ * What an `afterToolCall` hook sees (the tool's name is `result.toolResult.name`; `call.signal` aborts when the run
+ * is cancelled, so a hook that waits on I/O can stop) and returns.
+ */
+export type AfterToolCallHook = (
+  result: ToolResultEvent,
+  call: HandlerCall,
+) => ToolResultPatch | undefined | PromiseLike<ToolResultPatch | undefined>;
 
 /** Which patch fields handlers transforming earlier (registered later) set, carried on the result they made. */
 const PATCHED: unique symbol = Symbol.for('staged-middleware.agent.patched-fields') as never;
 
-const FIELDS = ['content', 'status', 'terminate'] as const;
+const FIELDS = ['content', 'status', 'terminate', 'details'] as const;
 
 /**
  * An ExecuteToolStage Output handler, named after `hook`, that applies the
@@ -45,9 +53,13 @@ const FIELDS = ['content', 'status', 'terminate'] as const;
  */
 export function afterToolCall(hook: AfterToolCallHook): OutputHandler<ToolResultEvent> {
   if (typeof hook !== 'function')
-    throw invalidOption('afterToolCall', 'the hook must be a function (result) => { content?, status?, terminate? } | undefined', hook);
-  const handler = async (result: MiddlewareResult<ToolResultEvent>): Promise<MiddlewareResult<ToolResultEvent>> => {
-    const patch = await hook(result.value);
+    throw invalidOption(
+      'afterToolCall',
+      'the hook must be a function (result) => { content?, status?, terminate?, details? } | undefined',
+      hook,
+    );
+  const handler = async (result: MiddlewareResult<ToolResultEvent>, run: HandlerCall): Promise<MiddlewareResult<ToolResultEvent>> => {
+    const patch = await hook(result.value, run);
     if (patch === undefined) return result;
     const taken = (result.value as { readonly [PATCHED]?: readonly string[] })[PATCHED] ?? [];
     const applied = FIELDS.filter((field) => patch[field] !== undefined && !taken.includes(field));
@@ -58,6 +70,7 @@ export function afterToolCall(hook: AfterToolCallHook): OutputHandler<ToolResult
         ...toolResult,
         ...(applied.includes('content') ? { content: patch.content } : {}),
         ...(applied.includes('status') ? { status: patch.status } : {}),
+        ...(applied.includes('details') ? { details: patch.details } : {}),
       },
       ...(applied.includes('terminate') ? { terminate: patch.terminate } : {}),
     };

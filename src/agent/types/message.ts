@@ -48,6 +48,11 @@ export interface ToolResultBlock {
   readonly status: 'success' | 'error';
   /** The result content. */
   readonly content: readonly (TextBlock | JsonBlock)[];
+  /**
+   * Data for the application beside the content (CubePi's `details`): kept in the history and snapshots as untrusted
+   * data, never sent to the model (MW-344).
+   */
+  readonly details?: unknown;
 }
 
 /** The model's visible reasoning. */

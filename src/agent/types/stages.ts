@@ -79,6 +79,11 @@ export interface ExecuteToolContext {
   readonly childRegistry?: () => MiddlewareRegistry;
   /** The same key every time this call runs, in any process (`<runId>:<tool-use id>` in a durable run, MW-249); absent when no layer gives one. */
   readonly idempotencyKey?: string;
+  /**
+   * Makes a model call on the run's behalf through InvokeModelStage, its usage counted apart under its `caller`
+   * (CubePi's `extra_llm_calls`, MW-342); absent when a framework's own loop gives none.
+   */
+  readonly invokeModel?: MiddlewareModelCaller;
 }
 
 /** The result of ExecuteToolStage. */
@@ -155,6 +160,11 @@ export interface TurnContext {
   readonly invocationState: Record<string, unknown>;
   /** The agent's public surface, read-only; absent when a framework's own loop gives none. */
   readonly agent?: AgentView;
+  /**
+   * Makes a model call on the run's behalf through InvokeModelStage, its usage counted apart under its `caller`
+   * (CubePi's `extra_llm_calls`, MW-342); absent when a framework's own loop gives none.
+   */
+  readonly invokeModel?: MiddlewareModelCaller;
 }
 
 /** The result of TurnStage: the decision and the messages to add. */
@@ -169,6 +179,8 @@ export interface TurnResultEvent {
   readonly onRunEnd: readonly Message[];
   /** Who asked to stop; present exactly when `decision` is `'stop'`. */
   readonly stoppedBy?: StoppedBy;
+  /** The assistant message that takes the place of the turn's in the history and the agent result, when a handler replaced it. */
+  readonly response?: Message;
 }
 
 /** Everything TurnStage yields: its result, and the boundaries of live attempts (MW-184). */
@@ -184,6 +196,11 @@ export interface TurnAction {
   readonly onRunEnd?: readonly Message[];
   /** Why it stops (kept in `stoppedBy`). */
   readonly reason?: string;
+  /**
+   * An assistant message to put in the place of the turn's (CubePi's `TurnAction.response`), keeping its tool uses;
+   * one a handler registered later (inner) gave wins.
+   */
+  readonly response?: Message;
 }
 
 // CompressContextStage: what the agent does when the history outgrows a budget (MW-163 – MW-166).

@@ -126,6 +126,7 @@ const NOT_FACTORIES = {
     'restoreLoop',
     'runOwnLoop',
     'snapshotLoop',
+    'withResponse',
   ],
   // A model's adapter and a middleware of the AI SDK's own kind, which register nothing under a name of their own.
   './ai-sdk': ['fromAiSdk', 'languageModelMiddleware', 'providerCachePoint', 'wrapAiSdkTools'],
