@@ -20,6 +20,7 @@ import {
   decideTurn,
   endsRun,
   runOwnLoop,
+  withResponse,
   type AgentEvent,
   type Interrupt,
   type Message,
@@ -53,23 +54,30 @@ export async function* ownLoop(
     const history = new History([...start.messages, ...stream.messages]); // the input after AgentStreamStage's Input handlers
     let [modelState, usage] = [start.modelState, ZERO_USAGE];
     const keep = (halted?: Conversation['halted']) => void (completed = { ...start, messages: history.messages, modelState, halted });
-    for (let index = 1; ; index++) {
-      keep(); // what an AgentStreamStage handler stopping the run keeps
-      const parts = { model, messages: history.messages, systemPrompt: start.systemPrompt, toolSpecs, modelState, invocationState };
-      const { message, stopReason, toolUses, ...called } = yield* callModel(registry, parts, { signal }); // InvokeModelStage
-      [modelState, usage] = [called.modelState, addUsage(usage, called.usage)];
-      history.append(message);
-      const { results, interrupts, terminate } = yield* callTools(registry, { toolUses, tools, invocationState }, { signal });
-      if (interrupts.length > 0) keep({ interrupts, message, results }); // to resume with restoreLoop(snapshotLoop(...)) and callTools
-      if (interrupts.length > 0) return { stopReason: 'interrupt', message, usage, interrupts };
-      if (results.length > 0) history.append({ role: 'user', content: results });
-      const turn = { index, message, toolResults: results, stopReason, ...(terminate === undefined ? {} : { terminate }) };
-      const turnContext = createTurnContext({ messages: history.messages, turn, usage, invocationState });
-      const decided = await decideTurn(registry, turnContext, { signal }); // TurnStage: maxTurns, stopWhen, your handlers
-      history.append(...decided.inject, ...(endsRun(decided, turnContext) ? decided.onRunEnd : []));
-      if (!endsRun(decided, turnContext)) continue;
-      keep();
-      return { stopReason: decided.stoppedBy === undefined ? stopReason : 'stopped', message, usage, stoppedBy: decided.stoppedBy };
+    keep(); // a run a handler ends before its first turn completes keeps the user's turn
+    try {
+      for (let index = 1; ; index++) {
+        const parts = { model, messages: history.messages, systemPrompt: start.systemPrompt, toolSpecs, modelState, invocationState };
+        const { message, stopReason, toolUses, ...called } = yield* callModel(registry, parts, { signal }); // InvokeModelStage
+        [modelState, usage] = [called.modelState, addUsage(usage, called.usage)];
+        history.append(message);
+        const { results, interrupts, terminate } = yield* callTools(registry, { toolUses, tools, invocationState }, { signal });
+        if (interrupts.length > 0) keep({ interrupts, message, results }); // to resume with restoreLoop(snapshotLoop(...)) and callTools
+        if (interrupts.length > 0) return { stopReason: 'interrupt', message, usage, interrupts };
+        if (results.length > 0) history.append({ role: 'user', content: results });
+        const turn = { index, message, toolResults: results, stopReason, ...(terminate === undefined ? {} : { terminate }) };
+        const turnContext = createTurnContext({ messages: history.messages, turn, usage, invocationState });
+        const decided = await decideTurn(registry, turnContext, { signal }); // TurnStage: maxTurns, stopWhen, your handlers
+        if (decided.response !== undefined) history.replace(withResponse(history.messages, turnContext, decided)); // a handler's own response
+        history.append(...decided.inject, ...(endsRun(decided, turnContext) ? decided.onRunEnd : []));
+        keep(); // a completed turn, kept if an AgentStreamStage handler ends the run later
+        if (!endsRun(decided, turnContext)) continue;
+        const { response = message, stoppedBy } = decided;
+        return { stopReason: stoppedBy === undefined ? stopReason : 'stopped', message: response, usage, stoppedBy };
+      }
+    } catch (error) {
+      completed = start; // a run whose call failed keeps nothing, even when errorsAsAnswers answers for it
+      throw error;
     }
   });
   for await (const event of run) {

@@ -3,7 +3,7 @@
  * the base loop with a system prompt, initial messages, invocation state,
  * rollback and turn control (MW-125, MW-126), and no model state: it binds
  * none. With `checkTurnResults: false` it acts on whatever TurnStage
- * delivers, as a loop written without `readTurnResult` might: a decision
+ * delivers, as a loop written without `decideTurn` might: a decision
  * other than the three calls the model again.
  */
 import {
@@ -13,10 +13,11 @@ import {
   TurnStage,
   createInterrupt,
   createModelContext,
+  decideTurn,
   modelTerminal,
-  readTurnResult,
   toolTerminal,
   turnTerminal,
+  withResponse,
   type AgentEvent,
   type Message,
   type ModelResultEvent,
@@ -88,9 +89,15 @@ async function* runTurns(
       usage,
       invocationState,
     });
-    let last: unknown;
-    for await (const event of setup.registry.invoke(TurnStage, turnContext, turnTerminal, { signal })) last = event;
-    const decided = checkTurnResults ? readTurnResult(last) : (last as TurnResultEvent);
+    let decided: TurnResultEvent;
+    if (checkTurnResults) {
+      decided = await decideTurn(setup.registry, turnContext, { signal });
+      if (decided.response !== undefined) history.replace(withResponse(history.messages, turnContext, decided));
+    } else {
+      let last: unknown;
+      for await (const event of setup.registry.invoke(TurnStage, turnContext, turnTerminal, { signal })) last = event;
+      decided = last as TurnResultEvent;
+    }
     history.append(...decided.inject);
     // Written so that a decision other than the three calls the model again, as a hand-written loop might.
     const goesOn = decided.decision !== 'stop' && (decided.decision !== 'natural' || toolResults.length > 0);
