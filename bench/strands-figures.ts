@@ -18,7 +18,9 @@
  * `bench/README.md`, "Against Strands").
  */
 import { buildContext, history, SYSTEM_PROMPT, TOOL_SPECS } from './context-figures';
+import type { TerminalCall } from '../src/core/index';
 import type { Figure } from './figures';
+import type { Shell } from './floor';
 import {
   CONTEXT,
   GuardedStage,
@@ -39,6 +41,8 @@ import {
   strandsPassThrough,
   strandsTerminal,
   type Strands,
+  type StrandsHandler,
+  type StrandsNext,
   type StrandsRegistry,
   type StrandsStage,
   type StrandsStateStore,
@@ -52,6 +56,54 @@ let loaded: Promise<Strands> | undefined;
 function strands(): Promise<Strands> {
   loaded ??= loadStrands();
   return loaded;
+}
+
+/** What the floors of these figures are, in words. */
+const STRANDS_FLOOR =
+  "Strands' chain inside the shells of `floor.ts`, its terminal called with a fresh `{ stage, signal, state }` as MW-012 asks of every terminal call; with Wrap handlers, the shell closes the inner chains at the end (MW-016)";
+
+/** The inner chains the `next` calls of a floor's invoke entered, to be closed at its end. */
+interface Holder {
+  held: AsyncIterable<unknown>[];
+}
+
+/** A Strands pass-through that records the inner chain it enters, for a floor that closes them as MW-016 asks. */
+function holdingPassThrough(holder: Holder): StrandsHandler {
+  return async function* passThroughHandler(context, next) {
+    const inner = next(context);
+    holder.held.push(inner);
+    return yield* inner;
+  };
+}
+
+/**
+ * The cheapest invoke of our contract built on Strands' registry: its chain with the given Wrap handlers (holding
+ * their inner chains), the terminal given a run object per call, the events through `shell`.
+ */
+function strandsFloor(
+  library: Strands,
+  stage: StrandsStage,
+  wraps: number,
+  deltas: number,
+  churn = false,
+): (shell: Shell) => () => Promise<unknown> {
+  const holder: Holder = { held: [] };
+  const registry = library.createRegistry();
+  for (let index = 0; index < wraps; index++) registry.add(stage, holdingPassThrough(holder));
+  const extra = holdingPassThrough(holder);
+  const signal = new AbortController().signal;
+  // Strands' terminal ignores its second argument; the object is made per call all the same, as ours makes it.
+  const events = strandsTerminal(deltas) as (context: BenchContext, run: TerminalCall<unknown>) => ReturnType<StrandsNext>;
+  const terminal: StrandsNext = (context) => events(context, { stage: PlainStage, signal, state: undefined });
+  return (shell) => () => {
+    if (churn) {
+      registry.add(stage, extra);
+      registry.remove(stage, extra);
+    }
+    const held: AsyncIterable<unknown>[] = [];
+    holder.held = held;
+    return drainToResult(shell(registry.invoke(stage, CONTEXT, terminal), wraps === 0 ? undefined : held)[Symbol.asyncIterator]());
+  };
 }
 
 /** A Strands registry with `count` pass-through Wrap handlers on `stage`. */
@@ -92,6 +144,9 @@ const invokeOneEvent: Figure = {
     return {
       ours: () => drainToResult(ours.invoke(PlainStage, CONTEXT, terminal)),
       baseline: () => drainToResult(theirs.invoke(stage, CONTEXT, strandsEnd)),
+      floor: strandsFloor(library, stage, 0, 0),
+      floorIs: STRANDS_FLOOR,
+      checkedFloorIs: STRANDS_FLOOR,
       detail: { events: 1, wrapHandlers: 0 },
     };
   },
@@ -125,6 +180,9 @@ const churn: Figure = {
         theirs.remove(stage, strandsExtra);
         return drainToResult(theirs.invoke(stage, CONTEXT, strandsEnd));
       },
+      floor: strandsFloor(library, stage, CHURN_HANDLERS, 0, true),
+      floorIs: STRANDS_FLOOR,
+      checkedFloorIs: STRANDS_FLOOR,
       detail: { events: 1, wrapHandlers: CHURN_HANDLERS, churn: 'one add and its removal per invoke' },
     };
   },
@@ -175,6 +233,9 @@ const streamK5: Figure = {
     return {
       ours: () => drainToResult(registry.invoke(PlainStage, CONTEXT, terminal)),
       baseline: () => drainToResult(theirs.invoke(stage, CONTEXT, strandsEnd)),
+      floor: strandsFloor(library, stage, 5, STREAM_EVENTS - 1),
+      floorIs: STRANDS_FLOOR,
+      checkedFloorIs: STRANDS_FLOOR,
       detail: { events: STREAM_EVENTS, wrapHandlers: 5 },
     };
   },
