@@ -12,7 +12,7 @@ const LARGE_HISTORY = 10_000;
 const SMALL_HISTORY = 10;
 
 /** A history of `count` alternating user and assistant text messages. */
-function history(count: number): History {
+export function history(count: number): History {
   const messages: Message[] = Array.from({ length: count }, (_, index) => ({
     role: index % 2 === 0 ? 'user' : 'assistant',
     content: [{ type: 'text', text: `message ${index}: ${'lorem ipsum '.repeat(4)}` }],
@@ -27,18 +27,22 @@ const MODEL: Model = {
   },
 };
 
-const TOOL_SPECS: readonly ToolSpec[] = Object.freeze([
+/** The tool specs every context carries. */
+export const TOOL_SPECS: readonly ToolSpec[] = Object.freeze([
   Object.freeze({ name: 'search', description: 'Searches the web.', inputSchema: Object.freeze({ type: 'object' }) }),
 ]);
 
+/** The system prompt every context carries. */
+export const SYSTEM_PROMPT = 'You are a helpful assistant.';
+
 /** One context build, as the agent does it before each model call. */
-function buildContext(source: History): () => unknown {
+export function buildContext(source: History): () => unknown {
   const invocationState = {};
   return () =>
     createModelContext({
       model: MODEL,
       messages: source.messages,
-      systemPrompt: 'You are a helpful assistant.',
+      systemPrompt: SYSTEM_PROMPT,
       toolSpecs: TOOL_SPECS,
       invocationState,
     });

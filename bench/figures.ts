@@ -27,6 +27,7 @@ import { contextFigures } from './context-figures';
 import { durableFigures } from './durable-figures';
 import { historyFigures } from './history-figures';
 import { invokeFigures } from './invoke-figures';
+import { strandsFigures } from './strands-figures';
 import { CLOSING_FLOOR, type Shell } from './floor';
 import { core } from './library';
 
@@ -282,4 +283,5 @@ export const FIGURES: readonly Figure[] = [
   ...historyFigures,
   ...aiSdkFigures,
   ...durableFigures,
+  ...strandsFigures,
 ];

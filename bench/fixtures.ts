@@ -47,10 +47,11 @@ export const GuardedStage = createStage<BenchContext, ResultEvent, BenchEvent>('
 export const CONTEXT: BenchContext = Object.freeze({ conversation: 'bench', temperature: 1 });
 
 /** Preallocated events, so no side pays for creating them. */
-const DELTAS: readonly DeltaEvent[] = Array.from({ length: 4096 }, (_, index) =>
+export const DELTAS: readonly DeltaEvent[] = Array.from({ length: 4096 }, (_, index) =>
   Object.freeze({ type: 'delta' as const, text: `chunk ${index}` }),
 );
-const RESULT: ResultEvent = Object.freeze({ type: 'result', text: 'done' });
+/** The result event every terminal ends with. */
+export const RESULT: ResultEvent = Object.freeze({ type: 'result', text: 'done' });
 
 /** A terminal that yields `deltas` streamed chunks and then one result event. */
 export function streamingTerminal(

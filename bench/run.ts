@@ -11,6 +11,8 @@
  *   --out <path>     also writes the JSON to `path` (what the smoke test does)
  *   <name> ...       measures only the named figures; a recorded or written
  *                    file keeps the previous values of the others
+ *   strands          (as a name) every figure against the Strands SDK's
+ *                    registry (`strands-figures.ts`)
  *   startup          (as a name) the bundle sizes and cold imports of
  *                    `startup-figures.ts`, which a run of every figure prints
  *                    last; never recorded, since `test/package/budgets.json`
@@ -23,9 +25,13 @@ import { FIGURES, type Figure } from './figures';
 import { CHECKED_FLOOR, checkedShell, minimalShell } from './floor';
 import { readRecord, writeRecord, type BenchResults, type FigureResult } from './record';
 import { startupReport } from './startup-figures';
+import { strandsFigures } from './strands-figures';
 
 /** The name that asks for the bundle sizes and cold imports. */
 const STARTUP = 'startup';
+
+/** The name that asks for every figure against Strands. */
+const STRANDS = 'strands';
 
 /** The rounds of cold imports per entry point in a bench run. */
 const STARTUP_ROUNDS = 7;
@@ -50,6 +56,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       out = argv[++index];
       if (out === undefined) throw new Error('--out needs a path, for example: npm run bench -- --out /some/where/results.json');
     } else if (argument.startsWith('--')) throw new Error(`Unknown flag ${argument}. Use --record, --quick, --out <path> or figure names.`);
+    else if (argument === STRANDS) names.push(...strandsFigures.map((figure) => figure.name));
     else names.push(argument);
   }
   if (quick && record) throw new Error('A --quick run measures nothing worth keeping, so it cannot be recorded: drop --quick or --record.');

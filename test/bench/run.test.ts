@@ -79,6 +79,19 @@ describe('bench/run.ts', () => {
       expect(Object.keys(written.figures)).toEqual(['stream_k0', 'state_scaling']);
     }, 120_000);
 
+    it('measures every figure against Strands for the name strands, in report order', async () => {
+      const { written } = await bench('strands');
+      expect(Object.keys(written.figures)).toEqual([
+        'strands_invoke_k0_1ev',
+        'strands_churn_k5_1ev',
+        'strands_invoke_fixed',
+        'strands_stream_k5',
+        'strands_input_output',
+        'strands_model_context',
+        'strands_model_state',
+      ]);
+    }, 120_000);
+
     it('refuses to record a quick run', async () => {
       await expect(run(process.execPath, [TSX, SCRIPT, '--quick', '--record', 'stream_k0'], { timeout: 60_000 })).rejects.toMatchObject({
         code: 1,
