@@ -13,12 +13,12 @@ import {
   nestByHand,
   passThrough,
   registryWithWraps,
+  stateInvoke,
   streamingTerminal,
   terminalRun,
   wrapRun,
   type BenchContext,
   type BenchEvent,
-  type ModelState,
   type ResultEvent,
 } from './fixtures';
 import { agentFigures } from './agent-figures';
@@ -166,23 +166,6 @@ const outputGuard: Figure = {
     };
   },
 };
-
-/** An invoke with a state binding whose terminal updates a counter, as a model call does. */
-function stateInvoke(count: number): Operation {
-  let current = modelState(count);
-  const registry = new MiddlewareRegistry();
-  const binding = {
-    get: (): ModelState => current,
-    set: (next: ModelState): void => {
-      current = next;
-    },
-  };
-  const terminal = async function* countingTerminal(_context: BenchContext, run: { readonly state: ModelState | undefined }) {
-    (run.state as ModelState).usage.outputTokens += 1;
-    yield { type: 'result' as const, text: 'done' };
-  };
-  return () => drain(registry.invoke(GuardedStage, CONTEXT, terminal, { state: binding }));
-}
 
 const LARGE_STATE = 100_000;
 const SMALL_STATE = 10;

@@ -4,6 +4,7 @@
  * so a ratio measures only the glue between them.
  */
 import type { MiddlewareRegistry, Next, TerminalCall, HandlerCall } from '../src/core/index';
+import type { Operation } from './harness';
 import { core } from './library';
 
 const { createStage } = core;
@@ -161,4 +162,27 @@ export function modelState(count: number): ModelState {
     })),
     usage: { inputTokens: 0, outputTokens: 0 },
   };
+}
+
+/**
+ * An invoke with a state binding whose terminal updates a counter, as a model call does, its events read to the end
+ * by `finish`.
+ */
+export function stateInvoke(
+  count: number,
+  finish: (events: AsyncGenerator<unknown, void, undefined>) => Promise<unknown> = drain,
+): Operation {
+  let current = modelState(count);
+  const registry = new core.MiddlewareRegistry();
+  const binding = {
+    get: (): ModelState => current,
+    set: (next: ModelState): void => {
+      current = next;
+    },
+  };
+  const terminal = async function* countingTerminal(_context: BenchContext, run: { readonly state: ModelState | undefined }) {
+    (run.state as ModelState).usage.outputTokens += 1;
+    yield { type: 'result' as const, text: 'done' };
+  };
+  return () => finish(registry.invoke(GuardedStage, CONTEXT, terminal, { state: binding }));
 }

@@ -28,6 +28,7 @@ import {
   modelState,
   passThrough,
   registryWithWraps,
+  stateInvoke,
   streamingTerminal,
   type BenchContext,
   type ModelState,
@@ -302,23 +303,6 @@ const modelContext: Figure = {
 
 const LARGE_STATE = 100_000;
 
-/** Our invoke with a `state` binding whose terminal counts a token through its draft, as `state_scaling` measures it. */
-function oursWithState(count: number): Operation {
-  let current = modelState(count);
-  const registry = new MiddlewareRegistry();
-  const binding = {
-    get: (): ModelState => current,
-    set: (next: ModelState): void => {
-      current = next;
-    },
-  };
-  const terminal = async function* countingTerminal(_context: BenchContext, run: { readonly state: ModelState | undefined }) {
-    (run.state as ModelState).usage.outputTokens += 1;
-    yield { type: 'result' as const, text: 'done' };
-  };
-  return () => drainToResult(registry.invoke(GuardedStage, CONTEXT, terminal, { state: binding }));
-}
-
 /**
  * The same model call on Strands, as its agent makes it: a snapshot of the model state (`getAll()`), a store made
  * from it for the model, the model updating the counter through that store, and the store's state written back.
@@ -357,7 +341,7 @@ const modelStateFigure: Figure = {
     const library = await strands();
     const count = quick ? 1000 : LARGE_STATE;
     return {
-      ours: oursWithState(count),
+      ours: stateInvoke(count, drainToResult),
       baseline: theirsWithState(library, count),
       detail: { messages: count },
     };

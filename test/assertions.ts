@@ -40,6 +40,16 @@ export async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
   return seen;
 }
 
+/** The events a generator yields and the value it returns. */
+export async function drain<TEvent, TReturn>(generator: AsyncGenerator<TEvent, TReturn>): Promise<{ events: TEvent[]; value: TReturn }> {
+  const events: TEvent[] = [];
+  for (;;) {
+    const step = await generator.next();
+    if (step.done === true) return { events, value: step.value };
+    events.push(step.value);
+  }
+}
+
 /** A promise with its resolve function, for tests that control when something happens. */
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;

@@ -2,18 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
 import { callModel, InvokeModelStage, type InvokeModelContext, type InvokeModelEvent, type ModelCallParts } from '../../src/agent/index';
 import { ScriptedModel, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
-import { caught, fields } from '../assertions';
+import { caught, drain, fields } from '../assertions';
 import { user } from './fixtures';
-
-/** The events a generator yields and the value it returns. */
-async function drain<TEvent, TReturn>(generator: AsyncGenerator<TEvent, TReturn>): Promise<{ events: TEvent[]; value: TReturn }> {
-  const events: TEvent[] = [];
-  for (;;) {
-    const step = await generator.next();
-    if (step.done === true) return { events, value: step.value };
-    events.push(step.value);
-  }
-}
 
 const usage = { inputTokens: 7, outputTokens: 2, totalTokens: 9 };
 

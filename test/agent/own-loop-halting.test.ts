@@ -3,17 +3,8 @@ import { MiddlewareRegistry } from '../../src/core/index';
 import { ExecuteToolStage, History, MemorySessionStore, callTools, type Message, type ToolUseBlock } from '../../src/agent/index';
 import { ScriptedTool } from '../../src/testing/index';
 import { halt, resume } from '../../examples/own-loop-halting';
+import { drain } from '../assertions';
 import { user } from './fixtures';
-
-/** The events a generator yields and the value it returns. */
-async function drain<TEvent, TReturn>(generator: AsyncGenerator<TEvent, TReturn>): Promise<{ events: TEvent[]; value: TReturn }> {
-  const events: TEvent[] = [];
-  for (;;) {
-    const step = await generator.next();
-    if (step.done === true) return { events, value: step.value };
-    events.push(step.value);
-  }
-}
 
 const toolUses: ToolUseBlock[] = [
   { type: 'toolUse', toolUseId: 'ls-1', name: 'ls', input: {} },

@@ -10,17 +10,7 @@ import {
   type Usage,
 } from '../../src/agent/index';
 import { ScriptedTool } from '../../src/testing/index';
-import { caught, fields } from '../assertions';
-
-/** The events a generator yields and the value it returns. */
-async function drain<TEvent, TReturn>(generator: AsyncGenerator<TEvent, TReturn>): Promise<{ events: TEvent[]; value: TReturn }> {
-  const events: TEvent[] = [];
-  for (;;) {
-    const step = await generator.next();
-    if (step.done === true) return { events, value: step.value };
-    events.push(step.value);
-  }
-}
+import { caught, drain, fields } from '../assertions';
 
 const use = (name: string, toolUseId: string): ToolUseBlock => ({ type: 'toolUse', toolUseId, name, input: {} });
 const success = (name: string, toolUseId: string, text: string): ToolResultBlock => ({

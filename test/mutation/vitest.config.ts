@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { CORE_TESTS } from './vitest.core.config';
 
 /**
  * The tests the mutation run (`npm run test:mutation`) reruns for each mutant: the unit tests of the core's folders
@@ -12,12 +13,7 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: [
-      'test/{core,util}/**/*.test.ts',
-      'test/conformance.test.ts',
-      'test/system-prompt.test.ts',
-      'test/public-values.test.ts',
-      'test/index.test.ts',
-      'test/reliability/{misuse,cancellation,consumer}.test.ts',
+      ...CORE_TESTS,
       'test/agent/**/*.test.ts',
       'test/ai-sdk/**/*.test.ts',
       'test/middleware/**/*.test.ts',
