@@ -19,6 +19,7 @@ describe('isAwaitable', () => {
     ['a promise', Promise.resolve(1), true],
     ['an object with a then method', { then: () => undefined }, true],
     ['a function with a then method', Object.assign(() => undefined, { then: () => undefined }), true],
+    ['a function without a then method', () => undefined, false],
     ['an object whose then is not a function', { then: 1 }, false],
     ['null', null, false],
     ['undefined', undefined, false],
