@@ -53,7 +53,7 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalCall<unk
  * wins over `'loopToModel'`, which wins over `'natural'`; message lists
  * concatenate, earlier first; `stoppedBy` names the first handler to stop;
  * `response` is the one `result` carries, else the action's (so, in list
- * order, the handler registered last wins, as CubePi's merge has it).
+ * order, the handler registered last wins, MW-340).
  * An undefined action returns `result` itself.
  *
  * @param handler - The name `stoppedBy` gives when this action stops the run.

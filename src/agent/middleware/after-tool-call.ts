@@ -19,7 +19,7 @@ export interface ToolResultPatch {
   readonly status?: 'success' | 'error' | undefined;
   /** True ends the run after this turn (MW-171). */
   readonly terminate?: boolean | undefined;
-  /** Data for the application beside the content (CubePi's `details`), kept in the history, never sent to the model (MW-344). */
+  /** Data for the application beside the content, kept in the history, never sent to the model (MW-344). */
   readonly details?: unknown;
 }
 

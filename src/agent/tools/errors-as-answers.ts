@@ -129,7 +129,7 @@ export function modelErrorAnswer(error: unknown, _context: InvokeModelContext): 
  * `endTurn`, no interrupts, no tokens. Registered on `AgentStreamStage.Wrap`
  * inside `errorsAsAnswers`, it answers for the whole run, and the agent keeps
  * its history as it was before the run: neither the input nor the answer is
- * in it (Magma's failed pre-completion check).
+ * in it (MW-346).
  *
  * @example
  * ```ts

@@ -39,8 +39,7 @@ export const genAiSpans: TracingConventions = /*#__PURE__*/ Object.freeze({
 });
 
 /**
- * The agent kit's span conventions with the reply's attributes (AgentScope's
- * `TracingMiddleware` on `on_reply`), for `tracing({ ..., conventions:
+ * The agent kit's span conventions with the reply's attributes, for `tracing({ ..., conventions:
  * [genAiReplySpans] })`: every span of {@link genAiSpans}, and on each
  * `invoke_agent` span a reply id, the run's input messages, its output
  * message, and the questions it halted on (approvals and other questions to
@@ -179,7 +178,7 @@ function agentSpan(context: Partial<AgentStreamContext>): InvokeSpan {
   };
 }
 
-/** AgentStreamStage with the reply's attributes: the span of {@link agentSpan}, and what AgentScope records on a reply. */
+/** AgentStreamStage with the reply's attributes: the span of {@link agentSpan}, and the reply's attributes. */
 function replySpan(context: Partial<AgentStreamContext>): InvokeSpan {
   const span = agentSpan(context);
   const randomUUID = read(read(globalThis, 'crypto'), 'randomUUID');

@@ -49,7 +49,7 @@ export interface ToolResultBlock {
   /** The result content. */
   readonly content: readonly (TextBlock | JsonBlock)[];
   /**
-   * Data for the application beside the content (CubePi's `details`): kept in the history and snapshots as untrusted
+   * Data for the application beside the content: kept in the history and snapshots as untrusted
    * data, never sent to the model (MW-344).
    */
   readonly details?: unknown;

@@ -81,7 +81,7 @@ export interface ExecuteToolContext {
   readonly idempotencyKey?: string;
   /**
    * Makes a model call on the run's behalf through InvokeModelStage, its usage counted apart under its `caller`
-   * (CubePi's `extra_llm_calls`, MW-342); absent when a framework's own loop gives none.
+   * (MW-342); absent when a framework's own loop gives none.
    */
   readonly invokeModel?: MiddlewareModelCaller;
 }
@@ -162,7 +162,7 @@ export interface TurnContext {
   readonly agent?: AgentView;
   /**
    * Makes a model call on the run's behalf through InvokeModelStage, its usage counted apart under its `caller`
-   * (CubePi's `extra_llm_calls`, MW-342); absent when a framework's own loop gives none.
+   * (MW-342); absent when a framework's own loop gives none.
    */
   readonly invokeModel?: MiddlewareModelCaller;
 }
@@ -197,7 +197,7 @@ export interface TurnAction {
   /** Why it stops (kept in `stoppedBy`). */
   readonly reason?: string;
   /**
-   * An assistant message to put in the place of the turn's (CubePi's `TurnAction.response`), keeping its tool uses;
+   * An assistant message to put in the place of the turn's (MW-340), keeping its tool uses;
    * one a handler registered later (inner) gave wins.
    */
   readonly response?: Message;
