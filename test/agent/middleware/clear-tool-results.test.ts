@@ -48,9 +48,9 @@ function searchingAgent(options: ClearToolResultsOptions, registry = new Middlew
   return { agent, model };
 }
 
-/** Runs the handler alone on a context of `messages`. */
-function edit(options: ClearToolResultsOptions, messages: readonly Message[], caller?: string): InvokeModelContext {
-  const context = createModelContext({
+/** A model context of `messages`, as the agent builds one. */
+function contextOf(messages: readonly Message[], caller?: string): InvokeModelContext {
+  return createModelContext({
     model: new ScriptedModel([]),
     messages,
     systemPrompt: undefined,
@@ -58,7 +58,11 @@ function edit(options: ClearToolResultsOptions, messages: readonly Message[], ca
     invocationState: {},
     ...(caller === undefined ? {} : { caller }),
   });
-  return clearToolResults(options)(context, { handler: 'clearToolResults' } as never) as InvokeModelContext;
+}
+
+/** Runs the handler alone on a context of `messages`. */
+function edit(options: ClearToolResultsOptions, messages: readonly Message[], caller?: string): InvokeModelContext {
+  return clearToolResults(options)(contextOf(messages, caller), { handler: 'clearToolResults' } as never) as InvokeModelContext;
 }
 
 describe('clearToolResults', () => {
@@ -136,13 +140,7 @@ describe('clearToolResults', () => {
     });
 
     it('returns the context itself when nothing is cleared, and the messages without a cleared result as they were', () => {
-      const context = createModelContext({
-        model: new ScriptedModel([]),
-        messages,
-        systemPrompt: undefined,
-        toolSpecs: [],
-        invocationState: {},
-      });
+      const context = contextOf(messages);
       const handler = clearToolResults({ keep: 3 });
       const edited = edit({ keep: 2 }, messages);
       expect([
