@@ -69,9 +69,10 @@ export async function* ownLoop(
         const turnContext = createTurnContext({ messages: history.messages, turn, usage, invocationState });
         const decided = await decideTurn(registry, turnContext, { signal }); // TurnStage: maxTurns, stopWhen, your handlers
         if (decided.response !== undefined) history.replace(withResponse(history.messages, turnContext, decided)); // a handler's own response
-        history.append(...decided.inject, ...(endsRun(decided, turnContext) ? decided.onRunEnd : []));
+        const ends = endsRun(decided, turnContext);
+        history.append(...decided.inject, ...(ends ? decided.onRunEnd : []));
         keep(); // a completed turn, kept if an AgentStreamStage handler ends the run later
-        if (!endsRun(decided, turnContext)) continue;
+        if (!ends) continue;
         const { response = message, stoppedBy } = decided;
         return { stopReason: stoppedBy === undefined ? stopReason : 'stopped', message: response, usage, stoppedBy };
       }

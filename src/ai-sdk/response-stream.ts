@@ -23,7 +23,9 @@
  *       const read = await reader.read();
  *       if (signal.aborted) throw signal.reason; // a cancelled read is no answer, whatever arrived
  *       if (read.done) break;
- *       yield* eventsOf(parts, read.value);
+ *       const events: ModelStreamEvent[] = []; // an array is an EventSink
+ *       parts.read(read.value, events);
+ *       yield* events;
  *     }
  *     ended = true;
  *   } finally {

@@ -129,7 +129,7 @@ describe('runOwnLoop', () => {
     });
 
     it.each([
-      ['no outcome', undefined, 'the body must return { stopReason, message, usage, stoppedBy? }'],
+      ['no outcome', undefined, 'the body must return { stopReason, message, usage, stoppedBy?, interrupts? }'],
       ['usage that is not counted', { stopReason: 'endTurn', message: undefined, usage: {} }, 'the body must return'],
       [
         'stoppedBy on a run that ended by itself',

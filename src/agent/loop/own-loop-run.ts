@@ -134,7 +134,9 @@ function resultOf(outcome: OwnLoopOutcome): AgentResultEvent {
     !(checked.message === undefined || isObject(checked.message)) ||
     !isUsage(checked.usage)
   )
-    throw invalid(`runOwnLoop: the body must return { stopReason, message, usage, stoppedBy? }, got ${describeValue(outcome)}`);
+    throw invalid(
+      `runOwnLoop: the body must return { stopReason, message, usage, stoppedBy?, interrupts? }, got ${describeValue(outcome)}`,
+    );
   const { stoppedBy } = checked;
   if (STOPPED_BY.has(checked.stopReason) !== (stoppedBy !== undefined))
     throw invalid(

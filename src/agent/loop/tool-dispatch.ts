@@ -31,7 +31,7 @@ export interface WorkingTurn extends PendingTurn {
 }
 
 /** What the tool calls of a turn run with. */
-export interface ToolDispatch {
+interface ToolDispatch {
   /** The registry the invokes run on. */
   readonly registry: MiddlewareRegistry;
   /** The tools, by name. */

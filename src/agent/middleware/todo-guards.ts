@@ -26,14 +26,14 @@ function userMessage(text: string): Message {
 }
 
 /** The message the finish guard sends the model back with (MW-333). */
-export function finishReminder(open: readonly Todo[]): Message {
+function finishReminder(open: readonly Todo[]): Message {
   return userMessage(
     `You have unfinished todos:\n${todoLines(open)}\nFinish them, or update the list with write_todos (mark items done, or remove the ones that no longer apply), before you end.`,
   );
 }
 
 /** The message that reminds the model of a list that went stale (MW-334). */
-export function staleReminder(turns: number, todos: readonly Todo[]): Message {
+function staleReminder(turns: number, todos: readonly Todo[]): Message {
   return userMessage(
     `Your todo list has not changed for ${turns} turns:\n${todoLines(todos)}\nUpdate it with write_todos: mark finished items done and the item you work on inProgress.`,
   );

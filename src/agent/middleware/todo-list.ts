@@ -22,7 +22,7 @@ import { turnAction } from '../loop/turn-action';
 import { isObject } from '../../util/is-object';
 import { parseWithZod } from './lazy-zod';
 import { refuseUnknownOptions } from './known-options';
-import { copyTodos, isTodoList, readTodoState, STATUSES, todoLines, updateTodoState, type Todo } from './todo-state';
+import { copyTodos, isTodoList, readTodoState, STATUSES, todoLines, updateTodoState, type Todo, type TodoStatus } from './todo-state';
 import { todoGuards } from './todo-guards';
 
 export type { Todo, TodoStatus } from './todo-state';
@@ -61,7 +61,7 @@ export const WRITE_TODOS_INSTRUCTIONS = /*#__PURE__*/ [
 ].join('\n');
 
 /** What a later `write_todos` call of a turn answers with (MW-331). */
-export function repeatedCallMessage(applied: string): string {
+function repeatedCallMessage(applied: string): string {
   return `write_todos was called more than once in one turn; only the first call (${applied}) was applied. Pass the whole list in one call.`;
 }
 
@@ -131,7 +131,7 @@ export function todoList(options: TodoListOptions = {}): Middleware {
         input,
         (z) =>
           z.strictObject({
-            todos: z.array(z.strictObject({ content: z.string().min(1), status: z.enum(['pending', 'inProgress', 'blocked', 'done']) })),
+            todos: z.array(z.strictObject({ content: z.string().min(1), status: z.enum(STATUSES as [TodoStatus, ...TodoStatus[]]) })),
           }),
         'the input is not a todo list',
       );

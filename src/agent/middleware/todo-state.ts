@@ -83,7 +83,7 @@ export function readTodoState(carrier: StateCarrier): TodoState {
 }
 
 /** A change of the state: a key given as undefined is removed. */
-export type TodoStateChange = { readonly [Key in keyof TodoState]?: TodoState[Key] | undefined };
+type TodoStateChange = { readonly [Key in keyof TodoState]?: TodoState[Key] | undefined };
 
 /** Stores the run's state, changed by `change`, as a new frozen object. */
 export function updateTodoState(carrier: StateCarrier, change: TodoStateChange): TodoState {

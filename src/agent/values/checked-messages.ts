@@ -80,7 +80,7 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
 }
 
 /** Whether a message passes the checks of {@link checkMessages} with every part fixed; it is remembered if it does. */
-export function isCheckedMessage(message: Message): boolean {
+function isCheckedMessage(message: Message): boolean {
   if (checkedMessages.has(message)) return true;
   try {
     checkMessages([message], () => 'message', 'a message');
