@@ -121,7 +121,7 @@ export { callTools } from './loop/tool-dispatch';
 export type { ToolCallParts, ToolCallsResult } from './loop/tool-dispatch';
 export { restoreLoop, snapshotLoop } from './session/loop-snapshot';
 export type { HaltedTurn, LoopState, RestoredLoop } from './session/loop-snapshot';
-export type { OwnLoopBody, OwnLoopInput, OwnLoopOutcome } from './loop/own-loop-run';
+export type { OwnLoopBody, OwnLoopConversation, OwnLoopInput, OwnLoopOptions, OwnLoopOutcome } from './loop/own-loop-run';
 export type { ModelContextParts } from './session/history';
 export { createInterrupt, InterruptSignal, interruptId } from './session/interrupts';
 export { modelTerminal } from './model/model-terminal';
