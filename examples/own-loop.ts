@@ -17,10 +17,8 @@ import {
   callModel,
   callTools,
   createTurnContext,
-  decideTurn,
-  endsRun,
   runOwnLoop,
-  withResponse,
+  settleTurn,
   type AgentEvent,
   type Interrupt,
   type Message,
@@ -65,12 +63,9 @@ export function ownLoop(
       if (results.length > 0) history.append({ role: 'user', content: results });
       const turn = { index, message, toolResults: results, stopReason, ...(terminate === undefined ? {} : { terminate }) };
       const turnContext = createTurnContext({ messages: history.messages, turn, usage, invocationState });
-      const decided = await decideTurn(registry, turnContext, { signal }); // TurnStage: maxTurns, stopWhen, your handlers
-      if (decided.response !== undefined) history.replace(withResponse(history.messages, turnContext, decided)); // a handler's own response
-      const ends = endsRun(decided, turnContext);
-      history.append(...decided.inject, ...(ends ? decided.onRunEnd : []));
+      const { ends, onRunEnd, response = message, stoppedBy } = await settleTurn(registry, history, turnContext, { signal }); // TurnStage
+      if (ends) history.append(...onRunEnd);
       keep(); // a completed turn
-      const { response = message, stoppedBy } = decided;
       if (ends) return { stopReason: stoppedBy === undefined ? stopReason : 'stopped', message: response, usage, stoppedBy };
     }
   };
