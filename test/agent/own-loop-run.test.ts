@@ -213,6 +213,14 @@ describe('runOwnLoop', () => {
       }
       return log;
     };
+    /** A Wrap handler that forwards the first event, stops pulling (closing the call) and ends the run itself. */
+    const stopAfterOne = async function* stopAfterOne(_context: AgentStreamContext, next: () => AsyncGenerator<AgentEvent>) {
+      for await (const event of next()) {
+        yield event;
+        break;
+      }
+      yield ownResult;
+    };
     /** A body that checkpoints each of `states` with a textDelta event after each, then ends (or throws `error`). */
     const checkpointing = (states: readonly string[], error?: Error): OwnLoopBody<string> =>
       async function* (_context, _signal, checkpoint) {
@@ -257,13 +265,7 @@ describe('runOwnLoop', () => {
 
     it("keeps the closed call's last checkpoint when a Wrap handler ends the run itself", async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(AgentStreamStage.Wrap, async function* stopAfterOne(_context, next) {
-        for await (const event of next()) {
-          yield event;
-          break;
-        }
-        yield ownResult;
-      });
+      registry.add(AgentStreamStage.Wrap, stopAfterOne);
       expect(await runLogged(registry, checkpointing(['input', 'turn 1']))).toEqual(['textDelta', 'set input', 'agentResult', 'done']);
     });
 
@@ -286,13 +288,7 @@ describe('runOwnLoop', () => {
         yield { type: 'textDelta', text: 'late' }; // so the agentResult is delivered before the failure, not held as the result
         throw new Error('failed after the result');
       });
-      registry.add(AgentStreamStage.Wrap, async function* stopAfterOne(_context, next) {
-        for await (const event of next()) {
-          yield event;
-          break;
-        }
-        yield ownResult;
-      });
+      registry.add(AgentStreamStage.Wrap, stopAfterOne);
       expect(await runLogged(registry, checkpointing(['input', 'turn 1']))).toEqual([
         'textDelta',
         'set input',
