@@ -55,6 +55,26 @@ export function invalidMiddlewareOptions(problem: string, handler = 'languageMod
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler, message: `${handler}(): ${problem}.` });
 }
 
+/** The error of a wrapped tool's `execute` called with options that are not the AI SDK's (MW-305). */
+export function invalidExecuteOptions(tool: string, options: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: 'executeTool',
+    handler: 'wrapAiSdkTools',
+    message: `wrapAiSdkTools(): the execute of tool "${tool}" takes (input, { toolCallId, abortSignal?, ... }) as the AI SDK calls it, got options ${describeValue(options)}.`,
+  });
+}
+
+/** The error of an approval predicate of `wrapAiSdkTools` that answered anything but a boolean (MW-307). */
+export function approvalNotBoolean(tool: string, answer: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: 'executeTool',
+    handler: 'wrapAiSdkTools',
+    message: `wrapAiSdkTools(): the approval predicate of tool "${tool}" must return a boolean, got ${describeValue(answer)}.`,
+  });
+}
+
 /** The error of a tool result no name can be found for, which no AI SDK provider can send (MW-187). */
 export function namelessToolResult(toolUseId: string): MiddlewareError {
   return new MiddlewareError({
