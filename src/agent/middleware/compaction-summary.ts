@@ -7,6 +7,7 @@
 import type { Message, ToolResultBlock } from '../types/message';
 import type { TokenCounter } from '../types/stages';
 import { resultPartTexts } from '../tools/tool-result-text';
+import { jsonText } from '../values/json-value';
 
 /** What the summary message starts with, before the summary. */
 export const SUMMARY_HEADING = 'Summary of the earlier conversation:';
@@ -62,7 +63,7 @@ export function transcript(messages: readonly Message[], pruneToolOutputs?: numb
           case 'text':
             return [block.text];
           case 'toolUse':
-            return [`[tool call ${block.name} ${(JSON.stringify(block.input) as string | undefined) ?? 'null'}]`];
+            return [`[tool call ${block.name} ${jsonText(block.input)}]`];
           case 'toolResult':
             return [`[tool result ${block.status}: ${toolOutput(block, pruneToolOutputs)}]`];
           default:

@@ -8,6 +8,7 @@ import { isObject } from '../../util/is-object';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
 import { refuseUnknownOptions } from './known-options';
+import { jsonText } from '../values/json-value';
 import { createModelContext } from '../session/history';
 import { modelTerminal } from '../model/model-terminal';
 import type { ToolResultBlock } from '../types/message';
@@ -109,7 +110,7 @@ function describeCall(
   return [
     `Tool: ${spec.name}`,
     `Description: ${spec.description}`,
-    `Input schema: ${(JSON.stringify(spec.inputSchema) as string | undefined) ?? 'null'}`,
-    `Input: ${(JSON.stringify(input) as string | undefined) ?? 'null'}`,
+    `Input schema: ${jsonText(spec.inputSchema)}`,
+    `Input: ${jsonText(input)}`,
   ].join('\n');
 }
