@@ -3,7 +3,7 @@
  * scripted tools (MW-118), recording into one world.
  */
 import { MiddlewareError } from '../../src/core/index';
-import { defineTool, type Model, type ModelStreamEvent, type Tool, type Usage } from '../../src/agent/index';
+import { defineTool, type ContentBlock, type Model, type ModelStreamEvent, type Tool, type Usage } from '../../src/agent/index';
 import { z } from 'zod';
 import { failingTurn, ScriptedModel, ScriptedTool, textTurn, toolUseTurn, type ScriptedTurn } from '../../src/testing/index';
 import type { AgentCaseTool, AgentCaseTurn } from '../cases/agent-doubles';
@@ -42,6 +42,11 @@ export function userError(world: World, message: string): Error {
   const error = new Error(message);
   world.errors.set(message, error);
   return error;
+}
+
+/** The text blocks of a message's content, joined: what a case's patterns and observations read. */
+export function textOf(content: readonly ContentBlock[]): string {
+  return content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
 /** The scripted model turn a case turn describes. */

@@ -22,7 +22,7 @@ import {
   type TurnResultEvent,
 } from '../../src/agent/index';
 import type { AgentCaseHandler } from '../cases/agent-handlers';
-import { userError, type World } from './doubles';
+import { textOf, userError, type World } from './doubles';
 
 /** The agent views the handlers saw, so every observation can say whether it is the first one's object. */
 const views = new WeakMap<World, AgentView>();
@@ -158,7 +158,7 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
       const { pattern } = spec;
       registry.add(InvokeModelStage.Wrap, async function* fail(context, next) {
         const last = context.messages.at(-1)?.content ?? [];
-        const text = last.map((block) => (block.type === 'text' ? block.text : '')).join('');
+        const text = textOf(last);
         if (pattern !== undefined && !new RegExp(pattern, 'u').test(text)) return yield* next();
         throw userError(world, spec.message ?? 'guard failed');
       });

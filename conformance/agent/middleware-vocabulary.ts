@@ -27,7 +27,7 @@ import {
 } from '../../src/agent/index';
 import { z } from 'zod';
 import type { AgentCaseBundle, AgentCaseHandler } from '../cases/agent-handlers';
-import { buildModel, buildTool, userError, type World } from './doubles';
+import { buildModel, buildTool, textOf, userError, type World } from './doubles';
 
 /** What an afterToolCall hook returns. */
 type ToolResultPatch = ReturnType<Parameters<typeof afterToolCall>[0]>;
@@ -168,7 +168,7 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
         InvokeModelStage.Wrap,
         checkFinalAnswer({
           check: (message) => {
-            const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+            const text = textOf(message.content);
             if (!new RegExp(spec.pattern ?? '').test(text)) throw new Error(`"${text}" does not match ${spec.pattern ?? ''}`);
           },
           ...(spec.attempts === undefined ? {} : { maxAttempts: spec.attempts }),
@@ -203,7 +203,7 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
         else {
           const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: spec.text ?? '' }] }];
           const result = await context.invokeModel({ caller, messages });
-          world.observations.push(`${caller} ${textOfMessage(result.message)}`);
+          world.observations.push(`${caller} ${textOf(result.message.content)}`);
         }
         yield* next();
       };
@@ -264,9 +264,4 @@ export function registerMiddlewareHandler(world: World, registry: MiddlewareRegi
     default:
       return false;
   }
-}
-
-/** The text blocks of a message, joined. */
-function textOfMessage(message: Message): string {
-  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }

@@ -119,6 +119,13 @@ const run = z.strictObject({
     .optional(),
 });
 
+/** The attributes of a span as cases state them and ports report them (MW-190 – MW-192, MW-347). */
+export const spanAttributes = z
+  .record(z.string(), json)
+  .describe(
+    "The span's attributes whose names start with 'gen_ai.', and 'error.type', 'staged.interrupted', 'staged.agent.pending_approvals' and 'staged.agent.pending_external_calls', and 'staged.agent.reply_id' as 'uuid' when it is a UUID; the values of 'gen_ai.input.messages', 'gen_ai.output.messages' and the two staged.agent.pending_* attributes as the JSON values their text holds (the staged.* attributes of MW-093 are not compared)",
+  );
+
 /** One finished span, as a backend reads it (MW-190 – MW-192). */
 const span = z
   .strictObject({
@@ -127,11 +134,7 @@ const span = z
     kind: z.enum(['internal', 'client']),
     status: z.enum(['unset', 'error']),
     exception: z.string().optional().describe("The message of the span's exception event; absent when it has none (at most one)"),
-    attributes: z
-      .record(z.string(), json)
-      .describe(
-        "The span's attributes whose names start with 'gen_ai.', and 'error.type', 'staged.interrupted', 'staged.agent.pending_approvals' and 'staged.agent.pending_external_calls', and 'staged.agent.reply_id' as 'uuid' when it is a UUID; the values of 'gen_ai.input.messages', 'gen_ai.output.messages' and the two staged.agent.pending_* attributes as the JSON values their text holds (the staged.* attributes of MW-093 are not compared)",
-      ),
+    attributes: spanAttributes,
   })
   .describe('One span, in the order spans end');
 

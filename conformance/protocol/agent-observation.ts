@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { z } from 'zod';
+import { spanAttributes } from '../cases/agent-case';
 import { json } from '../cases/case-base';
 import { errorReport } from './error-report';
 
@@ -52,11 +53,7 @@ const observedSpan = z.strictObject({
   status: z.string().describe("'error' when the status is ERROR, else 'unset'"),
   exception: z.string().optional().describe('The message of its first exception event; absent when it has none'),
   exceptions: z.number().int().optional().describe('Only when it has more than one exception event: how many'),
-  attributes: z
-    .record(z.string(), json)
-    .describe(
-      "Its attributes named 'gen_ai.*', 'error.type', 'staged.interrupted', 'staged.agent.pending_approvals' and 'staged.agent.pending_external_calls', and 'staged.agent.reply_id' as 'uuid' when it is a UUID; the values of 'gen_ai.input.messages', 'gen_ai.output.messages' and the two staged.agent.pending_* attributes as the JSON values their text holds",
-    ),
+  attributes: spanAttributes,
 });
 
 /** An agent case as a port observed it. */

@@ -6,12 +6,13 @@
  * approves or denies: the package's `edit` decision and a description for
  * the human have no place in it, so a rule asking for either is refused.
  */
-import { MiddlewareError } from '../core/index';
-import type { ApprovalCheckContext, ApprovalDecisionType, NeedsApproval } from '../agent/index';
+import type { ApprovalDecisionType, NeedsApproval } from '../agent/index';
+import { readApprovalRule } from '../agent/middleware/approval-policy';
+import { needsApproval } from '../agent/tools/approval';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { ownEntry } from '../util/own-entry';
-import { invalidMiddlewareOptions } from './errors';
+import { approvalNotBoolean, invalidMiddlewareOptions } from './errors';
 
 const HANDLER = 'wrapAiSdkTools';
 
@@ -25,13 +26,16 @@ export type AiSdkToolApproval = Readonly<Record<string, AiSdkToolApprovalRule>>;
 export type AiSdkNeedsApproval = boolean | ((input: unknown, options: { readonly toolCallId: string }) => Promise<boolean>);
 
 /**
- * The `when` of each tool `approval` names, checked now: every name a tool of
- * `tools` that runs (`runs`) and has no `needsApproval` of its own, every
- * rule within what the AI SDK's approval can express.
+ * The `when` of each tool `approval` names, checked now: every name a tool
+ * that runs (`running` finds it) and has no `needsApproval` of its own, every
+ * rule as `approvalPolicy` reads it and within what the AI SDK's approval can express.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (`phase: 'register'`, `handler: 'wrapAiSdkTools'`) otherwise.
  */
-export function readApproval(approval: unknown, tools: object, runs: (name: string) => boolean): ReadonlyMap<string, NeedsApproval> {
+export function readApproval(
+  approval: unknown,
+  running: (name: string) => { readonly needsApproval?: unknown } | undefined,
+): ReadonlyMap<string, NeedsApproval> {
   if (!isObject(approval) || Array.isArray(approval))
     throw invalidMiddlewareOptions(
       `options.approval must be an object { [toolName]: true | false | (input, context) => boolean | { when? } }, got ${describeValue(approval)}`,
@@ -39,40 +43,40 @@ export function readApproval(approval: unknown, tools: object, runs: (name: stri
     );
   const rules = new Map<string, NeedsApproval>();
   for (const name of Object.keys(approval)) {
-    const entry = ownEntry(approval, name);
     const where = `options.approval["${name}"]`;
-    if (!runs(name))
+    const tool = running(name);
+    if (tool === undefined)
       throw invalidMiddlewareOptions(`${where} names no tool of the tool set that has an execute function to approve`, HANDLER);
-    const own = (ownEntry(tools, name) as { needsApproval?: unknown }).needsApproval;
-    if (own !== undefined)
+    if (tool.needsApproval !== undefined)
       throw invalidMiddlewareOptions(
         `${where} is given, but the tool "${name}" has a needsApproval of its own: say when it needs approval in one place, the tool or options.approval`,
         HANDLER,
       );
-    rules.set(name, ruleWhen(entry, where));
+    rules.set(name, ruleWhen(ownEntry(approval, name), where));
   }
   return rules;
 }
 
-/** The `when` of one rule, refusing what the AI SDK's approval cannot express. */
+/**
+ * The `when` of one rule as `approvalPolicy` reads it, refusing first what the AI SDK's approval cannot
+ * express (stricter than the policy, so the policy's reading refuses no decisions or description after it).
+ */
 function ruleWhen(entry: unknown, where: string): NeedsApproval {
-  if (typeof entry === 'boolean' || typeof entry === 'function') return entry as NeedsApproval;
-  if (!isObject(entry) || Array.isArray(entry))
-    throw invalidMiddlewareOptions(`${where} must be a boolean, a function or { when? }, got ${describeValue(entry)}`, HANDLER);
-  const { when = true, decisions, description } = entry as { when?: unknown; decisions?: unknown; description?: unknown };
-  if (typeof when !== 'boolean' && typeof when !== 'function')
-    throw invalidMiddlewareOptions(`${where}.when must be a boolean or a function, got ${describeValue(when)}`, HANDLER);
-  if (decisions !== undefined && !approveOrReject(decisions))
-    throw invalidMiddlewareOptions(
-      `${where}.decisions must be ['approve', 'reject'] or left out, got ${describeValue(decisions)}: the AI SDK's approval answer approves or denies a call, so an edit of its input (or a question without one of the two) cannot be expressed`,
-      HANDLER,
-    );
-  if (description !== undefined)
-    throw invalidMiddlewareOptions(
-      `${where}.description cannot be expressed: the AI SDK's tool-approval-request carries the tool call, and no text for the human; leave it out and show your own text beside the request`,
-      HANDLER,
-    );
-  return when as NeedsApproval;
+  if (isObject(entry) && !Array.isArray(entry)) {
+    const { decisions, description } = entry as { decisions?: unknown; description?: unknown };
+    if (decisions !== undefined && !approveOrReject(decisions))
+      throw invalidMiddlewareOptions(
+        `${where}.decisions must be ['approve', 'reject'] or left out, got ${describeValue(decisions)}: the AI SDK's approval answer approves or denies a call, so an edit of its input (or a question without one of the two) cannot be expressed`,
+        HANDLER,
+      );
+    if (description !== undefined)
+      throw invalidMiddlewareOptions(
+        `${where}.description cannot be expressed: the AI SDK's tool-approval-request carries the tool call, and no text for the human; leave it out and show your own text beside the request`,
+        HANDLER,
+      );
+  }
+  const refuse = (problem: string, value: unknown): Error => invalidMiddlewareOptions(`${problem}, got ${describeValue(value)}`, HANDLER);
+  return readApprovalRule(entry, where, refuse, '{ when? }').when;
 }
 
 /** Whether `decisions` is exactly approve and reject, in any order. */
@@ -95,30 +99,19 @@ export function aiSdkNeedsApproval(name: string, when: NeedsApproval, invocation
 }
 
 /**
- * Whether `when` asks for the call of tool `name` with `input` (MW-307).
+ * Whether `when` asks for the call of tool `name` with `input` (MW-307), as a tool's own `needsApproval` would.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `executeTool`) when a predicate answers anything but a boolean;
- *   what the predicate throws passes through unchanged.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `executeTool`, `handler: 'wrapAiSdkTools'`) when a predicate
+ *   answers anything but a boolean; what the predicate throws passes through unchanged.
  */
-export async function asks(
+export function asks(
   name: string,
   when: NeedsApproval,
   input: unknown,
   toolCallId: string,
   invocationState: Record<string, unknown>,
 ): Promise<boolean> {
-  if (typeof when === 'boolean') return when;
-  const context: ApprovalCheckContext = Object.freeze({
-    toolUse: Object.freeze({ name, toolUseId: toolCallId, input }),
-    invocationState,
-  });
-  const answer: unknown = await when(input, context);
-  if (typeof answer !== 'boolean')
-    throw new MiddlewareError({
-      code: 'ERR_INVALID_OPTIONS',
-      stage: 'executeTool',
-      handler: HANDLER,
-      message: `${HANDLER}(): the approval predicate of tool "${name}" must return a boolean, got ${describeValue(answer)}.`,
-    });
-  return answer;
+  return needsApproval({ toolUse: Object.freeze({ name, toolUseId: toolCallId, input }), invocationState }, when, (answer) =>
+    approvalNotBoolean(name, answer),
+  );
 }

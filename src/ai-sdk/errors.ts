@@ -55,6 +55,37 @@ export function invalidMiddlewareOptions(problem: string, handler = 'languageMod
   return new MiddlewareError({ code: 'ERR_INVALID_OPTIONS', phase: 'register', handler, message: `${handler}(): ${problem}.` });
 }
 
+/** The error of a wrapped tool's `execute` called with options that are not the AI SDK's (MW-305). */
+export function invalidExecuteOptions(tool: string, options: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: 'executeTool',
+    handler: 'wrapAiSdkTools',
+    message: `wrapAiSdkTools(): the execute of tool "${tool}" takes (input, { toolCallId, abortSignal?, ... }) as the AI SDK calls it, got options ${describeValue(options)}.`,
+  });
+}
+
+/** The error of an approval predicate of `wrapAiSdkTools` that answered anything but a boolean (MW-307). */
+export function approvalNotBoolean(tool: string, answer: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: 'executeTool',
+    handler: 'wrapAiSdkTools',
+    message: `wrapAiSdkTools(): the approval predicate of tool "${tool}" must return a boolean, got ${describeValue(answer)}.`,
+  });
+}
+
+/** The error of provider options a `cachePoint` of `fromAiSdk` returned that cannot be copied as plain data (MW-145, MW-187). */
+export function cachePointNotData(problem: string, cause: unknown): MiddlewareError {
+  return new MiddlewareError({
+    code: 'ERR_INVALID_OPTIONS',
+    stage: 'invokeModel',
+    phase: 'terminal',
+    message: `fromAiSdk: what options.cachePoint returned cannot be copied: ${problem}. Return plain data from it: objects, arrays, strings, numbers, booleans and null.`,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
 /** The error of a tool result no name can be found for, which no AI SDK provider can send (MW-187). */
 export function namelessToolResult(toolUseId: string): MiddlewareError {
   return new MiddlewareError({

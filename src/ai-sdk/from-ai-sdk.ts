@@ -1,8 +1,9 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/types/model';
+import { frozenCopy } from '../agent/values/freeze';
 import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamResult } from './ai-sdk-types';
-import { invalidAdapterOptions, unsupportedSpecification } from './errors';
+import { cachePointNotData, invalidAdapterOptions, unsupportedSpecification } from './errors';
 import { providerCachePoint, SentPrompts, toCallOptions, type CachePointOptions } from './prompt';
 import { ResponseStream } from './response-stream';
 
@@ -119,5 +120,19 @@ function readOptions(options: FromAiSdkOptions): { settings: AiSdkCallSettings |
     throw invalidAdapterOptions(`options.settings must be an object of call settings, got ${describeValue(settings)}`);
   if (cachePoint !== undefined && typeof cachePoint !== 'function')
     throw invalidAdapterOptions(`options.cachePoint must be a function of the cache type, got ${describeValue(cachePoint)}`);
-  return { settings, cachePoint: cachePoint ?? providerCachePoint };
+  return { settings, cachePoint: cachePoint === undefined ? providerCachePoint : copying(cachePoint) };
+}
+
+/**
+ * The user's `cachePoint`, each answer copied: the prompt messages the
+ * options go into are frozen when sent (MW-145), and the user's own objects
+ * (a constant reused for every cache point, say) must not be frozen with them.
+ */
+function copying(cachePoint: (cacheType: string) => AiSdkProviderOptions | undefined): CachePointOptions {
+  return (cacheType) => {
+    const options = cachePoint(cacheType);
+    return options === undefined
+      ? undefined
+      : frozenCopy(options, `options.cachePoint(${JSON.stringify(cacheType)})`, (problem, cause) => cachePointNotData(problem, cause));
+  };
 }

@@ -9,6 +9,7 @@ import { ownEntry, setOwnEntry } from '../util/own-entry';
 import type { ContentBlock, Message, ToolResultBlock } from '../agent/types/message';
 import type { ModelRequest } from '../agent/types/model';
 import type { ToolChoice } from '../agent/types/tool';
+import { resultPartTexts } from '../agent/tools/tool-result-text';
 import type {
   AiSdkCallOptions,
   AiSdkCallSettings,
@@ -77,9 +78,7 @@ function outputOf(block: ToolResultBlock): AiSdkToolResultOutput {
     if (only.type === 'text') return { type: failed ? 'error-text' : 'text', value: only.text };
     return { type: failed ? 'error-json' : 'json', value: only.json as AiSdkJsonValue };
   }
-  const texts = block.content.map((part) =>
-    part.type === 'text' ? part.text : ((JSON.stringify(part.json) as string | undefined) ?? 'null'),
-  );
+  const texts = resultPartTexts(block.content);
   if (failed) return { type: 'error-text', value: texts.join('\n') };
   if (texts.length === 0) return { type: 'text', value: '' };
   return { type: 'content', value: texts.map((text) => ({ type: 'text', text })) };

@@ -27,12 +27,14 @@ import {
 } from '../agent/index';
 import { AbortRace } from '../agent/tools/abort-race';
 import { valueResult } from '../agent/tools/tool-terminal';
+import { resultPartTexts } from '../agent/tools/tool-result-text';
 import { isAbortSignal } from '../util/abort-signal';
+import { isAsyncIterable } from '../util/async-iterable';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { ownEntry, setOwnEntry } from '../util/own-entry';
 import { aiSdkNeedsApproval, asks, readApproval, type AiSdkToolApproval } from './ai-sdk-tool-approval';
-import { cannotHalt, invalidMiddlewareOptions } from './errors';
+import { cannotHalt, invalidExecuteOptions, invalidMiddlewareOptions } from './errors';
 
 const HANDLER = 'wrapAiSdkTools';
 
@@ -138,31 +140,35 @@ export function wrapAiSdkTools<TTools extends Readonly<Record<string, AiSdkTool>
   const { invocationState, approval } = options;
   if (invocationState !== undefined && !isObject(invocationState))
     throw invalidMiddlewareOptions(`options.invocationState must be an object, got ${describeValue(invocationState)}`, HANDLER);
+  const stateOf = (): Record<string, unknown> => invocationState ?? {};
+  const wrapped: Record<string, unknown> = {};
+  // One walk checks and wraps every tool; approval, read after it, completes the calls it names.
+  const calls = new Map<string, { call: ToolCall; copy: Record<string, unknown> }>();
   for (const name of Object.keys(tools)) {
     const entry = ownEntry(tools, name);
     if (!isObject(entry)) throw invalidMiddlewareOptions(`tools["${name}"] must be a tool, got ${describeValue(entry)}`, HANDLER);
-    const execute = (entry as { execute?: unknown }).execute;
-    if (execute !== undefined && typeof execute !== 'function')
-      throw invalidMiddlewareOptions(`tools["${name}"].execute must be a function or absent, got ${describeValue(execute)}`, HANDLER);
-  }
-  const runs = (name: string): boolean => typeof (ownEntry(tools, name) as { execute?: unknown } | undefined)?.execute === 'function';
-  const approvals = approval === undefined ? new Map<string, NeedsApproval>() : readApproval(approval, tools, runs);
-  const stateOf = (): Record<string, unknown> => invocationState ?? {};
-  const wrapped: Record<string, unknown> = {};
-  for (const name of Object.keys(tools)) {
-    const original = ownEntry(tools, name) as AiSdkTool;
-    if (!runs(name)) {
+    const original = entry as AiSdkTool;
+    const { execute } = original;
+    if (execute === undefined) {
       setOwnEntry(wrapped, name, original);
       continue;
     }
-    const when = approvals.get(name);
-    const call: ToolCall = { registry, name, original, spec: specOf(name, original), when, invocationState: stateOf };
+    if (typeof execute !== 'function')
+      throw invalidMiddlewareOptions(`tools["${name}"].execute must be a function or absent, got ${describeValue(execute)}`, HANDLER);
+    const call: ToolCall = { registry, name, original, spec: specOf(name, original), when: undefined, invocationState: stateOf };
     const copy: Record<string, unknown> = {
       ...original,
-      execute: (input: unknown, executeOptions: unknown) => execute(call, input, executeOptions),
+      execute: (input: unknown, executeOptions: unknown) => executeCall(call, input, executeOptions),
     };
-    if (when !== undefined) copy.needsApproval = aiSdkNeedsApproval(name, when, stateOf);
+    calls.set(name, { call, copy });
     setOwnEntry(wrapped, name, copy);
+  }
+  if (approval !== undefined) {
+    for (const [name, when] of readApproval(approval, (name) => calls.get(name)?.call.original)) {
+      const { call, copy } = calls.get(name) as { call: ToolCall; copy: Record<string, unknown> };
+      call.when = when;
+      copy.needsApproval = aiSdkNeedsApproval(name, when, stateOf);
+    }
   }
   return Object.freeze(wrapped) as unknown as TTools;
 }
@@ -173,21 +179,15 @@ interface ToolCall {
   readonly name: string;
   readonly original: AiSdkTool;
   readonly spec: ToolSpec;
-  /** The tool's approval, when `options.approval` names it. */
-  readonly when: NeedsApproval | undefined;
+  /** The tool's approval, when `options.approval` names it (set once, before the tool set is returned). */
+  when: NeedsApproval | undefined;
   readonly invocationState: () => Record<string, unknown>;
 }
 
 /** One call of a wrapped tool: one invoke of ExecuteToolStage (MW-305), its result read as the AI SDK reads a tool's (MW-306). */
-async function execute(call: ToolCall, input: unknown, executeOptions: unknown): Promise<unknown> {
+async function executeCall(call: ToolCall, input: unknown, executeOptions: unknown): Promise<unknown> {
   const toolCallId = isObject(executeOptions) ? (executeOptions as { toolCallId?: unknown }).toolCallId : undefined;
-  if (typeof toolCallId !== 'string')
-    throw new MiddlewareError({
-      code: 'ERR_INVALID_OPTIONS',
-      stage: ExecuteToolStage.name,
-      handler: HANDLER,
-      message: `${HANDLER}(): the execute of tool "${call.name}" takes (input, { toolCallId, abortSignal?, ... }) as the AI SDK calls it, got options ${describeValue(executeOptions)}.`,
-    });
+  if (typeof toolCallId !== 'string') throw invalidExecuteOptions(call.name, executeOptions);
   const options = executeOptions as AiSdkToolExecutionOptions;
   const given = options.abortSignal;
   const signal = isAbortSignal(given) ? given : new AbortController().signal;
@@ -312,11 +312,6 @@ async function* aiSdkToolTerminal(
   yield answer(toolUse, value);
 }
 
-/** True for an async iterable other than a string. */
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return isObject(value) && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
-}
-
 /** The last value of an async iterable (undefined when it has none), each wait raced against the signal. */
 async function lastValue(values: AsyncIterable<unknown>, race: AbortRace): Promise<unknown> {
   const iterator = values[Symbol.asyncIterator]();
@@ -352,7 +347,7 @@ function outputOf(result: ToolResultEvent): unknown {
 /** The rejection of a call answered with an error result: its text is what the model reads. */
 function toolResultError(result: ToolResultEvent): Error {
   const { toolResult } = result;
-  const text = toolResult.content.map((block) => (block.type === 'text' ? block.text : JSON.stringify(block.json))).join('\n');
+  const text = resultPartTexts(toolResult.content).join('\n');
   const error = new Error(text, 'error' in result ? { cause: result.error } : undefined);
   error.name = 'ToolResultError';
   // ai 6 gives the model a tool error's message, ai 7 its toString(): both must be the answer's text alone.

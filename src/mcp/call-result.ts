@@ -3,10 +3,10 @@
  * untrusted, as the value the tool returns to the agent, or the error it
  * throws for a result with `isError`.
  */
-import { toJsonValue } from '../agent/values/json-value';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { ownEntry } from '../util/own-entry';
+import { answerJson } from './answer-json';
 import { malformedAnswer, toolAnsweredError, type McpRequest } from './errors';
 
 /** A call of one tool of one server, for the messages of its errors. */
@@ -22,13 +22,6 @@ function textOf(item: unknown): string | undefined {
   if (!isObject(item) || ownEntry(item, 'type') !== 'text') return undefined;
   const text = ownEntry(item, 'text');
   return typeof text === 'string' ? text : undefined;
-}
-
-/** A copy of a part of the result as JSON (frozen, `__proto__` an own key), or the protocol error naming what JSON cannot carry. */
-function jsonCopy(call: McpCall, value: unknown, root: string): unknown {
-  const conversion = toJsonValue(value, root);
-  if (!conversion.ok) throw malformedAnswer(call.server, call.request, `the result holds a value that is not JSON (${conversion.problem})`);
-  return conversion.json;
 }
 
 /**
@@ -49,12 +42,12 @@ export function answerOf(call: McpCall, result: unknown): unknown {
   const items: readonly unknown[] = content ?? [];
   if (ownEntry(result, 'isError') === true) {
     const texts = items.map(textOf).filter((text) => text !== undefined);
-    const copy = jsonCopy(call, result, 'result');
+    const copy = answerJson(call.server, call.request, result, 'result');
     throw toolAnsweredError(call.server, call.request, texts.length === 0 ? '(no text)' : texts.join('\n'), copy);
   }
   const structured = ownEntry(result, 'structuredContent');
-  if (isObject(structured) && !Array.isArray(structured)) return jsonCopy(call, structured, 'structuredContent');
+  if (isObject(structured) && !Array.isArray(structured)) return answerJson(call.server, call.request, structured, 'structuredContent');
   const only = items.length === 1 ? textOf(items[0]) : undefined;
   if (only !== undefined) return only;
-  return jsonCopy(call, items, 'content');
+  return answerJson(call.server, call.request, items, 'content');
 }

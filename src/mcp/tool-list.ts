@@ -4,10 +4,10 @@
  * (MW-320).
  */
 import type { NeedsApproval, Tool, ToolRunContext } from '../agent/types/tool';
-import { toJsonValue } from '../agent/values/json-value';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import { ownEntry } from '../util/own-entry';
+import { answerJson } from './answer-json';
 import { answerOf, type McpCall } from './call-result';
 import { clientFailure, malformedAnswer, type McpRequest } from './errors';
 import type { McpClient } from './mcp-types';
@@ -84,7 +84,10 @@ function mcpTool(source: ToolListSource, listed: unknown): Tool {
   const spec = Object.freeze({
     name: listedAs,
     description: typeof description === 'string' ? description : typeof title === 'string' ? title : '',
-    inputSchema: schema === undefined ? ANY_OBJECT : (schemaCopy(source, name, schema) as Record<string, unknown>),
+    inputSchema:
+      schema === undefined
+        ? ANY_OBJECT
+        : (answerJson(source.server, LISTING, schema, `the input schema of tool "${name}"`) as Record<string, unknown>),
   });
   const call: McpCall = { server: source.server, request: Object.freeze({ kind: 'call', tool: name, listedAs }) };
   const { client } = source;
@@ -104,11 +107,4 @@ function mcpTool(source: ToolListSource, listed: unknown): Tool {
     },
     ...(source.needsApproval === undefined ? {} : { needsApproval: source.needsApproval }),
   });
-}
-
-/** A copy of an input schema as JSON (frozen, `__proto__` an own key). */
-function schemaCopy(source: ToolListSource, name: string, schema: object): unknown {
-  const conversion = toJsonValue(schema, `the input schema of tool "${name}"`);
-  if (!conversion.ok) throw malformedAnswer(source.server, LISTING, `${conversion.problem}, not JSON`);
-  return conversion.json;
 }

@@ -15,6 +15,7 @@ import {
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import type { TurnDecision } from '../../src/agent/types/stages';
 import { ZERO, assistant, user } from './fixtures';
+import { caught } from '../assertions';
 
 const natural: TurnResultEvent = { type: 'turnResult', decision: 'natural', inject: [], onRunEnd: [] };
 const decided = (decision: TurnDecision, extra: Partial<TurnResultEvent> = {}): TurnResultEvent => ({
@@ -184,10 +185,32 @@ describe('readTurnResult', () => {
       { ...natural, decision: 'stop' },
       "a 'stop' decision needs stoppedBy: { handler: string, reason?: string } (mergeTurnAction() sets it), got undefined",
     ],
+    [
+      'a response from the user',
+      { ...natural, response: user('hi') },
+      "response must be an assistant message { role: 'assistant', content: ContentBlock[] }, got a plain object",
+    ],
+    [
+      'a response that is not an object',
+      { ...natural, response: 'hi' },
+      `response must be an assistant message { role: 'assistant', content: ContentBlock[] }, got the string "hi"`,
+    ],
   ])('throws ERR_INVALID_OPTIONS on the turn stage for %s, naming the field', (_name, result, problem) => {
     expect(() => readTurnResult(result)).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', stage: 'turn', message: `[ERR_INVALID_OPTIONS] TurnStage: ${problem}.` }),
     );
+  });
+
+  it('checks the copy of a response, so a response whose content cannot be read is refused on the turn stage', () => {
+    const failing = new Error('unreadable');
+    const response = {
+      role: 'assistant',
+      get content(): never {
+        throw failing;
+      },
+    };
+    const error = caught(() => readTurnResult({ ...natural, response }));
+    expect([error.code, error.stage, error.cause]).toEqual(['ERR_INVALID_OPTIONS', 'turn', failing]);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
+import type { MiddlewareError } from '../../src/core/index';
 import type { Message } from '../../src/agent/index';
 import { frozenCopy } from '../../src/agent/values/freeze';
 import { fromAiSdk } from '../../src/ai-sdk/index';
@@ -118,6 +119,51 @@ describe('fromAiSdk', () => {
       expect(greeting).toEqual({ role: 'user', content: [{ type: 'text', text: 'Hi' }] });
       expect(() => (greeting?.content as unknown[]).push({ type: 'text', text: 'changed' })).toThrow(TypeError);
       expect(() => Object.assign(greeting ?? {}, { role: 'system' })).toThrow(TypeError);
+    });
+  });
+
+  describe('with a cachePoint option of the user (MW-145)', () => {
+    const cached: Message = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Hi' },
+        { type: 'cachePoint', cacheType: 'default' },
+      ],
+    };
+
+    it("sends a copy of the user's provider options in a frozen prompt, leaving the user's objects unfrozen", async () => {
+      const cacheControl = { type: 'ephemeral', ttl: '1h' };
+      const model = mockModel(textParts(['ok']));
+      const adapter = fromAiSdk(model, { cachePoint: () => ({ anthropic: { cacheControl } }) });
+      for await (const _event of adapter.stream(requestOf({ messages: frozenCopy([cached]) }), {
+        signal: new AbortController().signal,
+        state: {},
+      }));
+      const [sent] = model.doStreamCalls[0]?.prompt ?? [];
+      const part = (sent?.content as { providerOptions?: { anthropic?: { cacheControl?: unknown } } }[])[0];
+      expect([part?.providerOptions, Object.isFrozen(sent), Object.isFrozen(part?.providerOptions?.anthropic?.cacheControl)]).toEqual([
+        { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } },
+        true,
+        true,
+      ]);
+      expect([Object.isFrozen(cacheControl), part?.providerOptions?.anthropic?.cacheControl === cacheControl]).toEqual([false, false]);
+    });
+
+    it('fails the call with ERR_INVALID_OPTIONS when the provider options cannot be copied', async () => {
+      const looped: Record<string, unknown> = { type: 'ephemeral' };
+      looped.self = looped;
+      const adapter = fromAiSdk(mockModel(textParts(['ok'])), { cachePoint: () => ({ anthropic: { cacheControl: looped as never } }) });
+      const error = await (async () => {
+        for await (const _event of adapter.stream(requestOf({ messages: [cached] }), { signal: new AbortController().signal, state: {} }));
+      })().then(
+        () => undefined,
+        (thrown: unknown) => thrown as MiddlewareError,
+      );
+      expect([error?.code, error?.stage, error?.message]).toEqual([
+        'ERR_INVALID_OPTIONS',
+        'invokeModel',
+        '[ERR_INVALID_OPTIONS] fromAiSdk: what options.cachePoint returned cannot be copied: options.cachePoint("default").anthropic.cacheControl.self refers back to options.cachePoint("default").anthropic.cacheControl (a cycle). Return plain data from it: objects, arrays, strings, numbers, booleans and null.',
+      ]);
     });
   });
 });

@@ -235,6 +235,18 @@ describe('wrapAiSdkTools', () => {
       expect(await failure(callOf(tools, 'weather', {}))).toBe(thrown);
     });
 
+    it('is a ToolResultError whose message joins the text of each part, a JSON part as its JSON text, one per line', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(ExecuteToolStage.Wrap, async function* refuse(context) {
+        const refused = errorResult(context.toolUse, 'Refused:');
+        const json = { type: 'json', json: { reason: 'quota', left: 0 } } as const;
+        yield { ...refused, toolResult: { ...refused.toolResult, content: [...refused.toolResult.content, json] } };
+      });
+      const tools = wrapAiSdkTools(registry, { weather: tool({ inputSchema: z.object({}), execute: () => 'Sunny' }) });
+      const error = (await failure(callOf(tools, 'weather', {}))) as Error;
+      expect([error.name, error.message]).toEqual(['ToolResultError', 'Refused:\n{"reason":"quota","left":0}']);
+    });
+
     it("is a ToolResultError carrying the result's text, block and error when errorsAsAnswers answers", async () => {
       const registry = new MiddlewareRegistry();
       registry.add(ExecuteToolStage.Wrap, errorsAsAnswers({ toResult: toolErrorAnswer }));
@@ -424,6 +436,36 @@ describe('wrapAiSdkTools', () => {
     });
   });
 
+  describe('reading the tool set', () => {
+    it('reads each tool once, one the approval names included', () => {
+      const reads: string[] = [];
+      const weather = tool({ inputSchema: z.object({}), execute: () => 'Sunny' });
+      const set = Object.defineProperty({}, 'weather', {
+        enumerable: true,
+        get() {
+          reads.push('weather');
+          return weather;
+        },
+      }) as { weather: typeof weather };
+      wrapAiSdkTools(new MiddlewareRegistry(), set, { approval: { weather: true } });
+      expect(reads).toEqual(['weather']);
+    });
+  });
+
+  describe('an execute called without the AI SDK options', () => {
+    it('rejects with ERR_INVALID_OPTIONS on executeTool, naming the tool', async () => {
+      const tools = wrapAiSdkTools(new MiddlewareRegistry(), { weather: tool({ inputSchema: z.object({}), execute: () => 'Sunny' }) });
+      const execute = tools.weather.execute as unknown as (input: unknown, options: unknown) => Promise<unknown>;
+      const error = (await failure(execute({}, {}))) as MiddlewareError;
+      expect([error.code, error.stage, error.handler, error.message]).toEqual([
+        'ERR_INVALID_OPTIONS',
+        'executeTool',
+        'wrapAiSdkTools',
+        '[ERR_INVALID_OPTIONS] wrapAiSdkTools(): the execute of tool "weather" takes (input, { toolCallId, abortSignal?, ... }) as the AI SDK calls it, got options a plain object.',
+      ]);
+    });
+  });
+
   describe('bad arguments', () => {
     const registry = new MiddlewareRegistry();
     const weather = tool({ inputSchema: z.object({}), execute: () => 'Sunny' });
@@ -463,6 +505,27 @@ describe('wrapAiSdkTools', () => {
         { weather: { ...weather, needsApproval: true } },
         { approval: { weather: true } },
         'options.approval["weather"] is given, but the tool "weather" has a needsApproval of its own: say when it needs approval in one place, the tool or options.approval',
+      ],
+      [
+        'an approval rule that is a number',
+        registry,
+        { weather },
+        { approval: { weather: 1 } },
+        'options.approval["weather"] must be a boolean, a function or { when? }, got number 1',
+      ],
+      [
+        'an approval rule whose when is a string',
+        registry,
+        { weather },
+        { approval: { weather: { when: 'always' } } },
+        'options.approval["weather"] needs when to be a boolean or a function, got the string "always"',
+      ],
+      [
+        'an approval rule with approve twice',
+        registry,
+        { weather },
+        { approval: { weather: { decisions: ['approve', 'approve'] } } },
+        `options.approval["weather"].decisions must be ['approve', 'reject'] or left out, got an array of length 2: the AI SDK's approval answer approves or denies a call, so an edit of its input (or a question without one of the two) cannot be expressed`,
       ],
       [
         'an approval with an edit decision',

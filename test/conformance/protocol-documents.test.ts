@@ -40,6 +40,26 @@ describe('the committed JSON Schemas', () => {
   });
 });
 
+describe('the span attributes of an agent case', () => {
+  /** Every `description` of an `attributes` property in a committed schema. */
+  function attributeDescriptions(file: string): string[] {
+    const found: string[] = [];
+    const walk = (value: unknown): void => {
+      if (typeof value !== 'object' || value === null) return;
+      const attributes = (value as { properties?: { attributes?: { description?: unknown } } }).properties?.attributes;
+      if (typeof attributes?.description === 'string') found.push(attributes.description);
+      Object.values(value).forEach(walk);
+    };
+    walk(JSON.parse(readFileSync(join(specDirectory, file), 'utf8')));
+    return found;
+  }
+
+  it('are described alike where a case states them and where a port reports them', () => {
+    const [stated] = attributeDescriptions('agent-case.schema.json');
+    expect([...new Set(attributeDescriptions('protocol.schema.json'))]).toEqual([stated]);
+  });
+});
+
 describe('spec/README.md', () => {
   describe('the table of messages', () => {
     it('is the table the zod schemas of the protocol give', () => {

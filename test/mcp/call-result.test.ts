@@ -106,6 +106,19 @@ describe('answerOf', () => {
     });
   });
 
+  describe('a value JSON cannot carry', () => {
+    it('throws ERR_MCP_PROTOCOL naming where in the result the value is', () => {
+      expect(outcome({ structuredContent: { hits: [{ score: 1n }] } })).toEqual({
+        code: 'ERR_MCP_PROTOCOL',
+        stage: 'executeTool',
+        phase: 'terminal',
+        handler: 'docs_search',
+        message:
+          '[ERR_MCP_PROTOCOL] calling tool "search" of MCP server "docs": the answer holds a value that is not JSON (structuredContent.hits[0].score is a BigInt), which MCP does not allow. The server does not follow the Model Context Protocol: fix or update it.',
+      });
+    });
+  });
+
   describe('generated results with __proto__ keys', () => {
     const key = fc.constantFrom('__proto__', 'constructor', 'toString', 'value', 'a');
     const leaf = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null));

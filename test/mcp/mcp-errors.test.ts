@@ -115,6 +115,20 @@ describe('mcpTools', () => {
     });
   });
 
+  describe('an input schema JSON cannot carry', () => {
+    it('rejects with ERR_MCP_PROTOCOL naming where in the schema the value is', async () => {
+      const listed: McpClient = { ...client, listTools: () => Promise.resolve({ tools: [{ name: 'a', inputSchema: { maximum: 1n } }] }) };
+      const error = await mcpTools({ client: listed }).then(
+        () => undefined,
+        (thrown: unknown) => thrown as MiddlewareError,
+      );
+      expect([error?.code, error?.message]).toEqual([
+        'ERR_MCP_PROTOCOL',
+        '[ERR_MCP_PROTOCOL] listing the tools of MCP server "server": the answer holds a value that is not JSON (the input schema of tool "a".maximum is a BigInt), which MCP does not allow. The server does not follow the Model Context Protocol: fix or update it.',
+      ]);
+    });
+  });
+
   describe('pages', () => {
     it('follows nextCursor through every page, and gives a tool without an input schema any object', async () => {
       const requests: unknown[] = [];

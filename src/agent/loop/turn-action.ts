@@ -185,12 +185,12 @@ export function readTurnResult(result: unknown): TurnResultEvent {
   });
 }
 
-/** A replacement of the turn's assistant message, copied and frozen. */
+/** A replacement of the turn's assistant message, copied and frozen; the copy is what is checked. */
 function turnResponse(value: unknown): Message {
-  const message = value as Partial<Message> | null;
+  const message = copiedMessages([value], 'response')[0] as Partial<Message> | null;
   if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.content))
     throw invalidTurn(`response must be an assistant message { role: 'assistant', content: ContentBlock[] }, got ${describeValue(value)}`);
-  return turnMessages([value], 'response')[0] as Message;
+  return message as Message;
 }
 
 /** The `stoppedBy` of a result: required on a stop, absent otherwise. */
@@ -214,14 +214,7 @@ function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
 /** A list of messages from a turn result or action, copied and frozen. */
 function turnMessages(value: unknown, field: string): readonly Message[] {
   if (!Array.isArray(value)) throw invalidTurn(`${field} must be an array of messages, got ${describeValue(value)}`);
-  let copy: readonly Message[];
-  try {
-    copy = frozenCopy(value as readonly Message[], field);
-  } catch (error) {
-    throw MiddlewareError.isInstance(error)
-      ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause)
-      : error;
-  }
+  const copy = copiedMessages(value, field);
   copy.forEach((message, index) => {
     const valid = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
     if (!valid)
@@ -230,6 +223,17 @@ function turnMessages(value: unknown, field: string): readonly Message[] {
       );
   });
   return copy;
+}
+
+/** A frozen copy of `value`, a copy that fails reported on the turn stage; its items are not checked yet. */
+function copiedMessages(value: readonly unknown[], field: string): readonly Message[] {
+  try {
+    return frozenCopy(value as readonly Message[], field);
+  } catch (error) {
+    throw MiddlewareError.isInstance(error)
+      ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause)
+      : error;
+  }
 }
 
 function concat(first: readonly Message[], second: readonly Message[]): readonly Message[] {

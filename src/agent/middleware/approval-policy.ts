@@ -71,38 +71,46 @@ function readPolicy(policy: unknown): ReadonlyMap<string, ApprovalRule> {
       policy,
     );
   const rules = new Map<string, ApprovalRule>();
-  for (const name of Object.keys(policy)) {
-    const entry = (policy as Record<string, unknown>)[name];
-    if (typeof entry === 'boolean' || typeof entry === 'function') {
-      rules.set(name, { when: entry as NeedsApproval, decisions: ALL_DECISIONS });
-      continue;
-    }
-    if (!isObject(entry) || Array.isArray(entry))
-      throw invalidOption(
-        FACTORY,
-        `the rule of tool "${name}" must be a boolean, a function or { when?, decisions?, description? }`,
-        entry,
-      );
-    const { when = true, decisions = ALL_DECISIONS, description } = entry as { when?: unknown; decisions?: unknown; description?: unknown };
-    if (typeof when !== 'boolean' && typeof when !== 'function')
-      throw invalidOption(FACTORY, `the rule of tool "${name}" needs when to be a boolean or a function`, when);
-    if (
-      !Array.isArray(decisions) ||
-      decisions.length === 0 ||
-      decisions.some((decision: unknown) => !(ALL_DECISIONS as readonly unknown[]).includes(decision))
-    )
-      throw invalidOption(
-        FACTORY,
-        `the rule of tool "${name}" needs decisions to be a non-empty array of 'approve', 'edit' and 'reject'`,
-        decisions,
-      );
-    if (description !== undefined && typeof description !== 'string')
-      throw invalidOption(FACTORY, `the rule of tool "${name}" needs description to be a string`, description);
-    rules.set(name, {
-      when: when as NeedsApproval,
-      decisions: Object.freeze(ALL_DECISIONS.filter((decision) => (decisions as readonly unknown[]).includes(decision))),
-      ...(description === undefined ? {} : { description }),
-    });
-  }
+  for (const name of Object.keys(policy))
+    rules.set(
+      name,
+      readApprovalRule((policy as Record<string, unknown>)[name], `the rule of tool "${name}"`, (problem, value) =>
+        invalidOption(FACTORY, problem, value),
+      ),
+    );
   return rules;
+}
+
+/**
+ * One rule of a policy, as `approvalPolicy` takes it (MW-288): `true`,
+ * `false`, a predicate, or `{ when?, decisions?, description? }`, its
+ * decisions in the order of {@link ALL_DECISIONS}.
+ *
+ * @param where - Names the rule in the messages.
+ * @param refuse - The error of a problem with `value`, the part of the rule that has it.
+ * @param shape - The rule object as the messages show it.
+ * @throws The error of `refuse` when `entry` is none of these.
+ */
+export function readApprovalRule(
+  entry: unknown,
+  where: string,
+  refuse: (problem: string, value: unknown) => Error,
+  shape = '{ when?, decisions?, description? }',
+): ApprovalRule {
+  if (typeof entry === 'boolean' || typeof entry === 'function') return { when: entry as NeedsApproval, decisions: ALL_DECISIONS };
+  if (!isObject(entry) || Array.isArray(entry)) throw refuse(`${where} must be a boolean, a function or ${shape}`, entry);
+  const { when = true, decisions = ALL_DECISIONS, description } = entry as { when?: unknown; decisions?: unknown; description?: unknown };
+  if (typeof when !== 'boolean' && typeof when !== 'function') throw refuse(`${where} needs when to be a boolean or a function`, when);
+  if (
+    !Array.isArray(decisions) ||
+    decisions.length === 0 ||
+    decisions.some((decision: unknown) => !(ALL_DECISIONS as readonly unknown[]).includes(decision))
+  )
+    throw refuse(`${where} needs decisions to be a non-empty array of 'approve', 'edit' and 'reject'`, decisions);
+  if (description !== undefined && typeof description !== 'string') throw refuse(`${where} needs description to be a string`, description);
+  return {
+    when: when as NeedsApproval,
+    decisions: Object.freeze(ALL_DECISIONS.filter((decision) => (decisions as readonly unknown[]).includes(decision))),
+    ...(description === undefined ? {} : { description }),
+  };
 }

@@ -6,6 +6,7 @@
  */
 import { castDraft } from 'immer';
 import type { Model, ModelCallOptions, ModelStreamEvent } from '../types/model';
+import { isAsyncIterable } from '../../util/async-iterable';
 
 /** The invocation-state key of a run's counts. */
 export const RUN_COUNTS_KEY = 'staged-middleware.callLimits';
@@ -122,8 +123,11 @@ export function modelCountingToolUses(model: Model, session: CallCounts): Model 
         }
       })();
     // Whatever else the model returns (null, say) reaches the terminal as it is, for it to judge.
-    if (isThenable(events)) return Promise.resolve(events).then((resolved) => (isAsyncIterable(resolved) ? counting(resolved) : resolved));
-    return isAsyncIterable(events) ? counting(events) : events;
+    if (isThenable(events))
+      return Promise.resolve(events).then((resolved) =>
+        isAsyncIterable(resolved) ? counting(resolved as AsyncIterable<ModelStreamEvent>) : resolved,
+      );
+    return isAsyncIterable(events) ? counting(events as AsyncIterable<ModelStreamEvent>) : events;
   };
   // The model's other properties (its id, say) stay readable through the prototype.
   return Object.assign(Object.create(model) as Model, { stream });
@@ -131,10 +135,6 @@ export function modelCountingToolUses(model: Model, session: CallCounts): Model 
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<ModelStreamEvent> {
-  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
 }
 
 function copyCounts(counts: CallCounts): CallCounts {

@@ -22,6 +22,7 @@ import type {
   TurnContext,
 } from '../types/stages';
 import { ExecuteToolStage, InvokeModelStage, TurnStage } from '../stages';
+import { refuseUnknownOptions } from './known-options';
 import {
   countOf,
   countToolCall,
@@ -215,8 +216,7 @@ function readLimits(
   shape: string,
 ): { runLimit: number | undefined; sessionLimit: number | undefined } {
   checkOptionsObject(factory, options, shape);
-  const unknown = Object.keys(options as object).filter((key) => !known.includes(key));
-  if (unknown.length > 0) throw invalidOption(factory, `options must be ${shape}; unknown option ${unknown.join(', ')}`, options);
+  refuseUnknownOptions(factory, options as object, known, shape);
   const { runLimit, sessionLimit } = options as { runLimit?: unknown; sessionLimit?: unknown };
   if (runLimit === undefined && sessionLimit === undefined) throw invalidOption(factory, 'give runLimit, sessionLimit or both', options);
   return {

@@ -9,6 +9,7 @@ import { MiddlewareError } from '../../core/index';
 import { describeValue } from '../../util/describe-value';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject, optionalFunction } from '../../middleware/options';
+import { refuseUnknownOptions } from './known-options';
 import { estimateTokens } from '../loop/context-budget';
 import type { ContentBlock, Message, ToolResultBlock } from '../types/message';
 import type { InvokeModelContext, TokenCounter } from '../types/stages';
@@ -54,9 +55,7 @@ const SHAPE = '{ keep?, triggerTokens?, placeholder?, excludeTools?, countTokens
  */
 export function clearToolResults(options: ClearToolResultsOptions = {}): InputHandler<InvokeModelContext> {
   checkOptionsObject('clearToolResults', options, SHAPE);
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.includes(key));
-  if (unknown.length > 0)
-    throw invalidOption('clearToolResults', `options must be ${SHAPE}; unknown option ${unknown.join(', ')}`, options);
+  refuseUnknownOptions('clearToolResults', options, KNOWN_OPTIONS, SHAPE);
   const { keep = 3, triggerTokens, placeholder = DEFAULT_CLEARED_PLACEHOLDER, excludeTools = [] } = options;
   if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 0)
     throw invalidOption('clearToolResults', 'options.keep must be an integer >= 0', keep);

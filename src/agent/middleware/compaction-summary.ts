@@ -6,6 +6,8 @@
  */
 import type { Message, ToolResultBlock } from '../types/message';
 import type { TokenCounter } from '../types/stages';
+import { resultPartTexts } from '../tools/tool-result-text';
+import { jsonText } from '../values/json-value';
 
 /** What the summary message starts with, before the summary. */
 export const SUMMARY_HEADING = 'Summary of the earlier conversation:';
@@ -61,7 +63,7 @@ export function transcript(messages: readonly Message[], pruneToolOutputs?: numb
           case 'text':
             return [block.text];
           case 'toolUse':
-            return [`[tool call ${block.name} ${(JSON.stringify(block.input) as string | undefined) ?? 'null'}]`];
+            return [`[tool call ${block.name} ${jsonText(block.input)}]`];
           case 'toolResult':
             return [`[tool result ${block.status}: ${toolOutput(block, pruneToolOutputs)}]`];
           default:
@@ -75,9 +77,7 @@ export function transcript(messages: readonly Message[], pruneToolOutputs?: numb
 
 /** A tool result's content as the transcript writes it, pruned to `limit` code units with its full length said. */
 function toolOutput(block: ToolResultBlock, limit: number | undefined): string {
-  const text = block.content
-    .map((part) => (part.type === 'text' ? part.text : ((JSON.stringify(part.json) as string | undefined) ?? 'null')))
-    .join(' ');
+  const text = resultPartTexts(block.content).join(' ');
   if (limit === undefined || text.length <= limit) return text;
   return `${head(text, limit)} … (${text.length} characters)`;
 }

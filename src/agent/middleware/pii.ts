@@ -7,6 +7,7 @@
 import type { Middleware, MiddlewareResult, Next } from '../../core/index';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
+import { refuseUnknownOptions } from './known-options';
 import { named } from '../../middleware/named';
 import { setOwnEntry } from '../../util/own-entry';
 import { piiDetected } from '../errors';
@@ -54,8 +55,7 @@ const SHAPE = '{ types?, patterns?, input?, output?, toolResults? }';
  */
 export function pii(options: PiiOptions): Middleware {
   checkOptionsObject('pii', options, SHAPE);
-  const unknown = Object.keys(options).filter((key) => !KNOWN.includes(key));
-  if (unknown.length > 0) throw invalidOption('pii', `options must be ${SHAPE}; unknown option ${unknown.join(', ')}`, options);
+  refuseUnknownOptions('pii', options, KNOWN, SHAPE);
   const detectors = readDetectors(options);
   const places = {
     input: readStrategy('input', options.input),

@@ -7,6 +7,7 @@ import type { InputHandler, SystemContentBlock } from '../../core/index';
 import { isObject } from '../../util/is-object';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
+import { refuseUnknownOptions } from './known-options';
 import type { CachePointBlock, Message } from '../types/message';
 import type { InvokeModelContext } from '../types/stages';
 
@@ -41,8 +42,7 @@ const SHAPE = '{ system?, messages?, cacheType? }';
  */
 export function promptCaching(options: PromptCachingOptions = {}): InputHandler<InvokeModelContext> {
   checkOptionsObject('promptCaching', options, SHAPE);
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.includes(key));
-  if (unknown.length > 0) throw invalidOption('promptCaching', `options must be ${SHAPE}; unknown option ${unknown.join(', ')}`, options);
+  refuseUnknownOptions('promptCaching', options, KNOWN_OPTIONS, SHAPE);
   const { system = true, messages = true, cacheType = 'default' } = options;
   if (typeof system !== 'boolean') throw invalidOption('promptCaching', 'options.system must be a boolean', system);
   if (typeof messages !== 'boolean') throw invalidOption('promptCaching', 'options.messages must be a boolean', messages);

@@ -51,18 +51,18 @@ export function todoGuards(guards: TodoGuards): TurnDecider {
     const blockedTurns = blocked.length === 0 ? 0 : state.blockedTurns + 1;
     const { staleAfter, finishGuard, escalateAfter } = guards;
     if (escalateAfter !== undefined && blockedTurns >= escalateAfter) {
-      updateTodoState(context, { unchangedTurns, blockedTurns });
+      updateTodoState(context, state, { unchangedTurns, blockedTurns });
       return { decision: 'stop', reason: `blocked: ${(blocked[0] as Todo).content}` };
     }
     if (finishGuard !== undefined && context.ending && open.length > 0 && state.finishReminders < finishGuard) {
-      updateTodoState(context, { unchangedTurns, blockedTurns, finishReminders: state.finishReminders + 1 });
+      updateTodoState(context, state, { unchangedTurns, blockedTurns, finishReminders: state.finishReminders + 1 });
       return { decision: 'loopToModel', inject: [finishReminder(open)] };
     }
     if (staleAfter !== undefined && !context.ending && unchangedTurns >= staleAfter) {
-      updateTodoState(context, { unchangedTurns: 0, blockedTurns });
+      updateTodoState(context, state, { unchangedTurns: 0, blockedTurns });
       return { inject: [staleReminder(unchangedTurns, todos)] };
     }
-    updateTodoState(context, { unchangedTurns, blockedTurns });
+    updateTodoState(context, state, { unchangedTurns, blockedTurns });
     return undefined;
   };
   // Named by a property, not by a function expression: a bundler may rename the expression's name beside the

@@ -123,9 +123,9 @@ export function todoList(options: TodoListOptions = {}): Middleware {
       // A tool called outside a run (a test, an own loop without state) saves nothing but still checks.
       const carrier = isObject(context) && isObject(context.invocationState) ? context : undefined;
       if (carrier !== undefined) {
-        const { applied } = readTodoState(carrier);
-        if (applied !== undefined && applied !== carrier.toolUse.toolUseId) throw new Error(repeatedCallMessage(applied));
-        updateTodoState(carrier, { applied: carrier.toolUse.toolUseId });
+        const state = readTodoState(carrier);
+        if (state.applied !== undefined && state.applied !== carrier.toolUse.toolUseId) throw new Error(repeatedCallMessage(state.applied));
+        updateTodoState(carrier, state, { applied: carrier.toolUse.toolUseId });
       }
       const { todos } = await parseWithZod<{ todos: Todo[] }>(
         input,
@@ -135,7 +135,8 @@ export function todoList(options: TodoListOptions = {}): Middleware {
           }),
         'the input is not a todo list',
       );
-      if (carrier !== undefined) updateTodoState(carrier, { todos: copyTodos(todos), wrote: true });
+      // Read again: another handler may have changed the state while the input was parsed.
+      if (carrier !== undefined) updateTodoState(carrier, readTodoState(carrier), { todos: copyTodos(todos), wrote: true });
       return `Saved ${todos.length} todo${todos.length === 1 ? '' : 's'}.`;
     },
   };
@@ -143,11 +144,11 @@ export function todoList(options: TodoListOptions = {}): Middleware {
     const stored = storedTodos(context.modelState);
     if (context.caller === undefined) {
       // A new turn: its first write_todos call is the one applied, and the run's list starts from the stored one.
-      const { todos: current } = readTodoState(context);
-      updateTodoState(context, {
+      const state = readTodoState(context);
+      updateTodoState(context, state, {
         wrote: false,
         applied: undefined,
-        ...(current === undefined && stored !== undefined ? { todos: copyTodos(stored) } : {}),
+        ...(state.todos === undefined && stored !== undefined ? { todos: copyTodos(stored) } : {}),
       });
     }
     const todos = latestTodos(context.messages) ?? stored;

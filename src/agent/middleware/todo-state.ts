@@ -85,9 +85,9 @@ export function readTodoState(carrier: StateCarrier): TodoState {
 /** A change of the state: a key given as undefined is removed. */
 type TodoStateChange = { readonly [Key in keyof TodoState]?: TodoState[Key] | undefined };
 
-/** Stores the run's state, changed by `change`, as a new frozen object. */
-export function updateTodoState(carrier: StateCarrier, change: TodoStateChange): TodoState {
-  const next: Record<string, unknown> = { ...readTodoState(carrier), ...change };
+/** Stores `state`, the run's state as the caller read it, changed by `change`, as a new frozen object. */
+export function updateTodoState(carrier: StateCarrier, state: TodoState, change: TodoStateChange): TodoState {
+  const next: Record<string, unknown> = { ...state, ...change };
   for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
   return TodoStateKey.set(carrier, Object.freeze(next) as unknown as TodoState);
 }

@@ -7,6 +7,8 @@ import { MiddlewareRegistry } from '../../core/index';
 import { isObject } from '../../util/is-object';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject } from '../../middleware/options';
+import { refuseUnknownOptions } from './known-options';
+import { jsonText } from '../values/json-value';
 import { createModelContext } from '../session/history';
 import { modelTerminal } from '../model/model-terminal';
 import type { ToolResultBlock } from '../types/message';
@@ -49,8 +51,7 @@ const SHAPE = '{ model, tools?, instructions? }';
  */
 export function toolEmulator(options: ToolEmulatorOptions): WrapHandler<ExecuteToolContext, ExecuteToolEvent> {
   checkOptionsObject('toolEmulator', options, SHAPE);
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.includes(key));
-  if (unknown.length > 0) throw invalidOption('toolEmulator', `options must be ${SHAPE}; unknown option ${unknown.join(', ')}`, options);
+  refuseUnknownOptions('toolEmulator', options, KNOWN_OPTIONS, SHAPE);
   const { model, tools, instructions = DEFAULT_EMULATOR_INSTRUCTIONS } = options;
   if (!isObject(model) || typeof (model as { stream?: unknown }).stream !== 'function')
     throw invalidOption('toolEmulator', 'options.model must be a model with stream()', model);
@@ -109,7 +110,7 @@ function describeCall(
   return [
     `Tool: ${spec.name}`,
     `Description: ${spec.description}`,
-    `Input schema: ${(JSON.stringify(spec.inputSchema) as string | undefined) ?? 'null'}`,
-    `Input: ${(JSON.stringify(input) as string | undefined) ?? 'null'}`,
+    `Input schema: ${jsonText(spec.inputSchema)}`,
+    `Input: ${jsonText(input)}`,
   ].join('\n');
 }

@@ -8,6 +8,7 @@ import { MiddlewareError } from '../../core/index';
 import { isObject } from '../../util/is-object';
 import { invalidOption } from '../../middleware/errors';
 import { checkOptionsObject, positiveInteger } from '../../middleware/options';
+import { refuseUnknownOptions } from './known-options';
 import type { Message } from '../types/message';
 import type { Model } from '../types/model';
 import type { InvokeModelContext } from '../types/stages';
@@ -54,8 +55,7 @@ const SHAPE = '{ maxTools?, alwaysInclude?, model?, instructions? }';
  */
 export function toolSelector(options: ToolSelectorOptions = {}): InputHandler<InvokeModelContext> {
   checkOptionsObject('toolSelector', options, SHAPE);
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.includes(key));
-  if (unknown.length > 0) throw invalidOption('toolSelector', `options must be ${SHAPE}; unknown option ${unknown.join(', ')}`, options);
+  refuseUnknownOptions('toolSelector', options, KNOWN_OPTIONS, SHAPE);
   const { alwaysInclude = [], model, instructions = DEFAULT_SELECTOR_INSTRUCTIONS } = options;
   const maxTools = options.maxTools === undefined ? undefined : positiveInteger('toolSelector', 'options.maxTools', options.maxTools);
   if (!Array.isArray(alwaysInclude) || !alwaysInclude.every((name) => typeof name === 'string'))

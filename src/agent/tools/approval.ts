@@ -10,7 +10,7 @@ import { describeValue } from '../../util/describe-value';
 import { isObject } from '../../util/is-object';
 import { frozenCopy } from '../values/freeze';
 import type { ExecuteToolContext } from '../types/stages';
-import type { ApprovalDecision, ApprovalDecisionType, ApprovalRequest, NeedsApproval } from '../types/tool';
+import type { ApprovalCheckContext, ApprovalDecision, ApprovalDecisionType, ApprovalRequest, NeedsApproval } from '../types/tool';
 import { ExecuteToolStage } from '../stages';
 
 /**
@@ -68,15 +68,26 @@ export async function decideApproval(context: ExecuteToolContext, rule: Approval
   return { run: false, message: decision.message ?? `The call of tool "${toolUse.name}" was rejected.` };
 }
 
-/** Whether `when` asks for this call. */
-async function needsApproval(context: ExecuteToolContext, when: NeedsApproval): Promise<boolean> {
+/**
+ * Whether `when` asks for the call `call` describes: the boolean, or the
+ * predicate's answer for the call's input and the frozen `{ toolUse, invocationState }`.
+ *
+ * @param notBoolean - The error of a predicate's answer that is no boolean; the approval error on `executeTool` by default.
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `executeTool`) for a `when` that is neither a boolean nor a
+ *   function, or the error of `notBoolean`. What the predicate throws passes through unchanged.
+ */
+export async function needsApproval(
+  call: ApprovalCheckContext,
+  when: NeedsApproval,
+  notBoolean: (answer: unknown) => MiddlewareError = (answer) =>
+    invalidApproval(`the needsApproval predicate of tool "${call.toolUse.name}" must return a boolean, got ${describeValue(answer)}`),
+): Promise<boolean> {
   if (typeof when === 'boolean') return when;
   if (typeof when !== 'function')
     throw invalidApproval(`needsApproval must be a boolean or a function (input, context) => boolean, got ${describeValue(when)}`);
-  const { toolUse, invocationState } = context;
+  const { toolUse, invocationState } = call;
   const asks: unknown = await when(toolUse.input, Object.freeze({ toolUse, invocationState }));
-  if (typeof asks !== 'boolean')
-    throw invalidApproval(`the needsApproval predicate of tool "${toolUse.name}" must return a boolean, got ${describeValue(asks)}`);
+  if (typeof asks !== 'boolean') throw notBoolean(asks);
   return asks;
 }
 

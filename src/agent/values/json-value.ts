@@ -155,3 +155,10 @@ function unwrap(value: object): unknown {
 function finiteOrNull(value: number): number | null {
   return Number.isFinite(value) ? value : null;
 }
+
+/** `JSON.stringify(value)` for a prompt or a transcript: `null` where it writes nothing (undefined, a function). It throws as `JSON.stringify` does. */
+export function jsonText(value: unknown): string {
+  // The library types say string, but JSON.stringify writes nothing (undefined) for undefined and functions.
+  const text = JSON.stringify(value) as string | undefined;
+  return text ?? 'null';
+}

@@ -145,6 +145,24 @@ describe('todoList', () => {
     });
   });
 
+  describe('reading the run state', () => {
+    it('reads it once before and once after checking the input of a write_todos call', async () => {
+      const reads: string[] = [];
+      const invocationState = new Proxy<Record<string, unknown>>(
+        { [TodoStateKey.name]: { wrote: false, unchangedTurns: 0, blockedTurns: 0, finishReminders: 0 } },
+        {
+          get(target, key, receiver) {
+            if (key === TodoStateKey.name) reads.push('read');
+            return Reflect.get(target, key, receiver) as unknown;
+          },
+        },
+      );
+      const toolUse = { type: 'toolUse', toolUseId: 'w1', name: 'write_todos', input: {} };
+      await writeTodos().run?.({ todos: [{ content: 'a', status: 'pending' }] }, { toolUse, invocationState } as unknown as ToolRunContext);
+      expect(reads).toEqual(['read', 'read']);
+    });
+  });
+
   describe('the current list during a run', () => {
     it('is readable by a TurnStage handler in the turn that wrote it', async () => {
       const registry = new MiddlewareRegistry();
