@@ -25,7 +25,7 @@ import { saveRacing } from '../session/session-saves';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, MiddlewareUsage, StoppedBy, TurnInfo } from '../types/stages';
 import { dispatchTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from '../types/tool';
-import { createTurnContext, decideTurn, endsRun, withResponse } from './turn-decision';
+import { decideTurn, endsRun, ownTurnContext, withResponse } from './turn-decision';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 
 /** What every terminal call of one run shares. */
@@ -103,7 +103,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
   };
   /** Acts on the TurnStage decision for a completed turn; returns the agent result when it ends the call. */
   const settle = async (turn: TurnInfo): Promise<AgentResultEvent | undefined> => {
-    const turnContext = createTurnContext({
+    const turnContext = ownTurnContext({
       messages: attempt.history.messages,
       turn,
       usage: attempt.usage,
@@ -146,7 +146,8 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       // promise jobs alone, which would keep every timer (a timeout, a timed cancel) from running (MW-142).
       await nextMacrotask();
       if (turn === undefined) {
-        yield* compressIfOver(compression);
+        // Without budgets there is nothing to check: no generator of its own to start and pull.
+        if (compression.budgets.length > 0) yield* compressIfOver(compression);
         // Whatever a handler assigns to agent.modelState during the call is dropped with it.
         const assigned = agent.modelState;
         const call = new ModelCall(
