@@ -71,15 +71,17 @@ export class MessageAssembly {
     }
   }
 
-  /** The result the events make (frozen). */
+  /**
+   * The result the events make (frozen). Its objects are made here and frozen as they are made; only what came
+   * from the events is copied, and only when it is an object (the types say it never is: a model's broken output).
+   */
   result(): ModelResultEvent {
-    const result: ModelResultEvent = {
+    return Object.freeze({
       type: 'modelResult',
-      message: { role: 'assistant', content: this.building.map(toBlock) },
-      stopReason: this.stopReason,
-      usage: this.usage,
-    };
-    return frozenCopy(result, 'modelResult');
+      message: Object.freeze({ role: 'assistant', content: Object.freeze(this.building.map(toBlock)) }),
+      stopReason: frozenPart(this.stopReason, 'stopReason'),
+      usage: frozenPart(this.usage, 'usage'),
+    });
   }
 
   /**
@@ -94,11 +96,29 @@ export class MessageAssembly {
   }
 }
 
-/** The content block a finished building block becomes. */
-function toBlock(block: Building): ContentBlock {
-  if (block.kind === 'text') return { type: 'text', text: joined(block.text) as string };
-  if (block.kind === 'reasoning') return { type: 'reasoning', text: joined(block.text) as string };
-  return { type: 'toolUse', toolUseId: block.toolUseId, name: block.name, input: parseInput(joined(block.json) as string) };
+/** The content block a finished building block becomes (frozen). */
+function toBlock(block: Building, index: number): ContentBlock {
+  if (block.kind !== 'toolUse') {
+    return Object.freeze({ type: block.kind, text: blockPart(joined(block.text) as string, index, 'text') });
+  }
+  return Object.freeze({
+    type: 'toolUse',
+    toolUseId: blockPart(block.toolUseId, index, 'toolUseId'),
+    name: blockPart(block.name, index, 'name'),
+    input: blockPart(parseInput(joined(block.json) as string), index, 'input'),
+  });
+}
+
+/** A value from the events, as the frozen result holds it: a frozen copy of an object, anything else as it is. */
+function frozenPart<T>(value: T, path: string): T {
+  if (typeof value !== 'object' || value === null) return value;
+  return frozenCopy(value, `modelResult.${path}`);
+}
+
+/** {@link frozenPart} for a field of the block at `index`, its path made only for an object. */
+function blockPart<T>(value: T, index: number, field: string): T {
+  if (typeof value !== 'object' || value === null) return value;
+  return frozenPart(value, `message.content[${index}].${field}`);
 }
 
 /**
