@@ -11,7 +11,7 @@ import { CHECKED_FLOOR, type Shell } from './floor';
 import { agentKit, core } from './library';
 import { nextMacrotask, raceAnswer, racePulls } from './raced-pulls';
 
-const { Agent, ExecuteToolStage, InvokeModelStage } = agentKit;
+const { Agent, ExecuteToolStage, InvokeModelStage, TurnStage } = agentKit;
 const { MiddlewareRegistry, MiddlewareResult } = core;
 
 const TURN_EVENTS = 1000;
@@ -95,7 +95,9 @@ function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
  * The same run written by hand: the model call and the tool calls with the five functions composed around them;
  * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke, and
  * with `raced`, it does what the agent's rules ask of every run: each pull of the model's stream and each tool
- * call's answer is raced against the run's signal (MW-115), and each turn begins with a macrotask (MW-142).
+ * call's answer is raced against the run's signal (MW-115), each turn begins with a macrotask (MW-142), and each
+ * turn ends with its decision (MW-126): a one-event invoke, inside `shell`, of a terminal yielding the natural
+ * decision for a frozen context of the turn, whose result the loop checks before it goes on.
  */
 async function* handWrittenRun(model: Model, shell: Shell, raced = false): AsyncGenerator<unknown, void, undefined> {
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
@@ -132,7 +134,10 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
     const message = redactEmail(new MiddlewareResult<Message>({ role: 'assistant', content })).value;
     messages.push(message);
     yield { type: 'modelResult', message, stopReason };
-    if (stopReason !== 'toolUse') return;
+    if (stopReason !== 'toolUse') {
+      if (raced) await decideTurn(shell, messages, message, [], signal);
+      return;
+    }
     const results: ContentBlock[] = [];
     for (const toolUse of toolUses) {
       timeline.invoke({ stage: ExecuteToolStage } as never);
@@ -161,7 +166,36 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
       }
     }
     messages.push({ role: 'user', content: results });
+    if (raced) await decideTurn(shell, messages, message, results, signal);
   }
+}
+
+/** The natural decision after a turn, as the TurnStage terminal yields it. */
+const NATURAL = Object.freeze({ type: 'turnResult', decision: 'natural', inject: Object.freeze([]), onRunEnd: Object.freeze([]) });
+
+/** The TurnStage terminal: the natural decision, whatever the context. */
+async function* naturalDecision(_context: unknown): AsyncGenerator<typeof NATURAL, void, undefined> {
+  yield NATURAL;
+}
+
+/** A turn's decision (MW-126): one invoke of the TurnStage terminal inside `shell`, its result checked. */
+async function decideTurn(
+  shell: Shell,
+  messages: readonly Message[],
+  message: Message,
+  toolResults: readonly ContentBlock[],
+  signal: AbortSignal,
+): Promise<void> {
+  timeline.invoke({ stage: TurnStage } as never);
+  const context = Object.freeze({
+    messages: Object.freeze([...messages]),
+    turn: Object.freeze({ message, toolResults }),
+    ending: toolResults.length === 0,
+    signal,
+  });
+  let decided: typeof NATURAL | undefined;
+  for await (const event of shell(naturalDecision(context))) decided = event;
+  if (decided?.type !== 'turnResult') throw new Error('A turn decision must be a turnResult.');
 }
 
 const agentTurn: Figure = {
@@ -193,7 +227,7 @@ const agentTurn: Figure = {
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
-      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), and a macrotask at the start of each turn (MW-142), as the agent's rules ask`,
+      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142) and the turn's decision at its end, a one-event invoke (MW-126), as the agent's rules ask`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },
