@@ -215,7 +215,8 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       attempt.halt = undefined;
       const { toolUses, results } = turn;
       const toolResults = Object.freeze(toolUses.map((toolUse) => results.get(toolUse.toolUseId) as ToolResultBlock));
-      attempt.history.append({ role: 'user', content: toolResults });
+      // Frozen as it is made, so the history takes it without a copy.
+      attempt.history.append(Object.freeze({ role: 'user', content: toolResults }));
       const ending = toolUses.find((toolUse) => turn?.terminating.has(toolUse.toolUseId) === true);
       const terminate = ending === undefined ? undefined : Object.freeze({ tool: ending.name, toolUseId: ending.toolUseId });
       const ended = await settle({

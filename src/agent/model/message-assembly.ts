@@ -105,7 +105,7 @@ function toBlock(block: Building, index: number): ContentBlock {
     type: 'toolUse',
     toolUseId: blockPart(block.toolUseId, index, 'toolUseId'),
     name: blockPart(block.name, index, 'name'),
-    input: blockPart(parseInput(joined(block.json) as string), index, 'input'),
+    input: frozenInput(parseInput(joined(block.json) as string), index),
   });
 }
 
@@ -154,6 +154,29 @@ function joined(pieces: unknown[]): unknown {
   const sum = sumOf(pieces);
   pieces.length = 0;
   return sum;
+}
+
+/** How deep parsed input is frozen where it lies; deeper input is left to the copy's walk (see {@link frozenInput}). */
+const PARSED_DEPTH = 64;
+
+/**
+ * A tool use's parsed input, frozen where it lies: the parse made every part of it, so no one else holds any.
+ * Input nested deeper than {@link PARSED_DEPTH} goes through the copy's walk instead, which takes the parts
+ * frozen so far as they are and reports input nested too deep as it reports any value.
+ */
+function frozenInput(value: unknown, index: number): unknown {
+  if (typeof value !== 'object' || value === null || freezeParsed(value, 0)) return value;
+  return blockPart(value, index, 'input');
+}
+
+/** Freezes a parsed value's parts, then the value; false, leaving the value unfrozen, when it is too deep. */
+function freezeParsed(value: object, depth: number): boolean {
+  if (depth === PARSED_DEPTH) return false;
+  for (const part of Object.values(value)) {
+    if (typeof part === 'object' && part !== null && !freezeParsed(part as object, depth + 1)) return false;
+  }
+  Object.freeze(value);
+  return true;
 }
 
 /** A tool use's input from its joined JSON deltas. */
