@@ -95,9 +95,10 @@ function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
  * The same run written by hand: the model call and the tool calls with the five functions composed around them;
  * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke, and
  * with `raced`, it does what the agent's rules ask of every run: each pull of the model's stream and each tool
- * call's answer is raced against the run's signal (MW-115), each turn begins with a macrotask (MW-142), and each
- * turn ends with its decision (MW-126): a one-event invoke, inside `shell`, of a terminal yielding the natural
- * decision for a frozen context of the turn, whose result the loop checks before it goes on.
+ * call's answer is raced against the run's signal (MW-115), each turn begins with a macrotask (MW-142), the inner
+ * chain each Wrap handler started is closed with `return()` when its call ends (MW-016), and each turn ends with
+ * its decision (MW-126): a one-event invoke, inside `shell`, of a terminal yielding the natural decision for a
+ * frozen context of the turn, whose result the loop checks before it goes on.
  */
 async function* handWrittenRun(model: Model, shell: Shell, raced = false): AsyncGenerator<unknown, void, undefined> {
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
@@ -114,15 +115,20 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
       toolSpecs,
       toolChoice: undefined,
     };
+    // With `raced`, the inner chains the Wrap handler started, closed at the end of the call (MW-016).
+    const modelChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
     const stream = (): AsyncIterable<ModelStreamEvent> => {
       const modelEvents = model.stream(request, { signal, state: {} });
-      return raced ? racePulls(modelEvents, signal) : modelEvents;
+      if (!raced) return modelEvents;
+      const chain = racePulls(modelEvents, signal);
+      modelChains?.push(chain);
+      return chain;
     };
     const events = retryOnce(context, stream as Next<unknown, ModelStreamEvent>);
     let text = '';
     const toolUses: ToolUseBlock[] = [];
     let stopReason = 'endTurn';
-    for await (const event of shell(events)) {
+    for await (const event of shell(events, modelChains)) {
       if (event.type === 'textDelta') text += event.text;
       else if (event.type === 'toolUseStart')
         toolUses.push({ type: 'toolUse', toolUseId: event.toolUseId, name: event.name, input: undefined });
@@ -142,7 +148,8 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
     for (const toolUse of toolUses) {
       timeline.invoke({ stage: ExecuteToolStage } as never);
       const tool = TOOLS.find((candidate) => candidate.spec.name === toolUse.name) as Tool;
-      const terminal = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
+      const toolChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
+      const runTool = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
         const answer = (tool.run as NonNullable<Tool['run']>)(toolUse.input, {
           toolUse,
           signal,
@@ -160,7 +167,12 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
           },
         };
       };
-      for await (const event of shell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>))) {
+      const terminal = (): AsyncGenerator<unknown, void, undefined> => {
+        const chain = runTool();
+        toolChains?.push(chain);
+        return chain;
+      };
+      for await (const event of shell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>), toolChains)) {
         results.push((event as { toolResult: ContentBlock }).toolResult);
         yield event;
       }
@@ -227,7 +239,7 @@ const agentTurn: Figure = {
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
-      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142) and the turn's decision at its end, a one-event invoke (MW-126), as the agent's rules ask`,
+      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) and the turn's decision at its end, a one-event invoke (MW-126), as the agent's rules ask`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },
