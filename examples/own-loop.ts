@@ -17,14 +17,13 @@ import {
   callModel,
   callTools,
   createTurnContext,
-  decideTurn,
-  endsRun,
   runOwnLoop,
-  withResponse,
+  settleTurn,
   type AgentEvent,
   type Interrupt,
   type Message,
   type Model,
+  type OwnLoopBody,
   type Tool,
   type ToolResultBlock,
   type ToolSpec,
@@ -39,50 +38,38 @@ export interface Conversation {
 }
 
 /** One run for `prompt`, yielding every event; the conversation takes what the run completed when its agentResult comes. */
-export async function* ownLoop(
+export function ownLoop(
   registry: MiddlewareRegistry,
   model: Model,
   tools: readonly Tool[],
   conversation: Conversation,
   prompt: string,
   invocationState: Record<string, unknown> = {}, // shared by reference with every handler
-): AsyncGenerator<AgentEvent> {
-  const userTurn: Message[] = [{ role: 'user', content: [{ type: 'text', text: prompt }] }];
+): AsyncGenerator<AgentEvent, void> {
   const [toolSpecs, start]: [ToolSpec[], Conversation] = [tools.map((tool) => tool.spec), { ...conversation, halted: undefined }];
-  let completed = start; // a run that throws, or whose consumer stops early, changes nothing
-  const run = runOwnLoop(registry, { messages: userTurn, invocationState }, async function* (stream, signal) {
+  const body: OwnLoopBody<Conversation> = async function* (stream, signal, checkpoint) {
     const history = new History([...start.messages, ...stream.messages]); // the input after AgentStreamStage's Input handlers
     let [modelState, usage] = [start.modelState, ZERO_USAGE];
-    const keep = (halted?: Conversation['halted']) => void (completed = { ...start, messages: history.messages, modelState, halted });
-    keep(); // a run a handler ends before its first turn completes keeps the user's turn
-    try {
-      for (let index = 1; ; index++) {
-        const parts = { model, messages: history.messages, systemPrompt: start.systemPrompt, toolSpecs, modelState, invocationState };
-        const { message, stopReason, toolUses, ...called } = yield* callModel(registry, parts, { signal }); // InvokeModelStage
-        [modelState, usage] = [called.modelState, addUsage(usage, called.usage)];
-        history.append(message);
-        const { results, interrupts, terminate } = yield* callTools(registry, { toolUses, tools, invocationState }, { signal });
-        if (interrupts.length > 0) keep({ interrupts, message, results }); // to resume with restoreLoop(snapshotLoop(...)) and callTools
-        if (interrupts.length > 0) return { stopReason: 'interrupt', message, usage, interrupts };
-        if (results.length > 0) history.append({ role: 'user', content: results });
-        const turn = { index, message, toolResults: results, stopReason, ...(terminate === undefined ? {} : { terminate }) };
-        const turnContext = createTurnContext({ messages: history.messages, turn, usage, invocationState });
-        const decided = await decideTurn(registry, turnContext, { signal }); // TurnStage: maxTurns, stopWhen, your handlers
-        if (decided.response !== undefined) history.replace(withResponse(history.messages, turnContext, decided)); // a handler's own response
-        const ends = endsRun(decided, turnContext);
-        history.append(...decided.inject, ...(ends ? decided.onRunEnd : []));
-        keep(); // a completed turn, kept if an AgentStreamStage handler ends the run later
-        if (!ends) continue;
-        const { response = message, stoppedBy } = decided;
-        return { stopReason: stoppedBy === undefined ? stopReason : 'stopped', message: response, usage, stoppedBy };
-      }
-    } catch (error) {
-      completed = start; // a run whose call failed keeps nothing, even when errorsAsAnswers answers for it
-      throw error;
+    const keep = (halted?: Conversation['halted']) => checkpoint({ ...start, messages: history.messages, modelState, halted });
+    keep(); // kept if a handler ends the run before its first turn completes (MW-128)
+    for (let index = 1; ; index++) {
+      const parts = { model, messages: history.messages, systemPrompt: start.systemPrompt, toolSpecs, modelState, invocationState };
+      const { message, stopReason, toolUses, ...called } = yield* callModel(registry, parts, { signal }); // InvokeModelStage
+      [modelState, usage] = [called.modelState, addUsage(usage, called.usage)];
+      history.append(message);
+      const { results, interrupts, terminate } = yield* callTools(registry, { toolUses, tools, invocationState }, { signal });
+      if (interrupts.length > 0) keep({ interrupts, message, results }); // to resume with restoreLoop(snapshotLoop(...)) and callTools
+      if (interrupts.length > 0) return { stopReason: 'interrupt', message, usage, interrupts };
+      if (results.length > 0) history.append({ role: 'user', content: results });
+      const turn = { index, message, toolResults: results, stopReason, ...(terminate === undefined ? {} : { terminate }) };
+      const turnContext = createTurnContext({ messages: history.messages, turn, usage, invocationState });
+      const { ends, onRunEnd, response = message, stoppedBy } = await settleTurn(registry, history, turnContext, { signal }); // TurnStage
+      if (ends) history.append(...onRunEnd);
+      keep(); // a completed turn
+      if (ends) return { stopReason: stoppedBy === undefined ? stopReason : 'stopped', message: response, usage, stoppedBy };
     }
+  };
+  return runOwnLoop(registry, { messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], invocationState }, body, {
+    conversation: { get: () => start, set: (kept) => void Object.assign(conversation, kept) }, // MW-119, MW-128, MW-327
   });
-  for await (const event of run) {
-    if (event.type === 'agentResult') Object.assign(conversation, completed);
-    yield event;
-  }
 }

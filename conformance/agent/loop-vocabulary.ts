@@ -101,6 +101,13 @@ export function registerLoopHandler(world: World, registry: MiddlewareRegistry, 
         yield ended;
       });
       return true;
+    case 'agentStream.wrap.failAfterResult':
+      registry.add(AgentStreamStage.Wrap, async function* failAfterResult(_context, next) {
+        yield* next();
+        yield { type: 'textDelta', text: 'after the result' };
+        throw userError(world, 'failed after the result');
+      });
+      return true;
     case 'agentStream.wrap.gate':
       registry.add(AgentStreamStage.Wrap, async function* gate(context, next) {
         const asking = spec.spread === true ? { ...context } : context;

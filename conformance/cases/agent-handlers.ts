@@ -40,6 +40,7 @@ export const handler = z
       'action',
       'badResult',
       'stopAfter',
+      'failAfterResult',
       'observeAgent',
       'gate',
       'lateInterrupt',

@@ -8,9 +8,11 @@ import {
   modelTerminal,
   runOwnLoop,
   type AgentEvent,
+  type AgentResultEvent,
   type AgentStreamContext,
   type OwnLoopBody,
   type OwnLoopInput,
+  type OwnLoopOptions,
   type OwnLoopOutcome,
 } from '../../src/agent/index';
 import { ScriptedModel, textTurn } from '../../src/testing/index';
@@ -193,6 +195,186 @@ describe('runOwnLoop', () => {
     });
   });
 
+  describe('with options.conversation', () => {
+    const noUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    const ended = { stopReason: 'endTurn', message: undefined, usage: noUsage } as const;
+    const ownResult: AgentResultEvent = { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: noUsage };
+    /** A conversation that logs each state it is given, starting from 'start'. */
+    const logged = (log: unknown[]) => ({ get: () => 'start', set: (state: string) => void log.push(`set ${state}`) });
+    /** Runs `body` with a logged conversation, logging each event type the consumer receives and how the run ended. */
+    const runLogged = async (registry: MiddlewareRegistry, body: OwnLoopBody<string>): Promise<unknown[]> => {
+      const log: unknown[] = [];
+      try {
+        for await (const event of runOwnLoop(registry, { messages: [], invocationState: {} }, body, { conversation: logged(log) }))
+          log.push(event.type);
+        log.push('done');
+      } catch (error) {
+        log.push(`failed ${(error as Error).message}`);
+      }
+      return log;
+    };
+    /** A Wrap handler that forwards the first event, stops pulling (closing the call) and ends the run itself. */
+    const stopAfterOne = async function* stopAfterOne(_context: AgentStreamContext, next: () => AsyncGenerator<AgentEvent>) {
+      for await (const event of next()) {
+        yield event;
+        break;
+      }
+      yield ownResult;
+    };
+    /** A body that checkpoints each of `states` with a textDelta event after each, then ends (or throws `error`). */
+    const checkpointing = (states: readonly string[], error?: Error): OwnLoopBody<string> =>
+      async function* (_context, _signal, checkpoint) {
+        for (const state of states) {
+          checkpoint(state);
+          yield { type: 'textDelta', text: state };
+        }
+        if (error !== undefined) throw error;
+        return ended;
+      };
+
+    it('hands the last checkpoint of the completed call to set before the agentResult reaches the caller', async () => {
+      expect(await runLogged(new MiddlewareRegistry(), checkpointing(['input', 'turn 1']))).toEqual([
+        'textDelta',
+        'textDelta',
+        'set turn 1',
+        'agentResult',
+        'done',
+      ]);
+    });
+
+    it('hands the start to set when the completed call made no checkpoint', async () => {
+      expect(await runLogged(new MiddlewareRegistry(), checkpointing([]))).toEqual(['set start', 'agentResult', 'done']);
+    });
+
+    it("keeps the checkpoint of the last attempt that completed, not a failed one's", async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, async function* retryOnce(_context, next) {
+        try {
+          yield* next();
+        } catch {
+          yield* next();
+        }
+      });
+      let calls = 0;
+      const body: OwnLoopBody<string> = (context, signal, checkpoint) =>
+        ++calls === 1
+          ? checkpointing(['first'], new Error('first failed'))(context, signal, checkpoint)
+          : checkpointing(['second'])(context, signal, checkpoint);
+      expect(await runLogged(registry, body)).toEqual(['textDelta', 'textDelta', 'set second', 'agentResult', 'done']);
+    });
+
+    it("keeps the closed call's last checkpoint when a Wrap handler ends the run itself", async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, stopAfterOne);
+      expect(await runLogged(registry, checkpointing(['input', 'turn 1']))).toEqual(['textDelta', 'set input', 'agentResult', 'done']);
+    });
+
+    it('keeps nothing of a call that failed when a Wrap handler answers for it', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, async function* answer(_context, next) {
+        try {
+          yield* next();
+        } catch {
+          yield ownResult;
+        }
+      });
+      expect(await runLogged(registry, checkpointing(['input'], new Error('model down')))).toEqual(['textDelta', 'agentResult', 'done']);
+    });
+
+    it('hands the start back when the run fails after a kept checkpoint', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, async function* failAfter(_context, next) {
+        yield* next();
+        yield { type: 'textDelta', text: 'late' }; // so the agentResult is delivered before the failure, not held as the result
+        throw new Error('failed after the result');
+      });
+      registry.add(AgentStreamStage.Wrap, stopAfterOne);
+      expect(await runLogged(registry, checkpointing(['input', 'turn 1']))).toEqual([
+        'textDelta',
+        'set input',
+        'agentResult',
+        'textDelta',
+        'set start',
+        'failed failed after the result',
+      ]);
+    });
+
+    it('keeps nothing when the body fails or the consumer stops before the result', async () => {
+      const log: unknown[] = [];
+      const run = runOwnLoop(new MiddlewareRegistry(), { messages: [], invocationState: {} }, checkpointing(['input', 'turn 1']), {
+        conversation: logged(log),
+      });
+      await run.next();
+      await run.return();
+      expect({ failed: await runLogged(new MiddlewareRegistry(), checkpointing(['input'], new Error('broke'))), stopped: log }).toEqual({
+        failed: ['textDelta', 'failed broke'],
+        stopped: [],
+      });
+    });
+
+    it('hands over the checkpoint itself, neither copied nor frozen', async () => {
+      const state = { messages: [] as unknown[] };
+      const kept: unknown[] = [];
+      const run = runOwnLoop(
+        new MiddlewareRegistry(),
+        { messages: [], invocationState: {} },
+        async function* (_context, _signal, checkpoint) {
+          yield* [];
+          checkpoint(state);
+          return ended;
+        },
+        { conversation: { get: (): unknown => undefined, set: (next) => void kept.push(next) } },
+      );
+      await collect(run);
+      expect({ same: kept[0] === state, frozen: Object.isFrozen(state), calls: kept.length }).toEqual({
+        same: true,
+        frozen: false,
+        calls: 1,
+      });
+    });
+
+    it("passes get's and set's errors through unchanged", async () => {
+      const [fromGet, fromSet] = [new Error('store unreachable'), new Error('store full')];
+      const body = checkpointing(['input']);
+      let thrownAtOnce: unknown;
+      try {
+        runOwnLoop(new MiddlewareRegistry(), { messages: [], invocationState: {} }, body, {
+          conversation: {
+            get: () => {
+              throw fromGet;
+            },
+            set: () => undefined,
+          },
+        });
+      } catch (error) {
+        thrownAtOnce = error;
+      }
+      const conversation = {
+        get: () => 'start',
+        set: () => {
+          throw fromSet;
+        },
+      };
+      const run = runOwnLoop(new MiddlewareRegistry(), { messages: [], invocationState: {} }, body, { conversation });
+      expect({ get: thrownAtOnce, set: await failure(collect(run)) }).toEqual({ get: fromGet, set: fromSet });
+      expect(
+        await failure(collect(runOwnLoop(new MiddlewareRegistry(), { messages: [], invocationState: {} }, body, { conversation }))),
+      ).toBe(fromSet);
+    });
+
+    it('gives the body a checkpoint function that returns its state, also without a conversation', async () => {
+      const returned: unknown[] = [];
+      await collect(
+        runOwnLoop(new MiddlewareRegistry(), { messages: [], invocationState: {} }, async function* (_context, _signal, checkpoint) {
+          yield* [];
+          returned.push(checkpoint('state'));
+          return ended;
+        }),
+      );
+      expect(returned).toEqual(['state']);
+    });
+  });
+
   describe('with bad arguments', () => {
     const noBody = (): undefined => undefined;
     it.each([
@@ -202,6 +384,24 @@ describe('runOwnLoop', () => {
     ])('throws ERR_INVALID_OPTIONS at once for %s', (_case, input, body, text) => {
       const error = caught(() => runOwnLoop(new MiddlewareRegistry(), input as OwnLoopInput, body as unknown as OwnLoopBody));
       expect({ ...fields(error), says: error.message.includes(`runOwnLoop(registry, input, body): ${text}`) }).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'agentStream',
+        phase: undefined,
+        handler: undefined,
+        says: true,
+      });
+    });
+
+    it.each([
+      ['a conversation that is not an object', 'keep'],
+      ['a conversation without set', { get: () => undefined }],
+      ['a conversation whose get is not a function', { get: 'start', set: () => undefined }],
+    ])('throws ERR_INVALID_OPTIONS at once for %s', (_case, conversation) => {
+      const options = { conversation } as unknown as OwnLoopOptions<unknown>;
+      const error = caught(() =>
+        runOwnLoop(new MiddlewareRegistry(), { messages: [], invocationState: {} }, noBody as unknown as OwnLoopBody, options),
+      );
+      expect({ ...fields(error), says: error.message.includes('options.conversation must be { get(), set(state) }') }).toEqual({
         code: 'ERR_INVALID_OPTIONS',
         stage: 'agentStream',
         phase: undefined,

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
 import {
+  History,
   TurnStage,
   createTurnContext,
   decideTurn,
   endsRun,
+  settleTurn,
   turnAction,
   type TurnContextParts,
   type TurnInfo,
@@ -141,5 +143,90 @@ describe('endsRun', () => {
     ['loopToModel after a turn without tools', loop, ending, false],
   ])('says whether %s ends the run', (_case, decided, context, ends) => {
     expect(endsRun(decided, context)).toBe(ends);
+  });
+});
+
+describe('settleTurn', () => {
+  const asked = { role: 'assistant', content: [{ type: 'toolUse', toolUseId: 't1', name: 'ls', input: {} }] } as const;
+  const answered = { role: 'user', content: [toolResult] } as const;
+  /** A history after a turn that ran `ls`, and its TurnStage context. */
+  const afterToolTurn = () => {
+    const history = new History([user('List the files.'), asked, answered]);
+    const turn: TurnInfo = { index: 1, message: asked, toolResults: [toolResult], stopReason: 'toolUse' };
+    return { history, context: createTurnContext({ messages: history.messages, turn, usage, invocationState: {} }) };
+  };
+
+  describe('with handlers that replace the response, inject and add closing messages', () => {
+    it("puts the response in the turn's place, appends inject after the results, leaves onRunEnd to the loop, and says the run ends", async () => {
+      const registry = new MiddlewareRegistry();
+      const narrated = { role: 'assistant', content: [{ type: 'text', text: 'Listing.' }, ...asked.content] } as const;
+      registry.add(
+        TurnStage.Wrap,
+        turnAction(function narrator() {
+          return { decision: 'stop', reason: 'listed', response: narrated, inject: [user('Noted.')], onRunEnd: [assistant('Bye.')] };
+        }),
+      );
+      const { history, context } = afterToolTurn();
+      const settled = await settleTurn(registry, history, context);
+      expect({ settled, frozen: Object.isFrozen(settled), history: history.messages }).toEqual({
+        settled: {
+          type: 'turnResult',
+          decision: 'stop',
+          inject: [user('Noted.')],
+          onRunEnd: [assistant('Bye.')],
+          stoppedBy: { handler: 'narrator', reason: 'listed' },
+          response: narrated,
+          ends: true,
+        },
+        frozen: true,
+        history: [user('List the files.'), narrated, answered, user('Noted.')],
+      });
+    });
+  });
+
+  describe('with no handler', () => {
+    it('leaves the history as it was and goes on after a turn that ran tools', async () => {
+      const { history, context } = afterToolTurn();
+      const before = history.messages;
+      const settled = await settleTurn(new MiddlewareRegistry(), history, context);
+      expect({ ends: settled.ends, same: history.messages === before }).toEqual({ ends: false, same: true });
+    });
+  });
+
+  describe('when the decision fails', () => {
+    it("rejects with the handler's error, the history untouched", async () => {
+      const registry = new MiddlewareRegistry();
+      const thrown = new Error('decider down');
+      registry.add(TurnStage.Input, () => {
+        throw thrown;
+      });
+      const { history, context } = afterToolTurn();
+      const before = history.messages;
+      const error = await failure(settleTurn(registry, history, context));
+      expect({ same: error === thrown, untouched: history.messages === before }).toEqual({ same: true, untouched: true });
+    });
+  });
+
+  describe('with a history that is not a History', () => {
+    it.each([
+      ['an array of messages', [user('Hi')]],
+      ['an object without replace', { messages: [], append: () => undefined }],
+    ])('rejects with ERR_INVALID_OPTIONS for %s, before any TurnStage invoke', async (_case, history) => {
+      const registry = new MiddlewareRegistry();
+      const invoked: string[] = [];
+      registry.add(TurnStage.Input, (turnContext) => {
+        invoked.push('turn');
+        return turnContext;
+      });
+      const error = await failure(settleTurn(registry, history as unknown as History, afterToolTurn().context));
+      expect({ ...fields(error), says: (error as Error).message.includes('history must be a History'), invoked }).toEqual({
+        code: 'ERR_INVALID_OPTIONS',
+        stage: 'turn',
+        phase: undefined,
+        handler: undefined,
+        says: true,
+        invoked: [],
+      });
+    });
   });
 });

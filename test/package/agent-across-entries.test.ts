@@ -51,7 +51,7 @@ describe.each([
     expect(observed.modelTerminal).toEqual({ handedOutAsReturned: true, written: { calls: 1 } });
   });
 
-  it("gives a framework's own loop, traced, one span tree under its run's invoke_agent span", () => {
+  it("gives a framework's own loop, traced, one span tree under its run's invoke_agent span, and keeps its checkpoint as it is", () => {
     expect(observed.ownLoop).toEqual({
       spans: [
         'invokeModel terminal <- chat',
@@ -62,6 +62,7 @@ describe.each([
         'invoke_agent <- none',
       ],
       result: { stopReason: 'endTurn', usage: { inputTokens: 2, outputTokens: 1, totalTokens: 3 } },
+      kept: [{ turns: 1, frozen: false }],
     });
   });
 

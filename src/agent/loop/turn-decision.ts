@@ -2,7 +2,8 @@
  * The decision after a turn (MW-126, MW-311): the TurnStage context of a
  * completed turn, the TurnStage invoke whose delivered result says whether
  * the loop goes on and which messages it adds, and whether that result ends
- * the run. The reference agent and a framework's own loop use the same three.
+ * the run, and the history acted on accordingly (MW-328). The reference agent
+ * and a framework's own loop use the same pieces.
  */
 import type { MiddlewareRegistry } from '../../core/index';
 import { describeValue } from '../../util/describe-value';
@@ -15,6 +16,7 @@ import type { Message } from '../types/message';
 import type { Usage } from '../types/model';
 import type { MiddlewareModelCaller, TurnContext, TurnEvent, TurnInfo, TurnResultEvent } from '../types/stages';
 import type { AgentView } from '../types/view';
+import type { History } from '../session/history';
 import { readTurnResult, turnTerminal } from './turn-action';
 
 /** What {@link createTurnContext} builds a TurnStage context from. */
@@ -190,4 +192,45 @@ function toolUseIds(message: Message): readonly string[] {
  */
 export function endsRun(decided: TurnResultEvent, context: TurnContext): boolean {
   return decided.decision === 'stop' || (decided.decision === 'natural' && context.ending);
+}
+
+/** A turn's decision as {@link settleTurn} acted on it: the delivered TurnStage result and whether the run ends. */
+export interface SettledTurn extends TurnResultEvent {
+  /** {@link endsRun} of the result: the run ends after this turn (appending `onRunEnd` is the loop's). */
+  readonly ends: boolean;
+}
+
+/**
+ * Decides after a completed turn and acts on the decision in `history`
+ * (MW-328): {@link decideTurn}, then a handler's replacement response in
+ * the turn's place ({@link withResponse}) and the `inject` messages
+ * appended. Returns the result with `ends` ({@link endsRun}), frozen. A run
+ * that ends appends `onRunEnd` itself, so a loop that ends for a reason of
+ * its own (a turn limit) does so the same way.
+ *
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `turn`), before any invoke, when `history` is not a `History` (an object
+ *   with an array `messages` and functions `append` and `replace`); what {@link decideTurn} throws, the history
+ *   untouched.
+ * @example
+ * ```ts
+ * const history = new History([result.message]);
+ * const turn = { index: 1, message: result.message, toolResults: [], stopReason: result.stopReason };
+ * const turnContext = createTurnContext({ messages: history.messages, turn, usage, invocationState });
+ * const settled = await settleTurn(registry, history, turnContext, { signal });
+ * if (settled.ends) history.append(...settled.onRunEnd); // and the run ends
+ * ```
+ */
+export async function settleTurn(
+  registry: MiddlewareRegistry,
+  history: History,
+  context: TurnContext,
+  options: { readonly signal?: AbortSignal | undefined } = {},
+): Promise<SettledTurn> {
+  const given = history as Partial<History> | null;
+  if (!isObject(given) || !Array.isArray(given.messages) || typeof given.append !== 'function' || typeof given.replace !== 'function')
+    throw invalidTurn(`settleTurn(registry, history, context): history must be a History, got ${describeValue(history)}`);
+  const decided = await decideTurn(registry, context, options);
+  if (decided.response !== undefined) history.replace(withResponse(history.messages, context, decided));
+  history.append(...decided.inject);
+  return Object.freeze({ ...decided, ends: endsRun(decided, context) });
 }

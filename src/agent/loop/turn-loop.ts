@@ -25,7 +25,7 @@ import { saveRacing } from '../session/session-saves';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, MiddlewareUsage, StoppedBy, TurnInfo } from '../types/stages';
 import { dispatchTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from '../types/tool';
-import { decideTurn, endsRun, ownTurnContext, withResponse } from './turn-decision';
+import { ownTurnContext, settleTurn } from './turn-decision';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 
 /** What every terminal call of one run shares. */
@@ -111,14 +111,12 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       agent: scope.view,
       invokeModel,
     });
-    const decided = await decideTurn(scope.registry, turnContext, { signal });
-    if (decided.response !== undefined) attempt.history.replace(withResponse(attempt.history.messages, turnContext, decided));
+    const decided = await settleTurn(scope.registry, attempt.history, turnContext, { signal });
     const message = decided.response ?? turn.message;
-    attempt.history.append(...decided.inject);
     checkpoint = conversationOf();
     // Saved after every completed turn, so a crash loses at most the turn in progress.
     if (persist !== undefined) await saveRacing(persist(checkpoint), signal);
-    const ends = endsRun(decided, turnContext);
+    const { ends } = decided;
     // A decision to go on past the turn limit ends the call instead (MW-143).
     const limited = !ends && turn.index >= agent.maxTurns;
     if (!ends && !limited) return undefined;

@@ -219,27 +219,35 @@ async function ownLoopAcrossEntries(kit) {
     },
   };
   const input = [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }];
-  const run = agent.runOwnLoop(registry, { messages: input, invocationState: {} }, async function* (context, signal) {
-    const { invocationState } = context;
-    const modelContext = agent.createModelContext({
-      model,
-      messages: context.messages,
-      systemPrompt: undefined,
-      toolSpecs: [],
-      invocationState,
-    });
-    let result;
-    for await (const event of registry.invoke(agent.InvokeModelStage, modelContext, agent.modelTerminal, { signal }))
-      yield (result = event);
-    const total = agent.addUsage(agent.ZERO_USAGE, result.usage);
-    const turn = { index: 1, message: result.message, toolResults: [], stopReason: result.stopReason };
-    const turnContext = agent.createTurnContext({ messages: context.messages, turn, usage: total, invocationState });
-    if (!agent.endsRun(await agent.decideTurn(registry, turnContext, { signal }), turnContext)) throw new Error('the run goes on');
-    return { stopReason: result.stopReason, message: result.message, usage: total };
-  });
+  const kept = [];
+  const conversation = { get: () => ({ turns: 0 }), set: (state) => void kept.push({ ...state, frozen: Object.isFrozen(state) }) };
+  const run = agent.runOwnLoop(
+    registry,
+    { messages: input, invocationState: {} },
+    async function* (context, signal, checkpoint) {
+      const { invocationState } = context;
+      const modelContext = agent.createModelContext({
+        model,
+        messages: context.messages,
+        systemPrompt: undefined,
+        toolSpecs: [],
+        invocationState,
+      });
+      let result;
+      for await (const event of registry.invoke(agent.InvokeModelStage, modelContext, agent.modelTerminal, { signal }))
+        yield (result = event);
+      const total = agent.addUsage(agent.ZERO_USAGE, result.usage);
+      const turn = { index: 1, message: result.message, toolResults: [], stopReason: result.stopReason };
+      const turnContext = agent.createTurnContext({ messages: context.messages, turn, usage: total, invocationState });
+      if (!agent.endsRun(await agent.decideTurn(registry, turnContext, { signal }), turnContext)) throw new Error('the run goes on');
+      checkpoint({ turns: 1 });
+      return { stopReason: result.stopReason, message: result.message, usage: total };
+    },
+    { conversation },
+  );
   let last;
   for await (const event of run) last = event;
-  return { spans: ended, result: { stopReason: last.stopReason, usage: last.usage } };
+  return { spans: ended, result: { stopReason: last.stopReason, usage: last.usage }, kept };
 }
 
 /**
