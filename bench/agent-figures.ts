@@ -11,7 +11,7 @@ import { CHECKED_FLOOR, type Shell } from './floor';
 import { agentKit, core } from './library';
 import { nextMacrotask, raceAnswer, racePulls } from './raced-pulls';
 
-const { Agent, ExecuteToolStage, InvokeModelStage } = agentKit;
+const { Agent, ExecuteToolStage, InvokeModelStage, TurnStage } = agentKit;
 const { MiddlewareRegistry, MiddlewareResult } = core;
 
 const TURN_EVENTS = 1000;
@@ -95,7 +95,10 @@ function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
  * The same run written by hand: the model call and the tool calls with the five functions composed around them;
  * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke, and
  * with `raced`, it does what the agent's rules ask of every run: each pull of the model's stream and each tool
- * call's answer is raced against the run's signal (MW-115), and each turn begins with a macrotask (MW-142).
+ * call's answer is raced against the run's signal (MW-115), each turn begins with a macrotask (MW-142), the inner
+ * chain each Wrap handler started is closed with `return()` when its call ends (MW-016), and each turn ends with
+ * its decision (MW-126): a one-event invoke, inside `shell`, of a terminal yielding the natural decision for a
+ * frozen context of the turn, whose result the loop checks before it goes on.
  */
 async function* handWrittenRun(model: Model, shell: Shell, raced = false): AsyncGenerator<unknown, void, undefined> {
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
@@ -112,15 +115,20 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
       toolSpecs,
       toolChoice: undefined,
     };
+    // With `raced`, the inner chains the Wrap handler started, closed at the end of the call (MW-016).
+    const modelChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
     const stream = (): AsyncIterable<ModelStreamEvent> => {
       const modelEvents = model.stream(request, { signal, state: {} });
-      return raced ? racePulls(modelEvents, signal) : modelEvents;
+      if (!raced) return modelEvents;
+      const chain = racePulls(modelEvents, signal);
+      modelChains?.push(chain);
+      return chain;
     };
     const events = retryOnce(context, stream as Next<unknown, ModelStreamEvent>);
     let text = '';
     const toolUses: ToolUseBlock[] = [];
     let stopReason = 'endTurn';
-    for await (const event of shell(events)) {
+    for await (const event of shell(events, modelChains)) {
       if (event.type === 'textDelta') text += event.text;
       else if (event.type === 'toolUseStart')
         toolUses.push({ type: 'toolUse', toolUseId: event.toolUseId, name: event.name, input: undefined });
@@ -132,12 +140,16 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
     const message = redactEmail(new MiddlewareResult<Message>({ role: 'assistant', content })).value;
     messages.push(message);
     yield { type: 'modelResult', message, stopReason };
-    if (stopReason !== 'toolUse') return;
+    if (stopReason !== 'toolUse') {
+      if (raced) await decideTurn(shell, messages, message, [], signal);
+      return;
+    }
     const results: ContentBlock[] = [];
     for (const toolUse of toolUses) {
       timeline.invoke({ stage: ExecuteToolStage } as never);
       const tool = TOOLS.find((candidate) => candidate.spec.name === toolUse.name) as Tool;
-      const terminal = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
+      const toolChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
+      const runTool = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
         const answer = (tool.run as NonNullable<Tool['run']>)(toolUse.input, {
           toolUse,
           signal,
@@ -155,13 +167,47 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
           },
         };
       };
-      for await (const event of shell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>))) {
+      const terminal = (): AsyncGenerator<unknown, void, undefined> => {
+        const chain = runTool();
+        toolChains?.push(chain);
+        return chain;
+      };
+      for await (const event of shell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>), toolChains)) {
         results.push((event as { toolResult: ContentBlock }).toolResult);
         yield event;
       }
     }
     messages.push({ role: 'user', content: results });
+    if (raced) await decideTurn(shell, messages, message, results, signal);
   }
+}
+
+/** The natural decision after a turn, as the TurnStage terminal yields it. */
+const NATURAL = Object.freeze({ type: 'turnResult', decision: 'natural', inject: Object.freeze([]), onRunEnd: Object.freeze([]) });
+
+/** The TurnStage terminal: the natural decision, whatever the context. */
+async function* naturalDecision(_context: unknown): AsyncGenerator<typeof NATURAL, void, undefined> {
+  yield NATURAL;
+}
+
+/** A turn's decision (MW-126): one invoke of the TurnStage terminal inside `shell`, its result checked. */
+async function decideTurn(
+  shell: Shell,
+  messages: readonly Message[],
+  message: Message,
+  toolResults: readonly ContentBlock[],
+  signal: AbortSignal,
+): Promise<void> {
+  timeline.invoke({ stage: TurnStage } as never);
+  const context = Object.freeze({
+    messages: Object.freeze([...messages]),
+    turn: Object.freeze({ message, toolResults }),
+    ending: toolResults.length === 0,
+    signal,
+  });
+  let decided: typeof NATURAL | undefined;
+  for await (const event of shell(naturalDecision(context))) decided = event;
+  if (decided?.type !== 'turnResult') throw new Error('A turn decision must be a turnResult.');
 }
 
 const agentTurn: Figure = {
@@ -193,7 +239,7 @@ const agentTurn: Figure = {
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
-      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), and a macrotask at the start of each turn (MW-142), as the agent's rules ask`,
+      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) and the turn's decision at its end, a one-event invoke (MW-126), as the agent's rules ask`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },

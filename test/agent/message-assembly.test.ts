@@ -172,6 +172,64 @@ describe('MessageAssembly', () => {
     });
   });
 
+  describe('a tool use whose input is nested', () => {
+    /** JSON of `levels` nested arrays around a `{ "__proto__": 1 }` object. */
+    const nested = (levels: number): string => `${'['.repeat(levels)}{"__proto__":1}${']'.repeat(levels)}`;
+    /** Every object of a parsed value, outermost first. */
+    const parts = (value: unknown): unknown[] =>
+      typeof value === 'object' && value !== null ? [value, ...Object.values(value).flatMap(parts)] : [];
+    /** The input of a result's only block, for a tool use streamed with `json`. */
+    const inputOf = (json: string): unknown => {
+      const assembly = new MessageAssembly();
+      assembly.add({ type: 'toolUseStart', toolUseId: 'a', name: 'weather' });
+      assembly.add({ type: 'toolUseDelta', input: json });
+      const [block] = assembly.result().message.content;
+      return (block as { readonly input: unknown }).input;
+    };
+
+    it.each([1, 63, 64, 65, 200])('gives the parsed input frozen all the way down, own "__proto__" keys kept (%s levels)', (levels) => {
+      const input = inputOf(nested(levels));
+      expect({ input, frozen: parts(input).every((part) => Object.isFrozen(part)), count: parts(input).length }).toEqual({
+        input: JSON.parse(nested(levels)) as unknown,
+        frozen: true,
+        count: levels + 1,
+      });
+    });
+
+    it('refuses input nested deeper than 1000 levels, naming it from modelResult', () => {
+      expect(() => inputOf(nested(1001))).toThrow(
+        /^\[ERR_INVALID_OPTIONS\] Agent: modelResult\.message\.content\[0\]\.input\[0\].* is nested deeper than 1000 levels/,
+      );
+    });
+  });
+
+  it('returns a result frozen all the way down', () => {
+    const assembly = new MessageAssembly();
+    assembly.add({ type: 'textDelta', text: 'Looking.' });
+    assembly.add({ type: 'toolUseStart', toolUseId: 'a', name: 'weather' });
+    assembly.add({ type: 'toolUseDelta', input: '{"city":"Oslo","days":[1,2]}' });
+    assembly.add({ type: 'usage', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } });
+    assembly.add({ type: 'messageStop', stopReason: 'toolUse' });
+    const result = assembly.result();
+    const parts = (value: unknown): unknown[] =>
+      typeof value === 'object' && value !== null ? [value, ...Object.values(value).flatMap(parts)] : [];
+    expect({ result, unfrozen: parts(result).filter((part) => !Object.isFrozen(part)) }).toEqual({
+      result: {
+        type: 'modelResult',
+        message: {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Looking.' },
+            { type: 'toolUse', toolUseId: 'a', name: 'weather', input: { city: 'Oslo', days: [1, 2] } },
+          ],
+        },
+        stopReason: 'toolUse',
+        usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      },
+      unfrozen: [],
+    });
+  });
+
   it('joins a long streamed answer into one text block, in stream order', () => {
     const assembly = new MessageAssembly();
     const words = Array.from({ length: 5000 }, (_, index) => `word${index} `);

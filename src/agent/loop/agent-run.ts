@@ -77,7 +77,8 @@ async function* run(
     responses: begin.responses,
     late: () => (tally.ended ? 'its run ended' : tally.produced ? 'the run produced its result' : undefined),
   };
-  const raised = new WeakSet();
+  // The interrupt signals this run's own interrupt() raised; made with the first, which most runs never raise.
+  let raised: WeakSet<object> | undefined;
   const { session } = agent;
   // The conversation state last saved to the session during this run, if any.
   let saved: Conversation | undefined;
@@ -115,7 +116,7 @@ async function* run(
     const context: AgentStreamContext = Object.freeze({
       messages: begin.messages,
       invocationState: begin.invocationState,
-      interrupt: interruptFor(AgentStreamStage.name, undefined, runStore, (signal) => raised.add(signal)),
+      interrupt: interruptFor(AgentStreamStage.name, undefined, runStore, (signal) => void (raised ??= new WeakSet()).add(signal)),
       agent: scope.view,
     });
     const terminal = (runContext: AgentStreamContext, run: TerminalCall<RunState>): AsyncGenerator<AgentEvent, void, undefined> =>
@@ -154,7 +155,7 @@ async function* run(
       committed = false;
       // Read anew at each use: the run may be cancelled while the halt is being saved.
       const cancelled = (): boolean => controller.signal.aborted;
-      if (!cancelled() && !(InterruptSignal.isInstance(error) && raised.has(error))) {
+      if (!cancelled() && !(InterruptSignal.isInstance(error) && raised?.has(error) === true)) {
         ending.failed = true;
         throw error;
       }

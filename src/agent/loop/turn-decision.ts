@@ -95,6 +95,26 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
 }
 
 /**
+ * The TurnStage context {@link createTurnContext} builds, from parts a loop of the kit made itself: `messages` a
+ * history's frozen array, `turn` a fresh object of frozen parts that nobody else holds (frozen here in place),
+ * `usage` a frozen sum, `agent` the run's frozen view. Nothing is checked or copied: each part already is what
+ * the public builder would make of it.
+ */
+export function ownTurnContext(parts: TurnContextParts): TurnContext {
+  const { turn, agent, invokeModel } = parts;
+  const context: { -readonly [K in keyof TurnContext]: TurnContext[K] } = {
+    messages: parts.messages,
+    turn: Object.freeze(turn),
+    ending: turn.toolResults.length === 0,
+    usage: parts.usage,
+    invocationState: parts.invocationState,
+  };
+  if (agent !== undefined) context.agent = agent;
+  if (invokeModel !== undefined) context.invokeModel = invokeModel;
+  return Object.freeze(context);
+}
+
+/**
  * Invokes TurnStage for a completed turn with {@link turnTerminal} and
  * returns what it delivered, checked by {@link readTurnResult} (a frozen
  * copy). Its events are the loop's own business: a loop does not yield them.

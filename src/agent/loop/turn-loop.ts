@@ -25,7 +25,7 @@ import { saveRacing } from '../session/session-saves';
 import type { AgentEvent, AgentResultEvent, AgentStreamContext, MiddlewareUsage, StoppedBy, TurnInfo } from '../types/stages';
 import { dispatchTools, type WorkingTurn } from './tool-dispatch';
 import type { Interrupt } from '../types/tool';
-import { createTurnContext, settleTurn } from './turn-decision';
+import { ownTurnContext, settleTurn } from './turn-decision';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 
 /** What every terminal call of one run shares. */
@@ -103,7 +103,7 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
   };
   /** Acts on the TurnStage decision for a completed turn; returns the agent result when it ends the call. */
   const settle = async (turn: TurnInfo): Promise<AgentResultEvent | undefined> => {
-    const turnContext = createTurnContext({
+    const turnContext = ownTurnContext({
       messages: attempt.history.messages,
       turn,
       usage: attempt.usage,
@@ -144,7 +144,8 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       // promise jobs alone, which would keep every timer (a timeout, a timed cancel) from running (MW-142).
       await nextMacrotask();
       if (turn === undefined) {
-        yield* compressIfOver(compression);
+        // Without budgets there is nothing to check: no generator of its own to start and pull.
+        if (compression.budgets.length > 0) yield* compressIfOver(compression);
         // Whatever a handler assigns to agent.modelState during the call is dropped with it.
         const assigned = agent.modelState;
         const call = new ModelCall(
@@ -212,7 +213,8 @@ async function* turns(loop: LoopRun, context: AgentStreamContext, run: TerminalC
       attempt.halt = undefined;
       const { toolUses, results } = turn;
       const toolResults = Object.freeze(toolUses.map((toolUse) => results.get(toolUse.toolUseId) as ToolResultBlock));
-      attempt.history.append({ role: 'user', content: toolResults });
+      // Frozen as it is made, so the history takes it without a copy.
+      attempt.history.append(Object.freeze({ role: 'user', content: toolResults }));
       const ending = toolUses.find((toolUse) => turn?.terminating.has(toolUse.toolUseId) === true);
       const terminate = ending === undefined ? undefined : Object.freeze({ tool: ending.name, toolUseId: ending.toolUseId });
       const ended = await settle({

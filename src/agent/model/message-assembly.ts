@@ -71,15 +71,17 @@ export class MessageAssembly {
     }
   }
 
-  /** The result the events make (frozen). */
+  /**
+   * The result the events make (frozen). Its objects are made here and frozen as they are made; only what came
+   * from the events is copied, and only when it is an object (the types say it never is: a model's broken output).
+   */
   result(): ModelResultEvent {
-    const result: ModelResultEvent = {
+    return Object.freeze({
       type: 'modelResult',
-      message: { role: 'assistant', content: this.building.map(toBlock) },
-      stopReason: this.stopReason,
-      usage: this.usage,
-    };
-    return frozenCopy(result, 'modelResult');
+      message: Object.freeze({ role: 'assistant', content: Object.freeze(this.building.map(toBlock)) }),
+      stopReason: frozenPart(this.stopReason, 'stopReason'),
+      usage: frozenPart(this.usage, 'usage'),
+    });
   }
 
   /**
@@ -94,11 +96,29 @@ export class MessageAssembly {
   }
 }
 
-/** The content block a finished building block becomes. */
-function toBlock(block: Building): ContentBlock {
-  if (block.kind === 'text') return { type: 'text', text: joined(block.text) as string };
-  if (block.kind === 'reasoning') return { type: 'reasoning', text: joined(block.text) as string };
-  return { type: 'toolUse', toolUseId: block.toolUseId, name: block.name, input: parseInput(joined(block.json) as string) };
+/** The content block a finished building block becomes (frozen). */
+function toBlock(block: Building, index: number): ContentBlock {
+  if (block.kind !== 'toolUse') {
+    return Object.freeze({ type: block.kind, text: blockPart(joined(block.text) as string, index, 'text') });
+  }
+  return Object.freeze({
+    type: 'toolUse',
+    toolUseId: blockPart(block.toolUseId, index, 'toolUseId'),
+    name: blockPart(block.name, index, 'name'),
+    input: frozenInput(parseInput(joined(block.json) as string), index),
+  });
+}
+
+/** A value from the events, as the frozen result holds it: a frozen copy of an object, anything else as it is. */
+function frozenPart<T>(value: T, path: string): T {
+  if (typeof value !== 'object' || value === null) return value;
+  return frozenCopy(value, `modelResult.${path}`);
+}
+
+/** {@link frozenPart} for a field of the block at `index`, its path made only for an object. */
+function blockPart<T>(value: T, index: number, field: string): T {
+  if (typeof value !== 'object' || value === null) return value;
+  return frozenPart(value, `message.content[${index}].${field}`);
 }
 
 /**
@@ -134,6 +154,29 @@ function joined(pieces: unknown[]): unknown {
   const sum = sumOf(pieces);
   pieces.length = 0;
   return sum;
+}
+
+/** How deep parsed input is frozen where it lies; deeper input is left to the copy's walk (see {@link frozenInput}). */
+const PARSED_DEPTH = 64;
+
+/**
+ * A tool use's parsed input, frozen where it lies: the parse made every part of it, so no one else holds any.
+ * Input nested deeper than {@link PARSED_DEPTH} goes through the copy's walk instead, which takes the parts
+ * frozen so far as they are and reports input nested too deep as it reports any value.
+ */
+function frozenInput(value: unknown, index: number): unknown {
+  if (typeof value !== 'object' || value === null || freezeParsed(value, 0)) return value;
+  return blockPart(value, index, 'input');
+}
+
+/** Freezes a parsed value's parts, then the value; false, leaving the value unfrozen, when it is too deep. */
+function freezeParsed(value: object, depth: number): boolean {
+  if (depth === PARSED_DEPTH) return false;
+  for (const part of Object.values(value)) {
+    if (typeof part === 'object' && part !== null && !freezeParsed(part as object, depth + 1)) return false;
+  }
+  Object.freeze(value);
+  return true;
 }
 
 /** A tool use's input from its joined JSON deltas. */

@@ -212,7 +212,9 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
  */
 export function readInput(input: AgentInput): readonly Message[] {
   if (input === undefined) return NO_MESSAGES;
-  if (typeof input === 'string') return frozenCopy([{ role: 'user', content: [{ type: 'text', text: input }] }]);
+  // Made here, so frozen as it is made rather than copied.
+  if (typeof input === 'string')
+    return Object.freeze([Object.freeze({ role: 'user', content: Object.freeze([Object.freeze({ type: 'text', text: input })]) })]);
   const copy = frozenCopy(input, 'input');
   const many = Array.isArray(copy);
   const messages = many ? (copy as readonly Message[]) : Object.freeze([copy as Message]);
