@@ -65,11 +65,13 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
    * is deoptimised ("weak objects" in `node --trace-deopt`) until it warms up again, which a process with
    * allocation-heavy neighbours pays over and over (`gc_pressure`). A static field, so that no bundler drops it as
    * unused: a store of its own elsewhere (a module's array that nothing reads) is tree-shaken out of the build.
+   * Marked pure, so that a bundle that never uses the class drops the keeper with it: unmarked, the construction is
+   * an effect of the shared chunk, which kept the whole invoke in every bundle of an entry point.
    */
   // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job (above)
-  static readonly #shapeKeeper: unknown = new Invocation(
-    Object.freeze({
-      stage: Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
+  static readonly #shapeKeeper: unknown = /*#__PURE__*/ new Invocation(
+    /*#__PURE__*/ Object.freeze({
+      stage: /*#__PURE__*/ Object.freeze({ name: 'shape keeper' }) as ResolvedChain['stage'],
       input: [],
       wrap: [],
       output: [],

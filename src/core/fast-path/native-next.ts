@@ -13,18 +13,19 @@ import { SerialAsyncGenerator } from './serial-async-generator';
  * returns a native promise and never throws synchronously, which is what
  * lets the invoke take its per-event shortcut.
  */
-export const nativeNext = (
-  Object.getPrototypeOf(
+export const nativeNext: unknown = /*#__PURE__*/ (() =>
+  (
     Object.getPrototypeOf(
-      (async function* probe() {
-        // Empty: only the generator's prototype chain is read.
-      })(),
-    ),
-  ) as { readonly next: unknown }
-).next;
+      Object.getPrototypeOf(
+        (async function* probe() {
+          // Empty: only the generator's prototype chain is read.
+        })(),
+      ),
+    ) as { readonly next: unknown }
+  ).next)();
 
 /** `next` of the hand-written iterators built on {@link SerialAsyncGenerator} (the invoke's own, the agent's terminals). */
-const serialNext: unknown = (SerialAsyncGenerator.prototype as { readonly next: unknown }).next;
+const serialNext: unknown = /*#__PURE__*/ (() => (SerialAsyncGenerator.prototype as { readonly next: unknown }).next)();
 
 /**
  * Whether a layer's `next()` returns a native promise and never throws

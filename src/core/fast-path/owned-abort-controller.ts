@@ -25,7 +25,7 @@ const flagged = new WeakMap<AbortSignal, OwnedAbortController>();
 export class OwnedAbortController {
   /** A live instance keeps the class's hidden class through full collections (see `Invocation`'s keeper). */
   // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job
-  static readonly #shapeKeeper: unknown = new OwnedAbortController();
+  static readonly #shapeKeeper: unknown = /*#__PURE__*/ new OwnedAbortController();
 
   /** Set just before the signal aborts, so it always says what the signal's `aborted` says. */
   aborted = false;
