@@ -21,9 +21,9 @@
  * | 'released' | undefined: the final event was delivered      | undefined                             | next pull: done                      |
  * | 'done'     | undefined: settled                            | undefined                             | none: every pull ends                |
  *
- * `pulls`: how `inner` is pulled (`pullKindOf`): a native async generator
- * (`'native'`) or an iterator of ours (`'own'`, pulled with `nextInto`)
- * takes the `.then` path; any other shape (`'guarded'`) takes `step()`.
+ * `native`: `inner` is a native async generator or a hand-written iterator
+ * that promises as much (`hasNativeNext`), whose pulls take the `.then` path;
+ * `ours`: it is an iterator of ours, pulled with `nextInto`.
  *
  * @packageDocumentation
  */
@@ -34,13 +34,12 @@ import type { ResolvedChain } from './chain';
 import type { InvokeOptions, StateBinding, Terminal } from './types';
 import { closeStarted, failInvoke, settle, stopInvoke, type ClosingFailure } from './closing';
 import {
+  hasNativeNext,
+  isOwnIterator,
   OwnedAbortController,
-  pullKindOf,
-  pullNative,
   SerialAsyncGenerator,
   type Answer,
   type ChainOwner,
-  type PullKind,
   type TrackedChain,
 } from './fast-path';
 import type { InvokeFrame, Later } from './invoke-frame';
@@ -84,8 +83,9 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
   // The iteration.
   private status: InvocationStatus = 'idle';
   private inner: LayerGenerator | undefined;
-  /** How `inner` is pulled (`fast-path/native-next.ts`), read once when it is entered. */
-  private pulls: PullKind = 'guarded';
+  private native = false;
+  /** `inner` is an iterator of ours, pulled with `nextInto` (`fast-path/serial-async-generator.ts`). */
+  private ours = false;
 
   // The result rule (`result-rule.ts`).
   last: unknown;
@@ -141,7 +141,7 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
    */
   protected pull(): Promise<Answer<TEvent>> {
     const status = this.status;
-    if (status === 'running' && this.pulls !== 'guarded' && this.queued === undefined && !this.signalAborted()) {
+    if (status === 'running' && this.native && this.queued === undefined && !this.signalAborted()) {
       return this.pullInner(this.onPulled, this.onPullFailed);
     }
     if (status === 'idle') return this.begin();
@@ -193,7 +193,7 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
    */
   protected override tryDirectPull(): Promise<unknown> | undefined {
     // The shortcut's conditions (see pull()); else the puller's callbacks wait for the answer of next().
-    if (this.status !== 'running' || this.pulls === 'guarded' || this.queued !== undefined || this.signalAborted()) return undefined;
+    if (this.status !== 'running' || !this.native || this.queued !== undefined || this.signalAborted()) return undefined;
     return this.pullInner(
       // Answered as pulled() answers, or failed as onPullFailed fails the invoke, then handed to the puller.
       (this.onPulledDirect ??= (pulled) => this.deliverDirect(this.pulled(pulled), pulled)),
@@ -213,10 +213,10 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
     onPulled: (pulled: IteratorResult<unknown, void>) => TResult | Promise<TResult>,
     onFailed: (error: unknown) => TResult | Promise<TResult>,
   ): Promise<TResult> {
-    const inner = this.inner as LayerGenerator;
-    return this.pulls === 'own'
+    const inner = this.inner;
+    return this.ours
       ? (inner as unknown as SerialAsyncGenerator<unknown>).nextInto(onPulled, onFailed)
-      : pullNative(inner).then(onPulled, onFailed);
+      : (inner as LayerGenerator).next().then(onPulled, onFailed);
   }
 
   private readonly onPullFailed = (error: unknown): Promise<never> => {
@@ -294,7 +294,8 @@ export class Invocation<TEvent> extends SerialAsyncGenerator<TEvent> implements 
 
   private setInner(inner: LayerGenerator): void {
     this.inner = inner;
-    this.pulls = pullKindOf(inner);
+    this.native = hasNativeNext(inner);
+    this.ours = isOwnIterator(inner);
   }
 
   // ---- The ends.

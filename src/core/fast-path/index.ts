@@ -16,7 +16,7 @@
  * | part | replaces | must behave exactly like |
  * | --- | --- | --- |
  * | {@link SerialAsyncGenerator} (`serial-async-generator.ts`): a hand-written async generator whose consumer calls run one at a time; `nextInto` is one fused pull, which a subclass supports with `tryDirectPull` and `deliverDirect` | an `async function*` layer of our own per iterator, and `next().then(onAnswer, onFailure)` between two of ours (a promise reaction per iterator per event, where a stack of them then costs one) | a native async generator: calls queued in call order; `nextInto(a, b)` as `next().then(a, b)` |
- * | {@link hasNativeNext}, {@link isOwnIterator}, {@link pullKindOf} (`native-next.ts`): which layers may be pulled with a bare `.then`, and which with `nextInto`; {@link pullNative}: a native generator's `next` called directly | guarding every pull of a layer of any shape (`pullFrom` in `layer.ts`), and reading the layer's `next` on every pull | that guarded pull, with `next` read once when the layer is entered, as `for await` reads it |
+ * | {@link hasNativeNext}, {@link isOwnIterator} (`native-next.ts`): which layers may be pulled with a bare `.then`, and which with `nextInto` | guarding every pull of a layer of any shape (`pullFrom` in `layer.ts`) | that guarded pull |
  * | {@link PassThroughGenerator}, {@link Delegation} (`pass-through.ts`): a generator's stretches of pass-through run without it | `for await (const event of source) yield observe(event)` inside the generator | that loop, including closing the source when the loop is left early |
  * | {@link track}, {@link TrackedChain} (`tracked-chain.ts`): the first inner chains of an invoke held as they are, the rest wrapped to be forgotten when they end | wrapping every inner chain (`async function*` with `yield*` and a `finally` that reports its end) | that wrapper: the same events, and the same chains closed when the invoke settles |
  * | {@link OwnedAbortController} (`owned-abort-controller.ts`): a flag read instead of `signal.aborted` for signals only the library aborts | `signal.aborted` (a megamorphic read on Node 20, where every signal has a hidden class of its own) | `signal.aborted`: the flag is set just before the signal aborts, with no code of anyone else in between |
@@ -28,8 +28,7 @@
  *
  * @packageDocumentation
  */
-export { hasNativeNext, isOwnIterator, nativeNext, pullKindOf, pullNative } from './native-next';
-export type { PullKind } from './native-next';
+export { hasNativeNext, isOwnIterator, nativeNext } from './native-next';
 export { OwnedAbortController } from './owned-abort-controller';
 export { Delegation, PassThroughGenerator } from './pass-through';
 export type { DelegatingGenerator } from './pass-through';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LayerGenerator } from '../../../src/core/layer';
-import { hasNativeNext, isOwnIterator, pullKindOf, pullNative } from '../../../src/core/fast-path/native-next';
-import { SerialAsyncGenerator } from '../../../src/core/fast-path/serial-async-generator';
+import { hasNativeNext, isOwnIterator } from '../../../src/core/fast-path/native-next';
 import { QueuedPassThrough } from '../native-pull-fixtures';
 
 async function* events(): LayerGenerator {
@@ -41,43 +40,5 @@ describe('isOwnIterator', () => {
       isOwnIterator(events()),
       isOwnIterator(new Overriding(events()) as LayerGenerator),
     ]).toEqual([true, false, false]);
-  });
-});
-
-describe('pullKindOf', () => {
-  it('tells a native generator, an iterator of ours and any other shape apart', () => {
-    class Overriding extends QueuedPassThrough<unknown> {
-      override next(): Promise<IteratorResult<unknown, void>> {
-        return super.next();
-      }
-    }
-    const source = events();
-    const handWritten = { next: () => source.next(), return: () => source.return(), throw: (error: unknown) => source.throw(error) };
-    expect([
-      pullKindOf(events()),
-      pullKindOf(new QueuedPassThrough(events()) as LayerGenerator),
-      pullKindOf(new Overriding(events()) as LayerGenerator),
-      pullKindOf(handWritten as unknown as LayerGenerator),
-    ]).toEqual(['native', 'own', 'guarded', 'guarded']);
-  });
-
-  it('does not take an object that borrows the next() of SerialAsyncGenerator for an iterator of ours', () => {
-    const borrowing = {
-      next: (SerialAsyncGenerator.prototype as { readonly next: unknown }).next,
-      return: () => Promise.resolve({ value: undefined, done: true }),
-    };
-    expect(pullKindOf(borrowing as unknown as LayerGenerator)).toBe('guarded');
-  });
-});
-
-describe('pullNative', () => {
-  it("answers as the generator's own next() does, to the end", async () => {
-    const generator = events();
-    const answers = [await pullNative(generator), await pullNative(generator), await pullNative(generator)];
-    expect(answers).toEqual([
-      { value: 'a', done: false },
-      { value: undefined, done: true },
-      { value: undefined, done: true },
-    ]);
   });
 });
