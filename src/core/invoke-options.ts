@@ -12,13 +12,20 @@ import type { AddOptions, AnyStage, InvokeOptions, Registration } from './types'
 import { isObject } from '../util/is-object';
 
 /**
- * Checks the arguments of `invoke()` and `run()` before anything runs.
+ * The options of an `invoke()` or `run()` called without any: one frozen object for every such call, where a
+ * default of `{}` would allocate one per invoke.
+ */
+export const NO_INVOKE_OPTIONS: InvokeOptions = Object.freeze({});
+
+/**
+ * Checks the arguments of `invoke()` and `run()` before anything runs; `knownStage` when `stage` is already known
+ * to be a genuine stage (the registry's chain cache holds it), which spares the stage check.
  *
  * @throws MiddlewareError `ERR_UNKNOWN_PHASE` when `stage` is not a stage, `ERR_INVALID_HANDLER` when `terminal` is
  *   not a function, `ERR_INVALID_OPTIONS` for options of the wrong shape.
  */
-export function checkInvoke(stage: AnyStage, terminal: unknown, options: InvokeOptions): void {
-  stageOf(stage, 'registry.invoke');
+export function checkInvoke(stage: AnyStage, terminal: unknown, options: InvokeOptions, knownStage: boolean): void {
+  if (!knownStage) stageOf(stage, 'registry.invoke');
   if (typeof terminal !== 'function') throw notAFunction({ stage: stage.name, phase: 'terminal', handler: 'terminal' }, terminal);
   checkInvokeOptions(stage.name, options);
 }

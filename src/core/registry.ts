@@ -7,7 +7,7 @@
  */
 import type { Instrumentation } from './instrumentation';
 import { Invocation } from './invocation';
-import { checkInvoke } from './invoke-options';
+import { checkInvoke, NO_INVOKE_OPTIONS } from './invoke-options';
 import type { DeepReadonly } from './deep-readonly';
 import type {
   AddOptions,
@@ -163,7 +163,8 @@ export class MiddlewareRegistry {
    *   `ERR_ORDER_CONFLICT` or `ERR_DUPLICATE_ID` when the chain cannot be resolved; `ERR_INVALID_OPTIONS` for a bad `use`.
    */
   describe(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): ChainEntry[] {
-    const chain = this.chains.resolve(this.scope, stageOf(stage, 'registry.describe'), options.use);
+    const checked = stageOf(stage, 'registry.describe');
+    const chain = this.chains.resolve(this.scope, checked, options.use, this.chains.entryOf(checked));
     return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => Object.freeze(entry));
   }
 
@@ -205,10 +206,12 @@ export class MiddlewareRegistry {
     stage: MiddlewareStage<TContext, TResult, TEvent>,
     context: NoInfer<TContext>,
     terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
-    options: InvokeOptions<TState> = {},
+    options: InvokeOptions<TState> = NO_INVOKE_OPTIONS as InvokeOptions<TState>,
   ): AsyncGenerator<TEvent, void, undefined> {
-    checkInvoke(stage, terminal, options);
-    const chain = this.chains.resolve(this.scope, stage, options.use);
+    // A stage the cache holds is a genuine one, so its entry spares the stage check a lookup of its own.
+    const entry = this.chains.entryOf(stage);
+    checkInvoke(stage, terminal, options, entry !== undefined);
+    const chain = this.chains.resolve(this.scope, stage, options.use, entry);
     return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown>, options);
   }
 
@@ -230,7 +233,7 @@ export class MiddlewareRegistry {
     stage: MiddlewareStage<TContext, TResult, TEvent>,
     context: NoInfer<TContext>,
     terminal: TerminalArgument<TTerminal, TContext, TEvent, TState>,
-    options: InvokeOptions<TState> = {},
+    options: InvokeOptions<TState> = NO_INVOKE_OPTIONS as InvokeOptions<TState>,
   ): Promise<DeepReadonly<TResult>> {
     const events = this.invoke<TContext, TResult, TEvent, TState, TTerminal>(stage, context, terminal, options);
     let last: TEvent | undefined;

@@ -276,14 +276,25 @@ export class ChainCache {
   constructor(private readonly onWarning: (warning: MiddlewareWarning) => void) {}
 
   /**
+   * The cache's entry for `value`, looked up before anyone has checked that `value` is a stage. Only a genuine
+   * stage is ever cached (every caller of {@link ChainCache.resolve} checks it first), so an entry proves `value` is
+   * one: an invoke of a stage it ran before then makes one lookup where the brand record's and this one would make
+   * two.
+   */
+  entryOf(value: unknown): CachedChain | undefined {
+    return this.cache.get(value as AnyStage);
+  }
+
+  /**
    * The chain of a stage, cached until the registry or an ancestor changes (a chain with per-invoke handlers is
    * not cached). After a change that was not structural, the cached chain still holds when every level has
-   * exactly the registrations on the stage it was resolved from.
+   * exactly the registrations on the stage it was resolved from. `entry` is what {@link ChainCache.entryOf} found
+   * for the stage.
    */
-  resolve(scope: RegistryScope, stage: AnyStage, use: readonly Registration[] | undefined): ResolvedChain {
+  resolve(scope: RegistryScope, stage: AnyStage, use: readonly Registration[] | undefined, entry: CachedChain | undefined): ResolvedChain {
     const perInvoke = use === undefined || use.length === 0 ? undefined : perInvokeRegistrations(stage, use);
     const version = scope.effectiveVersion();
-    const cached = perInvoke === undefined ? this.cache.get(stage) : undefined;
+    const cached = perInvoke === undefined ? entry : undefined;
     if (cached !== undefined) {
       if (cached.version === version) return cached.chain;
       if (cached.structure === scope.effectiveStructure() && holdsSameRegistrations(scope.chain, stage, cached.sources)) {

@@ -18,6 +18,20 @@ describe('MiddlewareRegistry', () => {
       expect(error.message).toContain('registry.invoke expects a stage from createStage()');
     });
 
+    it('rejects a stage copy with ERR_UNKNOWN_PHASE after the stage itself has run', async () => {
+      const registry = new MiddlewareRegistry();
+      await registry.run(Stage, { prompt: 'x' }, reply);
+      const error = caught(() => registry.invoke({ ...Stage }, { prompt: 'x' }, reply));
+      expect(fields(error)).toEqual({ code: 'ERR_UNKNOWN_PHASE', stage: undefined, phase: 'register', handler: undefined });
+    });
+
+    it('rejects a terminal that is not a function after the stage has run', async () => {
+      const registry = new MiddlewareRegistry();
+      await registry.run(Stage, { prompt: 'x' }, reply);
+      const error = caught(() => registry.invoke(Stage, { prompt: 'x' }, null as never));
+      expect(fields(error)).toEqual({ code: 'ERR_INVALID_HANDLER', stage: 'model', phase: 'terminal', handler: 'terminal' });
+    });
+
     it('rejects a phase token in place of its stage with ERR_UNKNOWN_PHASE', () => {
       const error = caught(() => new MiddlewareRegistry().invoke(Stage.Wrap as unknown as typeof Stage, { prompt: 'x' }, reply));
       expect(fields(error)).toEqual({ code: 'ERR_UNKNOWN_PHASE', stage: 'model', phase: 'register', handler: undefined });
