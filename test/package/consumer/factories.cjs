@@ -125,6 +125,7 @@ const NOT_FACTORIES = {
     'namedToolResult',
     'restoreLoop',
     'runOwnLoop',
+    'settleTurn',
     'snapshotLoop',
     'withResponse',
   ],
