@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, transform, type BuildOptions, type Plugin } from 'esbuild';
 import { immerWithoutProcess, processShim } from '../build/immer-without-process';
-import { BUNDLE_SCENARIOS, exportsOf } from './startup-figures';
+import { BUNDLE_SCENARIOS, EXTERNAL, exportsOf } from './startup-figures';
 
 const project = fileURLToPath(new URL('..', import.meta.url));
 
@@ -64,17 +64,7 @@ const options: BuildOptions = {
   format: 'esm',
   platform: 'browser',
   target: 'es2022',
-  external: [
-    'node:*',
-    'zod',
-    '@ai-sdk/provider',
-    'ai',
-    '@opentelemetry/api',
-    '@dbos-inc/dbos-sdk',
-    '@restatedev/restate-sdk',
-    '@modelcontextprotocol/sdk',
-    'pg',
-  ],
+  external: [...EXTERNAL, 'zod'],
   plugins: [fromSources, immerWithoutProcess],
   inject: [processShim],
   tsconfig: 'tsconfig.src.json',

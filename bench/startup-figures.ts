@@ -40,7 +40,7 @@ export const ENTRY_POINTS = [
 export const IMPORTABLE_ENTRY_POINTS = ENTRY_POINTS.filter((entry) => entry !== 'staged-middleware/durable/dbos');
 
 /** What the bundles leave to the runtime: its own modules and the optional peers, which the user installs or not. */
-const EXTERNAL = [
+export const EXTERNAL = [
   'node:*',
   '@ai-sdk/provider',
   'ai',
