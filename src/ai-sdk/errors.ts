@@ -76,13 +76,12 @@ export function approvalNotBoolean(tool: string, answer: unknown): MiddlewareErr
 }
 
 /** The error of provider options a `cachePoint` of `fromAiSdk` returned that cannot be copied as plain data (MW-145, MW-187). */
-export function cachePointNotData(problem: string, cause: unknown): MiddlewareError {
+export function cachePointNotData(problem: string): MiddlewareError {
   return new MiddlewareError({
     code: 'ERR_INVALID_OPTIONS',
     stage: 'invokeModel',
     phase: 'terminal',
     message: `fromAiSdk: what options.cachePoint returned cannot be copied: ${problem}. Return plain data from it: objects, arrays, strings, numbers, booleans and null.`,
-    ...(cause === undefined ? {} : { cause }),
   });
 }
 

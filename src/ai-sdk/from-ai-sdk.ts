@@ -1,7 +1,7 @@
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
 import type { Model, ModelCallOptions, ModelRequest, ModelStreamEvent } from '../agent/types/model';
-import { frozenCopy } from '../agent/values/freeze';
+import { toJsonValue } from '../agent/values/json-value';
 import type { AiSdkCallSettings, AiSdkLanguageModel, AiSdkProviderOptions, AiSdkStreamResult } from './ai-sdk-types';
 import { cachePointNotData, invalidAdapterOptions, unsupportedSpecification } from './errors';
 import { providerCachePoint, SentPrompts, toCallOptions, type CachePointOptions } from './prompt';
@@ -131,8 +131,10 @@ function readOptions(options: FromAiSdkOptions): { settings: AiSdkCallSettings |
 function copying(cachePoint: (cacheType: string) => AiSdkProviderOptions | undefined): CachePointOptions {
   return (cacheType) => {
     const options = cachePoint(cacheType);
-    return options === undefined
-      ? undefined
-      : frozenCopy(options, `options.cachePoint(${JSON.stringify(cacheType)})`, (problem, cause) => cachePointNotData(problem, cause));
+    if (options === undefined) return undefined;
+    // Provider options are JSON values: their JSON form is a copy that shares nothing, even with a frozen constant.
+    const conversion = toJsonValue(options, `options.cachePoint(${JSON.stringify(cacheType)})`);
+    if (!conversion.ok) throw cachePointNotData(conversion.problem);
+    return conversion.json as AiSdkProviderOptions;
   };
 }

@@ -193,7 +193,13 @@ export class SentPrompts {
     prompt.length = starts[kept] ?? 0;
     starts.length = kept;
     const added = prompt.length;
-    convertInto(prompt, starts, copy, kept, cachePoint);
+    try {
+      convertInto(prompt, starts, copy, kept, cachePoint);
+    } catch (error) {
+      // The arrays were cut back and partly extended in place: the next call of this conversation converts it anew.
+      this.byFirstMessage.delete(first);
+      throw error;
+    }
     // Later calls hand these very objects on again: frozen, so a provider or an AI SDK middleware that changes a
     // prompt in place fails loudly instead of changing what every later call sends.
     for (let index = added; index < prompt.length; index++) deepFreeze(prompt[index]);

@@ -149,6 +149,51 @@ describe('fromAiSdk', () => {
       expect([Object.isFrozen(cacheControl), part?.providerOptions?.anthropic?.cacheControl === cacheControl]).toEqual([false, false]);
     });
 
+    it("leaves unfrozen what a frozen constant of the user's holds, and sends its JSON form", async () => {
+      const cacheControl = { type: 'ephemeral', ttl: '1h' };
+      const shared = Object.freeze({ anthropic: Object.freeze({ cacheControl }), ['__proto__']: { polluted: true } });
+      const model = mockModel(textParts(['ok']));
+      const adapter = fromAiSdk(model, { cachePoint: () => shared });
+      for await (const _event of adapter.stream(requestOf({ messages: [cached] }), { signal: new AbortController().signal, state: {} }));
+      const [sent] = model.doStreamCalls[0]?.prompt ?? [];
+      const options = (sent?.content as { providerOptions?: Record<string, unknown> }[])[0]?.providerOptions;
+      expect({
+        frozen: Object.isFrozen(cacheControl),
+        ownProto: Object.keys(options ?? {}),
+        polluted: ({} as { polluted?: unknown }).polluted,
+      }).toEqual({ frozen: false, ownProto: ['anthropic', '__proto__'], polluted: undefined });
+    });
+
+    it('sends the whole conversation again after a call of it failed while converting', async () => {
+      const looped: Record<string, unknown> = {};
+      looped.self = looped;
+      const model = mockModel(textParts(['ok']), textParts(['ok']));
+      const adapter = fromAiSdk(model, {
+        cachePoint: (type) => (type === 'bad' ? { anthropic: { cacheControl: looped as never } } : undefined),
+      });
+      const send = async (messages: readonly Message[]) => {
+        for await (const _event of adapter.stream(requestOf({ messages }), { signal: new AbortController().signal, state: {} }));
+      };
+      const [first, second, third, fourth] = frozenCopy([user('one'), user('two'), user('three'), user('four')]); // reused only when frozen
+      await send([first, second, third]);
+      const refused = await send([
+        first,
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'cachePoint', cacheType: 'bad' },
+          ],
+        },
+      ]).then(
+        () => 'sent',
+        (error: unknown) => (error as MiddlewareError).code,
+      );
+      await send([first, second, third, fourth]);
+      const texts = (model.doStreamCalls[1]?.prompt ?? []).map((message) => (message.content as { text?: string }[])[0]?.text);
+      expect({ refused, texts }).toEqual({ refused: 'ERR_INVALID_OPTIONS', texts: ['one', 'two', 'three', 'four'] });
+    });
+
     it('fails the call with ERR_INVALID_OPTIONS when the provider options cannot be copied', async () => {
       const looped: Record<string, unknown> = { type: 'ephemeral' };
       looped.self = looped;
