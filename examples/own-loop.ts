@@ -70,6 +70,6 @@ export function ownLoop(
     }
   };
   return runOwnLoop(registry, { messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], invocationState }, body, {
-    conversation: { get: () => start, set: (kept) => void Object.assign(conversation, kept) }, // MW-119, MW-128, MW-327
+    conversation: { get: () => ({ ...conversation }), set: (kept) => void Object.assign(conversation, kept) }, // MW-327
   });
 }

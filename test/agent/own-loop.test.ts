@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { ExecuteToolStage, InvokeModelStage, TurnStage, genAiSpans, maxTurns } from '../../src/agent/index';
+import { AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage, genAiSpans, maxTurns } from '../../src/agent/index';
 import { tracing } from '../../src/middleware/index';
 import { ScriptedModel, ScriptedTool, failingTurn, textTurn, toolUseTurn } from '../../src/testing/index';
 import { ownLoop, type Conversation } from '../../examples/own-loop';
 import { recordingTracer, tree } from '../middleware/recording-tracer';
-import { collect } from './fixtures';
+import { ZERO, assistant, collect, user } from './fixtures';
 
 describe('ownLoop', () => {
   describe('with middleware on both stages', () => {
@@ -176,6 +176,40 @@ describe('ownLoop', () => {
       const conversation = { ...before };
       await expect(collect(ownLoop(new MiddlewareRegistry(), model, [], conversation, 'hello'))).rejects.toBe(failure);
       expect(conversation).toEqual(before);
+    });
+  });
+
+  describe('with a run that fails after a Wrap handler ended it and its result was delivered', () => {
+    it('leaves the conversation as it was, the halted turn of an earlier run included', async () => {
+      const registry = new MiddlewareRegistry();
+      registry.add(AgentStreamStage.Wrap, async function* failAfterResult(_context, next) {
+        yield* next();
+        yield { type: 'textDelta', text: 'late' };
+        throw new Error('failed after the result');
+      });
+      registry.add(AgentStreamStage.Wrap, async function* stopAfterModel(_context, next) {
+        for await (const event of next()) {
+          yield event;
+          if (event.type === 'modelResult') break;
+        }
+        yield { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO };
+      });
+      const halted = {
+        interrupts: [{ id: 'executeTool:t1:approve', name: 'approve', reason: undefined }],
+        message: assistant('Asked.'),
+        results: [],
+      };
+      const conversation: Conversation = { messages: [user('earlier')], modelState: { n: 1 }, halted };
+      const before = { ...conversation };
+      const kept: unknown[] = [];
+      const run = ownLoop(registry, new ScriptedModel([textTurn('hi')]), [], conversation, 'hello');
+      const failure = await (async () => {
+        for await (const event of run) if (event.type === 'agentResult') kept.push(conversation.messages.length);
+      })().then(
+        () => undefined,
+        (error: unknown) => (error as Error).message,
+      );
+      expect({ failure, kept, conversation }).toEqual({ failure: 'failed after the result', kept: [2], conversation: before });
     });
   });
 });
