@@ -26,7 +26,9 @@ function oneEventFigure(name: string, count: number, goal: number): Figure {
     name,
     measures: count === 0 ? '`invoke` with no handlers, one event' : `${count} pass-through Wrap handlers, one event`,
     baseline:
-      count === 0 ? 'for await directly over the terminal' : `the same ${count} handler functions nested by hand around the terminal`,
+      count === 0
+        ? 'the terminal drained through nestByHand with no handlers'
+        : `the same ${count} handler functions nested by hand around the terminal`,
     goal,
     setup() {
       const terminal = streamingTerminal(0);
