@@ -7,6 +7,11 @@ import { fromAiSdk } from '../../src/ai-sdk/index';
 import { mockModel, textParts } from './fixtures';
 import { requestOf, result, user } from './prompt-requests';
 
+/** Makes one call of `adapter` with `messages` and reads its stream to the end. */
+async function callWith(adapter: ReturnType<typeof fromAiSdk>, messages: readonly Message[]): Promise<void> {
+  for await (const _event of adapter.stream(requestOf({ messages }), { signal: new AbortController().signal, state: {} }));
+}
+
 /** The prompts one adapter sends for these conversations, one call each, in order. */
 async function prompts(conversations: readonly (readonly Message[])[]): Promise<unknown[]> {
   const model = mockModel(...conversations.map(() => textParts(['ok'])));
@@ -135,10 +140,7 @@ describe('fromAiSdk', () => {
       const cacheControl = { type: 'ephemeral', ttl: '1h' };
       const model = mockModel(textParts(['ok']));
       const adapter = fromAiSdk(model, { cachePoint: () => ({ anthropic: { cacheControl } }) });
-      for await (const _event of adapter.stream(requestOf({ messages: frozenCopy([cached]) }), {
-        signal: new AbortController().signal,
-        state: {},
-      }));
+      await callWith(adapter, frozenCopy([cached]));
       const [sent] = model.doStreamCalls[0]?.prompt ?? [];
       const part = (sent?.content as { providerOptions?: { anthropic?: { cacheControl?: unknown } } }[])[0];
       expect([part?.providerOptions, Object.isFrozen(sent), Object.isFrozen(part?.providerOptions?.anthropic?.cacheControl)]).toEqual([
@@ -154,7 +156,7 @@ describe('fromAiSdk', () => {
       const shared = Object.freeze({ anthropic: Object.freeze({ cacheControl }), ['__proto__']: { polluted: true } });
       const model = mockModel(textParts(['ok']));
       const adapter = fromAiSdk(model, { cachePoint: () => shared });
-      for await (const _event of adapter.stream(requestOf({ messages: [cached] }), { signal: new AbortController().signal, state: {} }));
+      await callWith(adapter, [cached]);
       const [sent] = model.doStreamCalls[0]?.prompt ?? [];
       const options = (sent?.content as { providerOptions?: Record<string, unknown> }[])[0]?.providerOptions;
       expect({
@@ -171,9 +173,7 @@ describe('fromAiSdk', () => {
       const adapter = fromAiSdk(model, {
         cachePoint: (type) => (type === 'bad' ? { anthropic: { cacheControl: looped as never } } : undefined),
       });
-      const send = async (messages: readonly Message[]) => {
-        for await (const _event of adapter.stream(requestOf({ messages }), { signal: new AbortController().signal, state: {} }));
-      };
+      const send = (messages: readonly Message[]) => callWith(adapter, messages);
       const [first, second, third, fourth] = frozenCopy([user('one'), user('two'), user('three'), user('four')]); // reused only when frozen
       await send([first, second, third]);
       const refused = await send([
@@ -198,9 +198,7 @@ describe('fromAiSdk', () => {
       const looped: Record<string, unknown> = { type: 'ephemeral' };
       looped.self = looped;
       const adapter = fromAiSdk(mockModel(textParts(['ok'])), { cachePoint: () => ({ anthropic: { cacheControl: looped as never } }) });
-      const error = await (async () => {
-        for await (const _event of adapter.stream(requestOf({ messages: [cached] }), { signal: new AbortController().signal, state: {} }));
-      })().then(
+      const error = await callWith(adapter, [cached]).then(
         () => undefined,
         (thrown: unknown) => thrown as MiddlewareError,
       );
