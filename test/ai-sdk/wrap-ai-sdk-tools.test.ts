@@ -18,6 +18,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { retry, timeout, tracing } from '../../src/middleware/index';
 import { caught, failure } from '../assertions';
 import { finishPart, mockModel, textParts, usage } from './fixtures';
+import { manualTimers } from '../middleware/fixtures';
 
 /** A generate result of these content parts. */
 function generated(content: LanguageModelV3Content[], unified: 'stop' | 'tool-calls' = 'stop'): LanguageModelV3GenerateResult {
@@ -278,8 +279,12 @@ describe('wrapAiSdkTools', () => {
 
     it("aborts the tool's signal when a timeout handler gives up, and rejects with its error", async () => {
       const registry = new MiddlewareRegistry();
-      registry.add(ExecuteToolStage.Wrap, timeout(1));
+      // The deadline passes only once the tool runs, however slow the machine.
+      const timers = manualTimers();
+      registry.add(ExecuteToolStage.Wrap, timeout(1, { timers }));
       const aborted: boolean[] = [];
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
       const tools = wrapAiSdkTools(registry, {
         slow: tool({
           inputSchema: z.object({}),
@@ -289,10 +294,14 @@ describe('wrapAiSdkTools', () => {
                 aborted.push(abortSignal.aborted);
                 resolve('late');
               });
+              started();
             }),
         }),
       });
-      const error = await failure(callOf(tools, 'slow', {}));
+      const call = failure(callOf(tools, 'slow', {}));
+      await running;
+      await timers.advance(1);
+      const error = await call;
       expect([(error as MiddlewareError).code, aborted]).toEqual(['ERR_TIMEOUT', [true]]);
     });
   });
