@@ -7,11 +7,11 @@
 import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/core/index';
 import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
 import type { Figure } from './figures';
-import { CHECKED_FLOOR, type Shell } from './floor';
+import { AbortFlag, CHECKED_FLOOR, guardedShell, type Shell } from './floor';
 import { agentKit, core } from './library';
 import { nextMacrotask, raceAnswer, racePulls } from './raced-pulls';
 
-const { Agent, ExecuteToolStage, InvokeModelStage, TurnStage } = agentKit;
+const { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, TurnStage } = agentKit;
 const { MiddlewareRegistry, MiddlewareResult } = core;
 
 const TURN_EVENTS = 1000;
@@ -92,18 +92,56 @@ function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
 }
 
 /**
- * The same run written by hand: the model call and the tool calls with the five functions composed around them;
- * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke, and
- * with `raced`, it does what the agent's rules ask of every run: each pull of the model's stream and each tool
- * call's answer is raced against the run's signal (MW-115), each turn begins with a macrotask (MW-142), the inner
- * chain each Wrap handler started is closed with `return()` when its call ends (MW-016), and each turn ends with
- * its decision (MW-126): a one-event invoke, inside `shell`, of a terminal yielding the natural decision for a
- * frozen context of the turn, whose result the loop checks before it goes on.
+ * The checks the agent's rules ask of each stage invoke of a run, for the floor with the checks: every invoke has
+ * the run's signal, read through its flag before each pull and after each result pulled (MW-023); the model call
+ * (a state binding and an Output handler) and the run (a state binding) hold their result (MW-003), so the
+ * stage's `isResult` guard sees each of their events and the last candidate goes out last (MW-007); the tool
+ * calls and the turn's decision pass their events on, the guard seeing the last (MW-006).
  */
-async function* handWrittenRun(model: Model, shell: Shell, raced = false): AsyncGenerator<unknown, void, undefined> {
+interface RunChecks {
+  readonly flag: AbortFlag;
+  readonly model: Shell;
+  readonly tool: Shell;
+  readonly turn: Shell;
+  readonly run: Shell;
+}
+
+function runChecks(): RunChecks {
+  const flag = new AbortFlag();
+  return {
+    flag,
+    model: guardedShell({ flag, guard: InvokeModelStage.isResult as (event: unknown) => boolean, hold: true }),
+    tool: guardedShell({ flag, guard: ExecuteToolStage.isResult as (event: unknown) => boolean, hold: false }),
+    turn: guardedShell({ flag, guard: TurnStage.isResult as (event: unknown) => boolean, hold: false }),
+    run: guardedShell({ flag, guard: AgentStreamStage.isResult as (event: unknown) => boolean, hold: true }),
+  };
+}
+
+/** What a model call came to: the event the agent's model terminal yields last. */
+interface ModelResult {
+  readonly type: 'modelResult';
+  readonly message: Message;
+  readonly stopReason: string;
+}
+
+/**
+ * The same run written by hand: the model call and the tool calls with the five functions composed around them;
+ * `shell` goes around the events of each model call and each tool call, where the agent has a stage invoke. With
+ * `checks`, it does what the agent's rules ask of every run: each stage invoke's shell does the checks of
+ * {@link RunChecks} (`shell` is not used then), each pull of the model's stream and each tool call's answer is raced
+ * against the run's signal (MW-115), the model call's result is its last event (MW-101), each turn begins with a
+ * macrotask (MW-142), the inner chain each Wrap handler started is closed with `return()` when its call ends
+ * (MW-016), each turn ends with its decision (MW-126): a one-event invoke of a terminal yielding the natural
+ * decision for a frozen context of the turn, whose result the loop checks before it goes on, and the run ends with
+ * its result event.
+ */
+async function* handWrittenRun(model: Model, shell: Shell, checks?: RunChecks): AsyncGenerator<unknown, void, undefined> {
+  const raced = checks !== undefined;
+  const modelShell = checks?.model ?? shell;
+  const toolShell = checks?.tool ?? shell;
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
   const toolSpecs = TOOLS.map((tool) => tool.spec);
-  const signal = new AbortController().signal;
+  const signal = checks?.flag.signal ?? new AbortController().signal;
   for (;;) {
     if (raced) await nextMacrotask();
     timeline.invoke({ stage: InvokeModelStage } as never);
@@ -115,33 +153,45 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
       toolSpecs,
       toolChoice: undefined,
     };
-    // With `raced`, the inner chains the Wrap handler started, closed at the end of the call (MW-016).
+    let text = '';
+    const toolUses: ToolUseBlock[] = [];
+    let stopReason = 'endTurn';
+    const assemble = (): ModelResult => {
+      const content: ContentBlock[] = [{ type: 'text', text }, ...toolUses];
+      const message = redactEmail(new MiddlewareResult<Message>({ role: 'assistant', content })).value;
+      return { type: 'modelResult', message, stopReason };
+    };
+    // With the checks, the inner chains the Wrap handler started, closed at the end of the call (MW-016).
     const modelChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
     const stream = (): AsyncIterable<ModelStreamEvent> => {
       const modelEvents = model.stream(request, { signal, state: {} });
       if (!raced) return modelEvents;
-      const chain = racePulls(modelEvents, signal);
+      const chain = racePulls(modelEvents, signal, assemble as unknown as () => ModelStreamEvent);
       modelChains?.push(chain);
       return chain;
     };
     const events = retryOnce(context, stream as Next<unknown, ModelStreamEvent>);
-    let text = '';
-    const toolUses: ToolUseBlock[] = [];
-    let stopReason = 'endTurn';
-    for await (const event of shell(events, modelChains)) {
+    let result: ModelResult | undefined;
+    for await (const event of modelShell(events, modelChains)) {
       if (event.type === 'textDelta') text += event.text;
       else if (event.type === 'toolUseStart')
         toolUses.push({ type: 'toolUse', toolUseId: event.toolUseId, name: event.name, input: undefined });
       else if (event.type === 'toolUseDelta') (toolUses[toolUses.length - 1] as { input: unknown }).input = JSON.parse(event.input);
       else if (event.type === 'messageStop') stopReason = event.stopReason;
+      else if ((event as { type: string }).type === 'modelResult') result = event as unknown as ModelResult;
       yield event;
     }
-    const content: ContentBlock[] = [{ type: 'text', text }, ...toolUses];
-    const message = redactEmail(new MiddlewareResult<Message>({ role: 'assistant', content })).value;
+    if (result === undefined) {
+      result = assemble();
+      yield result;
+    }
+    const { message } = result;
     messages.push(message);
-    yield { type: 'modelResult', message, stopReason };
     if (stopReason !== 'toolUse') {
-      if (raced) await decideTurn(shell, messages, message, [], signal);
+      if (checks !== undefined) {
+        await decideTurn(checks.turn, messages, message, [], signal);
+        yield RUN_RESULT;
+      }
       return;
     }
     const results: ContentBlock[] = [];
@@ -172,15 +222,18 @@ async function* handWrittenRun(model: Model, shell: Shell, raced = false): Async
         toolChains?.push(chain);
         return chain;
       };
-      for await (const event of shell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>), toolChains)) {
+      for await (const event of toolShell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>), toolChains)) {
         results.push((event as { toolResult: ContentBlock }).toolResult);
         yield event;
       }
     }
     messages.push({ role: 'user', content: results });
-    if (raced) await decideTurn(shell, messages, message, results, signal);
+    if (checks !== undefined) await decideTurn(checks.turn, messages, message, results, signal);
   }
 }
+
+/** The event the floor's run ends with, as the agent's run ends with its result (frozen, as the agent's is). */
+const RUN_RESULT = Object.freeze({ type: 'agentResult', stopReason: 'endTurn', interrupts: Object.freeze([]) });
 
 /** The natural decision after a turn, as the TurnStage terminal yields it. */
 const NATURAL = Object.freeze({ type: 'turnResult', decision: 'natural', inject: Object.freeze([]), onRunEnd: Object.freeze([]) });
@@ -231,15 +284,22 @@ const agentTurn: Figure = {
       // The shells of the stage invokes each event crosses: InvokeModelStage (or ExecuteToolStage) and AgentStreamStage.
       floor: (shell, checked) => {
         const floorModel = alternatingModel();
+        if (checked)
+          return async () => {
+            const checks = runChecks();
+            let last: unknown;
+            for await (const event of checks.run(handWrittenRun(floorModel, shell, checks))) last = event;
+            return last;
+          };
         return async () => {
           let last: unknown;
-          for await (const event of shell(handWrittenRun(floorModel, shell, checked))) last = event;
+          for await (const event of shell(handWrittenRun(floorModel, shell))) last = event;
           return last;
         };
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
-      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) and the turn's decision at its end, a one-event invoke (MW-126), as the agent's rules ask`,
+      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) the turn's decision at its end, a one-event invoke (MW-126), and each stage invoke's shell reading the run's abort flag before each pull and after each result pulled (MW-023), the model call's and the run's holding their result with the stage's guard on every event (MW-003, MW-007) and the others checking the last with it (MW-006), as the agent's rules ask`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },

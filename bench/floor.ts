@@ -153,3 +153,170 @@ async function closeHeld(held: readonly AsyncIterable<unknown>[]): Promise<Itera
   for (let index = held.length - 1; index >= 0; index--) await (held[index] as AsyncGenerator<unknown, void>).return(undefined);
   return END;
 }
+
+/**
+ * A signal the benchmark makes and aborts itself, with a flag set just before it aborts: what MW-023 lets an
+ * invoke read on every event instead of `signal.aborted` for a signal the library made (an agent run's).
+ */
+export class AbortFlag {
+  aborted = false;
+  private readonly controller = new AbortController();
+  readonly signal: AbortSignal = this.controller.signal;
+
+  /** Aborts the signal with `reason`, the flag first. */
+  abort(reason?: unknown): void {
+    this.aborted = true;
+    this.controller.abort(reason);
+  }
+}
+
+/** What {@link GuardedShell} checks: the run's abort flag, the stage's `isResult` guard, and whether the invoke holds its result. */
+export interface InvokeChecks {
+  /** The invoke's signal, read through its flag (MW-023). */
+  readonly flag: AbortFlag;
+  /** The stage's `isResult` guard (MW-006, MW-007). */
+  readonly guard: (event: unknown) => boolean;
+  /** Hold mode (MW-003): the invoke has an Output handler, a result schema or a state binding. */
+  readonly hold: boolean;
+}
+
+/**
+ * The checked shell of an invoke that has a signal and whose stage has an `isResult` guard, as the reference agent's
+ * invokes are: besides what {@link CheckedShell} checks, the abort flag before each pull from the chain and after
+ * each result pulled (MW-023), and the result rule of its mode (MW-003, MW-006, MW-007). In pass mode the guard sees
+ * only the last event, at the end; in hold mode it sees every event: an event it refuses goes out at once when
+ * nothing is held, a candidate is held until the next event or the end shows whether it is the last, and at the
+ * end the candidate still held goes out last. A held candidate released by an event the guard refuses goes out
+ * first, that event at the next pull. The cheapest implementation of exactly those checks we know how to write,
+ * built as {@link CheckedShell} is.
+ */
+export class GuardedShell<TEvent> implements AsyncIterator<TEvent, void, undefined> {
+  // eslint-disable-next-line no-unused-private-class-members -- never read: being alive is its whole job (see MinimalShell)
+  static readonly #keeper: unknown = new GuardedShell((async function* nothing() {})(), undefined, {
+    flag: new AbortFlag(),
+    guard: () => true,
+    hold: true,
+  });
+
+  private outstanding = 0;
+  private current: Promise<IteratorResult<TEvent, void>> | undefined = undefined;
+  private last: TEvent | undefined = undefined;
+  /** Hold mode: the candidate waiting for the next event or the end. */
+  private held: TEvent | undefined = undefined;
+  /** Hold mode: an event that released the held candidate, delivered at the next pull. */
+  private queued: TEvent | undefined = undefined;
+  /** Hold mode: the result went out; every pull ends. */
+  private released = false;
+  private readonly flag: AbortFlag;
+  private readonly guard: (event: unknown) => boolean;
+  private readonly hold: boolean;
+  private readonly onPulled: (pulled: IteratorResult<TEvent, void>) => IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>>;
+  private readonly onFailed: (error: unknown) => never;
+  private pullLater: (() => Promise<IteratorResult<TEvent, void>>) | undefined = undefined;
+
+  constructor(
+    private readonly inner: AsyncIterator<TEvent, void, undefined>,
+    private readonly chains: readonly AsyncIterable<unknown>[] | undefined,
+    checks: InvokeChecks,
+  ) {
+    this.flag = checks.flag;
+    this.guard = checks.guard;
+    this.hold = checks.hold;
+    this.onPulled = (pulled) => this.pulled(pulled);
+    this.onFailed = (error) => this.failed(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Pulls the next event once the call before it, if any, is answered. */
+  next(): Promise<IteratorResult<TEvent, void>> {
+    if (this.outstanding++ === 0) return (this.current = this.pull());
+    this.pullLater ??= this.pull.bind(this);
+    return (this.current = (this.current as Promise<IteratorResult<TEvent, void>>).then(this.pullLater, this.pullLater));
+  }
+
+  private pull(): Promise<IteratorResult<TEvent, void>> {
+    const queued = this.queued;
+    if (queued !== undefined) {
+      this.queued = undefined;
+      this.outstanding--;
+      return Promise.resolve({ value: queued, done: false });
+    }
+    if (this.released) {
+      this.outstanding--;
+      return Promise.resolve(END);
+    }
+    // MW-023: before each pull, so an abort while the consumer was paused runs no more of the chain.
+    if (this.flag.aborted) {
+      this.outstanding--;
+      return Promise.reject(this.abortError());
+    }
+    return this.inner.next().then(this.onPulled, this.onFailed);
+  }
+
+  private pulled(pulled: IteratorResult<TEvent, void>): IteratorResult<TEvent, void> | Promise<IteratorResult<TEvent, void>> {
+    // MW-023: after each result pulled, before it is checked, held or delivered.
+    if (this.flag.aborted) this.failed(this.abortError());
+    if (pulled.done === true) return this.chains === undefined ? this.end() : this.closeThenEnd(this.chains);
+    const event = pulled.value;
+    if (event === undefined) this.failed(new Error('A layer yielded undefined.'));
+    this.last = event;
+    if (!this.hold) {
+      this.outstanding--;
+      return pulled;
+    }
+    const candidate = this.guard(event);
+    const held = this.held;
+    if (!candidate && held === undefined) {
+      this.outstanding--;
+      return pulled;
+    }
+    if (candidate) {
+      this.held = event;
+      // The first candidate: the next event decides, pulled within the same call (checked as every pull is).
+      if (held === undefined) return this.pull();
+    } else {
+      this.held = undefined;
+      this.queued = event;
+    }
+    this.outstanding--;
+    return { value: held as TEvent, done: false };
+  }
+
+  /** The end of the chain: in pass mode the last event must pass the guard; in hold mode the held candidate goes out. */
+  private end(): IteratorResult<TEvent, void> {
+    if (!this.hold) {
+      const last = this.last;
+      if (last === undefined || !this.guard(last)) this.failed(new Error('The chain ended without a result.'));
+      this.outstanding--;
+      return END;
+    }
+    const held = this.held;
+    if (held === undefined) this.failed(new Error('The chain ended without a result.'));
+    this.held = undefined;
+    this.released = true;
+    this.outstanding--;
+    return { value: held, done: false };
+  }
+
+  private async closeThenEnd(chains: readonly AsyncIterable<unknown>[]): Promise<IteratorResult<TEvent, void>> {
+    await closeHeld(chains);
+    return this.end();
+  }
+
+  private abortError(): Error {
+    return new Error('The invoke was aborted.', { cause: this.flag.signal.reason });
+  }
+
+  private failed(error: unknown): never {
+    this.outstanding--;
+    throw error;
+  }
+}
+
+/** A shell doing the checks `checks` asks for (see {@link GuardedShell}); closes `held` at the end when given. */
+export function guardedShell(checks: InvokeChecks): Shell {
+  return (events, held) => new GuardedShell(events[Symbol.asyncIterator]() as AsyncIterator<never, void, undefined>, held, checks);
+}

@@ -22,10 +22,17 @@ export class RacedPulls<TEvent> implements AsyncIterator<TEvent, void, undefined
   private readonly onAnswer: (answer: IteratorResult<TEvent, void>) => void;
   private readonly onFailure: (error: unknown) => void;
   private readonly onAbort: () => void;
+  /** With `result`: the stream ended and its result went out; every pull ends. */
+  private finished = false;
 
+  /**
+   * With `result`, the end of `inner` is answered with the event it makes, as the agent's model terminal answers it
+   * with the assembled model result, and the pull after that with the end.
+   */
   constructor(
     private readonly inner: AsyncIterator<TEvent, void, undefined>,
     private readonly signal: AbortSignal,
+    private readonly result?: () => TEvent,
   ) {
     this.capture = (resolve, reject) => {
       this.resolvePull = resolve;
@@ -48,6 +55,7 @@ export class RacedPulls<TEvent> implements AsyncIterator<TEvent, void, undefined
 
   /** Pulls the inner iterator, answering at once with the signal's reason if it aborts first. */
   next(): Promise<IteratorResult<TEvent, void>> {
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
     if (!this.listening) {
       this.listening = true;
       this.aborted = this.signal.aborted;
@@ -74,10 +82,28 @@ export class RacedPulls<TEvent> implements AsyncIterator<TEvent, void, undefined
     const resolve = this.resolvePull;
     // Settled already: the signal aborted while this pull was pending.
     if (resolve === undefined) return;
-    if (answer.done === true) this.detach();
+    const reject = this.rejectPull as (reason: unknown) => void;
     this.resolvePull = undefined;
     this.rejectPull = undefined;
-    resolve(answer);
+    if (answer.done !== true) {
+      resolve(answer);
+      return;
+    }
+    this.detach();
+    const result = this.result;
+    if (result === undefined) {
+      resolve(answer);
+      return;
+    }
+    this.finished = true;
+    let value: TEvent;
+    try {
+      value = result();
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    resolve({ value, done: false });
   }
 
   private failed(error: unknown): void {
@@ -112,9 +138,9 @@ export class RacedPulls<TEvent> implements AsyncIterator<TEvent, void, undefined
   }
 }
 
-/** Races every pull of `events` against `signal` (see {@link RacedPulls}). */
-export function racePulls<TEvent>(events: AsyncIterable<TEvent>, signal: AbortSignal): AsyncIterable<TEvent> {
-  return new RacedPulls(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>, signal);
+/** Races every pull of `events` against `signal`; with `result`, answers their end with the event it makes (see {@link RacedPulls}). */
+export function racePulls<TEvent>(events: AsyncIterable<TEvent>, signal: AbortSignal, result?: () => TEvent): AsyncIterable<TEvent> {
+  return new RacedPulls(events[Symbol.asyncIterator]() as AsyncIterator<TEvent, void, undefined>, signal, result);
 }
 
 /**

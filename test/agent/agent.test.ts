@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../src/core/index';
-import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage } from '../../src/agent/index';
+import { Agent, AgentStreamStage, ExecuteToolStage, InvokeModelStage, type AgentEvent } from '../../src/agent/index';
 import { ScriptedModel, ScriptedTool, textTurn, toolUseTurn } from '../../src/testing/index';
 import { assistant, collect, user, ZERO } from './fixtures';
 
@@ -93,6 +93,26 @@ describe('Agent', () => {
       const model = new ScriptedModel([textTurn('no tools really', { stopReason: 'toolUse' })]);
       const agent = new Agent({ model });
       expect((await agent.invoke('go')).stopReason).toEqual('toolUse');
+    });
+  });
+
+  describe('invoke', () => {
+    it('resolves with the last event of the stream() of a subclass that has its own', async () => {
+      const last = { type: 'agentResult', stopReason: 'endTurn', message: undefined, interrupts: [], usage: ZERO } as const;
+      class Replaying extends Agent {
+        override async *stream(): AsyncGenerator<AgentEvent, void, undefined> {
+          yield { type: 'messageStart', role: 'assistant' };
+          yield last;
+        }
+      }
+      const result = await new Replaying({ model: new ScriptedModel([textTurn('unused')]) }).invoke('go');
+      expect(result).toBe(last);
+    });
+
+    it('rejects with what the run fails with, as it is', async () => {
+      const failure = new Error('model down');
+      const model = { stream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(failure) }) }) };
+      await expect(new Agent({ model }).invoke('go')).rejects.toBe(failure);
     });
   });
 

@@ -4,7 +4,7 @@
  * held to it here, the checked one to every check it claims to make.
  */
 import { describe, expect, it } from 'vitest';
-import { checkedShell, minimalShell, type Shell } from '../../bench/floor';
+import { AbortFlag, checkedShell, guardedShell, minimalShell, type InvokeChecks, type Shell } from '../../bench/floor';
 
 async function* events<TEvent>(...values: TEvent[]): AsyncGenerator<TEvent, void, undefined> {
   yield* values;
@@ -53,19 +53,28 @@ function gatedIterator(log: string[]): { iterable: AsyncIterable<string>; releas
   };
 }
 
+/** Accepts the events that are results: strings starting with "result". */
+const isResult = (event: unknown): boolean => typeof event === 'string' && event.startsWith('result');
+
+function checks(hold: boolean, flag = new AbortFlag()): InvokeChecks {
+  return { flag, guard: isResult, hold };
+}
+
 describe.each([
   ['minimalShell', minimalShell],
   ['checkedShell', checkedShell],
+  ['guardedShell in pass mode', guardedShell(checks(false))],
+  ['guardedShell in hold mode', guardedShell(checks(true))],
 ] as [string, Shell][])('%s', (_name, shell) => {
   it('passes every event through, in order', async () => {
-    expect(await drain(shell(events('a', 'b', 'c')))).toEqual(['a', 'b', 'c']);
+    expect(await drain(shell(events('a', 'b', 'result c')))).toEqual(['a', 'b', 'result c']);
   });
 
   it('closes the inner chains it holds, most recent first, before answering the end', async () => {
     const log: string[] = [];
-    const shelled = shell(events('a'), heldChains(log, ['outer', 'inner']))[Symbol.asyncIterator]();
-    await shelled.next();
-    const end = await shelled.next();
+    const shelled = shell(events('result a'), heldChains(log, ['outer', 'inner']))[Symbol.asyncIterator]();
+    const first = await shelled.next();
+    const end = first.done === true ? first : await shelled.next();
     log.push('answered');
     expect({ end, log }).toEqual({ end: { value: undefined, done: true }, log: ['close inner', 'close outer', 'answered'] });
   });
@@ -104,5 +113,104 @@ describe('checkedShell', () => {
     const shelled = checkedShell(events<string | undefined>(undefined, 'b'))[Symbol.asyncIterator]();
     await expect(shelled.next()).rejects.toThrow('A layer yielded undefined.');
     expect(await shelled.next()).toEqual({ value: 'b', done: false });
+  });
+});
+
+describe('guardedShell', () => {
+  describe.each([
+    ['pass mode', false],
+    ['hold mode', true],
+  ])('in %s', (_mode, hold) => {
+    it('refuses an end whose last event is no result', async () => {
+      await expect(drain(guardedShell(checks(hold))(events('result a', 'b')))).rejects.toThrow('The chain ended without a result.');
+    });
+
+    it('refuses an undefined event', async () => {
+      await expect(drain(guardedShell(checks(hold))(events<string | undefined>('a', undefined)))).rejects.toThrow(
+        'A layer yielded undefined.',
+      );
+    });
+
+    it('fails the next pull when the flag is set between two pulls, pulling nothing more', async () => {
+      const flag = new AbortFlag();
+      const pulled: string[] = [];
+      async function* logged(): AsyncGenerator<string, void, undefined> {
+        for (const event of ['a', 'b', 'result c']) {
+          pulled.push(event);
+          yield event;
+        }
+      }
+      const shelled = guardedShell(checks(hold, flag))(logged())[Symbol.asyncIterator]();
+      const first = await shelled.next();
+      flag.abort('stop');
+      const failure = await shelled.next().then(
+        () => undefined,
+        (error: unknown) => ({ message: (error as Error).message, cause: (error as Error).cause }),
+      );
+      expect({ first, failure, pulled }).toEqual({
+        first: { value: 'a', done: false },
+        failure: { message: 'The invoke was aborted.', cause: 'stop' },
+        pulled: ['a'],
+      });
+    });
+
+    it('fails the pull whose event came after the flag was set', async () => {
+      const flag = new AbortFlag();
+      async function* aborting(): AsyncGenerator<string, void, undefined> {
+        flag.abort('stop');
+        yield 'a';
+      }
+      await expect(drain(guardedShell(checks(hold, flag))(aborting()))).rejects.toThrow('The invoke was aborted.');
+    });
+  });
+
+  describe('in hold mode', () => {
+    it('delivers a candidate only once the next event or the end shows whether it is the last', async () => {
+      const log: string[] = [];
+      async function* logged(): AsyncGenerator<string, void, undefined> {
+        for (const event of ['a', 'result 1', 'result 2', 'b', 'result 3']) {
+          log.push(`pull ${event}`);
+          yield event;
+        }
+        log.push('end');
+      }
+      const shelled = guardedShell(checks(true))(logged())[Symbol.asyncIterator]();
+      for (let answer = await shelled.next(); answer.done !== true; answer = await shelled.next()) log.push(`got ${answer.value}`);
+      expect(log).toEqual([
+        'pull a',
+        'got a',
+        'pull result 1',
+        'pull result 2',
+        'got result 1',
+        'pull b',
+        'got result 2',
+        'got b',
+        'pull result 3',
+        'end',
+        'got result 3',
+      ]);
+    });
+
+    it('calls the guard on every event', async () => {
+      const seen: unknown[] = [];
+      const guard = (event: unknown): boolean => {
+        seen.push(event);
+        return isResult(event);
+      };
+      await drain(guardedShell({ flag: new AbortFlag(), guard, hold: true })(events('a', 'b', 'result c')));
+      expect(seen).toEqual(['a', 'b', 'result c']);
+    });
+  });
+
+  describe('in pass mode', () => {
+    it('calls the guard on the last event only', async () => {
+      const seen: unknown[] = [];
+      const guard = (event: unknown): boolean => {
+        seen.push(event);
+        return isResult(event);
+      };
+      await drain(guardedShell({ flag: new AbortFlag(), guard, hold: false })(events('a', 'b', 'result c')));
+      expect(seen).toEqual(['result c']);
+    });
   });
 });

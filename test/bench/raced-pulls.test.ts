@@ -55,6 +55,31 @@ function hangingIterator(log: string[]): { iterable: AsyncIterable<string>; sett
 }
 
 describe('racePulls', () => {
+  describe('with a result', () => {
+    it('answers the end of the stream with the result, then ends, and leaves no listener on the signal', async () => {
+      const { controller, listeners } = countedSignal();
+      const seen: string[] = [];
+      let made = 0;
+      const raced = racePulls(events('a', 'b'), controller.signal, () => `result after ${seen.length} (call ${++made})`);
+      for await (const event of raced) seen.push(event);
+      const after = await raced[Symbol.asyncIterator]().next();
+      expect({ seen, after, listeners: listeners() }).toEqual({
+        seen: ['a', 'b', 'result after 2 (call 1)'],
+        after: { value: undefined, done: true },
+        listeners: 0,
+      });
+    });
+
+    it('fails the pull that met the end with what making the result threw', async () => {
+      const failure = new Error('no result');
+      const raced = racePulls(events('a'), new AbortController().signal, () => {
+        throw failure;
+      })[Symbol.asyncIterator]();
+      await raced.next();
+      await expect(raced.next()).rejects.toBe(failure);
+    });
+  });
+
   it('passes every event through, in order, and leaves no listener on the signal once the stream ends', async () => {
     const { controller, listeners } = countedSignal();
     const seen: string[] = [];

@@ -1,7 +1,7 @@
 import { MiddlewareRegistry } from '../../core/index';
 import type { AgentState } from '../setup/agent-state';
 import type { AgentInput, AgentOptions, AgentRunOptions } from '../setup/agent-options';
-import { runAgent } from './agent-run';
+import { lastEvent, runAgent } from './agent-run';
 import { openRunScope } from '../setup/run-scope';
 import { readAgentOptions, readSession } from '../setup/agent-setup';
 import { frozenRecordCopy } from '../values/freeze';
@@ -181,9 +181,7 @@ export class Agent {
    * @throws See {@link Agent.stream}.
    */
   async invoke(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentResultEvent> {
-    let last: AgentEvent | undefined;
-    for await (const event of this.stream(input, options)) last = event;
-    return last as AgentResultEvent;
+    return (await lastEvent(this.stream(input, options))) as AgentResultEvent;
   }
 
   /**
@@ -195,9 +193,7 @@ export class Agent {
     responses: Readonly<Record<string, unknown>>,
     options: Omit<AgentRunOptions, 'interruptResponses'> = {},
   ): Promise<AgentResultEvent> {
-    let last: AgentEvent | undefined;
-    for await (const event of runAgent(this.state, undefined, options, { responses })) last = event;
-    return last as AgentResultEvent;
+    return (await lastEvent(runAgent(this.state, undefined, options, { responses }))) as AgentResultEvent;
   }
 
   /**
