@@ -17,7 +17,7 @@ import type { ToolResultBlock } from '../types/message';
 import { interruptFor, InterruptSignal, type ResponseStore } from '../session/interrupts';
 import { NO_MIDDLEWARE_USAGE } from '../model/middleware-call';
 import { linkCallerSignal } from '../setup/run-signal';
-import { Delegation, PassThroughGenerator, SerialAsyncGenerator, type DelegatingGenerator } from '../../core/internal';
+import { Delegation, PassThroughGenerator, type DelegatingGenerator } from '../../core/internal';
 import { openRunScope } from '../setup/run-scope';
 import type { Conversation, RunState, RunTally } from '../setup/run-state';
 import type { AgentEvent, AgentStreamContext } from '../types/stages';
@@ -40,37 +40,6 @@ export function runAgent(
   resume: { readonly responses: unknown } | undefined,
 ): AsyncGenerator<AgentEvent, void, undefined> {
   return new PassThroughGenerator(run(agent, input, options, resume));
-}
-
-/**
- * The last event of `events`, drained as `for await (const event of events) last = event` drains it. Why not that
- * loop: an async function awaits each answer, a promise job and a resumption per event of a run; the agent's own
- * run is an iterator of ours, pulled here with `nextInto`, so each answer goes on to the next pull in the reaction
- * that made it and an event costs nothing of its own here. Any other iterable (a subclass's own `stream()`) takes
- * the loop.
- */
-export function lastEvent(events: AsyncIterable<AgentEvent>): Promise<AgentEvent | undefined> {
-  if (!(events instanceof SerialAsyncGenerator) || events.next !== SerialAsyncGenerator.prototype.next) return lastOf(events);
-  const run = events as SerialAsyncGenerator<AgentEvent>;
-  return new Promise((resolve, reject) => {
-    let last: AgentEvent | undefined;
-    const onAnswer = (answer: IteratorResult<AgentEvent, void>): void => {
-      if (answer.done === true) {
-        resolve(last);
-        return;
-      }
-      last = answer.value;
-      // Its promise settles with what the callbacks return, which never throw: nothing to handle.
-      void run.nextInto(onAnswer, reject);
-    };
-    void run.nextInto(onAnswer, reject);
-  });
-}
-
-async function lastOf(events: AsyncIterable<AgentEvent>): Promise<AgentEvent | undefined> {
-  let last: AgentEvent | undefined;
-  for await (const event of events) last = event;
-  return last;
 }
 
 /** One run; the events of its AgentStreamStage invoke pass through its relay. */

@@ -1,7 +1,8 @@
 import { MiddlewareRegistry } from '../../core/index';
 import type { AgentState } from '../setup/agent-state';
 import type { AgentInput, AgentOptions, AgentRunOptions } from '../setup/agent-options';
-import { lastEvent, runAgent } from './agent-run';
+import { runAgent } from './agent-run';
+import { lastEvent } from '../../core/internal';
 import { openRunScope } from '../setup/run-scope';
 import { readAgentOptions, readSession } from '../setup/agent-setup';
 import { frozenRecordCopy } from '../values/freeze';
