@@ -3,11 +3,10 @@
  * merges into the decision the layers inside reached, so several handlers
  * compose without one undoing another (MW-127).
  */
-import { MiddlewareError } from '../../core/index';
 import type { HandlerCall, WrapHandler } from '../../core/index';
 import type { TerminalCall } from '../../core/index';
 import { describeValue } from '../../util/describe-value';
-import { invalidTurn, invalidTurnDecider } from '../errors';
+import { cannotCopy, invalidTurn, invalidTurnDecider } from '../errors';
 import { frozenCopy } from '../values/freeze';
 import type { Message } from '../types/message';
 import { isTurnResult } from '../stages';
@@ -227,13 +226,7 @@ function turnMessages(value: unknown, field: string): readonly Message[] {
 
 /** A frozen copy of `value`, a copy that fails reported on the turn stage; its items are not checked yet. */
 function copiedMessages(value: readonly unknown[], field: string): readonly Message[] {
-  try {
-    return frozenCopy(value as readonly Message[], field);
-  } catch (error) {
-    throw MiddlewareError.isInstance(error)
-      ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause)
-      : error;
-  }
+  return frozenCopy(value as readonly Message[], field, (problem, cause) => cannotCopy(problem, cause, invalidTurn));
 }
 
 function concat(first: readonly Message[], second: readonly Message[]): readonly Message[] {
