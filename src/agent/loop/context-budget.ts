@@ -25,6 +25,7 @@ import type { SystemContentBlock } from '../../core/index';
 import type { ToolSpec } from '../types/tool';
 import type { MiddlewareRegistry } from '../../core/index';
 import { invalidCompression } from '../errors';
+import { checkMessageShapes } from '../values/checked-messages';
 
 /**
  * The key bundles provide context budgets under (the `compaction` bundle
@@ -182,17 +183,6 @@ function readContextResult(result: unknown): readonly Message[] {
   if (messages === undefined) {
     throw invalidCompression(`the result must be { type: 'contextResult', messages }, got ${describeValue(result)}`);
   }
-  messages.forEach((message: unknown, index) => {
-    const candidate = message as Partial<Message> | null;
-    const valid =
-      typeof candidate === 'object' &&
-      candidate !== null &&
-      (candidate.role === 'user' || candidate.role === 'assistant') &&
-      Array.isArray(candidate.content);
-    if (!valid)
-      throw invalidCompression(
-        `messages[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`,
-      );
-  });
+  checkMessageShapes(messages, 'messages', invalidCompression);
   return messages as readonly Message[];
 }

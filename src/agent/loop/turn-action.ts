@@ -8,13 +8,11 @@ import type { TerminalCall } from '../../core/index';
 import { describeValue } from '../../util/describe-value';
 import { cannotCopy, invalidTurn, invalidTurnDecider } from '../errors';
 import { frozenCopy } from '../values/freeze';
+import { checkMessageShapes } from '../values/checked-messages';
 import type { Message } from '../types/message';
 import { isTurnResult } from '../stages';
 import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from '../types/stages';
 import { isObject } from '../../util/is-object';
-
-/** The roles a message may have; a JavaScript caller may give any value. */
-const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
@@ -214,13 +212,7 @@ function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
 function turnMessages(value: unknown, field: string): readonly Message[] {
   if (!Array.isArray(value)) throw invalidTurn(`${field} must be an array of messages, got ${describeValue(value)}`);
   const copy = copiedMessages(value, field);
-  copy.forEach((message, index) => {
-    const valid = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
-    if (!valid)
-      throw invalidTurn(
-        `${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`,
-      );
-  });
+  checkMessageShapes(copy, field, invalidTurn);
   return copy;
 }
 
