@@ -16,6 +16,7 @@ import type { Usage } from '../types/model';
 import type { Conversation } from '../setup/run-state';
 import type { AgentSnapshot, HaltedRunSnapshot, HaltedTurnSnapshot } from '../types/snapshot';
 import type { Interrupt } from '../types/tool';
+import { isRecord } from '../values/is-record';
 
 /** The format version this copy writes, and the only one it reads. */
 export const SNAPSHOT_VERSION = 1;
@@ -201,8 +202,4 @@ function usageAt(value: unknown, path: string): Usage {
     throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
   return value as unknown as Usage;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

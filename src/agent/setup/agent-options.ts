@@ -11,6 +11,7 @@ import type { Model } from '../types/model';
 import type { Tool, ToolChoice } from '../types/tool';
 import { readProblem, type PathStep } from '../values/value-walk';
 import { isObject } from '../../util/is-object';
+import { isRecord } from '../values/is-record';
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -147,8 +148,7 @@ function readBundles(use: unknown): readonly Middleware[] {
 
 /** Fails unless the value is undefined or a non-array object. */
 function checkRecord(value: unknown, name: string): void {
-  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value)))
-    throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
+  if (value !== undefined && !isRecord(value)) throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
 }
 
 /** The interrupt responses, each read once. */

@@ -13,6 +13,7 @@ import type { Conversation } from './run-state';
 import { readSnapshot } from '../session/snapshot';
 import type { AgentSession, SessionStore } from '../types/snapshot';
 import type { AgentParent } from '../types/view';
+import { isRecord } from '../values/is-record';
 
 /** What `new Agent()` keeps of its options: each read once, checked, and copied. */
 export interface AgentSetup {
@@ -124,7 +125,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
   ) {
     throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
   }
-  if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
+  if (modelState !== undefined && !isRecord(modelState)) {
     throw invalid(`options.modelState must be a plain object, got ${describeValue(modelState)}`);
   }
   if (messages !== undefined && !Array.isArray(messages))

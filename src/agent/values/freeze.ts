@@ -5,12 +5,12 @@
  * The model state a caller gives and the results handlers make are frozen here too.
  */
 import { describeValue } from '../../util/describe-value';
-import { isObject } from '../../util/is-object';
 import { setOwnEntry } from '../../util/own-entry';
 import { cannotCopy, invalid } from '../errors';
 import type { AgentEvent } from '../types/stages';
 import { isModelResult, isToolResult } from '../stages';
 import { enterPart, readProblem, startWalk, WalkFailure, type Walk } from './value-walk';
+import { isRecord } from './is-record';
 
 function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value) as unknown;
@@ -92,7 +92,7 @@ function copyObject(value: object, copying: Walk): object {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
  */
 export function frozenRecordCopy(value: unknown, path: string): Record<string, unknown> {
-  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
+  if (!isRecord(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
   let plain: object = value;
   try {
     const prototype = Object.getPrototypeOf(value) as unknown;
