@@ -77,11 +77,15 @@ export interface RunSettings {
 }
 
 /**
- * Reads the named properties of a caller's object, each once.
+ * Reads the named properties of a caller's object, each once; undefined for a value that is not an object (a
+ * function included), whose parts the caller's error then names as a whole.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the property whose reading threw (the thrown value is the cause).
  */
-export function readFields<TKey extends string>(source: object, keys: readonly TKey[], root: string): Record<TKey, unknown> {
+export function readFields<TKey extends string>(source: object, keys: readonly TKey[], root: string): Record<TKey, unknown>;
+export function readFields<TKey extends string>(source: unknown, keys: readonly TKey[], root: string): Record<TKey, unknown> | undefined;
+export function readFields<TKey extends string>(source: unknown, keys: readonly TKey[], root: string): Record<TKey, unknown> | undefined {
+  if (!isObject(source)) return undefined;
   const fields = {} as Record<TKey, unknown>;
   for (const key of keys) fields[key] = readPart(source, key, root, [key]);
   return fields;
@@ -116,7 +120,7 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   );
   let aborted = false;
   if (signal !== undefined) {
-    const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, SIGNAL_MEMBERS, 'options.signal');
+    const parts = readFields(signal, SIGNAL_MEMBERS, 'options.signal');
     if (parts === undefined || !hasSignalMembers(parts)) {
       throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
     }

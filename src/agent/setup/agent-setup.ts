@@ -163,7 +163,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless it is `{ name, toolUseId }` with two non-empty strings.
  */
 function readParent(parent: unknown): AgentParent {
-  const parts = isObject(parent) ? readFields(parent, ['name', 'toolUseId'], 'options.parent') : undefined;
+  const parts = readFields(parent, ['name', 'toolUseId'], 'options.parent');
   if (
     parts === undefined ||
     typeof parts.name !== 'string' ||
@@ -186,7 +186,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
   for (let index = 0; index < length; index++) {
     const tool = readPart(tools, index, 'options.tools', [index]);
     const root = `options.tools[${index}]`;
-    const parts = isObject(tool) ? readFields(tool, ['spec', 'run', 'needsApproval'], root) : undefined;
+    const parts = readFields(tool, ['spec', 'run', 'needsApproval'], root);
     const spec = parts === undefined ? undefined : frozenCopy(parts.spec, `${root}.spec`);
     const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
     if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
@@ -232,9 +232,9 @@ export function readInput(input: AgentInput): readonly Message[] {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `store` has `load` and `save` and `id` is a non-empty string.
  */
 export function readSession(session: unknown): AgentSession {
-  const parts = isObject(session) ? readFields(session, ['store', 'id'], 'options.session') : undefined;
+  const parts = readFields(session, ['store', 'id'], 'options.session');
   const store = parts?.store;
-  const methods = isObject(store) ? readFields(store, ['load', 'save'], 'options.session.store') : undefined;
+  const methods = readFields(store, ['load', 'save'], 'options.session.store');
   if (
     parts === undefined ||
     typeof parts.id !== 'string' ||
