@@ -237,4 +237,4 @@ function isToolUse(value: unknown): value is ToolUseBlock {
 }
 
 /** The message of a working turn whose message the dispatch never reads. */
-const NO_MESSAGE = Object.freeze({ role: 'assistant' as const, content: Object.freeze([]) });
+const NO_MESSAGE = /*#__PURE__*/ Object.freeze({ role: 'assistant' as const, content: /*#__PURE__*/ Object.freeze([]) });

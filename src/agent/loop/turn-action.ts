@@ -16,7 +16,7 @@ import { isObject } from '../../util/is-object';
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
-const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+const NO_MESSAGES: readonly Message[] = /*#__PURE__*/ Object.freeze([]);
 
 /**
  * The terminal of TurnStage: yields the natural decision (go on after tools,

@@ -72,4 +72,4 @@ export function addMiddlewareUsage(counts: MiddlewareUsage, who: string, usage: 
 }
 
 /** No middleware usage (frozen, shared). */
-export const NO_MIDDLEWARE_USAGE: MiddlewareUsage = Object.freeze({});
+export const NO_MIDDLEWARE_USAGE: MiddlewareUsage = /*#__PURE__*/ Object.freeze({});

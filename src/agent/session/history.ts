@@ -118,7 +118,7 @@ export interface ModelContextParts {
 }
 
 /** Shared by every context built without a system prompt. */
-const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
+const NO_BLOCKS: readonly SystemContentBlock[] = /*#__PURE__*/ Object.freeze([]);
 
 /**
  * Builds an InvokeModelStage context from the history. Its cost does not

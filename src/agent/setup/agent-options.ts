@@ -138,7 +138,7 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   };
 }
 
-const NO_BUNDLES: readonly Middleware[] = Object.freeze([]);
+const NO_BUNDLES: readonly Middleware[] = /*#__PURE__*/ Object.freeze([]);
 
 /** A run's bundles, each element read once. */
 function readBundles(use: unknown): readonly Middleware[] {

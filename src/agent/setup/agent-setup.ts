@@ -55,7 +55,7 @@ export interface AgentSetup {
  */
 export const DEFAULT_MAX_TURNS = 20;
 
-const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+const NO_MESSAGES: readonly Message[] = /*#__PURE__*/ Object.freeze([]);
 
 /**
  * Reads, checks and copies the options of `new Agent()`: each option the

@@ -27,7 +27,7 @@ export interface RunScope {
   readonly budgets: readonly ContextBudget[];
 }
 
-const NO_BUDGETS: readonly ContextBudget[] = Object.freeze([]);
+const NO_BUDGETS: readonly ContextBudget[] = /*#__PURE__*/ Object.freeze([]);
 
 /**
  * The scope of a run: `bundles` are registered on a new child of the agent's
