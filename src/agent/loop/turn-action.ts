@@ -7,7 +7,7 @@ import type { HandlerCall, WrapHandler } from '../../core/index';
 import type { TerminalCall } from '../../core/index';
 import { describeValue } from '../../util/describe-value';
 import { cannotCopy, invalidTurn, invalidTurnDecider } from '../errors';
-import { frozenCopy } from '../values/freeze';
+import { frozenCopy, NONE } from '../values/freeze';
 import { checkMessageShapes } from '../values/checked-messages';
 import type { Message } from '../types/message';
 import { isTurnResult } from '../stages';
@@ -16,7 +16,6 @@ import { isObject } from '../../util/is-object';
 
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
-const NO_MESSAGES: readonly Message[] = /*#__PURE__*/ Object.freeze([]);
 
 /**
  * The terminal of TurnStage: yields the natural decision (go on after tools,
@@ -35,14 +34,14 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalCall<unk
     yield Object.freeze({
       type: 'turnResult',
       decision: 'stop',
-      inject: NO_MESSAGES,
-      onRunEnd: NO_MESSAGES,
+      inject: NONE,
+      onRunEnd: NONE,
       stoppedBy: Object.freeze({ handler: 'terminate', reason: terminate.tool }),
     });
     return;
   }
   // A new object per call: instrumentation that tells events apart by identity sees each decision.
-  yield Object.freeze({ type: 'turnResult', decision: 'natural', inject: NO_MESSAGES, onRunEnd: NO_MESSAGES });
+  yield Object.freeze({ type: 'turnResult', decision: 'natural', inject: NONE, onRunEnd: NONE });
 }
 
 /**
@@ -71,7 +70,7 @@ export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | un
       `a turn action must be { decision?, inject?, onRunEnd?, reason?, response? } or undefined, got ${describeValue(action)}`,
     );
   // Defaults apply to undefined keys only: null is a value like any other, and is checked.
-  const { decision = 'natural', inject: injected = NO_MESSAGES, onRunEnd: ending = NO_MESSAGES } = action;
+  const { decision = 'natural', inject: injected = NONE, onRunEnd: ending = NONE } = action;
   if (!DECISIONS.includes(decision))
     throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
   if (action.reason !== undefined && typeof action.reason !== 'string')

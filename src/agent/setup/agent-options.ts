@@ -12,6 +12,7 @@ import type { Tool, ToolChoice } from '../types/tool';
 import { readProblem, type PathStep } from '../values/value-walk';
 import { isObject } from '../../util/is-object';
 import { isRecord } from '../values/is-record';
+import { NONE } from '../values/freeze';
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -138,11 +139,9 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   };
 }
 
-const NO_BUNDLES: readonly Middleware[] = /*#__PURE__*/ Object.freeze([]);
-
 /** A run's bundles, each element read once. */
 function readBundles(use: unknown): readonly Middleware[] {
-  if (use === undefined) return NO_BUNDLES;
+  if (use === undefined) return NONE;
   if (!Array.isArray(use)) throw invalid(`options.use must be an array of bundles { name, setup(registrar) }, got ${describeValue(use)}`);
   const length = readPart(use, 'length', 'options.use', ['length']) as number;
   const bundles: Middleware[] = [];

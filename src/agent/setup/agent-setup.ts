@@ -5,7 +5,7 @@ import { isObject } from '../../util/is-object';
 import { readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
 import { checkMessages } from '../values/checked-messages';
 import { invalid } from '../errors';
-import { frozenCopy, frozenRecordCopy } from '../values/freeze';
+import { frozenCopy, frozenRecordCopy, NONE } from '../values/freeze';
 import type { Message } from '../types/message';
 import type { Model } from '../types/model';
 import type { Tool, ToolChoice, ToolSpec } from '../types/tool';
@@ -54,8 +54,6 @@ export interface AgentSetup {
  * allows about 12 turns, a model node and a tools node spending two a turn.
  */
 export const DEFAULT_MAX_TURNS = 20;
-
-const NO_MESSAGES: readonly Message[] = /*#__PURE__*/ Object.freeze([]);
 
 /**
  * Reads, checks and copies the options of `new Agent()`: each option the
@@ -134,7 +132,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
   if (choice !== undefined && !isToolChoice(choice)) {
     throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(choice)}`);
   }
-  const copiedMessages = frozenCopy((messages ?? NO_MESSAGES) as readonly Message[], 'options.messages');
+  const copiedMessages = frozenCopy((messages ?? NONE) as readonly Message[], 'options.messages');
   const { byName, specs } = readTools((tools ?? []) as readonly unknown[]);
   return {
     model: model as Model,
@@ -212,7 +210,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message, or input that cannot be copied.
  */
 export function readInput(input: AgentInput): readonly Message[] {
-  if (input === undefined) return NO_MESSAGES;
+  if (input === undefined) return NONE;
   // Made here, so frozen as it is made rather than copied.
   if (typeof input === 'string')
     return Object.freeze([Object.freeze({ role: 'user', content: Object.freeze([Object.freeze({ type: 'text', text: input })]) })]);

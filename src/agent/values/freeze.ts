@@ -12,6 +12,9 @@ import { isModelResult, isToolResult } from '../stages';
 import { enterPart, readProblem, startWalk, WalkFailure, type Walk } from './value-walk';
 import { isRecord } from './is-record';
 
+/** The empty list, frozen: one array for every empty list the kit hands out (no messages, bundles, budgets, blocks). */
+export const NONE: readonly never[] = /*#__PURE__*/ Object.freeze([]);
+
 function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value) as unknown;
   return prototype === Object.prototype || prototype === null;
