@@ -88,20 +88,21 @@ export function readFields<TKey extends string>(source: unknown, keys: readonly 
 export function readFields<TKey extends string>(source: unknown, keys: readonly TKey[], root: string): Record<TKey, unknown> | undefined {
   if (!isObject(source)) return undefined;
   const fields = {} as Record<TKey, unknown>;
-  for (const key of keys) fields[key] = readPart(source, key, root, [key]);
+  for (const key of keys) fields[key] = readPart(source, key, root);
   return fields;
 }
 
 /**
- * Reads one part of a caller's value.
+ * Reads one part of a caller's value, `root`.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part when reading it throws (the thrown value is the cause).
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part (`root[key]`) when reading it throws (the thrown value
+ *   is the cause).
  */
-export function readPart(source: object, key: PathStep, root: string, steps: readonly PathStep[]): unknown {
+export function readPart(source: object, key: PathStep, root: string): unknown {
   try {
     return (source as Record<PathStep, unknown>)[key];
   } catch (error) {
-    throw cannotCopy(readProblem(root, steps, error), error);
+    throw cannotCopy(readProblem(root, [key], error), error);
   }
 }
 
@@ -143,9 +144,9 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
 function readBundles(use: unknown): readonly Middleware[] {
   if (use === undefined) return NONE;
   if (!Array.isArray(use)) throw invalid(`options.use must be an array of bundles { name, setup(registrar) }, got ${describeValue(use)}`);
-  const length = readPart(use, 'length', 'options.use', ['length']) as number;
+  const length = readPart(use, 'length', 'options.use') as number;
   const bundles: Middleware[] = [];
-  for (let index = 0; index < length; index++) bundles.push(readPart(use, index, 'options.use', [index]) as Middleware);
+  for (let index = 0; index < length; index++) bundles.push(readPart(use, index, 'options.use') as Middleware);
   return Object.freeze(bundles);
 }
 
@@ -162,5 +163,5 @@ function readResponses(responses: object, root: string): ReadonlyMap<string, unk
   } catch (error) {
     throw cannotCopy(readProblem(root, [], error), error);
   }
-  return new Map(ids.map((id) => [id, readPart(responses, id, root, [id])]));
+  return new Map(ids.map((id) => [id, readPart(responses, id, root)]));
 }

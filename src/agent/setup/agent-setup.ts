@@ -110,17 +110,14 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     );
   if (name !== undefined && (typeof name !== 'string' || name.length === 0))
     throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
-  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function')
+  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model') !== 'function')
     throw invalid(`${needsModel}; got model ${describeValue(model)}`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
   const prompt = frozenCopy(systemPrompt, 'options.systemPrompt');
   if (prompt !== undefined && typeof prompt !== 'string' && !(Array.isArray(prompt) && prompt.every(isObject))) {
     throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(prompt)}`);
   }
-  if (
-    registry !== undefined &&
-    !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry', ['invoke']) === 'function')
-  ) {
+  if (registry !== undefined && !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry') === 'function')) {
     throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
   }
   if (modelState !== undefined && !isRecord(modelState)) {
@@ -180,13 +177,13 @@ function readParent(parent: unknown): AgentParent {
 function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; specs: readonly ToolSpec[] } {
   const byName = new Map<string, Tool>();
   const specs: ToolSpec[] = [];
-  const length = readPart(tools, 'length', 'options.tools', ['length']) as number;
+  const length = readPart(tools, 'length', 'options.tools') as number;
   for (let index = 0; index < length; index++) {
-    const tool = readPart(tools, index, 'options.tools', [index]);
+    const tool = readPart(tools, index, 'options.tools');
     const root = `options.tools[${index}]`;
     const parts = readFields(tool, ['spec', 'run', 'needsApproval'], root);
     const spec = parts === undefined ? undefined : frozenCopy(parts.spec, `${root}.spec`);
-    const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
+    const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`) : undefined;
     if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
       throw invalid(
         `every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${describeValue(tool)}`,
