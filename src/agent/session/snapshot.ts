@@ -17,6 +17,7 @@ import type { Conversation } from '../setup/run-state';
 import type { AgentSnapshot, HaltedRunSnapshot, HaltedTurnSnapshot } from '../types/snapshot';
 import type { Interrupt } from '../types/tool';
 import { isRecord } from '../values/is-record';
+import { isUsage } from '../setup/usage';
 
 /** The format version this copy writes, and the only one it reads. */
 export const SNAPSHOT_VERSION = 1;
@@ -198,8 +199,8 @@ function checkedMessages(messages: readonly Message[], pathOf: (index: number) =
 }
 
 function usageAt(value: unknown, path: string): Usage {
-  if (!isRecord(value) || ![value.inputTokens, value.outputTokens, value.totalTokens].every((count) => Number.isFinite(count))) {
+  if (!isRecord(value) || !isUsage(value)) {
     throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
-  return value as unknown as Usage;
+  return value;
 }
