@@ -162,9 +162,8 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEv
  * ```
  */
 export function readTurnResult(result: unknown): TurnResultEvent {
-  if (!isObject(result) || (result as { readonly type?: unknown }).type !== 'turnResult')
-    throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
-  const event = result as TurnResultEvent;
+  if (!isTurnResult(result)) throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
+  const event = result;
   if (!DECISIONS.includes(event.decision))
     throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(event.decision)}`);
   const inject = turnMessages(event.inject, 'inject');
