@@ -6,6 +6,7 @@
  */
 import { setOwnEntry } from '../../util/own-entry';
 import { enterPart, pathText, readProblem, startWalk, thrownText, WalkFailure, type PathStep, type Walk } from './value-walk';
+import { isObject } from '../../util/is-object';
 
 /** The JSON form of a value, or why it has none. */
 export type JsonConversion = { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly problem: string };
@@ -42,7 +43,7 @@ export function toJsonValue(value: unknown, root = 'value'): JsonConversion {
 function convert(given: unknown, key: string, converting: Walk): unknown {
   const { root, steps } = converting;
   let value = given;
-  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') value = applyToJson(value, key, root, steps);
+  if (isObject(value) || typeof value === 'bigint') value = applyToJson(value, key, root, steps);
   switch (typeof value) {
     case 'string':
     case 'boolean':
