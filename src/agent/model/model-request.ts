@@ -2,7 +2,7 @@ import { splitSystemPrompt, type SystemContentBlock } from '../../core/index';
 import { invalidSystemPrompt } from '../tools/call-errors';
 import type { ModelRequest } from '../types/model';
 import type { InvokeModelContext } from '../types/stages';
-import { isRecord } from '../values/is-record';
+import { isRecord } from '../values/value-shapes';
 
 /**
  * Builds the request a model receives from an InvokeModelStage context

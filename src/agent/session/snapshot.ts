@@ -16,7 +16,7 @@ import type { Usage } from '../types/model';
 import type { Conversation } from '../setup/run-state';
 import type { AgentSnapshot, HaltedRunSnapshot, HaltedTurnSnapshot } from '../types/snapshot';
 import type { Interrupt } from '../types/tool';
-import { isRecord } from '../values/is-record';
+import { isRecord } from '../values/value-shapes';
 import { isUsage } from '../setup/usage';
 
 /** The format version this copy writes, and the only one it reads. */

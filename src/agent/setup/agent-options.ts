@@ -11,7 +11,7 @@ import type { Model } from '../types/model';
 import type { Tool, ToolChoice } from '../types/tool';
 import { readProblem, type PathStep } from '../values/value-walk';
 import { isObject } from '../../util/is-object';
-import { isRecord } from '../values/is-record';
+import { isRecord } from '../values/value-shapes';
 import { NONE } from '../values/freeze';
 
 /** Options of {@link Agent}. */

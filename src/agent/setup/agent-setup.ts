@@ -13,7 +13,7 @@ import type { Conversation } from './run-state';
 import { readSnapshot } from '../session/snapshot';
 import type { AgentSession, SessionStore } from '../types/snapshot';
 import type { AgentParent } from '../types/view';
-import { isRecord } from '../values/is-record';
+import { isNonEmptyString, isRecord } from '../values/value-shapes';
 
 /** What `new Agent()` keeps of its options: each read once, checked, and copied. */
 export interface AgentSetup {
@@ -108,8 +108,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     throw invalid(
       'give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state',
     );
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0))
-    throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
+  if (name !== undefined && !isNonEmptyString(name)) throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
   if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model') !== 'function')
     throw invalid(`${needsModel}; got model ${describeValue(model)}`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
@@ -159,13 +158,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
  */
 function readParent(parent: unknown): AgentParent {
   const parts = readFields(parent, ['name', 'toolUseId'], 'options.parent');
-  if (
-    parts === undefined ||
-    typeof parts.name !== 'string' ||
-    parts.name.length === 0 ||
-    typeof parts.toolUseId !== 'string' ||
-    parts.toolUseId.length === 0
-  ) {
+  if (parts === undefined || !isNonEmptyString(parts.name) || !isNonEmptyString(parts.toolUseId)) {
     throw invalid(
       `options.parent must be { name, toolUseId } (non-empty strings: the parent agent and its tool call), got ${describeValue(parent)}`,
     );
@@ -230,13 +223,7 @@ export function readSession(session: unknown): AgentSession {
   const parts = readFields(session, ['store', 'id'], 'options.session');
   const store = parts?.store;
   const methods = readFields(store, ['load', 'save'], 'options.session.store');
-  if (
-    parts === undefined ||
-    typeof parts.id !== 'string' ||
-    parts.id.length === 0 ||
-    typeof methods?.load !== 'function' ||
-    typeof methods.save !== 'function'
-  ) {
+  if (parts === undefined || !isNonEmptyString(parts.id) || typeof methods?.load !== 'function' || typeof methods.save !== 'function') {
     throw invalid(
       `options.session must be { store: { load(id), save(id, snapshot) }, id: non-empty string }, got ${describeValue(session)}`,
     );

@@ -6,7 +6,7 @@
 import { describeValue } from '../../util/describe-value';
 import { invalid } from '../errors';
 import type { Message } from '../types/message';
-import { isRecord } from './is-record';
+import { isRecord } from './value-shapes';
 
 /** A field's check, given its value and whether the block has it, and what it expects, in words. */
 type FieldCheck = readonly [field: string, check: (value: unknown, present: boolean) => boolean, expected: string];

@@ -10,7 +10,7 @@ import { cannotCopy, invalid } from '../errors';
 import type { AgentEvent } from '../types/stages';
 import { isModelResult, isToolResult } from '../stages';
 import { enterPart, readProblem, startWalk, WalkFailure, type Walk } from './value-walk';
-import { isRecord } from './is-record';
+import { isRecord } from './value-shapes';
 
 /** The empty list, frozen: one array for every empty list the kit hands out (no messages, bundles, budgets, blocks). */
 export const NONE: readonly never[] = /*#__PURE__*/ Object.freeze([]);
