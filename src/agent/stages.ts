@@ -17,11 +17,10 @@ import type {
   TurnEvent,
   TurnResultEvent,
 } from './types/stages';
-import { isObject } from '../util/is-object';
 
 /** Marks an event object of the given kind; every guard below is built from it. */
 function hasType(event: unknown, type: string): boolean {
-  return isObject(event) && (event as { type?: unknown }).type === type;
+  return typeof event === 'object' && event !== null && (event as { type?: unknown }).type === type;
 }
 
 /** Result guard of {@link InvokeModelStage}. */
@@ -118,7 +117,7 @@ function foreignStandardStage(name: string, found: unknown, key: string): Middle
 
 function checkPublished(published: unknown, key: string, names: readonly string[]): object {
   for (const name of names) {
-    const stage = isObject(published) ? (published as Record<string, unknown>)[name] : undefined;
+    const stage = typeof published === 'object' && published !== null ? (published as Record<string, unknown>)[name] : undefined;
     if (!isStage(stage) || stage.name !== name) {
       throw foreignStandardStage(name, stage, key);
     }
