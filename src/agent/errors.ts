@@ -70,9 +70,16 @@ export function invalid(problem: string, cause?: unknown): MiddlewareError {
   });
 }
 
-/** The error of a value the agent could not copy or read: a cycle, too deep a nesting, or a read that threw. */
-export function cannotCopy(problem: string, cause: unknown): MiddlewareError {
-  return invalid(`${problem}; pass plain data: arrays and objects without cycles, whose properties read without throwing`, cause);
+/**
+ * The error of a value the agent could not copy or read: a cycle, too deep a nesting, or a read that threw;
+ * `as` makes it (the agent's {@link invalid} unless given, {@link invalidTurn} for a turn's messages).
+ */
+export function cannotCopy(
+  problem: string,
+  cause: unknown,
+  as: (problem: string, cause: unknown) => MiddlewareError = invalid,
+): MiddlewareError {
+  return as(`${problem}; pass plain data: arrays and objects without cycles, whose properties read without throwing`, cause);
 }
 
 /** The error of a run started while another run of the same agent is going. */

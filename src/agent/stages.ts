@@ -85,19 +85,25 @@ const CONTEXT_STAGES_KEY = 'staged-middleware.agent.context-stages.v1';
 
 /**
  * The stages published under `key`: the ones a copy loaded earlier published,
- * else the ones `create` makes, published for every copy loaded later.
+ * else a stage per name of `isResultOf` (with that result check), published
+ * for every copy loaded later.
  *
  * @throws MiddlewareError `ERR_INVALID_STAGE` when the key holds anything but genuine stages with the standard names.
  */
-function realmStages<TStages extends object>(key: string, names: readonly (keyof TStages & string)[], create: () => TStages): TStages {
+function realmStages<TStages extends object>(
+  key: string,
+  isResultOf: Readonly<Record<keyof TStages & string, (event: unknown) => boolean>>,
+): TStages {
   const symbol = Symbol.for(key);
+  const names = Object.keys(isResultOf) as (keyof TStages & string)[];
   const published = (globalThis as unknown as Record<symbol, unknown>)[symbol];
   if (published !== undefined) return checkPublished(published, key, names) as TStages;
-  const stages = Object.freeze(create());
+  const stages: Record<string, MiddlewareStage<unknown, unknown, unknown>> = {};
+  for (const name of names) stages[name] = createStage(name, { isResult: isResultOf[name] });
   // Not writable, not configurable: once published, no code can swap the
   // stages out from under handlers registered on them.
-  Object.defineProperty(globalThis, symbol, { value: stages, writable: false, enumerable: false, configurable: false });
-  return stages;
+  Object.defineProperty(globalThis, symbol, { value: Object.freeze(stages), writable: false, enumerable: false, configurable: false });
+  return stages as TStages;
 }
 
 /** The error of a realm whose standard-stage key `key` holds something other than the package's standard stages (MW-200). */
@@ -119,21 +125,15 @@ function checkPublished(published: unknown, key: string, names: readonly string[
   return published as object;
 }
 
-const standardStages = realmStages<StandardStages>(STANDARD_STAGES_KEY, ['invokeModel', 'executeTool', 'agentStream'], () => ({
-  invokeModel: createStage<InvokeModelContext, ModelResultEvent, InvokeModelEvent>('invokeModel', { isResult: isModelResult }),
-  executeTool: createStage<ExecuteToolContext, ToolResultEvent, ExecuteToolEvent>('executeTool', { isResult: isToolResult }),
-  agentStream: createStage<AgentStreamContext, AgentResultEvent, AgentEvent>('agentStream', { isResult: isAgentResult }),
-}));
+const standardStages = realmStages<StandardStages>(STANDARD_STAGES_KEY, {
+  invokeModel: isModelResult,
+  executeTool: isToolResult,
+  agentStream: isAgentResult,
+});
 
-const loopStages = realmStages<LoopStages>(LOOP_STAGES_KEY, ['turn'], () => ({
-  turn: createStage<TurnContext, TurnResultEvent, TurnEvent>('turn', { isResult: isTurnResult }),
-}));
+const loopStages = realmStages<LoopStages>(LOOP_STAGES_KEY, { turn: isTurnResult });
 
-const contextStages = realmStages<ContextStages>(CONTEXT_STAGES_KEY, ['compressContext'], () => ({
-  compressContext: createStage<CompressContextContext, ContextResultEvent, ContextResultEvent>('compressContext', {
-    isResult: isContextResult,
-  }),
-}));
+const contextStages = realmStages<ContextStages>(CONTEXT_STAGES_KEY, { compressContext: isContextResult });
 
 /**
  * One model call: the context is what the model will see, the events are the

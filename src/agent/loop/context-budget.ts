@@ -5,7 +5,6 @@
  * what the history becomes, and the replaced messages go out on the stream.
  */
 import { describeValue } from '../../util/describe-value';
-import { isObject } from '../../util/is-object';
 import { createContributionKey, type ContributionKey } from '../../core/index';
 import type { TerminalCall } from '../../core/index';
 
@@ -20,11 +19,12 @@ import type { History } from '../session/history';
 import type { Message } from '../types/message';
 import type { Model } from '../types/model';
 import type { AgentView } from '../types/view';
-import { CompressContextStage } from '../stages';
+import { CompressContextStage, isContextResult } from '../stages';
 import type { SystemContentBlock } from '../../core/index';
 import type { ToolSpec } from '../types/tool';
 import type { MiddlewareRegistry } from '../../core/index';
 import { invalidCompression } from '../errors';
+import { checkMessageShapes } from '../values/checked-messages';
 
 /**
  * The key bundles provide context budgets under (the `compaction` bundle
@@ -177,22 +177,10 @@ export async function* compressIfOver(run: CompressionRun): AsyncGenerator<Conte
 
 /** The messages of a delivered CompressContextStage result, checked. */
 function readContextResult(result: unknown): readonly Message[] {
-  const value = isObject(result) ? (result as { readonly type?: unknown; readonly messages?: unknown }) : undefined;
-  const messages = value?.type === 'contextResult' && Array.isArray(value.messages) ? (value.messages as readonly unknown[]) : undefined;
+  const messages = isContextResult(result) && Array.isArray(result.messages) ? (result.messages as readonly unknown[]) : undefined;
   if (messages === undefined) {
     throw invalidCompression(`the result must be { type: 'contextResult', messages }, got ${describeValue(result)}`);
   }
-  messages.forEach((message: unknown, index) => {
-    const candidate = message as Partial<Message> | null;
-    const valid =
-      typeof candidate === 'object' &&
-      candidate !== null &&
-      (candidate.role === 'user' || candidate.role === 'assistant') &&
-      Array.isArray(candidate.content);
-    if (!valid)
-      throw invalidCompression(
-        `messages[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`,
-      );
-  });
+  checkMessageShapes(messages, 'messages', invalidCompression);
   return messages as readonly Message[];
 }

@@ -21,6 +21,7 @@ import type { AgentView } from '../types/view';
 import { toolTerminal } from '../tools/tool-terminal';
 import { invalidToolCalls, invalidToolUsage } from '../tools/call-errors';
 import { namedToolResult } from '../tools/named-tool-result';
+import { isUsage } from '../setup/usage';
 
 /** A turn being worked on: its pending part, with the results this terminal call found so far. */
 export interface WorkingTurn extends PendingTurn {
@@ -113,9 +114,7 @@ export async function* dispatchTools(
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` (stage `executeTool`) unless it is three finite numbers.
  */
 function readUsage(usage: unknown, tool: string): Usage {
-  const value = usage as Partial<Usage> | null;
-  const counts = typeof value === 'object' && value !== null ? [value.inputTokens, value.outputTokens, value.totalTokens] : [];
-  if (counts.length === 3 && counts.every((count) => typeof count === 'number' && Number.isFinite(count))) return usage as Usage;
+  if (isUsage(usage)) return usage;
   throw invalidToolUsage(tool, usage);
 }
 
@@ -237,4 +236,4 @@ function isToolUse(value: unknown): value is ToolUseBlock {
 }
 
 /** The message of a working turn whose message the dispatch never reads. */
-const NO_MESSAGE = Object.freeze({ role: 'assistant' as const, content: Object.freeze([]) });
+const NO_MESSAGE = /*#__PURE__*/ Object.freeze({ role: 'assistant' as const, content: /*#__PURE__*/ Object.freeze([]) });

@@ -3,23 +3,19 @@
  * merges into the decision the layers inside reached, so several handlers
  * compose without one undoing another (MW-127).
  */
-import { MiddlewareError } from '../../core/index';
 import type { HandlerCall, WrapHandler } from '../../core/index';
 import type { TerminalCall } from '../../core/index';
 import { describeValue } from '../../util/describe-value';
-import { invalidTurn, invalidTurnDecider } from '../errors';
-import { frozenCopy } from '../values/freeze';
+import { cannotCopy, invalidTurn, invalidTurnDecider } from '../errors';
+import { frozenCopy, NONE } from '../values/freeze';
+import { checkMessageShapes } from '../values/checked-messages';
 import type { Message } from '../types/message';
 import { isTurnResult } from '../stages';
 import type { StoppedBy, TurnAction, TurnContext, TurnDecision, TurnEvent, TurnResultEvent } from '../types/stages';
 import { isObject } from '../../util/is-object';
 
-/** The roles a message may have; a JavaScript caller may give any value. */
-const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
-
 const DECISIONS: readonly TurnDecision[] = ['natural', 'loopToModel', 'stop'];
 const RANK: Readonly<Record<TurnDecision, number>> = { natural: 0, loopToModel: 1, stop: 2 };
-const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
 /**
  * The terminal of TurnStage: yields the natural decision (go on after tools,
@@ -38,14 +34,14 @@ export async function* turnTerminal(context: TurnContext, _run: TerminalCall<unk
     yield Object.freeze({
       type: 'turnResult',
       decision: 'stop',
-      inject: NO_MESSAGES,
-      onRunEnd: NO_MESSAGES,
+      inject: NONE,
+      onRunEnd: NONE,
       stoppedBy: Object.freeze({ handler: 'terminate', reason: terminate.tool }),
     });
     return;
   }
   // A new object per call: instrumentation that tells events apart by identity sees each decision.
-  yield Object.freeze({ type: 'turnResult', decision: 'natural', inject: NO_MESSAGES, onRunEnd: NO_MESSAGES });
+  yield Object.freeze({ type: 'turnResult', decision: 'natural', inject: NONE, onRunEnd: NONE });
 }
 
 /**
@@ -74,7 +70,7 @@ export function mergeTurnAction(result: TurnResultEvent, action: TurnAction | un
       `a turn action must be { decision?, inject?, onRunEnd?, reason?, response? } or undefined, got ${describeValue(action)}`,
     );
   // Defaults apply to undefined keys only: null is a value like any other, and is checked.
-  const { decision = 'natural', inject: injected = NO_MESSAGES, onRunEnd: ending = NO_MESSAGES } = action;
+  const { decision = 'natural', inject: injected = NONE, onRunEnd: ending = NONE } = action;
   if (!DECISIONS.includes(decision))
     throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(decision)}`);
   if (action.reason !== undefined && typeof action.reason !== 'string')
@@ -166,9 +162,8 @@ export function turnAction(decide: TurnDecider): WrapHandler<TurnContext, TurnEv
  * ```
  */
 export function readTurnResult(result: unknown): TurnResultEvent {
-  if (!isObject(result) || (result as { readonly type?: unknown }).type !== 'turnResult')
-    throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
-  const event = result as TurnResultEvent;
+  if (!isTurnResult(result)) throw invalidTurn(`the result must be a turnResult event, got ${describeValue(result)}`);
+  const event = result;
   if (!DECISIONS.includes(event.decision))
     throw invalidTurn(`decision must be 'natural', 'loopToModel' or 'stop', got ${describeValue(event.decision)}`);
   const inject = turnMessages(event.inject, 'inject');
@@ -215,25 +210,13 @@ function readStoppedBy(result: TurnResultEvent): StoppedBy | undefined {
 function turnMessages(value: unknown, field: string): readonly Message[] {
   if (!Array.isArray(value)) throw invalidTurn(`${field} must be an array of messages, got ${describeValue(value)}`);
   const copy = copiedMessages(value, field);
-  copy.forEach((message, index) => {
-    const valid = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
-    if (!valid)
-      throw invalidTurn(
-        `${field}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`,
-      );
-  });
+  checkMessageShapes(copy, field, invalidTurn);
   return copy;
 }
 
 /** A frozen copy of `value`, a copy that fails reported on the turn stage; its items are not checked yet. */
 function copiedMessages(value: readonly unknown[], field: string): readonly Message[] {
-  try {
-    return frozenCopy(value as readonly Message[], field);
-  } catch (error) {
-    throw MiddlewareError.isInstance(error)
-      ? invalidTurn(error.message.replace(/^\[ERR_INVALID_OPTIONS\] Agent: /, '').replace(/\.$/, ''), error.cause)
-      : error;
-  }
+  return frozenCopy(value as readonly Message[], field, (problem, cause) => cannotCopy(problem, cause, invalidTurn));
 }
 
 function concat(first: readonly Message[], second: readonly Message[]): readonly Message[] {

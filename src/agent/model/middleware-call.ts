@@ -15,6 +15,7 @@ import { InvokeModelStage } from '../stages';
 import { addUsage, ZERO_USAGE } from '../setup/usage';
 import { invalidMiddlewareCall } from '../errors';
 import { isObject } from '../../util/is-object';
+import { isNonEmptyString } from '../values/value-shapes';
 
 /** What a middleware call runs with. */
 export interface MiddlewareCallRun {
@@ -41,7 +42,7 @@ const THROWAWAY_STATE = { get: (): Record<string, unknown> => ({}), set: (): voi
  */
 export function middlewareCaller(run: MiddlewareCallRun): MiddlewareModelCaller {
   return async function invokeModel(call: MiddlewareModelCall): Promise<ModelResultEvent> {
-    const valid = isObject(call) && typeof call.caller === 'string' && call.caller.length > 0 && Array.isArray(call.messages);
+    const valid = isObject(call) && isNonEmptyString(call.caller) && Array.isArray(call.messages);
     if (!valid) {
       throw invalidMiddlewareCall(call);
     }
@@ -72,4 +73,4 @@ export function addMiddlewareUsage(counts: MiddlewareUsage, who: string, usage: 
 }
 
 /** No middleware usage (frozen, shared). */
-export const NO_MIDDLEWARE_USAGE: MiddlewareUsage = Object.freeze({});
+export const NO_MIDDLEWARE_USAGE: MiddlewareUsage = /*#__PURE__*/ Object.freeze({});

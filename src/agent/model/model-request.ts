@@ -1,8 +1,8 @@
 import { splitSystemPrompt, type SystemContentBlock } from '../../core/index';
-import { isObject } from '../../util/is-object';
 import { invalidSystemPrompt } from '../tools/call-errors';
 import type { ModelRequest } from '../types/model';
 import type { InvokeModelContext } from '../types/stages';
+import { isRecord } from '../values/value-shapes';
 
 /**
  * Builds the request a model receives from an InvokeModelStage context
@@ -36,7 +36,7 @@ function systemBlocks(prompt: unknown): readonly SystemContentBlock[] {
   if (!Array.isArray(prompt)) throw invalidSystemPrompt('systemPrompt', prompt);
   for (let index = 0; index < prompt.length; index++) {
     const block: unknown = prompt[index];
-    if (!isObject(block) || Array.isArray(block)) throw invalidSystemPrompt(`systemPrompt[${index}]`, block);
+    if (!isRecord(block)) throw invalidSystemPrompt(`systemPrompt[${index}]`, block);
   }
   return prompt as readonly SystemContentBlock[];
 }

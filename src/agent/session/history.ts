@@ -1,7 +1,7 @@
 import { describeValue } from '../../util/describe-value';
-import { toSystemBlocks, type SystemContentBlock, type SystemPrompt } from '../../core/index';
+import { toSystemBlocks, type SystemPrompt } from '../../core/index';
 import { invalidParts } from '../errors';
-import { frozenCopy } from '../values/freeze';
+import { frozenCopy, NONE } from '../values/freeze';
 import { appendedMessages } from '../values/checked-messages';
 import type { Message } from '../types/message';
 import type { Model } from '../types/model';
@@ -117,9 +117,6 @@ export interface ModelContextParts {
   readonly invokeModel?: MiddlewareModelCaller | undefined;
 }
 
-/** Shared by every context built without a system prompt. */
-const NO_BLOCKS: readonly SystemContentBlock[] = Object.freeze([]);
-
 /**
  * Builds an InvokeModelStage context from the history. Its cost does not
  * depend on the history's length: the frozen message array is shared, not
@@ -142,7 +139,7 @@ export function createModelContext(parts: ModelContextParts): InvokeModelContext
     );
   }
   const messages = frozenCopy(parts.messages, 'parts.messages');
-  const systemPrompt = parts.systemPrompt === undefined ? NO_BLOCKS : frozenCopy(toSystemBlocks(parts.systemPrompt), 'parts.systemPrompt');
+  const systemPrompt = parts.systemPrompt === undefined ? NONE : frozenCopy(toSystemBlocks(parts.systemPrompt), 'parts.systemPrompt');
   const context: { -readonly [K in keyof InvokeModelContext]: InvokeModelContext[K] } = {
     model: parts.model,
     messages,

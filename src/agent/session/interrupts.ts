@@ -2,6 +2,7 @@ import { brand, isBranded } from '../../util/brand';
 import { interruptTooLate, invalidInterruptRequest, repeatedQuestion } from '../errors';
 import type { Interrupt, InterruptAnswer, InterruptFunction, InterruptRequest } from '../types/tool';
 import { isObject } from '../../util/is-object';
+import { isNonEmptyString } from '../values/value-shapes';
 
 /**
  * Thrown by `interrupt()` when no response is known: it travels through the
@@ -104,7 +105,7 @@ export function interruptFor(
     const answers: InterruptAnswer[] = [];
     const missing: Interrupt[] = [];
     for (const request of requests) {
-      if (!isObject(request) || typeof request.name !== 'string' || request.name.length === 0) {
+      if (!isObject(request) || !isNonEmptyString(request.name)) {
         throw invalidInterruptRequest(stage, where);
       }
       if (names.has(request.name)) {

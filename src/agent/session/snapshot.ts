@@ -16,6 +16,8 @@ import type { Usage } from '../types/model';
 import type { Conversation } from '../setup/run-state';
 import type { AgentSnapshot, HaltedRunSnapshot, HaltedTurnSnapshot } from '../types/snapshot';
 import type { Interrupt } from '../types/tool';
+import { isRecord } from '../values/value-shapes';
+import { isUsage } from '../setup/usage';
 
 /** The format version this copy writes, and the only one it reads. */
 export const SNAPSHOT_VERSION = 1;
@@ -197,12 +199,8 @@ function checkedMessages(messages: readonly Message[], pathOf: (index: number) =
 }
 
 function usageAt(value: unknown, path: string): Usage {
-  if (!isRecord(value) || ![value.inputTokens, value.outputTokens, value.totalTokens].every((count) => Number.isFinite(count))) {
+  if (!isRecord(value) || !isUsage(value)) {
     throw invalid(`${path} must be { inputTokens, outputTokens, totalTokens } (numbers), got ${describeValue(value)}`);
   }
-  return value as unknown as Usage;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return value;
 }

@@ -11,6 +11,8 @@ import type { Model } from '../types/model';
 import type { Tool, ToolChoice } from '../types/tool';
 import { readProblem, type PathStep } from '../values/value-walk';
 import { isObject } from '../../util/is-object';
+import { isRecord } from '../values/value-shapes';
+import { NONE } from '../values/freeze';
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -76,26 +78,31 @@ export interface RunSettings {
 }
 
 /**
- * Reads the named properties of a caller's object, each once.
+ * Reads the named properties of a caller's object, each once; undefined for a value that is not an object (a
+ * function included), whose parts the caller's error then names as a whole.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the property whose reading threw (the thrown value is the cause).
  */
-export function readFields<TKey extends string>(source: object, keys: readonly TKey[], root: string): Record<TKey, unknown> {
+export function readFields<TKey extends string>(source: object, keys: readonly TKey[], root: string): Record<TKey, unknown>;
+export function readFields<TKey extends string>(source: unknown, keys: readonly TKey[], root: string): Record<TKey, unknown> | undefined;
+export function readFields<TKey extends string>(source: unknown, keys: readonly TKey[], root: string): Record<TKey, unknown> | undefined {
+  if (!isObject(source)) return undefined;
   const fields = {} as Record<TKey, unknown>;
-  for (const key of keys) fields[key] = readPart(source, key, root, [key]);
+  for (const key of keys) fields[key] = readPart(source, key, root);
   return fields;
 }
 
 /**
- * Reads one part of a caller's value.
+ * Reads one part of a caller's value, `root`.
  *
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part when reading it throws (the thrown value is the cause).
+ * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the part (`root[key]`) when reading it throws (the thrown value
+ *   is the cause).
  */
-export function readPart(source: object, key: PathStep, root: string, steps: readonly PathStep[]): unknown {
+export function readPart(source: object, key: PathStep, root: string): unknown {
   try {
     return (source as Record<PathStep, unknown>)[key];
   } catch (error) {
-    throw cannotCopy(readProblem(root, steps, error), error);
+    throw cannotCopy(readProblem(root, [key], error), error);
   }
 }
 
@@ -115,7 +122,7 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   );
   let aborted = false;
   if (signal !== undefined) {
-    const parts = signal === null || typeof signal !== 'object' ? undefined : readFields(signal, SIGNAL_MEMBERS, 'options.signal');
+    const parts = readFields(signal, SIGNAL_MEMBERS, 'options.signal');
     if (parts === undefined || !hasSignalMembers(parts)) {
       throw invalid(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
     }
@@ -133,22 +140,19 @@ export function readRunOptions(options: AgentRunOptions, resume?: { readonly res
   };
 }
 
-const NO_BUNDLES: readonly Middleware[] = Object.freeze([]);
-
 /** A run's bundles, each element read once. */
 function readBundles(use: unknown): readonly Middleware[] {
-  if (use === undefined) return NO_BUNDLES;
+  if (use === undefined) return NONE;
   if (!Array.isArray(use)) throw invalid(`options.use must be an array of bundles { name, setup(registrar) }, got ${describeValue(use)}`);
-  const length = readPart(use, 'length', 'options.use', ['length']) as number;
+  const length = readPart(use, 'length', 'options.use') as number;
   const bundles: Middleware[] = [];
-  for (let index = 0; index < length; index++) bundles.push(readPart(use, index, 'options.use', [index]) as Middleware);
+  for (let index = 0; index < length; index++) bundles.push(readPart(use, index, 'options.use') as Middleware);
   return Object.freeze(bundles);
 }
 
 /** Fails unless the value is undefined or a non-array object. */
 function checkRecord(value: unknown, name: string): void {
-  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value)))
-    throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
+  if (value !== undefined && !isRecord(value)) throw invalid(`${name} must be a plain object, got ${describeValue(value)}`);
 }
 
 /** The interrupt responses, each read once. */
@@ -159,5 +163,5 @@ function readResponses(responses: object, root: string): ReadonlyMap<string, unk
   } catch (error) {
     throw cannotCopy(readProblem(root, [], error), error);
   }
-  return new Map(ids.map((id) => [id, readPart(responses, id, root, [id])]));
+  return new Map(ids.map((id) => [id, readPart(responses, id, root)]));
 }

@@ -5,7 +5,7 @@ import { isObject } from '../../util/is-object';
 import { readFields, readPart, type AgentInput, type AgentOptions } from './agent-options';
 import { checkMessages } from '../values/checked-messages';
 import { invalid } from '../errors';
-import { frozenCopy, frozenRecordCopy } from '../values/freeze';
+import { frozenCopy, frozenRecordCopy, NONE } from '../values/freeze';
 import type { Message } from '../types/message';
 import type { Model } from '../types/model';
 import type { Tool, ToolChoice, ToolSpec } from '../types/tool';
@@ -13,6 +13,7 @@ import type { Conversation } from './run-state';
 import { readSnapshot } from '../session/snapshot';
 import type { AgentSession, SessionStore } from '../types/snapshot';
 import type { AgentParent } from '../types/view';
+import { isNonEmptyString, isRecord } from '../values/value-shapes';
 
 /** What `new Agent()` keeps of its options: each read once, checked, and copied. */
 export interface AgentSetup {
@@ -53,8 +54,6 @@ export interface AgentSetup {
  * allows about 12 turns, a model node and a tools node spending two a turn.
  */
 export const DEFAULT_MAX_TURNS = 20;
-
-const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
 /**
  * Reads, checks and copies the options of `new Agent()`: each option the
@@ -109,22 +108,18 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
     throw invalid(
       'give options.snapshot or options.messages and options.modelState, not both: a snapshot holds the history and the model state',
     );
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0))
-    throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
-  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model', ['stream']) !== 'function')
+  if (name !== undefined && !isNonEmptyString(name)) throw invalid(`options.name must be a non-empty string, got ${describeValue(name)}`);
+  if (!(isObject(model) || typeof model === 'function') || typeof readPart(model, 'stream', 'options.model') !== 'function')
     throw invalid(`${needsModel}; got model ${describeValue(model)}`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`options.tools must be an array of tools, got ${describeValue(tools)}`);
   const prompt = frozenCopy(systemPrompt, 'options.systemPrompt');
   if (prompt !== undefined && typeof prompt !== 'string' && !(Array.isArray(prompt) && prompt.every(isObject))) {
     throw invalid(`options.systemPrompt must be a string or an array of blocks ({ text } or { cachePoint }), got ${describeValue(prompt)}`);
   }
-  if (
-    registry !== undefined &&
-    !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry', ['invoke']) === 'function')
-  ) {
+  if (registry !== undefined && !(isObject(registry) && typeof readPart(registry, 'invoke', 'options.registry') === 'function')) {
     throw invalid(`options.registry must be a MiddlewareRegistry, got ${describeValue(registry)}`);
   }
-  if (modelState !== undefined && !(isObject(modelState) && !Array.isArray(modelState))) {
+  if (modelState !== undefined && !isRecord(modelState)) {
     throw invalid(`options.modelState must be a plain object, got ${describeValue(modelState)}`);
   }
   if (messages !== undefined && !Array.isArray(messages))
@@ -133,7 +128,7 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
   if (choice !== undefined && !isToolChoice(choice)) {
     throw invalid(`options.toolChoice must be { type: 'auto' }, { type: 'any' } or { type: 'tool', name }, got ${describeValue(choice)}`);
   }
-  const copiedMessages = frozenCopy((messages ?? NO_MESSAGES) as readonly Message[], 'options.messages');
+  const copiedMessages = frozenCopy((messages ?? NONE) as readonly Message[], 'options.messages');
   const { byName, specs } = readTools((tools ?? []) as readonly unknown[]);
   return {
     model: model as Model,
@@ -162,14 +157,8 @@ export function readAgentOptions(options: AgentOptions): AgentSetup {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless it is `{ name, toolUseId }` with two non-empty strings.
  */
 function readParent(parent: unknown): AgentParent {
-  const parts = isObject(parent) ? readFields(parent, ['name', 'toolUseId'], 'options.parent') : undefined;
-  if (
-    parts === undefined ||
-    typeof parts.name !== 'string' ||
-    parts.name.length === 0 ||
-    typeof parts.toolUseId !== 'string' ||
-    parts.toolUseId.length === 0
-  ) {
+  const parts = readFields(parent, ['name', 'toolUseId'], 'options.parent');
+  if (parts === undefined || !isNonEmptyString(parts.name) || !isNonEmptyString(parts.toolUseId)) {
     throw invalid(
       `options.parent must be { name, toolUseId } (non-empty strings: the parent agent and its tool call), got ${describeValue(parent)}`,
     );
@@ -181,13 +170,13 @@ function readParent(parent: unknown): AgentParent {
 function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; specs: readonly ToolSpec[] } {
   const byName = new Map<string, Tool>();
   const specs: ToolSpec[] = [];
-  const length = readPart(tools, 'length', 'options.tools', ['length']) as number;
+  const length = readPart(tools, 'length', 'options.tools') as number;
   for (let index = 0; index < length; index++) {
-    const tool = readPart(tools, index, 'options.tools', [index]);
+    const tool = readPart(tools, index, 'options.tools');
     const root = `options.tools[${index}]`;
-    const parts = isObject(tool) ? readFields(tool, ['spec', 'run', 'needsApproval'], root) : undefined;
+    const parts = readFields(tool, ['spec', 'run', 'needsApproval'], root);
     const spec = parts === undefined ? undefined : frozenCopy(parts.spec, `${root}.spec`);
-    const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`, ['name']) : undefined;
+    const name = isObject(spec) ? readPart(spec, 'name', `${root}.spec`) : undefined;
     if (parts === undefined || (parts.run !== undefined && typeof parts.run !== 'function') || typeof name !== 'string') {
       throw invalid(
         `every tool needs { spec: { name, description, inputSchema }, run(input, context) } (leave run out for an external tool, which the caller runs); got ${describeValue(tool)}`,
@@ -211,7 +200,7 @@ function readTools(tools: readonly unknown[]): { byName: Map<string, Tool>; spec
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` for a malformed message, or input that cannot be copied.
  */
 export function readInput(input: AgentInput): readonly Message[] {
-  if (input === undefined) return NO_MESSAGES;
+  if (input === undefined) return NONE;
   // Made here, so frozen as it is made rather than copied.
   if (typeof input === 'string')
     return Object.freeze([Object.freeze({ role: 'user', content: Object.freeze([Object.freeze({ type: 'text', text: input })]) })]);
@@ -231,16 +220,10 @@ export function readInput(input: AgentInput): readonly Message[] {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` unless `store` has `load` and `save` and `id` is a non-empty string.
  */
 export function readSession(session: unknown): AgentSession {
-  const parts = isObject(session) ? readFields(session, ['store', 'id'], 'options.session') : undefined;
+  const parts = readFields(session, ['store', 'id'], 'options.session');
   const store = parts?.store;
-  const methods = isObject(store) ? readFields(store, ['load', 'save'], 'options.session.store') : undefined;
-  if (
-    parts === undefined ||
-    typeof parts.id !== 'string' ||
-    parts.id.length === 0 ||
-    typeof methods?.load !== 'function' ||
-    typeof methods.save !== 'function'
-  ) {
+  const methods = readFields(store, ['load', 'save'], 'options.session.store');
+  if (parts === undefined || !isNonEmptyString(parts.id) || typeof methods?.load !== 'function' || typeof methods.save !== 'function') {
     throw invalid(
       `options.session must be { store: { load(id), save(id, snapshot) }, id: non-empty string }, got ${describeValue(session)}`,
     );

@@ -12,6 +12,7 @@ import { ContextBudgetKey, readBudget } from '../loop/context-budget';
 import type { ContextBudget } from '../types/stages';
 import type { AgentView } from '../types/view';
 import type { Tool, ToolSpec } from '../types/tool';
+import { NONE } from '../values/freeze';
 
 /** A run's registry, tools, view and budgets. */
 export interface RunScope {
@@ -26,8 +27,6 @@ export interface RunScope {
   /** The context budgets in scope, in contribution order. */
   readonly budgets: readonly ContextBudget[];
 }
-
-const NO_BUDGETS: readonly ContextBudget[] = Object.freeze([]);
 
 /**
  * The scope of a run: `bundles` are registered on a new child of the agent's
@@ -44,7 +43,7 @@ export function openRunScope(agent: AgentState, bundles: readonly Middleware[]):
   }
   const contributions = registry.contributions(ToolsKey);
   const budgets = registry.contributions(ContextBudgetKey);
-  const read = budgets.length === 0 ? NO_BUDGETS : Object.freeze(budgets.map((budget) => readBudget(budget.value, budget.bundle)));
+  const read = budgets.length === 0 ? NONE : Object.freeze(budgets.map((budget) => readBudget(budget.value, budget.bundle)));
   // Literals of one shape rather than a spread of a shared part: a spread followed by more properties takes V8's slow path.
   if (contributions.length === 0) return { registry, budgets: read, tools: agent.tools, toolSpecs: agent.toolSpecs, view: agent.view };
   const cached = agent.toolListCache;

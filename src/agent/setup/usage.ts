@@ -15,7 +15,7 @@ import type { Usage } from '../types/model';
  * let usage = ZERO_USAGE;
  * ```
  */
-export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+export const ZERO_USAGE: Usage = /*#__PURE__*/ Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
 /**
  * The sum of two token counts, count by count (frozen): a loop adds each model

@@ -11,12 +11,13 @@ import { ExecuteToolStage } from '../stages';
 import type { Tool, ToolSpec } from '../types/tool';
 import { notATool, ownToolProvided } from '../errors';
 import { isObject } from '../../util/is-object';
+import { isNonEmptyString } from '../values/value-shapes';
 
 /** The name a contributed tool is provided under; checked here, so a malformed tool fails its bundle's `setup`. */
 function toolName(tool: Tool): string {
   const name = isObject(tool) && isObject(tool.spec) ? (tool.spec.name as unknown) : undefined;
   const run = isObject(tool) ? (tool as { run?: unknown }).run : undefined;
-  if (typeof name !== 'string' || name.length === 0 || (run !== undefined && typeof run !== 'function')) {
+  if (!isNonEmptyString(name) || (run !== undefined && typeof run !== 'function')) {
     throw notATool(tool);
   }
   return name;

@@ -26,7 +26,7 @@ import { ExecuteToolStage } from '../stages';
 export const TOOL_APPROVAL = 'toolApproval';
 
 /** Every decision, in the order the request lists them. */
-export const ALL_DECISIONS: readonly ApprovalDecisionType[] = Object.freeze(['approve', 'edit', 'reject']);
+export const ALL_DECISIONS: readonly ApprovalDecisionType[] = /*#__PURE__*/ Object.freeze(['approve', 'edit', 'reject']);
 
 /** When a call needs approval, which decisions it accepts, and what the human is told. */
 export interface ApprovalRule {

@@ -6,6 +6,7 @@
 import { describeValue } from '../../util/describe-value';
 import { invalid } from '../errors';
 import type { Message } from '../types/message';
+import { isRecord } from './value-shapes';
 
 /** A field's check, given its value and whether the block has it, and what it expects, in words. */
 type FieldCheck = readonly [field: string, check: (value: unknown, present: boolean) => boolean, expected: string];
@@ -142,9 +143,8 @@ export function checkRecordedResult(block: unknown, path: string): void {
 
 /** Checks a block's fields as `fieldsOf` gives them for its type; whether every part it read is fixed ({@link isFixed}). */
 function checkBlock(block: unknown, path: string, fieldsOf: FieldsOf, only?: string): boolean {
-  if (typeof block !== 'object' || block === null || Array.isArray(block))
-    throw invalid(`${path} must be a content block { type, ... }, got ${describeValue(block)}`);
-  const record = block as Record<string, unknown>;
+  if (!isRecord(block)) throw invalid(`${path} must be a content block { type, ... }, got ${describeValue(block)}`);
+  const record = block;
   const { type } = record;
   if (only !== undefined && type !== only) throw invalid(`${path}.type must be '${only}', got ${describeValue(type)}`);
   if (typeof type !== 'string') throw invalid(`${path}.type must be a string, got ${describeValue(type)}`);

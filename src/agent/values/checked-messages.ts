@@ -29,6 +29,24 @@ import { readProblem } from './value-walk';
 /** The roles a message may have; a JavaScript caller may give any value. */
 const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
+/** Whether a value has the shape of a message: an object with a known role and a content array (its blocks unchecked). */
+export function isMessageShape(value: unknown): value is Message {
+  return isObject(value) && ROLES.has((value as Partial<Message>).role) && Array.isArray((value as Partial<Message>).content);
+}
+
+/**
+ * Fails, with the error `refuse` makes, on the first value of `messages` without the shape of a message
+ * ({@link isMessageShape}); `path` names the array.
+ */
+export function checkMessageShapes(messages: readonly unknown[], path: string, refuse: (problem: string) => Error): void {
+  messages.forEach((message, index) => {
+    if (!isMessageShape(message))
+      throw refuse(
+        `${path}[${index}] must be a message { role: 'user' | 'assistant', content: ContentBlock[] }, got ${describeValue(message)}`,
+      );
+  });
+}
+
 /** Frozen arrays every message of which is in {@link checkedMessages}. */
 const checkedArrays = new WeakSet<readonly Message[]>();
 
@@ -57,7 +75,7 @@ export function checkMessages(messages: readonly Message[], pathOf: (index: numb
     if (checkedMessages.has(message)) return;
     let ok: boolean;
     try {
-      ok = isObject(message) && ROLES.has(message.role) && Array.isArray(message.content);
+      ok = isMessageShape(message);
     } catch (error) {
       throw cannotCopy(readProblem(pathOf(index), [], error), error);
     }

@@ -5,40 +5,15 @@
  * The model state a caller gives and the results handlers make are frozen here too.
  */
 import { describeValue } from '../../util/describe-value';
-import { isObject } from '../../util/is-object';
 import { setOwnEntry } from '../../util/own-entry';
 import { cannotCopy, invalid } from '../errors';
 import type { AgentEvent } from '../types/stages';
 import { isModelResult, isToolResult } from '../stages';
-import { cycleProblem, depthProblem, MAX_DEPTH, readProblem, type PathStep } from './value-walk';
+import { enterPart, readProblem, startWalk, WalkFailure, type Walk } from './value-walk';
+import { isRecord } from './value-shapes';
 
-/** Why a copy stopped; turned into the public error once, at the top of the walk. */
-class CopyFailure {
-  constructor(
-    readonly problem: string,
-    readonly cause: unknown,
-  ) {}
-}
-
-/** The state of one copy: where it is, and the parts copied so far. */
-interface Copying {
-  readonly root: string;
-  /** The path to the part being copied. */
-  readonly steps: PathStep[];
-  /** The parts being copied, outermost first (the part at depth d is `open[d]`), to find cycles. */
-  readonly open: object[];
-  /** How many arrays and objects the copy has entered. */
-  visits: number;
-  /** Parts copied, so a part met twice is copied once; kept only past {@link REMEMBER_AFTER} visits. */
-  done: Map<object, unknown> | undefined;
-}
-
-/**
- * Small values (a message) are copied without remembering each part; past
- * this many parts, copied parts are remembered, so a value that shares parts
- * (`[b, b]`, `b = [c, c]`, ...) costs its distinct parts, not its paths.
- */
-const REMEMBER_AFTER = 256;
+/** The empty list, frozen: one array for every empty list the kit hands out (no messages, bundles, budgets, blocks). */
+export const NONE: readonly never[] = /*#__PURE__*/ Object.freeze([]);
 
 function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value) as unknown;
@@ -73,40 +48,26 @@ export function frozenCopy<T>(value: T, path = 'value', refuse: (problem: string
   }
   // The common case (a frozen history, frozen specs) allocates nothing.
   if (frozen) return value;
-  const copying: Copying = { root: path, steps: [], open: [], visits: 0, done: undefined };
+  const copying = startWalk(path);
   try {
     return copyPart(value, copying) as T;
   } catch (error) {
-    if (error instanceof CopyFailure) throw refuse(error.problem, error.cause);
+    if (error instanceof WalkFailure) throw refuse(error.problem, error.cause);
     throw error;
   }
 }
 
-function copyPart(value: unknown, copying: Copying): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  const { steps, open } = copying;
-  const ancestor = open.indexOf(value);
-  if (ancestor !== -1) throw new CopyFailure(cycleProblem(copying.root, steps, ancestor), undefined);
-  if (copying.done?.has(value) === true) return copying.done.get(value);
-  if (steps.length >= MAX_DEPTH) throw new CopyFailure(depthProblem(copying.root, steps), undefined);
-  if (++copying.visits > REMEMBER_AFTER) copying.done ??= new Map();
-  let copy: unknown;
-  try {
-    if (Object.isFrozen(value)) return value;
-    open.push(value);
-    if (Array.isArray(value)) copy = copyArray(value, copying);
-    else if (isPlainObject(value)) copy = copyObject(value, copying);
-    else copy = value;
-  } catch (error) {
-    if (error instanceof CopyFailure) throw error;
-    throw new CopyFailure(readProblem(copying.root, steps, error), error);
-  }
-  open.pop();
-  copying.done?.set(value, copy);
-  return copy;
+function copyPart(value: unknown, copying: Walk): unknown {
+  return value === null || typeof value !== 'object' ? value : enterPart(value, copying, copyObjectOrArray);
 }
 
-function copyArray(value: readonly unknown[], copying: Copying): readonly unknown[] {
+function copyObjectOrArray(value: object, copying: Walk): unknown {
+  if (Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) return copyArray(value, copying);
+  return isPlainObject(value) ? copyObject(value, copying) : value;
+}
+
+function copyArray(value: readonly unknown[], copying: Walk): readonly unknown[] {
   const { length } = value;
   const copy: unknown[] = [];
   for (let index = 0; index < length; index++) {
@@ -117,7 +78,7 @@ function copyArray(value: readonly unknown[], copying: Copying): readonly unknow
   return Object.freeze(copy);
 }
 
-function copyObject(value: object, copying: Copying): object {
+function copyObject(value: object, copying: Walk): object {
   const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? (Object.create(null) as Record<string, unknown>) : {};
   for (const key of Object.keys(value)) {
     copying.steps.push(key);
@@ -134,7 +95,7 @@ function copyObject(value: object, copying: Copying): object {
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` when it is not an object or cannot be copied.
  */
 export function frozenRecordCopy(value: unknown, path: string): Record<string, unknown> {
-  if (!isObject(value) || Array.isArray(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
+  if (!isRecord(value)) throw invalid(`${path} must be a plain object, got ${describeValue(value)}`);
   let plain: object = value;
   try {
     const prototype = Object.getPrototypeOf(value) as unknown;

@@ -5,35 +5,14 @@
  * exception in the middle of the run.
  */
 import { setOwnEntry } from '../../util/own-entry';
-import { cycleProblem, depthProblem, MAX_DEPTH, pathText, readProblem, thrownText, type PathStep } from './value-walk';
+import { enterPart, pathText, readProblem, startWalk, thrownText, WalkFailure, type PathStep, type Walk } from './value-walk';
+import { isObject } from '../../util/is-object';
 
 /** The JSON form of a value, or why it has none. */
 export type JsonConversion = { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly problem: string };
 
-/** Why a conversion stopped. */
-class NotJson {
-  constructor(readonly problem: string) {}
-}
-
 /** Left out of an object, `null` in an array, as `JSON.stringify` does. */
 const ABSENT: unique symbol = Symbol('absent');
-
-/** The state of one conversion. */
-interface Converting {
-  /** What the value is called in a problem's path. */
-  readonly root: string;
-  /** The path to the part being converted. */
-  readonly steps: PathStep[];
-  /** The objects being converted, outermost first (the one at depth d is `open[d]`), to find cycles. */
-  readonly open: object[];
-  /** How many arrays and objects the conversion has entered. */
-  visits: number;
-  /** Objects converted, so one met twice is walked once; kept only past {@link REMEMBER_AFTER} visits. */
-  done: Map<object, unknown> | undefined;
-}
-
-/** Past this many objects, converted ones are remembered (as in `adopt`), so shared parts cost their distinct parts. */
-const REMEMBER_AFTER = 256;
 
 /**
  * The value as `JSON.parse(JSON.stringify(value))` gives it, frozen, or the
@@ -50,21 +29,21 @@ const REMEMBER_AFTER = 256;
  */
 export function toJsonValue(value: unknown, root = 'value'): JsonConversion {
   if (value === undefined) return { ok: true, json: null };
-  const converting: Converting = { root, steps: [], open: [], visits: 0, done: undefined };
+  const converting = startWalk(root);
   try {
     const json = convert(value, '', converting);
     if (json === ABSENT) return { ok: false, problem: `${root} is ${typeof value === 'symbol' ? 'a symbol' : 'a function'}` };
     return { ok: true, json };
   } catch (error) {
-    if (error instanceof NotJson) return { ok: false, problem: error.problem };
+    if (error instanceof WalkFailure) return { ok: false, problem: error.problem };
     throw error;
   }
 }
 
-function convert(given: unknown, key: string, converting: Converting): unknown {
+function convert(given: unknown, key: string, converting: Walk): unknown {
   const { root, steps } = converting;
   let value = given;
-  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') value = applyToJson(value, key, root, steps);
+  if (isObject(value) || typeof value === 'bigint') value = applyToJson(value, key, root, steps);
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -72,13 +51,13 @@ function convert(given: unknown, key: string, converting: Converting): unknown {
     case 'number':
       return finiteOrNull(value);
     case 'bigint':
-      throw new NotJson(`${pathText(root, steps)} is a BigInt`);
+      throw new WalkFailure(`${pathText(root, steps)} is a BigInt`);
     case 'undefined':
     case 'function':
     case 'symbol':
       return ABSENT;
     default:
-      return value === null ? null : convertObject(value as object, converting);
+      return value === null ? null : enterPart(value as object, converting, convertArrayOrEntries);
   }
 }
 
@@ -88,37 +67,21 @@ function applyToJson(value: object | bigint, key: string, root: string, steps: r
   try {
     toJson = (value as { toJSON?: unknown }).toJSON;
   } catch (error) {
-    throw new NotJson(readProblem(root, [...steps, 'toJSON'], error));
+    throw new WalkFailure(readProblem(root, [...steps, 'toJSON'], error));
   }
   if (typeof toJson !== 'function') return value;
   try {
     return (toJson as (key: string) => unknown).call(value, key);
   } catch (error) {
-    throw new NotJson(`${pathText(root, steps)}.toJSON() threw: ${thrownText(error)}`);
+    throw new WalkFailure(`${pathText(root, steps)}.toJSON() threw: ${thrownText(error)}`);
   }
 }
 
-function convertObject(value: object, converting: Converting): unknown {
-  const { root, steps, open } = converting;
-  const ancestor = open.indexOf(value);
-  if (ancestor !== -1) throw new NotJson(cycleProblem(root, steps, ancestor));
-  if (converting.done?.has(value) === true) return converting.done.get(value);
-  if (steps.length >= MAX_DEPTH) throw new NotJson(depthProblem(root, steps));
-  if (++converting.visits > REMEMBER_AFTER) converting.done ??= new Map();
-  open.push(value);
-  let json: unknown;
-  try {
-    json = Array.isArray(value) ? convertArray(value, converting) : convertEntries(value, converting);
-  } catch (error) {
-    if (error instanceof NotJson) throw error;
-    throw new NotJson(readProblem(root, steps, error));
-  }
-  open.pop();
-  converting.done?.set(value, json);
-  return json;
+function convertArrayOrEntries(value: object, converting: Walk): unknown {
+  return Array.isArray(value) ? convertArray(value, converting) : convertEntries(value, converting);
 }
 
-function convertArray(value: readonly unknown[], converting: Converting): readonly unknown[] {
+function convertArray(value: readonly unknown[], converting: Walk): readonly unknown[] {
   const { length } = value;
   const json: unknown[] = [];
   for (let index = 0; index < length; index++) {
@@ -130,7 +93,7 @@ function convertArray(value: readonly unknown[], converting: Converting): readon
   return Object.freeze(json);
 }
 
-function convertEntries(value: object, converting: Converting): unknown {
+function convertEntries(value: object, converting: Walk): unknown {
   const primitive = unwrap(value);
   if (primitive !== ABSENT) return primitive;
   const json: Record<string, unknown> = {};

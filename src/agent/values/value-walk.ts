@@ -42,6 +42,68 @@ function stepsText(steps: readonly PathStep[], from: number, to: number): string
   return text;
 }
 
+/** Why a walk stopped: the problem naming the part, and the value thrown when reading it threw. */
+export class WalkFailure {
+  constructor(
+    readonly problem: string,
+    readonly cause?: unknown,
+  ) {}
+}
+
+/** The state of one walk over a value (a copy, a JSON conversion). */
+export interface Walk {
+  /** What the value is called in a problem's path. */
+  readonly root: string;
+  /** The path to the part being walked. */
+  readonly steps: PathStep[];
+  /** The parts being walked, outermost first (the part at depth d is `open[d]`), to find cycles. */
+  readonly open: object[];
+  /** How many arrays and objects the walk has entered. */
+  visits: number;
+  /** Parts walked, so a part met twice is walked once; kept only past {@link REMEMBER_AFTER} visits. */
+  done: Map<object, unknown> | undefined;
+}
+
+/**
+ * Small values (a message) are walked without remembering each part; past
+ * this many parts, walked parts are remembered, so a value that shares parts
+ * (`[b, b]`, `b = [c, c]`, ...) costs its distinct parts, not its paths.
+ */
+const REMEMBER_AFTER = 256;
+
+/** A new walk over the value called `root`. */
+export function startWalk(root: string): Walk {
+  return { root, steps: [], open: [], visits: 0, done: undefined };
+}
+
+/**
+ * Enters an array or object: refuses a cycle and too deep a nesting, returns
+ * what `walkPart` made of a part met before (once parts are remembered), else
+ * what `walkPart` makes of it now. A read that throws inside `walkPart` is
+ * turned into a {@link WalkFailure} naming the part.
+ *
+ * @throws WalkFailure for a cycle, too deep a nesting or a read that threw.
+ */
+export function enterPart(value: object, walk: Walk, walkPart: (value: object, walk: Walk) => unknown): unknown {
+  const { root, steps, open } = walk;
+  const ancestor = open.indexOf(value);
+  if (ancestor !== -1) throw new WalkFailure(cycleProblem(root, steps, ancestor));
+  if (walk.done?.has(value) === true) return walk.done.get(value);
+  if (steps.length >= MAX_DEPTH) throw new WalkFailure(depthProblem(root, steps));
+  if (++walk.visits > REMEMBER_AFTER) walk.done ??= new Map();
+  open.push(value);
+  let result: unknown;
+  try {
+    result = walkPart(value, walk);
+  } catch (error) {
+    if (error instanceof WalkFailure) throw error;
+    throw new WalkFailure(readProblem(root, steps, error), error);
+  }
+  open.pop();
+  walk.done?.set(value, result);
+  return result;
+}
+
 /** The problem of a part that contains one of its ancestors. */
 export function cycleProblem(root: string, steps: readonly PathStep[], ancestorDepth: number): string {
   return `${pathText(root, steps)} refers back to ${pathText(root, steps, ancestorDepth)} (a cycle)`;
