@@ -101,23 +101,10 @@ export function isFixed(record: object, key: string | number): boolean {
 }
 
 /**
- * Checks every block of every message: an object with a string `type`, and
- * for the types of MW-100 each field as that rule gives it (a tool result's
- * `content` an array of `text` and `json` blocks).
- *
- * @param pathOf - The path of the message at an index (`options.snapshot.messages[2]`).
- * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the first field at fault.
- */
-export function checkBlocks(messages: readonly Message[], pathOf: (index: number) => string): void {
-  messages.forEach((message, index) => {
-    checkMessageBlocks(message, index, pathOf);
-  });
-}
-
-/**
- * Checks every block of one message, as {@link checkBlocks} does; whether every part the check read is fixed
- * (the content array and each block frozen, each part read a data property: {@link isFixed}), so that the
- * message passes the same check whenever it is checked again.
+ * Checks every block of one message: each an object with a string `type`, and for the types of MW-100 each field
+ * as that rule gives it (a tool result's `content` an array of `text` and `json` blocks). Answers whether every
+ * part the check read is fixed (the content array and each block frozen, each part read a data property:
+ * {@link isFixed}), so that the message passes the same check whenever it is checked again.
  *
  * @throws MiddlewareError `ERR_INVALID_OPTIONS` naming the first field at fault.
  */
