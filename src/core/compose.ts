@@ -96,7 +96,9 @@ function nextFor(
         ({ signal: innerSignal, link } = narrowSignal(signal, given));
       }
     }
-    if (innerSignal.aborted) throw messages.aborted(invoke.stageName, innerSignal.reason);
+    // The invoke's own signal through the invoke's check, which reads the flag of a signal the library made.
+    if (innerSignal === invoke.signal) invoke.throwIfAborted();
+    else if (innerSignal.aborted) throw messages.aborted(invoke.stageName, innerSignal.reason);
     let generator: LayerGenerator;
     try {
       generator = enter(invoke, chain, index + 1, nextContext === undefined ? context : nextContext, innerSignal, info);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareError, MiddlewareRegistry } from '../../src/core/index';
+import { OwnedAbortController } from '../../src/core/fast-path';
 import { failure } from '../assertions';
 import { ModelStage as Stage } from '../fixtures';
 import { expectAborted } from './abort-fixtures';
@@ -154,6 +155,41 @@ describe('MiddlewareRegistry.invoke', () => {
         { signal: new AbortController().signal },
       );
       expectAborted(thrown, 'too late');
+      expect(terminalCalls).toBe(0);
+    });
+  });
+
+  describe('next() after the invoke signal aborted', () => {
+    it.each([
+      ['a signal of its caller', (): { signal: AbortSignal; abort(reason: unknown): void } => new AbortController()],
+      ['a signal the library made', (): { signal: AbortSignal; abort(reason: unknown): void } => new OwnedAbortController()],
+    ])('throws ERR_ABORTED with its reason at once under %s, entering nothing', async (_label, makeController) => {
+      const controller = makeController();
+      const registry = new MiddlewareRegistry();
+      let thrown: unknown;
+      let terminalCalls = 0;
+      registry.add(Stage.Wrap, async function* retry(_context, next) {
+        controller.abort('stop');
+        try {
+          next();
+        } catch (error) {
+          thrown = error;
+        }
+        yield 'own';
+      });
+      const outcome = await registry
+        .run(
+          Stage,
+          { prompt: 'x' },
+          async function* terminal() {
+            terminalCalls++;
+            yield 'x';
+          },
+          { signal: controller.signal },
+        )
+        .catch((error: unknown) => error);
+      expectAborted(thrown, 'stop');
+      expectAborted(outcome, 'stop');
       expect(terminalCalls).toBe(0);
     });
   });
