@@ -6,7 +6,7 @@
  */
 import { invalidInvokeOptions, notAFunction, useForAnotherStage } from './messages';
 import { createRegistration, stageOf, type StoredRegistration } from './registration';
-import { isSignal } from './fast-path';
+import { isAbortSignal } from '../util/abort-signal';
 import { describeValue } from '../util/describe-value';
 import type { AddOptions, AnyStage, InvokeOptions, Registration } from './types';
 import { isObject } from '../util/is-object';
@@ -39,7 +39,7 @@ export function checkInvoke(stage: AnyStage, terminal: unknown, options: InvokeO
 export function checkInvokeOptions(stage: string, options: InvokeOptions): void {
   if (!isObject(options)) throw invalidInvokeOptions(stage, `options must be an object, got ${describeValue(options)}`);
   const signal = options.signal as unknown;
-  if (signal !== undefined && !isSignal(signal)) {
+  if (signal !== undefined && !isAbortSignal(signal)) {
     throw invalidInvokeOptions(stage, `options.signal must be an AbortSignal, got ${describeValue(signal)}`);
   }
   const state = options.state as unknown;

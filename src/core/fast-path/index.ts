@@ -20,7 +20,6 @@
  * | {@link PassThroughGenerator}, {@link Delegation} (`pass-through.ts`): a generator's stretches of pass-through run without it | `for await (const event of source) yield observe(event)` inside the generator | that loop, including closing the source when the loop is left early |
  * | {@link track}, {@link TrackedChain} (`tracked-chain.ts`): the first inner chains of an invoke held as they are, the rest wrapped to be forgotten when they end | wrapping every inner chain (`async function*` with `yield*` and a `finally` that reports its end) | that wrapper: the same events, and the same chains closed when the invoke settles |
  * | {@link OwnedAbortController} (`owned-abort-controller.ts`): a flag read instead of `signal.aborted` for signals only the library aborts | `signal.aborted` (a megamorphic read on Node 20, where every signal has a hidden class of its own) | `signal.aborted`: the flag is set just before the signal aborts, with no code of anyone else in between |
- * | {@link isSignal} (`owned-abort-controller.ts`): a signal of an {@link OwnedAbortController} taken as a signal at once | `isAbortSignal(value)` on each invoke's `options.signal` (three megamorphic reads) | `isAbortSignal(value)`, for every value whose signal members nobody redefined on it |
  * | {@link lastEvent} (`last-event.ts`): the last event of an iterator of ours, drained with `nextInto` | `for await (const event of events) last = event` (an async step per event) | that loop: the same last event, the same failure, other iterables drained by the loop itself |
  * | hidden-class keepers: an instance that never runs, in a static field of `Invocation` and of {@link OwnedAbortController}, so that the class's hidden class survives full collections | nothing (the engine's default) | nothing: it changes only how soon code is optimised again after a full collection |
  *
@@ -33,7 +32,7 @@
  */
 export { hasNativeNext, isOwnIterator, nativeNext } from './native-next';
 export { lastEvent } from './last-event';
-export { isSignal, OwnedAbortController } from './owned-abort-controller';
+export { OwnedAbortController } from './owned-abort-controller';
 export { Delegation, PassThroughGenerator } from './pass-through';
 export type { DelegatingGenerator } from './pass-through';
 export { SerialAsyncGenerator } from './serial-async-generator';

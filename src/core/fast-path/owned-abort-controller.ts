@@ -13,7 +13,6 @@
  *
  * @packageDocumentation
  */
-import { isAbortSignal } from '../../util/abort-signal';
 
 /** The controller of each signal made by a {@link OwnedAbortController}, alive exactly as long as its signal. */
 const flagged = new WeakMap<AbortSignal, OwnedAbortController>();
@@ -50,16 +49,4 @@ export class OwnedAbortController {
   static of(signal: AbortSignal): OwnedAbortController | undefined {
     return flagged.get(signal);
   }
-}
-
-/**
- * Whether `value` can serve as a signal, as `isAbortSignal` answers: at once
- * for a signal of an {@link OwnedAbortController}, which is an `AbortSignal`
- * the library made, else by `isAbortSignal`. Why: every invoke of an agent
- * run is given the run's signal, and `isAbortSignal` reads three members of
- * it, each a megamorphic read (see above) of a getter or of the prototype
- * chain; a lookup in the map of flagged signals costs less than one of them.
- */
-export function isSignal(value: unknown): value is AbortSignal {
-  return flagged.has(value as AbortSignal) || isAbortSignal(value);
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MiddlewareRegistry } from '../../../src/core/index';
-import { isSignal, OwnedAbortController } from '../../../src/core/fast-path/owned-abort-controller';
-import { isAbortSignal } from '../../../src/util/abort-signal';
+import { OwnedAbortController } from '../../../src/core/fast-path/owned-abort-controller';
 import { narrowSignal } from '../../../src/core/signals';
 import { ModelStage as Stage } from '../../fixtures';
 
@@ -109,27 +108,6 @@ describe('OwnedAbortController', () => {
         counts.push(counter.reads);
       }
       expect(counts[1]).toBeGreaterThan(counts[0] as number);
-    });
-  });
-
-  describe('isSignal()', () => {
-    const noop = (): void => undefined;
-    const aborted = new OwnedAbortController();
-    aborted.abort('stop');
-    it.each<[string, unknown]>([
-      ['the signal of one', new OwnedAbortController().signal],
-      ['the signal of an aborted one', aborted.signal],
-      ['a narrowed signal', narrowSignal(new AbortController().signal, new AbortController().signal).signal],
-      ['a signal of a plain AbortController', new AbortController().signal],
-      ['an aborted signal of the runtime', AbortSignal.abort()],
-      ['a lookalike object of another realm', { aborted: false, addEventListener: noop, removeEventListener: noop }],
-      ['an object whose aborted is not a boolean', { aborted: 'no', addEventListener: noop, removeEventListener: noop }],
-      ['an object with aborted only', { aborted: false }],
-      ['a string', 'junk'],
-      ['null', null],
-      ['undefined', undefined],
-    ])('answers as isAbortSignal for %s', (_label, value) => {
-      expect(isSignal(value)).toBe(isAbortSignal(value));
     });
   });
 });
