@@ -59,7 +59,7 @@ const RECURSION_LIMIT = 500;
  */
 function freezeDown(node: object, kind: Kind, depth: number): void {
   if (depth > RECURSION_LIMIT) {
-    freezeWithStack(node);
+    checkWithStack(node, kind, new Set(), [], true);
     return;
   }
   freezeOne(node, kind);
@@ -83,18 +83,6 @@ function freezeDown(node: object, kind: Kind, depth: number): void {
       const childKind = kindOf(child);
       if (childKind !== SKIP) freezeDown(child as object, childKind, depth + 1);
     }
-  }
-}
-
-/** The cycle-tolerant walk with an explicit stack, for parts deeper than the recursion limit. */
-function freezeWithStack(root: object): void {
-  const pending: object[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop() as object;
-    const kind = kindOf(node);
-    if (kind === SKIP) continue;
-    freezeOne(node, kind);
-    for (const [, child] of childrenOf(node, kind)) if (kindOf(child) !== SKIP) pending.push(child as object);
   }
 }
 
@@ -152,8 +140,11 @@ interface Frame {
   next: number;
 }
 
-/** The same walk as `checkDown` with its own stack, for parts too deep to recurse into. */
-function checkWithStack(root: object, rootKind: Kind, onPath: Set<object>, path: unknown[]): unknown[] | undefined {
+/**
+ * The same walk as `checkDown` with its own stack, for parts too deep to recurse into; `tolerant` (the walk of
+ * `freezeDown`) freezes a cycle as it is instead of answering its path.
+ */
+function checkWithStack(root: object, rootKind: Kind, onPath: Set<object>, path: unknown[], tolerant = false): unknown[] | undefined {
   const base = path.length;
   onPath.add(root);
   const stack: Frame[] = [{ node: root, kind: rootKind, children: childrenOf(root, rootKind), next: 0 }];
@@ -169,8 +160,11 @@ function checkWithStack(root: object, rootKind: Kind, onPath: Set<object>, path:
     const [key, child] = frame.children[frame.next++] as readonly [unknown, unknown];
     const kind = kindOf(child);
     if (kind === SKIP) continue;
+    if (onPath.has(child as object)) {
+      if (tolerant) continue;
+      return [...path, key];
+    }
     path.push(key);
-    if (onPath.has(child as object)) return [...path];
     onPath.add(child as object);
     stack.push({ node: child as object, kind, children: childrenOf(child as object, kind), next: 0 });
   }
