@@ -177,7 +177,7 @@ function checkConstraints(
   const check = (id: string, outside: boolean): void => {
     const found = levelOfId.get(id) ?? findAnywhere(levels, id);
     if (found === undefined) {
-      onWarning(unknownId({ stage: registration.stage.name, phase: registration.phase, handler: registration.name }, id, outside));
+      onWarning(unknownId(errorSiteOf(registration), id, outside));
       return;
     }
     const other = found.registration;
