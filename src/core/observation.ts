@@ -13,6 +13,7 @@ import type { LayerGenerator } from './layer';
 import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
 import * as messages from './messages';
 import { isNonEmptyString } from '../util/non-empty-string';
+import { isObject } from '../util/is-object';
 
 /** The observers of one invoke and the attempt counts of its layer positions. */
 export class InvokeObservation {
@@ -122,7 +123,7 @@ const HOOKS = ['layer', 'handlerStart', 'handlerEnd', 'end'] as const;
 
 /** An object whose hooks, where present, are functions. */
 function isObserver(value: unknown): value is InvokeObserver {
-  if (value === null || typeof value !== 'object') return false;
+  if (!isObject(value)) return false;
   for (const hook of HOOKS) {
     const candidate = (value as Record<string, unknown>)[hook];
     if (candidate !== undefined && typeof candidate !== 'function') return false;
@@ -132,7 +133,7 @@ function isObserver(value: unknown): value is InvokeObserver {
 
 /** What the invoke can drive as a layer: `next`, `return` and `Symbol.asyncIterator`. */
 function isAsyncGenerator(value: unknown): value is LayerGenerator {
-  if (value === null || typeof value !== 'object') return false;
+  if (!isObject(value)) return false;
   const candidate = value as Partial<LayerGenerator>;
   return (
     typeof candidate.next === 'function' && typeof candidate.return === 'function' && typeof candidate[Symbol.asyncIterator] === 'function'
