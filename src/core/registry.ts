@@ -106,7 +106,7 @@ export class MiddlewareRegistry {
    * ```
    */
   use(middleware: Middleware): Disposer {
-    return useBundle(middleware, (bundle) => this.#scope.registrar(bundle));
+    return useBundle(middleware, (bundle, kept) => this.#scope.registrar(bundle, kept));
   }
 
   /**

@@ -182,13 +182,16 @@ export class RegistryScope implements Scope {
     };
   }
 
-  /** What the setup of the bundle named `bundle` registers through: everything it adds goes to this scope. */
-  registrar(bundle: string): Registrar {
+  /**
+   * What the setup of the bundle named `bundle` registers through: everything it adds goes to this scope, and
+   * `kept` is given the disposer of each addition.
+   */
+  registrar(bundle: string, kept: (disposer: Disposer) => Disposer): Registrar {
     const where = `bundle "${bundle}"`;
     return {
-      add: (target, handler, options) => this.register(createRegistration(target, handler, options, bundle, where), where),
-      instrument: (instrumentation) => this.instrument(instrumentation),
-      provide: (key, value) => this.provide(createContribution(key, value, bundle)),
+      add: (target, handler, options) => kept(this.register(createRegistration(target, handler, options, bundle, where), where)),
+      instrument: (instrumentation) => kept(this.instrument(instrumentation)),
+      provide: (key, value) => kept(this.provide(createContribution(key, value, bundle))),
     };
   }
 
