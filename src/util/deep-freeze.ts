@@ -44,11 +44,11 @@ export function deepFreeze(value: unknown): void {
 export function deepFreezeOrFindCycle(value: unknown): string | undefined {
   const kind = kindOf(value);
   if (kind === SKIP) return undefined;
-  const cycle = walk(value as object, kind, false);
+  const cycle = checkWalk(value as object, kind);
   return cycle === undefined ? undefined : cycle.map(segmentText).join('.');
 }
 
-/** Below this depth the walk of results recurses; deeper parts go through {@link walk}, which keeps a stack of its own. */
+/** Below this depth the walk of results recurses; deeper parts go through a walk with its own stack. */
 const RECURSION_LIMIT = 500;
 
 /**
@@ -59,7 +59,7 @@ const RECURSION_LIMIT = 500;
  */
 function freezeDown(node: object, kind: Kind, depth: number): void {
   if (depth > RECURSION_LIMIT) {
-    walk(node, kind, true);
+    freezeWithStack(node);
     return;
   }
   freezeOne(node, kind);
@@ -84,6 +84,35 @@ function freezeDown(node: object, kind: Kind, depth: number): void {
       if (childKind !== SKIP) freezeDown(child as object, childKind, depth + 1);
     }
   }
+}
+
+/** The walk of {@link freezeDown} past the recursion limit, with a stack of its own. */
+function freezeWithStack(root: object): void {
+  const pending: object[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop() as object;
+    const kind = kindOf(node);
+    if (kind === SKIP) continue;
+    freezeOne(node, kind);
+    for (const [, child] of childrenOf(node, kind)) if (kindOf(child) !== SKIP) pending.push(child as object);
+  }
+}
+
+function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
+  const children: (readonly [unknown, unknown])[] = [];
+  if (kind === LIST) {
+    const items = node as readonly unknown[];
+    for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
+  } else if (node instanceof Map) {
+    for (const entry of node) children.push(entry);
+  } else if (node instanceof Set) {
+    let index = 0;
+    for (const item of node) children.push([index++, item]);
+  } else {
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) children.push([key, record[key]]);
+  }
+  return children;
 }
 
 /**
@@ -113,14 +142,15 @@ function frameOf(node: object, kind: Kind): Frame {
 }
 
 /**
- * The walk of both: depth first with a stack of its own (a value of any depth), remembering the objects on the
- * current path. Each object is frozen when everything under it is done, so an object frozen already is either
- * done or the caller's, and is skipped. An unfrozen object met again while it is on the path closes a cycle:
- * `tolerant` (for results, MW-038) leaves it to be frozen when its own turn comes; otherwise (for the state
- * snapshot, MW-027) the walk stops and answers the cycle's path (keys as found), the parts finished before
- * frozen and the objects on the path (the root among them) not.
+ * The walk with the cycle check, for the state snapshot (MW-027): depth first with a stack of its own (a state
+ * of any depth), remembering the objects on the current path; an unfrozen object met again while it is on the
+ * path closes a cycle. Each object is frozen when everything under it is done, so an object frozen already is
+ * either done or the caller's, and is skipped; when a cycle is found, the parts finished before it are frozen
+ * and the objects on the path (the root among them) are not.
+ *
+ * @returns The path of a cycle (keys as found), else undefined.
  */
-function walk(root: object, rootKind: Kind, tolerant: boolean): unknown[] | undefined {
+function checkWalk(root: object, rootKind: Kind): unknown[] | undefined {
   const onPath = new Set<object>();
   onPath.add(root);
   const path: unknown[] = [];
@@ -140,10 +170,7 @@ function walk(root: object, rootKind: Kind, tolerant: boolean): unknown[] | unde
     const child = frame.values === undefined ? (frame.node as Record<string, unknown>)[key as string] : frame.values[index];
     const kind = kindOf(child);
     if (kind === SKIP) continue;
-    if (onPath.has(child as object)) {
-      if (tolerant) continue;
-      return [...path, key];
-    }
+    if (onPath.has(child as object)) return [...path, key];
     path.push(key);
     onPath.add(child as object);
     stack.push(frameOf(child as object, kind));
