@@ -15,7 +15,6 @@ import { isStage } from './stage';
 import type { AnyStage } from './types';
 import { describeValue } from '../util/describe-value';
 import { isObject } from '../util/is-object';
-import { isNonEmptyString } from '../util/non-empty-string';
 
 /** Phantom carrier of a key's value type; never present at run time. */
 declare const contributionType: unique symbol;
@@ -93,7 +92,8 @@ export interface StoredContribution {
  * ```
  */
 export function createContributionKey<TValue>(name: string, options?: ContributionKeyOptions<TValue>): ContributionKey<TValue> {
-  if (!isNonEmptyString(name)) throw invalidContributionKey(`the name must be a non-empty string, got ${describeValue(name)}`);
+  if (typeof name !== 'string' || name.length === 0)
+    throw invalidContributionKey(`the name must be a non-empty string, got ${describeValue(name)}`);
   if (options !== undefined && !isObject(options))
     throw invalidContributionKey(`options must be { identify?, stage? }, got ${describeValue(options)}`);
   const identify = options?.identify;
@@ -109,7 +109,7 @@ export function createContributionKey<TValue>(name: string, options?: Contributi
 function isContributionKey(value: unknown): value is ContributionKey<unknown> {
   if (!isObject(value)) return false;
   const key = value as Partial<ContributionKey<unknown>>;
-  return isNonEmptyString(key.name) && (key.identify === undefined || typeof key.identify === 'function');
+  return typeof key.name === 'string' && key.name.length > 0 && (key.identify === undefined || typeof key.identify === 'function');
 }
 
 /**
@@ -132,7 +132,7 @@ export function createContribution(key: unknown, value: unknown, bundle: string)
   const where = `bundle "${bundle}": registrar.provide(key, value)`;
   const checked = checkKey(key, where);
   const id = checked.identify === undefined ? undefined : (checked.identify(value) as unknown);
-  if (checked.identify !== undefined && !isNonEmptyString(id))
+  if (checked.identify !== undefined && (typeof id !== 'string' || id.length === 0))
     throw invalidContributionId(where, { name: checked.name, stage: checked.stage?.name }, id, value);
   return Object.freeze({ key: checked, id: id as string | undefined, value, bundle });
 }

@@ -12,7 +12,6 @@ import type { ResolvedChain, ResolvedEntry } from './chain';
 import type { LayerGenerator } from './layer';
 import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
 import * as messages from './messages';
-import { isNonEmptyString } from '../util/non-empty-string';
 import { isObject } from '../util/is-object';
 
 /** The observers of one invoke and the attempt counts of its layer positions. */
@@ -143,5 +142,5 @@ function isAsyncGenerator(value: unknown): value is LayerGenerator {
 /** The instrumentation's name for errors; `name` is not checked at registration. */
 function instrumentationName(instrumentation: Instrumentation): string {
   const name: unknown = instrumentation.name;
-  return isNonEmptyString(name) ? name : 'anonymous instrumentation';
+  return typeof name === 'string' && name.length > 0 ? name : 'anonymous instrumentation';
 }

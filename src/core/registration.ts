@@ -16,7 +16,6 @@ import { brandOf } from '../util/brand';
 import { describeValue } from '../util/describe-value';
 import type { AddOptions, AnyStage, HandlerOf, NextPolicy, Phase, Registration, Target } from './types';
 import { isObject } from '../util/is-object';
-import { isNonEmptyString } from '../util/non-empty-string';
 
 /**
  * Builds one per-invoke registration for `InvokeOptions.use`, with the
@@ -143,10 +142,11 @@ const NO_IDS: readonly string[] = Object.freeze([]);
 /** What is wrong with the options of a registration in `phase`, or undefined when nothing is. */
 function invalidOption(given: AddOptions, phase: Phase): string | undefined {
   if (!isObject(given)) return `options must be an object, got ${describeValue(given)}`;
-  if (given.name !== undefined && !isNonEmptyString(given.name)) return 'options.name must be a non-empty string';
+  if (given.name !== undefined && (typeof given.name !== 'string' || given.name.length === 0))
+    return 'options.name must be a non-empty string';
   if (given.order !== undefined && !Number.isFinite(given.order))
     return `options.order must be a finite number, got ${describeValue(given.order)}`;
-  if (given.id !== undefined && !isNonEmptyString(given.id)) return 'options.id must be a non-empty string';
+  if (given.id !== undefined && (typeof given.id !== 'string' || given.id.length === 0)) return 'options.id must be a non-empty string';
   const listProblem = invalidIds(given.before, 'before') ?? invalidIds(given.after, 'after');
   if (listProblem !== undefined) return listProblem;
   if (given.next !== undefined && !POLICIES.includes(given.next))
@@ -167,7 +167,7 @@ function invalidByName(given: AddOptions, handler: unknown, where: string): stri
 
 /** What is wrong with `options.before` or `options.after`, or undefined. */
 function invalidIds(list: unknown, key: 'before' | 'after'): string | undefined {
-  if (list !== undefined && (!Array.isArray(list) || list.some((id) => !isNonEmptyString(id))))
+  if (list !== undefined && (!Array.isArray(list) || list.some((id) => typeof id !== 'string' || id.length === 0)))
     return `options.${key} must be an array of ids (non-empty strings)`;
   return undefined;
 }
@@ -177,7 +177,7 @@ function invalidIds(list: unknown, key: 'before' | 'after'): string | undefined 
  * string, else the function's own name, else `anonymous <phase> handler`.
  */
 export function handlerName(handler: unknown, phase: Phase, given: unknown): string {
-  if (isNonEmptyString(given)) return given;
+  if (typeof given === 'string' && given.length > 0) return given;
   return functionName(handler) ?? `anonymous ${phase} handler`;
 }
 
@@ -190,7 +190,7 @@ function functionName(value: unknown): string | undefined {
   } catch {
     // A `name` getter that throws leaves the function without a name.
   }
-  return isNonEmptyString(name) ? name : undefined;
+  return typeof name === 'string' && name.length > 0 ? name : undefined;
 }
 
 /** Where the errors about a registration arose: its stage, phase and name. */

@@ -4,7 +4,6 @@ import { describeValue, safeString } from '../util/describe-value';
 import { isSchema } from './schema';
 import type { AnyStage, MiddlewareStage, Phase, PhaseToken, StageOptions } from './types';
 import { isObject } from '../util/is-object';
-import { isNonEmptyString } from '../util/non-empty-string';
 
 /**
  * Creates a stage token for one step of a loop. The token is frozen and
@@ -25,7 +24,7 @@ export function createStage<TContext, TResult extends TEvent, TEvent = TResult>(
   name: string,
   options: StageOptions<TContext, TResult, TEvent> = {},
 ): MiddlewareStage<TContext, TResult, TEvent> {
-  if (!isNonEmptyString(name)) {
+  if (typeof name !== 'string' || name.length === 0) {
     throw invalidStage(safeString(name), `its name must be a non-empty string, got ${describeValue(name)}`);
   }
   if (!isObject(options)) {
