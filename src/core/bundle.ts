@@ -36,18 +36,21 @@ export interface Middleware {
 
 /**
  * Runs a bundle's `setup` as one transaction. Everything it registers goes
- * through the registrar `registrarFor` returns for the bundle's name and is
- * remembered, so the returned disposer removes it all, latest first; a
+ * through the registrar `registrarFor` returns for the bundle's name, which
+ * hands the disposer of each addition to `kept` to be remembered, so the
+ * returned disposer removes it all, latest first; a
  * `setup` that throws has what it registered removed again, and its error
  * passes through.
  *
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `middleware` is not `{ name, setup }`.
  */
-export function useBundle(middleware: Middleware, registrarFor: (bundle: string) => Registrar): Disposer {
+export function useBundle(
+  middleware: Middleware,
+  registrarFor: (bundle: string, kept: (disposer: Disposer) => Disposer) => Registrar,
+): Disposer {
   if (!isObject(middleware) || typeof middleware.name !== 'string' || typeof middleware.setup !== 'function') {
     throw notABundle(middleware);
   }
-  const registrar = registrarFor(middleware.name);
   const disposers: Disposer[] = [];
   const kept = (disposer: Disposer): Disposer => {
     disposers.push(disposer);
@@ -57,11 +60,7 @@ export function useBundle(middleware: Middleware, registrarFor: (bundle: string)
     for (let index = disposers.length - 1; index >= 0; index--) (disposers[index] as Disposer)();
   };
   try {
-    middleware.setup({
-      add: (target, handler, options) => kept(registrar.add(target, handler, options)),
-      instrument: (instrumentation) => kept(registrar.instrument(instrumentation)),
-      provide: (key, value) => kept(registrar.provide(key, value)),
-    });
+    middleware.setup(registrarFor(middleware.name, kept));
   } catch (error) {
     disposeAll();
     throw error;

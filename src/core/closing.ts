@@ -94,19 +94,11 @@ async function closeChains<TTarget, TResult>(
   target: TTarget,
 ): Promise<TResult> {
   let failure: ClosingFailure | undefined;
-  if (open !== undefined) {
-    const later = [...open];
-    for (let index = later.length - 1; index >= 0; index--) {
-      try {
-        await (later[index] as TrackedChain).return(undefined);
-      } catch (error) {
-        failure = { error };
-      }
-    }
-  }
-  for (let index = started.length - 1; index >= 0; index--) {
+  // The later chains come after the first ones, so one walk from the end closes them first.
+  const chains: readonly LayerGenerator[] = open === undefined ? started : [...started, ...open];
+  for (let index = chains.length - 1; index >= 0; index--) {
     try {
-      await (started[index] as LayerGenerator).return(undefined);
+      await (chains[index] as LayerGenerator).return(undefined);
     } catch (error) {
       failure = { error };
     }

@@ -175,12 +175,5 @@ export function codedError(
   message: string,
   cause?: unknown,
 ): MiddlewareError {
-  return new MiddlewareError({
-    code,
-    message,
-    stage: site.stage,
-    phase: site.phase,
-    handler: site.handler,
-    ...(cause === undefined ? {} : { cause }),
-  });
+  return new MiddlewareError({ ...site, code, message, ...(cause === undefined ? {} : { cause }) });
 }

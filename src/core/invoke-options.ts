@@ -45,10 +45,7 @@ export function checkInvokeOptions(stage: string, options: InvokeOptions): void 
   const state = options.state as unknown;
   if (
     state !== undefined &&
-    (state === null ||
-      typeof state !== 'object' ||
-      typeof (state as { get?: unknown }).get !== 'function' ||
-      typeof (state as { set?: unknown }).set !== 'function')
+    (!isObject(state) || typeof (state as { get?: unknown }).get !== 'function' || typeof (state as { set?: unknown }).set !== 'function')
   ) {
     throw invalidInvokeOptions(stage, `options.state must be { get(), set(next) }, got ${describeValue(state)}`);
   }

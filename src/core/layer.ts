@@ -7,6 +7,7 @@
  */
 import * as messages from './messages';
 import type { ErrorSite } from './errors';
+import { isObject } from '../util/is-object';
 
 /** One layer of the onion as the invoke drives it. */
 export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;
@@ -19,7 +20,7 @@ export type LayerGenerator = AsyncGenerator<unknown, void, undefined>;
  * @throws MiddlewareError `ERR_INVALID_HANDLER` when `produced` is not an async iterable.
  */
 export function asGenerator(produced: unknown, stage: string, phase: ErrorSite['phase'], handler: string): LayerGenerator {
-  if (produced !== null && typeof produced === 'object') {
+  if (isObject(produced)) {
     const candidate = produced as Partial<LayerGenerator>;
     if (typeof candidate[Symbol.asyncIterator] === 'function') {
       if (typeof candidate.next === 'function' && typeof candidate.return === 'function') return candidate as LayerGenerator;

@@ -46,7 +46,7 @@ export function phaseTokenNotStage(call: string, stage: string, phase: Phase): M
 
 /** A registration's options are of the wrong shape. */
 export function invalidRegistration(call: string, site: ErrorSite, problem: string): MiddlewareError {
-  return codedError('ERR_INVALID_OPTIONS', site, `${call}: ${problem} (${site.phase} handler "${site.handler}" of stage "${site.stage}").`);
+  return codedError('ERR_INVALID_OPTIONS', site, `${call}: ${problem} (${where(site)}).`);
 }
 
 /** An id registered twice without `replace: true`, or twice in one per-invoke list (`sibling`). */
@@ -56,11 +56,7 @@ export function duplicateId(site: ErrorSite, id: string | undefined, call: strin
   const advice = sibling
     ? 'Ids must be unique within one use list ({ replace: true } only replaces an id registered in an enclosing registry): drop one entry or choose another id.'
     : 'Pass { replace: true } to put this handler in its place, or choose another id.';
-  return codedError(
-    'ERR_DUPLICATE_ID',
-    site,
-    `${call}: the id "${id}" is already registered, so ${site.phase} handler "${site.handler}" of stage "${site.stage}" cannot take it. ${advice}`,
-  );
+  return codedError('ERR_DUPLICATE_ID', site, `${call}: the id "${id}" is already registered, so ${where(site)} cannot take it. ${advice}`);
 }
 
 /** `replace: true` without an id, by name, where several handlers of one stage and phase have that name. */
@@ -151,7 +147,7 @@ export function orderConflict(site: ErrorSite, id: string, outside: boolean, inO
   return codedError(
     'ERR_ORDER_CONFLICT',
     site,
-    `The ${site.phase} handler "${site.handler}" of stage "${site.stage}" must run ${outside ? 'before' : 'after'} "${id}", but "${id}" belongs to ${inOuterScope ? 'an outer' : 'an inner'} scope, and handlers of an outer scope (a parent registry) always run outside those of an inner one (a child registry, then per-invoke handlers). Register both in the same scope.`,
+    `The ${where(site)} must run ${outside ? 'before' : 'after'} "${id}", but "${id}" belongs to ${inOuterScope ? 'an outer' : 'an inner'} scope, and handlers of an outer scope (a parent registry) always run outside those of an inner one (a child registry, then per-invoke handlers). Register both in the same scope.`,
   );
 }
 
@@ -208,12 +204,12 @@ export function notAsyncIterable(site: ErrorSite, produced: unknown): Middleware
   } catch {
     // Null and undefined (reading `then` throws), other primitives (`in` throws) and values that cannot be inspected get the general hint.
   }
-  return codedError('ERR_INVALID_HANDLER', site, `${capitalise(where(site))} returned ${got}, not an async iterable. ${hint}`);
+  return codedError('ERR_INVALID_HANDLER', site, `${subject(site)} returned ${got}, not an async iterable. ${hint}`);
 }
 
 /** A handler given to `add` or a terminal given to `invoke` is not a function. */
 export function notAFunction(site: ErrorSite, value: unknown): MiddlewareError {
-  return codedError('ERR_INVALID_HANDLER', site, `${capitalise(where(site))} must be a function, got ${describeValue(value)}.`);
+  return codedError('ERR_INVALID_HANDLER', site, `${subject(site)} must be a function, got ${describeValue(value)}.`);
 }
 
 /** An Input handler returned undefined or null. */
@@ -221,7 +217,7 @@ export function inputContract(site: ErrorSite, produced: unknown): MiddlewareErr
   return codedError(
     'ERR_INPUT_CONTRACT',
     site,
-    `${capitalise(where(site))} returned ${describeValue(produced)}. An Input handler must return the context (the one it received, or a new one). Did you forget to \`return context\`?`,
+    `${subject(site)} returned ${describeValue(produced)}. An Input handler must return the context (the one it received, or a new one). Did you forget to \`return context\`?`,
   );
 }
 
@@ -230,7 +226,7 @@ export function outputContract(site: ErrorSite, produced: unknown): MiddlewareEr
   return codedError(
     'ERR_OUTPUT_CONTRACT',
     site,
-    `${capitalise(where(site))} returned ${describeValue(produced)}, not a MiddlewareResult. Return the result it received, or \`result.replace(value)\` / \`result.update(recipe)\`.`,
+    `${subject(site)} returned ${describeValue(produced)}, not a MiddlewareResult. Return the result it received, or \`result.replace(value)\` / \`result.update(recipe)\`.`,
   );
 }
 
@@ -276,7 +272,7 @@ export function nextAfterSettle(site: ErrorSite): MiddlewareError {
   return codedError(
     'ERR_NEXT_AFTER_SETTLE',
     site,
-    `${capitalise(where(site))} called next() after the invoke had settled. Call next() only while the handler runs; do not keep it for later (in a timer or a stored callback).`,
+    `${subject(site)} called next() after the invoke had settled. Call next() only while the handler runs; do not keep it for later (in a timer or a stored callback).`,
   );
 }
 
@@ -285,7 +281,7 @@ export function invalidNextOptions(site: ErrorSite, problem: string): Middleware
   return codedError(
     'ERR_INVALID_OPTIONS',
     site,
-    `${capitalise(where(site))} called next() with ${problem}. Pass next(context, { signal }) with an AbortSignal, or leave the options out.`,
+    `${subject(site)} called next() with ${problem}. Pass next(context, { signal }) with an AbortSignal, or leave the options out.`,
   );
 }
 
@@ -315,7 +311,7 @@ export function nextPolicy(site: ErrorSite, policy: string, calls: number): Midd
   return codedError(
     'ERR_NEXT_POLICY',
     site,
-    `${capitalise(where(site))} is registered with next: '${policy}' and must call next() ${expected}, but called it ${calls} time${calls === 1 ? '' : 's'}. Change the handler, or register it with next: 'many'.`,
+    `${subject(site)} is registered with next: '${policy}' and must call next() ${expected}, but called it ${calls} time${calls === 1 ? '' : 's'}. Change the handler, or register it with next: 'many'.`,
   );
 }
 
@@ -344,6 +340,8 @@ function reasonText(reason: unknown): string {
   }
 }
 
-function capitalise(text: string): string {
+/** {@link where} at the start of a sentence. */
+function subject(site: ErrorSite): string {
+  const text = where(site);
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

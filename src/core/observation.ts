@@ -12,22 +12,24 @@ import type { ResolvedChain, ResolvedEntry } from './chain';
 import type { LayerGenerator } from './layer';
 import type { HandlerInfo, Instrumentation, InvokeInfo, InvokeObserver, InvokeOutcome, LayerInfo } from './instrumentation';
 import * as messages from './messages';
+import { isObject } from '../util/is-object';
 
 /** The observers of one invoke and the attempt counts of its layer positions. */
 export class InvokeObservation {
   /** Entries into each layer position so far (index = position; the terminal's is the number of Wrap handlers). */
-  private readonly attempts: number[] = [];
+  readonly #attempts: number[] = [];
 
   /** The resolved chain (a private field of the language, like the invoke's: it is shared between invokes). */
   readonly #chain: ResolvedChain;
 
-  private constructor(
-    chain: ResolvedChain,
-    private readonly observers: readonly InvokeObserver[],
-    /** The name of each observer's instrumentation, for errors. */
-    private readonly names: readonly string[],
-  ) {
+  readonly #observers: readonly InvokeObserver[];
+  /** The name of each observer's instrumentation, for errors. */
+  readonly #names: readonly string[];
+
+  private constructor(chain: ResolvedChain, observers: readonly InvokeObserver[], names: readonly string[]) {
     this.#chain = chain;
+    this.#observers = observers;
+    this.#names = names;
   }
 
   /**
@@ -53,13 +55,13 @@ export class InvokeObservation {
   /** Reports that an Input or Output handler is about to run; returns the info to end it with. */
   handlerStart(phase: HandlerInfo['phase'], entry: ResolvedEntry, position: number): HandlerInfo {
     const info: HandlerInfo = Object.freeze({ stage: this.#chain.stage, phase, handler: entry.name, position, order: entry.order });
-    for (const observer of this.observers) observer.handlerStart?.(info);
+    for (const observer of this.#observers) observer.handlerStart?.(info);
     return info;
   }
 
   /** Reports that an Input or Output handler returned. */
   handlerEnd(info: HandlerInfo): void {
-    for (const observer of this.observers) observer.handlerEnd?.(info);
+    for (const observer of this.#observers) observer.handlerEnd?.(info);
   }
 
   /**
@@ -68,12 +70,12 @@ export class InvokeObservation {
    * reported as failed.
    */
   handlerFailed(info: HandlerInfo, error: unknown): void {
-    for (const observer of this.observers) observer.handlerEnd?.(info, error);
+    for (const observer of this.#observers) observer.handlerEnd?.(info, error);
   }
 
   /** The info of a new entry into layer `index`, counting it as the next attempt at that position. */
   layerInfo(index: number, context: unknown, parent: LayerInfo | undefined): LayerInfo {
-    const attempts = this.attempts;
+    const attempts = this.#attempts;
     attempts[index] = (attempts[index] ?? 0) + 1;
     const entry = this.#chain.wrap[index];
     return Object.freeze({
@@ -96,14 +98,14 @@ export class InvokeObservation {
    */
   wrapLayer(info: LayerInfo, generator: LayerGenerator): LayerGenerator {
     let wrapped = generator;
-    const observers = this.observers;
+    const observers = this.#observers;
     for (let index = 0; index < observers.length; index++) {
       const observer = observers[index] as InvokeObserver;
       if (observer.layer === undefined) continue;
       const produced: unknown = observer.layer(info, wrapped);
       if (!isAsyncGenerator(produced)) {
         const layer = info.kind === 'terminal' ? 'the terminal' : `Wrap handler "${info.handler}"`;
-        throw messages.invalidInstrumentation(this.#chain.stage.name, this.names[index] as string, 'layer', produced, layer);
+        throw messages.invalidInstrumentation(this.#chain.stage.name, this.#names[index] as string, 'layer', produced, layer);
       }
       wrapped = produced;
     }
@@ -112,7 +114,7 @@ export class InvokeObservation {
 
   /** Reports how the invoke ended. */
   end(outcome: InvokeOutcome): void {
-    for (const observer of this.observers) observer.end?.(outcome);
+    for (const observer of this.#observers) observer.end?.(outcome);
   }
 }
 
@@ -120,7 +122,7 @@ const HOOKS = ['layer', 'handlerStart', 'handlerEnd', 'end'] as const;
 
 /** An object whose hooks, where present, are functions. */
 function isObserver(value: unknown): value is InvokeObserver {
-  if (value === null || typeof value !== 'object') return false;
+  if (!isObject(value)) return false;
   for (const hook of HOOKS) {
     const candidate = (value as Record<string, unknown>)[hook];
     if (candidate !== undefined && typeof candidate !== 'function') return false;
@@ -130,7 +132,7 @@ function isObserver(value: unknown): value is InvokeObserver {
 
 /** What the invoke can drive as a layer: `next`, `return` and `Symbol.asyncIterator`. */
 function isAsyncGenerator(value: unknown): value is LayerGenerator {
-  if (value === null || typeof value !== 'object') return false;
+  if (!isObject(value)) return false;
   const candidate = value as Partial<LayerGenerator>;
   return (
     typeof candidate.next === 'function' && typeof candidate.return === 'function' && typeof candidate[Symbol.asyncIterator] === 'function'

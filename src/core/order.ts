@@ -116,21 +116,25 @@ function byKey(left: Orderable, right: Orderable): number {
 
 /** A binary min-heap of indexes under a comparison. */
 class IndexHeap {
-  private readonly heap: number[] = [];
+  readonly #heap: number[] = [];
 
-  constructor(private readonly compare: (left: number, right: number) => number) {}
+  readonly #compare: (left: number, right: number) => number;
+
+  constructor(compare: (left: number, right: number) => number) {
+    this.#compare = compare;
+  }
 
   get size(): number {
-    return this.heap.length;
+    return this.#heap.length;
   }
 
   push(value: number): void {
-    const heap = this.heap;
+    const heap = this.#heap;
     let position = heap.length;
     heap.push(value);
     while (position > 0) {
       const parent = (position - 1) >> 1;
-      if (this.compare(heap[parent] as number, value) <= 0) break;
+      if (this.#compare(heap[parent] as number, value) <= 0) break;
       heap[position] = heap[parent] as number;
       position = parent;
     }
@@ -139,7 +143,7 @@ class IndexHeap {
 
   /** Removes and returns the smallest index; the heap must not be empty. */
   pop(): number {
-    const heap = this.heap;
+    const heap = this.#heap;
     const top = heap[0] as number;
     const last = heap.pop() as number;
     const size = heap.length;
@@ -149,8 +153,8 @@ class IndexHeap {
       const left = 2 * position + 1;
       if (left >= size) break;
       const right = left + 1;
-      const child = right < size && this.compare(heap[right] as number, heap[left] as number) < 0 ? right : left;
-      if (this.compare(last, heap[child] as number) <= 0) break;
+      const child = right < size && this.#compare(heap[right] as number, heap[left] as number) < 0 ? right : left;
+      if (this.#compare(last, heap[child] as number) <= 0) break;
       heap[position] = heap[child] as number;
       position = child;
     }
@@ -258,11 +262,11 @@ export class ConstraintIndex {
     // name: the common add, which thus runs none of the search. The search is a method of its own because its
     // closures make V8 allocate a context for the call's variables as soon as the call is entered.
     if (stored.after.length === 0 && stored.id === undefined) return false;
-    return this.searchCycle(stored, replaced, byId);
+    return this.#searchCycle(stored, replaced, byId);
   }
 
   /** The search of {@link ConstraintIndex.closesCycle}: a path from `stored` back to it, once something must come before it. */
-  private searchCycle(stored: Constrained, replaced: Constrained | undefined, byId: ReadonlyMap<string, Constrained>): boolean {
+  #searchCycle(stored: Constrained, replaced: Constrained | undefined, byId: ReadonlyMap<string, Constrained>): boolean {
     const peer = (candidate: Constrained | undefined): boolean =>
       candidate !== undefined && candidate !== replaced && candidate.stage === stored.stage && candidate.phase === stored.phase;
     const named = (id: string): Constrained | undefined => {
@@ -282,7 +286,7 @@ export class ConstraintIndex {
       const namingIt = this.namedAfter.get(node.id);
       if (namingIt !== undefined) for (const other of namingIt) if (other !== node && peer(other)) visit(other);
     };
-    if (!this.hasPredecessor(stored, named, peer)) return false;
+    if (!this.#hasPredecessor(stored, named, peer)) return false;
     const seen = new Set<Constrained>();
     const pending: Constrained[] = [];
     let closes = false;
@@ -307,7 +311,7 @@ export class ConstraintIndex {
    * a shortcut of `closesCycle`, whose search finds no cycle when this says false, so saying true more often
    * changes no answer.
    */
-  private hasPredecessor(
+  #hasPredecessor(
     stored: Constrained,
     named: (id: string) => Constrained | undefined,
     peer: (candidate: Constrained | undefined) => boolean,

@@ -194,7 +194,7 @@ function functionName(value: unknown): string | undefined {
 }
 
 /** Where the errors about a registration arose: its stage, phase and name. */
-export function errorSiteOf(registration: StoredRegistration): ErrorSite {
+export function errorSiteOf(registration: StoredRegistration): ErrorSite & { readonly phase: Phase } {
   return { stage: registration.stage.name, phase: registration.phase, handler: registration.name };
 }
 

@@ -50,12 +50,14 @@ export interface RegistryOptions {
  */
 export class MiddlewareRegistry {
   /** What this registry holds; `child()` gives a new registry, once, a scope under this one's. */
-  private scope = new RegistryScope(undefined);
-  private readonly chains: ChainCache;
+  #scope = new RegistryScope(undefined);
+  readonly #chains: ChainCache;
+  readonly #options: RegistryOptions;
 
   /** Creates an empty registry. */
-  constructor(private readonly options: RegistryOptions = {}) {
-    this.chains = new ChainCache(options.onWarning ?? warnOnConsole);
+  constructor(options: RegistryOptions = {}) {
+    this.#options = options;
+    this.#chains = new ChainCache(options.onWarning ?? warnOnConsole);
   }
 
   /**
@@ -67,7 +69,7 @@ export class MiddlewareRegistry {
    *   `ERR_DUPLICATE_ID` or `ERR_ORDER_CYCLE`; nothing is registered then.
    */
   add<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>, options?: AddOptions): Disposer {
-    return this.scope.register(createRegistration(target, handler, options, undefined, 'registry.add'), 'registry.add');
+    return this.#scope.register(createRegistration(target, handler, options, undefined, 'registry.add'), 'registry.add');
   }
 
   /**
@@ -80,9 +82,9 @@ export class MiddlewareRegistry {
   /** Removes the first registration of `handler` on `target`; see the overload above. */
   remove<TTarget extends Target>(target: TTarget, handler: HandlerOf<TTarget>): boolean;
   remove(targetOrId: unknown, handler?: unknown): boolean {
-    if (typeof targetOrId === 'string') return this.scope.removeId(targetOrId);
+    if (typeof targetOrId === 'string') return this.#scope.removeId(targetOrId);
     const { stage, phase } = resolveTarget(targetOrId, 'registry.remove');
-    return this.scope.removeFirst(stage, phase, handler);
+    return this.#scope.removeFirst(stage, phase, handler);
   }
 
   /**
@@ -104,7 +106,7 @@ export class MiddlewareRegistry {
    * ```
    */
   use(middleware: Middleware): Disposer {
-    return useBundle(middleware, (bundle) => this.scope.registrar(bundle));
+    return useBundle(middleware, (bundle, kept) => this.#scope.registrar(bundle, kept));
   }
 
   /**
@@ -123,7 +125,7 @@ export class MiddlewareRegistry {
    * ```
    */
   instrument(instrumentation: Instrumentation): Disposer {
-    return this.scope.instrument(instrumentation);
+    return this.#scope.instrument(instrumentation);
   }
 
   /**
@@ -142,7 +144,7 @@ export class MiddlewareRegistry {
    */
   contributions<TValue>(key: ContributionKey<TValue>): readonly Contribution<TValue>[] {
     const { name } = checkKey(key, 'registry.contributions(key)');
-    return this.scope.contributions(name) as readonly Contribution<TValue>[];
+    return this.#scope.contributions(name) as readonly Contribution<TValue>[];
   }
 
   /**
@@ -150,8 +152,8 @@ export class MiddlewareRegistry {
    * included) and runs its own inside them.
    */
   child(): MiddlewareRegistry {
-    const child = new MiddlewareRegistry(this.options);
-    child.scope = new RegistryScope(this.scope);
+    const child = new MiddlewareRegistry(this.#options);
+    child.#scope = new RegistryScope(this.#scope);
     return child;
   }
 
@@ -164,7 +166,7 @@ export class MiddlewareRegistry {
    */
   describe(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): ChainEntry[] {
     const checked = stageOf(stage, 'registry.describe');
-    const chain = this.chains.resolve(this.scope, checked, options.use, this.chains.entryOf(checked));
+    const chain = this.#chains.resolve(this.#scope, checked, options.use, this.#chains.entryOf(checked));
     return [...chain.input, ...chain.output, ...chain.wrap].map(({ handler: _handler, ...entry }) => Object.freeze(entry));
   }
 
@@ -176,7 +178,7 @@ export class MiddlewareRegistry {
   explain(stage: AnyStage, options: Pick<InvokeOptions, 'use'> = {}): string {
     // describe() first: it rejects a value that is not a stage before its name is read.
     const entries = this.describe(stage, options);
-    const provided = this.scope
+    const provided = this.#scope
       .keysShownWith(stage)
       .map((name) => [name, this.contributions({ name, identify: undefined, stage })] as const);
     return explainStage(stage.name, entries, provided);
@@ -209,9 +211,9 @@ export class MiddlewareRegistry {
     options: InvokeOptions<TState> = NO_INVOKE_OPTIONS as InvokeOptions<TState>,
   ): AsyncGenerator<TEvent, void, undefined> {
     // A stage the cache holds is a genuine one, so its entry spares the stage check a lookup of its own.
-    const entry = this.chains.entryOf(stage);
+    const entry = this.#chains.entryOf(stage);
     checkInvoke(stage, terminal, options, entry !== undefined);
-    const chain = this.chains.resolve(this.scope, stage, options.use, entry);
+    const chain = this.#chains.resolve(this.#scope, stage, options.use, entry);
     return new Invocation<TEvent>(chain, context, terminal as unknown as Terminal<unknown, unknown>, options);
   }
 

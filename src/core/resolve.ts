@@ -177,7 +177,7 @@ function checkConstraints(
   const check = (id: string, outside: boolean): void => {
     const found = levelOfId.get(id) ?? findAnywhere(levels, id);
     if (found === undefined) {
-      onWarning(unknownId({ stage: registration.stage.name, phase: registration.phase, handler: registration.name }, id, outside));
+      onWarning(unknownId(errorSiteOf(registration), id, outside));
       return;
     }
     const other = found.registration;
@@ -271,9 +271,13 @@ export function holdsSameRegistrations(
 
 /** The chains of one registry's stages, each resolved once and kept while it holds. */
 export class ChainCache {
-  private readonly cache = new WeakMap<AnyStage, CachedChain>();
+  readonly #cache = new WeakMap<AnyStage, CachedChain>();
 
-  constructor(private readonly onWarning: (warning: MiddlewareWarning) => void) {}
+  readonly #onWarning: (warning: MiddlewareWarning) => void;
+
+  constructor(onWarning: (warning: MiddlewareWarning) => void) {
+    this.#onWarning = onWarning;
+  }
 
   /**
    * The cache's entry for `value`, looked up before anyone has checked that `value` is a stage. Only a genuine
@@ -282,7 +286,7 @@ export class ChainCache {
    * two.
    */
   entryOf(value: unknown): CachedChain | undefined {
-    return this.cache.get(value as AnyStage);
+    return this.#cache.get(value as AnyStage);
   }
 
   /**
@@ -303,9 +307,9 @@ export class ChainCache {
       }
     }
     const scopes = scope.chain;
-    const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.onWarning);
+    const chain = resolveScopes(stage, scopes, perInvoke ?? [], this.#onWarning);
     if (perInvoke === undefined)
-      this.cache.set(stage, { version, structure: scope.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
+      this.#cache.set(stage, { version, structure: scope.effectiveStructure(), sources: sourcesOf(scopes, stage), chain });
     return chain;
   }
 }

@@ -49,17 +49,17 @@ export class RegistryScope implements Scope {
   /** This scope and its ancestors', root first (a registry's ancestry never changes). */
   readonly chain: readonly RegistryScope[];
   /** The ordering constraints of this registry's registrations, for the cycle check of `add`. */
-  private readonly constraints = new ConstraintIndex();
-  private readonly contributionCache = new Map<string, { version: number; entries: readonly Contribution<unknown>[] }>();
+  readonly #constraints = new ConstraintIndex();
+  readonly #contributionCache = new Map<string, { version: number; entries: readonly Contribution<unknown>[] }>();
   /** Stamped by every change. */
-  private version = tick();
+  #version = tick();
   /** Stamped by the changes that can change the chain of any stage: ids coming or going, instrumentations. */
-  private structure = this.version;
+  #structure = this.#version;
   /** The registration the last add stored (not a replacement), with the stamps before it and the clock after it. */
-  private lastAdded: StoredRegistration | undefined = undefined;
-  private versionBeforeAdd = 0;
-  private structureBeforeAdd = 0;
-  private addedAt = 0;
+  #lastAdded: StoredRegistration | undefined = undefined;
+  #versionBeforeAdd = 0;
+  #structureBeforeAdd = 0;
+  #addedAt = 0;
 
   /** The scope of a root registry, or of a child of the registry whose scope is `parent`. */
   constructor(readonly parent: RegistryScope | undefined) {
@@ -73,20 +73,20 @@ export class RegistryScope implements Scope {
    */
   register(registration: StoredRegistration, where: string): Disposer {
     let stored = registration;
-    const existing = registration.id === undefined ? this.namedPeer(registration, where) : this.ids.get(registration.id);
+    const existing = registration.id === undefined ? this.#namedPeer(registration, where) : this.ids.get(registration.id);
     if (existing !== undefined) {
       if (!registration.replace) throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
       stored = takePlace(registration, existing);
       // Replaced by name: the id others' constraints name now names the replacement.
       if (registration.id === undefined && existing.id !== undefined) stored = { ...stored, id: existing.id };
     } else {
-      if (registration.id !== undefined && !registration.replace && this.parent?.hasId(registration.id))
+      if (registration.id !== undefined && !registration.replace && this.parent !== undefined && this.parent.#hasId(registration.id))
         throw messages.duplicateId(errorSiteOf(registration), registration.id, where);
     }
-    const versionBefore = this.version;
-    const structureBefore = this.structure;
+    const versionBefore = this.#version;
+    const structureBefore = this.#structure;
     // Reject a cycle before anything changes, so a failed add leaves no trace.
-    if (this.constraints.closesCycle(stored, existing, this.ids)) {
+    if (this.#constraints.closesCycle(stored, existing, this.ids)) {
       // Sorting the whole phase names the cycle exactly as resolution would (MW-042). A cycle runs through peers of the
       // new registration on its stage, so the stage has its list.
       const peers = this.byStage.get(stored.stage) as StoredRegistration[];
@@ -98,13 +98,13 @@ export class RegistryScope implements Scope {
     const list = this.byStage.get(stored.stage);
     if (list === undefined) this.byStage.set(stored.stage, [stored]);
     else list.push(stored);
-    this.constraints.add(stored);
+    this.#constraints.add(stored);
     if (stored.id !== undefined) this.ids.set(stored.id, stored);
-    this.changed(stored.id !== undefined);
-    this.lastAdded = existing === undefined ? stored : undefined;
-    this.versionBeforeAdd = versionBefore;
-    this.structureBeforeAdd = structureBefore;
-    this.addedAt = this.version;
+    this.#changed(stored.id !== undefined);
+    this.#lastAdded = existing === undefined ? stored : undefined;
+    this.#versionBeforeAdd = versionBefore;
+    this.#structureBeforeAdd = structureBefore;
+    this.#addedAt = this.#version;
     return () => {
       this.unregister(stored);
     };
@@ -116,7 +116,7 @@ export class RegistryScope implements Scope {
    *
    * @throws MiddlewareError `ERR_AMBIGUOUS_NAME` when several have it.
    */
-  private namedPeer(registration: StoredRegistration, where: string): StoredRegistration | undefined {
+  #namedPeer(registration: StoredRegistration, where: string): StoredRegistration | undefined {
     if (!registration.replace) return undefined;
     const named = (this.byStage.get(registration.stage) ?? []).filter(
       (other) => other.phase === registration.phase && other.name === registration.name,
@@ -152,18 +152,18 @@ export class RegistryScope implements Scope {
     const list = this.byStage.get(registration.stage);
     if (list === undefined || !removeFrom(list, registration)) return;
     if (list.length === 0) this.byStage.delete(registration.stage);
-    this.constraints.remove(registration);
+    this.#constraints.remove(registration);
     // A stored registration with an id is always the one its id maps to: replacing unregisters the old one first.
     if (registration.id !== undefined) this.ids.delete(registration.id);
     // Removing what the last add stored, before anything else changed anywhere (no stamp since), puts every registry
     // back exactly as it was before that add, so the stamps go back too and the chains cached then hold at once
     // (`churn_k5_1ev`: a handler added and removed around an invoke). Any other change in between, here or in a
     // parent or child, has moved the clock past the add's stamp, and the removal is stamped as a change.
-    if (registration === this.lastAdded && this.addedAt === lastTick()) {
-      this.version = this.versionBeforeAdd;
-      this.structure = this.structureBeforeAdd;
-    } else this.changed(registration.id !== undefined);
-    this.lastAdded = undefined;
+    if (registration === this.#lastAdded && this.#addedAt === lastTick()) {
+      this.#version = this.#versionBeforeAdd;
+      this.#structure = this.#structureBeforeAdd;
+    } else this.#changed(registration.id !== undefined);
+    this.#lastAdded = undefined;
   }
 
   /**
@@ -176,19 +176,22 @@ export class RegistryScope implements Scope {
       throw messages.notAnInstrumentation(instrumentation);
     }
     this.instrumentations.add(instrumentation);
-    this.changed(true);
+    this.#changed(true);
     return () => {
-      if (this.instrumentations.delete(instrumentation)) this.changed(true);
+      if (this.instrumentations.delete(instrumentation)) this.#changed(true);
     };
   }
 
-  /** What the setup of the bundle named `bundle` registers through: everything it adds goes to this scope. */
-  registrar(bundle: string): Registrar {
+  /**
+   * What the setup of the bundle named `bundle` registers through: everything it adds goes to this scope, and
+   * `kept` is given the disposer of each addition.
+   */
+  registrar(bundle: string, kept: (disposer: Disposer) => Disposer): Registrar {
     const where = `bundle "${bundle}"`;
     return {
-      add: (target, handler, options) => this.register(createRegistration(target, handler, options, bundle, where), where),
-      instrument: (instrumentation) => this.instrument(instrumentation),
-      provide: (key, value) => this.provide(createContribution(key, value, bundle)),
+      add: (target, handler, options) => kept(this.register(createRegistration(target, handler, options, bundle, where), where)),
+      instrument: (instrumentation) => kept(this.instrument(instrumentation)),
+      provide: (key, value) => kept(this.provide(createContribution(key, value, bundle))),
     };
   }
 
@@ -202,16 +205,16 @@ export class RegistryScope implements Scope {
     const set = this.provided.get(key.name) ?? new Set<StoredContribution>();
     if (id !== undefined) {
       for (const existing of set) if (existing.id === id) throw duplicated(contribution, existing, false);
-      const inherited = this.parent?.providedWithId(key.name, id);
+      const inherited = this.parent === undefined ? undefined : this.parent.#providedWithId(key.name, id);
       if (inherited !== undefined) throw duplicated(contribution, inherited, true);
     }
     set.add(contribution);
     this.provided.set(key.name, set);
-    this.version = tick();
+    this.#version = tick();
     return () => {
       if (!set.delete(contribution)) return;
       if (set.size === 0) this.provided.delete(key.name);
-      this.version = tick();
+      this.#version = tick();
     };
   }
 
@@ -222,10 +225,10 @@ export class RegistryScope implements Scope {
    */
   contributions(name: string): readonly Contribution<unknown>[] {
     const version = this.effectiveVersion();
-    const cached = this.contributionCache.get(name);
+    const cached = this.#contributionCache.get(name);
     if (cached?.version === version) return cached.entries;
     const entries = resolveContributions(name, this.chain);
-    this.contributionCache.set(name, { version, entries });
+    this.#contributionCache.set(name, { version, entries });
     return entries;
   }
 
@@ -240,28 +243,28 @@ export class RegistryScope implements Scope {
 
   /** The newest change anywhere in this scope's ancestry; the clock only grows. */
   effectiveVersion(): number {
-    return this.parent === undefined ? this.version : Math.max(this.parent.effectiveVersion(), this.version);
+    return this.parent === undefined ? this.#version : Math.max(this.parent.effectiveVersion(), this.#version);
   }
 
   /** The newest structural change anywhere in this scope's ancestry. */
   effectiveStructure(): number {
-    return this.parent === undefined ? this.structure : Math.max(this.parent.effectiveStructure(), this.structure);
+    return this.parent === undefined ? this.#structure : Math.max(this.parent.effectiveStructure(), this.#structure);
   }
 
-  private providedWithId(name: string, id: string): StoredContribution | undefined {
+  #providedWithId(name: string, id: string): StoredContribution | undefined {
     const set = this.provided.get(name);
     if (set !== undefined) for (const existing of set) if (existing.id === id) return existing;
-    return this.parent?.providedWithId(name, id);
+    return this.parent === undefined ? undefined : this.parent.#providedWithId(name, id);
   }
 
-  private hasId(id: string): boolean {
-    return this.ids.has(id) || (this.parent?.hasId(id) ?? false);
+  #hasId(id: string): boolean {
+    return this.ids.has(id) || (this.parent !== undefined && this.parent.#hasId(id));
   }
 
   /** Stamps a change; `structural` when it may change the chain of other stages than the registration's own. */
-  private changed(structural: boolean): void {
-    this.version = tick();
-    if (structural) this.structure = this.version;
+  #changed(structural: boolean): void {
+    this.#version = tick();
+    if (structural) this.#structure = this.#version;
   }
 }
 

@@ -66,14 +66,17 @@ const collected = weakLinking
 /** One source signal: its one abort listener and the narrowed signals following it. */
 class Source {
   readonly followers = new Set<Follower>();
-  private readonly onAbort: () => void;
+  readonly #onAbort: () => void;
 
-  constructor(private readonly signal: AbortSignal) {
-    this.onAbort = () => {
-      this.detach();
+  readonly #signal: AbortSignal;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    this.#onAbort = () => {
+      this.#detach();
       for (const follower of [...this.followers]) follower.abort(signal.reason);
     };
-    signal.addEventListener('abort', this.onAbort);
+    signal.addEventListener('abort', this.#onAbort);
     sources.set(signal, this);
   }
 
@@ -84,38 +87,38 @@ class Source {
 
   /** Forgets a follower; the listener goes with the last one. */
   drop(follower: Follower): void {
-    if (this.followers.delete(follower) && this.followers.size === 0) this.detach();
+    if (this.followers.delete(follower) && this.followers.size === 0) this.#detach();
   }
 
-  private detach(): void {
-    this.signal.removeEventListener('abort', this.onAbort);
-    sources.delete(this.signal);
+  #detach(): void {
+    this.#signal.removeEventListener('abort', this.#onAbort);
+    sources.delete(this.#signal);
   }
 }
 
 /** The link of one narrowed signal to its sources; holds the narrowed signal weakly where it can. */
 class Follower implements Link {
-  private readonly target: { deref(): AbortSignal | undefined };
-  private readonly following: Source[];
+  readonly #target: { deref(): AbortSignal | undefined };
+  readonly #following: Source[];
 
   constructor(controller: OwnedAbortController, signals: readonly AbortSignal[]) {
     const signal = controller.signal;
-    this.target = weakLinking ? new WeakRef(signal) : { deref: () => signal };
-    this.following = signals.map((source) => Source.of(source));
-    for (const source of this.following) source.followers.add(this);
+    this.#target = weakLinking ? new WeakRef(signal) : { deref: () => signal };
+    this.#following = signals.map((source) => Source.of(source));
+    for (const source of this.#following) source.followers.add(this);
     collected?.register(signal, this, this);
   }
 
   /** A source aborted: abort the narrowed signal with its reason, then stop following. */
   abort(reason: unknown): void {
-    const signal = this.target.deref();
+    const signal = this.#target.deref();
     this.release();
     if (signal !== undefined) OwnedAbortController.of(signal)?.abort(reason);
   }
 
   /** See {@link Link.release}. */
   release(): void {
-    for (const source of this.following) source.drop(this);
+    for (const source of this.#following) source.drop(this);
     collected?.unregister(this);
   }
 }

@@ -47,11 +47,12 @@ export interface CompletionReporting {
  * other).
  */
 export class StateIsolation<TState> {
-  private readonly snapshot: TState;
-  private produced: TState | undefined;
-  private completed = false;
+  readonly #snapshot: TState;
+  #produced: TState | undefined;
+  #completed = false;
   /** The draft of a terminal that is the outermost layer (no Wrap handlers): no recorder wraps it, so `chainCompleted` records it. */
-  private outermostDraft: Draft<TState> | undefined;
+  #outermostDraft: Draft<TState> | undefined;
+  readonly #binding: StateBinding<TState>;
 
   /**
    * Reads the binding once and takes the value over: deep-frozen in place
@@ -59,10 +60,8 @@ export class StateIsolation<TState> {
    *
    * @throws MiddlewareError `ERR_INVALID_STATE` when the value is not draftable, or its unfrozen part holds a reference cycle.
    */
-  constructor(
-    private readonly binding: StateBinding<TState>,
-    stageName: string,
-  ) {
+  constructor(binding: StateBinding<TState>, stageName: string) {
+    this.#binding = binding;
     const value = binding.get();
     if (!mapSetEnabled) {
       // isDraftable() accepts Maps and Sets (anywhere in the state), but drafting them needs immer's plugin.
@@ -76,18 +75,18 @@ export class StateIsolation<TState> {
     if (cycle !== undefined) {
       throw stateCyclic(stageName, cycle);
     }
-    this.snapshot = value;
+    this.#snapshot = value;
   }
 
   /** A fresh draft of the snapshot for one terminal call. */
   draft(): Draft<TState> {
-    return createDraft(this.snapshot as never);
+    return createDraft(this.#snapshot as never);
   }
 
   /** Records the state a terminal call produced when it completed. */
   complete(draft: Draft<TState>): void {
-    this.produced = finishDraft(draft) as TState;
-    this.completed = true;
+    this.#produced = finishDraft(draft) as TState;
+    this.#completed = true;
   }
 
   /**
@@ -107,18 +106,18 @@ export class StateIsolation<TState> {
       });
       return events;
     }
-    this.outermostDraft = draft;
+    this.#outermostDraft = draft;
     return events;
   }
 
   /** The chain completed: records the state of a terminal that is the outermost layer. */
   chainCompleted(): void {
-    if (this.outermostDraft !== undefined) this.complete(this.outermostDraft);
+    if (this.#outermostDraft !== undefined) this.complete(this.#outermostDraft);
   }
 
   /** Writes the state of the last completed terminal call back, if any completed. */
   writeBack(): void {
-    if (this.completed) this.binding.set(this.produced as TState);
+    if (this.#completed) this.#binding.set(this.#produced as TState);
   }
 }
 

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { isObject } from './is-object';
 
 /** The members of a signal the library reads, in the order it reads them. */
 export const SIGNAL_MEMBERS = ['aborted', 'addEventListener', 'removeEventListener'] as const;
@@ -23,5 +24,5 @@ export function hasSignalMembers(members: SignalMembers): boolean {
 
 /** Whether `value` can serve as a signal (see {@link hasSignalMembers}). */
 export function isAbortSignal(value: unknown): value is AbortSignal {
-  return value !== null && typeof value === 'object' && hasSignalMembers(value);
+  return isObject(value) && hasSignalMembers(value);
 }

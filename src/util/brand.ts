@@ -21,6 +21,7 @@
  *
  * @packageDocumentation
  */
+import { isObject } from './is-object';
 
 /** What a branded object is. The names are shared by every copy of the package: never rename one. */
 export type BrandKind = 'stage' | 'phase-token' | 'result' | 'error' | 'interrupt-signal' | 'script-action';
@@ -76,7 +77,7 @@ export function brandClass(kind: BrandKind, check: InstanceCheck): void {
 
 /** True when `value` was created by this package (any copy in the realm) as a `kind`. Reads nothing of `value`, so it never throws. */
 export function isBranded(value: unknown, kind: BrandKind): value is object {
-  if (typeof value !== 'object' || value === null) return false;
+  if (!isObject(value)) return false;
   const record = brands();
   if (record.objects.get(value) === kind) return true;
   const checks = record.classes.get(kind);

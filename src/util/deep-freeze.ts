@@ -44,11 +44,11 @@ export function deepFreeze(value: unknown): void {
 export function deepFreezeOrFindCycle(value: unknown): string | undefined {
   const kind = kindOf(value);
   if (kind === SKIP) return undefined;
-  const cycle = checkDown(value as object, kind, new Set<object>(), [], 0);
+  const cycle = checkWalk(value as object, kind);
   return cycle === undefined ? undefined : cycle.map(segmentText).join('.');
 }
 
-/** Below this depth the cycle-tolerant walk recurses; deeper parts go through a walk with its own stack. */
+/** Below this depth the walk of results recurses; deeper parts go through a walk with its own stack. */
 const RECURSION_LIMIT = 500;
 
 /**
@@ -86,7 +86,7 @@ function freezeDown(node: object, kind: Kind, depth: number): void {
   }
 }
 
-/** The cycle-tolerant walk with an explicit stack, for parts deeper than the recursion limit. */
+/** The walk of {@link freezeDown} past the recursion limit, with a stack of its own. */
 function freezeWithStack(root: object): void {
   const pending: object[] = [root];
   while (pending.length > 0) {
@@ -98,81 +98,82 @@ function freezeWithStack(root: object): void {
   }
 }
 
-/**
- * The walk with the cycle check, for the state snapshot (MW-027): depth
- * first, remembering the objects on the current path; an unfrozen object met
- * again while it is on the path closes a cycle. Each object is frozen when
- * everything under it is done, so an object frozen already is either done or
- * the caller's, and is skipped; when a cycle is found, the parts finished
- * before it are frozen and the objects on the path (the root among them) are not.
- *
- * @returns The path of a cycle (keys as found), else undefined.
- */
-function checkDown(node: object, kind: Kind, onPath: Set<object>, path: unknown[], depth: number): unknown[] | undefined {
-  if (depth > RECURSION_LIMIT) return checkWithStack(node, kind, onPath, path);
-  onPath.add(node);
-  let found: unknown[] | undefined;
+function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
+  const children: (readonly [unknown, unknown])[] = [];
   if (kind === LIST) {
     const items = node as readonly unknown[];
-    for (let index = 0; index < items.length && found === undefined; index++) found = checkChild(index, items[index], onPath, path, depth);
+    for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
   } else if (node instanceof Map) {
-    for (const [key, child] of node) if ((found = checkChild(key, child, onPath, path, depth)) !== undefined) break;
+    for (const entry of node) children.push(entry);
   } else if (node instanceof Set) {
     let index = 0;
-    for (const child of node) if ((found = checkChild(index++, child, onPath, path, depth)) !== undefined) break;
+    for (const item of node) children.push([index++, item]);
   } else {
     const record = node as Record<string, unknown>;
-    const keys = Object.keys(record);
-    for (let index = 0; index < keys.length && found === undefined; index++) {
-      const key = keys[index] as string;
-      found = checkChild(key, record[key], onPath, path, depth);
-    }
+    for (const key of Object.keys(record)) children.push([key, record[key]]);
   }
-  if (found !== undefined) return found;
-  onPath.delete(node);
-  freezeOne(node, kind);
-  return undefined;
+  return children;
 }
 
-/** One child of a node `checkDown` walks: skipped, a cycle closing, or walked in turn. */
-function checkChild(key: unknown, child: unknown, onPath: Set<object>, path: unknown[], depth: number): unknown[] | undefined {
-  const kind = kindOf(child);
-  if (kind === SKIP) return undefined;
-  path.push(key);
-  const found = onPath.has(child as object) ? [...path] : checkDown(child as object, kind, onPath, path, depth + 1);
-  path.pop();
-  return found;
-}
-
-/** One object being walked by `checkWithStack`: its children as [key, value] pairs. */
+/**
+ * One object being walked: its keys (a record's own keys, a Map's keys; none for an array or a Set, whose keys
+ * are the indexes), its values (an array itself, a Map's values, a Set's members; none for a record, whose values
+ * are read as the walk reaches them) and the index of the next child.
+ */
 interface Frame {
   readonly node: object;
   readonly kind: Kind;
-  readonly children: readonly (readonly [unknown, unknown])[];
+  readonly keys: readonly unknown[] | undefined;
+  readonly values: readonly unknown[] | undefined;
+  readonly count: number;
   next: number;
 }
 
-/** The same walk as `checkDown` with its own stack, for parts too deep to recurse into. */
-function checkWithStack(root: object, rootKind: Kind, onPath: Set<object>, path: unknown[]): unknown[] | undefined {
-  const base = path.length;
+function frameOf(node: object, kind: Kind): Frame {
+  let keys: unknown[] | undefined;
+  let values: readonly unknown[] | undefined;
+  if (kind === LIST) values = node as readonly unknown[];
+  else if (node instanceof Map) {
+    keys = [...node.keys()];
+    values = [...node.values()];
+  } else if (node instanceof Set) values = [...node];
+  else keys = Object.keys(node);
+  return { node, kind, keys, values, count: (keys ?? (values as readonly unknown[])).length, next: 0 };
+}
+
+/**
+ * The walk with the cycle check, for the state snapshot (MW-027): depth first with a stack of its own (a state
+ * of any depth), remembering the objects on the current path; an unfrozen object met again while it is on the
+ * path closes a cycle. Each object is frozen when everything under it is done, so an object frozen already is
+ * either done or the caller's, and is skipped; when a cycle is found, the parts finished before it are frozen
+ * and the objects on the path (the root among them) are not.
+ *
+ * @returns The path of a cycle (keys as found), else undefined.
+ */
+function checkWalk(root: object, rootKind: Kind): unknown[] | undefined {
+  const onPath = new Set<object>();
   onPath.add(root);
-  const stack: Frame[] = [{ node: root, kind: rootKind, children: childrenOf(root, rootKind), next: 0 }];
+  const path: unknown[] = [];
+  const stack: Frame[] = [frameOf(root, rootKind)];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1] as Frame;
-    if (frame.next === frame.children.length) {
+    const index = frame.next;
+    if (index === frame.count) {
       onPath.delete(frame.node);
       freezeOne(frame.node, frame.kind);
       stack.pop();
-      if (path.length > base) path.pop();
+      path.pop();
       continue;
     }
-    const [key, child] = frame.children[frame.next++] as readonly [unknown, unknown];
+    frame.next = index + 1;
+    const key = frame.keys === undefined ? index : frame.keys[index];
+    const child = frame.values === undefined ? (frame.node as Record<string, unknown>)[key as string] : frame.values[index];
     const kind = kindOf(child);
     if (kind === SKIP) continue;
+    if (onPath.has(child as object)) return [...path, key];
     path.push(key);
-    if (onPath.has(child as object)) return [...path];
     onPath.add(child as object);
-    stack.push({ node: child as object, kind, children: childrenOf(child as object, kind), next: 0 });
+    stack.push(frameOf(child as object, kind));
   }
   return undefined;
 }
@@ -207,23 +208,6 @@ function kindOfObject(value: object): Kind {
 function freezeOne(node: object, kind: Kind): void {
   if (kind === COLLECTION) freeze(node);
   else Object.freeze(node);
-}
-
-function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
-  const children: (readonly [unknown, unknown])[] = [];
-  if (kind === LIST) {
-    const items = node as readonly unknown[];
-    for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
-  } else if (node instanceof Map) {
-    for (const entry of node) children.push(entry);
-  } else if (node instanceof Set) {
-    let index = 0;
-    for (const item of node) children.push([index++, item]);
-  } else {
-    const record = node as Record<string, unknown>;
-    for (const key of Object.keys(record)) children.push([key, record[key]]);
-  }
-  return children;
 }
 
 /** A key as a path segment: strings and numbers as they are, other Map keys described. */

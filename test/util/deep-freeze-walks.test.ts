@@ -142,6 +142,21 @@ describe('deepFreeze', () => {
       expect([Object.isFrozen(root), Object.isFrozen(leaf)]).toEqual([true, true]);
     });
 
+    it.each([
+      ['an object of the deep part', 800],
+      ['an object above the recursion limit', 100],
+    ])('freezes a deep cycle back to %s as it is, everything on it included', (_label, target) => {
+      const nodes: Record<string, unknown>[] = [{ leaf: { n: 0 } }];
+      for (let depth = 1; depth < 1_000; depth++) {
+        const next: Record<string, unknown> = { leaf: { n: depth } };
+        (nodes[depth - 1] as Record<string, unknown>).next = next;
+        nodes.push(next);
+      }
+      (nodes[999] as Record<string, unknown>).back = nodes[target];
+      deepFreeze(nodes[0]);
+      expect(nodes.filter((node) => !Object.isFrozen(node) || !Object.isFrozen(node.leaf))).toEqual([]);
+    });
+
     it('freezes the Maps and Sets of a deep part so that they refuse changes', () => {
       const map = new Map<string, number>();
       const set = new Set<number>();
