@@ -4,10 +4,26 @@
  * with the demo's five middlewares registered but passing through, against a
  * loop written by hand around the same model, tools and five functions.
  */
+import type { Draft } from 'immer';
 import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/core/index';
 import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
 import type { Figure } from './figures';
-import { AbortFlag, CHECKED_FLOOR, guardedShell, type Shell } from './floor';
+import {
+  AbortFlag,
+  callInput,
+  callOutput,
+  CHECKED_FLOOR,
+  checkNext,
+  checkOptions,
+  enteredLayer,
+  guardedShell,
+  HeldState,
+  instrumentInvoke,
+  type Binding,
+  type InvokeObserving,
+  type Settling,
+  type Shell,
+} from './floor';
 import { agentKit, core } from './library';
 import { nextMacrotask, raceAnswer, racePulls } from './raced-pulls';
 
@@ -100,22 +116,47 @@ function noShell<TEvent>(events: AsyncIterable<TEvent>): AsyncIterable<TEvent> {
  */
 interface RunChecks {
   readonly flag: AbortFlag;
+  /** The registry's instrumentation, told of each invoke (MW-052). */
+  readonly instrumentation: InvokeObserving;
   readonly model: Shell;
   readonly tool: Shell;
   readonly turn: Shell;
   readonly run: Shell;
 }
 
-function runChecks(): RunChecks {
-  const flag = new AbortFlag();
+function runChecks(flag: AbortFlag, instrumentation: InvokeObserving): RunChecks {
   return {
     flag,
+    instrumentation,
     model: guardedShell({ flag, guard: InvokeModelStage.isResult as (event: unknown) => boolean, hold: true }),
     tool: guardedShell({ flag, guard: ExecuteToolStage.isResult as (event: unknown) => boolean, hold: false }),
     turn: guardedShell({ flag, guard: TurnStage.isResult as (event: unknown) => boolean, hold: false }),
     run: guardedShell({ flag, guard: AgentStreamStage.isResult as (event: unknown) => boolean, hold: true }),
   };
 }
+
+/** The conversation state of the floor's run (MW-119): its history and model state, frozen as the agent's is. */
+interface Conversation {
+  readonly history: readonly Message[];
+  readonly modelState: Readonly<Record<string, unknown>>;
+}
+
+/** The conversation a run of the figure starts from: a new agent's (each run of ours builds one). */
+const NEW_CONVERSATION: Conversation = Object.freeze({ history: Object.freeze([]), modelState: Object.freeze({}) });
+
+/** The run terminal's own copy of the conversation state, as it receives it (MW-119, MW-028): the run's draft. */
+interface RunTerminal {
+  /** The run context's messages, which the terminal appends to its history first (MW-104). */
+  readonly input: readonly Message[];
+  readonly signal: AbortSignal;
+  readonly state: Draft<Conversation>;
+}
+
+/** The system prompt as blocks, frozen (MW-034, MW-105), made once as an agent makes it once. */
+const SYSTEM_BLOCKS = Object.freeze([Object.freeze({ text: SYSTEM_PROMPT })]);
+
+/** Whether a value is a `MiddlewareResult`: what MW-011 asks of an Output handler's answer. */
+const isMiddlewareResult = (value: unknown): boolean => MiddlewareResult.isInstance(value);
 
 /** What a model call came to: the event the agent's model terminal yields last. */
 interface ModelResult {
@@ -133,19 +174,53 @@ interface ModelResult {
  * macrotask (MW-142), the inner chain each Wrap handler started is closed with `return()` when its call ends
  * (MW-016), each turn ends with its decision (MW-126): a one-event invoke of a terminal yielding the natural
  * decision for a frozen context of the turn, whose result the loop checks before it goes on, and the run ends with
- * its result event.
+ * its result event. With `terminal`, the run's terminal call, each invoke also does the registry's work for it:
+ * its options checked (MW-035), the instrumentation told with a frozen info (MW-052, MW-037), the Input and Output
+ * handlers called with a `run` of their own and their answers checked (MW-010, MW-011), each Wrap handler and
+ * terminal given a `run` of its own and its generator checked (MW-012, MW-037), each `next()` checked (MW-013), the
+ * model state drafted for each model call and written back when it succeeds (MW-108, MW-027 – MW-029); the
+ * contexts, events and messages it makes are frozen (MW-105), and its history and model state go into the run's
+ * draft at the end (MW-119).
  */
-async function* handWrittenRun(model: Model, shell: Shell, checks?: RunChecks): AsyncGenerator<unknown, void, undefined> {
+async function* handWrittenRun(
+  model: Model,
+  shell: Shell,
+  checks?: RunChecks,
+  terminal?: RunTerminal,
+): AsyncGenerator<unknown, void, undefined> {
   const raced = checks !== undefined;
   const modelShell = checks?.model ?? shell;
   const toolShell = checks?.tool ?? shell;
-  const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }];
+  const messages: Message[] = terminal === undefined ? [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }] : [...terminal.input];
   const toolSpecs = TOOLS.map((tool) => tool.spec);
   const signal = checks?.flag.signal ?? new AbortController().signal;
+  // The run terminal's model state (MW-119), which each model call's binding starts from and writes back to (MW-108).
+  let modelState = NEW_CONVERSATION.modelState;
+  let modelBinding: Binding<Conversation['modelState']> | undefined;
+  if (terminal !== undefined) {
+    modelBinding = {
+      get: () => modelState,
+      set: (state) => {
+        modelState = state;
+      },
+    };
+    Object.freeze(toolSpecs);
+  }
   for (;;) {
     if (raced) await nextMacrotask();
-    timeline.invoke({ stage: InvokeModelStage } as never);
-    const context = addDate({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_PROMPT, toolSpecs });
+    let context: { readonly messages: readonly Message[]; readonly systemPrompt: unknown; readonly toolSpecs: unknown };
+    let held: HeldState<Conversation['modelState']> | undefined;
+    if (terminal === undefined) {
+      timeline.invoke({ stage: InvokeModelStage } as never);
+      context = addDate({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_PROMPT, toolSpecs });
+    } else {
+      const given = Object.freeze({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_BLOCKS, toolSpecs, modelState });
+      checkOptions(signal, modelBinding);
+      instrumentInvoke((checks as RunChecks).instrumentation, InvokeModelStage, given, signal);
+      const entered = callInput(addDate, given, { stage: InvokeModelStage, signal, handler: 'addDate' }, (checks as RunChecks).flag);
+      context = entered instanceof Promise ? await entered : entered;
+      held = new HeldState(modelBinding as Binding<Conversation['modelState']>);
+    }
     const request = {
       messages: context.messages,
       systemPrompt: SYSTEM_PROMPT,
@@ -158,19 +233,53 @@ async function* handWrittenRun(model: Model, shell: Shell, checks?: RunChecks): 
     let stopReason = 'endTurn';
     const assemble = (): ModelResult => {
       const content: ContentBlock[] = [{ type: 'text', text }, ...toolUses];
-      const message = redactEmail(new MiddlewareResult<Message>({ role: 'assistant', content })).value;
-      return { type: 'modelResult', message, stopReason };
+      const output = new MiddlewareResult<Message>({ role: 'assistant', content });
+      if (terminal === undefined) return { type: 'modelResult', message: redactEmail(output).value, stopReason };
+      // redactEmail answers at once, so callOutput answers with its result rather than a promise.
+      const redacted = callOutput(
+        redactEmail,
+        output,
+        { stage: InvokeModelStage, signal, handler: 'redactEmail' },
+        isMiddlewareResult,
+        (checks as RunChecks).flag,
+      ) as Result<Message>;
+      return Object.freeze({ type: 'modelResult', message: redacted.value, stopReason });
     };
     // With the checks, the inner chains the Wrap handler started, closed at the end of the call (MW-016).
     const modelChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
+    const modelInvoke: Settling | undefined = held === undefined ? undefined : { settled: false };
+    let draft: Draft<Conversation['modelState']> | undefined;
     const stream = (): AsyncIterable<ModelStreamEvent> => {
-      const modelEvents = model.stream(request, { signal, state: {} });
-      if (!raced) return modelEvents;
-      const chain = racePulls(modelEvents, signal, assemble as unknown as () => ModelStreamEvent);
+      if (held === undefined) {
+        const modelEvents = model.stream(request, { signal, state: {} });
+        if (!raced) return modelEvents;
+        const chain = racePulls(modelEvents, signal, assemble as unknown as () => ModelStreamEvent);
+        modelChains?.push(chain);
+        return chain;
+      }
+      checkNext(modelInvoke as Settling, (checks as RunChecks).flag);
+      // The terminal call's run (MW-012) with a fresh draft of the model state (MW-028), which the model receives.
+      const call = { stage: InvokeModelStage, signal, state: (draft = held.draft()) };
+      const chain = enteredLayer(
+        racePulls(model.stream(request, { signal: call.signal, state: call.state }), signal, assemble as unknown as () => ModelStreamEvent),
+      );
       modelChains?.push(chain);
       return chain;
     };
-    const events = retryOnce(context, stream as Next<unknown, ModelStreamEvent>);
+    const events =
+      held === undefined
+        ? retryOnce(context, stream as Next<unknown, ModelStreamEvent>)
+        : enteredLayer(
+            (retryOnce as (context: unknown, next: unknown, run: unknown) => AsyncGenerator<ModelStreamEvent, void, undefined>)(
+              context,
+              stream,
+              {
+                stage: InvokeModelStage,
+                signal,
+                handler: 'retryOnce',
+              },
+            ),
+          );
     let result: ModelResult | undefined;
     for await (const event of modelShell(events, modelChains)) {
       if (event.type === 'textDelta') text += event.text;
@@ -181,6 +290,12 @@ async function* handWrittenRun(model: Model, shell: Shell, checks?: RunChecks): 
       else if ((event as { type: string }).type === 'modelResult') result = event as unknown as ModelResult;
       yield event;
     }
+    if (held !== undefined) {
+      // The terminal call completed and the invoke succeeded: its state recorded, then written back (MW-028, MW-029).
+      (modelInvoke as Settling).settled = true;
+      held.complete(draft as Draft<Conversation['modelState']>);
+      held.succeeded();
+    }
     if (result === undefined) {
       result = assemble();
       yield result;
@@ -189,16 +304,28 @@ async function* handWrittenRun(model: Model, shell: Shell, checks?: RunChecks): 
     messages.push(message);
     if (stopReason !== 'toolUse') {
       if (checks !== undefined) {
-        await decideTurn(checks.turn, messages, message, [], signal);
+        await decideTurn(checks, messages, message, [], signal, terminal !== undefined);
+        if (terminal !== undefined) {
+          // The run terminal's copy of the conversation state, which the run's writeback commits (MW-119).
+          terminal.state.history = Object.freeze([...messages]) as never;
+          terminal.state.modelState = modelState;
+        }
         yield RUN_RESULT;
       }
       return;
     }
     const results: ContentBlock[] = [];
     for (const toolUse of toolUses) {
-      timeline.invoke({ stage: ExecuteToolStage } as never);
       const tool = TOOLS.find((candidate) => candidate.spec.name === toolUse.name) as Tool;
+      let toolContext: unknown = { toolUse };
+      if (terminal === undefined) timeline.invoke({ stage: ExecuteToolStage } as never);
+      else {
+        toolContext = Object.freeze({ tool, toolUse, invocationState: INVOCATION_STATE, signal, interrupt: undefined });
+        checkOptions(signal);
+        instrumentInvoke((checks as RunChecks).instrumentation, ExecuteToolStage, toolContext, signal);
+      }
       const toolChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
+      const toolInvoke: Settling | undefined = terminal === undefined ? undefined : { settled: false };
       const runTool = async function* runTool(): AsyncGenerator<unknown, void, undefined> {
         const answer = (tool.run as NonNullable<Tool['run']>)(toolUse.input, {
           toolUse,
@@ -207,30 +334,73 @@ async function* handWrittenRun(model: Model, shell: Shell, checks?: RunChecks): 
           interrupt: undefined as never,
         }) as Promise<unknown>;
         const value = await (raced ? raceAnswer(answer, signal) : answer);
-        yield {
-          type: 'toolResult',
-          toolResult: {
+        if (terminal === undefined)
+          yield {
             type: 'toolResult',
-            toolUseId: toolUse.toolUseId,
-            status: 'success',
-            content: [{ type: 'text', text: String(value) }],
-          },
-        };
+            toolResult: {
+              type: 'toolResult',
+              toolUseId: toolUse.toolUseId,
+              status: 'success',
+              content: [{ type: 'text', text: String(value) }],
+            },
+          };
+        else
+          yield Object.freeze({
+            type: 'toolResult',
+            toolResult: Object.freeze({
+              type: 'toolResult',
+              toolUseId: toolUse.toolUseId,
+              name: toolUse.name,
+              status: 'success',
+              content: Object.freeze([Object.freeze({ type: 'text', text: String(value) })]),
+            }),
+          });
       };
-      const terminal = (): AsyncGenerator<unknown, void, undefined> => {
-        const chain = runTool();
+      const toolTerminal = (): AsyncGenerator<unknown, void, undefined> => {
+        if (toolInvoke !== undefined) checkNext(toolInvoke, (checks as RunChecks).flag);
+        // The terminal call's run (MW-012): the tool call has no state binding.
+        const chain =
+          terminal === undefined
+            ? runTool()
+            : enteredLayer(
+                (runTool as (run: unknown) => AsyncGenerator<unknown, void, undefined>)({
+                  stage: ExecuteToolStage,
+                  signal,
+                  state: undefined,
+                }),
+              );
         toolChains?.push(chain);
         return chain;
       };
-      for await (const event of toolShell(toolGuard({ toolUse }, terminal as Next<unknown, unknown>), toolChains)) {
+      const guarded =
+        terminal === undefined
+          ? toolGuard(toolContext, toolTerminal as Next<unknown, unknown>)
+          : enteredLayer(
+              (toolGuard as (context: unknown, next: unknown, run: unknown) => AsyncGenerator<unknown, void, undefined>)(
+                toolContext,
+                toolTerminal,
+                {
+                  stage: ExecuteToolStage,
+                  signal,
+                  handler: 'toolGuard',
+                },
+              ),
+            );
+      for await (const event of toolShell(guarded, toolChains)) {
         results.push((event as { toolResult: ContentBlock }).toolResult);
         yield event;
       }
+      if (toolInvoke !== undefined) toolInvoke.settled = true;
     }
-    messages.push({ role: 'user', content: results });
-    if (checks !== undefined) await decideTurn(checks.turn, messages, message, results, signal);
+    messages.push(
+      terminal === undefined ? { role: 'user', content: results } : Object.freeze({ role: 'user', content: Object.freeze(results) }),
+    );
+    if (checks !== undefined) await decideTurn(checks, messages, message, results, signal, terminal !== undefined);
   }
 }
+
+/** The run's invocation state (MW-105: shared, never frozen by the agent). */
+const INVOCATION_STATE = {};
 
 /** The event the floor's run ends with, as the agent's run ends with its result (frozen, as the agent's is). */
 const RUN_RESULT = Object.freeze({ type: 'agentResult', stopReason: 'endTurn', interrupts: Object.freeze([]) });
@@ -239,28 +409,79 @@ const RUN_RESULT = Object.freeze({ type: 'agentResult', stopReason: 'endTurn', i
 const NATURAL = Object.freeze({ type: 'turnResult', decision: 'natural', inject: Object.freeze([]), onRunEnd: Object.freeze([]) });
 
 /** The TurnStage terminal: the natural decision, whatever the context. */
-async function* naturalDecision(_context: unknown): AsyncGenerator<typeof NATURAL, void, undefined> {
+async function* naturalDecision(_context: unknown, _run?: unknown): AsyncGenerator<typeof NATURAL, void, undefined> {
   yield NATURAL;
 }
 
-/** A turn's decision (MW-126): one invoke of the TurnStage terminal inside `shell`, its result checked. */
+/**
+ * A turn's decision (MW-126): one invoke of the TurnStage terminal inside the turn shell of `checks`, its result
+ * checked; `registry` adds the registry's work for it (its options, the instrumentation, the terminal's `run` and
+ * generator checked), as {@link handWrittenRun} does.
+ */
 async function decideTurn(
-  shell: Shell,
+  checks: RunChecks,
   messages: readonly Message[],
   message: Message,
   toolResults: readonly ContentBlock[],
   signal: AbortSignal,
+  registry: boolean,
 ): Promise<void> {
-  timeline.invoke({ stage: TurnStage } as never);
   const context = Object.freeze({
     messages: Object.freeze([...messages]),
     turn: Object.freeze({ message, toolResults }),
     ending: toolResults.length === 0,
     signal,
   });
+  let decisions: AsyncIterable<typeof NATURAL>;
+  if (registry) {
+    checkOptions(signal);
+    instrumentInvoke(checks.instrumentation, TurnStage, context, signal);
+    decisions = enteredLayer(naturalDecision(context, { stage: TurnStage, signal, state: undefined }));
+  } else {
+    timeline.invoke({ stage: TurnStage } as never);
+    decisions = naturalDecision(context);
+  }
   let decided: typeof NATURAL | undefined;
-  for await (const event of shell(naturalDecision(context))) decided = event;
+  for await (const event of checks.turn(decisions)) decided = event;
   if (decided?.type !== 'turnResult') throw new Error('A turn decision must be a turnResult.');
+}
+
+/**
+ * One run of the floor with the checks, as the agent runs it: one AgentStreamStage invoke whose terminal is
+ * {@link handWrittenRun}, with the run's signal (its options checked, MW-035), the instrumentation told (MW-052) with
+ * the run's frozen context (MW-105), a state binding over the conversation state (MW-119: get once, a draft for the
+ * terminal call, the writeback when the run succeeds, MW-027 – MW-029) and the run's shell (hold mode, MW-003).
+ */
+export async function checkedFloorRun(model: Model, instrumentation: InvokeObserving = timeline): Promise<unknown> {
+  const flag = new AbortFlag();
+  const checks = runChecks(flag, instrumentation);
+  const signal = flag.signal;
+  let conversation = NEW_CONVERSATION;
+  const binding: Binding<Conversation> = {
+    get: () => conversation,
+    set: (state) => {
+      conversation = state;
+    },
+  };
+  const input = Object.freeze([
+    Object.freeze({ role: 'user', content: Object.freeze([Object.freeze({ type: 'text', text: PROMPT })]) }),
+  ]) as readonly Message[];
+  const context = Object.freeze({ messages: input, invocationState: INVOCATION_STATE, interrupt: undefined });
+  checkOptions(signal, binding);
+  instrumentInvoke(checks.instrumentation, AgentStreamStage, context, signal);
+  const held = new HeldState(binding);
+  const terminal: RunTerminal = { input, signal, state: held.draft() };
+  const run = enteredLayer(
+    (handWrittenRun as (...args: unknown[]) => AsyncGenerator<unknown, void, undefined>)(model, noShell, checks, {
+      stage: AgentStreamStage,
+      ...terminal,
+    }),
+  );
+  let last: unknown;
+  for await (const event of checks.run(run)) last = event;
+  held.complete(terminal.state);
+  held.succeeded();
+  return last;
 }
 
 const agentTurn: Figure = {
@@ -284,13 +505,7 @@ const agentTurn: Figure = {
       // The shells of the stage invokes each event crosses: InvokeModelStage (or ExecuteToolStage) and AgentStreamStage.
       floor: (shell, checked) => {
         const floorModel = alternatingModel();
-        if (checked)
-          return async () => {
-            const checks = runChecks();
-            let last: unknown;
-            for await (const event of checks.run(handWrittenRun(floorModel, shell, checks))) last = event;
-            return last;
-          };
+        if (checked) return () => checkedFloorRun(floorModel);
         return async () => {
           let last: unknown;
           for await (const event of shell(handWrittenRun(floorModel, shell))) last = event;
@@ -299,7 +514,7 @@ const agentTurn: Figure = {
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
-      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) the turn's decision at its end, a one-event invoke (MW-126), and each stage invoke's shell reading the run's abort flag before each pull and after each result pulled (MW-023), the model call's and the run's holding their result with the stage's guard on every event (MW-003, MW-007) and the others checking the last with it (MW-006), as the agent's rules ask`,
+      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) the turn's decision at its end, a one-event invoke (MW-126), and each stage invoke's shell reading the run's abort flag before each pull and after each result pulled (MW-023), the model call's and the run's holding their result with the stage's guard on every event (MW-003, MW-007) and the others checking the last with it (MW-006); and the registry's work for each of the seven invokes: options checked (MW-035), the instrumentation told with a frozen info (MW-052, MW-037), Input and Output handlers given a run of their own and their answers checked (MW-010, MW-011), each Wrap handler and terminal given a run of its own and its generator checked (MW-012, MW-037), each next() checked (MW-013), an immer draft of the model state for each model call and of the conversation state for the run, written back on success (MW-027 – MW-029, MW-108, MW-119), the contexts, events and messages it makes frozen (MW-105), as the agent's rules ask`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },

@@ -17,6 +17,8 @@
  *   they cost and how far over it the invoke's own bookkeeping is.
  */
 
+import { createDraft, finishDraft, isDraftable, type Draft } from 'immer';
+
 const END: IteratorReturnResult<void> = Object.freeze({ value: undefined, done: true });
 
 /**
@@ -319,4 +321,171 @@ export class GuardedShell<TEvent> implements AsyncIterator<TEvent, void, undefin
 /** A shell doing the checks `checks` asks for (see {@link GuardedShell}); closes `held` at the end when given. */
 export function guardedShell(checks: InvokeChecks): Shell {
   return (events, held) => new GuardedShell(events[Symbol.asyncIterator]() as AsyncIterator<never, void, undefined>, held, checks);
+}
+
+/**
+ * The work the registry's rules put on each invoke of an agent run besides its events, for `agent_turn`'s floor
+ * with the checks, each in the cheapest form we know how to write. Every piece names the rule that asks for it.
+ */
+
+/** Whether `value` is a thenable: MW-010 and MW-011 await a handler's answer only then. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/** The `run` argument of an Input, Output or Wrap handler (MW-010 – MW-012): a new object for each call. */
+export interface HandlerRun {
+  readonly stage: unknown;
+  readonly signal: AbortSignal;
+  readonly handler: string;
+}
+
+/**
+ * One Input handler call as MW-010 asks: called with a new `run`, a thenable answer awaited, `undefined` or `null`
+ * refused; then the abort check after each Input handler (MW-023).
+ */
+export function callInput<TContext>(
+  handler: (context: TContext, run: HandlerRun) => TContext | PromiseLike<TContext>,
+  context: TContext,
+  run: HandlerRun,
+  flag: AbortFlag,
+): TContext | Promise<TContext> {
+  const answer = handler(context, run);
+  if (isThenable(answer)) return Promise.resolve(answer).then((awaited) => checkedInput(awaited, flag));
+  return checkedInput(answer, flag);
+}
+
+function checkedInput<TContext>(answer: TContext, flag: AbortFlag): TContext {
+  if (answer === undefined || answer === null) throw new Error('An Input handler returned no context.');
+  if (flag.aborted) throw new Error('The invoke was aborted.', { cause: flag.signal.reason });
+  return answer;
+}
+
+/**
+ * One Output handler call as MW-011 asks: called with the result and a new `run`, a thenable answer awaited, an
+ * answer that `isResult` (the `MiddlewareResult` check) refuses refused; then the abort check after each Output
+ * handler (MW-023). The result handed in is the caller's `MiddlewareResult`, which froze its value (MW-038).
+ */
+export function callOutput<TResult>(
+  handler: (result: TResult, run: HandlerRun) => TResult | PromiseLike<TResult>,
+  result: TResult,
+  run: HandlerRun,
+  isResult: (value: unknown) => boolean,
+  flag: AbortFlag,
+): TResult | Promise<TResult> {
+  const answer = handler(result, run);
+  if (isThenable(answer)) return Promise.resolve(answer).then((awaited) => checkedOutput(awaited, isResult, flag));
+  return checkedOutput(answer, isResult, flag);
+}
+
+function checkedOutput<TResult>(answer: TResult, isResult: (value: unknown) => boolean, flag: AbortFlag): TResult {
+  if (!isResult(answer)) throw new Error('An Output handler must return a MiddlewareResult.');
+  if (flag.aborted) throw new Error('The invoke was aborted.', { cause: flag.signal.reason });
+  return answer;
+}
+
+/**
+ * A layer entered (a Wrap handler's activation or a terminal call), checked as MW-012 asks: an async generator
+ * (`Symbol.asyncIterator`, `next` and `return` methods) is used as it is; the floor's layers are all async
+ * generators, so anything else is refused rather than adapted.
+ */
+export function enteredLayer<TLayer>(layer: TLayer): TLayer {
+  const generator = layer as { next?: unknown; return?: unknown; [Symbol.asyncIterator]?: unknown } | null | undefined;
+  if (
+    typeof generator?.next !== 'function' ||
+    typeof generator.return !== 'function' ||
+    typeof generator[Symbol.asyncIterator] !== 'function'
+  )
+    throw new Error('A layer must return an async generator.');
+  return layer;
+}
+
+/** What a Wrap handler's `next()` looks at before it enters the inner chain: whether its invoke has settled. */
+export interface Settling {
+  settled: boolean;
+}
+
+/**
+ * The checks of a Wrap handler's `next()` call without options under a handler without a `next` policy (MW-013):
+ * the invoke has not settled (MW-017) and the inner chain's signal, the invoke's own, is not aborted (MW-025).
+ */
+export function checkNext(invoke: Settling, flag: AbortFlag): void {
+  if (invoke.settled) throw new Error('next() was called after the invoke settled.');
+  if (flag.aborted) throw new Error('The invoke was aborted.', { cause: flag.signal.reason });
+}
+
+/** A state binding (MW-027). */
+export interface Binding<TState> {
+  get(): TState;
+  set(state: TState): void;
+}
+
+/**
+ * The options of an invoke, checked as MW-035 asks before anything runs: the signal an AbortSignal (MW-013's test:
+ * a boolean `aborted`, `addEventListener` and `removeEventListener` methods), the state binding an object with `get`
+ * and `set` functions.
+ */
+export function checkOptions(signal: AbortSignal, state?: Binding<unknown>): void {
+  if (
+    typeof signal.aborted !== 'boolean' ||
+    typeof signal.addEventListener !== 'function' ||
+    typeof signal.removeEventListener !== 'function'
+  )
+    throw new Error('options.signal must be an AbortSignal.');
+  if (state !== undefined && (typeof state.get !== 'function' || typeof state.set !== 'function'))
+    throw new Error('options.state must have get() and set().');
+}
+
+/**
+ * An invoke's state binding as MW-027 – MW-029 ask, for states that are frozen already (the agent's model state
+ * and conversation state, which the library produced, MW-027: one check whatever their size): `get()` called once,
+ * the value refused unless immer can draft it; a fresh immer draft for each terminal call (MW-028), its state
+ * recorded when the call completes; `set()` called once with the last recorded state when the invoke succeeds
+ * (MW-029), never otherwise.
+ */
+export class HeldState<TState> {
+  private readonly snapshot: TState;
+  private recorded: TState | undefined = undefined;
+  private completed = false;
+
+  constructor(private readonly binding: Binding<TState>) {
+    const value = binding.get();
+    if (!isDraftable(value)) throw new Error('The state cannot be drafted.');
+    // The floor's states are frozen; an unfrozen one would need MW-027's deep freeze and cycle check, which no run here asks for.
+    if (!Object.isFrozen(value)) throw new Error('The floor takes frozen states only.');
+    this.snapshot = value;
+  }
+
+  /** A fresh draft of the snapshot for one terminal call (MW-028). */
+  draft(): Draft<TState> {
+    return createDraft(this.snapshot as never);
+  }
+
+  /** Records the state a terminal call produced when it completed (MW-028). */
+  complete(draft: Draft<TState>): void {
+    this.recorded = finishDraft(draft) as TState;
+    this.completed = true;
+  }
+
+  /** The writeback of an invoke that succeeded (MW-029): `set()` with the last recorded state, when a call completed. */
+  succeeded(): void {
+    if (this.completed) this.binding.set(this.recorded as TState);
+  }
+}
+
+/** An instrumentation as MW-052 calls it. */
+export interface InvokeObserving {
+  invoke(info: { readonly stage: unknown; readonly context: unknown; readonly signal: AbortSignal | undefined }): unknown;
+}
+
+/**
+ * The instrumentation's call at an invoke's start (MW-052): `invoke()` with a frozen info object of its own (MW-037)
+ * holding the stage, the caller's context and the signal; what it answers is checked, and the floor's
+ * instrumentations answer no observer, so an observer is refused rather than run.
+ */
+export function instrumentInvoke(instrumentation: InvokeObserving, stage: unknown, context: unknown, signal: AbortSignal): void {
+  const observer = instrumentation.invoke(Object.freeze({ stage, context, signal }));
+  if (observer !== undefined) throw new Error('The floor runs instrumentations that observe nothing.');
 }

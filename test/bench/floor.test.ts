@@ -3,8 +3,23 @@
  * floor is only worth reporting if the shell does what it says, so each is
  * held to it here, the checked one to every check it claims to make.
  */
+import { isDraft } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { AbortFlag, checkedShell, guardedShell, minimalShell, type InvokeChecks, type Shell } from '../../bench/floor';
+import {
+  AbortFlag,
+  callInput,
+  callOutput,
+  checkedShell,
+  checkNext,
+  checkOptions,
+  enteredLayer,
+  guardedShell,
+  HeldState,
+  instrumentInvoke,
+  minimalShell,
+  type InvokeChecks,
+  type Shell,
+} from '../../bench/floor';
 
 async function* events<TEvent>(...values: TEvent[]): AsyncGenerator<TEvent, void, undefined> {
   yield* values;
@@ -212,5 +227,237 @@ describe('guardedShell', () => {
       await drain(guardedShell({ flag: new AbortFlag(), guard, hold: false })(events('a', 'b', 'result c')));
       expect(seen).toEqual(['result c']);
     });
+  });
+});
+
+const RUN = { stage: 'stage', signal: new AbortController().signal, handler: 'handler' };
+
+/** The failure a call or promise ends with, as its message and cause. */
+async function failureOf(call: () => unknown): Promise<{ message: string; cause: unknown } | undefined> {
+  try {
+    await call();
+    return undefined;
+  } catch (error) {
+    return { message: (error as Error).message, cause: (error as Error).cause };
+  }
+}
+
+describe('callInput', () => {
+  it('calls the handler with the context and the run it is given, and answers with what it returned', () => {
+    const calls: unknown[] = [];
+    const answer = callInput(
+      (context: { n: number }, run) => {
+        calls.push([context, run]);
+        return { n: context.n + 1 };
+      },
+      { n: 1 },
+      RUN,
+      new AbortFlag(),
+    );
+    expect({ answer, calls }).toEqual({ answer: { n: 2 }, calls: [[{ n: 1 }, RUN]] });
+  });
+
+  it('awaits a thenable answer', async () => {
+    expect(await callInput(async (context: number) => context + 1, 1, RUN, new AbortFlag())).toEqual(2);
+  });
+
+  it.each([undefined, null])('refuses %s', async (answer) => {
+    expect(await failureOf(() => callInput(() => answer as never, 1, RUN, new AbortFlag()))).toEqual({
+      message: 'An Input handler returned no context.',
+      cause: undefined,
+    });
+  });
+
+  it('fails when the flag is set after the handler', async () => {
+    const flag = new AbortFlag();
+    const handler = (context: number): number => {
+      flag.abort('stop');
+      return context;
+    };
+    expect(await failureOf(() => callInput(handler, 1, RUN, flag))).toEqual({ message: 'The invoke was aborted.', cause: 'stop' });
+  });
+});
+
+describe('callOutput', () => {
+  const isBoxed = (value: unknown): boolean => typeof value === 'object' && value !== null && 'boxed' in value;
+
+  it('calls the handler with the result and the run it is given, and answers with what it returned', () => {
+    const calls: unknown[] = [];
+    const answer = callOutput(
+      (result: { boxed: number }, run) => {
+        calls.push([result, run]);
+        return { boxed: result.boxed + 1 };
+      },
+      { boxed: 1 },
+      RUN,
+      isBoxed,
+      new AbortFlag(),
+    );
+    expect({ answer, calls }).toEqual({ answer: { boxed: 2 }, calls: [[{ boxed: 1 }, RUN]] });
+  });
+
+  it('awaits a thenable answer and checks what it resolves to', async () => {
+    expect(await callOutput(async (result: { boxed: number }) => result, { boxed: 1 }, RUN, isBoxed, new AbortFlag())).toEqual({
+      boxed: 1,
+    });
+    expect(await failureOf(() => callOutput(async () => ({}) as never, { boxed: 1 }, RUN, isBoxed, new AbortFlag()))).toEqual({
+      message: 'An Output handler must return a MiddlewareResult.',
+      cause: undefined,
+    });
+  });
+
+  it('refuses an answer the check refuses', async () => {
+    expect(await failureOf(() => callOutput(() => 1 as never, { boxed: 1 }, RUN, isBoxed, new AbortFlag()))).toEqual({
+      message: 'An Output handler must return a MiddlewareResult.',
+      cause: undefined,
+    });
+  });
+
+  it('fails when the flag is set after the handler', async () => {
+    const flag = new AbortFlag();
+    const handler = (result: { boxed: number }): { boxed: number } => {
+      flag.abort('stop');
+      return result;
+    };
+    expect(await failureOf(() => callOutput(handler, { boxed: 1 }, RUN, isBoxed, flag))).toEqual({
+      message: 'The invoke was aborted.',
+      cause: 'stop',
+    });
+  });
+});
+
+describe('enteredLayer', () => {
+  it('answers with an async generator as it is', () => {
+    const generator = events('a');
+    expect(enteredLayer(generator)).toBe(generator);
+  });
+
+  it.each([
+    ['an async iterable without next and return', { [Symbol.asyncIterator]: () => events('a') }],
+    ['a promise', Promise.resolve()],
+    ['undefined', undefined],
+  ])('refuses %s', (_name, layer) => {
+    expect(() => enteredLayer(layer)).toThrow('A layer must return an async generator.');
+  });
+});
+
+describe('checkNext', () => {
+  it('passes a call before the invoke settled, with the flag clear', () => {
+    expect(() => {
+      checkNext({ settled: false }, new AbortFlag());
+    }).not.toThrow();
+  });
+
+  it('refuses a call after the invoke settled', () => {
+    expect(() => {
+      checkNext({ settled: true }, new AbortFlag());
+    }).toThrow('next() was called after the invoke settled.');
+  });
+
+  it('refuses a call once the flag is set', () => {
+    const flag = new AbortFlag();
+    flag.abort('stop');
+    expect(() => {
+      checkNext({ settled: false }, flag);
+    }).toThrow('The invoke was aborted.');
+  });
+});
+
+describe('checkOptions', () => {
+  const binding = { get: () => ({}), set: () => undefined };
+
+  it('passes a signal and a binding', () => {
+    expect(() => {
+      checkOptions(new AbortController().signal, binding);
+    }).not.toThrow();
+  });
+
+  it('refuses a signal without a boolean aborted', () => {
+    expect(() => {
+      checkOptions({ addEventListener: () => undefined, removeEventListener: () => undefined } as never);
+    }).toThrow('options.signal must be an AbortSignal.');
+  });
+
+  it('refuses a binding without set()', () => {
+    expect(() => {
+      checkOptions(new AbortController().signal, { get: () => ({}) } as never);
+    }).toThrow('options.state must have get() and set().');
+  });
+});
+
+describe('HeldState', () => {
+  function binding(initial: unknown): { log: unknown[]; get: () => unknown; set: (state: unknown) => void } {
+    const log: unknown[] = [];
+    return {
+      log,
+      get: () => {
+        log.push('get');
+        return initial;
+      },
+      set: (state) => {
+        log.push(['set', state]);
+      },
+    };
+  }
+
+  it('reads the state once and gives each terminal call a draft of its own', () => {
+    const state = binding(Object.freeze({ count: 0 }));
+    const held = new HeldState(state);
+    const first = held.draft() as { count: number };
+    const second = held.draft() as { count: number };
+    first.count = 1;
+    expect({ second: second.count, isDraft: isDraft(first), log: state.log }).toEqual({ second: 0, isDraft: true, log: ['get'] });
+  });
+
+  it('writes back the state the last completed call produced, once the invoke succeeds', () => {
+    const state = binding(Object.freeze({ count: 0 }));
+    const held = new HeldState(state);
+    const draft = held.draft() as { count: number };
+    draft.count = 1;
+    held.complete(draft);
+    const before = [...state.log];
+    held.succeeded();
+    expect({ before, log: state.log, frozen: Object.isFrozen((state.log[1] as unknown[])[1]) }).toEqual({
+      before: ['get'],
+      log: ['get', ['set', { count: 1 }]],
+      frozen: true,
+    });
+  });
+
+  it('writes nothing back when no terminal call completed', () => {
+    const state = binding(Object.freeze({ count: 0 }));
+    const held = new HeldState(state);
+    held.draft();
+    held.succeeded();
+    expect(state.log).toEqual(['get']);
+  });
+
+  it('refuses a state immer cannot draft', () => {
+    expect(() => new HeldState(binding(new Date(0)))).toThrow('The state cannot be drafted.');
+  });
+});
+
+describe('instrumentInvoke', () => {
+  it('calls the instrumentation once with a frozen info of the stage, the context and the signal', () => {
+    const infos: unknown[] = [];
+    const signal = new AbortController().signal;
+    instrumentInvoke(
+      {
+        invoke: (info) => {
+          infos.push(info);
+          return undefined;
+        },
+      },
+      'stage',
+      'context',
+      signal,
+    );
+    expect({ infos, frozen: Object.isFrozen(infos[0]) }).toEqual({ infos: [{ stage: 'stage', context: 'context', signal }], frozen: true });
+  });
+
+  it('refuses an observer', () => {
+    expect(() => {
+      instrumentInvoke({ invoke: () => ({}) }, 'stage', 'context', new AbortController().signal);
+    }).toThrow('The floor runs instrumentations that observe nothing.');
   });
 });
