@@ -94,25 +94,21 @@ function freezeWithStack(root: object): void {
     const kind = kindOf(node);
     if (kind === SKIP) continue;
     freezeOne(node, kind);
-    for (const [, child] of childrenOf(node, kind)) if (kindOf(child) !== SKIP) pending.push(child as object);
+    const children = childrenOf(node, kind);
+    // eslint-disable-next-line @typescript-eslint/prefer-for-of -- for-of would call the array's own iterator, which a handed-out array may override
+    for (let index = 0; index < children.length; index++) {
+      const child = children[index];
+      if (kindOf(child) !== SKIP) pending.push(child as object);
+    }
   }
 }
 
-function childrenOf(node: object, kind: Kind): (readonly [unknown, unknown])[] {
-  const children: (readonly [unknown, unknown])[] = [];
-  if (kind === LIST) {
-    const items = node as readonly unknown[];
-    for (let index = 0; index < items.length; index++) children.push([index, items[index]]);
-  } else if (node instanceof Map) {
-    for (const entry of node) children.push(entry);
-  } else if (node instanceof Set) {
-    let index = 0;
-    for (const item of node) children.push([index++, item]);
-  } else {
-    const record = node as Record<string, unknown>;
-    for (const key of Object.keys(record)) children.push([key, record[key]]);
-  }
-  return children;
+/** The children of one object: an array's items, a Map's values, a Set's members, a record's own values. */
+function childrenOf(node: object, kind: Kind): readonly unknown[] {
+  if (kind === LIST) return node as readonly unknown[];
+  if (node instanceof Map) return [...node.values()];
+  if (node instanceof Set) return [...node];
+  return Object.values(node);
 }
 
 /**
