@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lastEvent } from '../../../src/core/fast-path/last-event';
 import { Delegation, PassThroughGenerator } from '../../../src/core/fast-path/pass-through';
+import { createStage, MiddlewareRegistry } from '../../../src/core/index';
 
 /** What the source does at each pull: give its next event, or fail. */
 type SourceStep = 'event' | 'fail';
@@ -116,6 +117,31 @@ describe('lastEvent', () => {
     it('resolves with undefined when it gives no event', async () => {
       const none = (async function* none(): AsyncGenerator<string, void, undefined> {})();
       expect(await lastEvent(none)).toEqual(undefined);
+    });
+
+    it('drains a subclass whose own next() replaces ours through that next(), even over an iterator of ours', async () => {
+      class Counted extends PassThroughGenerator<string> {
+        pulls = 0;
+        override next(): Promise<IteratorResult<string, void>> {
+          this.pulls++;
+          return super.next();
+        }
+      }
+      const Stage = createStage<undefined, string, string>('lastEventCounted');
+      const registry = new MiddlewareRegistry();
+      // An invoke is an iterator of ours, which a pass-through generator over it pulls with the fused pull.
+      const events = new Counted(
+        (async function* overAnInvoke(): AsyncGenerator<Delegation<string>, void, undefined> {
+          yield new Delegation(
+            registry.invoke(Stage, undefined, async function* two() {
+              yield 'a';
+              yield 'b';
+            }),
+            (event: string) => event,
+          );
+        })(),
+      );
+      expect([await lastEvent(events), events.pulls]).toEqual(['b', 3]);
     });
 
     it('drains a subclass whose own next() replaces ours through that next()', async () => {
