@@ -269,17 +269,7 @@ async function* handWrittenRun(
     const events =
       held === undefined
         ? retryOnce(context, stream as Next<unknown, ModelStreamEvent>)
-        : enteredLayer(
-            (retryOnce as (context: unknown, next: unknown, run: unknown) => AsyncGenerator<ModelStreamEvent, void, undefined>)(
-              context,
-              stream,
-              {
-                stage: InvokeModelStage,
-                signal,
-                handler: 'retryOnce',
-              },
-            ),
-          );
+        : enterWrap<ModelStreamEvent>(retryOnce, context, stream, { stage: InvokeModelStage, signal, handler: 'retryOnce' });
     let result: ModelResult | undefined;
     for await (const event of modelShell(events, modelChains)) {
       if (event.type === 'textDelta') text += event.text;
@@ -375,17 +365,7 @@ async function* handWrittenRun(
       const guarded =
         terminal === undefined
           ? toolGuard(toolContext, toolTerminal as Next<unknown, unknown>)
-          : enteredLayer(
-              (toolGuard as (context: unknown, next: unknown, run: unknown) => AsyncGenerator<unknown, void, undefined>)(
-                toolContext,
-                toolTerminal,
-                {
-                  stage: ExecuteToolStage,
-                  signal,
-                  handler: 'toolGuard',
-                },
-              ),
-            );
+          : enterWrap<unknown>(toolGuard, toolContext, toolTerminal, { stage: ExecuteToolStage, signal, handler: 'toolGuard' });
       for await (const event of toolShell(guarded, toolChains)) {
         results.push((event as { toolResult: ContentBlock }).toolResult);
         yield event;
@@ -404,6 +384,18 @@ const INVOCATION_STATE = {};
 
 /** The event the floor's run ends with, as the agent's run ends with its result (frozen, as the agent's is). */
 const RUN_RESULT = Object.freeze({ type: 'agentResult', stopReason: 'endTurn', interrupts: Object.freeze([]) });
+
+/** A Wrap handler entered as the registry enters it: with its `run` (MW-012), its generator checked. */
+function enterWrap<TEvent>(
+  handler: unknown,
+  context: unknown,
+  next: unknown,
+  run: { readonly stage: unknown; readonly signal: AbortSignal; readonly handler: string },
+): AsyncGenerator<TEvent, void, undefined> {
+  return enteredLayer(
+    (handler as (context: unknown, next: unknown, run: unknown) => AsyncGenerator<TEvent, void, undefined>)(context, next, run),
+  );
+}
 
 /** The natural decision after a turn, as the TurnStage terminal yields it. */
 const NATURAL = Object.freeze({ type: 'turnResult', decision: 'natural', inject: Object.freeze([]), onRunEnd: Object.freeze([]) });
