@@ -112,6 +112,83 @@ describe('new Agent({ messages })', () => {
       expect([first, build(messages)]).toEqual(['built', ['ERR_INVALID_OPTIONS', expect.stringMatching(NOT_A_STRING)]]);
     });
 
+    describe('a tool result whose parts are not all fixed', () => {
+      const BAD_TEXT = { type: 'text', text: 7 };
+      const RESULT_TEXT = /options\.messages\[2\]\.content\[0\]\.content\[0\]\.text of a text block must be a string, got number 7/;
+      const RESULT_TYPE = /options\.messages\[2\]\.content\[0\]\.type must be a string, got number 7/;
+
+      /** A conversation ending with a tool result built by `result`, everything else frozen. */
+      function withResult(result: object): Message[] {
+        const toolUse = Object.freeze({ type: 'toolUse', toolUseId: 't1', name: 'lookup', input: Object.freeze({}) });
+        return Object.freeze([
+          user('a'),
+          Object.freeze({ role: 'assistant', content: Object.freeze([toolUse]) }),
+          Object.freeze({ role: 'user', content: Object.freeze([result]) }),
+        ]) as unknown as Message[];
+      }
+
+      function frozenResult(fields: object): object {
+        return Object.freeze({ type: 'toolResult', toolUseId: 't1', name: 'lookup', status: 'success', ...fields });
+      }
+
+      it('checks again a tool result whose content array is not frozen', () => {
+        const content: unknown[] = [Object.freeze({ type: 'text', text: 'fine' })];
+        const messages = withResult(frozenResult({ content }));
+        const first = build(messages);
+        content[0] = BAD_TEXT;
+        expect([first, build(messages)]).toEqual(['built', ['ERR_INVALID_OPTIONS', expect.stringMatching(RESULT_TEXT)]]);
+      });
+
+      it('checks again a tool result whose content is read through a getter', () => {
+        let reads = 0;
+        const result = Object.freeze(
+          Object.defineProperties(
+            { type: 'toolResult', toolUseId: 't1', name: 'lookup', status: 'success' },
+            {
+              content: {
+                enumerable: true,
+                get: () => Object.freeze([Object.freeze((reads += 1) === 1 ? { type: 'text', text: 'fine' } : BAD_TEXT)]),
+              },
+            },
+          ),
+        );
+        const messages = withResult(result);
+        expect([build(messages), build(messages)]).toEqual(['built', ['ERR_INVALID_OPTIONS', expect.stringMatching(RESULT_TEXT)]]);
+      });
+
+      it("checks again a tool result whose content's block is not frozen", () => {
+        const block: { type: string; text: unknown } = { type: 'text', text: 'fine' };
+        const messages = withResult(frozenResult({ content: Object.freeze([block]) }));
+        const first = build(messages);
+        block.text = 7;
+        expect([first, build(messages)]).toEqual(['built', ['ERR_INVALID_OPTIONS', expect.stringMatching(RESULT_TEXT)]]);
+      });
+
+      it("checks again a tool result whose content's item is read through a getter", () => {
+        let reads = 0;
+        const content = Object.freeze(
+          Object.defineProperty([], 0, {
+            enumerable: true,
+            get: () => Object.freeze((reads += 1) === 1 ? { type: 'text', text: 'fine' } : BAD_TEXT),
+          }),
+        );
+        const messages = withResult(frozenResult({ content }));
+        expect([build(messages), build(messages)]).toEqual(['built', ['ERR_INVALID_OPTIONS', expect.stringMatching(RESULT_TEXT)]]);
+      });
+
+      it('checks again a block whose type is read through a getter', () => {
+        let reads = 0;
+        const result = Object.freeze(
+          Object.defineProperties(
+            { toolUseId: 't1', name: 'lookup', status: 'success', content: Object.freeze([]) },
+            { type: { enumerable: true, get: () => ((reads += 1) <= 1 ? 'toolResult' : 7) } },
+          ),
+        );
+        const messages = withResult(result);
+        expect([build(messages), build(messages)]).toEqual(['built', ['ERR_INVALID_OPTIONS', expect.stringMatching(RESULT_TYPE)]]);
+      });
+    });
+
     it('checks an unfrozen array every time, since its messages may have changed', () => {
       const messages: Message[] = [user('a'), assistant('b')];
       const first = build(messages);
