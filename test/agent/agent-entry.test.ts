@@ -261,6 +261,19 @@ describe('Agent', () => {
       expect(agent.modelState).toEqual({ kept: true });
     });
 
+    it('takes a class instance as model state as a frozen plain object of its own properties', () => {
+      class Counter {
+        count = 2;
+        get double(): number {
+          return this.count * 2;
+        }
+      }
+      const agent = new Agent({ model: new ScriptedModel([]), modelState: new Counter() as never });
+      agent.modelState = new Counter() as never;
+      const state = agent.modelState;
+      expect([Object.getPrototypeOf(state) === Object.prototype, Object.isFrozen(state), state]).toEqual([true, true, { count: 2 }]);
+    });
+
     it('rejects an assigned model state that contains itself, keeping the old one', () => {
       const agent = new Agent({ model: new ScriptedModel([]), modelState: { kept: true } });
       const value: Record<string, unknown> = {};
