@@ -96,6 +96,24 @@ describe('callModel', () => {
     });
   });
 
+  describe("with a Wrap handler's own result that contains itself", () => {
+    it('rejects with ERR_INVALID_OPTIONS, naming the part as a part of the model result', async () => {
+      const registry = new MiddlewareRegistry();
+      const block: Record<string, unknown> = { type: 'text', text: 'mine' };
+      block.self = block;
+      registry.add(InvokeModelStage.Wrap, async function* ownResult() {
+        yield { type: 'modelResult', message: { role: 'assistant', content: [block] }, stopReason: 'endTurn', usage } as never;
+      });
+      const error = await drain(callModel(registry, partsFor(new ScriptedModel([textTurn('unused')])))).catch(
+        (caughtError: unknown) => caughtError,
+      );
+      expect([fields(error).code, (error as Error).message]).toEqual([
+        'ERR_INVALID_OPTIONS',
+        expect.stringContaining('modelResult.message.content[0].self refers back to modelResult.message.content[0]'),
+      ]);
+    });
+  });
+
   describe('with parts it cannot call a model with', () => {
     it.each([
       ['no parts', undefined],

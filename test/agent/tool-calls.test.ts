@@ -95,6 +95,48 @@ describe('callTools', () => {
     });
   });
 
+  describe("with a handler's own result", () => {
+    /** The results of one call of ls, whose Wrap handler yields `event` instead of calling the tool. */
+    async function resultsWith(event: (toolUseId: string) => unknown): Promise<readonly ToolResultBlock[]> {
+      const registry = new MiddlewareRegistry();
+      registry.add(ExecuteToolStage.Wrap, async function* ownResult(context) {
+        yield event(context.toolUse.toolUseId) as never;
+      });
+      const { value } = await drain(callTools(registry, { toolUses: [use('ls', 'l1')], tools: tools(), invocationState: {} }));
+      return value.results;
+    }
+
+    it('keeps a frozen result as it is', async () => {
+      const own = Object.freeze(success('ls', 'l1', 'mine'));
+      const results = await resultsWith(() => Object.freeze({ type: 'toolResult', toolResult: own }));
+      expect(results[0]).toBe(own);
+    });
+
+    it('freezes a copy of a result that is not frozen, even in a frozen event', async () => {
+      const own = success('ls', 'l1', 'mine');
+      const results = await resultsWith(() => Object.freeze({ type: 'toolResult', toolResult: own }));
+      expect([results[0] === own, Object.isFrozen(results[0]), Object.isFrozen(own), results[0]]).toEqual([
+        false,
+        true,
+        false,
+        success('ls', 'l1', 'mine'),
+      ]);
+    });
+
+    it('rejects a result that contains itself, naming the part as a part of the tool result', async () => {
+      const block: Record<string, unknown> = { type: 'text', text: 'mine' };
+      block.self = block;
+      const error = await resultsWith((toolUseId) => ({
+        type: 'toolResult',
+        toolResult: { type: 'toolResult', toolUseId, name: 'ls', status: 'success', content: [block] },
+      })).catch((caughtError: unknown) => caughtError);
+      expect([fields(error).code, (error as Error).message]).toEqual([
+        'ERR_INVALID_OPTIONS',
+        expect.stringContaining('toolResult.content[0].self refers back to toolResult.content[0]'),
+      ]);
+    });
+  });
+
   describe('with a result that reports malformed usage', () => {
     it('rejects with ERR_INVALID_OPTIONS for a result whose usage is not three numbers', async () => {
       const registry = new MiddlewareRegistry();
