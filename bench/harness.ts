@@ -1,10 +1,11 @@
 /**
- * Timing harness: measures one operation against its baseline as a ratio.
+ * Timing harness: measures operations against one baseline as ratios.
  *
  * Why ratios measured in the same run: absolute nanoseconds drift with the
  * machine's load, clock and JIT state; a ratio of two measurements taken
- * moments apart cancels most of that drift. Each round times both sides four
- * times, in the order A B B A B A A B, with A and B swapping every round.
+ * moments apart cancels most of that drift. Each round times every operation
+ * four times, in the order A B B A B A A B for two (A and B swapping every
+ * round), and the same passes forward and backward for more.
  *
  * Why many short batches, and the fastest batch of each side per round: on a
  * shared machine other processes take the CPU for milliseconds at a time, and
@@ -21,13 +22,13 @@ export type Operation = () => unknown;
 
 /** How long and how often to measure. */
 export interface MeasureOptions {
-  /** Rounds; each round times both sides four times (A B B A B A A B). */
+  /** Rounds; each round times every operation four times (A B B A B A A B for two). */
   readonly rounds: number;
   /** Target duration of one timed batch, in milliseconds. */
   readonly batchMs: number;
   /** Untimed warm-up of each side before calibration, in milliseconds (lets the JIT settle). */
   readonly warmupMs: number;
-  /** Untimed work done before every timed batch of either side (the pressure of `gc_pressure`). */
+  /** Untimed work done before every timed batch of any operation (the pressure of `gc_pressure`). */
   readonly beforeBatch?: () => void;
 }
 
@@ -45,6 +46,8 @@ export interface Comparison {
   readonly rounds: number;
   /** Operations per timed batch: ours, baseline. */
   readonly iterations: readonly [number, number];
+  /** The fastest batch of ours in each round, in nanoseconds per operation: to compare two sides round by round. */
+  readonly roundNs: readonly number[];
 }
 
 /** A full collection: before each figure, so that one figure's garbage is not billed to the next. */
@@ -98,37 +101,67 @@ async function calibrate(operation: Operation, batchMs: number): Promise<number>
   return Math.max(1, Math.round((batchMs * 1e6) / fastest));
 }
 
-/** Times `ours` against `baseline` in interleaved rounds. */
-export async function compare(ours: Operation, baseline: Operation, options: MeasureOptions): Promise<Comparison> {
+/**
+ * The order of one round's timed batches: four passes over every operation,
+ * forward, backward, backward, forward, starting at operation `round`
+ * (modulo their number). With two operations that is A B B A B A A B, A and
+ * B swapping every round.
+ */
+export function roundOrder(operations: number, round: number): readonly number[] {
+  const rotated = Array.from({ length: operations }, (_, index) => (index + round) % operations);
+  const backward = [...rotated].reverse();
+  return [...rotated, ...backward, ...backward, ...rotated];
+}
+
+/**
+ * Times each of `sides` against `baseline` in the same interleaved rounds:
+ * every operation is warmed up before any is calibrated, and every round times
+ * four batches of each in the order of {@link roundOrder}, so the sides' ratios
+ * share one baseline's batches, one load and one state of the JIT. Timed one
+ * pair after another instead, a side measured later meets code the earlier
+ * pairs made polymorphic (a baseline shared with a floor, say), and its ratio
+ * moves with the order.
+ */
+export async function compareAll(
+  sides: readonly Operation[],
+  baseline: Operation,
+  options: MeasureOptions,
+): Promise<readonly Comparison[]> {
+  const operations = [...sides, baseline];
+  const last = sides.length;
   collectGarbage();
-  await runFor(ours, options.warmupMs);
-  await runFor(baseline, options.warmupMs);
-  const oursIterations = await calibrate(ours, options.batchMs);
-  const baselineIterations = await calibrate(baseline, options.batchMs);
-  const ratios: number[] = [];
-  const oursTimes: number[] = [];
-  const baselineTimes: number[] = [];
-  // Within a round: A B B A B A A B, four batches a side; A and B swap every round.
-  const pattern = [true, false, false, true, false, true, true, false];
+  for (const operation of operations) await runFor(operation, options.warmupMs);
+  const iterations: number[] = [];
+  for (const operation of operations) iterations.push(await calibrate(operation, options.batchMs));
+  const times = operations.map((): number[] => []);
   for (let round = 0; round < options.rounds; round++) {
-    let oursBest = Infinity;
-    let baselineBest = Infinity;
-    for (const first of pattern) {
-      const oursNext = round % 2 === 0 ? first : !first;
+    const best = operations.map(() => Infinity);
+    for (const index of roundOrder(operations.length, round)) {
       options.beforeBatch?.();
-      if (oursNext) oursBest = Math.min(oursBest, await timeBatch(ours, oursIterations));
-      else baselineBest = Math.min(baselineBest, await timeBatch(baseline, baselineIterations));
+      best[index] = Math.min(best[index] as number, await timeBatch(operations[index] as Operation, iterations[index] as number));
     }
-    oursTimes.push(oursBest);
-    baselineTimes.push(baselineBest);
-    ratios.push(oursBest / baselineBest);
+    best.forEach((time, index) => (times[index] as number[]).push(time));
   }
-  return {
-    ratio: median(ratios),
-    oursNs: median(oursTimes),
-    baselineNs: median(baselineTimes),
-    quartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
-    rounds: options.rounds,
-    iterations: [oursIterations, baselineIterations],
-  };
+  const baselineTimes = times[last] as number[];
+  return sides.map((_, side) => {
+    const sideTimes = times[side] as number[];
+    const ratios = sideTimes.map((time, round) => time / (baselineTimes[round] as number));
+    return {
+      ratio: median(ratios),
+      oursNs: median(sideTimes),
+      baselineNs: median(baselineTimes),
+      quartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
+      rounds: options.rounds,
+      iterations: [iterations[side] as number, iterations[last] as number],
+      roundNs: sideTimes,
+    };
+  });
+}
+
+/**
+ * Median over rounds of one side's time over another's, timed in the same rounds by {@link compareAll}: how far
+ * `side` is from `reference` without the baseline between them (a ratio of two medians moves with each).
+ */
+export function roundRatio(side: Comparison, reference: Comparison): number {
+  return median(side.roundNs.map((time, round) => time / (reference.roundNs[round] as number)));
 }

@@ -60,6 +60,9 @@ function ratioText(figure: FigureResult): string {
   const shown = ratio >= 0.01 ? ratio.toFixed(3) : String(ratio);
   const floor = figure.detail.floorRatio;
   const checked = figure.detail.checkedFloorRatio;
+  const over = figure.detail.overCheckedFloor;
+  if (typeof floor === 'number' && typeof checked === 'number' && typeof over === 'number')
+    return `${shown} (floor ${floor.toFixed(3)}, with the checks ${checked.toFixed(3)}; ours over it ${over.toFixed(3)})`;
   if (typeof floor === 'number' && typeof checked === 'number')
     return `${shown} (floor ${floor.toFixed(3)}, with the checks ${checked.toFixed(3)})`;
   if (typeof floor === 'number') return `${shown} (floor ${floor.toFixed(3)})`;

@@ -64,6 +64,20 @@ describe('bench/run.ts', () => {
       }
     });
 
+    it('writes both floors of a figure that has them, and ours over the checked one, all positive', () => {
+      const withFloors = Object.entries(full.written.figures).filter(([, entry]) => 'floorRatio' in entry.detail);
+      expect(withFloors.map(([name]) => name)).toContain('agent_turn');
+      for (const [name, { detail }] of withFloors) {
+        expect({ name, floor: detail.floorRatio, checked: detail.checkedFloorRatio, over: detail.overCheckedFloor }).toEqual({
+          name,
+          floor: expect.any(Number),
+          checked: expect.any(Number),
+          over: expect.any(Number),
+        });
+        expect(detail.overCheckedFloor as number).toBeGreaterThan(0);
+      }
+    });
+
     it('prints a table row and a verdict line per figure', () => {
       const lines = full.stdout.split('\n');
       const rows = lines.filter((line) => line.startsWith('| ') && !line.startsWith('| figure ')).map((line) => line.split('|')[1]?.trim());
