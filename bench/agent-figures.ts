@@ -6,7 +6,7 @@
  */
 import type { Draft } from 'immer';
 import type { Instrumentation, MiddlewareResult as Result, Next } from '../src/core/index';
-import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolUseBlock } from '../src/agent/index';
+import type { ContentBlock, Message, Model, ModelStreamEvent, Tool, ToolSpec, ToolUseBlock, Usage } from '../src/agent/index';
 import type { Figure } from './figures';
 import {
   AbortFlag,
@@ -146,14 +146,94 @@ const NEW_CONVERSATION: Conversation = Object.freeze({ history: Object.freeze([]
 
 /** The run terminal's own copy of the conversation state, as it receives it (MW-119, MW-028): the run's draft. */
 interface RunTerminal {
+  /** What the run's agent kept of its options. */
+  readonly agent: FloorAgent;
   /** The run context's messages, which the terminal appends to its history first (MW-104). */
   readonly input: readonly Message[];
   readonly signal: AbortSignal;
   readonly state: Draft<Conversation>;
 }
 
-/** The system prompt as blocks, frozen (MW-034, MW-105), made once as an agent makes it once. */
-const SYSTEM_BLOCKS = Object.freeze([Object.freeze({ text: SYSTEM_PROMPT })]);
+/**
+ * What an agent keeps of its options, checked and copied when it is made (MW-106): `ours` makes an agent for each
+ * run, so the floor with the checks makes this for each run.
+ */
+interface FloorAgent {
+  /** The tools by name, where a tool use finds its tool (MW-111). */
+  readonly tools: ReadonlyMap<string, Tool>;
+  /** Frozen copies of the tools' specs, in a frozen array (MW-106, MW-105). */
+  readonly toolSpecs: readonly ToolSpec[];
+  /** The system prompt as frozen blocks (MW-034, MW-109). */
+  readonly systemBlocks: readonly { readonly text: string }[];
+  /** The agent view every context carries (MW-138). */
+  readonly view: { readonly name: string; readonly sessionId: undefined; readonly tools: readonly ToolSpec[] };
+  /** The most turns a run makes (MW-143). */
+  readonly maxTurns: number;
+}
+
+/** A JSON value copied and frozen, `__proto__` an ordinary key (MW-106, MW-139): how an agent copies a tool's spec. */
+function frozenJsonCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenJsonCopy));
+  if (typeof value !== 'object' || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, part] of Object.entries(value)) {
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: frozenJsonCopy(part), enumerable: true, writable: true, configurable: true });
+    else copy[key] = frozenJsonCopy(part);
+  }
+  return Object.freeze(copy);
+}
+
+/**
+ * `new Agent()`'s work for the figure's options, written by hand: the model and each tool checked, each spec copied
+ * and frozen, the names unique (MW-106), the system prompt made frozen blocks (MW-034), the agent view (MW-138).
+ */
+function floorAgent(model: Model, tools: readonly Tool[], systemPrompt: string): FloorAgent {
+  if (typeof model.stream !== 'function') throw new TypeError('new Agent() needs { model } with a stream method');
+  const byName = new Map<string, Tool>();
+  const toolSpecs: ToolSpec[] = [];
+  for (const tool of tools) {
+    const spec = frozenJsonCopy(tool.spec) as ToolSpec | undefined;
+    if (typeof spec?.name !== 'string' || (tool.run !== undefined && typeof tool.run !== 'function'))
+      throw new TypeError('every tool needs { spec: { name, description, inputSchema }, run }');
+    if (byName.has(spec.name)) throw new TypeError(`two tools are named "${spec.name}"`);
+    byName.set(spec.name, tool);
+    toolSpecs.push(spec);
+  }
+  Object.freeze(toolSpecs);
+  return {
+    tools: byName,
+    toolSpecs,
+    systemBlocks: Object.freeze([Object.freeze({ text: systemPrompt })]),
+    view: Object.freeze({ name: 'agent', sessionId: undefined, tools: toolSpecs }),
+    maxTurns: 20,
+  };
+}
+
+/** No tokens yet: where a run's usage sum starts (MW-104). */
+const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+
+/** Two token counts added up, each checked first (MW-104, MW-119: an Output handler may have broken a result's). */
+function addUsage(total: Usage, more: Usage): Usage {
+  for (const usage of [total, more])
+    if (!(Number.isFinite(usage.inputTokens) && Number.isFinite(usage.outputTokens) && Number.isFinite(usage.totalTokens)))
+      throw new TypeError('usage must be { inputTokens, outputTokens, totalTokens } (finite numbers)');
+  return Object.freeze({
+    inputTokens: total.inputTokens + more.inputTokens,
+    outputTokens: total.outputTokens + more.outputTokens,
+    totalTokens: total.totalTokens + more.totalTokens,
+  });
+}
+
+/**
+ * The `interrupt` of one tool call (MW-113): a function of its own, which asks the run's caller the questions it is
+ * given (in this figure no tool asks).
+ */
+function interruptFor(toolUseId: string): (request: { readonly name: string }) => never {
+  return (request) => {
+    throw new Error(`tool use "${toolUseId}" asked "${request.name}", which this figure never answers`);
+  };
+}
 
 /** Whether a value is a `MiddlewareResult`: what MW-011 asks of an Output handler's answer. */
 const isMiddlewareResult = (value: unknown): boolean => MiddlewareResult.isInstance(value);
@@ -163,6 +243,7 @@ interface ModelResult {
   readonly type: 'modelResult';
   readonly message: Message;
   readonly stopReason: string;
+  readonly usage?: Usage;
 }
 
 /**
@@ -180,7 +261,11 @@ interface ModelResult {
  * terminal given a `run` of its own and its generator checked (MW-012, MW-037), each `next()` checked (MW-013), the
  * model state drafted for each model call and written back when it succeeds (MW-108, MW-027 – MW-029); the
  * contexts, events and messages it makes are frozen (MW-105), and its history and model state go into the run's
- * draft at the end (MW-119).
+ * draft at the end (MW-119). The terminal's agent adds what the agent's own rules ask: the contexts carry its view
+ * (MW-138) and its frozen system blocks and tool specs, a tool use finds its tool by name (MW-111), each tool call
+ * gets an `interrupt` of its own (MW-113), the turns are counted against the limit (MW-143), each model result's
+ * usage is added to the run's (MW-104), each turn's context tells its number, stop reason and usage (MW-125), and
+ * the run's result carries its message and usage.
  */
 async function* handWrittenRun(
   model: Model,
@@ -192,7 +277,11 @@ async function* handWrittenRun(
   const modelShell = checks?.model ?? shell;
   const toolShell = checks?.tool ?? shell;
   const messages: Message[] = terminal === undefined ? [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }] : [...terminal.input];
-  const toolSpecs = TOOLS.map((tool) => tool.spec);
+  const agent = terminal?.agent;
+  const toolSpecs = agent?.toolSpecs ?? TOOLS.map((tool) => tool.spec);
+  const view = agent?.view;
+  let usage = ZERO_USAGE;
+  let turns = 0;
   const signal = checks?.flag.signal ?? new AbortController().signal;
   // The run terminal's model state (MW-119), which each model call's binding starts from and writes back to (MW-108).
   let modelState = NEW_CONVERSATION.modelState;
@@ -204,17 +293,24 @@ async function* handWrittenRun(
         modelState = state;
       },
     };
-    Object.freeze(toolSpecs);
   }
   for (;;) {
     if (raced) await nextMacrotask();
+    // MW-143: a run makes at most maxTurns turns.
+    if (agent !== undefined && ++turns > agent.maxTurns) throw new Error('the run reached its turn limit');
     let context: { readonly messages: readonly Message[]; readonly systemPrompt: unknown; readonly toolSpecs: unknown };
     let held: HeldState<Conversation['modelState']> | undefined;
     if (terminal === undefined) {
       timeline.invoke({ stage: InvokeModelStage } as never);
       context = addDate({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_PROMPT, toolSpecs });
     } else {
-      const given = Object.freeze({ messages: Object.freeze([...messages]), systemPrompt: SYSTEM_BLOCKS, toolSpecs, modelState });
+      const given = Object.freeze({
+        messages: Object.freeze([...messages]),
+        systemPrompt: (agent as FloorAgent).systemBlocks,
+        toolSpecs,
+        modelState,
+        agent: view,
+      });
       checkOptions(signal, modelBinding);
       instrumentInvoke((checks as RunChecks).instrumentation, InvokeModelStage, given, signal);
       const entered = callInput(addDate, given, { stage: InvokeModelStage, signal, handler: 'addDate' }, (checks as RunChecks).flag);
@@ -243,7 +339,7 @@ async function* handWrittenRun(
         isMiddlewareResult,
         (checks as RunChecks).flag,
       ) as Result<Message>;
-      return Object.freeze({ type: 'modelResult', message: redacted.value, stopReason });
+      return Object.freeze({ type: 'modelResult', message: redacted.value, stopReason, usage: ZERO_USAGE });
     };
     // With the checks, the inner chains the Wrap handler started, closed at the end of the call (MW-016).
     const modelChains: AsyncIterable<unknown>[] | undefined = raced ? [] : undefined;
@@ -291,26 +387,31 @@ async function* handWrittenRun(
       yield result;
     }
     const { message } = result;
+    if (agent !== undefined) usage = addUsage(usage, result.usage as Usage);
     messages.push(message);
     if (stopReason !== 'toolUse') {
       if (checks !== undefined) {
-        await decideTurn(checks, messages, message, [], signal, terminal !== undefined);
+        const turn = { index: turns, stopReason, usage, view };
+        await decideTurn(checks, messages, message, [], signal, terminal !== undefined, turn);
         if (terminal !== undefined) {
           // The run terminal's copy of the conversation state, which the run's writeback commits (MW-119).
           terminal.state.history = Object.freeze([...messages]) as never;
           terminal.state.modelState = modelState;
-        }
-        yield RUN_RESULT;
+          yield Object.freeze({ type: 'agentResult', stopReason, message, interrupts: NO_INTERRUPTS, usage });
+        } else yield RUN_RESULT;
       }
       return;
     }
     const results: ContentBlock[] = [];
     for (const toolUse of toolUses) {
-      const tool = TOOLS.find((candidate) => candidate.spec.name === toolUse.name) as Tool;
+      const tool = (
+        agent === undefined ? TOOLS.find((candidate) => candidate.spec.name === toolUse.name) : agent.tools.get(toolUse.name)
+      ) as Tool;
       let toolContext: unknown = { toolUse };
+      const interrupt = agent === undefined ? undefined : interruptFor(toolUse.toolUseId);
       if (terminal === undefined) timeline.invoke({ stage: ExecuteToolStage } as never);
       else {
-        toolContext = Object.freeze({ tool, toolUse, invocationState: INVOCATION_STATE, signal, interrupt: undefined });
+        toolContext = Object.freeze({ tool, toolUse, invocationState: INVOCATION_STATE, signal, interrupt, agent: view });
         checkOptions(signal);
         instrumentInvoke((checks as RunChecks).instrumentation, ExecuteToolStage, toolContext, signal);
       }
@@ -320,8 +421,8 @@ async function* handWrittenRun(
         const answer = (tool.run as NonNullable<Tool['run']>)(toolUse.input, {
           toolUse,
           signal,
-          invocationState: {},
-          interrupt: undefined as never,
+          invocationState: agent === undefined ? {} : INVOCATION_STATE,
+          interrupt: interrupt as never,
         }) as Promise<unknown>;
         const value = await (raced ? raceAnswer(answer, signal) : answer);
         if (terminal === undefined)
@@ -375,15 +476,19 @@ async function* handWrittenRun(
     messages.push(
       terminal === undefined ? { role: 'user', content: results } : Object.freeze({ role: 'user', content: Object.freeze(results) }),
     );
-    if (checks !== undefined) await decideTurn(checks, messages, message, results, signal, terminal !== undefined);
+    if (checks !== undefined)
+      await decideTurn(checks, messages, message, results, signal, terminal !== undefined, { index: turns, stopReason, usage, view });
   }
 }
 
 /** The run's invocation state (MW-105: shared, never frozen by the agent). */
 const INVOCATION_STATE = {};
 
-/** The event the floor's run ends with, as the agent's run ends with its result (frozen, as the agent's is). */
+/** The event the floor's run without the registry's work ends with (frozen, as the agent's result is). */
 const RUN_RESULT = Object.freeze({ type: 'agentResult', stopReason: 'endTurn', interrupts: Object.freeze([]) });
+
+/** A run's interrupts when none was raised. */
+const NO_INTERRUPTS = Object.freeze([]);
 
 /** A Wrap handler entered as the registry enters it: with its `run` (MW-012), its generator checked. */
 function enterWrap<TEvent>(
@@ -405,6 +510,18 @@ async function* naturalDecision(_context: unknown, _run?: unknown): AsyncGenerat
   yield NATURAL;
 }
 
+/** What a turn's context tells of the turn besides its messages (MW-125). */
+interface TurnFacts {
+  /** The turn's number in the run, from 1. */
+  readonly index: number;
+  /** The stop reason of its model result. */
+  readonly stopReason: string;
+  /** The run's usage so far. */
+  readonly usage: Usage;
+  /** The agent view (MW-138). */
+  readonly view: FloorAgent['view'] | undefined;
+}
+
 /**
  * A turn's decision (MW-126): one invoke of the TurnStage terminal inside the turn shell of `checks`, its result
  * checked; `registry` adds the registry's work for it (its options, the instrumentation, the terminal's `run` and
@@ -417,12 +534,15 @@ async function decideTurn(
   toolResults: readonly ContentBlock[],
   signal: AbortSignal,
   registry: boolean,
+  turn: TurnFacts,
 ): Promise<void> {
   const context = Object.freeze({
     messages: Object.freeze([...messages]),
-    turn: Object.freeze({ message, toolResults }),
+    turn: Object.freeze({ index: turn.index, message, toolResults, stopReason: turn.stopReason }),
     ending: toolResults.length === 0,
-    signal,
+    usage: turn.usage,
+    invocationState: INVOCATION_STATE,
+    agent: turn.view,
   });
   let decisions: AsyncIterable<typeof NATURAL>;
   if (registry) {
@@ -443,8 +563,12 @@ async function decideTurn(
  * {@link handWrittenRun}, with the run's signal (its options checked, MW-035), the instrumentation told (MW-052) with
  * the run's frozen context (MW-105), a state binding over the conversation state (MW-119: get once, a draft for the
  * terminal call, the writeback when the run succeeds, MW-027 – MW-029) and the run's shell (hold mode, MW-003).
+ * First, as `ours` makes a new agent for each run, it does `new Agent()`'s work for the figure's options (MW-106,
+ * MW-138).
  */
 export async function checkedFloorRun(model: Model, instrumentation: InvokeObserving = timeline): Promise<unknown> {
+  // `ours` makes an agent for each run: its options checked and copied (MW-106, MW-138).
+  const agent = floorAgent(model, TOOLS, SYSTEM_PROMPT);
   const flag = new AbortFlag();
   const checks = runChecks(flag, instrumentation);
   const signal = flag.signal;
@@ -458,11 +582,11 @@ export async function checkedFloorRun(model: Model, instrumentation: InvokeObser
   const input = Object.freeze([
     Object.freeze({ role: 'user', content: Object.freeze([Object.freeze({ type: 'text', text: PROMPT })]) }),
   ]) as readonly Message[];
-  const context = Object.freeze({ messages: input, invocationState: INVOCATION_STATE, interrupt: undefined });
+  const context = Object.freeze({ messages: input, invocationState: INVOCATION_STATE, interrupt: undefined, agent: agent.view });
   checkOptions(signal, binding);
   instrumentInvoke(checks.instrumentation, AgentStreamStage, context, signal);
   const held = new HeldState(binding);
-  const terminal: RunTerminal = { input, signal, state: held.draft() };
+  const terminal: RunTerminal = { agent, input, signal, state: held.draft() };
   const run = enteredLayer(
     (handWrittenRun as (...args: unknown[]) => AsyncGenerator<unknown, void, undefined>)(model, noShell, checks, {
       stage: AgentStreamStage,
@@ -506,7 +630,7 @@ const agentTurn: Figure = {
       },
       floorIs:
         'the hand-written loop with a minimal shell (one .then per event, no checks) around the events of each stage invoke they cross: the model or tool call, and the run',
-      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) the turn's decision at its end, a one-event invoke (MW-126), and each stage invoke's shell reading the run's abort flag before each pull and after each result pulled (MW-023), the model call's and the run's holding their result with the stage's guard on every event (MW-003, MW-007) and the others checking the last with it (MW-006); and the registry's work for each of the seven invokes: options checked (MW-035), the instrumentation told with a frozen info (MW-052, MW-037), Input and Output handlers given a run of their own and their answers checked (MW-010, MW-011), each Wrap handler and terminal given a run of its own and its generator checked (MW-012, MW-037), each next() checked (MW-013), an immer draft of the model state for each model call and of the conversation state for the run, written back on success (MW-027 – MW-029, MW-108, MW-119), the contexts, events and messages it makes frozen (MW-105), as the agent's rules ask`,
+      checkedFloorIs: `${CHECKED_FLOOR}; each pull of the model's stream and each tool call's answer raced against the run signal (MW-115), a macrotask at the start of each turn (MW-142), the inner chain of each Wrap handler closed when its call ends (MW-016) the turn's decision at its end, a one-event invoke (MW-126), and each stage invoke's shell reading the run's abort flag before each pull and after each result pulled (MW-023), the model call's and the run's holding their result with the stage's guard on every event (MW-003, MW-007) and the others checking the last with it (MW-006); and the registry's work for each of the seven invokes: options checked (MW-035), the instrumentation told with a frozen info (MW-052, MW-037), Input and Output handlers given a run of their own and their answers checked (MW-010, MW-011), each Wrap handler and terminal given a run of its own and its generator checked (MW-012, MW-037), each next() checked (MW-013), an immer draft of the model state for each model call and of the conversation state for the run, written back on success (MW-027 – MW-029, MW-108, MW-119), the contexts, events and messages it makes frozen (MW-105); and for each run, as ours makes an agent for each, the agent's options checked and copied (MW-106), its view in every context (MW-138), an interrupt of its own for each tool call (MW-113), the turns counted (MW-143), the usage summed (MW-104) and each turn's context complete (MW-125), as the agent's rules ask`,
       detail: { modelEvents: TURN_EVENTS, toolCalls: TOOL_NAMES.length, modelCalls: 2, middlewares: 5 },
     };
   },
