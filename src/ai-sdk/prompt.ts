@@ -3,6 +3,7 @@
  * as the call options of `LanguageModelV3.doStream` (MW-187).
  */
 import { isSystemTextBlock, type SystemContentBlock } from '../core/index';
+import { sharedStart } from '../core/internal';
 import { isObject } from '../util/is-object';
 import { deepFreeze } from '../util/deep-freeze';
 import { ownEntry, setOwnEntry } from '../util/own-entry';
@@ -182,19 +183,23 @@ export class SentPrompts {
     const first = messages[0];
     if (first === undefined) return [];
     const last = this.byFirstMessage.get(first);
-    // Read through a plain copy: V8 indexes a frozen array (a history's) six to ten times slower than a plain one,
-    // and copies it by spreading at a fraction of that, so one copy and a plain comparison cost less than the
-    // comparison alone.
-    const copy = [...messages];
-    const kept = last === undefined ? 0 : sharedPrefix(last, copy);
+    // A history's array and the one the last call sent usually extend a common array of the same history: the
+    // length they share is then found from the arrays' lineage, without reading them (MW-145).
+    const shared = last === undefined ? 0 : sharedStart(last.array, messages);
+    // Otherwise read through a plain copy: V8 indexes a frozen array (a history's) six to ten times slower than a
+    // plain one, and copies it by spreading at a fraction of that, so one copy and a plain comparison cost less than
+    // the comparison alone.
+    const copy = shared === undefined ? [...messages] : undefined;
+    const kept = last === undefined ? 0 : shared === undefined ? sharedPrefix(last, copy as Message[]) : Math.min(shared, last.frozen);
     // The arrays are the adapter's own (a call is sent a copy), so the last call's are cut back and extended in place.
     const prompt = last === undefined ? [] : last.prompt;
     const starts = last === undefined ? [] : last.starts;
     prompt.length = starts[kept] ?? 0;
     starts.length = kept;
     const added = prompt.length;
+    const read = copy ?? messages;
     try {
-      convertInto(prompt, starts, copy, kept, cachePoint);
+      convertInto(prompt, starts, read, kept, cachePoint);
     } catch (error) {
       // The arrays were cut back and partly extended in place: the next call of this conversation converts it anew.
       this.byFirstMessage.delete(first);
@@ -205,15 +210,17 @@ export class SentPrompts {
     for (let index = added; index < prompt.length; index++) deepFreeze(prompt[index]);
     // The messages kept were frozen when first sent, and a frozen object stays frozen: only the new ones are looked at.
     let frozen = kept;
-    while (frozen < copy.length && Object.isFrozen(copy[frozen])) frozen++;
-    this.byFirstMessage.set(first, { messages: copy, prompt, starts, frozen });
+    while (frozen < read.length && Object.isFrozen(read[frozen])) frozen++;
+    this.byFirstMessage.set(first, { array: messages, messages: read, prompt, starts, frozen });
     return prompt;
   }
 }
 
 /** One call's conversation: its messages, its prompt messages, and where each message's prompt messages begin. */
 interface SentConversation {
-  /** The messages sent, as a plain copy (see {@link SentPrompts.conversation}). */
+  /** The array of messages sent, as the call was given it. */
+  readonly array: readonly Message[];
+  /** The messages sent, as a plain copy where the call compared them (see {@link SentPrompts.conversation}). */
   readonly messages: readonly Message[];
   readonly prompt: AiSdkMessage[];
   /** `starts[i]`: the index in `prompt` of message i's first prompt message; `starts[messages.length]` is `prompt.length`. */

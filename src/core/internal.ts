@@ -6,7 +6,8 @@
  * Two kinds of names pass through it:
  * - the fast path (`fast-path/index.ts` states its contract): the serial async generator the agent's model stream is
  *   built on, the pass-through generator the agent's run and turn loop hand their stage invokes' events to, the drain
- *   of a run's last event, and the abort controller whose flag an invoke reads instead of its signal;
+ *   of a run's last event, the abort controller whose flag an invoke reads instead of its signal, and the lineage of
+ *   a history's arrays that the AI SDK adapter reads instead of comparing them;
  * - the hooks of the core's own machinery that another layer extends: the error tables each subsystem adds its codes
  *   to, the schema check `validate` shares with the stages, the completion report of a state draft, and the handler
  *   name and registrar a bundle's setup uses.
@@ -15,7 +16,15 @@
  */
 export { mapRegistrar } from './bundle';
 export type { ErrorCodeEntry, ErrorTable } from './errors';
-export { Delegation, lastEvent, OwnedAbortController, PassThroughGenerator, SerialAsyncGenerator } from './fast-path';
+export {
+  Delegation,
+  lastEvent,
+  OwnedAbortController,
+  PassThroughGenerator,
+  recordExtension,
+  SerialAsyncGenerator,
+  sharedStart,
+} from './fast-path';
 export type { Answer, DelegatingGenerator } from './fast-path';
 export { handlerName } from './registration';
 export { isSchema, parseWithSchema } from './schema';

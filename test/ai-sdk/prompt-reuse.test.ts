@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import type { MiddlewareError } from '../../src/core/index';
-import type { Message } from '../../src/agent/index';
+import { History, type Message } from '../../src/agent/index';
 import { frozenCopy } from '../../src/agent/values/freeze';
 import { fromAiSdk } from '../../src/ai-sdk/index';
 import { mockModel, textParts } from './fixtures';
@@ -39,6 +39,38 @@ const namelessResult = (toolUseId: string): Message => ({
 
 describe('fromAiSdk', () => {
   describe('a conversation that grows from call to call (MW-145)', () => {
+    it("sends the right prompt for a history's arrays that branch from one another, as requests from one stored conversation do", async () => {
+      const stored = new History([user('Hi'), toolUse('t1', 'weather')]);
+      stored.append(namelessResult('t1'));
+      const base = stored.messages;
+      // Two requests from the stored conversation, each a history of its own that appends what its run adds.
+      const branch = (question: string): (readonly Message[])[] => {
+        const history = new History(base);
+        history.append(user(question));
+        const asked = history.messages;
+        history.append(toolUse(`t-${question}`, 'news'), {
+          role: 'user',
+          content: [result(`t-${question}`, 'news', [{ type: 'text', text: `news for ${question}` }])],
+        });
+        return [asked, history.messages];
+      };
+      const [firstAsked, firstAnswered] = branch('one') as [readonly Message[], readonly Message[]];
+      const [secondAsked, secondAnswered] = branch('two') as [readonly Message[], readonly Message[]];
+      const sent = [firstAsked, firstAnswered, secondAsked, secondAnswered, firstAsked, base];
+      const reused = await prompts(sent);
+      const fresh = [];
+      for (const messages of sent) fresh.push(...(await prompts([messages])));
+      expect(reused).toEqual(fresh);
+      expect((reused[3] as unknown[]).slice(-3)).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'two' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't-two', toolName: 'news', input: { city: 'Oslo' } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 't-two', toolName: 'news', output: { type: 'text', value: 'news for two' } }],
+        },
+      ]);
+    });
+
     it('sends each call the prompt a fresh adapter sends for the same messages', async () => {
       const first = frozenCopy([user('Hi'), toolUse('t1', 'weather')]);
       const second = Object.freeze([...first, namelessResult('t1'), toolUse('t2', 'news')]);

@@ -21,6 +21,7 @@
  * | {@link track}, {@link TrackedChain} (`tracked-chain.ts`): the first inner chains of an invoke held as they are, the rest wrapped to be forgotten when they end | wrapping every inner chain (`async function*` with `yield*` and a `finally` that reports its end) | that wrapper: the same events, and the same chains closed when the invoke settles |
  * | {@link OwnedAbortController} (`owned-abort-controller.ts`): a flag read instead of `signal.aborted` for signals only the library aborts | `signal.aborted` (a megamorphic read on Node 20, where every signal has a hidden class of its own) | `signal.aborted`: the flag is set just before the signal aborts, with no code of anyone else in between |
  * | {@link lastEvent} (`last-event.ts`): the last event of an iterator of ours, drained with `nextInto` | `for await (const event of events) last = event` (an async step per event) | that loop: the same last event, the same failure, other iterables drained by the loop itself |
+ * | {@link recordExtension}, {@link sharedStart} (`array-lineage.ts`): which frozen arrays extend which, recorded as a history appends | comparing two arrays item by item from the first (the AI SDK adapter's check of how much of a conversation it has converted already) | that comparison: the same count, where the arrays' lineage is recorded; otherwise no answer, and the caller compares |
  * | hidden-class keepers: an instance that never runs, in a static field of `Invocation` and of {@link OwnedAbortController}, so that the class's hidden class survives full collections | nothing (the engine's default) | nothing: it changes only how soon code is optimised again after a full collection |
  *
  * The hidden-class keepers are the one trick that cannot live here: it has to be a static field of the class it
@@ -30,6 +31,7 @@
  *
  * @packageDocumentation
  */
+export { recordExtension, sharedStart } from './array-lineage';
 export { hasNativeNext, isOwnIterator, nativeNext } from './native-next';
 export { lastEvent } from './last-event';
 export { OwnedAbortController } from './owned-abort-controller';
