@@ -19,6 +19,7 @@
  * the same: the new messages are frozen copies the kit made, so every part the
  * checks read is fixed, and a message whose parts are not fails both times.
  */
+import { recordExtension } from '../../core/internal';
 import { describeValue } from '../../util/describe-value';
 import { isObject } from '../../util/is-object';
 import { cannotCopy, invalid } from '../errors';
@@ -110,13 +111,15 @@ function isCheckedMessage(message: Message): boolean {
 }
 
 /**
- * The frozen array of `base` followed by `added` (each already a frozen copy), trusted when `base` is and every
- * added message passes the checks: appending the kit's own messages to a checked conversation keeps it checked.
- * The added messages are checked when the array is first asked about (see the file's comment).
+ * A frozen copy of `extended`, a plain array of `base`'s messages followed by added ones (each already a frozen
+ * copy), trusted when `base` is and every added message passes the checks: appending the kit's own messages to a
+ * checked conversation keeps it checked. The added messages are checked when the array is first asked about (see the
+ * file's comment).
  */
-export function appendedMessages(base: readonly Message[], added: readonly Message[]): readonly Message[] {
-  // Spread, not slice() or concat(): V8 copies a frozen array several times faster by spreading it.
-  const next = Object.freeze([...base, ...added]);
+export function appendedMessages(base: readonly Message[], extended: readonly Message[]): readonly Message[] {
+  // Spread, not slice(): V8 copies an array fastest by spreading it whole.
+  const next = Object.freeze([...extended]);
+  recordExtension(next, base);
   const recordedUpTo = checkedArrays.has(base) ? base.length : pendingArrays.get(base);
   if (recordedUpTo !== undefined) pendingArrays.set(next, recordedUpTo);
   return next;
