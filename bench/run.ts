@@ -6,8 +6,12 @@
  * Flags:
  *   --record         writes the committed record, `bench/results.json`, and
  *                    rewrites the table of docs/performance.md from it
- *   --quick          a fast smoke run (few short rounds, small states); its
- *                    numbers mean nothing, so it cannot be recorded
+ *   --quick          a fast smoke run (few short rounds, small states) in this
+ *                    one process; its numbers mean nothing, so it cannot be
+ *                    recorded
+ *   --in-process     measures the figures in this process, one after
+ *                    another; without it (or --quick) each figure is
+ *                    measured in a process of its own, started with this flag
  *   --out <path>     also writes the JSON to `path` (what the smoke test does)
  *   <name> ...       measures only the named figures; a recorded or written
  *                    file keeps the previous values of the others
@@ -18,8 +22,12 @@
  *                    last; never recorded, since `test/package/budgets.json`
  *                    holds their budgets
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { compareAll, roundRatio, type Comparison, type MeasureOptions } from './harness';
 import { FIGURES, type Figure } from './figures';
 import { CHECKED_FLOOR, checkedShell, minimalShell } from './floor';
@@ -38,6 +46,7 @@ const STARTUP_ROUNDS = 7;
 
 interface Arguments {
   readonly quick: boolean;
+  readonly inProcess: boolean;
   readonly record: boolean;
   readonly out: string | undefined;
   readonly names: readonly string[];
@@ -45,17 +54,20 @@ interface Arguments {
 
 function parseArguments(argv: readonly string[]): Arguments {
   let quick = false;
+  let inProcess = false;
   let record = false;
   let out: string | undefined;
   const names: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index] as string;
     if (argument === '--quick') quick = true;
+    else if (argument === '--in-process') inProcess = true;
     else if (argument === '--record') record = true;
     else if (argument === '--out') {
       out = argv[++index];
       if (out === undefined) throw new Error('--out needs a path, for example: npm run bench -- --out /some/where/results.json');
-    } else if (argument.startsWith('--')) throw new Error(`Unknown flag ${argument}. Use --record, --quick, --out <path> or figure names.`);
+    } else if (argument.startsWith('--'))
+      throw new Error(`Unknown flag ${argument}. Use --record, --quick, --in-process, --out <path> or figure names.`);
     else if (argument === STRANDS) names.push(...strandsFigures.map((figure) => figure.name));
     else names.push(argument);
   }
@@ -63,7 +75,7 @@ function parseArguments(argv: readonly string[]): Arguments {
   const known = new Set([...FIGURES.map((figure) => figure.name), STARTUP]);
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) throw new Error(`Unknown figure ${unknown.join(', ')}. Known figures: ${[...known].join(', ')}.`);
-  return { quick, record, out, names };
+  return { quick, inProcess: inProcess || quick, record, out, names };
 }
 
 function measureOptions(figure: Figure, quick: boolean, beforeBatch: (() => void) | undefined): MeasureOptions {
@@ -115,6 +127,41 @@ export async function runFigures(
   return results;
 }
 
+/**
+ * Measures the chosen figures (all when `names` is empty) each in a Node.js process of its own, one after another:
+ * in one process, the engine's view of code that several figures share (the registry's invoke, the agent's loop)
+ * depends on which figures ran before, and a figure measured after others came out slower than alone (the one-event
+ * invoke against Strands 1.8 to 2.0 after the agent's figures, 1.4 to 1.5 alone). Each child is this script with
+ * `--in-process`, the figure's name and a file to write its result to.
+ */
+export async function runIsolated(
+  names: readonly string[],
+  log: (line: string) => void = () => undefined,
+): Promise<Record<string, FigureResult>> {
+  const directory = mkdtempSync(join(tmpdir(), 'bench-figure-'));
+  const results: Record<string, FigureResult> = {};
+  try {
+    for (const figure of FIGURES) {
+      if (names.length > 0 && !names.includes(figure.name)) continue;
+      log(`measuring ${figure.name} in a process of its own...`);
+      const out = join(directory, `${figure.name}.json`);
+      await run(process.execPath, [...process.execArgv, SCRIPT, '--in-process', '--out', out, figure.name], { maxBuffer: 1 << 24 });
+      const written = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
+      const result = written.figures[figure.name];
+      if (result === undefined) throw new Error(`The process measuring ${figure.name} wrote no result for it.`);
+      results[figure.name] = result;
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return results;
+}
+
+const run = promisify(execFile);
+
+/** This script, which each figure's own process runs. */
+const SCRIPT = fileURLToPath(import.meta.url);
+
 function round(value: number): number {
   return value >= 0.01 ? Math.round(value * 1000) / 1000 : Number(value.toPrecision(3));
 }
@@ -158,12 +205,19 @@ function merged(figures: Record<string, FigureResult>, previous: BenchResults | 
 }
 
 async function main(): Promise<void> {
-  const { quick, record, out, names } = parseArguments(process.argv.slice(2));
+  const { quick, inProcess, record, out, names } = parseArguments(process.argv.slice(2));
   const started = Date.now();
   const figureNames = names.filter((name) => name !== STARTUP);
   const startup = !quick && (names.length === 0 || names.includes(STARTUP));
+  const log = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
   const figures =
-    names.length > 0 && figureNames.length === 0 ? {} : await runFigures(figureNames, quick, (line) => process.stderr.write(`${line}\n`));
+    names.length > 0 && figureNames.length === 0
+      ? {}
+      : inProcess
+        ? await runFigures(figureNames, quick, log)
+        : await runIsolated(figureNames, log);
   if (Object.keys(figures).length > 0) process.stdout.write(`${formatTable(figures)}\n\n`);
   for (const [name, figure] of Object.entries(figures)) {
     process.stdout.write(

@@ -106,6 +106,21 @@ describe('bench/run.ts', () => {
       ]);
     }, 120_000);
 
+    it('measures each figure in a process of its own without --quick or --in-process, and says so', async () => {
+      const out = join(directory, 'isolated.json');
+      const { stderr } = await run(process.execPath, [TSX, SCRIPT, '--out', out, 'context_scaling', 'state_scaling'], { timeout: 120_000 });
+      const written = JSON.parse(await readFile(out, 'utf8')) as Written;
+      expect({
+        figures: Object.keys(written.figures),
+        ratios: Object.values(written.figures).map((figure) => typeof figure.ratio),
+        said: stderr.split('\n').filter((line) => line.startsWith('measuring ')),
+      }).toEqual({
+        figures: ['state_scaling', 'context_scaling'],
+        ratios: ['number', 'number'],
+        said: ['measuring state_scaling in a process of its own...', 'measuring context_scaling in a process of its own...'],
+      });
+    }, 120_000);
+
     it('refuses to record a quick run', async () => {
       await expect(run(process.execPath, [TSX, SCRIPT, '--quick', '--record', 'stream_k0'], { timeout: 60_000 })).rejects.toMatchObject({
         code: 1,
