@@ -34,6 +34,18 @@ function countingModel(log: unknown[]): Model {
   };
 }
 
+/** The contexts of the invokes of one run of the floor, in order, as its instrumentation is told of them. */
+async function contextsOfRun(): Promise<Record<string, unknown>[]> {
+  const contexts: Record<string, unknown>[] = [];
+  await checkedFloorRun(countingModel([]), {
+    invoke: (info) => {
+      contexts.push(info.context as Record<string, unknown>);
+      return undefined;
+    },
+  });
+  return contexts;
+}
+
 /** The part of a TurnStage context these tests read. */
 interface TurnContext {
   readonly turn: { readonly index: number; readonly stopReason: string };
@@ -69,13 +81,7 @@ describe('checkedFloorRun', () => {
     });
 
     it('gives every context one frozen agent view holding the frozen copies of the tool specs (MW-138, MW-106)', async () => {
-      const contexts: Record<string, unknown>[] = [];
-      await checkedFloorRun(countingModel([]), {
-        invoke: (info) => {
-          contexts.push(info.context as Record<string, unknown>);
-          return undefined;
-        },
-      });
+      const contexts = await contextsOfRun();
       const views = new Set(contexts.map((context) => context.agent));
       const [view] = views as Set<{ name: string; sessionId: unknown; tools: readonly { name: string }[] }>;
       expect({
@@ -109,13 +115,7 @@ describe('checkedFloorRun', () => {
     });
 
     it("gives each tool call an interrupt function of its own, and the turn's context its number, stop reason and usage (MW-113, MW-125)", async () => {
-      const contexts: Record<string, unknown>[] = [];
-      await checkedFloorRun(countingModel([]), {
-        invoke: (info) => {
-          contexts.push(info.context as Record<string, unknown>);
-          return undefined;
-        },
-      });
+      const contexts = await contextsOfRun();
       const [, , tool, firstTurn, , lastTurn] = contexts as [unknown, unknown, { interrupt: unknown }, TurnContext, unknown, TurnContext];
       expect(typeof tool.interrupt).toBe('function');
       expect(() => (tool.interrupt as (request: { name: string }) => unknown)({ name: 'ok' })).toThrow('tool use "call-0" asked "ok"');
