@@ -11,7 +11,8 @@
  * links the new array to its base through a small node that holds no array,
  * so nothing recorded keeps an array alive; a chain is cut after
  * {@link MOST_STEPS} links, so a long-lived history keeps a few nodes, not
- * one per append.
+ * one per append. Nothing is recorded until a reader first asks, so a
+ * process without one pays only a flag's read per append.
  */
 
 /** An array's place in its lineage: the node of the array it extends, and its own length. */
@@ -27,6 +28,9 @@ const MOST_STEPS = 32;
 
 const lineages = /*#__PURE__*/ new WeakMap<readonly unknown[], Lineage>();
 
+/** Whether any reader has asked: until then, nothing is recorded. */
+let asked = false;
+
 function lineageOf(array: readonly unknown[]): Lineage {
   let lineage = lineages.get(array);
   if (lineage === undefined) lineages.set(array, (lineage = { parent: undefined, length: array.length, depth: 0 }));
@@ -38,7 +42,7 @@ function lineageOf(array: readonly unknown[]): Lineage {
  * are frozen, so that it stays true.
  */
 export function recordExtension(next: readonly unknown[], base: readonly unknown[]): void {
-  if (!Object.isFrozen(next) || !Object.isFrozen(base)) return;
+  if (!asked || !Object.isFrozen(next) || !Object.isFrozen(base)) return;
   const parent = lineageOf(base);
   lineages.set(
     next,
@@ -52,9 +56,11 @@ export function recordExtension(next: readonly unknown[], base: readonly unknown
  * How many items `a` and `b` share at the start, as comparing them item by item from the first, each with `===`,
  * would count: the length of the nearest array both extend (or are), found through the recorded extensions, then
  * compared on from there. Undefined when no such array is recorded within reach (an array never extended nor
- * recorded as an extension has no lineage, even compared with itself), where a caller compares them itself.
+ * recorded as an extension has no lineage, even compared with itself; nor is any array made before the first call of
+ * this function), where a caller compares them itself.
  */
 export function sharedStart(a: readonly unknown[], b: readonly unknown[]): number | undefined {
+  asked = true;
   let x = lineages.get(a);
   let y = lineages.get(b);
   while (x !== y) {

@@ -51,6 +51,15 @@ function grow(plan: readonly Step[]): readonly (readonly unknown[])[] {
 }
 
 describe('sharedStart', () => {
+  it('knows no lineage recorded before a reader first asked, and records from then on', () => {
+    // The first call of the process: what was extended before it is unknown to it.
+    const base = Object.freeze(['a']);
+    const before = extend(base, ['b']);
+    expect(sharedStart(before, base)).toBeUndefined();
+    const after = extend(base, ['c']);
+    expect(sharedStart(after, base)).toBe(1);
+  });
+
   it('counts what comparing item by item counts, for any two arrays of one lineage it answers for', () => {
     fc.assert(
       fc.property(steps, fc.nat(), fc.nat(), (plan, left, right) => {
