@@ -94,6 +94,31 @@ describe('fromAiSdk', () => {
       ]);
     });
 
+    it('hands on the prompt messages of the frozen messages an earlier call sent, the very same objects', async () => {
+      const first = frozenCopy([user('Hi'), toolUse('t1', 'weather')]);
+      const second = Object.freeze([...first, namelessResult('t1')]);
+      const [before, after] = (await prompts([first, second])) as [unknown[], unknown[]];
+      expect([after[1] === before[1], after[2] === before[2], after.length]).toEqual([true, true, 4]);
+    });
+
+    it("hands on the prompt messages of a history's earlier messages, the very same objects", async () => {
+      const history = new History([user('Hi'), toolUse('t1', 'weather')]);
+      const asked = history.messages;
+      history.append({ role: 'user', content: [result('t1', 'weather', [{ type: 'text', text: 'sunny' }])] });
+      const [before, after] = (await prompts([asked, history.messages])) as [unknown[], unknown[]];
+      expect([after[1] === before[1], after[2] === before[2], after.length]).toEqual([true, true, 4]);
+    });
+
+    it('hands on every prompt message again for the same conversation sent twice', async () => {
+      const messages = frozenCopy([user('Hi'), toolUse('t1', 'weather')]);
+      const [before, after] = (await prompts([messages, messages])) as [unknown[], unknown[]];
+      expect([after[1] === before[1], after[2] === before[2], after.length]).toEqual([true, true, 3]);
+    });
+
+    it('sends an empty prompt, but for the system prompt, for a conversation without messages, each call', async () => {
+      expect(await prompts([[], []])).toEqual([[{ role: 'system', content: 'Be brief.' }], [{ role: 'system', content: 'Be brief.' }]]);
+    });
+
     it('sends a message that is not frozen as it is now, even when an earlier call sent it otherwise', async () => {
       const greeting = user('Hi');
       const messages = [greeting, user('Again')];

@@ -127,6 +127,30 @@ describe('fromAiSdk', () => {
       });
     });
 
+    it('names a result without a name after a tool use of an assistant message, passing over other blocks with its id', async () => {
+      const nameless = {
+        type: 'toolResult',
+        toolUseId: 'b',
+        status: 'success',
+        content: [{ type: 'text', text: '12' }],
+      } as unknown as ToolResultBlock;
+      const call = await sent(
+        requestOf({
+          messages: [
+            asked,
+            // Neither an assistant message's tool result (dropped from the prompt) nor a user message's tool use names it.
+            { role: 'assistant', content: [result('b', 'stale', [])] },
+            { role: 'user', content: [{ type: 'toolUse', toolUseId: 'b', name: 'echo', input: {} }] },
+            { role: 'user', content: [nameless] },
+          ],
+        }),
+      );
+      expect(call.prompt.at(-1)).toEqual({
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'clock', output: { type: 'text', value: '12' } }],
+      });
+    });
+
     it('names a result with an empty name after the tool use with its id', async () => {
       const call = await sent(
         requestOf({ messages: [asked, { role: 'user', content: [result('b', '', [{ type: 'text', text: '12' }])] }] }),

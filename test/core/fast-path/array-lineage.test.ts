@@ -92,6 +92,36 @@ describe('sharedStart', () => {
     expect(sharedStart(left, right)).toBe(2);
   });
 
+  it('stops at the end of the shorter array, as the plain comparison does, though the longer holds undefined there', () => {
+    const base = Object.freeze(['a']);
+    const extended = extend(base, [undefined]);
+    expect(sharedStart(base, extended)).toBe(1);
+    expect(sharedStart(extended, base)).toBe(1);
+  });
+
+  it('keeps answering along a long lineage: a cut chain starts one of its own, which answers for its extensions', () => {
+    let array: readonly unknown[] = Object.freeze([0]);
+    const unanswered: number[] = [];
+    for (let link = 1; link <= 200; link++) {
+      const next = extend(array, [link]);
+      const counted = sharedStart(array, next);
+      if (counted === undefined) unanswered.push(link);
+      else expect(counted).toBe(array.length);
+      array = next;
+    }
+    // One link in 32 or more starts a chain, where an array and its base have no common node.
+    expect(unanswered.length).toBeLessThanOrEqual(200 / 32);
+  });
+
+  it('gives no answer for an array with a lineage and one without, whichever is asked first', () => {
+    const base = Object.freeze(['a']);
+    const extended = extend(base, ['b']);
+    const lone = Object.freeze(['a', 'b']);
+    expect(sharedStart(extended, lone)).toBeUndefined();
+    expect(sharedStart(lone, extended)).toBeUndefined();
+    expect(sharedStart(base, lone)).toBeUndefined();
+  });
+
   it('gives no answer where it knows no lineage: arrays never extended, unfrozen ones, a chain past 32 links', () => {
     const lone = Object.freeze(['a', 'b']);
     expect(sharedStart(lone, lone)).toBeUndefined();
