@@ -3,6 +3,15 @@ import { MiddlewareError } from '../../src/core/index';
 import type { Message, ToolResultBlock } from '../../src/agent/index';
 import { requestOf, result, sent, user } from './prompt-requests';
 
+/** The clock tool's result without a name, as results stored before results carried names are. */
+const namelessClock = withoutName(result('b', 'clock', [{ type: 'text', text: '12' }]));
+
+function withoutName(block: ToolResultBlock): ToolResultBlock {
+  const copy: { -readonly [Key in keyof ToolResultBlock]?: ToolResultBlock[Key] } = { ...block };
+  delete copy.name;
+  return copy as ToolResultBlock;
+}
+
 describe('fromAiSdk', () => {
   describe('tool calls and tool results', () => {
     const asked: Message = {
@@ -114,13 +123,7 @@ describe('fromAiSdk', () => {
     });
 
     it('names a result without a name after the tool use with its id', async () => {
-      const nameless = {
-        type: 'toolResult',
-        toolUseId: 'b',
-        status: 'success',
-        content: [{ type: 'text', text: '12' }],
-      } as unknown as ToolResultBlock;
-      const call = await sent(requestOf({ messages: [asked, { role: 'user', content: [nameless] }] }));
+      const call = await sent(requestOf({ messages: [asked, { role: 'user', content: [namelessClock] }] }));
       expect(call.prompt[1]).toEqual({
         role: 'tool',
         content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'clock', output: { type: 'text', value: '12' } }],
@@ -128,12 +131,6 @@ describe('fromAiSdk', () => {
     });
 
     it('names a result without a name after a tool use of an assistant message, passing over other blocks with its id', async () => {
-      const nameless = {
-        type: 'toolResult',
-        toolUseId: 'b',
-        status: 'success',
-        content: [{ type: 'text', text: '12' }],
-      } as unknown as ToolResultBlock;
       const call = await sent(
         requestOf({
           messages: [
@@ -141,7 +138,7 @@ describe('fromAiSdk', () => {
             // Neither an assistant message's tool result (dropped from the prompt) nor a user message's tool use names it.
             { role: 'assistant', content: [result('b', 'stale', [])] },
             { role: 'user', content: [{ type: 'toolUse', toolUseId: 'b', name: 'echo', input: {} }] },
-            { role: 'user', content: [nameless] },
+            { role: 'user', content: [namelessClock] },
           ],
         }),
       );
