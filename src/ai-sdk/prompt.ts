@@ -185,19 +185,18 @@ export class SentPrompts {
     const last = this.byFirstMessage.get(first);
     // A history's array and the one the last call sent usually extend a common array of the same history: the
     // length they share is then found from the arrays' lineage, without reading them (MW-145).
-    const shared = last === undefined ? 0 : sharedStart(last.array, messages);
-    // Otherwise read through a plain copy: V8 indexes a frozen array (a history's) six to ten times slower than a
-    // plain one, and copies it by spreading at a fraction of that, so one copy and a plain comparison cost less than
-    // the comparison alone.
-    const copy = shared === undefined ? [...messages] : undefined;
-    const kept = last === undefined ? 0 : shared === undefined ? sharedPrefix(last, copy as Message[]) : Math.min(shared, last.frozen);
+    const shared = last === undefined ? undefined : sharedStart(last.array, messages);
+    // Otherwise (a first call too, which converts them all) read through a plain copy: V8 indexes a frozen array (a
+    // history's) six to ten times slower than a plain one, and copies it by spreading at a fraction of that, so one
+    // copy and a plain comparison cost less than the comparison alone.
+    const read = shared === undefined ? [...messages] : messages;
+    const kept = last === undefined ? 0 : shared === undefined ? sharedPrefix(last, read) : Math.min(shared, last.frozen);
     // The arrays are the adapter's own (a call is sent a copy), so the last call's are cut back and extended in place.
     const prompt = last === undefined ? [] : last.prompt;
     const starts = last === undefined ? [] : last.starts;
     prompt.length = starts[kept] ?? 0;
     starts.length = kept;
     const added = prompt.length;
-    const read = copy ?? messages;
     try {
       convertInto(prompt, starts, read, kept, cachePoint);
     } catch (error) {
