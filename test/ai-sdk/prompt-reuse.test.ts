@@ -4,6 +4,7 @@ import type { MiddlewareError } from '../../src/core/index';
 import { History, type Message } from '../../src/agent/index';
 import { frozenCopy } from '../../src/agent/values/freeze';
 import { fromAiSdk } from '../../src/ai-sdk/index';
+import { sharedStart } from '../../src/core/internal';
 import { mockModel, textParts } from './fixtures';
 import { requestOf, result, user } from './prompt-requests';
 
@@ -37,9 +38,19 @@ const namelessResult = (toolUseId: string): Message => ({
   content: [{ type: 'toolResult', toolUseId, status: 'success', content: [{ type: 'text', text: 'sunny' }] } as never],
 });
 
+/**
+ * Histories record which of their arrays extend which only once a reader has asked (the adapter asks from its
+ * second call of a conversation on); asked here, so that the adapter reads the histories a test makes afterwards
+ * through their lineage rather than by comparing them.
+ */
+function recordLineage(): void {
+  sharedStart([], []);
+}
+
 describe('fromAiSdk', () => {
   describe('a conversation that grows from call to call (MW-145)', () => {
     it("sends the right prompt for a history's arrays that branch from one another, as requests from one stored conversation do", async () => {
+      recordLineage();
       const stored = new History([user('Hi'), toolUse('t1', 'weather')]);
       stored.append(namelessResult('t1'));
       const base = stored.messages;
@@ -102,6 +113,7 @@ describe('fromAiSdk', () => {
     });
 
     it("hands on the prompt messages of a history's earlier messages, the very same objects", async () => {
+      recordLineage();
       const history = new History([user('Hi'), toolUse('t1', 'weather')]);
       const asked = history.messages;
       history.append({ role: 'user', content: [result('t1', 'weather', [{ type: 'text', text: 'sunny' }])] });
